@@ -1,0 +1,65 @@
+/* mprof.c -- the mprof command: `mprof <command> [options] TRACE...`.
+ * Each command lives in its own cmd_*.c file; this one dispatches and holds
+ * the helpers they share. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const struct command {
+  const char *name;
+  int (*run)(int argc, char **argv);
+  const char *summary;
+} commands[] = {
+    {"dump", cmd_dump, "print every event, one per line"},
+    {"ctf", cmd_ctf, "write a CTF directory that babeltrace2 reads"},
+};
+
+static void usage(FILE *f) {
+  fprintf(f, "usage: mprof <command> [options] TRACE...\n\ncommands:\n");
+  for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+    fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+  fprintf(f,
+          "\n`mprof <command> --help` tells more.  TRACE may be - (stdin).\n"
+          "exit codes: 0 ok, 1 input partly damaged (good parts used),\n"
+          "            2 usage error, 3 nothing usable or output failed\n");
+}
+
+static void count_problem(void *context, const char *message) {
+  int *problems = context;
+  (*problems)++;
+  fprintf(stderr, "mprof: %s\n", message);
+}
+
+int cli_open_trace(const char *path, int *problems, mprof_trace_t **out) {
+  return mprof_trace_open(path, count_problem, problems, out);
+}
+
+void cli_put_escaped(FILE *f, const char *text, size_t length) {
+  for (size_t i = 0; i < length; i++) {
+    unsigned char c = (unsigned char)text[i];
+    if (c == '\n')
+      fputs("\\n", f);
+    else if (c == '\t')
+      fputs("\\t", f);
+    else if (c == '"' || c == '\\')
+      fprintf(f, "\\%c", c);
+    else if (c < 0x20 || c >= 0x7f)
+      fprintf(f, "\\x%02x", c);
+    else
+      fputc(c, f);
+  }
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+    usage(argc < 2 ? stderr : stdout);
+    return argc < 2 ? CLI_USAGE : CLI_OK;
+  }
+  for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+    if (!strcmp(argv[1], commands[i].name))
+      return commands[i].run(argc - 1, argv + 1);
+  fprintf(stderr, "mprof: unknown command '%s'\n", argv[1]);
+  usage(stderr);
+  return CLI_USAGE;
+}

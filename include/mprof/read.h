@@ -1,0 +1,126 @@
+/* mprof/read.h -- read mprof traces: packets in order, events decoded.
+ *
+ * The reader never trusts its input: every length and offset is checked
+ * before use, a damaged packet is reported in one line (file, packet,
+ * offset, what is wrong) through the diagnostic callback, and every good
+ * packet is still used.  Traces are mmapped, never read whole into memory.
+ */
+#ifndef MPROF_READ_H
+#define MPROF_READ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../mprof.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct mprof_trace_s mprof_trace_t;
+
+/* Receives one line (no newline) per problem found in the input. */
+typedef void (*mprof_diag_fn)(void *context, const char *message);
+
+/* What events say.  "thread" in mprof_event_t is the async thread running
+ * on the event's OS thread: the reader, resolver, signaller or creator. */
+typedef enum mprof_event_kind_e {
+  MPROF_EVENT_SWITCH = 0,      /* a: thread now running (0: none) */
+  MPROF_EVENT_CREATE,          /* a: child, type (creator: thread) */
+  MPROF_EVENT_CREATE_BY,       /* a: child, b: creator, type */
+  MPROF_EVENT_READ,            /* a: source read by thread */
+  MPROF_EVENT_TRY_READ,        /* a: source checked by thread */
+  MPROF_EVENT_RESOLVE,         /* a: thread resolved by thread */
+  MPROF_EVENT_FAIL,            /* a: thread failed by thread, text: reason */
+  MPROF_EVENT_BECOMES,         /* a: old thread, b: new thread */
+  MPROF_EVENT_LABEL,           /* a: thread, text: label */
+  MPROF_EVENT_SIGNAL,          /* a: target signalled by thread */
+  MPROF_EVENT_SUSPEND,         /* the loop goes idle */
+  MPROF_EVENT_SHOULD_RESOLVE,  /* a: thread expected to resolve */
+  MPROF_EVENT_COUNTER_NAME,    /* counter, text: name */
+  MPROF_EVENT_COUNTER_INCREASE,/* counter, value: amount */
+  MPROF_EVENT_COUNTER_VALUE,   /* counter, value: absolute value */
+  MPROF_EVENT_KIND_COUNT
+} mprof_event_kind_t;
+
+typedef struct mprof_event_s {
+  uint64_t time_ticks;      /* clock ticks (see mprof_trace_info_t) */
+  mprof_event_kind_t kind;
+  uint32_t stream;          /* OS-thread stream number */
+  uint64_t thread;          /* async thread running when it happened */
+  uint64_t a, b;            /* see mprof_event_kind_t */
+  mprof_type_t type;        /* CREATE, CREATE_BY */
+  uint32_t counter;         /* COUNTER_* */
+  int64_t value;            /* COUNTER_INCREASE, COUNTER_VALUE */
+  const char *text;         /* not NUL-terminated: use text_length */
+  size_t text_length;
+} mprof_event_t;
+
+typedef struct mprof_trace_info_s {
+  uint64_t clock_freq_hz;
+  int64_t clock_offset_ns;  /* wall-clock ns at tick 0 */
+  uint8_t uuid[16];
+  uint32_t packet_size;
+  uint32_t packet_count;    /* packets in the buffer */
+  uint32_t packets_used;    /* packets that hold a valid packet */
+  uint32_t streams;         /* distinct OS-thread streams */
+  int recording;            /* the writer had not stopped */
+  mprof_ring_mode_t ring_mode;
+  const char *metadata;     /* CTF TSDL text */
+  size_t metadata_size;
+} mprof_trace_info_t;
+
+typedef struct mprof_packet_info_s {
+  uint32_t stream_class;    /* 0 ring, 1 names */
+  uint64_t stream_instance; /* OS-thread stream number */
+  uint64_t seq_num;
+  uint64_t timestamp_begin, timestamp_end;
+  uint64_t offset;          /* byte offset in the trace */
+  uint64_t content_bytes;
+  uint64_t events_discarded;
+  uint64_t current_thread;  /* running when the packet began */
+  uint32_t os_thread_id;
+} mprof_packet_info_t;
+
+/* Open a trace file ("-" is standard input).  diag may be NULL (problems
+ * go to stderr).  Returns 0, or a negative mprof error when nothing usable
+ * remains; *out is set on success only. */
+int mprof_trace_open(const char *path, mprof_diag_fn diag, void *context,
+                     mprof_trace_t **out);
+
+/* Open a trace already in memory (not copied: keep it alive). */
+int mprof_trace_open_memory(const void *data, size_t size, const char *name,
+                            mprof_diag_fn diag, void *context,
+                            mprof_trace_t **out);
+
+void mprof_trace_close(mprof_trace_t *trace);
+
+const mprof_trace_info_t *mprof_trace_info(const mprof_trace_t *trace);
+
+/* Good packets, ordered by stream class, stream, then packet_seq_num. */
+size_t mprof_trace_packet_count(const mprof_trace_t *trace);
+const mprof_packet_info_t *mprof_trace_packet(const mprof_trace_t *trace,
+                                              size_t index);
+
+/* Called for each event; return nonzero to stop. */
+typedef int (*mprof_event_fn)(void *context, const mprof_event_t *event);
+
+/* Decode the events of packet index in order.  Returns the number of events
+ * delivered, or a negative error after reporting a damaged event (the
+ * events before it were delivered). */
+long mprof_trace_packet_events(const mprof_trace_t *trace, size_t index,
+                               mprof_event_fn fn, void *context);
+
+/* Name of an event kind ("create", ...). */
+const char *mprof_event_kind_name(mprof_event_kind_t kind);
+
+/* Write a CTF 1.8 directory that babeltrace2 reads: metadata, and one file
+ * per stream with its packets in order, timestamp_end made exact and any
+ * damaged tail cut off.  Returns 0 or MPROF_EIO (errno set). */
+int mprof_trace_write_ctf(const mprof_trace_t *trace, const char *directory);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MPROF_READ_H */

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# deps.sh -- install, with apt-get, the Debian 12 packages mprof needs that
+# this machine lacks.  Quiet and quick when everything is there already.
+#   scripts/deps.sh          what `make`, `make check` and `make demo` need
+#   scripts/deps.sh bench    plus the baselines of `make bench`
+set -euo pipefail
+
+packages=(
+  cmake make gcc clang lld pkg-config   # build
+  libcmocka-dev                         # unit tests
+  babeltrace2 python3-bt2               # CTF checks with the real babeltrace2
+  binutils                              # nm, objdump for the compiled-out test
+)
+if [ "${1:-}" = bench ]; then
+  packages+=(liblttng-ust-dev lttng-tools python3-barectf)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
+    || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "deps: installing ${missing[*]}" >&2
+if [ "$(id -u)" -ne 0 ]; then
+  echo "deps: run as root, or install: apt-get install ${missing[*]}" >&2
+  exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

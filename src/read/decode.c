@@ -1,0 +1,157 @@
+/* decode.c -- turn the bytes of one mprof packet into mprof_event_t values.
+ * The event table in src/format drives the field layout, so a new event
+ * class needs no new decoding code.  Every read is bounds-checked against
+ * the packet's content_size.
+ */
+#include <string.h>
+
+#include "format.h"
+#include "trace_internal.h"
+
+/* Where decoding of one packet stands. */
+typedef struct decoder_s {
+  const uint8_t *p;   /* next byte */
+  const uint8_t *end; /* content end */
+  uint64_t clock;     /* last clock value */
+  uint64_t current;   /* running async thread */
+} decoder_t;
+
+static int take(decoder_t *d, size_t n, const uint8_t **out) {
+  if ((size_t)(d->end - d->p) < n) return -1;
+  *out = d->p;
+  d->p += n;
+  return 0;
+}
+
+/* Event header: compact or extended.  Returns 0 and sets *id, or -1. */
+static int decode_header(decoder_t *d, uint32_t *id) {
+  const uint8_t *b;
+  if (d->p >= d->end) return -1;
+  if ((d->p[0] & 31) != MPROF__ID_EXTENDED) {
+    if (take(d, MPROF__COMPACT_HEADER_SIZE, &b)) return -1;
+    uint32_t word = mprof__get_u32(b);
+    uint64_t low = word >> 5, mask = (1u << MPROF__COMPACT_TS_BITS) - 1;
+    uint64_t clock = (d->clock & ~mask) | low;
+    if (low < (d->clock & mask)) clock += mask + 1; /* the 27 bits wrapped */
+    d->clock = clock;
+    *id = word & 31;
+    return 0;
+  }
+  if (take(d, MPROF__EXTENDED_HEADER_SIZE, &b)) return -1;
+  *id = mprof__get_u32(b + 1);
+  d->clock = mprof__get_u64(b + 5);
+  return 0;
+}
+
+/* Read one field into ev.  "slot" counts thread fields: first goes to a,
+ * second to b. */
+static int decode_field(decoder_t *d, const mprof__field_t *f, int wide,
+                        int *slot, mprof_event_t *ev) {
+  const uint8_t *b;
+  switch (f->kind) {
+  case MPROF__F_THREAD: {
+    uint64_t v;
+    if (take(d, wide ? 8 : 4, &b)) return -1;
+    v = wide ? mprof__get_u64(b) : mprof__get_u32(b);
+    if ((*slot)++ == 0)
+      ev->a = v;
+    else
+      ev->b = v;
+    return 0;
+  }
+  case MPROF__F_TYPE:
+    if (take(d, 1, &b)) return -1;
+    ev->type = (mprof_type_t)b[0];
+    return 0;
+  case MPROF__F_COUNTER:
+    if (take(d, 2, &b)) return -1;
+    ev->counter = mprof__get_u16(b);
+    return 0;
+  case MPROF__F_VALUE:
+    if (take(d, wide ? 8 : 4, &b)) return -1;
+    ev->value = wide ? (int64_t)mprof__get_u64(b) : (int32_t)mprof__get_u32(b);
+    return 0;
+  case MPROF__F_STRING: {
+    const uint8_t *nul = memchr(d->p, 0, (size_t)(d->end - d->p));
+    if (!nul) return -1;
+    ev->text = (const char *)d->p;
+    ev->text_length = (size_t)(nul - d->p);
+    d->p = nul + 1;
+    return 0;
+  }
+  }
+  return -1;
+}
+
+/* create_by lists the parent first; the public event puts the child in a. */
+static void normalise(mprof_event_t *ev) {
+  if (ev->kind == MPROF_EVENT_CREATE_BY) {
+    uint64_t parent = ev->a;
+    ev->a = ev->b;
+    ev->b = parent;
+  }
+}
+
+long mprof__packet_decode(const mprof_trace_t *t, size_t index,
+                          mprof_event_fn fn, void *context,
+                          uint64_t *end_ticks, uint64_t *good_bytes) {
+  const mprof_packet_info_t *pk = mprof_trace_packet(t, index);
+  if (!pk) return MPROF_EINVAL;
+  const uint8_t *base = t->data + pk->offset;
+  decoder_t d = {base + MPROF__PACKET_HEADER_SIZE, base + pk->content_bytes,
+                 pk->timestamp_begin, pk->current_thread};
+  long count = 0;
+  *end_ticks = pk->timestamp_begin;
+  *good_bytes = MPROF__PACKET_HEADER_SIZE;
+  while (d.p < d.end) {
+    const uint8_t *start = d.p;
+    uint32_t id = 0;
+    const char *problem = NULL;
+    if (decode_header(&d, &id)) {
+      problem = "event header runs past content_size";
+    } else {
+      int wide = id >= MPROF__WIDE && id < MPROF__WIDE + MPROF__EV_COUNT;
+      uint32_t kind = wide ? id - MPROF__WIDE : id;
+      if (kind >= MPROF__EV_COUNT) {
+        problem = "unknown event id";
+      } else {
+        const mprof__event_class_t *ec = &mprof__event_classes[kind];
+        mprof_event_t ev;
+        memset(&ev, 0, sizeof ev);
+        ev.kind = (mprof_event_kind_t)kind;
+        ev.time_ticks = d.clock;
+        ev.stream = (uint32_t)pk->stream_instance;
+        ev.thread = d.current;
+        int slot = 0;
+        for (int i = 0; i < ec->field_count && !problem; i++)
+          if (decode_field(&d, &ec->fields[i], wide, &slot, &ev))
+            problem = "event payload runs past content_size";
+        if (!problem) {
+          normalise(&ev);
+          if (kind == MPROF__EV_SWITCH) d.current = ev.a;
+          if (kind == MPROF__EV_SUSPEND) d.current = MPROF_NONE;
+          count++;
+          *end_ticks = d.clock;
+          *good_bytes = (uint64_t)(d.p - base);
+          if (fn && fn(context, &ev)) return count;
+        }
+      }
+    }
+    if (problem) {
+      mprof__diag(t,
+                  "packet at offset %llu: event at offset %llu: %s (id %u); "
+                  "kept %ld events of this packet",
+                  (unsigned long long)pk->offset,
+                  (unsigned long long)(pk->offset + (uint64_t)(start - base)),
+                  problem, (unsigned)id, count);
+      return MPROF_EINVAL;
+    }
+  }
+  return count;
+}
+
+long mprof_trace_packet_events(const mprof_trace_t *t, size_t index,
+                               mprof_event_fn fn, void *context) {
+  uint64_t end_ticks, good_bytes;
+  return mprof__packet_decode(t, index, fn, context, &end_ticks, &good_bytes);
+}

@@ -1,0 +1,289 @@
+/* trace.c -- open an mprof trace, find its good packets in order, decode
+ * their events.  Nothing in the input is trusted: every offset and length
+ * is checked before use, and each problem becomes one diagnostic line
+ * ("FILE: packet N at offset X: what; what was kept").
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "format.h"
+#include "mprof/read.h"
+#include "trace_internal.h"
+
+_Static_assert(MPROF_EVENT_KIND_COUNT == (int)MPROF__EV_COUNT,
+               "read.h event kinds mirror the format's event ids");
+
+const char *mprof_event_kind_name(mprof_event_kind_t kind) {
+  if ((unsigned)kind >= MPROF__EV_COUNT) return "unknown";
+  return mprof__event_classes[kind].name;
+}
+
+void mprof__diag(const mprof_trace_t *t, const char *format, ...) {
+  char line[1024];
+  va_list args;
+  va_start(args, format);
+  int n = snprintf(line, sizeof line, "%s: ", t->name);
+  if (n < 0 || (size_t)n >= sizeof line) n = 0;
+  vsnprintf(line + n, sizeof line - (size_t)n, format, args);
+  va_end(args);
+  if (t->diag)
+    t->diag(t->context, line);
+  else
+    fprintf(stderr, "mprof: %s\n", line);
+}
+
+/* --- The trace header -------------------------------------------------------- */
+
+static int read_trace_header(mprof_trace_t *t) {
+  const uint8_t *d = t->data;
+  mprof_trace_info_t *info = &t->info;
+  if (t->size < MPROF__TRACE_HEADER_SIZE ||
+      memcmp(d, MPROF__TRACE_MAGIC, 8) != 0) {
+    mprof__diag(t, "offset 0: not an mprof trace (bad magic)");
+    return MPROF_EINVAL;
+  }
+  uint32_t version = mprof__get_u32(d + MPROF__TH_VERSION);
+  if (version != MPROF__TRACE_VERSION) {
+    mprof__diag(t, "offset 8: unsupported trace version %u", version);
+    return MPROF_EINVAL;
+  }
+  info->ring_mode = (mprof_ring_mode_t)mprof__get_u32(d + MPROF__TH_RING_MODE);
+  info->packet_size = mprof__get_u32(d + MPROF__TH_PACKET_SIZE);
+  info->packet_count = mprof__get_u32(d + MPROF__TH_PACKET_COUNT);
+  info->clock_freq_hz = mprof__get_u64(d + MPROF__TH_CLOCK_FREQ);
+  info->clock_offset_ns = (int64_t)mprof__get_u64(d + MPROF__TH_CLOCK_OFFSET);
+  memcpy(info->uuid, d + MPROF__TH_UUID, 16);
+  info->recording =
+      mprof__get_u32(d + MPROF__TH_STATE) == MPROF__STATE_RECORDING;
+  uint64_t metadata_offset = mprof__get_u64(d + MPROF__TH_METADATA_OFFSET);
+  uint64_t metadata_size = mprof__get_u32(d + MPROF__TH_METADATA_SIZE);
+  t->slots_offset = mprof__get_u64(d + MPROF__TH_SLOTS_OFFSET);
+  t->packets_offset = mprof__get_u64(d + MPROF__TH_PACKETS_OFFSET);
+
+  if (metadata_offset > t->size || metadata_size > t->size - metadata_offset ||
+      memchr(d + metadata_offset, 0, metadata_size) != NULL) {
+    mprof__diag(t, "offset 40: metadata out of bounds or not text");
+    return MPROF_EINVAL;
+  }
+  info->metadata = (const char *)d + metadata_offset;
+  info->metadata_size = metadata_size;
+  if (info->packet_size < MPROF__PACKET_HEADER_SIZE + 16 ||
+      info->packet_size > (1u << 30) || info->clock_freq_hz == 0) {
+    mprof__diag(t, "offset 24: bad packet size %u or clock frequency",
+                info->packet_size);
+    return MPROF_EINVAL;
+  }
+  /* Packets past the end of a truncated file are simply absent. */
+  if (t->packets_offset > t->size) t->packets_offset = t->size;
+  uint64_t fit = (t->size - t->packets_offset) / info->packet_size;
+  if (fit < info->packet_count) {
+    mprof__diag(t,
+                "offset %llu: file ends after %llu of %u packets (truncated?)",
+                (unsigned long long)t->size, (unsigned long long)fit,
+                info->packet_count);
+    info->packet_count = (uint32_t)fit;
+  }
+  if (t->slots_offset > t->size ||
+      (uint64_t)info->packet_count * 8 > t->size - t->slots_offset)
+    t->slots_offset = 0; /* no slot states: treat the trace as stopped */
+  return 0;
+}
+
+/* --- Packets ------------------------------------------------------------------ */
+
+/* Slot state of packet i, or 0 if unknown. */
+static uint64_t slot_state(const mprof_trace_t *t, uint32_t i) {
+  if (!t->slots_offset) return 0;
+  return __atomic_load_n((const uint64_t *)(t->data + t->slots_offset + 8 * i),
+                         __ATOMIC_ACQUIRE);
+}
+
+/* Check packet i's header; fill p.  Returns 1 if good, 0 if empty (never
+ * written), -1 if damaged (reported). */
+static int check_packet(mprof_trace_t *t, uint32_t i, mprof_packet_info_t *p) {
+  uint64_t offset = t->packets_offset + (uint64_t)i * t->info.packet_size;
+  const uint8_t *h = t->data + offset;
+  uint32_t magic = mprof__get_u32(h + MPROF__PH_MAGIC);
+  if (magic == 0) return 0; /* never written */
+  if (t->info.recording && (slot_state(t, i) & MPROF__SLOT_INIT))
+    return 0; /* being set up by the writer right now */
+  const char *problem = NULL;
+  uint64_t content_bits = mprof__get_u64(h + MPROF__PH_CONTENT_SIZE);
+  uint64_t packet_bits = mprof__get_u64(h + MPROF__PH_PACKET_SIZE);
+  uint32_t stream_class = mprof__get_u32(h + MPROF__PH_STREAM_ID);
+  if (magic != MPROF__PACKET_MAGIC)
+    problem = "bad packet magic";
+  else if (memcmp(h + MPROF__PH_UUID, t->info.uuid, 16) != 0)
+    problem = "uuid differs from the trace's";
+  else if (packet_bits != (uint64_t)t->info.packet_size * 8)
+    problem = "packet_size differs from the trace's";
+  else if (content_bits % 8 || content_bits > packet_bits ||
+           content_bits < MPROF__PACKET_HEADER_SIZE * 8)
+    problem = "content_size out of range";
+  else if (stream_class > MPROF__STREAM_NAMES)
+    problem = "unknown stream_id";
+  if (problem) {
+    mprof__diag(t, "packet %u at offset %llu: %s; packet skipped", i,
+                (unsigned long long)offset, problem);
+    return -1;
+  }
+  p->stream_class = stream_class;
+  p->stream_instance = mprof__get_u64(h + MPROF__PH_STREAM_INSTANCE);
+  p->seq_num = mprof__get_u64(h + MPROF__PH_SEQ_NUM);
+  p->timestamp_begin = mprof__get_u64(h + MPROF__PH_TIMESTAMP_BEGIN);
+  p->timestamp_end = mprof__get_u64(h + MPROF__PH_TIMESTAMP_END);
+  p->offset = offset;
+  p->content_bytes = content_bits / 8;
+  p->events_discarded = mprof__get_u64(h + MPROF__PH_DISCARDED);
+  p->current_thread = mprof__get_u64(h + MPROF__PH_CURRENT_THREAD);
+  p->os_thread_id = mprof__get_u32(h + MPROF__PH_OS_THREAD_ID);
+  return 1;
+}
+
+static int packet_order(const void *a, const void *b) {
+  const mprof_packet_info_t *x = a, *y = b;
+  if (x->stream_class != y->stream_class)
+    return x->stream_class < y->stream_class ? -1 : 1;
+  if (x->stream_instance != y->stream_instance)
+    return x->stream_instance < y->stream_instance ? -1 : 1;
+  if (x->seq_num != y->seq_num) return x->seq_num < y->seq_num ? -1 : 1;
+  return 0;
+}
+
+static int collect_packets(mprof_trace_t *t) {
+  t->packets = calloc(t->info.packet_count ? t->info.packet_count : 1,
+                      sizeof *t->packets);
+  if (!t->packets) return MPROF_EIO;
+  size_t n = 0;
+  for (uint32_t i = 0; i < t->info.packet_count; i++)
+    if (check_packet(t, i, &t->packets[n]) > 0) n++;
+  qsort(t->packets, n, sizeof *t->packets, packet_order);
+  /* Two packets of one stream with one sequence number: keep the first. */
+  size_t kept = 0;
+  uint32_t streams = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (kept && packet_order(&t->packets[kept - 1], &t->packets[i]) == 0) {
+      mprof__diag(t, "packet at offset %llu: duplicate packet_seq_num %llu; "
+                  "packet skipped",
+                  (unsigned long long)t->packets[i].offset,
+                  (unsigned long long)t->packets[i].seq_num);
+      continue;
+    }
+    if (!kept || t->packets[kept - 1].stream_instance !=
+                     t->packets[i].stream_instance ||
+        t->packets[kept - 1].stream_class != t->packets[i].stream_class)
+      streams++;
+    t->packets[kept++] = t->packets[i];
+  }
+  t->packet_count = kept;
+  t->info.packets_used = (uint32_t)kept;
+  t->info.streams = streams;
+  return 0;
+}
+
+/* --- Open and close ------------------------------------------------------------ */
+
+static int open_data(mprof_trace_t *t) {
+  int err = read_trace_header(t);
+  if (!err) err = collect_packets(t);
+  return err;
+}
+
+int mprof_trace_open_memory(const void *data, size_t size, const char *name,
+                            mprof_diag_fn diag, void *context,
+                            mprof_trace_t **out) {
+  mprof_trace_t *t = calloc(1, sizeof *t);
+  if (!t) return MPROF_EIO;
+  t->data = data;
+  t->size = size;
+  t->diag = diag;
+  t->context = context;
+  snprintf(t->name, sizeof t->name, "%s", name ? name : "(memory)");
+  int err = open_data(t);
+  if (err) {
+    mprof_trace_close(t);
+    return err;
+  }
+  *out = t;
+  return 0;
+}
+
+/* Standard input: copy to an unlinked temporary file, then map it, so even
+ * a pipe of gigabytes never sits in the heap. */
+static int spool_stdin(void) {
+  char path[] = "/tmp/mprof-stdin-XXXXXX";
+  int fd = mkstemp(path);
+  if (fd < 0) return -1;
+  unlink(path);
+  char buffer[1 << 16];
+  ssize_t n;
+  while ((n = read(0, buffer, sizeof buffer)) > 0)
+    if (write(fd, buffer, (size_t)n) != n) {
+      close(fd);
+      return -1;
+    }
+  return n < 0 ? (close(fd), -1) : fd;
+}
+
+int mprof_trace_open(const char *path, mprof_diag_fn diag, void *context,
+                     mprof_trace_t **out) {
+  int from_stdin = strcmp(path, "-") == 0;
+  int fd = from_stdin ? spool_stdin() : open(path, O_RDONLY | O_CLOEXEC);
+  struct stat st;
+  const char *name = from_stdin ? "(stdin)" : path;
+  if (fd < 0 || fstat(fd, &st) < 0) {
+    int saved = errno;
+    if (diag) {
+      char line[1024];
+      snprintf(line, sizeof line, "%s: %s", name, strerror(saved));
+      diag(context, line);
+    } else {
+      fprintf(stderr, "mprof: %s: %s\n", name, strerror(saved));
+    }
+    if (fd >= 0) close(fd);
+    errno = saved;
+    return MPROF_EIO;
+  }
+  size_t size = (size_t)st.st_size;
+  void *map = size ? mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0) : NULL;
+  close(fd);
+  if (size && map == MAP_FAILED) return MPROF_EIO;
+  mprof_trace_t *t = NULL;
+  int err = mprof_trace_open_memory(map ? map : "", size, name, diag, context, &t);
+  if (err) {
+    if (map) munmap(map, size);
+    return err;
+  }
+  t->map = map;
+  t->map_size = size;
+  *out = t;
+  return 0;
+}
+
+void mprof_trace_close(mprof_trace_t *t) {
+  if (!t) return;
+  if (t->map) munmap(t->map, t->map_size);
+  free(t->packets);
+  free(t);
+}
+
+const mprof_trace_info_t *mprof_trace_info(const mprof_trace_t *t) {
+  return &t->info;
+}
+
+size_t mprof_trace_packet_count(const mprof_trace_t *t) {
+  return t->packet_count;
+}
+
+const mprof_packet_info_t *mprof_trace_packet(const mprof_trace_t *t,
+                                              size_t index) {
+  return index < t->packet_count ? &t->packets[index] : NULL;
+}

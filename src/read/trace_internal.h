@@ -1,0 +1,32 @@
+/* trace_internal.h -- the reader's private state, shared by its files. */
+#ifndef MPROF_TRACE_INTERNAL_H
+#define MPROF_TRACE_INTERNAL_H
+
+#include "mprof/read.h"
+
+struct mprof_trace_s {
+  const uint8_t *data; /* the whole trace */
+  size_t size;
+  void *map;           /* our mapping, if we made one */
+  size_t map_size;
+  char name[512];      /* file name for diagnostics */
+  mprof_diag_fn diag;
+  void *context;
+  mprof_trace_info_t info;
+  uint64_t slots_offset;   /* 0: no slot states */
+  uint64_t packets_offset;
+  mprof_packet_info_t *packets; /* good packets, in order */
+  size_t packet_count;
+};
+
+/* Report one problem: "NAME: " + the formatted text. */
+void mprof__diag(const mprof_trace_t *trace, const char *format, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Decode the events of a packet; *end_ticks gets the last event's clock and
+ * *good_bytes the content size up to the last good event. */
+long mprof__packet_decode(const mprof_trace_t *trace, size_t index,
+                          mprof_event_fn fn, void *context,
+                          uint64_t *end_ticks, uint64_t *good_bytes);
+
+#endif /* MPROF_TRACE_INTERNAL_H */

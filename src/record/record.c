@@ -1,0 +1,640 @@
+/* record.c -- the mprof recorder: turns mprof_* calls into CTF events in a
+ * caller-supplied buffer.  Freestanding: no libc, no allocation, no lock.
+ *
+ * Each OS thread owns a stream with two open packets ("cursors"): one in the
+ * ring, one in the names area (labels, counter names, should_resolve).  An
+ * event is written into the OS thread's own packet and committed by a
+ * release store of the packet's content_size, so a reader in another
+ * process, or the file left by a killed process, never sees a half-written
+ * event.  The shared trace header is touched with atomics only when a
+ * stream starts or a packet fills up.  docs/FORMAT.md has the protocol.
+ */
+#include <stdint.h>
+
+#include "format.h"
+#include "mprof.h"
+#include "record.h"
+
+#define LIKELY(x) __builtin_expect(!!(x), 1)
+#define UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* Longest string stored in an event; longer ones are cut. */
+#define MAX_STRING_BYTES 1024u
+/* Thread ids are handed to OS threads in chunks, one atomic per chunk. */
+#define ID_CHUNK 1024u
+/* Counter ids fit the u16 counter field. */
+#define MAX_COUNTERS 4096u
+
+/* One open packet of a stream. */
+typedef struct cursor_s {
+  uint8_t *packet;   /* packet start, or 0 when none is open */
+  uint8_t *pos;      /* where the next event goes */
+  uint8_t *end;      /* packet end */
+  uint64_t last_ts;  /* clock of the previous event (or timestamp_begin) */
+  uint64_t next_seq; /* packet_seq_num of the next packet opened */
+  uint32_t slot;     /* packet index in the buffer */
+} cursor_t;
+
+/* An OS thread's recording state. */
+typedef struct stream_s {
+  uint64_t session; /* the mprof_start() this state belongs to */
+  cursor_t ring;
+  cursor_t names;
+  uint64_t instance;  /* stream_instance_id */
+  uint64_t current;   /* async thread running now */
+  uint64_t discarded; /* events this stream could not write */
+  uint32_t os_thread_id;
+} stream_t;
+
+/* The trace being written.  Written by mprof_start() before `started` is
+ * set (release); read by recording threads after they see it (acquire). */
+typedef struct recorder_s {
+  int started;
+  uint64_t session;
+  uint8_t *buffer;
+  uint8_t *header;
+  uint8_t *packets;
+  uint64_t *slots;
+  uint32_t packet_size;
+  uint32_t ring_count;
+  uint32_t names_count;
+  mprof_ring_mode_t ring_mode;
+  mprof_clock_fn clock;
+  uint8_t uuid[16];
+  uint32_t (*os_thread_id)(void);
+  void (*on_new_stream)(void);
+} recorder_t;
+
+static recorder_t recorder;
+static uint64_t next_id_chunk;   /* atomic: chunks of thread ids handed out */
+static uint32_t counter_count;   /* atomic: counters made */
+static const char *counter_names[MAX_COUNTERS + 1];
+
+static _Thread_local stream_t self __attribute__((tls_model("initial-exec")));
+static _Thread_local uint64_t next_id __attribute__((tls_model("initial-exec")));
+static _Thread_local uint64_t id_end __attribute__((tls_model("initial-exec")));
+
+static inline int is_started(void) {
+  return __atomic_load_n(&recorder.started, __ATOMIC_ACQUIRE);
+}
+
+static inline uint64_t clock_now(void) {
+#if defined(__x86_64__)
+  if (LIKELY(recorder.clock == 0)) return __builtin_ia32_rdtsc();
+#endif
+  return recorder.clock();
+}
+
+static void bytes_copy(uint8_t *to, const void *from, size_t n) {
+  const uint8_t *f = from;
+  for (size_t i = 0; i < n; i++) to[i] = f[i];
+}
+
+static void bytes_zero(uint8_t *to, size_t n) {
+  for (size_t i = 0; i < n; i++) to[i] = 0;
+}
+
+/* --- Packets -------------------------------------------------------------- */
+
+static inline void commit(cursor_t *c, uint8_t *event_end) {
+  c->pos = event_end;
+  __atomic_store_n((uint64_t *)(c->packet + MPROF__PH_CONTENT_SIZE),
+                   (uint64_t)(event_end - c->packet) * 8, __ATOMIC_RELEASE);
+}
+
+/* Claim a free packet in [first, first+count) for this stream.  Returns its
+ * index, or -1 if none is free (discard mode full, names area full, or every
+ * ring packet held by another OS thread). */
+static int64_t claim_slot(uint32_t first, uint32_t count, int overwrite,
+                          uint32_t claims_field) {
+  uint64_t *claims = (uint64_t *)(recorder.header + claims_field);
+  for (uint32_t attempt = 0; attempt < count; attempt++) {
+    if (!overwrite && __atomic_load_n(claims, __ATOMIC_RELAXED) >= count)
+      return -1;
+    uint64_t ticket = __atomic_fetch_add(claims, 1, __ATOMIC_RELAXED);
+    if (!overwrite && ticket >= count) return -1;
+    uint32_t slot = first + (uint32_t)(ticket % count);
+    uint64_t state = __atomic_load_n(&recorder.slots[slot], __ATOMIC_RELAXED);
+    if (state & MPROF__SLOT_BUSY) continue;
+    uint64_t next = ((state >> MPROF__SLOT_GEN_SHIFT) + 1)
+                        << MPROF__SLOT_GEN_SHIFT |
+                    MPROF__SLOT_BUSY | MPROF__SLOT_INIT;
+    if (__atomic_compare_exchange_n(&recorder.slots[slot], &state, next, 0,
+                                    __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+      return slot;
+  }
+  return -1;
+}
+
+static void write_packet_header(stream_t *s, cursor_t *c, uint32_t stream_id,
+                                uint64_t now) {
+  uint8_t *p = c->packet;
+  mprof__put_u32(p + MPROF__PH_MAGIC, MPROF__PACKET_MAGIC);
+  bytes_copy(p + MPROF__PH_UUID, recorder.uuid, 16);
+  mprof__put_u32(p + MPROF__PH_STREAM_ID, stream_id);
+  mprof__put_u64(p + MPROF__PH_STREAM_INSTANCE, s->instance);
+  mprof__put_u64(p + MPROF__PH_TIMESTAMP_BEGIN, now);
+  mprof__put_u64(p + MPROF__PH_TIMESTAMP_END, now);
+  mprof__put_u64(p + MPROF__PH_PACKET_SIZE, (uint64_t)recorder.packet_size * 8);
+  mprof__put_u64(p + MPROF__PH_SEQ_NUM, c->next_seq++);
+  mprof__put_u64(p + MPROF__PH_DISCARDED, s->discarded);
+  mprof__put_u64(p + MPROF__PH_CURRENT_THREAD, s->current);
+  mprof__put_u32(p + MPROF__PH_OS_THREAD_ID, s->os_thread_id);
+  c->pos = p + MPROF__PACKET_HEADER_SIZE;
+  c->end = p + recorder.packet_size;
+  c->last_ts = now;
+  commit(c, c->pos);
+}
+
+/* Give a full (or finished) packet back; readers may now see it whole. */
+static void close_packet(cursor_t *c) {
+  if (!c->packet) return;
+  mprof__put_u64(c->packet + MPROF__PH_TIMESTAMP_END, c->last_ts);
+  uint64_t *slot = &recorder.slots[c->slot];
+  uint64_t state = __atomic_load_n(slot, __ATOMIC_RELAXED);
+  __atomic_store_n(slot, state & ~(uint64_t)MPROF__SLOT_BUSY, __ATOMIC_RELEASE);
+  c->packet = c->pos = c->end = 0;
+}
+
+/* Open a new packet for cursor c.  The old one is closed only once a new
+ * one is held, so a stream that runs out of packets keeps its last packet
+ * and counts what it drops in that packet's events_discarded. */
+static int open_packet(stream_t *s, cursor_t *c, int names, uint64_t now) {
+  int64_t slot =
+      names ? claim_slot(recorder.ring_count, recorder.names_count, 0,
+                         MPROF__TH_NAMES_CLAIMS)
+            : claim_slot(0, recorder.ring_count,
+                         recorder.ring_mode == MPROF_RING_OVERWRITE,
+                         MPROF__TH_RING_CLAIMS);
+  if (slot < 0) return -1;
+  close_packet(c);
+  c->slot = (uint32_t)slot;
+  c->packet = recorder.packets + (uint64_t)slot * recorder.packet_size;
+  write_packet_header(s, c, names ? MPROF__STREAM_NAMES : MPROF__STREAM_RING,
+                      now);
+  uint64_t *state = &recorder.slots[slot];
+  __atomic_store_n(state,
+                   __atomic_load_n(state, __ATOMIC_RELAXED) &
+                       ~(uint64_t)MPROF__SLOT_INIT,
+                   __ATOMIC_RELEASE);
+  return 0;
+}
+
+static void count_discarded(stream_t *s) {
+  s->discarded++;
+  if (s->ring.packet)
+    mprof__put_u64(s->ring.packet + MPROF__PH_DISCARDED, s->discarded);
+}
+
+/* --- Streams -------------------------------------------------------------- */
+
+/* First event of this OS thread in this session: take a stream number. */
+static void stream_begin(stream_t *s) {
+  uint64_t current = s->session ? s->current : MPROF_NONE;
+  bytes_zero((uint8_t *)s, sizeof *s);
+  s->session = recorder.session;
+  s->current = current;
+  s->instance = __atomic_fetch_add(
+      (uint32_t *)(recorder.header + MPROF__TH_STREAM_COUNT), 1,
+      __ATOMIC_RELAXED);
+  if (recorder.os_thread_id) s->os_thread_id = recorder.os_thread_id();
+  if (recorder.on_new_stream) recorder.on_new_stream();
+}
+
+static inline stream_t *stream_get(void) {
+  stream_t *s = &self;
+  if (UNLIKELY(s->session != recorder.session)) stream_begin(s);
+  return s;
+}
+
+/* --- Events --------------------------------------------------------------- */
+
+/* Reserve room for an event of `size` payload bytes in cursor c and write
+ * its header.  Returns where the payload goes, or 0 if the event is dropped
+ * (counted).  The slow path handles new packets and extended headers. */
+static uint8_t *reserve_slow(stream_t *s, cursor_t *c, int names, uint32_t id,
+                             uint32_t size, uint64_t now) {
+  if (now < c->last_ts) now = c->last_ts; /* never let time run backwards */
+  for (int tries = 0; tries < 2; tries++) {
+    if (c->packet) {
+      int compact = id < MPROF__ID_EXTENDED &&
+                    now - c->last_ts < ((uint64_t)1 << MPROF__COMPACT_TS_BITS);
+      uint32_t header =
+          compact ? MPROF__COMPACT_HEADER_SIZE : MPROF__EXTENDED_HEADER_SIZE;
+      if ((uint64_t)(c->end - c->pos) >= header + size) {
+        uint8_t *p = c->pos;
+        if (compact) {
+          mprof__put_u32(p, id | (uint32_t)(now << 5));
+        } else {
+          p[0] = MPROF__ID_EXTENDED;
+          mprof__put_u32(p + 1, id);
+          mprof__put_u64(p + 5, now);
+        }
+        c->last_ts = now;
+        return p + header;
+      }
+    }
+    if (open_packet(s, c, names, now) < 0) break;
+  }
+  if (names) return 0; /* caller falls back to the ring */
+  count_discarded(s);
+  return 0;
+}
+
+static inline uint8_t *reserve(stream_t *s, cursor_t *c, uint32_t id,
+                               uint32_t size) {
+  uint64_t now = clock_now();
+  uint8_t *p = c->pos;
+  /* No open packet means pos == end == 0, so the size test fails too. */
+  if (LIKELY(id < MPROF__ID_EXTENDED &&
+             now - c->last_ts < ((uint64_t)1 << MPROF__COMPACT_TS_BITS) &&
+             (uint64_t)(c->end - p) >= MPROF__COMPACT_HEADER_SIZE + size)) {
+    mprof__put_u32(p, id | (uint32_t)(now << 5));
+    c->last_ts = now;
+    return p + MPROF__COMPACT_HEADER_SIZE;
+  }
+  return reserve_slow(s, c, c == &s->names, id, size, now);
+}
+
+static inline int fits32(uint64_t v) { return v <= UINT32_MAX; }
+
+/* An event whose payload is one thread id. */
+static inline void emit_thread(uint32_t id, uint64_t thread) {
+  stream_t *s = stream_get();
+  if (UNLIKELY(!fits32(thread))) {
+    uint8_t *p = reserve(s, &s->ring, id + MPROF__WIDE, 8);
+    if (!p) return;
+    mprof__put_u64(p, thread);
+    commit(&s->ring, p + 8);
+    return;
+  }
+  uint8_t *p = reserve(s, &s->ring, id, 4);
+  if (!p) return;
+  mprof__put_u32(p, (uint32_t)thread);
+  commit(&s->ring, p + 4);
+}
+
+/* An event whose payload is two thread ids. */
+static void emit_two_threads(uint32_t id, uint64_t a, uint64_t b) {
+  stream_t *s = stream_get();
+  int wide = !fits32(a) || !fits32(b);
+  uint32_t width = wide ? 8 : 4;
+  uint8_t *p = reserve(s, &s->ring, id + (wide ? MPROF__WIDE : 0), 2 * width);
+  if (!p) return;
+  if (wide) {
+    mprof__put_u64(p, a);
+    mprof__put_u64(p + 8, b);
+  } else {
+    mprof__put_u32(p, (uint32_t)a);
+    mprof__put_u32(p + 4, (uint32_t)b);
+  }
+  commit(&s->ring, p + 2 * width);
+}
+
+static size_t string_length(const char *text, size_t limit) {
+  size_t n = 0;
+  if (!text) return 0;
+  while (n < limit && text[n]) n++;
+  return n;
+}
+
+/* Longest string an event may carry in this trace. */
+static size_t string_limit(void) {
+  size_t room = recorder.packet_size - MPROF__PACKET_HEADER_SIZE -
+                MPROF__EXTENDED_HEADER_SIZE - 8 - 1;
+  return room < MAX_STRING_BYTES ? room : MAX_STRING_BYTES;
+}
+
+/* An event of a thread (or counter) id and a string.  Names-area events go
+ * to the ring when the names area is full. */
+static void emit_id_string(uint32_t id, uint64_t thread, int counter,
+                           const char *text, int names) {
+  stream_t *s = stream_get();
+  size_t length = string_length(text, string_limit());
+  int wide = !counter && !fits32(thread);
+  uint32_t width = counter ? 2 : wide ? 8 : 4;
+  uint32_t size = width + (uint32_t)length + 1;
+  uint32_t event_id = id + (wide ? MPROF__WIDE : 0);
+  cursor_t *c = names ? &s->names : &s->ring;
+  uint8_t *p = reserve(s, c, event_id, size);
+  if (!p && names) {
+    c = &s->ring;
+    p = reserve(s, c, event_id, size);
+  }
+  if (!p) return;
+  if (counter)
+    mprof__put_u16(p, (uint16_t)thread);
+  else if (wide)
+    mprof__put_u64(p, thread);
+  else
+    mprof__put_u32(p, (uint32_t)thread);
+  bytes_copy(p + width, text ? text : "", length);
+  p[width + length] = 0;
+  commit(c, p + size);
+}
+
+static void emit_counter(uint32_t id, mprof_counter_t counter, int64_t value) {
+  stream_t *s = stream_get();
+  int wide = value < INT32_MIN || value > INT32_MAX;
+  uint32_t size = wide ? 10 : 6;
+  uint8_t *p = reserve(s, &s->ring, id + (wide ? MPROF__WIDE : 0), size);
+  if (!p) return;
+  mprof__put_u16(p, (uint16_t)counter);
+  if (wide)
+    mprof__put_u64(p + 2, (uint64_t)value);
+  else
+    mprof__put_u32(p + 2, (uint32_t)(int32_t)value);
+  commit(&s->ring, p + size);
+}
+
+/* --- Public API ----------------------------------------------------------- */
+
+int mprof_is_started(void) { return is_started(); }
+
+/* A fresh thread id from this OS thread's chunk. */
+static uint64_t mint_id(void) {
+  if (UNLIKELY(next_id == id_end)) {
+    uint64_t chunk = __atomic_fetch_add(&next_id_chunk, 1, __ATOMIC_RELAXED);
+    next_id = chunk * ID_CHUNK + 1;
+    id_end = next_id + ID_CHUNK;
+  }
+  return next_id++;
+}
+
+/* A create event: [parent,] child, type. */
+static void emit_create(uint32_t id, int with_parent, uint64_t parent,
+                        uint64_t child, mprof_type_t type) {
+  stream_t *s = stream_get();
+  int wide = !fits32(child) || (with_parent && !fits32(parent));
+  uint32_t width = wide ? 8 : 4;
+  uint32_t ids = with_parent ? 2 : 1;
+  uint8_t *p =
+      reserve(s, &s->ring, id + (wide ? MPROF__WIDE : 0), ids * width + 1);
+  if (!p) return;
+  uint8_t *q = p;
+  if (with_parent) {
+    if (wide)
+      mprof__put_u64(q, parent);
+    else
+      mprof__put_u32(q, (uint32_t)parent);
+    q += width;
+  }
+  if (wide)
+    mprof__put_u64(q, child);
+  else
+    mprof__put_u32(q, (uint32_t)child);
+  q[width] = (uint8_t)type;
+  commit(&s->ring, q + width + 1);
+}
+
+uint64_t mprof_create(mprof_type_t type) {
+  if (UNLIKELY(!is_started())) return MPROF_NONE;
+  uint64_t child = mint_id();
+  emit_create(MPROF__EV_CREATE, 0, 0, child, type);
+  return child;
+}
+
+uint64_t mprof_create_by(uint64_t creator, mprof_type_t type) {
+  if (UNLIKELY(!is_started())) return MPROF_NONE;
+  uint64_t child = mint_id();
+  emit_create(MPROF__EV_CREATE_BY, 1, creator, child, type);
+  return child;
+}
+
+void mprof_read(uint64_t source) {
+  if (UNLIKELY(!is_started())) return;
+  if (source == self.current) return; /* reading oneself says nothing */
+  emit_thread(MPROF__EV_READ, source);
+}
+
+void mprof_try_read(uint64_t source) {
+  if (UNLIKELY(!is_started())) return;
+  emit_thread(MPROF__EV_TRY_READ, source);
+}
+
+void mprof_resolve(uint64_t thread) {
+  if (UNLIKELY(!is_started())) return;
+  emit_thread(MPROF__EV_RESOLVE, thread);
+}
+
+void mprof_fail(uint64_t thread, const char *reason) {
+  if (UNLIKELY(!is_started())) return;
+  emit_id_string(MPROF__EV_FAIL, thread, 0, reason, 0);
+}
+
+void mprof_becomes(uint64_t old_thread, uint64_t new_thread) {
+  if (UNLIKELY(!is_started()) || old_thread == new_thread) return;
+  emit_two_threads(MPROF__EV_BECOMES, old_thread, new_thread);
+}
+
+void mprof_label(uint64_t thread, const char *label) {
+  if (UNLIKELY(!is_started())) return;
+  emit_id_string(MPROF__EV_LABEL, thread, 0, label, 1);
+}
+
+void mprof_signal(uint64_t target) {
+  if (UNLIKELY(!is_started())) return;
+  emit_thread(MPROF__EV_SIGNAL, target);
+}
+
+void mprof_switch(uint64_t thread) {
+  if (UNLIKELY(!is_started())) return;
+  stream_t *s = stream_get();
+  if (thread == s->current) return;
+  s->current = thread;
+  emit_thread(MPROF__EV_SWITCH, thread);
+}
+
+void mprof_suspend(void) {
+  if (UNLIKELY(!is_started())) return;
+  stream_t *s = stream_get();
+  s->current = MPROF_NONE;
+  uint8_t *p = reserve(s, &s->ring, MPROF__EV_SUSPEND, 0);
+  if (p) commit(&s->ring, p);
+}
+
+void mprof_should_resolve(uint64_t thread) {
+  if (UNLIKELY(!is_started())) return;
+  stream_t *s = stream_get();
+  uint32_t id = MPROF__EV_SHOULD_RESOLVE;
+  int wide = !fits32(thread);
+  uint32_t size = wide ? 8 : 4;
+  cursor_t *c = &s->names;
+  uint8_t *p = reserve(s, c, id + (wide ? MPROF__WIDE : 0), size);
+  if (!p) {
+    c = &s->ring;
+    p = reserve(s, c, id + (wide ? MPROF__WIDE : 0), size);
+  }
+  if (!p) return;
+  if (wide)
+    mprof__put_u64(p, thread);
+  else
+    mprof__put_u32(p, (uint32_t)thread);
+  commit(c, p + size);
+}
+
+mprof_counter_t mprof_counter_make(const char *name) {
+  uint32_t counter = __atomic_add_fetch(&counter_count, 1, __ATOMIC_RELAXED);
+  if (counter > MAX_COUNTERS) return 0;
+  counter_names[counter] = name;
+  if (is_started())
+    emit_id_string(MPROF__EV_COUNTER_NAME, counter, 1, name, 1);
+  return counter;
+}
+
+void mprof_counter_increase(mprof_counter_t counter, int64_t amount) {
+  if (UNLIKELY(!is_started()) || counter == 0) return;
+  emit_counter(MPROF__EV_COUNTER_INCREASE, counter, amount);
+}
+
+void mprof_counter_value(mprof_counter_t counter, int64_t value) {
+  if (UNLIKELY(!is_started()) || counter == 0) return;
+  emit_counter(MPROF__EV_COUNTER_VALUE, counter, value);
+}
+
+uint64_t mprof_current(void) { return self.current; }
+
+uint64_t mprof_discarded(void) { return self.discarded; }
+
+void mprof_thread_exit(void) {
+  if (!is_started() || self.session != recorder.session) return;
+  close_packet(&self.ring);
+  close_packet(&self.names);
+  self.session = 0;
+}
+
+/* --- Start and stop ------------------------------------------------------- */
+
+static uint32_t choose_packet_size(size_t size) {
+  uint32_t packet = 4096;
+  while (packet < 64u * 1024u && (uint64_t)packet * 128 <= size) packet *= 2;
+  return packet;
+}
+
+static void derive_uuid(uint8_t uuid[16], const mprof_config_t *config,
+                        uint64_t now) {
+  uint64_t h = 0x9E3779B97F4A7C15u ^ now ^ (uint64_t)(uintptr_t)config->buffer;
+  for (int i = 0; i < 16; i++) {
+    h ^= h >> 29;
+    h *= 0xBF58476D1CE4E5B9u;
+    h ^= h >> 32;
+    uuid[i] = (uint8_t)h;
+  }
+  uuid[6] = (uint8_t)((uuid[6] & 0x0F) | 0x40); /* version 4 */
+  uuid[8] = (uint8_t)((uuid[8] & 0x3F) | 0x80); /* variant 1 */
+}
+
+static int uuid_is_zero(const uint8_t uuid[16]) {
+  for (int i = 0; i < 16; i++)
+    if (uuid[i]) return 0;
+  return 1;
+}
+
+/* Lay the trace out in the buffer: header, metadata, slot states, packets. */
+static int layout_trace(const mprof_config_t *config, uint32_t packet_size,
+                        uint64_t now) {
+  uint8_t *b = config->buffer;
+  mprof__metadata_params_t params = {recorder.uuid, config->clock_freq_hz,
+                                     config->clock_offset_ns, config->name};
+  size_t room = config->size - MPROF__TRACE_HEADER_SIZE;
+  size_t metadata_size =
+      mprof__metadata_write((char *)b + MPROF__TRACE_HEADER_SIZE, room, &params);
+  if (metadata_size == 0) return MPROF_ENOSPC;
+  uint64_t slots_offset =
+      (MPROF__TRACE_HEADER_SIZE + metadata_size + 1 + 7) & ~(uint64_t)7;
+  uint64_t align = packet_size < 4096 ? packet_size : 4096;
+  uint64_t count = (config->size - slots_offset) / (packet_size + 8);
+  uint64_t packets_offset = 0;
+  for (; count > 0; count--) {
+    packets_offset = (slots_offset + 8 * count + align - 1) & ~(align - 1);
+    if (packets_offset + count * packet_size <= config->size) break;
+  }
+  if (count < 4 || count > UINT32_MAX) return MPROF_ENOSPC;
+  uint32_t names = (uint32_t)(count / 16 < 2 ? 2 : count / 16);
+
+  bytes_zero(b, MPROF__TRACE_HEADER_SIZE);
+  bytes_copy(b + MPROF__TH_MAGIC, MPROF__TRACE_MAGIC, 8);
+  mprof__put_u32(b + MPROF__TH_VERSION, MPROF__TRACE_VERSION);
+  mprof__put_u32(b + MPROF__TH_RING_MODE, (uint32_t)config->ring_mode);
+  mprof__put_u64(b + MPROF__TH_BUFFER_SIZE, config->size);
+  mprof__put_u32(b + MPROF__TH_PACKET_SIZE, packet_size);
+  mprof__put_u32(b + MPROF__TH_PACKET_COUNT, (uint32_t)count);
+  mprof__put_u32(b + MPROF__TH_RING_COUNT, (uint32_t)count - names);
+  mprof__put_u32(b + MPROF__TH_METADATA_SIZE, (uint32_t)metadata_size);
+  mprof__put_u64(b + MPROF__TH_METADATA_OFFSET, MPROF__TRACE_HEADER_SIZE);
+  mprof__put_u64(b + MPROF__TH_SLOTS_OFFSET, slots_offset);
+  mprof__put_u64(b + MPROF__TH_PACKETS_OFFSET, packets_offset);
+  mprof__put_u64(b + MPROF__TH_CLOCK_FREQ, config->clock_freq_hz);
+  mprof__put_u64(b + MPROF__TH_CLOCK_OFFSET, (uint64_t)config->clock_offset_ns);
+  bytes_copy(b + MPROF__TH_UUID, recorder.uuid, 16);
+  mprof__put_u64(b + MPROF__TH_START_TICKS, now);
+  bytes_zero(b + slots_offset, 8 * count);
+  /* Empty packets read as "never written": zero their magic. */
+  for (uint64_t i = 0; i < count; i++)
+    bytes_zero(b + packets_offset + i * packet_size, MPROF__PACKET_HEADER_SIZE);
+
+  recorder.buffer = b;
+  recorder.header = b;
+  recorder.slots = (uint64_t *)(b + slots_offset);
+  recorder.packets = b + packets_offset;
+  recorder.packet_size = packet_size;
+  recorder.ring_count = (uint32_t)count - names;
+  recorder.names_count = names;
+  return 0;
+}
+
+/* Write the names of counters made before this start into the trace. */
+static void replay_counter_names(void) {
+  uint32_t made = __atomic_load_n(&counter_count, __ATOMIC_RELAXED);
+  for (uint32_t i = 1; i <= made && i <= MAX_COUNTERS; i++)
+    if (counter_names[i])
+      emit_id_string(MPROF__EV_COUNTER_NAME, i, 1, counter_names[i], 1);
+}
+
+int mprof_start(const mprof_config_t *config) {
+  if (!config || !config->buffer || ((uintptr_t)config->buffer & 7))
+    return MPROF_EINVAL;
+  if (is_started()) return MPROF_EBUSY;
+  if (config->size < MPROF_MIN_SIZE) return MPROF_ENOSPC;
+  uint32_t packet_size =
+      config->packet_size ? config->packet_size : choose_packet_size(config->size);
+  if (packet_size < 1024 || (packet_size & (packet_size - 1)) ||
+      (config->ring_mode != MPROF_RING_OVERWRITE &&
+       config->ring_mode != MPROF_RING_DISCARD))
+    return MPROF_EINVAL;
+  if (config->clock_freq_hz == 0) return MPROF_ENOCLOCK;
+#if !defined(__x86_64__)
+  if (!config->clock) return MPROF_ENOCLOCK;
+#endif
+  recorder.clock = config->clock;
+  uint64_t now = clock_now();
+  if (uuid_is_zero(config->uuid))
+    derive_uuid(recorder.uuid, config, now);
+  else
+    bytes_copy(recorder.uuid, config->uuid, 16);
+  int err = layout_trace(config, packet_size, now);
+  if (err) return err;
+  recorder.ring_mode = config->ring_mode;
+  recorder.os_thread_id = config->os_thread_id;
+  recorder.on_new_stream = config->on_new_stream;
+  recorder.session++;
+  mprof__put_u32(recorder.header + MPROF__TH_STATE, MPROF__STATE_RECORDING);
+  __atomic_store_n(&recorder.started, 1, __ATOMIC_RELEASE);
+  replay_counter_names();
+  return 0;
+}
+
+void mprof_stop(void) {
+  if (!is_started()) return;
+  mprof_thread_exit();
+  __atomic_store_n(&recorder.started, 0, __ATOMIC_RELEASE);
+  __atomic_store_n((uint32_t *)(recorder.header + MPROF__TH_STATE),
+                   MPROF__STATE_STOPPED, __ATOMIC_RELEASE);
+}
+
+void mprof__forget_after_fork(void) {
+  __atomic_store_n(&recorder.started, 0, __ATOMIC_RELEASE);
+  self.session = 0;
+  self.ring.packet = self.ring.pos = self.ring.end = 0;
+  self.names.packet = self.names.pos = self.names.end = 0;
+}
