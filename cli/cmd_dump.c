@@ -7,12 +7,15 @@
 #include "cli.h"
 
 static const char help[] =
-    "usage: mprof dump TRACE...\n"
-    "Print one event per line: time_ns stream event fields (strings escaped).\n";
+    "usage: mprof dump [--ticks] TRACE...\n"
+    "Print one event per line: time stream event fields (strings escaped).\n"
+    "Time is in ns since the trace's first packet, or with --ticks the raw\n"
+    "clock value (as babeltrace2's clock snapshots show it).\n";
 
 typedef struct dump_s {
   const mprof_trace_info_t *info;
   uint64_t start_ticks;
+  int raw_ticks;
 } dump_t;
 
 static uint64_t ticks_to_ns(const mprof_trace_info_t *info, uint64_t ticks) {
@@ -21,8 +24,10 @@ static uint64_t ticks_to_ns(const mprof_trace_info_t *info, uint64_t ticks) {
 
 static int print_event(void *context, const mprof_event_t *ev) {
   dump_t *d = context;
-  uint64_t ns = ticks_to_ns(d->info, ev->time_ticks - d->start_ticks);
-  printf("%" PRIu64 " %" PRIu32 " %s thread=%" PRIu64, ns, ev->stream,
+  uint64_t time = d->raw_ticks
+                      ? ev->time_ticks
+                      : ticks_to_ns(d->info, ev->time_ticks - d->start_ticks);
+  printf("%" PRIu64 " %" PRIu32 " %s thread=%" PRIu64, time, ev->stream,
          mprof_event_kind_name(ev->kind), ev->thread);
   switch (ev->kind) {
   case MPROF_EVENT_CREATE_BY:
@@ -67,12 +72,15 @@ static uint64_t first_ticks(const mprof_trace_t *trace) {
 
 int cmd_dump(int argc, char **argv) {
   static const struct option options[] = {{"help", no_argument, 0, 'h'},
+                                          {"ticks", no_argument, 0, 't'},
                                           {0, 0, 0, 0}};
-  int c;
+  int c, raw_ticks = 0;
   optind = 1;
-  while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1)
-    return c == 'h' ? (fputs(help, stdout), CLI_OK)
-                    : (fputs(help, stderr), CLI_USAGE);
+  while ((c = getopt_long(argc, argv, "ht", options, NULL)) != -1) {
+    if (c == 't') raw_ticks = 1;
+    else if (c == 'h') return fputs(help, stdout), CLI_OK;
+    else return fputs(help, stderr), CLI_USAGE;
+  }
   if (optind >= argc) return fputs(help, stderr), CLI_USAGE;
   int problems = 0, failed = 0;
   for (int i = optind; i < argc; i++) {
@@ -81,7 +89,7 @@ int cmd_dump(int argc, char **argv) {
       failed = 1;
       continue;
     }
-    dump_t d = {mprof_trace_info(trace), first_ticks(trace)};
+    dump_t d = {mprof_trace_info(trace), first_ticks(trace), raw_ticks};
     for (size_t p = 0; p < mprof_trace_packet_count(trace); p++)
       if (mprof_trace_packet_events(trace, p, print_event, &d) < 0) problems++;
     mprof_trace_close(trace);

@@ -1,0 +1,169 @@
+/* bench_util.c -- see bench_util.h. */
+#define _GNU_SOURCE
+#include "bench_util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <mprof/unix.h>
+
+static void usage(const char *program) {
+  fprintf(stderr,
+          "usage: %s [--rounds N] [--events N] [--dir DIR] [--threads N]\n",
+          program);
+  exit(2);
+}
+
+static const char *default_dir(void) {
+  if (access("/dev/shm", W_OK) == 0) return "/dev/shm";
+  const char *tmp = getenv("TMPDIR");
+  return tmp && *tmp ? tmp : "/tmp";
+}
+
+void bench_parse_args(int argc, char **argv, bench_args_t *args) {
+  args->rounds = 7;
+  args->events = 20000000;
+  args->dir = default_dir();
+  args->threads = 0;
+  for (int i = 1; i < argc; i++) {
+    const char *value = i + 1 < argc ? argv[i + 1] : NULL;
+    if (!value) usage(argv[0]);
+    if (strcmp(argv[i], "--rounds") == 0)
+      args->rounds = atoi(value);
+    else if (strcmp(argv[i], "--events") == 0)
+      args->events = strtoull(value, NULL, 10);
+    else if (strcmp(argv[i], "--dir") == 0)
+      args->dir = value;
+    else if (strcmp(argv[i], "--threads") == 0)
+      args->threads = atoi(value);
+    else
+      usage(argv[0]);
+    i++;
+  }
+  if (args->rounds < 1 || args->rounds > 99 || args->events < 1000)
+    usage(argv[0]);
+}
+
+uint64_t bench_now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int compare_doubles(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+double bench_median(double *values, int n) {
+  qsort(values, (size_t)n, sizeof *values, compare_doubles);
+  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+double bench_min(const double *values, int n) {
+  double m = values[0];
+  for (int i = 1; i < n; i++)
+    if (values[i] < m) m = values[i];
+  return m;
+}
+
+void bench_json(const char *bench, const char *metric, double value,
+                const char *baseline, double baseline_value) {
+  double ratio = baseline_value > 0 ? value / baseline_value : 0;
+  printf("{\"bench\":\"%s\",\"metric\":\"%s\",\"value\":%.6g,"
+         "\"baseline\":\"%s\",\"baseline_value\":%.6g,\"ratio\":%.4g}\n",
+         bench, metric, value, baseline, baseline_value, ratio);
+  fflush(stdout);
+}
+
+void bench_note(const char *format, ...) {
+  va_list ap;
+  va_start(ap, format);
+  fprintf(stderr, "%s: ", program_invocation_short_name);
+  vfprintf(stderr, format, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+}
+
+void *bench_map_buffer(const char *dir, const char *name, size_t size) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s.%ld.buf", dir, name, (long)getpid());
+  int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0 || ftruncate(fd, (off_t)size) < 0) {
+    bench_note("cannot create %s: %s", path, strerror(errno));
+    exit(1);
+  }
+  void *map = mmap(NULL, size, PROT_READ | PROT_WRITE,
+                   MAP_SHARED | MAP_POPULATE, fd, 0);
+  int saved = errno;
+  unlink(path);
+  close(fd);
+  if (map == MAP_FAILED) {
+    bench_note("cannot map %s: %s", path, strerror(saved));
+    exit(1);
+  }
+  for (size_t off = 0; off < size; off += 4096) ((volatile char *)map)[off] = 0;
+  return map;
+}
+
+void bench_trace_path(char *out, size_t capacity, const char *dir,
+                      const char *name) {
+  snprintf(out, capacity, "%s/%s.%ld.ctf", dir, name, (long)getpid());
+}
+
+const char *bench_start_mprof(const char *dir, const char *name) {
+  static char path[4096];
+  bench_trace_path(path, sizeof path, dir, name);
+  mprof_unix_options_t options;
+  memset(&options, 0, sizeof options);
+  options.path = path;
+  options.size = BENCH_BUFFER_SIZE;
+  options.ring_mode = MPROF_RING_OVERWRITE;
+  int err = mprof_unix_start(&options);
+  if (err) {
+    bench_note("mprof_unix_start(%s): %s (%s)", path, mprof_strerror(err),
+               strerror(errno));
+    exit(1);
+  }
+  return path;
+}
+
+/* --- Timed loops ------------------------------------------------------------ */
+
+BENCH_NOINLINE uint64_t bench_loop_idle(uint64_t n) {
+  uint64_t t0 = bench_now_ns();
+  for (uint64_t i = 0; i < n; i++) __asm__ volatile("" : : "r"(i));
+  return bench_now_ns() - t0;
+}
+
+BENCH_NOINLINE uint64_t bench_loop_mprof(uint64_t n) {
+  uint64_t t0 = bench_now_ns();
+  for (uint64_t i = 0; i < n; i++) {
+    uint32_t a = (uint32_t)(i & 1023) + 1;
+    mprof_becomes(a, a + 1);
+  }
+  return bench_now_ns() - t0;
+}
+
+/* Out of line, with a body the compiler cannot see through, so the call
+ * stays in the loop. */
+BENCH_NOINLINE void bench_empty_function(uint64_t a, uint64_t b);
+BENCH_NOINLINE void bench_empty_function(uint64_t a, uint64_t b) {
+  __asm__ volatile("" : : "r"(a), "r"(b) : "memory");
+}
+
+BENCH_NOINLINE uint64_t bench_loop_empty_call(uint64_t n) {
+  uint64_t t0 = bench_now_ns();
+  for (uint64_t i = 0; i < n; i++) {
+    uint32_t a = (uint32_t)(i & 1023) + 1;
+    bench_empty_function(a, a + 1);
+  }
+  return bench_now_ns() - t0;
+}
