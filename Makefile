@@ -5,10 +5,12 @@
 
 BUILD ?= build
 ASAN_BUILD ?= build-asan
+TSAN_BUILD ?= build-tsan
+BENCH_BUILD ?= build-bench
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build check check-asan demo bench install clean
+.PHONY: all deps build check check-asan check-tsan demo bench install clean
 
 all: build
 
@@ -19,7 +21,7 @@ build: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(BUILD) -j$(JOBS)
 
-check: build check-asan
+check: build check-asan check-tsan
 	cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
 
 # The same suite built with clang under AddressSanitizer and UBSan.
@@ -28,15 +30,25 @@ check-asan: deps
 	@cmake --build $(ASAN_BUILD) -j$(JOBS)
 	cd $(ASAN_BUILD) && ctest --output-on-failure -j$(JOBS)
 
+# The multi-thread recorder tests under ThreadSanitizer.
+check-tsan: deps
+	@CC=clang cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DMPROF_TSAN=ON >/dev/null
+	@cmake --build $(TSAN_BUILD) -j$(JOBS) --target test_record trace_gen mprof_cli
+	cd $(TSAN_BUILD) && ctest --output-on-failure -R '^(record|babeltrace2)$$'
+
 demo: build
 	@scripts/demo.sh $(BUILD)
 
-bench: build
+# Benchmarks build apart, optimised, with their baselines (LTTng, barectf).
+bench: deps
 	@scripts/deps.sh bench
-	@bench/run.sh $(BUILD)
+	@cmake -S . -B $(BENCH_BUILD) -DCMAKE_BUILD_TYPE=Release -DMPROF_BUILD_BENCH=ON \
+	  -DBUILD_TESTING=OFF >/dev/null
+	@cmake --build $(BENCH_BUILD) -j$(JOBS) >&2
+	@bench/run.sh $(BENCH_BUILD)
 
 install: build
 	cmake --install $(BUILD)
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) $(BENCH_BUILD)

@@ -159,6 +159,23 @@ class BabeltraceReadsOurTraces(unittest.TestCase):
             newest = [r for r in rounds if r > rounds[-1] - 100]
             self.assertGreaterEqual(len(newest), 100)
 
+    def test_killed_writer_leaves_a_readable_trace(self):
+        import signal
+        import time
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "t.ctf")
+            writer = subprocess.Popen([GEN, path, "overwrite", str(1 << 20),
+                                       "100000000", "2"], stdout=subprocess.DEVNULL)
+            time.sleep(0.5)
+            writer.send_signal(signal.SIGKILL)
+            writer.wait()
+            check = subprocess.run([MPROF, "dump", path], capture_output=True, text=True)
+            self.assertEqual(check.returncode, 0, check.stderr)
+            self.assertEqual(check.stderr, "")
+            directory = to_ctf(tmp, path)
+            events, _, _ = self.check_same_events(path, directory)
+            self.assertGreater(len(events), 10000)
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
