@@ -17,6 +17,8 @@
 
 #define LIKELY(x) __builtin_expect(!!(x), 1)
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
+/* Rare paths stay out of line, so the hot path needs few registers. */
+#define COLD __attribute__((noinline, cold))
 
 /* Longest string stored in an event; longer ones are cut. */
 #define MAX_STRING_BYTES 1024u
@@ -189,7 +191,7 @@ static void count_discarded(stream_t *s) {
 /* --- Streams -------------------------------------------------------------- */
 
 /* First event of this OS thread in this session: take a stream number. */
-static void stream_begin(stream_t *s) {
+COLD static void stream_begin(stream_t *s) {
   uint64_t current = s->session ? s->current : MPROF_NONE;
   bytes_zero((uint8_t *)s, sizeof *s);
   s->session = recorder.session;
@@ -212,7 +214,7 @@ static inline stream_t *stream_get(void) {
 /* Reserve room for an event of `size` payload bytes in cursor c and write
  * its header.  Returns where the payload goes, or 0 if the event is dropped
  * (counted).  The slow path handles new packets and extended headers. */
-static uint8_t *reserve_slow(stream_t *s, cursor_t *c, int names, uint32_t id,
+COLD static uint8_t *reserve_slow(stream_t *s, cursor_t *c, int names, uint32_t id,
                              uint32_t size, uint64_t now) {
   if (now < c->last_ts) now = c->last_ts; /* never let time run backwards */
   for (int tries = 0; tries < 2; tries++) {
@@ -258,16 +260,20 @@ static inline uint8_t *reserve(stream_t *s, cursor_t *c, uint32_t id,
 
 static inline int fits32(uint64_t v) { return v <= UINT32_MAX; }
 
+/* An event whose payload is one or two 64-bit thread ids (the wide form). */
+COLD static void emit_wide(uint32_t id, int count, uint64_t a, uint64_t b) {
+  stream_t *s = stream_get();
+  uint8_t *p = reserve(s, &s->ring, id + MPROF__WIDE, 8 * (uint32_t)count);
+  if (!p) return;
+  mprof__put_u64(p, a);
+  if (count == 2) mprof__put_u64(p + 8, b);
+  commit(&s->ring, p + 8 * count);
+}
+
 /* An event whose payload is one thread id. */
 static inline void emit_thread(uint32_t id, uint64_t thread) {
+  if (UNLIKELY(!fits32(thread))) return emit_wide(id, 1, thread, 0);
   stream_t *s = stream_get();
-  if (UNLIKELY(!fits32(thread))) {
-    uint8_t *p = reserve(s, &s->ring, id + MPROF__WIDE, 8);
-    if (!p) return;
-    mprof__put_u64(p, thread);
-    commit(&s->ring, p + 8);
-    return;
-  }
   uint8_t *p = reserve(s, &s->ring, id, 4);
   if (!p) return;
   mprof__put_u32(p, (uint32_t)thread);
@@ -275,20 +281,14 @@ static inline void emit_thread(uint32_t id, uint64_t thread) {
 }
 
 /* An event whose payload is two thread ids. */
-static void emit_two_threads(uint32_t id, uint64_t a, uint64_t b) {
+static inline void emit_two_threads(uint32_t id, uint64_t a, uint64_t b) {
+  if (UNLIKELY(!fits32(a | b))) return emit_wide(id, 2, a, b);
   stream_t *s = stream_get();
-  int wide = !fits32(a) || !fits32(b);
-  uint32_t width = wide ? 8 : 4;
-  uint8_t *p = reserve(s, &s->ring, id + (wide ? MPROF__WIDE : 0), 2 * width);
+  uint8_t *p = reserve(s, &s->ring, id, 8);
   if (!p) return;
-  if (wide) {
-    mprof__put_u64(p, a);
-    mprof__put_u64(p + 8, b);
-  } else {
-    mprof__put_u32(p, (uint32_t)a);
-    mprof__put_u32(p + 4, (uint32_t)b);
-  }
-  commit(&s->ring, p + 2 * width);
+  mprof__put_u32(p, (uint32_t)a);
+  mprof__put_u32(p + 4, (uint32_t)b);
+  commit(&s->ring, p + 8);
 }
 
 static size_t string_length(const char *text, size_t limit) {
