@@ -29,9 +29,7 @@ int cmd_ctf(int argc, char **argv) {
   if (cli_open_trace(argv[optind], &problems, &trace)) return CLI_FAILED;
   int err = mprof_trace_write_ctf(trace, output);
   mprof_trace_close(trace);
-  if (err) {
-    fprintf(stderr, "mprof: %s: %s\n", output, strerror(errno));
-    return CLI_FAILED;
-  }
+  if (err == MPROF_EIO) fprintf(stderr, "mprof: %s: %s\n", output, strerror(errno));
+  if (err) return CLI_FAILED;
   return problems ? CLI_DAMAGED : CLI_OK;
 }

@@ -60,16 +60,6 @@ static int print_event(void *context, const mprof_event_t *ev) {
   return 0;
 }
 
-/* The earliest packet start is the trace's time zero. */
-static uint64_t first_ticks(const mprof_trace_t *trace) {
-  uint64_t first = UINT64_MAX;
-  for (size_t i = 0; i < mprof_trace_packet_count(trace); i++) {
-    uint64_t begin = mprof_trace_packet(trace, i)->timestamp_begin;
-    if (begin < first) first = begin;
-  }
-  return first == UINT64_MAX ? 0 : first;
-}
-
 int cmd_dump(int argc, char **argv) {
   static const struct option options[] = {{"help", no_argument, 0, 'h'},
                                           {"ticks", no_argument, 0, 't'},
@@ -89,7 +79,7 @@ int cmd_dump(int argc, char **argv) {
       failed = 1;
       continue;
     }
-    dump_t d = {mprof_trace_info(trace), first_ticks(trace), raw_ticks};
+    dump_t d = {mprof_trace_info(trace), mprof_trace_info(trace)->start_ticks, raw_ticks};
     for (size_t p = 0; p < mprof_trace_packet_count(trace); p++)
       if (mprof_trace_packet_events(trace, p, print_event, &d) < 0) problems++;
     mprof_trace_close(trace);

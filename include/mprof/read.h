@@ -40,6 +40,7 @@ typedef enum mprof_event_kind_e {
   MPROF_EVENT_COUNTER_NAME,    /* counter, text: name */
   MPROF_EVENT_COUNTER_INCREASE,/* counter, value: amount */
   MPROF_EVENT_COUNTER_VALUE,   /* counter, value: absolute value */
+  MPROF_EVENT_GC,              /* value: duration in ns (legacy traces) */
   MPROF_EVENT_KIND_COUNT
 } mprof_event_kind_t;
 
@@ -64,6 +65,7 @@ typedef struct mprof_trace_info_s {
   uint32_t packet_count;    /* packets in the buffer */
   uint32_t packets_used;    /* packets that hold a valid packet */
   uint32_t streams;         /* distinct OS-thread streams */
+  uint64_t start_ticks;     /* clock at the earliest packet with events */
   int recording;            /* the writer had not stopped */
   mprof_ring_mode_t ring_mode;
   const char *metadata;     /* CTF TSDL text */
@@ -116,7 +118,8 @@ const char *mprof_event_kind_name(mprof_event_kind_t kind);
 
 /* Write a CTF 1.8 directory that babeltrace2 reads: metadata, and one file
  * per stream with its packets in order, timestamp_end made exact and any
- * damaged tail cut off.  Returns 0 or MPROF_EIO (errno set). */
+ * damaged tail cut off.  Returns 0, MPROF_EIO (errno set), or
+ * MPROF_ENOTSUP for a legacy trace. */
 int mprof_trace_write_ctf(const mprof_trace_t *trace, const char *directory);
 
 #ifdef __cplusplus

@@ -45,6 +45,10 @@ static int write_packet(const mprof_trace_t *t, size_t index, FILE *f) {
 }
 
 int mprof_trace_write_ctf(const mprof_trace_t *t, const char *directory) {
+  if (t->legacy) {
+    mprof__diag(t, "legacy mirage-profile traces cannot be written as CTF yet");
+    return MPROF_ENOTSUP;
+  }
   if (mkdir(directory, 0755) < 0 && errno != EEXIST) return MPROF_EIO;
   if (write_metadata(t, directory)) return MPROF_EIO;
   FILE *f = NULL;

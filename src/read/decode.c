@@ -153,5 +153,7 @@ long mprof__packet_decode(const mprof_trace_t *t, size_t index,
 long mprof_trace_packet_events(const mprof_trace_t *t, size_t index,
                                mprof_event_fn fn, void *context) {
   uint64_t end_ticks, good_bytes;
+  if (index >= t->packet_count) return MPROF_EINVAL;
+  if (t->legacy) return mprof__legacy_decode(t, index, fn, context);
   return mprof__packet_decode(t, index, fn, context, &end_ticks, &good_bytes);
 }

@@ -18,10 +18,12 @@
 #include "mprof/read.h"
 #include "trace_internal.h"
 
-_Static_assert(MPROF_EVENT_KIND_COUNT == (int)MPROF__EV_COUNT,
-               "read.h event kinds mirror the format's event ids");
+_Static_assert(MPROF_EVENT_GC == (int)MPROF__EV_COUNT,
+               "read.h event kinds mirror the format's event ids, then add "
+               "the kinds only legacy traces have");
 
 const char *mprof_event_kind_name(mprof_event_kind_t kind) {
+  if (kind == MPROF_EVENT_GC) return "gc";
   if ((unsigned)kind >= MPROF__EV_COUNT) return "unknown";
   return mprof__event_classes[kind].name;
 }
@@ -184,14 +186,25 @@ static int collect_packets(mprof_trace_t *t) {
     t->packets[kept++] = t->packets[i];
   }
   t->packet_count = kept;
+  mprof__find_start(t, MPROF__PACKET_HEADER_SIZE);
   t->info.packets_used = (uint32_t)kept;
   t->info.streams = streams;
   return 0;
 }
 
+void mprof__find_start(mprof_trace_t *t, uint64_t header_bytes) {
+  uint64_t start = UINT64_MAX;
+  for (size_t i = 0; i < t->packet_count; i++)
+    if (t->packets[i].content_bytes > header_bytes &&
+        t->packets[i].timestamp_begin < start)
+      start = t->packets[i].timestamp_begin;
+  t->info.start_ticks = start == UINT64_MAX ? 0 : start;
+}
+
 /* --- Open and close ------------------------------------------------------------ */
 
 static int open_data(mprof_trace_t *t) {
+  if (mprof__legacy_detect(t->data, t->size)) return mprof__legacy_open(t);
   int err = read_trace_header(t);
   if (!err) err = collect_packets(t);
   return err;

@@ -17,6 +17,7 @@ struct mprof_trace_s {
   uint64_t packets_offset;
   mprof_packet_info_t *packets; /* good packets, in order */
   size_t packet_count;
+  int legacy;          /* a mirage-profile trace (legacy.c) */
 };
 
 /* Report one problem: "NAME: " + the formatted text. */
@@ -28,5 +29,14 @@ void mprof__diag(const mprof_trace_t *trace, const char *format, ...)
 long mprof__packet_decode(const mprof_trace_t *trace, size_t index,
                           mprof_event_fn fn, void *context,
                           uint64_t *end_ticks, uint64_t *good_bytes);
+
+/* Set info.start_ticks from the packets holding more than a header. */
+void mprof__find_start(mprof_trace_t *trace, uint64_t header_bytes);
+
+/* Legacy mirage-profile traces (legacy.c). */
+int mprof__legacy_detect(const uint8_t *data, size_t size);
+int mprof__legacy_open(mprof_trace_t *trace);
+long mprof__legacy_decode(const mprof_trace_t *trace, size_t index,
+                          mprof_event_fn fn, void *context);
 
 #endif /* MPROF_TRACE_INTERNAL_H */

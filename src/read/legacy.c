@@ -1,0 +1,227 @@
+/* legacy.c -- read traces written by OCaml's mirage-profile (and Eio's CTF
+ * writer): a ring of 4 packets with a 30-byte header and unaligned events
+ * of a u64 ns timestamp, a u8 op and 64-bit ids (reference:
+ * ../shared/reference/mirage-system.md, section 2).
+ *
+ * Events come out as mprof events.  Legacy thread ids are shifted by one,
+ * so the legacy "no thread" (-1) becomes MPROF_NONE (0) and the main
+ * thread (0) becomes 1.  An op that implied a switch (read, signal) is
+ * delivered as that event with `thread` set to its actor, as every legacy
+ * event names its actor explicitly.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "format.h"
+#include "trace_internal.h"
+
+enum {
+  LEGACY_HEADER_SIZE = 30,
+  LEGACY_EVENT_HEADER_SIZE = 9,
+  LEGACY_MAGIC = 0xC1FC1FC1u
+};
+
+enum legacy_op {
+  OP_CREATES, OP_READ, OP_FULFILLS, OP_FAILS, OP_BECOMES, OP_LABEL,
+  OP_INCREASE, OP_SWITCH, OP_GC, OP_SIGNAL, OP_TRY_READ, OP_COUNTER,
+  OP_READ_LATER, OP_SIGNAL_ONLY
+};
+
+int mprof__legacy_detect(const uint8_t *data, size_t size) {
+  return size >= LEGACY_HEADER_SIZE && mprof__get_u32(data) == LEGACY_MAGIC;
+}
+
+static uint64_t legacy_id(uint64_t raw) { return raw + 1; }
+
+/* Packets are ordered by a 16-bit counter that wraps: the oldest is the
+ * first whose counter drops (by more than half the range) from the
+ * previous packet's, else the first in the file (as the original viewer
+ * did). */
+static void order_by_counter(mprof_trace_t *t, uint16_t *counters, size_t n) {
+  size_t oldest = 0;
+  for (size_t i = 1; i < n; i++)
+    if ((uint16_t)(counters[i] - counters[i - 1]) > 0x8000) {
+      oldest = i;
+      break;
+    }
+  for (size_t i = 0; i < n; i++)
+    t->packets[i].seq_num = (uint16_t)(counters[i] - counters[oldest]);
+  /* insertion sort: at most a few packets in practice, any count works */
+  for (size_t i = 1; i < n; i++) {
+    mprof_packet_info_t p = t->packets[i];
+    size_t j = i;
+    for (; j > 0 && t->packets[j - 1].seq_num > p.seq_num; j--)
+      t->packets[j] = t->packets[j - 1];
+    t->packets[j] = p;
+  }
+}
+
+int mprof__legacy_open(mprof_trace_t *t) {
+  const uint8_t *uuid = t->data + 4;
+  size_t capacity = t->size / (LEGACY_HEADER_SIZE + 1) + 1;
+  uint16_t counters_stack[64];
+  uint16_t *counters = counters_stack;
+  t->legacy = 1;
+  t->info.clock_freq_hz = 1000000000u;
+  memcpy(t->info.uuid, uuid, 16);
+  if (!(t->packets = calloc(capacity, sizeof *t->packets))) return MPROF_EIO;
+  if (capacity > 64 && !(counters = calloc(capacity, sizeof *counters)))
+    return MPROF_EIO;
+  size_t n = 0;
+  uint64_t offset = 0;
+  while (offset + LEGACY_HEADER_SIZE <= t->size) {
+    const uint8_t *h = t->data + offset;
+    const char *problem = NULL;
+    uint64_t packet_bytes = mprof__get_u32(h + 20) / 8;
+    uint64_t content_bytes = mprof__get_u32(h + 26) / 8;
+    if (mprof__get_u32(h) != LEGACY_MAGIC)
+      problem = "bad packet magic";
+    else if (memcmp(h + 4, uuid, 16) != 0)
+      problem = "uuid differs from the first packet's";
+    else if (packet_bytes < LEGACY_HEADER_SIZE || packet_bytes > t->size - offset)
+      problem = "packet size out of range (truncated file?)";
+    else if (content_bytes < LEGACY_HEADER_SIZE || content_bytes > packet_bytes)
+      problem = "content size out of range";
+    if (problem) {
+      mprof__diag(t, "packet %zu at offset %llu: %s; rest of the file skipped",
+                  n, (unsigned long long)offset, problem);
+      break;
+    }
+    mprof_packet_info_t *p = &t->packets[n];
+    p->offset = offset;
+    p->content_bytes = content_bytes;
+    p->current_thread = MPROF_NONE;
+    if (content_bytes >= LEGACY_HEADER_SIZE + 8)
+      p->timestamp_begin = p->timestamp_end =
+          mprof__get_u64(h + LEGACY_HEADER_SIZE);
+    counters[n++] = mprof__get_u16(h + 24);
+    offset += packet_bytes;
+  }
+  order_by_counter(t, counters, n);
+  if (counters != counters_stack) free(counters);
+  t->packet_count = n;
+  mprof__find_start(t, LEGACY_HEADER_SIZE);
+  t->info.packet_count = t->info.packets_used = (uint32_t)n;
+  t->info.streams = n ? 1 : 0;
+  return n ? 0 : MPROF_EINVAL;
+}
+
+/* Bounds-checked reads from one packet's content. */
+typedef struct cursor_s {
+  const uint8_t *p, *end;
+} cursor_t;
+
+static int get_u64(cursor_t *c, uint64_t *v) {
+  if (c->end - c->p < 8) return -1;
+  *v = mprof__get_u64(c->p);
+  c->p += 8;
+  return 0;
+}
+
+static int get_string(cursor_t *c, mprof_event_t *ev) {
+  const uint8_t *nul = memchr(c->p, 0, (size_t)(c->end - c->p));
+  if (!nul) return -1;
+  ev->text = (const char *)c->p;
+  ev->text_length = (size_t)(nul - c->p);
+  c->p = nul + 1;
+  return 0;
+}
+
+/* Decode one legacy event's payload into ev.  Returns 0, -1 if it runs
+ * past the content, -2 for an unknown op. */
+static int decode_op(cursor_t *c, unsigned op, mprof_event_t *ev) {
+  uint64_t x = 0, y = 0;
+  switch (op) {
+  case OP_CREATES:
+    if (get_u64(c, &x) || get_u64(c, &y) || c->p >= c->end) return -1;
+    ev->kind = MPROF_EVENT_CREATE;
+    ev->thread = legacy_id(x);
+    ev->a = legacy_id(y);
+    ev->type = (mprof_type_t)*c->p++;
+    return 0;
+  case OP_READ: case OP_READ_LATER: case OP_FULFILLS: case OP_TRY_READ:
+  case OP_FAILS:
+    if (get_u64(c, &x) || get_u64(c, &y)) return -1;
+    ev->kind = op == OP_FULFILLS ? MPROF_EVENT_RESOLVE
+               : op == OP_FAILS  ? MPROF_EVENT_FAIL
+               : op == OP_TRY_READ ? MPROF_EVENT_TRY_READ
+                                   : MPROF_EVENT_READ;
+    ev->thread = legacy_id(x);
+    ev->a = legacy_id(y);
+    return op == OP_FAILS ? get_string(c, ev) : 0;
+  case OP_BECOMES:
+    if (get_u64(c, &x) || get_u64(c, &y)) return -1;
+    ev->kind = MPROF_EVENT_BECOMES;
+    ev->a = legacy_id(x);
+    ev->b = legacy_id(y);
+    return 0;
+  case OP_LABEL:
+    if (get_u64(c, &x) || get_string(c, ev)) return -1;
+    ev->a = legacy_id(x);
+    ev->kind = ev->text_length == 16 && !memcmp(ev->text, "__should_resolve", 16)
+                   ? MPROF_EVENT_SHOULD_RESOLVE
+                   : MPROF_EVENT_LABEL;
+    return 0;
+  case OP_INCREASE: case OP_COUNTER:
+    if (get_u64(c, &x) || get_u64(c, &y) || get_string(c, ev)) return -1;
+    ev->kind = op == OP_INCREASE ? MPROF_EVENT_COUNTER_INCREASE
+                                 : MPROF_EVENT_COUNTER_VALUE;
+    ev->thread = legacy_id(x);
+    ev->value = (int64_t)y;
+    return 0;
+  case OP_SWITCH:
+    if (get_u64(c, &x)) return -1;
+    ev->kind = MPROF_EVENT_SWITCH;
+    ev->a = legacy_id(x);
+    return 0;
+  case OP_GC:
+    if (get_u64(c, &x)) return -1;
+    ev->kind = MPROF_EVENT_GC;
+    ev->value = (int64_t)x;
+    return 0;
+  case OP_SIGNAL: case OP_SIGNAL_ONLY:
+    if (get_u64(c, &x) || get_u64(c, &y)) return -1;
+    ev->kind = MPROF_EVENT_SIGNAL;
+    ev->thread = legacy_id(y);
+    ev->a = legacy_id(x);
+    return 0;
+  }
+  return -2;
+}
+
+long mprof__legacy_decode(const mprof_trace_t *t, size_t index,
+                          mprof_event_fn fn, void *context) {
+  const mprof_packet_info_t *pk = &t->packets[index];
+  const uint8_t *base = t->data + pk->offset;
+  cursor_t c = {base + LEGACY_HEADER_SIZE, base + pk->content_bytes};
+  uint64_t current = MPROF_NONE;
+  long count = 0;
+  while (c.p < c.end) {
+    const uint8_t *start = c.p;
+    mprof_event_t ev;
+    memset(&ev, 0, sizeof ev);
+    int err = -1;
+    unsigned op = 0;
+    if (c.end - c.p >= LEGACY_EVENT_HEADER_SIZE) {
+      ev.time_ticks = mprof__get_u64(c.p);
+      op = c.p[8];
+      c.p += LEGACY_EVENT_HEADER_SIZE;
+      ev.thread = current;
+      err = decode_op(&c, op, &ev);
+    }
+    if (err) {
+      mprof__diag(t,
+                  "packet at offset %llu: event at offset %llu: %s (op %u); "
+                  "kept %ld events of this packet",
+                  (unsigned long long)pk->offset,
+                  (unsigned long long)(pk->offset + (uint64_t)(start - base)),
+                  err == -2 ? "unknown op" : "event runs past content_size", op,
+                  count);
+      return MPROF_EINVAL;
+    }
+    if (ev.kind == MPROF_EVENT_SWITCH) current = ev.a;
+    count++;
+    if (fn && fn(context, &ev)) break;
+  }
+  return count;
+}
