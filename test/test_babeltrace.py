@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 import bt2
@@ -38,6 +39,14 @@ def record(tmp, mode, size, rounds, threads):
                          check=True, capture_output=True, text=True).stdout
     stats = dict(line.split() for line in out.splitlines())
     return path, int(stats["events"]), int(stats["discarded"])
+
+
+def started(path):
+    try:
+        with open(path, "rb") as f:
+            return f.read(8) == b"MPROFCTF"
+    except OSError:
+        return False
 
 
 def to_ctf(tmp, trace):
@@ -161,7 +170,6 @@ class BabeltraceReadsOurTraces(unittest.TestCase):
 
     def test_killed_writer_leaves_a_readable_trace(self):
         import signal
-        import time
         with tempfile.TemporaryDirectory() as tmp:
             path = os.path.join(tmp, "t.ctf")
             writer = subprocess.Popen([GEN, path, "overwrite", str(1 << 20),
@@ -175,6 +183,32 @@ class BabeltraceReadsOurTraces(unittest.TestCase):
             directory = to_ctf(tmp, path)
             events, _, _ = self.check_same_events(path, directory)
             self.assertGreater(len(events), 10000)
+
+    def test_live_trace_reads_consistently(self):
+        """Snapshots of a trace two OS threads are writing at full speed:
+        no torn event, and babeltrace2 reads each one."""
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "t.ctf")
+            writer = subprocess.Popen([GEN, path, "overwrite", str(256 << 10),
+                                       "100000000", "2"], stdout=subprocess.DEVNULL)
+            try:
+                for i in range(30):
+                    while not started(path):
+                        time.sleep(0.01)
+                    check = subprocess.run([MPROF, "dump", path], capture_output=True,
+                                           text=True)
+                    for line in check.stderr.splitlines():
+                        self.assertIn("changed faster than they could be copied", line)
+                    self.assertGreater(len(check.stdout.splitlines()), 1000)
+                    if i % 10 == 0:
+                        directory = os.path.join(tmp, "dir%d" % i)
+                        subprocess.run([MPROF, "ctf", path, "-o", directory])
+                        cli = subprocess.run(["babeltrace2", directory],
+                                             capture_output=True, text=True)
+                        self.assertEqual(cli.returncode, 0, cli.stderr[-2000:])
+            finally:
+                writer.kill()
+                writer.wait()
 
 
 if __name__ == "__main__":

@@ -206,17 +206,25 @@ void mprof__find_start(mprof_trace_t *t, uint64_t header_bytes) {
 static int open_data(mprof_trace_t *t) {
   if (mprof__legacy_detect(t->data, t->size)) return mprof__legacy_open(t);
   int err = read_trace_header(t);
+  /* A live writer: read a consistent copy, never the moving bytes. */
+  if (!err && t->info.recording && t->slots_offset) err = mprof__snapshot(t);
   if (!err) err = collect_packets(t);
   return err;
 }
 
-int mprof_trace_open_memory(const void *data, size_t size, const char *name,
-                            mprof_diag_fn diag, void *context,
-                            mprof_trace_t **out) {
+/* A trace over data; map (or NULL) is ours to unmap at close. */
+static int trace_open(const void *data, size_t size, void *map,
+                      const char *name, mprof_diag_fn diag, void *context,
+                      mprof_trace_t **out) {
   mprof_trace_t *t = calloc(1, sizeof *t);
-  if (!t) return MPROF_EIO;
+  if (!t) {
+    if (map) munmap(map, size);
+    return MPROF_EIO;
+  }
   t->data = data;
   t->size = size;
+  t->map = map;
+  t->map_size = size;
   t->diag = diag;
   t->context = context;
   snprintf(t->name, sizeof t->name, "%s", name ? name : "(memory)");
@@ -227,6 +235,12 @@ int mprof_trace_open_memory(const void *data, size_t size, const char *name,
   }
   *out = t;
   return 0;
+}
+
+int mprof_trace_open_memory(const void *data, size_t size, const char *name,
+                            mprof_diag_fn diag, void *context,
+                            mprof_trace_t **out) {
+  return trace_open(data, size, NULL, name, diag, context, out);
 }
 
 /* Standard input: copy to an unlinked temporary file, then map it, so even
@@ -269,16 +283,7 @@ int mprof_trace_open(const char *path, mprof_diag_fn diag, void *context,
   void *map = size ? mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0) : NULL;
   close(fd);
   if (size && map == MAP_FAILED) return MPROF_EIO;
-  mprof_trace_t *t = NULL;
-  int err = mprof_trace_open_memory(map ? map : "", size, name, diag, context, &t);
-  if (err) {
-    if (map) munmap(map, size);
-    return err;
-  }
-  t->map = map;
-  t->map_size = size;
-  *out = t;
-  return 0;
+  return trace_open(map ? map : "", size, map, name, diag, context, out);
 }
 
 void mprof_trace_close(mprof_trace_t *t) {

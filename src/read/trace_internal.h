@@ -30,6 +30,9 @@ long mprof__packet_decode(const mprof_trace_t *trace, size_t index,
                           mprof_event_fn fn, void *context,
                           uint64_t *end_ticks, uint64_t *good_bytes);
 
+/* Replace the trace's bytes by a consistent copy (snapshot.c). */
+int mprof__snapshot(mprof_trace_t *trace);
+
 /* Set info.start_ticks from the packets holding more than a header. */
 void mprof__find_start(mprof_trace_t *trace, uint64_t header_bytes);
 

@@ -553,7 +553,6 @@ static int layout_trace(const mprof_config_t *config, uint32_t packet_size,
   uint32_t names = (uint32_t)(count / 16 < 2 ? 2 : count / 16);
 
   bytes_zero(b, MPROF__TRACE_HEADER_SIZE);
-  bytes_copy(b + MPROF__TH_MAGIC, MPROF__TRACE_MAGIC, 8);
   mprof__put_u32(b + MPROF__TH_VERSION, MPROF__TRACE_VERSION);
   mprof__put_u32(b + MPROF__TH_RING_MODE, (uint32_t)config->ring_mode);
   mprof__put_u64(b + MPROF__TH_BUFFER_SIZE, config->size);
@@ -572,6 +571,10 @@ static int layout_trace(const mprof_config_t *config, uint32_t packet_size,
   /* Empty packets read as "never written": zero their magic. */
   for (uint64_t i = 0; i < count; i++)
     bytes_zero(b + packets_offset + i * packet_size, MPROF__PACKET_HEADER_SIZE);
+
+  /* The magic goes in last: a reader that sees it sees a whole header. */
+  __atomic_thread_fence(__ATOMIC_RELEASE);
+  bytes_copy(b + MPROF__TH_MAGIC, MPROF__TRACE_MAGIC, 8);
 
   recorder.buffer = b;
   recorder.header = b;
