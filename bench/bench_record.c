@@ -12,63 +12,24 @@
  *   record_off  ns_per_call   mprof_becomes() linked in but not started vs a
  *                             call to an empty out-of-line function.
  *
- * The rounds of candidate and baseline are interleaved (their order flips
- * every round) and the medians reported.
+ * Within each round the loops run by turns in short chunks
+ * (bench_interleave()); the medians of the rounds are reported.
  */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <mprof/unix.h>
 
 #include "bench_util.h"
 
-/* The floor: a ring of 24-byte records in a buffer like mprof's. */
-static uint64_t *floor_begin, *floor_end, *floor_pos;
+static bench_floor_t floor_ring;
 
-static BENCH_NOINLINE uint64_t loop_floor(uint64_t n) {
-  uint64_t *p = floor_pos, *begin = floor_begin, *end = floor_end;
-  uint64_t t0 = bench_now_ns();
-  for (uint64_t i = 0; i < n; i++) {
-    uint32_t a = (uint32_t)(i & 1023) + 1;
-    p[0] = bench_ticks();
-    p[1] = a;
-    p[2] = a + 1;
-    p += 3;
-    if (BENCH_UNLIKELY(p >= end)) p = begin;
-  }
-  uint64_t elapsed = bench_now_ns() - t0;
-  floor_pos = p;
-  return elapsed;
-}
-
-typedef uint64_t (*loop_fn)(uint64_t n);
-
-/* Run rounds of a and b interleaved (order flipping each round) after one
- * untimed warm-up of each; store ns per iteration of each round. */
-static void compare(loop_fn a, loop_fn b, uint64_t n, int rounds, double *ns_a,
-                    double *ns_b) {
-  a(n / 4);
-  b(n / 4);
-  for (int r = 0; r < rounds; r++) {
-    if (r % 2 == 0) {
-      ns_a[r] = (double)a(n) / (double)n;
-      ns_b[r] = (double)b(n) / (double)n;
-    } else {
-      ns_b[r] = (double)b(n) / (double)n;
-      ns_a[r] = (double)a(n) / (double)n;
-    }
-  }
-}
-
-static void print_rounds(const char *what, const double *ns, int rounds) {
-  char line[1024];
-  int at = snprintf(line, sizeof line, "%-22s", what);
-  for (int r = 0; r < rounds && at < (int)sizeof line - 16; r++)
-    at += snprintf(line + at, sizeof line - (size_t)at, " %7.3f", ns[r]);
-  bench_note("%s", line);
+static uint64_t loop_floor(uint64_t n) {
+  return bench_loop_floor(&floor_ring, n);
 }
 
 int main(int argc, char **argv) {
@@ -76,40 +37,35 @@ int main(int argc, char **argv) {
   bench_parse_args(argc, argv, &args);
   uint64_t n = args.events;
   int rounds = args.rounds;
-  double ns_a[100], ns_b[100], idle[100];
+  double ns_a[BENCH_MAX_ROUNDS], ns_b[BENCH_MAX_ROUNDS], idle[BENCH_MAX_ROUNDS];
 
   /* Not started: the "compiled in" cost.  The recorder is idle here. */
-  compare(bench_loop_mprof, bench_loop_empty_call, n, rounds, ns_a, ns_b);
-  print_rounds("mprof not started", ns_a, rounds);
-  print_rounds("empty call", ns_b, rounds);
+  bench_compare(bench_loop_mprof, bench_loop_empty_call, n, rounds, ns_a, ns_b);
+  bench_note_rounds("mprof not started", ns_a, rounds);
+  bench_note_rounds("empty call", ns_b, rounds);
+  bench_note_paired("record_off", ns_a, ns_b, rounds);
   double off = bench_median(ns_a, rounds), call = bench_median(ns_b, rounds);
 
-  /* Started: mprof vs the rdtsc + store floor, with an idle round in each
-   * round so that the noise line covers the same stretch of time. */
-  size_t floor_words = BENCH_BUFFER_SIZE / 8 / 3 * 3;
-  floor_begin = bench_map_buffer(args.dir, "mprof-bench-floor", BENCH_BUFFER_SIZE);
-  floor_end = floor_begin + floor_words;
-  floor_pos = floor_begin;
+  /* Started: mprof vs the rdtsc + store floor, with the idle loop in the
+   * same turns, so that the noise line covers the same stretch of time. */
+  bench_floor_init(
+      &floor_ring,
+      bench_map_buffer(args.dir, "mprof-bench-floor", BENCH_BUFFER_SIZE),
+      BENCH_BUFFER_SIZE);
   const char *path = bench_start_mprof(args.dir, "mprof-bench-record");
   unlink(path); /* the mapping stays until exit */
-  bench_loop_idle(n);
-  loop_floor(n / 4);
-  bench_loop_mprof(n / 4);
-  for (int r = 0; r < rounds; r++) {
-    idle[r] = (double)bench_loop_idle(n) / (double)n;
-    if (r % 2 == 0) {
-      ns_a[r] = (double)bench_loop_mprof(n) / (double)n;
-      ns_b[r] = (double)loop_floor(n) / (double)n;
-    } else {
-      ns_b[r] = (double)loop_floor(n) / (double)n;
-      ns_a[r] = (double)bench_loop_mprof(n) / (double)n;
-    }
-  }
+  bench_loop_fn loops[3] = {bench_loop_idle, bench_loop_mprof, loop_floor};
+  double ns[3][BENCH_MAX_ROUNDS];
+  bench_interleave(loops, 3, n, rounds, ns);
+  memcpy(idle, ns[0], sizeof idle);
+  memcpy(ns_a, ns[1], sizeof ns_a);
+  memcpy(ns_b, ns[2], sizeof ns_b);
   uint64_t discarded = mprof_discarded();
   mprof_unix_stop();
-  print_rounds("idle loop", idle, rounds);
-  print_rounds("mprof_becomes", ns_a, rounds);
-  print_rounds("rdtsc + 24-byte store", ns_b, rounds);
+  bench_note_rounds("idle loop", idle, rounds);
+  bench_note_rounds("mprof_becomes", ns_a, rounds);
+  bench_note_rounds("rdtsc + 24-byte store", ns_b, rounds);
+  bench_note_paired("record", ns_a, ns_b, rounds);
   if (discarded)
     bench_note("warning: %llu events discarded", (unsigned long long)discarded);
 

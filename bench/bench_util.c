@@ -22,19 +22,21 @@ static void usage(const char *program) {
 }
 
 static const char *default_dir(void) {
-  if (access("/dev/shm", W_OK) == 0) return "/dev/shm";
+  if (access("/dev/shm", W_OK) == 0)
+    return "/dev/shm";
   const char *tmp = getenv("TMPDIR");
   return tmp && *tmp ? tmp : "/tmp";
 }
 
 void bench_parse_args(int argc, char **argv, bench_args_t *args) {
-  args->rounds = 7;
-  args->events = 20000000;
+  args->rounds = 15;
+  args->events = 10000000;
   args->dir = default_dir();
   args->threads = 0;
   for (int i = 1; i < argc; i++) {
     const char *value = i + 1 < argc ? argv[i + 1] : NULL;
-    if (!value) usage(argv[0]);
+    if (!value)
+      usage(argv[0]);
     if (strcmp(argv[i], "--rounds") == 0)
       args->rounds = atoi(value);
     else if (strcmp(argv[i], "--events") == 0)
@@ -47,7 +49,8 @@ void bench_parse_args(int argc, char **argv, bench_args_t *args) {
       usage(argv[0]);
     i++;
   }
-  if (args->rounds < 1 || args->rounds > 99 || args->events < 1000)
+  if (args->rounds < 1 || args->rounds > BENCH_MAX_ROUNDS ||
+      args->events < 1000)
     usage(argv[0]);
 }
 
@@ -62,15 +65,30 @@ static int compare_doubles(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-double bench_median(double *values, int n) {
-  qsort(values, (size_t)n, sizeof *values, compare_doubles);
-  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+double bench_median(const double *values, int n) {
+  double v[BENCH_MAX_ROUNDS];
+  if (n > BENCH_MAX_ROUNDS)
+    n = BENCH_MAX_ROUNDS;
+  memcpy(v, values, (size_t)n * sizeof *v);
+  qsort(v, (size_t)n, sizeof *v, compare_doubles);
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+void bench_note_paired(const char *what, const double *a, const double *b,
+                       int rounds) {
+  double ratio[BENCH_MAX_ROUNDS];
+  for (int r = 0; r < rounds && r < BENCH_MAX_ROUNDS; r++)
+    ratio[r] = b[r] > 0 ? a[r] / b[r] : 0;
+  bench_note("%s: median of the per-round ratios %.3f (ratio of medians %.3f)",
+             what, bench_median(ratio, rounds),
+             bench_median(a, rounds) / bench_median(b, rounds));
 }
 
 double bench_min(const double *values, int n) {
   double m = values[0];
   for (int i = 1; i < n; i++)
-    if (values[i] < m) m = values[i];
+    if (values[i] < m)
+      m = values[i];
   return m;
 }
 
@@ -92,6 +110,44 @@ void bench_note(const char *format, ...) {
   va_end(ap);
 }
 
+void bench_interleave(const bench_loop_fn *loops, int k, uint64_t n, int rounds,
+                      double (*ns)[BENCH_MAX_ROUNDS]) {
+  uint64_t chunk = n / BENCH_CHUNKS;
+  if (chunk == 0)
+    chunk = 1;
+  for (int j = 0; j < k; j++)
+    loops[j](n / 4);
+  for (int r = 0; r < rounds; r++) {
+    uint64_t elapsed[8] = {0};
+    for (int c = 0; c < BENCH_CHUNKS; c++)
+      for (int i = 0; i < k; i++) {
+        int j = (i + r + c) % k; /* rotate which loop goes first */
+        elapsed[j] += loops[j](chunk);
+      }
+    for (int j = 0; j < k; j++)
+      ns[j][r] = (double)elapsed[j] / (double)(chunk * BENCH_CHUNKS);
+  }
+}
+
+void bench_compare(bench_loop_fn a, bench_loop_fn b, uint64_t n, int rounds,
+                   double *ns_a, double *ns_b) {
+  static double ns[2][BENCH_MAX_ROUNDS];
+  bench_loop_fn loops[2] = {a, b};
+  bench_interleave(loops, 2, n, rounds, ns);
+  for (int r = 0; r < rounds; r++) {
+    ns_a[r] = ns[0][r];
+    ns_b[r] = ns[1][r];
+  }
+}
+
+void bench_note_rounds(const char *what, const double *values, int rounds) {
+  char line[1024];
+  int at = snprintf(line, sizeof line, "%-22s", what);
+  for (int r = 0; r < rounds && at < (int)sizeof line - 16; r++)
+    at += snprintf(line + at, sizeof line - (size_t)at, " %7.3f", values[r]);
+  bench_note("%s", line);
+}
+
 void *bench_map_buffer(const char *dir, const char *name, size_t size) {
   char path[4096];
   snprintf(path, sizeof path, "%s/%s.%ld.buf", dir, name, (long)getpid());
@@ -109,7 +165,8 @@ void *bench_map_buffer(const char *dir, const char *name, size_t size) {
     bench_note("cannot map %s: %s", path, strerror(saved));
     exit(1);
   }
-  for (size_t off = 0; off < size; off += 4096) ((volatile char *)map)[off] = 0;
+  for (size_t off = 0; off < size; off += 4096)
+    ((volatile char *)map)[off] = 0;
   return map;
 }
 
@@ -135,11 +192,13 @@ const char *bench_start_mprof(const char *dir, const char *name) {
   return path;
 }
 
-/* --- Timed loops ------------------------------------------------------------ */
+/* --- Timed loops ------------------------------------------------------------
+ */
 
 BENCH_NOINLINE uint64_t bench_loop_idle(uint64_t n) {
   uint64_t t0 = bench_now_ns();
-  for (uint64_t i = 0; i < n; i++) __asm__ volatile("" : : "r"(i));
+  for (uint64_t i = 0; i < n; i++)
+    __asm__ volatile("" : : "r"(i));
   return bench_now_ns() - t0;
 }
 
@@ -166,4 +225,26 @@ BENCH_NOINLINE uint64_t bench_loop_empty_call(uint64_t n) {
     bench_empty_function(a, a + 1);
   }
   return bench_now_ns() - t0;
+}
+
+void bench_floor_init(bench_floor_t *ring, void *buffer, size_t size) {
+  ring->begin = ring->pos = buffer;
+  ring->end = ring->begin + size / 24 * 3;
+}
+
+BENCH_NOINLINE uint64_t bench_loop_floor(bench_floor_t *ring, uint64_t n) {
+  uint64_t *p = ring->pos, *begin = ring->begin, *end = ring->end;
+  uint64_t t0 = bench_now_ns();
+  for (uint64_t i = 0; i < n; i++) {
+    uint32_t a = (uint32_t)(i & 1023) + 1;
+    p[0] = bench_ticks();
+    p[1] = a;
+    p[2] = a + 1;
+    p += 3;
+    if (BENCH_UNLIKELY(p >= end))
+      p = begin;
+  }
+  uint64_t elapsed = bench_now_ns() - t0;
+  ring->pos = p;
+  return elapsed;
 }

@@ -42,6 +42,9 @@ static int print_event(void *context, const mprof_event_t *ev) {
     break;
   case MPROF_EVENT_SUSPEND:
     break;
+  case MPROF_EVENT_STRING:
+    printf(" id=%" PRIu32, ev->counter);
+    break;
   case MPROF_EVENT_COUNTER_NAME:
   case MPROF_EVENT_COUNTER_INCREASE:
   case MPROF_EVENT_COUNTER_VALUE:

@@ -10,7 +10,7 @@ mprof=$build/mprof
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
-labels() { "$mprof" dump "$1" | grep -o 'text="[^"]*"' | sort | tr '\n' ' '; }
+labels() { "$mprof" dump "$1" | grep ' label ' | grep -o 'text="[^"]*"' | sort | tr '\n' ' '; }
 
 child=$(MPROF_TRACE=$tmp/t.ctf MPROF_SIZE=1M "$program" | awk '/^child/ {print $2}')
 [ "$(labels "$tmp/t.ctf")" = 'text="parent after fork" text="parent before fork" ' ] \

@@ -7,8 +7,8 @@
  * is the TSC, the back end is never full, and when barectf closes a packet
  * the next one opens at the next 64 KiB of the buffer, wrapping at its end.
  *
- * Line printed (interleaved rounds, medians; ratio = value / baseline_value,
- * lower is better):
+ * Line printed (the two loops by turns, medians of rounds; ratio = value /
+ * baseline_value, lower is better):
  *   barectf  ns_per_event  mprof_becomes(a, b), started (64 MiB overwrite-
  *                          mode trace file, 64 KiB packets), vs
  *                          barectf_default_trace_becomes(ctx, a, b).
@@ -46,8 +46,7 @@ static int is_backend_full(void *data) {
 
 static void open_packet(void *data) {
   struct platform_s *p = data;
-  barectf_packet_set_buf(&p->ctx, p->base + p->next * PACKET_SIZE,
-                         PACKET_SIZE);
+  barectf_packet_set_buf(&p->ctx, p->base + p->next * PACKET_SIZE, PACKET_SIZE);
   p->next = (p->next + 1) % p->count;
   barectf_default_open_packet(&p->ctx);
   p->packets++;
@@ -73,7 +72,7 @@ int main(int argc, char **argv) {
   bench_parse_args(argc, argv, &args);
   uint64_t n = args.events;
   int rounds = args.rounds;
-  double ns_m[100], ns_b[100];
+  double ns_m[BENCH_MAX_ROUNDS], ns_b[BENCH_MAX_ROUNDS];
 
   platform.base =
       bench_map_buffer(args.dir, "mprof-bench-barectf", BENCH_BUFFER_SIZE);
@@ -84,30 +83,22 @@ int main(int argc, char **argv) {
       .open_packet = open_packet,
       .close_packet = close_packet,
   };
-  barectf_init(&platform.ctx, platform.base, PACKET_SIZE, callbacks,
-               &platform);
+  barectf_init(&platform.ctx, platform.base, PACKET_SIZE, callbacks, &platform);
   open_packet(&platform);
 
   const char *path = bench_start_mprof(args.dir, "mprof-bench-barectf");
   unlink(path);
-  bench_loop_mprof(n / 4);
-  loop_barectf(n / 4);
-  for (int r = 0; r < rounds; r++) {
-    if (r % 2 == 0) {
-      ns_m[r] = (double)bench_loop_mprof(n) / (double)n;
-      ns_b[r] = (double)loop_barectf(n) / (double)n;
-    } else {
-      ns_b[r] = (double)loop_barectf(n) / (double)n;
-      ns_m[r] = (double)bench_loop_mprof(n) / (double)n;
-    }
-  }
+  bench_compare(bench_loop_mprof, loop_barectf, n, rounds, ns_m, ns_b);
   mprof_unix_stop();
+  bench_note_rounds("mprof_becomes", ns_m, rounds);
+  bench_note_rounds("barectf", ns_b, rounds);
+  bench_note_paired("barectf", ns_m, ns_b, rounds);
   uint32_t discarded = barectf_packet_events_discarded(&platform.ctx);
   if (discarded)
     bench_note("warning: barectf discarded %u events", discarded);
   double m = bench_median(ns_m, rounds), b = bench_median(ns_b, rounds);
-  bench_note("mprof %.3f ns/event, barectf %.3f ns/event (%llu packets)", m,
-             b, (unsigned long long)platform.packets);
+  bench_note("mprof %.3f ns/event, barectf %.3f ns/event (%llu packets)", m, b,
+             (unsigned long long)platform.packets);
   bench_json("barectf", "ns_per_event", m, "barectf", b);
   return 0;
 }

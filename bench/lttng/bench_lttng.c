@@ -4,7 +4,7 @@
  * mprof_becomes(a, b) and with tracepoint(mprof_bench, becomes, a, b).
  *
  * Lines printed (value is always mprof's figure, baseline LTTng's, both
- * measured in this process with interleaved rounds; ratio = value /
+ * measured in this process, by turns, medians of rounds; ratio = value /
  * baseline_value, lower is better):
  *   lttng_off  ns_per_call   linked in, not started: mprof_becomes() before
  *                            mprof_start() vs the tracepoint with no session
@@ -25,6 +25,7 @@
  * stderr.  If a command fails, only the lttng_off line is printed.
  */
 #define _GNU_SOURCE
+#include <ftw.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -46,25 +47,6 @@ static BENCH_NOINLINE uint64_t loop_lttng(uint64_t n) {
   return bench_now_ns() - t0;
 }
 
-typedef uint64_t (*loop_fn)(uint64_t n);
-
-/* Rounds of a and b interleaved, order flipping each round, after an
- * untimed warm-up of each; ns per iteration of each round. */
-static void compare(loop_fn a, loop_fn b, uint64_t n, int rounds, double *ns_a,
-                    double *ns_b) {
-  a(n / 4);
-  b(n / 4);
-  for (int r = 0; r < rounds; r++) {
-    if (r % 2 == 0) {
-      ns_a[r] = (double)a(n) / (double)n;
-      ns_b[r] = (double)b(n) / (double)n;
-    } else {
-      ns_b[r] = (double)b(n) / (double)n;
-      ns_a[r] = (double)a(n) / (double)n;
-    }
-  }
-}
-
 static char session[64];
 static int session_created;
 
@@ -78,12 +60,14 @@ static int lttng(const char *format, ...) {
   va_end(ap);
   snprintf(command, sizeof command, "lttng --quiet %s 1>&2", args);
   int status = system(command);
-  if (status != 0) bench_note("failed (%d): %s", status, command);
+  if (status != 0)
+    bench_note("failed (%d): %s", status, command);
   return status;
 }
 
 static void destroy_session(void) {
-  if (session_created) lttng("destroy %s", session);
+  if (session_created)
+    lttng("destroy %s", session);
   session_created = 0;
 }
 
@@ -95,8 +79,7 @@ static int enabled(void) {
  * the tracepoint enabled.  0 on success. */
 static int start_session(const char *dir) {
   snprintf(session, sizeof session, "mprof-bench-%ld", (long)getpid());
-  if (lttng("create %s --snapshot --output=%s/lttng-%s", session, dir,
-            session))
+  if (lttng("create %s --snapshot --output=%s/lttng-%s", session, dir, session))
     return -1;
   session_created = 1;
   atexit(destroy_session);
@@ -108,7 +91,8 @@ static int start_session(const char *dir) {
             session) ||
       lttng("start %s", session))
     return -1;
-  for (int i = 0; i < 500 && !enabled(); i++) usleep(10000);
+  for (int i = 0; i < 500 && !enabled(); i++)
+    usleep(10000);
   if (!enabled()) {
     bench_note("the tracepoint is still disabled 5 s after lttng start "
                "(is this process registered with lttng-sessiond?)");
@@ -123,10 +107,20 @@ static long long snapshot_bytes(const char *path) {
   snprintf(command, sizeof command, "du -sb '%s' 2>/dev/null", path);
   FILE *p = popen(command, "r");
   long long bytes = -1;
-  if (!p) return -1;
-  if (fscanf(p, "%lld", &bytes) != 1) bytes = -1;
+  if (!p)
+    return -1;
+  if (fscanf(p, "%lld", &bytes) != 1)
+    bytes = -1;
   pclose(p);
   return bytes;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag,
+                        struct FTW *ftw) {
+  (void)st;
+  (void)flag;
+  (void)ftw;
+  return remove(path);
 }
 
 int main(int argc, char **argv) {
@@ -134,13 +128,16 @@ int main(int argc, char **argv) {
   bench_parse_args(argc, argv, &args);
   uint64_t n = args.events;
   int rounds = args.rounds;
-  double ns_m[100], ns_l[100];
+  double ns_m[BENCH_MAX_ROUNDS], ns_l[BENCH_MAX_ROUNDS];
 
   /* Linked in, nothing started. */
   if (enabled())
     bench_note("warning: mprof_bench:becomes is already enabled by another "
                "session; the lttng_off line is not an idle tracepoint");
-  compare(bench_loop_mprof, loop_lttng, n, rounds, ns_m, ns_l);
+  bench_compare(bench_loop_mprof, loop_lttng, n, rounds, ns_m, ns_l);
+  bench_note_rounds("mprof not started", ns_m, rounds);
+  bench_note_rounds("lttng no session", ns_l, rounds);
+  bench_note_paired("lttng_off", ns_m, ns_l, rounds);
   double off_m = bench_median(ns_m, rounds), off_l = bench_median(ns_l, rounds);
   bench_note("not started: mprof %.3f ns/call, lttng %.3f ns/call", off_m,
              off_l);
@@ -153,17 +150,22 @@ int main(int argc, char **argv) {
     bench_note("LTTng session not available: lttng line skipped");
     return 0;
   }
-  compare(bench_loop_mprof, loop_lttng, n / 2, rounds, ns_m, ns_l);
+  bench_compare(bench_loop_mprof, loop_lttng, n / 2, rounds, ns_m, ns_l);
   mprof_unix_stop();
+  bench_note_rounds("mprof recording", ns_m, rounds);
+  bench_note_rounds("lttng recording", ns_l, rounds);
+  bench_note_paired("lttng", ns_m, ns_l, rounds);
   lttng("stop %s", session);
   lttng("snapshot record --session=%s", session);
   char out[4200];
   snprintf(out, sizeof out, "%s/lttng-%s", args.dir, session);
   long long bytes = snapshot_bytes(out);
   destroy_session();
+  nftw(out, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
   if (bytes < 1024 * 1024) {
     bench_note("the LTTng snapshot in %s holds %lld bytes: events were not "
-               "recorded, lttng line skipped", out, bytes);
+               "recorded, lttng line skipped",
+               out, bytes);
     return 0;
   }
   double on_m = bench_median(ns_m, rounds), on_l = bench_median(ns_l, rounds);

@@ -40,6 +40,9 @@ typedef enum mprof_event_kind_e {
   MPROF_EVENT_COUNTER_NAME,    /* counter, text: name */
   MPROF_EVENT_COUNTER_INCREASE,/* counter, value: amount */
   MPROF_EVENT_COUNTER_VALUE,   /* counter, value: absolute value */
+  MPROF_EVENT_STRING,          /* counter: string id, text: the string, which
+                                  the stream's labels refer to (the reader
+                                  resolves them: they arrive as LABEL) */
   MPROF_EVENT_GC,              /* value: duration in ns (legacy traces) */
   MPROF_EVENT_KIND_COUNT
 } mprof_event_kind_t;

@@ -102,7 +102,8 @@ typedef enum mprof__field_kind_e {
   MPROF__F_TYPE,    /* thread type: u8 enum */
   MPROF__F_STRING,  /* NUL-terminated bytes */
   MPROF__F_COUNTER, /* counter id: u16 */
-  MPROF__F_VALUE    /* signed value: i32, i64 when wide */
+  MPROF__F_VALUE,   /* signed value: i32, i64 when wide */
+  MPROF__F_NAME     /* string id of the stream's string table: u16 */
 } mprof__field_kind_t;
 
 #define MPROF__MAX_FIELDS 3
@@ -135,6 +136,8 @@ typedef enum mprof__event_id_e {
   MPROF__EV_COUNTER_NAME,     /* counter, name */
   MPROF__EV_COUNTER_INCREASE, /* counter, amount */
   MPROF__EV_COUNTER_VALUE,    /* counter, value */
+  MPROF__EV_STRING,           /* string_id, text: defines an interned string */
+  MPROF__EV_LABEL_REF,        /* thread, string_id: a label, interned */
   MPROF__EV_COUNT
 } mprof__event_id_t;
 

@@ -11,6 +11,7 @@
 #define STRING(name) {MPROF__F_STRING, name}
 #define COUNTER(name) {MPROF__F_COUNTER, name}
 #define VALUE(name) {MPROF__F_VALUE, name}
+#define NAME(name) {MPROF__F_NAME, name}
 
 const mprof__event_class_t mprof__event_classes[MPROF__EV_COUNT] = {
     [MPROF__EV_SWITCH] = {"switch", 1, {THREAD("thread")}},
@@ -35,6 +36,9 @@ const mprof__event_class_t mprof__event_classes[MPROF__EV_COUNT] = {
                                     {COUNTER("counter"), VALUE("amount")}},
     [MPROF__EV_COUNTER_VALUE] = {"counter_value", 2,
                                  {COUNTER("counter"), VALUE("value")}},
+    [MPROF__EV_STRING] = {"string", 2, {NAME("string_id"), STRING("text")}},
+    [MPROF__EV_LABEL_REF] = {"label_ref", 2,
+                             {THREAD("thread"), NAME("string_id")}},
 };
 
 /* A bounded text writer: once full it stays full, and the caller sees it. */
@@ -188,9 +192,11 @@ static void put_types(text_t *t) {
 }
 
 static void put_field(text_t *t, const mprof__field_t *f, int wide) {
-  static const char *const types[2][5] = {
-      {"uint32_t", "thread_type_t", "string", "uint16_t", "int32_t"},
-      {"uint64_t", "thread_type_t", "string", "uint16_t", "int64_t"}};
+  static const char *const types[2][6] = {
+      {"uint32_t", "thread_type_t", "string", "uint16_t", "int32_t",
+       "uint16_t"},
+      {"uint64_t", "thread_type_t", "string", "uint16_t", "int64_t",
+       "uint16_t"}};
   put(t, "\t\t");
   put(t, types[wide][f->kind]);
   put(t, " ");

@@ -3,6 +3,7 @@
  * class needs no new decoding code.  Every read is bounds-checked against
  * the packet's content_size.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "format.h"
@@ -64,6 +65,7 @@ static int decode_field(decoder_t *d, const mprof__field_t *f, int wide,
     ev->type = (mprof_type_t)b[0];
     return 0;
   case MPROF__F_COUNTER:
+  case MPROF__F_NAME:
     if (take(d, 2, &b)) return -1;
     ev->counter = mprof__get_u16(b);
     return 0;
@@ -83,12 +85,34 @@ static int decode_field(decoder_t *d, const mprof__field_t *f, int wide,
   return -1;
 }
 
-/* create_by lists the parent first; the public event puts the child in a. */
-static void normalise(mprof_event_t *ev) {
+static int string_order(const void *a, const void *b) {
+  const mprof_string_t *x = a, *y = b;
+  if (x->stream != y->stream) return x->stream < y->stream ? -1 : 1;
+  return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static const mprof_string_t *string_find(const mprof_trace_t *t,
+                                         uint64_t stream, uint32_t id) {
+  mprof_string_t key = {stream, id, 0, NULL};
+  return bsearch(&key, t->strings, t->string_count, sizeof key, string_order);
+}
+
+/* Turn the format's event into the reader's: create_by lists the parent
+ * first (the public event puts the child in a), and a label_ref becomes
+ * the label it stands for. */
+static void normalise(const mprof_trace_t *t, uint32_t format_id,
+                      mprof_event_t *ev) {
   if (ev->kind == MPROF_EVENT_CREATE_BY) {
     uint64_t parent = ev->a;
     ev->a = ev->b;
     ev->b = parent;
+  }
+  if (format_id == MPROF__EV_LABEL_REF) {
+    const mprof_string_t *s = string_find(t, ev->stream, ev->counter);
+    ev->kind = MPROF_EVENT_LABEL;
+    ev->text = s ? s->text : "";
+    ev->text_length = s ? s->length : 0;
+    ev->counter = 0;
   }
 }
 
@@ -118,7 +142,7 @@ long mprof__packet_decode(const mprof_trace_t *t, size_t index,
         const mprof__event_class_t *ec = &mprof__event_classes[kind];
         mprof_event_t ev;
         memset(&ev, 0, sizeof ev);
-        ev.kind = (mprof_event_kind_t)kind;
+        ev.kind = (mprof_event_kind_t)kind; /* the same numbers up to STRING */
         ev.time_ticks = d.clock;
         ev.stream = (uint32_t)pk->stream_instance;
         ev.thread = d.current;
@@ -127,7 +151,7 @@ long mprof__packet_decode(const mprof_trace_t *t, size_t index,
           if (decode_field(&d, &ec->fields[i], wide, &slot, &ev))
             problem = "event payload runs past content_size";
         if (!problem) {
-          normalise(&ev);
+          normalise(t, kind, &ev);
           if (kind == MPROF__EV_SWITCH) d.current = ev.a;
           if (kind == MPROF__EV_SUSPEND) d.current = MPROF_NONE;
           count++;
@@ -148,6 +172,34 @@ long mprof__packet_decode(const mprof_trace_t *t, size_t index,
     }
   }
   return count;
+}
+
+static int collect_string(void *context, const mprof_event_t *ev) {
+  mprof_trace_t *t = context;
+  if (ev->kind != MPROF_EVENT_STRING) return 0;
+  mprof_string_t *s = &t->strings[t->string_count++];
+  s->stream = ev->stream;
+  s->id = ev->counter;
+  s->length = (uint32_t)ev->text_length;
+  s->text = ev->text;
+  return 0;
+}
+
+int mprof__strings_load(mprof_trace_t *t) {
+  if (t->legacy) return 0;
+  /* A string event takes at least 7 bytes: bound the table by that. */
+  size_t capacity = 0;
+  for (size_t i = 0; i < t->packet_count; i++)
+    if (t->packets[i].stream_class == MPROF__STREAM_NAMES)
+      capacity += t->packets[i].content_bytes / 7;
+  if (!capacity) return 0;
+  if (!(t->strings = malloc(capacity * sizeof *t->strings))) return MPROF_EIO;
+  uint64_t end_ticks, good_bytes;
+  for (size_t i = 0; i < t->packet_count; i++)
+    if (t->packets[i].stream_class == MPROF__STREAM_NAMES)
+      mprof__packet_decode(t, i, collect_string, t, &end_ticks, &good_bytes);
+  qsort(t->strings, t->string_count, sizeof *t->strings, string_order);
+  return 0;
 }
 
 long mprof_trace_packet_events(const mprof_trace_t *t, size_t index,

@@ -18,13 +18,13 @@
 #include "mprof/read.h"
 #include "trace_internal.h"
 
-_Static_assert(MPROF_EVENT_GC == (int)MPROF__EV_COUNT,
-               "read.h event kinds mirror the format's event ids, then add "
-               "the kinds only legacy traces have");
+_Static_assert(MPROF_EVENT_STRING == (int)MPROF__EV_STRING,
+               "read.h event kinds mirror the format's event ids up to "
+               "STRING; label_ref arrives as LABEL, and GC is legacy only");
 
 const char *mprof_event_kind_name(mprof_event_kind_t kind) {
   if (kind == MPROF_EVENT_GC) return "gc";
-  if ((unsigned)kind >= MPROF__EV_COUNT) return "unknown";
+  if ((unsigned)kind > MPROF_EVENT_STRING) return "unknown";
   return mprof__event_classes[kind].name;
 }
 
@@ -209,6 +209,7 @@ static int open_data(mprof_trace_t *t) {
   /* A live writer: read a consistent copy, never the moving bytes. */
   if (!err && t->info.recording && t->slots_offset) err = mprof__snapshot(t);
   if (!err) err = collect_packets(t);
+  if (!err) err = mprof__strings_load(t);
   return err;
 }
 
@@ -288,6 +289,7 @@ int mprof_trace_open(const char *path, mprof_diag_fn diag, void *context,
 
 void mprof_trace_close(mprof_trace_t *t) {
   if (!t) return;
+  free(t->strings);
   if (t->map) munmap(t->map, t->map_size);
   free(t->packets);
   free(t);

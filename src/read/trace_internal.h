@@ -18,7 +18,20 @@ struct mprof_trace_s {
   mprof_packet_info_t *packets; /* good packets, in order */
   size_t packet_count;
   int legacy;          /* a mirage-profile trace (legacy.c) */
+  struct mprof_string_s *strings; /* interned label strings, sorted */
+  size_t string_count;
 };
+
+/* An interned string: the text of (stream, id). */
+typedef struct mprof_string_s {
+  uint64_t stream;
+  uint32_t id;
+  uint32_t length;
+  const char *text;
+} mprof_string_t;
+
+/* Collect the STRING events of every names packet (decode.c). */
+int mprof__strings_load(mprof_trace_t *trace);
 
 /* Report one problem: "NAME: " + the formatted text. */
 void mprof__diag(const mprof_trace_t *trace, const char *format, ...)

@@ -26,6 +26,10 @@
 #define ID_CHUNK 1024u
 /* Counter ids fit the u16 counter field. */
 #define MAX_COUNTERS 4096u
+/* Each stream remembers this many recent label strings (direct-mapped by
+ * hash), to write a repeated label as a 2-byte string id. */
+#define INTERN_SLOTS 128u
+#define MAX_STRING_ID 65535u
 
 /* One open packet of a stream. */
 typedef struct cursor_s {
@@ -37,6 +41,12 @@ typedef struct cursor_s {
   uint32_t slot;     /* packet index in the buffer */
 } cursor_t;
 
+/* A label string this stream has defined (MPROF__EV_STRING). */
+typedef struct interned_s {
+  uint64_t hash;
+  uint32_t id; /* 0: slot empty */
+} interned_t;
+
 /* An OS thread's recording state. */
 typedef struct stream_s {
   uint64_t session; /* the mprof_start() this state belongs to */
@@ -46,6 +56,8 @@ typedef struct stream_s {
   uint64_t current;   /* async thread running now */
   uint64_t discarded; /* events this stream could not write */
   uint32_t os_thread_id;
+  uint32_t next_string_id;
+  interned_t interned[INTERN_SLOTS];
 } stream_t;
 
 /* The trace being written.  Written by mprof_start() before `started` is
@@ -305,23 +317,26 @@ static size_t string_limit(void) {
   return room < MAX_STRING_BYTES ? room : MAX_STRING_BYTES;
 }
 
-/* An event of a thread (or counter) id and a string.  Names-area events go
- * to the ring when the names area is full. */
-static void emit_id_string(uint32_t id, uint64_t thread, int counter,
-                           const char *text, int names) {
-  stream_t *s = stream_get();
-  size_t length = string_length(text, string_limit());
+/* Where an event that belongs in the names area may go. */
+enum { RING_ONLY, NAMES_OR_RING, NAMES_ONLY };
+
+/* An event of a thread (or u16: counter, string) id and a string, of at
+ * most `length` bytes.  Names-area events go to the ring when the names
+ * area is full, if `where` allows.  Returns 0 if dropped. */
+static int emit_id_string(stream_t *s, uint32_t id, uint64_t thread,
+                          int counter, const char *text, size_t length,
+                          int where) {
   int wide = !counter && !fits32(thread);
   uint32_t width = counter ? 2 : wide ? 8 : 4;
   uint32_t size = width + (uint32_t)length + 1;
   uint32_t event_id = id + (wide ? MPROF__WIDE : 0);
-  cursor_t *c = names ? &s->names : &s->ring;
+  cursor_t *c = where == RING_ONLY ? &s->ring : &s->names;
   uint8_t *p = reserve(s, c, event_id, size);
-  if (!p && names) {
+  if (!p && where == NAMES_OR_RING) {
     c = &s->ring;
     p = reserve(s, c, event_id, size);
   }
-  if (!p) return;
+  if (!p) return 0;
   if (counter)
     mprof__put_u16(p, (uint16_t)thread);
   else if (wide)
@@ -331,6 +346,58 @@ static void emit_id_string(uint32_t id, uint64_t thread, int counter,
   bytes_copy(p + width, text ? text : "", length);
   p[width + length] = 0;
   commit(c, p + size);
+  return 1;
+}
+
+/* emit_id_string() of a NUL-terminated string, cut to what fits. */
+static void emit_text(uint32_t id, uint64_t thread, int counter,
+                      const char *text, int where) {
+  stream_t *s = stream_get();
+  emit_id_string(s, id, thread, counter, text, string_length(text, string_limit()),
+                 where);
+}
+
+/* FNV-1a: the identity of a label string in the stream's table. */
+static uint64_t hash_bytes(const char *text, size_t length) {
+  uint64_t h = 0xcbf29ce484222325u;
+  for (size_t i = 0; i < length; i++) {
+    h ^= (uint8_t)text[i];
+    h *= 0x100000001b3u;
+  }
+  return h;
+}
+
+/* The string id of text in this stream, defining it in the names area the
+ * first time; 0 if it cannot be interned (names area full, ids used up). */
+static uint32_t intern(stream_t *s, const char *text, size_t length) {
+  uint64_t hash = hash_bytes(text, length);
+  interned_t *slot = &s->interned[hash % INTERN_SLOTS];
+  if (slot->id && slot->hash == hash) return slot->id;
+  if (s->next_string_id >= MAX_STRING_ID) return 0;
+  uint32_t id = ++s->next_string_id;
+  if (!emit_id_string(s, MPROF__EV_STRING, id, 1, text, length, NAMES_ONLY))
+    return 0;
+  slot->hash = hash;
+  slot->id = id;
+  return id;
+}
+
+/* A label as a reference to an interned string (thread id + u16). */
+static int emit_label_ref(stream_t *s, uint64_t thread, uint32_t string_id) {
+  int wide = !fits32(thread);
+  uint32_t width = wide ? 8 : 4;
+  uint32_t id = MPROF__EV_LABEL_REF + (wide ? MPROF__WIDE : 0);
+  cursor_t *c = &s->names;
+  uint8_t *p = reserve(s, c, id, width + 2);
+  if (!p) p = reserve(s, c = &s->ring, id, width + 2);
+  if (!p) return 0;
+  if (wide)
+    mprof__put_u64(p, thread);
+  else
+    mprof__put_u32(p, (uint32_t)thread);
+  mprof__put_u16(p + width, (uint16_t)string_id);
+  commit(c, p + width + 2);
+  return 1;
 }
 
 static void emit_counter(uint32_t id, mprof_counter_t counter, int64_t value) {
@@ -419,7 +486,7 @@ void mprof_resolve(uint64_t thread) {
 
 void mprof_fail(uint64_t thread, const char *reason) {
   if (UNLIKELY(!is_started())) return;
-  emit_id_string(MPROF__EV_FAIL, thread, 0, reason, 0);
+  emit_text(MPROF__EV_FAIL, thread, 0, reason, RING_ONLY);
 }
 
 void mprof_becomes(uint64_t old_thread, uint64_t new_thread) {
@@ -429,7 +496,14 @@ void mprof_becomes(uint64_t old_thread, uint64_t new_thread) {
 
 void mprof_label(uint64_t thread, const char *label) {
   if (UNLIKELY(!is_started())) return;
-  emit_id_string(MPROF__EV_LABEL, thread, 0, label, 1);
+  stream_t *s = stream_get();
+  const char *text = label ? label : "";
+  size_t length = string_length(text, string_limit());
+  uint32_t string_id = intern(s, text, length);
+  if (string_id)
+    emit_label_ref(s, thread, string_id);
+  else
+    emit_id_string(s, MPROF__EV_LABEL, thread, 0, text, length, NAMES_OR_RING);
 }
 
 void mprof_signal(uint64_t target) {
@@ -478,7 +552,7 @@ mprof_counter_t mprof_counter_make(const char *name) {
   if (counter > MAX_COUNTERS) return 0;
   counter_names[counter] = name;
   if (is_started())
-    emit_id_string(MPROF__EV_COUNTER_NAME, counter, 1, name, 1);
+    emit_text(MPROF__EV_COUNTER_NAME, counter, 1, name, NAMES_OR_RING);
   return counter;
 }
 
@@ -591,7 +665,7 @@ static void replay_counter_names(void) {
   uint32_t made = __atomic_load_n(&counter_count, __ATOMIC_RELAXED);
   for (uint32_t i = 1; i <= made && i <= MAX_COUNTERS; i++)
     if (counter_names[i])
-      emit_id_string(MPROF__EV_COUNTER_NAME, i, 1, counter_names[i], 1);
+      emit_text(MPROF__EV_COUNTER_NAME, i, 1, counter_names[i], NAMES_OR_RING);
 }
 
 int mprof_start(const mprof_config_t *config) {

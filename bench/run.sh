@@ -1,0 +1,145 @@
+#!/bin/sh
+# bench/run.sh BUILD_DIR -- run the recorder benchmarks built in BUILD_DIR
+# (configured with -DMPROF_BUILD_BENCH=ON) and print their results.
+#
+# stdout: only JSON lines, one object per result:
+#   {"bench":..,"metric":..,"value":..,"baseline":..,"baseline_value":..,
+#    "ratio":..}
+# ratio = value / baseline_value, both measured in the same process and run,
+# by turns in short chunks; values are medians of rounds (15 by default).
+# value is always mprof's figure (or the idle loop's), baseline the
+# reference it is held against.
+# Human notes (each round's figures) go to stderr.
+#
+#   bench          metric           baseline        target
+#   idle           ns_per_iter      idle_best       ~1: above 1.1, noisy run
+#   record         ns_per_event     rdtsc_store     ratio <= 1.1
+#   record_off     ns_per_call      empty_call      (information)
+#   threads        events_per_s_nN  Nx_one_thread   ratio >= 0.9 (N <= CPUs)
+#   threads_floor  events_per_s_nN  Nx_one_thread   the machine's own scaling
+#   barectf        ns_per_event     barectf         ratio <= 1
+#   lttng_off      ns_per_call      lttng_ust_off   ratio <= 1
+#   lttng          ns_per_event     lttng_ust       ratio <= 0.167 (mprof at
+#                                                   least 6x faster; the
+#                                                   speedup is 1 / ratio)
+#
+# The barectf and LTTng lines are skipped, with a note on stderr, when their
+# benchmark was not built (barectf or lttng-ust not found at configure time)
+# or LTTng's tools are missing at run time.  For LTTng, lttng-sessiond is
+# started (--daemonize --no-kernel) if none is running, and stopped again at
+# the end.
+#
+# Environment: MPROF_BENCH_ROUNDS (default 15), MPROF_BENCH_EVENTS (events
+# per round, default 10000000).  About 40 s on an idle 2-core machine.
+# Exit status: 0, or 1 if a benchmark failed (the others still run).
+set -u
+
+note() { printf 'bench: %s\n' "$*" >&2; }
+
+if [ $# -ne 1 ]; then
+  echo "usage: $0 BUILD_DIR" >&2
+  exit 2
+fi
+build=$1
+bin=$build/bench
+rounds=${MPROF_BENCH_ROUNDS:-15}
+events=${MPROF_BENCH_EVENTS:-10000000}
+
+if [ ! -x "$bin/mprof_bench_record" ]; then
+  note "no $bin/mprof_bench_record: configure $build with" \
+    "-DMPROF_BUILD_BENCH=ON and build it first"
+  exit 1
+fi
+build_type=$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$build/CMakeCache.txt" \
+  2>/dev/null)
+case $build_type in
+  Debug | debug | DEBUG)
+    note "warning: $build is a Debug build: the library is not optimized," \
+      "the figures mean little" ;;
+esac
+
+# Trace files and buffers go in memory when we can (as mprof users would
+# put a trace they want cheap), else in TMPDIR.
+if [ -d /dev/shm ] && [ -w /dev/shm ]; then
+  dir=$(mktemp -d /dev/shm/mprof-bench.XXXXXX)
+else
+  dir=$(mktemp -d "${TMPDIR:-/tmp}/mprof-bench.XXXXXX")
+fi
+if [ -z "$dir" ] || [ ! -d "$dir" ]; then
+  note "cannot make a temporary directory"
+  exit 1
+fi
+
+sessiond_pid=
+# shellcheck disable=SC2317 # called from the EXIT trap
+cleanup() {
+  if [ -n "$sessiond_pid" ]; then
+    note "stopping the lttng-sessiond this script started ($sessiond_pid)"
+    kill "$sessiond_pid" 2>/dev/null
+  fi
+  rm -rf "$dir"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+status=0
+run() {
+  name=$1
+  shift
+  note "running $name"
+  "$bin/$name" --rounds "$rounds" --events "$events" --dir "$dir" "$@"
+  rc=$?
+  if [ $rc -ne 0 ]; then
+    note "$name failed (exit status $rc)"
+    status=1
+  fi
+}
+
+run mprof_bench_record
+run mprof_bench_threads
+
+net_ctf="$(dirname "$0")/../../shared/data/net.ctf"
+if [ -f "$net_ctf" ]; then
+  note "running mprof_bench_bytes"
+  "$bin/mprof_bench_bytes" "$net_ctf" || { note "mprof_bench_bytes failed"; status=1; }
+else
+  note "no $net_ctf: skipping the bytes-per-event benchmark"
+fi
+
+if [ -x "$bin/mprof_bench_barectf" ]; then
+  run mprof_bench_barectf
+else
+  note "barectf benchmark not built (no barectf at configure time): skipped"
+fi
+
+# The pid file of the session daemon this user talks to.
+sessiond_pidfile() {
+  if [ "$(id -u)" -eq 0 ]; then
+    echo /var/run/lttng/lttng-sessiond.pid
+  else
+    echo "${LTTNG_HOME:-$HOME}/.lttng/lttng-sessiond.pid"
+  fi
+}
+
+if [ ! -x "$bin/mprof_bench_lttng" ]; then
+  note "LTTng benchmark not built (no lttng-ust at configure time): skipped"
+elif ! command -v lttng >/dev/null 2>&1 ||
+  ! command -v lttng-sessiond >/dev/null 2>&1; then
+  note "lttng or lttng-sessiond not found (lttng-tools): LTTng lines skipped"
+else
+  ready=1
+  if ! lttng list >/dev/null 2>&1; then
+    note "starting lttng-sessiond --daemonize --no-kernel"
+    if lttng-sessiond --daemonize --no-kernel >&2 2>&1; then
+      sessiond_pid=$(cat "$(sessiond_pidfile)" 2>/dev/null)
+    else
+      note "lttng-sessiond did not start: LTTng lines skipped"
+      ready=0
+    fi
+  fi
+  if [ $ready -eq 1 ]; then
+    run mprof_bench_lttng
+  fi
+fi
+
+exit $status
