@@ -127,13 +127,22 @@ typedef uint32_t mprof_counter_t;
 /* Thread id meaning "no thread": the loop is idle. */
 #define MPROF_NONE ((uint64_t)0)
 
-/* Text for an error code returned by any mprof call. */
+/* Text for an error code returned by any mprof call.  This and
+ * mprof_type_name() are plain functions in every build: calling them
+ * needs libmprof even with tracing compiled out. */
 const char *mprof_strerror(int error);
 
 /* Name of a thread type ("wait", "request", ...), or "unknown". */
 const char *mprof_type_name(mprof_type_t type);
 
 #ifdef MPROF_TRACING
+
+/* Nonzero while recording.  The calls below test it inline, so a program
+ * built with tracing pays one load and one predictable branch per call
+ * until mprof_start(); the mprof__ functions do the recording. */
+extern int mprof__recording;
+#define MPROF__RECORDING                                                       \
+  __builtin_expect(__atomic_load_n(&mprof__recording, __ATOMIC_RELAXED), 0)
 
 /* Start recording into config->buffer.  Writes the trace header and its CTF
  * metadata at once.  Returns 0, MPROF_EBUSY if already started,
@@ -148,47 +157,88 @@ void mprof_stop(void);
 int mprof_is_started(void);
 
 /* A new thread of the given type, created by the current one; its id. */
-uint64_t mprof_create(mprof_type_t type);
+uint64_t mprof__create(mprof_type_t type);
+static inline uint64_t mprof_create(mprof_type_t type) {
+  return MPROF__RECORDING ? mprof__create(type) : MPROF_NONE;
+}
 
 /* The current thread waits for (or reads the result of) source. */
-void mprof_read(uint64_t source);
+void mprof__read(uint64_t source);
+static inline void mprof_read(uint64_t source) {
+  if (MPROF__RECORDING) mprof__read(source);
+}
 
 /* The current thread checks source and finds it still pending. */
-void mprof_try_read(uint64_t source);
+void mprof__try_read(uint64_t source);
+static inline void mprof_try_read(uint64_t source) {
+  if (MPROF__RECORDING) mprof__try_read(source);
+}
 
 /* The current thread fulfils thread. */
-void mprof_resolve(uint64_t thread);
+void mprof__resolve(uint64_t thread);
+static inline void mprof_resolve(uint64_t thread) {
+  if (MPROF__RECORDING) mprof__resolve(thread);
+}
 
 /* The current thread fails thread with a reason (copied). */
-void mprof_fail(uint64_t thread, const char *reason);
+void mprof__fail(uint64_t thread, const char *reason);
+static inline void mprof_fail(uint64_t thread, const char *reason) {
+  if (MPROF__RECORDING) mprof__fail(thread, reason);
+}
 
 /* Pending old_thread now behaves as new_thread (they merge). */
-void mprof_becomes(uint64_t old_thread, uint64_t new_thread);
+void mprof__becomes(uint64_t old_thread, uint64_t new_thread);
+static inline void mprof_becomes(uint64_t old_thread, uint64_t new_thread) {
+  if (MPROF__RECORDING) mprof__becomes(old_thread, new_thread);
+}
 
 /* Name a thread; the label is copied and survives the ring wrapping. */
-void mprof_label(uint64_t thread, const char *label);
+void mprof__label(uint64_t thread, const char *label);
+static inline void mprof_label(uint64_t thread, const char *label) {
+  if (MPROF__RECORDING) mprof__label(thread, label);
+}
 
 /* The current thread wakes or notifies target. */
-void mprof_signal(uint64_t target);
+void mprof__signal(uint64_t target);
+static inline void mprof_signal(uint64_t target) {
+  if (MPROF__RECORDING) mprof__signal(target);
+}
 
 /* thread starts running on this OS thread (MPROF_NONE: nothing runs). */
-void mprof_switch(uint64_t thread);
+void mprof__switch(uint64_t thread);
+static inline void mprof_switch(uint64_t thread) {
+  if (MPROF__RECORDING) mprof__switch(thread);
+}
 
 /* The loop goes idle (a hiatus) until the next mprof_switch(). */
-void mprof_suspend(void);
+void mprof__suspend(void);
+static inline void mprof_suspend(void) {
+  if (MPROF__RECORDING) mprof__suspend();
+}
 
 /* thread is expected to resolve: viewers flag it if it never does. */
-void mprof_should_resolve(uint64_t thread);
+void mprof__should_resolve(uint64_t thread);
+static inline void mprof_should_resolve(uint64_t thread) {
+  if (MPROF__RECORDING) mprof__should_resolve(thread);
+}
 
-/* A named counter (name copied; it survives the ring wrapping).  Returns 0
- * when not recording or when the counter table is full. */
+/* A named counter; works before mprof_start() too.  The name is written
+ * into the names area, so it survives the ring wrapping, and again at each
+ * later start: it is not copied and must stay valid (a string literal).
+ * Returns 0 when the counter table (4096) is full. */
 mprof_counter_t mprof_counter_make(const char *name);
 
 /* Add amount to a counter. */
-void mprof_counter_increase(mprof_counter_t counter, int64_t amount);
+void mprof__counter_increase(mprof_counter_t counter, int64_t amount);
+static inline void mprof_counter_increase(mprof_counter_t counter, int64_t amount) {
+  if (MPROF__RECORDING) mprof__counter_increase(counter, amount);
+}
 
 /* Set a counter's absolute value. */
-void mprof_counter_value(mprof_counter_t counter, int64_t value);
+void mprof__counter_value(mprof_counter_t counter, int64_t value);
+static inline void mprof_counter_value(mprof_counter_t counter, int64_t value) {
+  if (MPROF__RECORDING) mprof__counter_value(counter, value);
+}
 
 /* The thread running on this OS thread (MPROF_NONE if none). */
 uint64_t mprof_current(void);
@@ -201,7 +251,10 @@ uint64_t mprof_discarded(void);
 void mprof_thread_exit(void);
 
 /* A thread created by creator rather than by the current thread. */
-uint64_t mprof_create_by(uint64_t creator, mprof_type_t type);
+uint64_t mprof__create_by(uint64_t creator, mprof_type_t type);
+static inline uint64_t mprof_create_by(uint64_t creator, mprof_type_t type) {
+  return MPROF__RECORDING ? mprof__create_by(creator, type) : MPROF_NONE;
+}
 
 #else /* !MPROF_TRACING: every call compiles to nothing. */
 

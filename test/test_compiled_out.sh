@@ -30,5 +30,5 @@ lines=$(grep -c . "$tmp/traced.s")
 
 # And with MPROF_TRACING the calls are really there.
 "$cc" -std=c11 -O2 -DMPROF_TRACING -I"$include" -c "$tmp/traced.c" -o "$tmp/on.o"
-nm "$tmp/on.o" | grep -q ' U mprof_resolve' || { echo "FAIL: traced build lost its calls" >&2; exit 1; }
+nm "$tmp/on.o" | grep -q ' U mprof__resolve' || { echo "FAIL: traced build lost its calls" >&2; exit 1; }
 echo "ok: compiled out, $lines lines of identical code, no mprof symbol"

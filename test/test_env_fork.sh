@@ -27,7 +27,8 @@ pid_out=$(MPROF_TRACE="$tmp/p-%p.ctf" "$program")
 [ "$(ls "$tmp" | grep -c '^p-[0-9]*\.ctf$')" = 1 ] || fail "%p not expanded: $(ls "$tmp")"
 
 for bad in "MPROF_TRACE=$tmp/no/such/dir/t.ctf" "MPROF_TRACE=$tmp/s.ctf MPROF_SIZE=lots" \
-           "MPROF_TRACE=$tmp/m.ctf MPROF_MODE=sideways"; do
+           "MPROF_TRACE=$tmp/m.ctf MPROF_MODE=sideways" "MPROF_TRACE=$tmp/c.ctf MPROF_CLOCK=sundial" \
+           "MPROF_TRACE=$tmp/z.ctf MPROF_SIZE=99999999G"; do
   out=$(env $bad "$program" 2>"$tmp/err") || fail "$bad: program failed"
   [[ "$out" == child* ]] || fail "$bad: program output changed: $out"
   [ "$(wc -l < "$tmp/err")" = 1 ] || fail "$bad: expected one error line: $(cat "$tmp/err")"

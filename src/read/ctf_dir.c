@@ -5,10 +5,12 @@
  * writer leaves it stale), packet_size is trimmed to the content, and a
  * damaged tail is cut off at the last good event.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "format.h"
 #include "trace_internal.h"
@@ -44,12 +46,28 @@ static int write_packet(const mprof_trace_t *t, size_t index, FILE *f) {
                    good_bytes - sizeof header);
 }
 
+/* Stream files of an earlier conversion into the same directory would be
+ * read as part of this trace: remove them. */
+static int remove_old_streams(const char *directory) {
+  DIR *d = opendir(directory);
+  if (!d) return -1;
+  struct dirent *e;
+  char path[4096];
+  while ((e = readdir(d)))
+    if (!strncmp(e->d_name, "ring_", 5) || !strncmp(e->d_name, "names_", 6)) {
+      snprintf(path, sizeof path, "%s/%s", directory, e->d_name);
+      unlink(path);
+    }
+  return closedir(d);
+}
+
 int mprof_trace_write_ctf(const mprof_trace_t *t, const char *directory) {
   if (t->legacy) {
     mprof__diag(t, "legacy mirage-profile traces cannot be written as CTF yet");
     return MPROF_ENOTSUP;
   }
   if (mkdir(directory, 0755) < 0 && errno != EEXIST) return MPROF_EIO;
+  if (remove_old_streams(directory)) return MPROF_EIO;
   if (write_metadata(t, directory)) return MPROF_EIO;
   FILE *f = NULL;
   for (size_t i = 0; i < t->packet_count; i++) {

@@ -60,10 +60,9 @@ typedef struct stream_s {
   interned_t interned[INTERN_SLOTS];
 } stream_t;
 
-/* The trace being written.  Written by mprof_start() before `started` is
+/* The trace being written.  Written by mprof_start() before mprof__recording is
  * set (release); read by recording threads after they see it (acquire). */
 typedef struct recorder_s {
-  int started;
   uint64_t session;
   uint8_t *buffer;
   uint8_t *header;
@@ -80,6 +79,7 @@ typedef struct recorder_s {
 } recorder_t;
 
 static recorder_t recorder;
+int mprof__recording; /* see mprof.h; release-stored by start and stop */
 static uint64_t next_id_chunk;   /* atomic: chunks of thread ids handed out */
 static uint32_t counter_count;   /* atomic: counters made */
 static const char *counter_names[MAX_COUNTERS + 1];
@@ -89,7 +89,7 @@ static _Thread_local uint64_t next_id __attribute__((tls_model("initial-exec")))
 static _Thread_local uint64_t id_end __attribute__((tls_model("initial-exec")));
 
 static inline int is_started(void) {
-  return __atomic_load_n(&recorder.started, __ATOMIC_ACQUIRE);
+  return __atomic_load_n(&mprof__recording, __ATOMIC_ACQUIRE);
 }
 
 static inline uint64_t clock_now(void) {
@@ -151,7 +151,10 @@ static void write_packet_header(stream_t *s, cursor_t *c, uint32_t stream_id,
   mprof__put_u64(p + MPROF__PH_TIMESTAMP_END, now);
   mprof__put_u64(p + MPROF__PH_PACKET_SIZE, (uint64_t)recorder.packet_size * 8);
   mprof__put_u64(p + MPROF__PH_SEQ_NUM, c->next_seq++);
-  mprof__put_u64(p + MPROF__PH_DISCARDED, s->discarded);
+  /* Drops are counted in the ring stream only: names-area events that do
+   * not fit go to the ring instead. */
+  mprof__put_u64(p + MPROF__PH_DISCARDED,
+                 stream_id == MPROF__STREAM_RING ? s->discarded : 0);
   mprof__put_u64(p + MPROF__PH_CURRENT_THREAD, s->current);
   mprof__put_u32(p + MPROF__PH_OS_THREAD_ID, s->os_thread_id);
   c->pos = p + MPROF__PACKET_HEADER_SIZE;
@@ -454,47 +457,47 @@ static void emit_create(uint32_t id, int with_parent, uint64_t parent,
   commit(&s->ring, q + width + 1);
 }
 
-uint64_t mprof_create(mprof_type_t type) {
+uint64_t mprof__create(mprof_type_t type) {
   if (UNLIKELY(!is_started())) return MPROF_NONE;
   uint64_t child = mint_id();
   emit_create(MPROF__EV_CREATE, 0, 0, child, type);
   return child;
 }
 
-uint64_t mprof_create_by(uint64_t creator, mprof_type_t type) {
+uint64_t mprof__create_by(uint64_t creator, mprof_type_t type) {
   if (UNLIKELY(!is_started())) return MPROF_NONE;
   uint64_t child = mint_id();
   emit_create(MPROF__EV_CREATE_BY, 1, creator, child, type);
   return child;
 }
 
-void mprof_read(uint64_t source) {
+void mprof__read(uint64_t source) {
   if (UNLIKELY(!is_started())) return;
   if (source == self.current) return; /* reading oneself says nothing */
   emit_thread(MPROF__EV_READ, source);
 }
 
-void mprof_try_read(uint64_t source) {
+void mprof__try_read(uint64_t source) {
   if (UNLIKELY(!is_started())) return;
   emit_thread(MPROF__EV_TRY_READ, source);
 }
 
-void mprof_resolve(uint64_t thread) {
+void mprof__resolve(uint64_t thread) {
   if (UNLIKELY(!is_started())) return;
   emit_thread(MPROF__EV_RESOLVE, thread);
 }
 
-void mprof_fail(uint64_t thread, const char *reason) {
+void mprof__fail(uint64_t thread, const char *reason) {
   if (UNLIKELY(!is_started())) return;
   emit_text(MPROF__EV_FAIL, thread, 0, reason, RING_ONLY);
 }
 
-void mprof_becomes(uint64_t old_thread, uint64_t new_thread) {
+void mprof__becomes(uint64_t old_thread, uint64_t new_thread) {
   if (UNLIKELY(!is_started()) || old_thread == new_thread) return;
   emit_two_threads(MPROF__EV_BECOMES, old_thread, new_thread);
 }
 
-void mprof_label(uint64_t thread, const char *label) {
+void mprof__label(uint64_t thread, const char *label) {
   if (UNLIKELY(!is_started())) return;
   stream_t *s = stream_get();
   const char *text = label ? label : "";
@@ -506,12 +509,12 @@ void mprof_label(uint64_t thread, const char *label) {
     emit_id_string(s, MPROF__EV_LABEL, thread, 0, text, length, NAMES_OR_RING);
 }
 
-void mprof_signal(uint64_t target) {
+void mprof__signal(uint64_t target) {
   if (UNLIKELY(!is_started())) return;
   emit_thread(MPROF__EV_SIGNAL, target);
 }
 
-void mprof_switch(uint64_t thread) {
+void mprof__switch(uint64_t thread) {
   if (UNLIKELY(!is_started())) return;
   stream_t *s = stream_get();
   if (thread == s->current) return;
@@ -519,7 +522,7 @@ void mprof_switch(uint64_t thread) {
   emit_thread(MPROF__EV_SWITCH, thread);
 }
 
-void mprof_suspend(void) {
+void mprof__suspend(void) {
   if (UNLIKELY(!is_started())) return;
   stream_t *s = stream_get();
   s->current = MPROF_NONE;
@@ -527,7 +530,7 @@ void mprof_suspend(void) {
   if (p) commit(&s->ring, p);
 }
 
-void mprof_should_resolve(uint64_t thread) {
+void mprof__should_resolve(uint64_t thread) {
   if (UNLIKELY(!is_started())) return;
   stream_t *s = stream_get();
   uint32_t id = MPROF__EV_SHOULD_RESOLVE;
@@ -556,12 +559,12 @@ mprof_counter_t mprof_counter_make(const char *name) {
   return counter;
 }
 
-void mprof_counter_increase(mprof_counter_t counter, int64_t amount) {
+void mprof__counter_increase(mprof_counter_t counter, int64_t amount) {
   if (UNLIKELY(!is_started()) || counter == 0) return;
   emit_counter(MPROF__EV_COUNTER_INCREASE, counter, amount);
 }
 
-void mprof_counter_value(mprof_counter_t counter, int64_t value) {
+void mprof__counter_value(mprof_counter_t counter, int64_t value) {
   if (UNLIKELY(!is_started()) || counter == 0) return;
   emit_counter(MPROF__EV_COUNTER_VALUE, counter, value);
 }
@@ -608,6 +611,9 @@ static int uuid_is_zero(const uint8_t uuid[16]) {
 static int layout_trace(const mprof_config_t *config, uint32_t packet_size,
                         uint64_t now) {
   uint8_t *b = config->buffer;
+  /* A reused buffer must not show an old trace's magic over new bytes. */
+  bytes_zero(b + MPROF__TH_MAGIC, 8);
+  __atomic_thread_fence(__ATOMIC_RELEASE);
   mprof__metadata_params_t params = {recorder.uuid, config->clock_freq_hz,
                                      config->clock_offset_ns, config->name};
   size_t room = config->size - MPROF__TRACE_HEADER_SIZE;
@@ -696,7 +702,7 @@ int mprof_start(const mprof_config_t *config) {
   recorder.on_new_stream = config->on_new_stream;
   recorder.session++;
   mprof__put_u32(recorder.header + MPROF__TH_STATE, MPROF__STATE_RECORDING);
-  __atomic_store_n(&recorder.started, 1, __ATOMIC_RELEASE);
+  __atomic_store_n(&mprof__recording, 1, __ATOMIC_RELEASE);
   replay_counter_names();
   return 0;
 }
@@ -704,13 +710,13 @@ int mprof_start(const mprof_config_t *config) {
 void mprof_stop(void) {
   if (!is_started()) return;
   mprof_thread_exit();
-  __atomic_store_n(&recorder.started, 0, __ATOMIC_RELEASE);
+  __atomic_store_n(&mprof__recording, 0, __ATOMIC_RELEASE);
   __atomic_store_n((uint32_t *)(recorder.header + MPROF__TH_STATE),
                    MPROF__STATE_STOPPED, __ATOMIC_RELEASE);
 }
 
 void mprof__forget_after_fork(void) {
-  __atomic_store_n(&recorder.started, 0, __ATOMIC_RELEASE);
+  __atomic_store_n(&mprof__recording, 0, __ATOMIC_RELEASE);
   self.session = 0;
   self.ring.packet = self.ring.pos = self.ring.end = 0;
   self.names.packet = self.names.pos = self.names.end = 0;

@@ -86,9 +86,11 @@ static uint64_t calibrate_tsc(void) {
 
 uint64_t mprof_unix_tsc_freq(void) {
   static uint64_t freq;
+  static int measured;
 #if defined(__x86_64__)
-  if (!freq && tsc_is_invariant()) freq = calibrate_tsc();
+  if (!measured && tsc_is_invariant()) freq = calibrate_tsc();
 #endif
+  measured = 1;
   return freq;
 }
 
@@ -267,14 +269,14 @@ static size_t parse_size(const char *text) {
   errno = 0;
   unsigned long long n = strtoull(text, &end, 10);
   if (errno || end == text) return 0;
+  int shift = 0;
   switch (*end) {
-  case 'k': case 'K': n <<= 10; end++; break;
-  case 'm': case 'M': n <<= 20; end++; break;
-  case 'g': case 'G': n <<= 30; end++; break;
+  case 'k': case 'K': shift = 10; end++; break;
+  case 'm': case 'M': shift = 20; end++; break;
+  case 'g': case 'G': shift = 30; end++; break;
   }
-  if (*end == 'i' || *end == 'B') end++;
-  if (*end == 'B') end++;
-  return *end ? 0 : (size_t)n;
+  if (*end || n > ((unsigned long long)1 << 48) >> shift) return 0;
+  return (size_t)(n << shift);
 }
 
 /* path with each "%p" replaced by the process id. */
@@ -304,6 +306,12 @@ static int env_is(const char *name, const char *value) {
   return v && strcmp(v, value) == 0;
 }
 
+/* Unset, or one of the two values. */
+static int env_one_of(const char *name, const char *a, const char *b) {
+  const char *v = getenv(name);
+  return !v || !strcmp(v, a) || !strcmp(v, b);
+}
+
 static int env_fail(const char *path, const char *what) {
   fprintf(stderr, "mprof: %s: %s; running untraced\n", path, what);
   return MPROF_EINVAL;
@@ -321,9 +329,12 @@ int mprof_unix_start_from_env(void) {
   const char *size = getenv("MPROF_SIZE");
   if (size && !(options.size = parse_size(size)))
     return env_fail(path, "MPROF_SIZE is not a size like 8M");
-  const char *mode = getenv("MPROF_MODE");
-  if (mode && strcmp(mode, "overwrite") && strcmp(mode, "discard"))
+  if (!env_one_of("MPROF_MODE", "overwrite", "discard"))
     return env_fail(path, "MPROF_MODE must be overwrite or discard");
+  if (!env_one_of("MPROF_CLOCK", "tsc", "monotonic"))
+    return env_fail(path, "MPROF_CLOCK must be tsc or monotonic");
+  if (!env_one_of("MPROF_FORK", "follow", "stop"))
+    return env_fail(path, "MPROF_FORK must be follow or stop");
   options.ring_mode = env_is("MPROF_MODE", "discard") ? MPROF_RING_DISCARD
                                                       : MPROF_RING_OVERWRITE;
   options.monotonic_clock = env_is("MPROF_CLOCK", "monotonic");
