@@ -10,7 +10,7 @@ BENCH_BUILD ?= build-bench
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build check check-asan check-tsan demo bench install clean
+.PHONY: all deps build check check-asan check-tsan fuzz demo bench install clean
 
 all: build
 
@@ -35,6 +35,16 @@ check-tsan: deps
 	@CC=clang cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DMPROF_TSAN=ON >/dev/null
 	@cmake --build $(TSAN_BUILD) -j$(JOBS) --target test_record trace_gen mprof_cli
 	cd $(TSAN_BUILD) && ctest --output-on-failure -R '^(record|babeltrace2)$$'
+
+# The reader's fuzzer at length (libFuzzer, ASan+UBSan); crashes land in
+# $(ASAN_BUILD)/fuzz-crash-*: fix them and add the input to test/fuzz/corpus.
+FUZZ_SECONDS ?= 3600
+fuzz: deps
+	@CC=clang cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DMPROF_SANITIZE=ON -DMPROF_BUILD_BENCH=OFF >/dev/null
+	@cmake --build $(ASAN_BUILD) -j$(JOBS) --target fuzz_read
+	@mkdir -p $(ASAN_BUILD)/fuzz-corpus
+	$(ASAN_BUILD)/test/fuzz_read -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 \
+	  -artifact_prefix=$(ASAN_BUILD)/fuzz- $(ASAN_BUILD)/fuzz-corpus test/fuzz/corpus
 
 demo: build
 	@scripts/demo.sh $(BUILD)

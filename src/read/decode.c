@@ -94,6 +94,7 @@ static int string_order(const void *a, const void *b) {
 static const mprof_string_t *string_find(const mprof_trace_t *t,
                                          uint64_t stream, uint32_t id) {
   mprof_string_t key = {stream, id, 0, NULL};
+  if (!t->string_count) return NULL;
   return bsearch(&key, t->strings, t->string_count, sizeof key, string_order);
 }
 
