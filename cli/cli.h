@@ -22,7 +22,9 @@ int cli_open_trace(const char *path, int *problems, mprof_trace_t **out);
  * can neither break a line nor drive the terminal. */
 void cli_put_escaped(FILE *f, const char *text, size_t length);
 
+int cmd_check(int argc, char **argv);
 int cmd_ctf(int argc, char **argv);
+int cmd_snapshot(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 
 #endif /* MPROF_CLI_H */

@@ -12,7 +12,9 @@ static const struct command {
   const char *summary;
 } commands[] = {
     {"dump", cmd_dump, "print every event, one per line"},
+    {"check", cmd_check, "validate traces; the exit code says how they are"},
     {"ctf", cmd_ctf, "write a CTF directory that babeltrace2 reads"},
+    {"snapshot", cmd_snapshot, "a consistent copy of a trace being written"},
 };
 
 static void usage(FILE *f) {

@@ -125,6 +125,10 @@ const char *mprof_event_kind_name(mprof_event_kind_t kind);
  * MPROF_ENOTSUP for a legacy trace. */
 int mprof_trace_write_ctf(const mprof_trace_t *trace, const char *directory);
 
+/* Write the trace's bytes as read (for a live trace: the consistent
+ * snapshot) to path ("-": standard output).  Returns 0 or MPROF_EIO. */
+int mprof_trace_save(const mprof_trace_t *trace, const char *path);
+
 #ifdef __cplusplus
 }
 #endif

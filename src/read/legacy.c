@@ -78,14 +78,23 @@ int mprof__legacy_open(mprof_trace_t *t) {
       problem = "bad packet magic";
     else if (memcmp(h + 4, uuid, 16) != 0)
       problem = "uuid differs from the first packet's";
-    else if (packet_bytes < LEGACY_HEADER_SIZE || packet_bytes > t->size - offset)
-      problem = "packet size out of range (truncated file?)";
+    else if (packet_bytes < LEGACY_HEADER_SIZE)
+      problem = "packet size out of range";
     else if (content_bytes < LEGACY_HEADER_SIZE || content_bytes > packet_bytes)
       problem = "content size out of range";
     if (problem) {
       mprof__diag(t, "packet %zu at offset %llu: %s; rest of the file skipped",
                   n, (unsigned long long)offset, problem);
       break;
+    }
+    if (packet_bytes > t->size - offset) {
+      mprof__diag(t, "packet %zu at offset %llu: file ends %llu bytes into "
+                  "this %llu-byte packet (truncated?); its events up to there "
+                  "are kept", n, (unsigned long long)offset,
+                  (unsigned long long)(t->size - offset),
+                  (unsigned long long)packet_bytes);
+      packet_bytes = t->size - offset;
+      if (content_bytes > packet_bytes) content_bytes = packet_bytes;
     }
     mprof_packet_info_t *p = &t->packets[n];
     p->offset = offset;

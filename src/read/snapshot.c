@@ -10,7 +10,10 @@
  * that are already written.
  */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/mman.h>
 
 #include "format.h"
@@ -46,6 +49,22 @@ static int copy_packet(const uint8_t *src_slot, const uint8_t *src,
   return 0;
 }
 
+int mprof_trace_save(const mprof_trace_t *t, const char *path) {
+  int to_stdout = strcmp(path, "-") == 0;
+  int fd = to_stdout ? 1 : open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return MPROF_EIO;
+  size_t done = 0;
+  while (done < t->size) {
+    ssize_t n = write(fd, t->data + done, t->size - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += (size_t)n;
+  }
+  int err = done == t->size ? 0 : MPROF_EIO;
+  if (!to_stdout && close(fd) < 0) err = MPROF_EIO;
+  return err;
+}
+
 int mprof__snapshot(mprof_trace_t *t) {
   size_t size = t->size;
   uint8_t *copy = mmap(NULL, size, PROT_READ | PROT_WRITE,
@@ -59,6 +78,10 @@ int mprof__snapshot(mprof_trace_t *t) {
                      t->data + offset, copy + offset, t->info.packet_size))
       dropped++;
   }
+  /* The copy is a finished trace: it will not change any more, and its
+   * slot states (copied before the packets) say nothing about it. */
+  mprof__put_u32(copy + MPROF__TH_STATE, MPROF__STATE_STOPPED);
+  memset(copy + t->slots_offset, 0, 8 * (size_t)t->info.packet_count);
   if (dropped)
     mprof__diag(t, "%u packets changed faster than they could be copied; "
                 "left out of the snapshot", dropped);

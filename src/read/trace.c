@@ -85,10 +85,13 @@ static int read_trace_header(mprof_trace_t *t) {
   }
   /* Packets past the end of a truncated file are simply absent. */
   if (t->packets_offset > t->size) t->packets_offset = t->size;
-  uint64_t fit = (t->size - t->packets_offset) / info->packet_size;
+  /* A last packet cut short still gives the events before the cut. */
+  uint64_t fit = (t->size - t->packets_offset + info->packet_size -
+                  MPROF__PACKET_HEADER_SIZE) / info->packet_size;
   if (fit < info->packet_count) {
     mprof__diag(t,
-                "offset %llu: file ends after %llu of %u packets (truncated?)",
+                "offset %llu: file ends within packet %llu of %u (truncated?); "
+                "the packets before are kept",
                 (unsigned long long)t->size, (unsigned long long)fit,
                 info->packet_count);
     info->packet_count = (uint32_t)fit;
@@ -136,6 +139,12 @@ static int check_packet(mprof_trace_t *t, uint32_t i, mprof_packet_info_t *p) {
     mprof__diag(t, "packet %u at offset %llu: %s; packet skipped", i,
                 (unsigned long long)offset, problem);
     return -1;
+  }
+  if (content_bits / 8 > t->size - offset) {
+    mprof__diag(t, "packet %u at offset %llu: cut by the end of the file; "
+                "its events before the cut are kept", i,
+                (unsigned long long)offset);
+    content_bits = (t->size - offset) * 8;
   }
   p->stream_class = stream_class;
   p->stream_instance = mprof__get_u64(h + MPROF__PH_STREAM_INSTANCE);

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# test_cli.sh -- the mprof command on good, damaged and live traces: exit
+# codes, one clear line per problem (file and offset), every good part kept.
+set -euo pipefail
+build=$1
+net_ctf=$2
+mprof=$build/mprof
+gen=$build/test/trace_gen
+tmp=$(mktemp -d)
+trap 'kill $writer 2>/dev/null || true; rm -rf "$tmp"' EXIT
+writer=
+fail() { echo "FAIL: $*" >&2; exit 1; }
+expect_exit() { # CODE COMMAND...: run, require that exit code
+  local want=$1; shift
+  set +e; "$@" >"$tmp/out" 2>"$tmp/err"; local got=$?; set -e
+  [ "$got" = "$want" ] || fail "$* exited $got, not $want: $(cat "$tmp/err")"
+}
+
+"$gen" "$tmp/good.ctf" overwrite 1048576 2000 1 >/dev/null
+expect_exit 0 "$mprof" check "$tmp/good.ctf"
+grep -q "good.ctf: ok, 30003 events in .* packets of 3 streams, 0 discarded" "$tmp/out" \
+  || fail "check summary: $(cat "$tmp/out")"
+[ ! -s "$tmp/err" ] || fail "check of a good trace printed: $(cat "$tmp/err")"
+
+# Cut mid-ring: the packets before the cut are kept, one line says where.
+head -c 500000 "$tmp/good.ctf" > "$tmp/cut.ctf"
+expect_exit 1 "$mprof" check "$tmp/cut.ctf"
+grep -q "^mprof: $tmp/cut.ctf: offset 500000: file ends within packet" "$tmp/err" \
+  || fail "no clear truncation line: $(cat "$tmp/err")"
+kept=$(sed -n 's/.*damaged, \([0-9]*\) events.*/\1/p' "$tmp/out")
+[ "$kept" -gt 20000 ] || fail "only $kept events kept of a cut trace"
+
+# The legacy trace cut inside its first packet: the events before the cut.
+head -c 100000 "$net_ctf" > "$tmp/net-cut.ctf"
+expect_exit 1 "$mprof" check "$tmp/net-cut.ctf"
+grep -q "damaged, 3511 events" "$tmp/out" || fail "net.ctf cut: $(cat "$tmp/out")"
+
+# Not a trace at all.
+head -c 4096 /dev/urandom > "$tmp/noise.ctf"
+expect_exit 3 "$mprof" check "$tmp/noise.ctf"
+grep -q "^mprof: $tmp/noise.ctf: offset 0: not an mprof trace" "$tmp/err" \
+  || fail "noise: $(cat "$tmp/err")"
+
+# A flipped byte in one packet header: that packet is skipped, the others kept.
+cp "$tmp/good.ctf" "$tmp/flip.ctf"
+packets=$(od -An -t u8 -j 56 -N 8 "$tmp/flip.ctf" | tr -d ' ')
+printf '\xff' | dd of="$tmp/flip.ctf" bs=1 seek=$((packets + 4096 * 0 + 1)) conv=notrunc 2>/dev/null
+expect_exit 1 "$mprof" check "$tmp/flip.ctf"
+grep -q "packet 0 at offset $packets: bad packet magic; packet skipped" "$tmp/err" \
+  || fail "flipped magic: $(cat "$tmp/err")"
+
+# A snapshot of a trace being written is whole and checks clean.
+"$gen" "$tmp/live.ctf" overwrite 262144 100000000 2 >/dev/null &
+writer=$!
+until [ "$(head -c 8 "$tmp/live.ctf" 2>/dev/null | tr -d '\0')" = MPROFCTF ]; do sleep 0.01; done
+sleep 0.2
+"$mprof" snapshot -w "$tmp/snap.ctf" "$tmp/live.ctf" 2>"$tmp/snap.err" || true
+expect_exit 0 "$mprof" check "$tmp/snap.ctf"
+grep -q "snap.ctf: ok" "$tmp/out" || fail "snapshot: $(cat "$tmp/out")"
+echo "ok: check and snapshot"
