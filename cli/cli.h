@@ -25,6 +25,7 @@ void cli_put_escaped(FILE *f, const char *text, size_t length);
 int cmd_check(int argc, char **argv);
 int cmd_ctf(int argc, char **argv);
 int cmd_snapshot(int argc, char **argv);
+int cmd_stats(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 
 #endif /* MPROF_CLI_H */

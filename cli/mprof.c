@@ -15,6 +15,7 @@ static const struct command {
     {"check", cmd_check, "validate traces; the exit code says how they are"},
     {"ctf", cmd_ctf, "write a CTF directory that babeltrace2 reads"},
     {"snapshot", cmd_snapshot, "a consistent copy of a trace being written"},
+    {"stats", cmd_stats, "numbers about traces (--json for scripts)"},
 };
 
 static void usage(FILE *f) {

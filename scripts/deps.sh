@@ -9,6 +9,7 @@ packages=(
   cmake make gcc clang lld pkg-config   # build
   libclang-rt-14-dev                    # clang sanitizer runtimes
   libcmocka-dev                         # unit tests
+  libjansson-dev                        # JSON output of the mprof command
   babeltrace2 python3-bt2               # CTF checks with the real babeltrace2
   binutils                              # nm, objdump for the compiled-out test
 )

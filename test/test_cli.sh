@@ -57,4 +57,23 @@ sleep 0.2
 "$mprof" snapshot -w "$tmp/snap.ctf" "$tmp/live.ctf" 2>"$tmp/snap.err" || true
 expect_exit 0 "$mprof" check "$tmp/snap.ctf"
 grep -q "snap.ctf: ok" "$tmp/out" || fail "snapshot: $(cat "$tmp/out")"
-echo "ok: check and snapshot"
+# stats --json: the numbers of net.ctf, as the reference report has them.
+"$mprof" stats --json "$net_ctf" | /usr/bin/python3 -c '
+import json, sys
+s = json.load(sys.stdin)
+assert s["events"] == 10078, s["events"]
+assert s["events_by_type"]["read"] == 2596 and s["events_by_type"]["label"] == 2185, s
+assert s["threads"] == 1817, s["threads"]
+assert s["counters"]["tcp-ackd-segs"] == 146001, s["counters"]
+assert 5.89e9 < s["time_span_ns"] < 5.91e9, s["time_span_ns"]
+assert (s["packets"], s["streams"], s["discarded"]) == (4, 1, 0), s
+assert 27.9 < s["bytes_per_event"] < 28.0, s["bytes_per_event"]
+' || fail "stats --json of net.ctf"
+"$mprof" stats --json "$tmp/good.ctf" | /usr/bin/python3 -c '
+import json, sys
+s = json.load(sys.stdin)
+assert s["events"] == 30001 + 2, s["events"]          # + 2 interned strings
+assert s["counters"] == {"bytes": 1999 << 33}, s["counters"]
+assert s["labels"] == 2000 and s["streams"] == 3, s
+' || fail "stats --json of a trace of ours"
+echo "ok: check, snapshot, stats"

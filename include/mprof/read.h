@@ -70,6 +70,7 @@ typedef struct mprof_trace_info_s {
   uint32_t streams;         /* distinct OS-thread streams */
   uint64_t start_ticks;     /* clock at the earliest packet with events */
   int recording;            /* the writer had not stopped */
+  int legacy;               /* written by OCaml's mirage-profile */
   mprof_ring_mode_t ring_mode;
   const char *metadata;     /* CTF TSDL text */
   size_t metadata_size;

@@ -61,7 +61,7 @@ int mprof__legacy_open(mprof_trace_t *t) {
   size_t capacity = t->size / (LEGACY_HEADER_SIZE + 1) + 1;
   uint16_t counters_stack[64];
   uint16_t *counters = counters_stack;
-  t->legacy = 1;
+  t->legacy = t->info.legacy = 1;
   t->info.clock_freq_hz = 1000000000u;
   memcpy(t->info.uuid, uuid, 16);
   if (!(t->packets = calloc(capacity, sizeof *t->packets))) return MPROF_EIO;
