@@ -49,6 +49,15 @@ expect_exit 1 "$mprof" check "$tmp/flip.ctf"
 grep -q "packet 0 at offset $packets: bad packet magic; packet skipped" "$tmp/err" \
   || fail "flipped magic: $(cat "$tmp/err")"
 
+# A trace left "recording" (its writer killed) and then cut short: the
+# snapshot reader must not read past the end of the file.
+cp "$tmp/good.ctf" "$tmp/live-cut.ctf"
+printf '\x01' | dd of="$tmp/live-cut.ctf" bs=1 seek=96 conv=notrunc 2>/dev/null
+truncate -s 100000 "$tmp/live-cut.ctf"
+expect_exit 1 "$mprof" check "$tmp/live-cut.ctf"
+grep -q "damaged, .* events in .* still being written" "$tmp/out" \
+  || fail "cut live trace: $(cat "$tmp/out")"
+
 # A snapshot of a trace being written is whole and checks clean.
 "$gen" "$tmp/live.ctf" overwrite 262144 100000000 2 >/dev/null &
 writer=$!

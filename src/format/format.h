@@ -145,8 +145,8 @@ typedef enum mprof__event_id_e {
 extern const mprof__event_class_t mprof__event_classes[MPROF__EV_COUNT];
 
 /* Write the CTF 1.8 metadata of a trace into out (capacity bytes, NUL
- * terminated).  Returns its length without the NUL, or 0 if it did not fit.
- */
+ * terminated); out NULL only measures.  Returns its length without the NUL,
+ * or 0 if it did not fit. */
 typedef struct mprof__metadata_params_s {
   const uint8_t *uuid;     /* 16 bytes */
   uint64_t clock_freq_hz;

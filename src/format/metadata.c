@@ -49,13 +49,15 @@ typedef struct text_s {
   int overflow;
 } text_t;
 
+/* With out == NULL the writer only measures. */
 static void put(text_t *t, const char *s) {
   for (; *s; s++) {
     if (t->length + 1 >= t->capacity) {
       t->overflow = 1;
       return;
     }
-    t->out[t->length++] = *s;
+    if (t->out) t->out[t->length] = *s;
+    t->length++;
   }
 }
 
@@ -239,6 +241,6 @@ size_t mprof__metadata_write(char *out, size_t capacity,
         put_event(&t, stream, id, 1);
     }
   }
-  out[t.length] = 0;
+  if (out) out[t.length] = 0;
   return t.overflow ? 0 : t.length;
 }

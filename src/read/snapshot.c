@@ -28,13 +28,13 @@ static uint64_t load_acquire_u64(const uint8_t *p) {
 /* Copy packet i of src into dst.  Returns 1 if copied, 0 if it had to be
  * left empty. */
 static int copy_packet(const uint8_t *src_slot, const uint8_t *src,
-                       uint8_t *dst, uint32_t packet_size) {
+                       uint8_t *dst, uint64_t available) {
   for (int attempt = 0; attempt < COPY_TRIES; attempt++) {
     uint64_t before = load_acquire_u64(src_slot);
     if (before & MPROF__SLOT_INIT) continue;
     uint64_t content_bits = load_acquire_u64(src + MPROF__PH_CONTENT_SIZE);
     uint64_t content = content_bits / 8;
-    if (content > packet_size) content = packet_size;
+    if (content > available) content = available; /* a cut file */
     memcpy(dst, src, content < MPROF__PACKET_HEADER_SIZE
                          ? MPROF__PACKET_HEADER_SIZE : content);
     /* content_size as read, not as the header copy may have it later */
@@ -74,8 +74,10 @@ int mprof__snapshot(mprof_trace_t *t) {
   uint32_t dropped = 0;
   for (uint32_t i = 0; i < t->info.packet_count; i++) {
     uint64_t offset = t->packets_offset + (uint64_t)i * t->info.packet_size;
+    uint64_t available = t->size - offset;
+    if (available > t->info.packet_size) available = t->info.packet_size;
     if (!copy_packet(t->data + t->slots_offset + 8 * (uint64_t)i,
-                     t->data + offset, copy + offset, t->info.packet_size))
+                     t->data + offset, copy + offset, available))
       dropped++;
   }
   /* The copy is a finished trace: it will not change any more, and its

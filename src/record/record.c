@@ -26,9 +26,12 @@
 #define ID_CHUNK 1024u
 /* Counter ids fit the u16 counter field. */
 #define MAX_COUNTERS 4096u
-/* Each stream remembers this many recent label strings (direct-mapped by
- * hash), to write a repeated label as a 2-byte string id. */
-#define INTERN_SLOTS 128u
+/* Each stream remembers this many label strings (open addressing by hash,
+ * INTERN_PROBES slots tried), to write a repeated label as a 2-byte string
+ * id.  Small enough that the whole TLS stays near 1 KiB, so a dlopen'd
+ * libmprof still finds room in glibc's static TLS surplus. */
+#define INTERN_SLOTS 64u
+#define INTERN_PROBES 4u
 #define MAX_STRING_ID 65535u
 
 /* One open packet of a stream. */
@@ -374,8 +377,14 @@ static uint64_t hash_bytes(const char *text, size_t length) {
  * first time; 0 if it cannot be interned (names area full, ids used up). */
 static uint32_t intern(stream_t *s, const char *text, size_t length) {
   uint64_t hash = hash_bytes(text, length);
-  interned_t *slot = &s->interned[hash % INTERN_SLOTS];
-  if (slot->id && slot->hash == hash) return slot->id;
+  interned_t *slot = NULL;
+  for (uint32_t i = 0; i < INTERN_PROBES; i++) {
+    interned_t *probe = &s->interned[(hash + i) % INTERN_SLOTS];
+    if (probe->id && probe->hash == hash) return probe->id;
+    if (!slot && !probe->id) slot = probe;
+  }
+  /* All probed slots taken: the newest string replaces the first one. */
+  if (!slot) slot = &s->interned[hash % INTERN_SLOTS];
   if (s->next_string_id >= MAX_STRING_ID) return 0;
   uint32_t id = ++s->next_string_id;
   if (!emit_id_string(s, MPROF__EV_STRING, id, 1, text, length, NAMES_ONLY))
@@ -611,14 +620,11 @@ static int uuid_is_zero(const uint8_t uuid[16]) {
 static int layout_trace(const mprof_config_t *config, uint32_t packet_size,
                         uint64_t now) {
   uint8_t *b = config->buffer;
-  /* A reused buffer must not show an old trace's magic over new bytes. */
-  bytes_zero(b + MPROF__TH_MAGIC, 8);
-  __atomic_thread_fence(__ATOMIC_RELEASE);
   mprof__metadata_params_t params = {recorder.uuid, config->clock_freq_hz,
                                      config->clock_offset_ns, config->name};
   size_t room = config->size - MPROF__TRACE_HEADER_SIZE;
-  size_t metadata_size =
-      mprof__metadata_write((char *)b + MPROF__TRACE_HEADER_SIZE, room, &params);
+  /* Measure first: a start that fails leaves an earlier trace intact. */
+  size_t metadata_size = mprof__metadata_write(NULL, room, &params);
   if (metadata_size == 0) return MPROF_ENOSPC;
   uint64_t slots_offset =
       (MPROF__TRACE_HEADER_SIZE + metadata_size + 1 + 7) & ~(uint64_t)7;
@@ -632,6 +638,10 @@ static int layout_trace(const mprof_config_t *config, uint32_t packet_size,
   if (count < 4 || count > UINT32_MAX) return MPROF_ENOSPC;
   uint32_t names = (uint32_t)(count / 16 < 2 ? 2 : count / 16);
 
+  /* A reused buffer must not show an old trace's magic over new bytes. */
+  bytes_zero(b + MPROF__TH_MAGIC, 8);
+  __atomic_thread_fence(__ATOMIC_RELEASE);
+  mprof__metadata_write((char *)b + MPROF__TRACE_HEADER_SIZE, room, &params);
   bytes_zero(b, MPROF__TRACE_HEADER_SIZE);
   mprof__put_u32(b + MPROF__TH_VERSION, MPROF__TRACE_VERSION);
   mprof__put_u32(b + MPROF__TH_RING_MODE, (uint32_t)config->ring_mode);

@@ -266,6 +266,7 @@ static void after_fork_in_child(void) {
 /* "8M" -> 8388608; 0 on a malformed size. */
 static size_t parse_size(const char *text) {
   char *end;
+  if (*text < '0' || *text > '9') return 0; /* no sign, no space */
   errno = 0;
   unsigned long long n = strtoull(text, &end, 10);
   if (errno || end == text) return 0;
