@@ -17,6 +17,12 @@ enum {
 /* Open a trace, counting diagnostics (printed to stderr) in *problems. */
 int cli_open_trace(const char *path, int *problems, mprof_trace_t **out);
 
+/* Open each of paths[0..count) in turn and hand it to fn (which adds the
+ * problems it finds to *problems); returns the exit code for all of them. */
+typedef void (*cli_trace_fn)(void *context, const char *path,
+                             mprof_trace_t *trace, int *problems);
+int cli_for_each_trace(char **paths, int count, cli_trace_fn fn, void *context);
+
 /* Write text to f with control characters, quotes, backslashes and bytes
  * >= 0x7f escaped as \n, \", \\ or \xHH, so labels from a traced program
  * can neither break a line nor drive the terminal. */

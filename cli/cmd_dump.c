@@ -63,6 +63,15 @@ static int print_event(void *context, const mprof_event_t *ev) {
   return 0;
 }
 
+static void dump_trace(void *context, const char *path, mprof_trace_t *trace,
+                       int *problems) {
+  (void)path;
+  const mprof_trace_info_t *info = mprof_trace_info(trace);
+  dump_t d = {info, info->start_ticks, *(int *)context};
+  for (size_t p = 0; p < mprof_trace_packet_count(trace); p++)
+    if (mprof_trace_packet_events(trace, p, print_event, &d) < 0) (*problems)++;
+}
+
 int cmd_dump(int argc, char **argv) {
   static const struct option options[] = {{"help", no_argument, 0, 'h'},
                                           {"ticks", no_argument, 0, 't'},
@@ -75,18 +84,5 @@ int cmd_dump(int argc, char **argv) {
     else return fputs(help, stderr), CLI_USAGE;
   }
   if (optind >= argc) return fputs(help, stderr), CLI_USAGE;
-  int problems = 0, failed = 0;
-  for (int i = optind; i < argc; i++) {
-    mprof_trace_t *trace;
-    if (cli_open_trace(argv[i], &problems, &trace)) {
-      failed = 1;
-      continue;
-    }
-    dump_t d = {mprof_trace_info(trace), mprof_trace_info(trace)->start_ticks, raw_ticks};
-    for (size_t p = 0; p < mprof_trace_packet_count(trace); p++)
-      if (mprof_trace_packet_events(trace, p, print_event, &d) < 0) problems++;
-    mprof_trace_close(trace);
-  }
-  if (fflush(stdout)) return CLI_FAILED;
-  return failed ? CLI_FAILED : problems ? CLI_DAMAGED : CLI_OK;
+  return cli_for_each_trace(argv + optind, argc - optind, dump_trace, &raw_ticks);
 }

@@ -183,6 +183,19 @@ static void print_text(json_t *o) {
   }
 }
 
+static void print_stats(void *context, const char *path, mprof_trace_t *trace,
+                        int *problems) {
+  json_t *o = trace_stats(path, trace, problems);
+  if (*(int *)context) {
+    char *text = json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII);
+    puts(text);
+    free(text);
+  } else {
+    print_text(o);
+  }
+  json_decref(o);
+}
+
 int cmd_stats(int argc, char **argv) {
   static const struct option options[] = {{"json", no_argument, 0, 'j'},
                                           {"help", no_argument, 0, 'h'},
@@ -195,24 +208,5 @@ int cmd_stats(int argc, char **argv) {
     else return fputs(help, stderr), CLI_USAGE;
   }
   if (optind >= argc) return fputs(help, stderr), CLI_USAGE;
-  int problems = 0, failed = 0;
-  for (int i = optind; i < argc; i++) {
-    mprof_trace_t *trace;
-    if (cli_open_trace(argv[i], &problems, &trace)) {
-      failed = 1;
-      continue;
-    }
-    json_t *o = trace_stats(argv[i], trace, &problems);
-    mprof_trace_close(trace);
-    if (json) {
-      char *text = json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII);
-      puts(text);
-      free(text);
-    } else {
-      print_text(o);
-    }
-    json_decref(o);
-  }
-  if (fflush(stdout)) return CLI_FAILED;
-  return failed ? CLI_FAILED : problems ? CLI_DAMAGED : CLI_OK;
+  return cli_for_each_trace(argv + optind, argc - optind, print_stats, &json);
 }

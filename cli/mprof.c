@@ -38,6 +38,21 @@ int cli_open_trace(const char *path, int *problems, mprof_trace_t **out) {
   return mprof_trace_open(path, count_problem, problems, out);
 }
 
+int cli_for_each_trace(char **paths, int count, cli_trace_fn fn, void *context) {
+  int problems = 0, failed = 0;
+  for (int i = 0; i < count; i++) {
+    mprof_trace_t *trace;
+    if (cli_open_trace(paths[i], &problems, &trace)) {
+      failed = 1;
+      continue;
+    }
+    fn(context, paths[i], trace, &problems);
+    mprof_trace_close(trace);
+  }
+  if (fflush(stdout)) return CLI_FAILED;
+  return failed ? CLI_FAILED : problems ? CLI_DAMAGED : CLI_OK;
+}
+
 void cli_put_escaped(FILE *f, const char *text, size_t length) {
   for (size_t i = 0; i < length; i++) {
     unsigned char c = (unsigned char)text[i];
