@@ -22,6 +22,10 @@ grep -q "good.ctf: ok, 30003 events in .* packets of 3 streams, 0 discarded" "$t
   || fail "check summary: $(cat "$tmp/out")"
 [ ! -s "$tmp/err" ] || fail "check of a good trace printed: $(cat "$tmp/err")"
 
+# Standard input: "-" reads a trace piped in, legacy or ours.
+[ "$("$mprof" dump - < "$tmp/good.ctf" | wc -l)" = 30003 ] || fail "dump - of our trace"
+[ "$(cat "$net_ctf" | "$mprof" dump - | wc -l)" = 10078 ] || fail "dump - of net.ctf"
+
 # Cut mid-ring: the packets before the cut are kept, one line says where.
 head -c 500000 "$tmp/good.ctf" > "$tmp/cut.ctf"
 expect_exit 1 "$mprof" check "$tmp/cut.ctf"
