@@ -73,14 +73,8 @@ static int decode_field(decoder_t *d, const mprof__field_t *f, int wide,
     if (take(d, wide ? 8 : 4, &b)) return -1;
     ev->value = wide ? (int64_t)mprof__get_u64(b) : (int32_t)mprof__get_u32(b);
     return 0;
-  case MPROF__F_STRING: {
-    const uint8_t *nul = memchr(d->p, 0, (size_t)(d->end - d->p));
-    if (!nul) return -1;
-    ev->text = (const char *)d->p;
-    ev->text_length = (size_t)(nul - d->p);
-    d->p = nul + 1;
-    return 0;
-  }
+  case MPROF__F_STRING:
+    return mprof__take_string(&d->p, d->end, ev);
   }
   return -1;
 }

@@ -128,12 +128,7 @@ static int get_u64(cursor_t *c, uint64_t *v) {
 }
 
 static int get_string(cursor_t *c, mprof_event_t *ev) {
-  const uint8_t *nul = memchr(c->p, 0, (size_t)(c->end - c->p));
-  if (!nul) return -1;
-  ev->text = (const char *)c->p;
-  ev->text_length = (size_t)(nul - c->p);
-  c->p = nul + 1;
-  return 0;
+  return mprof__take_string(&c->p, c->end, ev);
 }
 
 /* Decode one legacy event's payload into ev.  Returns 0, -1 if it runs

@@ -2,6 +2,8 @@
 #ifndef MPROF_TRACE_INTERNAL_H
 #define MPROF_TRACE_INTERNAL_H
 
+#include <string.h>
+
 #include "mprof/read.h"
 
 struct mprof_trace_s {
@@ -32,6 +34,18 @@ typedef struct mprof_string_s {
 
 /* Collect the STRING events of every names packet (decode.c). */
 int mprof__strings_load(mprof_trace_t *trace);
+
+/* Take a NUL-terminated string at *p, before end, as ev's text; advance *p
+ * past the NUL.  Returns -1 (nothing taken) if no NUL comes before end. */
+static inline int mprof__take_string(const uint8_t **p, const uint8_t *end,
+                                     mprof_event_t *ev) {
+  const uint8_t *nul = memchr(*p, 0, (size_t)(end - *p));
+  if (!nul) return -1;
+  ev->text = (const char *)*p;
+  ev->text_length = (size_t)(nul - *p);
+  *p = nul + 1;
+  return 0;
+}
 
 /* Report one problem: "NAME: " + the formatted text. */
 void mprof__diag(const mprof_trace_t *trace, const char *format, ...)
