@@ -19,6 +19,10 @@
 #   threads_floor  events_per_s_nN  Nx_one_thread   the machine's own scaling
 #   barectf        ns_per_event     barectf         ratio <= 1
 #   lttng_off      ns_per_call      lttng_ust_off   ratio <= 1
+#   decode_model   events_per_s     babeltrace2_dummy  ratio >= 10, value
+#                                                   >= 5e7 (one core)
+#   decode         events_per_s     babeltrace2_dummy  (the reader alone)
+#   decode_model   events_per_s     decode_only     (the model's share)
 #   lttng          ns_per_event     lttng_ust       ratio <= 0.167 (mprof at
 #                                                   least 6x faster; the
 #                                                   speedup is 1 / ratio)
@@ -97,6 +101,7 @@ run() {
 
 run mprof_bench_record
 run mprof_bench_threads
+run mprof_bench_decode
 
 net_ctf="$(dirname "$0")/../../shared/data/net.ctf"
 if [ -f "$net_ctf" ]; then

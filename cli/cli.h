@@ -2,6 +2,7 @@
 #ifndef MPROF_CLI_H
 #define MPROF_CLI_H
 
+#include <jansson.h>
 #include <stdio.h>
 
 #include "mprof/read.h"
@@ -28,7 +29,48 @@ int cli_for_each_trace(char **paths, int count, cli_trace_fn fn, void *context);
  * can neither break a line nor drive the terminal. */
 void cli_put_escaped(FILE *f, const char *text, size_t length);
 
+/* Progress through a trace's packets on stderr (progress.c), shown only on
+ * a terminal and for work over a second: "mprof: dump: 45% (packet 1/4)".
+ * A NULL command shows nothing. */
+typedef struct cli_progress_s {
+  const char *command;
+  size_t total;  /* packets */
+  double next_s; /* monotonic time of the next redraw */
+} cli_progress_t;
+void cli_progress_start(cli_progress_t *progress, const char *command,
+                        size_t total);
+void cli_progress_update(cli_progress_t *progress, size_t done);
+void cli_progress_finish(cli_progress_t *progress);
+/* Erase the progress line, if one is shown, before other text. */
+void cli_progress_wipe(void);
+
+/* Deliver every event of trace to fn, packet by packet, with progress for
+ * command; adds one to *problems per damaged packet. */
+void cli_trace_events(mprof_trace_t *trace, const char *command,
+                      mprof_event_fn fn, void *context, int *problems);
+
+/* Where a command writes (outputs.c): one path, or for several traces a
+ * directory with DIR/NAME for each, NAME the trace's file name (stdin for
+ * -).  Problems are told on stderr. */
+typedef struct cli_output_s {
+  const char *path;      /* the one output, when directory is NULL */
+  const char *directory; /* the directory of several, or NULL */
+} cli_output_t;
+/* Check the names and make the directory: returns an exit code. */
+int cli_output_prepare(const cli_output_t *output, char **paths, int count,
+                       const char *command);
+/* Write a trace read from path to output: 0, or -1 after saying why. */
+typedef int (*cli_write_fn)(mprof_trace_t *trace, const char *path,
+                            const char *output);
+/* Open each trace and write it where it goes; returns the exit code. */
+int cli_write_each(char **paths, int count, const cli_output_t *output,
+                   cli_write_fn write);
+
+/* A JSON string of trace text: invalid UTF-8 bytes become \xHH. */
+json_t *cli_json_text(const char *text, size_t length);
+
 int cmd_check(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 int cmd_ctf(int argc, char **argv);
 int cmd_snapshot(int argc, char **argv);
 int cmd_stats(int argc, char **argv);

@@ -30,8 +30,8 @@ static int check_one(const char *path) {
   for (size_t i = 0; i < packets; i++) {
     const mprof_packet_info_t *p = mprof_trace_packet(trace, i);
     if (p->events_discarded > discarded) discarded = p->events_discarded;
-    if (mprof_trace_packet_events(trace, i, count_event, &events) < 0) problems++;
   }
+  cli_trace_events(trace, "check", count_event, &events, &problems);
   const mprof_trace_info_t *info = mprof_trace_info(trace);
   printf("%s: %s, %" PRIu64 " events in %zu packets of %u streams, %" PRIu64
          " discarded%s\n",

@@ -1,5 +1,7 @@
-/* cmd_ctf.c -- `mprof ctf TRACE -o DIR`: a CTF 1.8 directory for
- * babeltrace2 and other CTF tools, with nothing of the trace lost. */
+/* cmd_ctf.c -- `mprof ctf TRACE... -o DIR`: a CTF 1.8 directory for
+ * babeltrace2 and other CTF tools, with nothing of the trace lost.  One
+ * TRACE: DIR is its CTF directory.  Several: DIR/NAME for each, NAME the
+ * trace's file name (babeltrace2 DIR then reads them all). */
 #include <errno.h>
 #include <getopt.h>
 #include <string.h>
@@ -7,29 +9,45 @@
 #include "cli.h"
 
 static const char help[] =
-    "usage: mprof ctf TRACE -o DIR\n"
+    "usage: mprof ctf TRACE... -o DIR\n"
     "Write TRACE as a CTF 1.8 directory (metadata + one file per stream)\n"
-    "that babeltrace2 reads: babeltrace2 DIR\n";
+    "that babeltrace2 reads: babeltrace2 DIR.  Legacy mirage-profile traces\n"
+    "get a metadata that describes their bytes.  With several traces, each\n"
+    "goes to DIR/NAME, NAME its file name (stdin for -).\n";
+
+static void show_progress(void *context, size_t done, size_t total) {
+  (void)total;
+  cli_progress_update(context, done);
+}
+
+static int write_ctf(mprof_trace_t *trace, const char *path,
+                     const char *output) {
+  (void)path;
+  cli_progress_t progress;
+  cli_progress_start(&progress, "ctf", mprof_trace_packet_count(trace));
+  int err = mprof_trace_write_ctf(trace, output, show_progress, &progress);
+  int saved = errno;
+  cli_progress_finish(&progress);
+  if (!err) return 0;
+  fprintf(stderr, "mprof: %s: %s\n", output, strerror(saved));
+  return -1;
+}
 
 int cmd_ctf(int argc, char **argv) {
   static const struct option options[] = {{"output", required_argument, 0, 'o'},
                                           {"help", no_argument, 0, 'h'},
                                           {0, 0, 0, 0}};
-  const char *output = NULL;
+  cli_output_t output = {NULL, NULL};
   int c;
   optind = 1;
   while ((c = getopt_long(argc, argv, "o:h", options, NULL)) != -1) {
-    if (c == 'o') output = optarg;
+    if (c == 'o') output.path = optarg;
     else if (c == 'h') return fputs(help, stdout), CLI_OK;
     else return fputs(help, stderr), CLI_USAGE;
   }
-  if (!output || optind != argc - 1) return fputs(help, stderr), CLI_USAGE;
-  int problems = 0;
-  mprof_trace_t *trace;
-  if (cli_open_trace(argv[optind], &problems, &trace)) return CLI_FAILED;
-  int err = mprof_trace_write_ctf(trace, output);
-  mprof_trace_close(trace);
-  if (err == MPROF_EIO) fprintf(stderr, "mprof: %s: %s\n", output, strerror(errno));
-  if (err) return CLI_FAILED;
-  return problems ? CLI_DAMAGED : CLI_OK;
+  if (!output.path || optind >= argc) return fputs(help, stderr), CLI_USAGE;
+  int count = argc - optind;
+  if (count > 1) output.directory = output.path;
+  int code = cli_output_prepare(&output, argv + optind, count, "ctf");
+  return code ? code : cli_write_each(argv + optind, count, &output, write_ctf);
 }

@@ -3,6 +3,7 @@
  * Strings are escaped, so the output is greppable and terminal-safe. */
 #include <getopt.h>
 #include <inttypes.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -42,6 +43,9 @@ static int print_event(void *context, const mprof_event_t *ev) {
     break;
   case MPROF_EVENT_SUSPEND:
     break;
+  case MPROF_EVENT_GC:
+    printf(" duration_ns=%" PRId64, ev->value);
+    break;
   case MPROF_EVENT_STRING:
     printf(" id=%" PRIu32, ev->counter);
     break;
@@ -63,13 +67,15 @@ static int print_event(void *context, const mprof_event_t *ev) {
   return 0;
 }
 
+/* On a terminal the events scrolling by are the progress: a progress line
+ * would only be torn by them. */
 static void dump_trace(void *context, const char *path, mprof_trace_t *trace,
                        int *problems) {
   (void)path;
   const mprof_trace_info_t *info = mprof_trace_info(trace);
   dump_t d = {info, info->start_ticks, *(int *)context};
-  for (size_t p = 0; p < mprof_trace_packet_count(trace); p++)
-    if (mprof_trace_packet_events(trace, p, print_event, &d) < 0) (*problems)++;
+  cli_trace_events(trace, isatty(STDOUT_FILENO) ? NULL : "dump", print_event,
+                   &d, problems);
 }
 
 int cmd_dump(int argc, char **argv) {

@@ -1,42 +1,77 @@
-/* cmd_snapshot.c -- `mprof snapshot [-w OUT] SOURCE`: a consistent copy of
- * a trace, even one a running program is writing right now. */
+/* cmd_snapshot.c -- `mprof snapshot [-w OUT] SOURCE` and `mprof snapshot
+ * -o DIR SOURCE...`: a consistent copy of traces, even of ones a running
+ * program is writing right now. */
+#include <errno.h>
 #include <getopt.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
 
 static const char help[] =
     "usage: mprof snapshot [-w OUT] SOURCE\n"
+    "       mprof snapshot -o DIR SOURCE...\n"
     "Copy SOURCE, a trace file that a program may still be writing, into OUT\n"
-    "(default: standard output, which must not be a terminal).  Each packet\n"
+    "(default: standard output, which must not be a terminal), or each\n"
+    "SOURCE into DIR/NAME, NAME its file name (stdin for -).  Each packet\n"
     "is copied whole or not at all, so the copy never holds a torn event.\n";
+
+/* Writing a trace over itself would truncate the file it is read from. */
+static int same_file(const char *a, const char *b) {
+  struct stat sa, sb;
+  return strcmp(a, "-") && strcmp(b, "-") && !stat(a, &sa) && !stat(b, &sb) &&
+         sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+static int save(mprof_trace_t *trace, const char *path, const char *output) {
+  if (same_file(path, output)) {
+    fprintf(stderr, "mprof: snapshot: %s: would overwrite the trace itself\n",
+            output);
+    return -1;
+  }
+  if (!mprof_trace_save(trace, output)) return 0;
+  fprintf(stderr, "mprof: %s: %s\n", output, strerror(errno));
+  return -1;
+}
+
+/* Whether the outputs make sense: 0, or -1 after a usage message. */
+static int check_outputs(const cli_output_t *output, int count) {
+  if (output->directory && strcmp(output->path, "-")) {
+    fputs("mprof: snapshot: give -w OUT or -o DIR, not both\n", stderr);
+    return -1;
+  }
+  if (output->directory) return 0;
+  if (count > 1) {
+    fputs("mprof: snapshot: -w OUT and standard output take one SOURCE; "
+          "give -o DIR for several\n", stderr);
+    return -1;
+  }
+  if (!strcmp(output->path, "-") && isatty(STDOUT_FILENO)) {
+    fputs("mprof: snapshot: give -w OUT, or redirect standard output\n",
+          stderr);
+    return -1;
+  }
+  return 0;
+}
 
 int cmd_snapshot(int argc, char **argv) {
   static const struct option options[] = {{"write", required_argument, 0, 'w'},
+                                          {"output", required_argument, 0, 'o'},
                                           {"help", no_argument, 0, 'h'},
                                           {0, 0, 0, 0}};
-  const char *output = "-";
+  cli_output_t output = {"-", NULL};
   int c;
   optind = 1;
-  while ((c = getopt_long(argc, argv, "w:h", options, NULL)) != -1) {
-    if (c == 'w') output = optarg;
+  while ((c = getopt_long(argc, argv, "w:o:h", options, NULL)) != -1) {
+    if (c == 'w') output.path = optarg;
+    else if (c == 'o') output.directory = optarg;
     else if (c == 'h') return fputs(help, stdout), CLI_OK;
     else return fputs(help, stderr), CLI_USAGE;
   }
-  if (optind != argc - 1) return fputs(help, stderr), CLI_USAGE;
-  if (!strcmp(output, "-") && isatty(1)) {
-    fputs("mprof: snapshot: give -w OUT, or redirect standard output\n", stderr);
-    return CLI_USAGE;
-  }
-  int problems = 0;
-  mprof_trace_t *trace;
-  if (cli_open_trace(argv[optind], &problems, &trace)) return CLI_FAILED;
-  int err = mprof_trace_save(trace, output);
-  mprof_trace_close(trace);
-  if (err) {
-    perror(output);
-    return CLI_FAILED;
-  }
-  return problems ? CLI_DAMAGED : CLI_OK;
+  if (optind >= argc) return fputs(help, stderr), CLI_USAGE;
+  int count = argc - optind;
+  if (check_outputs(&output, count)) return CLI_USAGE;
+  int code = cli_output_prepare(&output, argv + optind, count, "snapshot");
+  return code ? code : cli_write_each(argv + optind, count, &output, save);
 }

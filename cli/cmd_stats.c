@@ -133,8 +133,8 @@ static json_t *trace_stats(const char *path, mprof_trace_t *trace, int *problems
     if (!next || next->stream_instance != p->stream_instance ||
         next->stream_class != p->stream_class)
       discarded += p->events_discarded;
-    if (mprof_trace_packet_events(trace, i, note_event, &s) < 0) (*problems)++;
   }
+  cli_trace_events(trace, "stats", note_event, &s, problems);
   const mprof_trace_info_t *info = mprof_trace_info(trace);
   json_t *by_type = json_object();
   for (int k = 0; k < MPROF_EVENT_KIND_COUNT; k++)

@@ -16,6 +16,8 @@ static const struct command {
     {"ctf", cmd_ctf, "write a CTF directory that babeltrace2 reads"},
     {"snapshot", cmd_snapshot, "a consistent copy of a trace being written"},
     {"stats", cmd_stats, "numbers about traces (--json for scripts)"},
+    {"report", cmd_report, "the analysis: stalls, lost wake-ups, waits, "
+                           "critical path"},
 };
 
 static void usage(FILE *f) {
@@ -31,6 +33,7 @@ static void usage(FILE *f) {
 static void count_problem(void *context, const char *message) {
   int *problems = context;
   (*problems)++;
+  cli_progress_wipe();
   fprintf(stderr, "mprof: %s\n", message);
 }
 

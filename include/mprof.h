@@ -84,7 +84,8 @@ typedef enum mprof_type_e {
   X(EBUSY, -3, "tracing already started")                                      \
   X(EIO, -4, "cannot create or map the trace file")                            \
   X(ENOCLOCK, -5, "no clock: give one in mprof_config_t")                      \
-  X(ENOTSUP, -6, "not supported in this build")
+  X(ENOTSUP, -6, "not supported in this build")                              \
+  X(ENOMEM, -7, "out of memory")
 
 typedef enum mprof_error_e {
 #define MPROF__ERROR_ENUM(name, value, text) MPROF_##name = value,

@@ -12,6 +12,7 @@ packages=(
   libjansson-dev                        # JSON output of the mprof command
   babeltrace2 python3-bt2               # CTF checks with the real babeltrace2
   binutils                              # nm, objdump for the compiled-out test
+  groff-base                            # the manual page's test renders it
 )
 if [ "${1:-}" = bench ]; then
   packages+=(liblttng-ust-dev lttng-tools python3-barectf)

@@ -21,6 +21,25 @@ expect_exit 0 "$mprof" check "$tmp/good.ctf"
 grep -q "good.ctf: ok, 30003 events in .* packets of 3 streams, 0 discarded" "$tmp/out" \
   || fail "check summary: $(cat "$tmp/out")"
 [ ! -s "$tmp/err" ] || fail "check of a good trace printed: $(cat "$tmp/err")"
+# Nothing on stderr for a good trace when stderr is no terminal, not even
+# progress when the work takes over a second (dump waits on a slow pipe).
+"$mprof" dump "$tmp/good.ctf" 2>"$tmp/err" | { sleep 1.2; cat >/dev/null; }
+[ ! -s "$tmp/err" ] || fail "slow dump of a good trace printed: $(cat "$tmp/err")"
+expect_exit 0 "$mprof" stats "$tmp/good.ctf"
+[ ! -s "$tmp/err" ] || fail "stats of a good trace printed: $(cat "$tmp/err")"
+expect_exit 0 "$mprof" ctf "$tmp/good.ctf" -o "$tmp/good-dir"
+[ ! -s "$tmp/err" ] || fail "ctf of a good trace printed: $(cat "$tmp/err")"
+
+# On a terminal, progress shows once the work has taken a second, and its
+# line is wiped at the end.  (script(1) gives the command a terminal.)
+if command -v script >/dev/null; then
+  script -qec "$mprof dump $tmp/good.ctf | { sleep 1.2; cat >/dev/null; }" /dev/null \
+    </dev/null >"$tmp/tty"
+  grep -q "^.mprof: dump: [0-9]*% (packet [0-9]*/[0-9]*)" "$tmp/tty" \
+    || fail "no progress on a terminal: $(od -c "$tmp/tty" | head -3)"
+  [ "$(tail -c 4 "$tmp/tty" | od -An -c | tr -d ' ')" = '\r033[K' ] \
+    || fail "progress line not wiped: $(od -c "$tmp/tty" | tail -3)"
+fi
 
 # Standard input: "-" reads a trace piped in, legacy or ours.
 [ "$("$mprof" dump - < "$tmp/good.ctf" | wc -l)" = 30003 ] || fail "dump - of our trace"
@@ -38,6 +57,9 @@ kept=$(sed -n 's/.*damaged, \([0-9]*\) events.*/\1/p' "$tmp/out")
 head -c 100000 "$net_ctf" > "$tmp/net-cut.ctf"
 expect_exit 1 "$mprof" check "$tmp/net-cut.ctf"
 grep -q "damaged, 3511 events" "$tmp/out" || fail "net.ctf cut: $(cat "$tmp/out")"
+# ... and its CTF directory holds those events, the torn one cut off.
+expect_exit 1 "$mprof" ctf "$tmp/net-cut.ctf" -o "$tmp/net-cut"
+[ "$(babeltrace2 "$tmp/net-cut" 2>&1 | wc -l)" = 3511 ] || fail "ctf of a cut net.ctf"
 
 # Not a trace at all.
 head -c 4096 /dev/urandom > "$tmp/noise.ctf"
@@ -89,4 +111,55 @@ assert s["events"] == 30001 + 2, s["events"]          # + 2 interned strings
 assert s["counters"] == {"bytes": 1999 << 33}, s["counters"]
 assert s["labels"] == 2000 and s["streams"] == 3, s
 ' || fail "stats --json of a trace of ours"
-echo "ok: check, snapshot, stats"
+# Several traces: stats --json prints one object per line, named by "trace".
+"$mprof" stats --json "$tmp/good.ctf" - < "$net_ctf" | /usr/bin/python3 -c '
+import json, sys
+lines = sys.stdin.read().splitlines()
+assert len(lines) == 2, lines
+good, net = (json.loads(line) for line in lines)
+assert good["trace"].endswith("/good.ctf") and good["events"] == 30003, good
+assert net["trace"] == "-" and net["events"] == 10078 and net["legacy"], net
+' || fail "stats --json of two traces"
+
+# ctf: a legacy trace converts; with several traces, DIR/NAME for each.
+expect_exit 0 "$mprof" ctf "$net_ctf" -o "$tmp/net-dir"
+[ "$(babeltrace2 "$tmp/net-dir" | wc -l)" = 10078 ] || fail "ctf of net.ctf"
+expect_exit 0 "$mprof" ctf "$tmp/good.ctf" - -o "$tmp/both" < "$net_ctf"
+[ "$(babeltrace2 "$tmp/both/good.ctf" | wc -l)" = 30003 ] || fail "ctf of good.ctf"
+[ "$(babeltrace2 "$tmp/both/stdin" | wc -l)" = 10078 ] || fail "ctf of -"
+mkdir -p "$tmp/again"
+cp "$tmp/good.ctf" "$tmp/again/"
+expect_exit 2 "$mprof" ctf "$tmp/good.ctf" "$tmp/again/good.ctf" -o "$tmp/clash"
+grep -q "both be written as good.ctf" "$tmp/err" || fail "name clash: $(cat "$tmp/err")"
+[ ! -e "$tmp/clash" ] || fail "a clash still wrote output"
+expect_exit 3 "$mprof" ctf "$tmp/good.ctf" "$tmp/noise.ctf" -o "$tmp/some"
+[ "$(babeltrace2 "$tmp/some/good.ctf" | wc -l)" = 30003 ] || fail "good trace beside a bad one"
+
+# snapshot: one SOURCE to -w OUT or standard output, several to -o DIR.
+expect_exit 0 "$mprof" snapshot -o "$tmp/snaps" "$tmp/good.ctf" "$net_ctf"
+cmp "$tmp/snaps/good.ctf" "$tmp/good.ctf" && cmp "$tmp/snaps/net.ctf" "$net_ctf" \
+  || fail "snapshot -o of two stopped traces differs from them"
+expect_exit 2 "$mprof" snapshot -w "$tmp/x.ctf" "$tmp/good.ctf" "$net_ctf"
+grep -q "take one SOURCE; give -o DIR for several" "$tmp/err" || fail "-w with two: $(cat "$tmp/err")"
+expect_exit 2 "$mprof" snapshot -w "$tmp/x.ctf" -o "$tmp/snaps" "$tmp/good.ctf"
+cp "$tmp/good.ctf" "$tmp/self.ctf"
+expect_exit 3 "$mprof" snapshot -w "$tmp/self.ctf" "$tmp/self.ctf"
+grep -q "would overwrite the trace itself" "$tmp/err" || fail "self: $(cat "$tmp/err")"
+cmp "$tmp/self.ctf" "$tmp/good.ctf" || fail "snapshot onto itself changed the trace"
+
+# --help on each command prints its usage on standard output and exits 0;
+# a bad option or a missing TRACE is a usage error (2), told on stderr.
+commands=$("$mprof" --help | awk '/^commands:/ { on = 1; next } on && NF { print $1 } on && !NF { exit }')
+[ "$(wc -w <<<"$commands")" -ge 5 ] || fail "commands in mprof --help: $commands"
+for cmd in $commands; do
+  expect_exit 0 "$mprof" "$cmd" --help
+  grep -q "^usage: mprof $cmd" "$tmp/out" || fail "$cmd --help: $(cat "$tmp/out")"
+  [ ! -s "$tmp/err" ] || fail "$cmd --help wrote to stderr"
+  expect_exit 2 "$mprof" "$cmd" --no-such-option
+  [ ! -s "$tmp/out" ] && grep -q "^usage: mprof $cmd" "$tmp/err" || fail "$cmd: bad option"
+  expect_exit 2 "$mprof" "$cmd"
+done
+expect_exit 0 "$mprof" --help
+expect_exit 2 "$mprof"
+expect_exit 2 "$mprof" no-such-command
+echo "ok: check, snapshot, stats, ctf, several traces, progress, --help"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # test_install.sh -- `cmake --install` gives headers, shared and static
-# libraries, mprof.pc and a CMake package; a program builds against each
-# (pkg-config and find_package, shared and static) and, run with
-# MPROF_TRACE, writes a trace with its label in it.
+# libraries, mprof.pc, a CMake package, the mprof command and its manual
+# page; a program builds against each (pkg-config and find_package, shared
+# and static) and, run with MPROF_TRACE, writes a trace with its label in
+# it.
 set -euo pipefail
 src=$1
 build=$2
@@ -13,7 +14,7 @@ cmake --install "$build" --prefix "$prefix" >/dev/null
 
 pc=$(find "$prefix" -name mprof.pc)
 libdir=$(dirname "$(dirname "$pc")")
-for f in include/mprof.h include/mprof/unix.h; do
+for f in include/mprof.h include/mprof/unix.h bin/mprof share/man/man1/mprof.1; do
   [ -f "$prefix/$f" ] || { echo "FAIL: $f not installed" >&2; exit 1; }
 done
 [ -f "$libdir/libmprof.a" ] && [ -e "$libdir/libmprof.so" ] \

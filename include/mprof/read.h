@@ -120,11 +120,17 @@ long mprof_trace_packet_events(const mprof_trace_t *trace, size_t index,
 /* Name of an event kind ("create", ...). */
 const char *mprof_event_kind_name(mprof_event_kind_t kind);
 
+/* Told, now and then, how far a long operation has come: done of total
+ * packets. */
+typedef void (*mprof_progress_fn)(void *context, size_t done, size_t total);
+
 /* Write a CTF 1.8 directory that babeltrace2 reads: metadata, and one file
  * per stream with its packets in order, timestamp_end made exact and any
- * damaged tail cut off.  Returns 0, MPROF_EIO (errno set), or
- * MPROF_ENOTSUP for a legacy trace. */
-int mprof_trace_write_ctf(const mprof_trace_t *trace, const char *directory);
+ * damaged tail cut off.  A legacy trace gets a metadata that describes its
+ * bytes.  progress (may be NULL) is called after each packet.  Returns 0 or
+ * MPROF_EIO (errno set). */
+int mprof_trace_write_ctf(const mprof_trace_t *trace, const char *directory,
+                          mprof_progress_fn progress, void *context);
 
 /* Write the trace's bytes as read (for a live trace: the consistent
  * snapshot) to path ("-": standard output).  Returns 0 or MPROF_EIO. */

@@ -157,6 +157,17 @@ typedef struct mprof__metadata_params_s {
 size_t mprof__metadata_write(char *out, size_t capacity,
                              const mprof__metadata_params_t *params);
 
+/* The integer types of the metadata, also declared by the one that the
+ * reader writes for a legacy trace (src/read/legacy_ctf.c). */
+#define MPROF__TSDL_INTEGERS                                                   \
+  "typealias integer { size = 5; align = 1; signed = false; } := uint5_t;\n"   \
+  "typealias integer { size = 8; align = 8; signed = false; } := uint8_t;\n"   \
+  "typealias integer { size = 16; align = 8; signed = false; } := uint16_t;\n" \
+  "typealias integer { size = 32; align = 8; signed = false; } := uint32_t;\n" \
+  "typealias integer { size = 64; align = 8; signed = false; } := uint64_t;\n" \
+  "typealias integer { size = 32; align = 8; signed = true; } := int32_t;\n"   \
+  "typealias integer { size = 64; align = 8; signed = true; } := int64_t;\n"
+
 /* --- Little-endian loads and stores (unaligned-safe) --------------------- */
 
 static inline void mprof__put_u16(uint8_t *p, uint16_t v) {

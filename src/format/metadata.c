@@ -110,21 +110,7 @@ static void put_quoted(text_t *t, const char *s) {
 static void put_header(text_t *t, const mprof__metadata_params_t *p) {
   put(t,
       "/* CTF 1.8 */\n"
-      "/* mprof trace: see docs/FORMAT.md */\n\n"
-      "typealias integer { size = 5; align = 1; signed = false; } := "
-      "uint5_t;\n"
-      "typealias integer { size = 8; align = 8; signed = false; } := "
-      "uint8_t;\n"
-      "typealias integer { size = 16; align = 8; signed = false; } := "
-      "uint16_t;\n"
-      "typealias integer { size = 32; align = 8; signed = false; } := "
-      "uint32_t;\n"
-      "typealias integer { size = 64; align = 8; signed = false; } := "
-      "uint64_t;\n"
-      "typealias integer { size = 32; align = 8; signed = true; } := "
-      "int32_t;\n"
-      "typealias integer { size = 64; align = 8; signed = true; } := "
-      "int64_t;\n\n"
+      "/* mprof trace: see docs/FORMAT.md */\n\n" MPROF__TSDL_INTEGERS "\n"
       "trace {\n\tmajor = 1;\n\tminor = 8;\n\tuuid = \"");
   put_uuid(t, p->uuid);
   put(t,

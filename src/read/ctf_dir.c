@@ -1,9 +1,10 @@
 /* ctf_dir.c -- write a trace as a CTF 1.8 directory that babeltrace2 and
- * other CTF tools read: the trace's own metadata, and one file per stream
- * with its packets in packet_seq_num order.  Each packet is copied as
- * recorded, except that timestamp_end is made exact (a crashed or running
- * writer leaves it stale), packet_size is trimmed to the content, and a
- * damaged tail is cut off at the last good event.
+ * other CTF tools read: a metadata, and one file per stream with its
+ * packets in packet_seq_num order.  Each packet is copied as recorded,
+ * except that timestamp_end is made exact (a crashed or running writer
+ * leaves it stale), packet_size is trimmed to the content, and a damaged
+ * tail is cut off at the last good event.  An mprof trace keeps its own
+ * metadata; a legacy one gets a new one (legacy_ctf.c).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -24,26 +25,42 @@ static int write_metadata(const mprof_trace_t *t, const char *directory) {
   snprintf(path, sizeof path, "%s/metadata", directory);
   FILE *f = fopen(path, "wb");
   if (!f) return -1;
-  int err = write_all(f, t->info.metadata, t->info.metadata_size);
+  int err = t->legacy
+                ? mprof__legacy_ctf_metadata(t, f)
+                : write_all(f, t->info.metadata, t->info.metadata_size);
   return fclose(f) || err ? -1 : 0;
 }
 
-/* Append packet index to f, patched as described at the top. */
-static int write_packet(const mprof_trace_t *t, size_t index, FILE *f) {
+/* The header of mprof packet index as written, patched as described at
+ * the top; returns the packet's good bytes. */
+static uint64_t ctf_header(const mprof_trace_t *t, size_t index,
+                           uint8_t *header) {
   const mprof_packet_info_t *pk = mprof_trace_packet(t, index);
   uint64_t end_ticks, good_bytes;
   mprof__packet_decode(t, index, NULL, NULL, &end_ticks, &good_bytes);
-  uint8_t header[MPROF__PACKET_HEADER_SIZE];
-  memcpy(header, t->data + pk->offset, sizeof header);
+  memcpy(header, t->data + pk->offset, MPROF__PACKET_HEADER_SIZE);
   if (end_ticks < pk->timestamp_end && pk->timestamp_end >= pk->timestamp_begin &&
       good_bytes == pk->content_bytes)
     end_ticks = pk->timestamp_end; /* a closed packet keeps its own end */
   mprof__put_u64(header + MPROF__PH_TIMESTAMP_END, end_ticks);
   mprof__put_u64(header + MPROF__PH_CONTENT_SIZE, good_bytes * 8);
   mprof__put_u64(header + MPROF__PH_PACKET_SIZE, good_bytes * 8);
-  if (write_all(f, header, sizeof header)) return -1;
-  return write_all(f, t->data + pk->offset + sizeof header,
-                   good_bytes - sizeof header);
+  return good_bytes;
+}
+
+/* Append packet index to f: its patched header, then its good events. */
+static int write_packet(const mprof_trace_t *t, size_t index, FILE *f) {
+  _Static_assert(
+      (int)MPROF__LEGACY_HEADER_SIZE <= (int)MPROF__PACKET_HEADER_SIZE,
+      "one buffer holds either header");
+  uint8_t header[MPROF__PACKET_HEADER_SIZE];
+  size_t header_size =
+      t->legacy ? MPROF__LEGACY_HEADER_SIZE : MPROF__PACKET_HEADER_SIZE;
+  uint64_t good_bytes = t->legacy ? mprof__legacy_ctf_header(t, index, header)
+                                  : ctf_header(t, index, header);
+  if (write_all(f, header, header_size)) return -1;
+  return write_all(f, t->data + t->packets[index].offset + header_size,
+                   good_bytes - header_size);
 }
 
 /* Stream files of an earlier conversion into the same directory would be
@@ -61,11 +78,8 @@ static int remove_old_streams(const char *directory) {
   return closedir(d);
 }
 
-int mprof_trace_write_ctf(const mprof_trace_t *t, const char *directory) {
-  if (t->legacy) {
-    mprof__diag(t, "legacy mirage-profile traces cannot be written as CTF yet");
-    return MPROF_ENOTSUP;
-  }
+int mprof_trace_write_ctf(const mprof_trace_t *t, const char *directory,
+                          mprof_progress_fn progress, void *context) {
   if (mkdir(directory, 0755) < 0 && errno != EEXIST) return MPROF_EIO;
   if (remove_old_streams(directory)) return MPROF_EIO;
   if (write_metadata(t, directory)) return MPROF_EIO;
@@ -87,6 +101,7 @@ int mprof_trace_write_ctf(const mprof_trace_t *t, const char *directory) {
       fclose(f);
       return MPROF_EIO;
     }
+    if (progress) progress(context, i + 1, t->packet_count);
   }
   if (f && fclose(f)) return MPROF_EIO;
   return 0;

@@ -201,6 +201,7 @@ long mprof_trace_packet_events(const mprof_trace_t *t, size_t index,
                                mprof_event_fn fn, void *context) {
   uint64_t end_ticks, good_bytes;
   if (index >= t->packet_count) return MPROF_EINVAL;
-  if (t->legacy) return mprof__legacy_decode(t, index, fn, context);
+  if (t->legacy)
+    return mprof__legacy_decode(t, index, fn, context, &good_bytes);
   return mprof__packet_decode(t, index, fn, context, &end_ticks, &good_bytes);
 }

@@ -15,11 +15,7 @@
 #include "format.h"
 #include "trace_internal.h"
 
-enum {
-  LEGACY_HEADER_SIZE = 30,
-  LEGACY_EVENT_HEADER_SIZE = 9,
-  LEGACY_MAGIC = 0xC1FC1FC1u
-};
+enum { LEGACY_EVENT_HEADER_SIZE = 9, LEGACY_MAGIC = 0xC1FC1FC1u };
 
 enum legacy_op {
   OP_CREATES, OP_READ, OP_FULFILLS, OP_FAILS, OP_BECOMES, OP_LABEL,
@@ -28,7 +24,8 @@ enum legacy_op {
 };
 
 int mprof__legacy_detect(const uint8_t *data, size_t size) {
-  return size >= LEGACY_HEADER_SIZE && mprof__get_u32(data) == LEGACY_MAGIC;
+  return size >= MPROF__LEGACY_HEADER_SIZE &&
+         mprof__get_u32(data) == LEGACY_MAGIC;
 }
 
 static uint64_t legacy_id(uint64_t raw) { return raw + 1; }
@@ -58,7 +55,7 @@ static void order_by_counter(mprof_trace_t *t, uint16_t *counters, size_t n) {
 
 int mprof__legacy_open(mprof_trace_t *t) {
   const uint8_t *uuid = t->data + 4;
-  size_t capacity = t->size / (LEGACY_HEADER_SIZE + 1) + 1;
+  size_t capacity = t->size / (MPROF__LEGACY_HEADER_SIZE + 1) + 1;
   uint16_t counters_stack[64];
   uint16_t *counters = counters_stack;
   t->legacy = t->info.legacy = 1;
@@ -69,18 +66,19 @@ int mprof__legacy_open(mprof_trace_t *t) {
     return MPROF_EIO;
   size_t n = 0;
   uint64_t offset = 0;
-  while (offset + LEGACY_HEADER_SIZE <= t->size) {
+  while (offset + MPROF__LEGACY_HEADER_SIZE <= t->size) {
     const uint8_t *h = t->data + offset;
     const char *problem = NULL;
-    uint64_t packet_bytes = mprof__get_u32(h + 20) / 8;
-    uint64_t content_bytes = mprof__get_u32(h + 26) / 8;
+    uint64_t packet_bytes = mprof__get_u32(h + MPROF__LEGACY_PH_SIZE) / 8;
+    uint64_t content_bytes = mprof__get_u32(h + MPROF__LEGACY_PH_CONTENT) / 8;
     if (mprof__get_u32(h) != LEGACY_MAGIC)
       problem = "bad packet magic";
     else if (memcmp(h + 4, uuid, 16) != 0)
       problem = "uuid differs from the first packet's";
-    else if (packet_bytes < LEGACY_HEADER_SIZE)
+    else if (packet_bytes < MPROF__LEGACY_HEADER_SIZE)
       problem = "packet size out of range";
-    else if (content_bytes < LEGACY_HEADER_SIZE || content_bytes > packet_bytes)
+    else if (content_bytes < MPROF__LEGACY_HEADER_SIZE ||
+             content_bytes > packet_bytes)
       problem = "content size out of range";
     if (problem) {
       mprof__diag(t, "packet %zu at offset %llu: %s; rest of the file skipped",
@@ -100,16 +98,16 @@ int mprof__legacy_open(mprof_trace_t *t) {
     p->offset = offset;
     p->content_bytes = content_bytes;
     p->current_thread = MPROF_NONE;
-    if (content_bytes >= LEGACY_HEADER_SIZE + 8)
+    if (content_bytes >= MPROF__LEGACY_HEADER_SIZE + 8)
       p->timestamp_begin = p->timestamp_end =
-          mprof__get_u64(h + LEGACY_HEADER_SIZE);
-    counters[n++] = mprof__get_u16(h + 24);
+          mprof__get_u64(h + MPROF__LEGACY_HEADER_SIZE);
+    counters[n++] = mprof__get_u16(h + MPROF__LEGACY_PH_COUNT);
     offset += packet_bytes;
   }
   order_by_counter(t, counters, n);
   if (counters != counters_stack) free(counters);
   t->packet_count = n;
-  mprof__find_start(t, LEGACY_HEADER_SIZE);
+  mprof__find_start(t, MPROF__LEGACY_HEADER_SIZE);
   t->info.packet_count = t->info.packets_used = (uint32_t)n;
   t->info.streams = n ? 1 : 0;
   return n ? 0 : MPROF_EINVAL;
@@ -194,12 +192,14 @@ static int decode_op(cursor_t *c, unsigned op, mprof_event_t *ev) {
 }
 
 long mprof__legacy_decode(const mprof_trace_t *t, size_t index,
-                          mprof_event_fn fn, void *context) {
+                          mprof_event_fn fn, void *context,
+                          uint64_t *good_bytes) {
   const mprof_packet_info_t *pk = &t->packets[index];
   const uint8_t *base = t->data + pk->offset;
-  cursor_t c = {base + LEGACY_HEADER_SIZE, base + pk->content_bytes};
+  cursor_t c = {base + MPROF__LEGACY_HEADER_SIZE, base + pk->content_bytes};
   uint64_t current = MPROF_NONE;
   long count = 0;
+  *good_bytes = MPROF__LEGACY_HEADER_SIZE;
   while (c.p < c.end) {
     const uint8_t *start = c.p;
     mprof_event_t ev;
@@ -225,6 +225,7 @@ long mprof__legacy_decode(const mprof_trace_t *t, size_t index,
     }
     if (ev.kind == MPROF_EVENT_SWITCH) current = ev.a;
     count++;
+    *good_bytes = (uint64_t)(c.p - base);
     if (fn && fn(context, &ev)) break;
   }
   return count;

@@ -2,6 +2,7 @@
 #ifndef MPROF_TRACE_INTERNAL_H
 #define MPROF_TRACE_INTERNAL_H
 
+#include <stdio.h>
 #include <string.h>
 
 #include "mprof/read.h"
@@ -63,10 +64,27 @@ int mprof__snapshot(mprof_trace_t *trace);
 /* Set info.start_ticks from the packets holding more than a header. */
 void mprof__find_start(mprof_trace_t *trace, uint64_t header_bytes);
 
-/* Legacy mirage-profile traces (legacy.c). */
+/* Legacy mirage-profile traces (legacy.c): each packet starts with this
+ * 30-byte header; fields are little-endian and unaligned. */
+enum {
+  MPROF__LEGACY_PH_SIZE = 20,    /* u32: packet size in bits */
+  MPROF__LEGACY_PH_COUNT = 24,   /* u16: packet counter, wraps */
+  MPROF__LEGACY_PH_CONTENT = 26, /* u32: content size in bits */
+  MPROF__LEGACY_HEADER_SIZE = 30
+};
+
 int mprof__legacy_detect(const uint8_t *data, size_t size);
 int mprof__legacy_open(mprof_trace_t *trace);
+/* Decode a legacy packet as mprof__packet_decode does an mprof one. */
 long mprof__legacy_decode(const mprof_trace_t *trace, size_t index,
-                          mprof_event_fn fn, void *context);
+                          mprof_event_fn fn, void *context,
+                          uint64_t *good_bytes);
+
+/* The CTF form of a legacy trace (legacy_ctf.c): its metadata, and the
+ * header of packet index as the CTF directory holds it (a header of
+ * MPROF__LEGACY_HEADER_SIZE bytes); returns the packet's good bytes. */
+int mprof__legacy_ctf_metadata(const mprof_trace_t *trace, FILE *f);
+uint64_t mprof__legacy_ctf_header(const mprof_trace_t *trace, size_t index,
+                                  uint8_t *header);
 
 #endif /* MPROF_TRACE_INTERNAL_H */

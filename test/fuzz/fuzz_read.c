@@ -1,5 +1,6 @@
-/* fuzz_read.c -- libFuzzer target over the reader: any bytes, opened as a
- * trace (mprof or legacy), every event of every packet decoded.  Nothing
+/* fuzz_read.c -- libFuzzer target over the reader and the model: any
+ * bytes, opened as a trace (mprof or legacy), every event of every packet
+ * decoded, then the model built, laid out, queried and analysed.  Nothing
  * may crash, hang or read out of bounds (ASan+UBSan).
  * `make check` runs it briefly from the seed corpus (test/fuzz/corpus);
  * `make fuzz` runs it at length. */
@@ -7,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mprof/read.h"
+#include "mprof/model.h"
 
 static void ignore_diag(void *context, const char *message) {
   (void)context;
@@ -21,6 +22,29 @@ static int touch_event(void *context, const mprof_event_t *ev) {
   return 0;
 }
 
+/* Build the model and ask it everything a view or the report would. */
+static void model_everything(const mprof_trace_t *trace) {
+  mprof_model_t *m;
+  if (mprof_model_load(trace, &m)) return;
+  const mprof_model_view_t *v = mprof_model_view(m);
+  mprof_lod_item_t items[64];
+  int64_t t1 = v->duration_ns + 1, step = t1 / 100 + 1;
+  for (uint32_t row = 0; row < v->row_count && row < 64; row++) {
+    mprof_model_row_threads(m, row, 0, t1, step, items, 64);
+    mprof_model_row_running(m, row, 0, t1, step, items, 64);
+  }
+  mprof_model_arrows(m, 0, t1, step, items, 64);
+  int64_t min[16], max[16];
+  for (uint32_t c = 0; c < v->counter_count; c++)
+    mprof_model_counter_range(m, c, 0, t1, 16, min, max);
+  char name[64];
+  for (uint32_t t = 0; t < v->thread_count && t < 64; t++)
+    mprof_model_thread_name(m, t, name, sizeof name);
+  mprof_analysis_t a;
+  if (mprof_model_analyse(m, &a) == 0) mprof_analysis_free(&a);
+  mprof_model_free(m);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   /* The reader wants 8-byte alignment for its atomic loads, as a mapping
    * gives it; malloc's is 16. */
@@ -32,6 +56,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     uint64_t sum = 0;
     for (size_t i = 0; i < mprof_trace_packet_count(trace); i++)
       mprof_trace_packet_events(trace, i, touch_event, &sum);
+    model_everything(trace);
     mprof_trace_close(trace);
   }
   free(copy);

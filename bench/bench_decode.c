@@ -1,0 +1,175 @@
+/* bench_decode.c -- how fast mprof reads a trace back: decode alone, and
+ * decode + model (threads, arrows, spans, counters, layout, indexes), in
+ * events per second on one core, against `babeltrace2 -o dummy` reading the
+ * same trace as a CTF directory (mprof ctf), in the same run.
+ *
+ *   mprof_bench_decode [--rounds N] [--events N] [--dir DIR]
+ *
+ * The trace is recorded first by this program: an async server's story
+ * (requests created and labelled, switches, waits, reads, resolves,
+ * counters), --events events in all (default 10000000; babeltrace2 gets a
+ * copy cut to a tenth so its rounds stay short: its rate is what counts).
+ * Result lines:
+ *   decode_model  events_per_s  babeltrace2_dummy  target ratio >= 10
+ *   decode        events_per_s  babeltrace2_dummy  (the reader alone)
+ *   decode_model  events_per_s  decode_only        (model's share)
+ * and decode_model's value itself: target >= 5e7.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bench_util.h"
+#include "mprof.h"
+#include "mprof/model.h"
+#include "mprof/unix.h"
+
+/* One request's story: 12 events. */
+static void request(uint64_t loop, uint64_t i, mprof_counter_t queued) {
+  static const char *const paths[] = {"GET /", "GET /index.html",
+                                      "POST /api", "GET /favicon.ico"};
+  uint64_t req = mprof_create(MPROF_REQUEST);
+  mprof_label(req, paths[i & 3]);
+  mprof_counter_increase(queued, 1);
+  uint64_t io = mprof_create(MPROF_FS);
+  mprof_switch(req);
+  mprof_try_read(io);
+  mprof_switch(loop);
+  mprof_resolve(io);
+  mprof_switch(req);
+  mprof_read(io);
+  mprof_resolve(req);
+  mprof_counter_increase(queued, -1);
+}
+
+/* Record about `events` events into a trace file; returns its path. */
+static const char *record(const char *dir, uint64_t events, size_t bytes) {
+  static char path[4096];
+  bench_trace_path(path, sizeof path, dir, "decode");
+  mprof_unix_options_t options;
+  memset(&options, 0, sizeof options);
+  options.path = path;
+  options.size = bytes;
+  options.ring_mode = MPROF_RING_DISCARD;
+  if (mprof_unix_start(&options)) {
+    bench_note("cannot record into %s", path);
+    exit(1);
+  }
+  mprof_counter_t queued = mprof_counter_make("queued");
+  uint64_t loop = mprof_create(MPROF_LOOP);
+  for (uint64_t i = 0; i < events / 12; i++) request(loop, i, queued);
+  mprof_unix_stop();
+  return path;
+}
+
+static int count_event(void *context, const mprof_event_t *ev) {
+  (void)ev;
+  ++*(uint64_t *)context;
+  return 0;
+}
+
+/* Decode every event; returns the event count. */
+static uint64_t decode_only(const char *path) {
+  mprof_trace_t *trace;
+  if (mprof_trace_open(path, NULL, NULL, &trace)) exit(1);
+  uint64_t n = 0;
+  for (size_t i = 0; i < mprof_trace_packet_count(trace); i++)
+    mprof_trace_packet_events(trace, i, count_event, &n);
+  mprof_trace_close(trace);
+  return n;
+}
+
+static uint64_t decode_model(const char *path) {
+  mprof_trace_t *trace;
+  mprof_model_t *model;
+  if (mprof_trace_open(path, NULL, NULL, &trace) ||
+      mprof_model_load(trace, &model))
+    exit(1);
+  uint64_t n = mprof_model_view(model)->events;
+  mprof_model_free(model);
+  mprof_trace_close(trace);
+  return n;
+}
+
+/* Run babeltrace2 -o dummy on a CTF directory; returns 0 on success. */
+static int babeltrace2(const char *ctf_dir) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    execlp("babeltrace2", "babeltrace2", "-o", "dummy", ctf_dir, (char *)NULL);
+    _exit(127);
+  }
+  int status;
+  return pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+                 WEXITSTATUS(status) == 0
+             ? 0
+             : -1;
+}
+
+/* A shorter trace of the same story, about `events` events, as a CTF
+ * directory; *written gets its exact event count. */
+static int make_ctf_dir(const char *dir, uint64_t events, char *out,
+                        size_t size, uint64_t *written) {
+  const char *path = record(dir, events, (size_t)events * 16 + (8u << 20));
+  snprintf(out, size, "%s/decode-ctf", dir);
+  *written = decode_only(path);
+  mprof_trace_t *trace;
+  int err = mprof_trace_open(path, NULL, NULL, &trace);
+  if (!err) {
+    err = mprof_trace_write_ctf(trace, out, NULL, NULL);
+    mprof_trace_close(trace);
+  }
+  unlink(path);
+  return err;
+}
+
+int main(int argc, char **argv) {
+  bench_args_t args;
+  bench_parse_args(argc, argv, &args);
+  uint64_t bt_events;
+  char ctf_dir[4096];
+  if (make_ctf_dir(args.dir, args.events / 10, ctf_dir, sizeof ctf_dir,
+                   &bt_events)) {
+    bench_note("cannot write the CTF directory for babeltrace2");
+    return 1;
+  }
+  const char *path =
+      record(args.dir, args.events, (size_t)args.events * 16 + (8u << 20));
+  uint64_t events = decode_only(path);
+  int bt_ok = babeltrace2(ctf_dir) == 0;
+  if (!bt_ok) bench_note("babeltrace2 not found or failed: no baseline");
+  double model_rate[BENCH_MAX_ROUNDS], decode_rate[BENCH_MAX_ROUNDS],
+      bt_rate[BENCH_MAX_ROUNDS];
+  int rounds = args.rounds > 5 ? 5 : args.rounds; /* whole-trace rounds */
+  for (int r = 0; r < rounds; r++) {
+    uint64_t t0 = bench_now_ns();
+    decode_only(path);
+    uint64_t t1 = bench_now_ns();
+    decode_model(path);
+    uint64_t t2 = bench_now_ns();
+    if (bt_ok) babeltrace2(ctf_dir);
+    uint64_t t3 = bench_now_ns();
+    decode_rate[r] = (double)events * 1e9 / (double)(t1 - t0);
+    model_rate[r] = (double)events * 1e9 / (double)(t2 - t1);
+    bt_rate[r] = (double)bt_events * 1e9 / (double)(t3 - t2);
+  }
+  bench_note("%llu events, %d rounds", (unsigned long long)events, rounds);
+  bench_note_rounds("decode+model events/s", model_rate, rounds);
+  bench_note_rounds("decode events/s", decode_rate, rounds);
+  double model = bench_median(model_rate, rounds);
+  if (bt_ok) {
+    bench_note_rounds("babeltrace2 -o dummy events/s", bt_rate, rounds);
+    bench_json("decode_model", "events_per_s", model, "babeltrace2_dummy",
+               bench_median(bt_rate, rounds));
+    bench_json("decode", "events_per_s", bench_median(decode_rate, rounds),
+               "babeltrace2_dummy", bench_median(bt_rate, rounds));
+  }
+  bench_json("decode_model", "events_per_s", model, "decode_only",
+             bench_median(decode_rate, rounds));
+  unlink(path);
+  char command[4200];
+  snprintf(command, sizeof command, "rm -rf '%s'", ctf_dir);
+  return system(command) == 0 ? 0 : 1;
+}

@@ -1,0 +1,431 @@
+/* cmd_report.c -- `mprof report [--json] [--top N] TRACE...`: the model's
+ * analysis for a person (text) or a script (one JSON object per trace):
+ * stalled should_resolve threads, lost wake-ups, where each thread's time
+ * went, the longest wait chains and the critical path. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "mprof/model.h"
+
+static const char help[] =
+    "usage: mprof report [--json] [--top N] TRACE...\n"
+    "Analyse traces: should_resolve threads that never resolved (with the\n"
+    "interactions just before they stalled), lost wake-ups (a signal nobody\n"
+    "waited for, then a wait on it that never ends), time running, waiting\n"
+    "and idle for the N longest-lived threads (default 10), the longest wait\n"
+    "chains, and the critical path of the longest resolved thread.\n"
+    "--json prints one object per trace (JSON lines).\n";
+
+typedef struct report_s {
+  int json;
+  size_t top;
+  int failed;
+} report_t;
+
+/* --- Text ------------------------------------------------------------------------ */
+
+static void put_duration(int64_t ns) {
+  if (ns < 1000)
+    printf("%" PRId64 " ns", ns);
+  else if (ns < 1000000)
+    printf("%.3f us", (double)ns / 1e3);
+  else if (ns < 1000000000)
+    printf("%.3f ms", (double)ns / 1e6);
+  else
+    printf("%.3f s", (double)ns / 1e9);
+}
+
+/* "label" (type#id) with the label escaped, or type#id if unlabelled. */
+static void put_thread(const mprof_model_t *m, uint32_t t) {
+  const mprof_thread_t *th = &mprof_model_view(m)->threads[t];
+  char name[256];
+  if (t == MPROF_ROOT_THREAD) {
+    fputs("(root)", stdout);
+    return;
+  }
+  if (th->label_count) {
+    mprof_model_thread_name(m, t, name, sizeof name);
+    putchar('"');
+    cli_put_escaped(stdout, name, strlen(name));
+    fputs("\" (", stdout);
+  }
+  printf("%s#%" PRIu64 "%s",
+         (th->flags & MPROF_THREAD_PREEXISTING)
+             ? "preexisting"
+             : mprof_type_name((mprof_type_t)th->type),
+         th->id, th->label_count ? ")" : "");
+}
+
+static void put_arrow(const mprof_model_t *m, uint32_t i) {
+  const mprof_arrow_t *a = &mprof_model_view(m)->arrows[i];
+  printf("      at ");
+  put_duration(a->time_ns);
+  printf("  %-11s ", mprof_arrow_kind_name((mprof_arrow_kind_t)a->kind));
+  put_thread(m, a->from);
+  printf(" -> ");
+  put_thread(m, a->to);
+  putchar('\n');
+}
+
+static void text_stalls(const mprof_model_t *m, const mprof_analysis_t *a) {
+  const mprof_thread_t *th = mprof_model_view(m)->threads;
+  printf("\nStalled: %zu should_resolve thread%s never resolved\n",
+         a->stall_count, a->stall_count == 1 ? "" : "s");
+  for (size_t i = 0; i < a->stall_count; i++) {
+    const mprof_stall_t *s = &a->stalls[i];
+    printf("  ");
+    put_thread(m, s->thread);
+    printf(", created by ");
+    put_thread(m, th[s->thread].creator);
+    printf(" at ");
+    put_duration(th[s->thread].start_ns);
+    if (s->last != s->thread) {
+      printf(", became ");
+      put_thread(m, s->last);
+    }
+    printf(", last seen at ");
+    put_duration(th[s->last].last_seen_ns);
+    printf("\n    just before it stalled:\n");
+    for (uint32_t k = 0; k < s->arrow_count; k++)
+      put_arrow(m, a->arrow_refs[s->first_arrow + k]);
+  }
+}
+
+static void text_lost_wakeups(const mprof_model_t *m,
+                              const mprof_analysis_t *a) {
+  const mprof_model_view_t *v = mprof_model_view(m);
+  printf("\nLost wake-ups: %zu\n", a->lost_wakeup_count);
+  for (size_t i = 0; i < a->lost_wakeup_count; i++) {
+    const mprof_lost_wakeup_t *l = &a->lost_wakeups[i];
+    const mprof_arrow_t *sig = &v->arrows[l->signal_arrow];
+    printf("  ");
+    put_thread(m, l->condition);
+    printf(" was signalled by ");
+    put_thread(m, sig->from);
+    printf(" at ");
+    put_duration(sig->time_ns);
+    printf(" with nobody waiting;\n  then ");
+    put_thread(m, l->waiter);
+    printf(" began waiting on it at ");
+    put_duration(v->threads[l->waiter].start_ns);
+    printf(" and never woke up\n");
+  }
+}
+
+static int by_life(const void *pa, const void *pb) {
+  const mprof_thread_time_t *a = pa, *b = pb;
+  if (a->life_ns != b->life_ns) return a->life_ns > b->life_ns ? -1 : 1;
+  return a->thread < b->thread ? -1 : a->thread > b->thread;
+}
+
+/* The `top` longest-lived threads (a sorted copy; NULL on no memory). */
+static mprof_thread_time_t *longest_lived(const mprof_analysis_t *a,
+                                          size_t *count, size_t top) {
+  size_t n = a->time_count > 1 ? a->time_count - 1 : 0; /* not the root */
+  mprof_thread_time_t *sorted = malloc((n ? n : 1) * sizeof *sorted);
+  if (!sorted) return NULL;
+  if (n) memcpy(sorted, a->times + 1, n * sizeof *sorted);
+  qsort(sorted, n, sizeof *sorted, by_life);
+  *count = n < top ? n : top;
+  return sorted;
+}
+
+static int text_times(const mprof_model_t *m, const mprof_analysis_t *a,
+                      size_t top) {
+  size_t count;
+  mprof_thread_time_t *sorted = longest_lived(a, &count, top);
+  if (!sorted) return -1;
+  printf("\nTime per thread (the %zu longest-lived):\n", count);
+  for (size_t i = 0; i < count; i++) {
+    const mprof_thread_time_t *t = &sorted[i];
+    printf("  ");
+    put_thread(m, t->thread);
+    printf("\n    life ");
+    put_duration(t->life_ns);
+    printf(", running ");
+    put_duration(t->running_ns);
+    printf(", waiting ");
+    put_duration(t->waiting_ns);
+    printf(", idle ");
+    put_duration(t->idle_ns);
+    putchar('\n');
+    for (uint32_t k = 0; k < t->wait_count; k++) {
+      printf("    waited ");
+      put_duration(a->waits[t->first_wait + k].ns);
+      printf(" on ");
+      put_thread(m, a->waits[t->first_wait + k].on);
+      putchar('\n');
+    }
+  }
+  free(sorted);
+  return 0;
+}
+
+static void text_chains(const mprof_model_t *m, const mprof_analysis_t *a) {
+  printf("\nLongest wait chains: %zu\n", a->chain_count);
+  for (size_t i = 0; i < a->chain_count; i++) {
+    const mprof_chain_t *c = &a->chains[i];
+    printf("  %u links, from ", c->length - 1);
+    put_duration(c->start_ns);
+    printf(" to ");
+    put_duration(c->end_ns);
+    printf(":\n    ");
+    for (uint32_t k = 0; k < c->length; k++) {
+      if (k) printf("\n      waits on ");
+      put_thread(m, a->chain_threads[c->first + k]);
+    }
+    putchar('\n');
+  }
+}
+
+static void text_path(const mprof_model_t *m, const mprof_analysis_t *a) {
+  if (a->path_target == MPROF_NO_THREAD) {
+    printf("\nCritical path: no thread resolved\n");
+    return;
+  }
+  const mprof_thread_t *t = &mprof_model_view(m)->threads[a->path_target];
+  printf("\nCritical path of ");
+  put_thread(m, a->path_target);
+  printf(" (");
+  put_duration(t->end_ns - t->start_ns);
+  printf("), latest first:\n");
+  for (size_t i = 0; i < a->path_count; i++) {
+    const mprof_path_step_t *s = &a->path[i];
+    printf("  ");
+    put_duration(s->start_ns);
+    printf(" .. ");
+    put_duration(s->end_ns);
+    printf("  via %-8s ", mprof_arrow_kind_name((mprof_arrow_kind_t)s->via));
+    put_thread(m, s->thread);
+    putchar('\n');
+  }
+}
+
+static int report_text(const char *path, const mprof_model_t *m,
+                       const mprof_analysis_t *a, size_t top) {
+  const mprof_model_view_t *v = mprof_model_view(m);
+  fputs("mprof report: ", stdout);
+  cli_put_escaped(stdout, path, strlen(path));
+  printf("\n  %" PRIu64 " events, %zu threads, %u OS-thread streams, "
+         "%" PRIu64 " events discarded, duration ",
+         v->events, v->thread_count - 1, v->stream_count, v->discarded);
+  put_duration(v->duration_ns);
+  putchar('\n');
+  text_stalls(m, a);
+  text_lost_wakeups(m, a);
+  if (text_times(m, a, top)) return -1;
+  text_chains(m, a);
+  text_path(m, a);
+  return 0;
+}
+
+/* --- JSON -------------------------------------------------------------------------- */
+
+static json_t *json_thread(const mprof_model_t *m, uint32_t t) {
+  const mprof_thread_t *th = &mprof_model_view(m)->threads[t];
+  char name[256];
+  mprof_model_thread_name(m, t, name, sizeof name);
+  return json_pack("{s:I, s:o, s:s}", "id", (json_int_t)th->id, "name",
+                   cli_json_text(name, strlen(name)), "type",
+                   t == MPROF_ROOT_THREAD
+                       ? "root"
+                       : mprof_type_name((mprof_type_t)th->type));
+}
+
+static json_t *json_arrow(const mprof_model_t *m, uint32_t i) {
+  const mprof_arrow_t *a = &mprof_model_view(m)->arrows[i];
+  return json_pack("{s:I, s:s, s:o, s:o}", "time_ns", (json_int_t)a->time_ns,
+                   "kind", mprof_arrow_kind_name((mprof_arrow_kind_t)a->kind),
+                   "from", json_thread(m, a->from), "to",
+                   json_thread(m, a->to));
+}
+
+static json_t *json_stalls(const mprof_model_t *m, const mprof_analysis_t *a) {
+  const mprof_thread_t *th = mprof_model_view(m)->threads;
+  json_t *list = json_array();
+  for (size_t i = 0; i < a->stall_count; i++) {
+    const mprof_stall_t *s = &a->stalls[i];
+    json_t *before = json_array();
+    for (uint32_t k = 0; k < s->arrow_count; k++)
+      json_array_append_new(before,
+                            json_arrow(m, a->arrow_refs[s->first_arrow + k]));
+    json_array_append_new(
+        list, json_pack("{s:o, s:o, s:o, s:I, s:I, s:o}", "thread",
+                        json_thread(m, s->thread), "became",
+                        json_thread(m, s->last), "creator",
+                        json_thread(m, th[s->thread].creator), "start_ns",
+                        (json_int_t)th[s->thread].start_ns, "last_seen_ns",
+                        (json_int_t)th[s->last].last_seen_ns, "before",
+                        before));
+  }
+  return list;
+}
+
+static json_t *json_lost_wakeups(const mprof_model_t *m,
+                                 const mprof_analysis_t *a) {
+  const mprof_model_view_t *v = mprof_model_view(m);
+  json_t *list = json_array();
+  for (size_t i = 0; i < a->lost_wakeup_count; i++) {
+    const mprof_lost_wakeup_t *l = &a->lost_wakeups[i];
+    const mprof_arrow_t *sig = &v->arrows[l->signal_arrow];
+    json_array_append_new(
+        list, json_pack("{s:o, s:o, s:I, s:o, s:I}", "condition",
+                        json_thread(m, l->condition), "signalled_by",
+                        json_thread(m, sig->from), "signal_ns",
+                        (json_int_t)sig->time_ns, "waiter",
+                        json_thread(m, l->waiter), "wait_start_ns",
+                        (json_int_t)v->threads[l->waiter].start_ns));
+  }
+  return list;
+}
+
+static json_t *json_times(const mprof_model_t *m, const mprof_analysis_t *a,
+                          size_t top) {
+  size_t count;
+  mprof_thread_time_t *sorted = longest_lived(a, &count, top);
+  if (!sorted) return NULL;
+  json_t *list = json_array();
+  for (size_t i = 0; i < count; i++) {
+    const mprof_thread_time_t *t = &sorted[i];
+    json_t *on = json_array();
+    for (uint32_t k = 0; k < t->wait_count; k++)
+      json_array_append_new(
+          on, json_pack("{s:o, s:I}", "thread",
+                        json_thread(m, a->waits[t->first_wait + k].on), "ns",
+                        (json_int_t)a->waits[t->first_wait + k].ns));
+    json_array_append_new(
+        list, json_pack("{s:o, s:I, s:I, s:I, s:I, s:o}", "thread",
+                        json_thread(m, t->thread), "life_ns",
+                        (json_int_t)t->life_ns, "running_ns",
+                        (json_int_t)t->running_ns, "waiting_ns",
+                        (json_int_t)t->waiting_ns, "idle_ns",
+                        (json_int_t)t->idle_ns, "waiting_on", on));
+  }
+  free(sorted);
+  return list;
+}
+
+static json_t *json_chains(const mprof_model_t *m, const mprof_analysis_t *a) {
+  json_t *list = json_array();
+  for (size_t i = 0; i < a->chain_count; i++) {
+    const mprof_chain_t *c = &a->chains[i];
+    json_t *threads = json_array();
+    for (uint32_t k = 0; k < c->length; k++)
+      json_array_append_new(threads,
+                            json_thread(m, a->chain_threads[c->first + k]));
+    json_array_append_new(list, json_pack("{s:o, s:I, s:I}", "threads",
+                                          threads, "start_ns",
+                                          (json_int_t)c->start_ns, "end_ns",
+                                          (json_int_t)c->end_ns));
+  }
+  return list;
+}
+
+static json_t *json_path(const mprof_model_t *m, const mprof_analysis_t *a) {
+  if (a->path_target == MPROF_NO_THREAD) return json_null();
+  json_t *steps = json_array();
+  for (size_t i = 0; i < a->path_count; i++) {
+    const mprof_path_step_t *s = &a->path[i];
+    json_array_append_new(
+        steps, json_pack("{s:o, s:s, s:I, s:I}", "thread",
+                         json_thread(m, s->thread), "via",
+                         mprof_arrow_kind_name((mprof_arrow_kind_t)s->via),
+                         "start_ns", (json_int_t)s->start_ns, "end_ns",
+                         (json_int_t)s->end_ns));
+  }
+  return json_pack("{s:o, s:o}", "target", json_thread(m, a->path_target),
+                   "steps", steps);
+}
+
+static int report_json(const char *path, const mprof_model_t *m,
+                       const mprof_analysis_t *a, size_t top) {
+  const mprof_model_view_t *v = mprof_model_view(m);
+  json_t *times = json_times(m, a, top);
+  json_t *o = json_pack(
+      "{s:o, s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o}", "trace",
+      cli_json_text(path, strlen(path)), "duration_ns",
+      (json_int_t)v->duration_ns, "events", (json_int_t)v->events, "threads",
+      (json_int_t)(v->thread_count - 1), "streams",
+      (json_int_t)v->stream_count, "discarded", (json_int_t)v->discarded,
+      "stalls", json_stalls(m, a), "lost_wakeups", json_lost_wakeups(m, a),
+      "thread_times", times ? times : json_null(), "wait_chains",
+      json_chains(m, a), "critical_path", json_path(m, a));
+  if (!o || !times) {
+    json_decref(o);
+    return -1;
+  }
+  int err = json_dumpf(o, stdout, JSON_COMPACT);
+  putchar('\n');
+  json_decref(o);
+  return err;
+}
+
+/* --- The command ----------------------------------------------------------------- */
+
+static void report_one(void *context, const char *path, mprof_trace_t *trace,
+                       int *problems) {
+  report_t *r = context;
+  (void)problems;
+  mprof_model_t *m;
+  mprof_analysis_t a;
+  int err = mprof_model_load(trace, &m);
+  if (err) {
+    fprintf(stderr, "mprof: %s: %s\n", path, mprof_strerror(err));
+    r->failed = 1;
+    return;
+  }
+  err = mprof_model_analyse(m, &a);
+  if (err) {
+    fprintf(stderr, "mprof: %s: %s\n", path, mprof_strerror(err));
+    r->failed = 1;
+  } else {
+    if (r->json ? report_json(path, m, &a, r->top)
+                : report_text(path, m, &a, r->top)) {
+      fprintf(stderr, "mprof: %s: cannot write the report\n", path);
+      r->failed = 1;
+    }
+    mprof_analysis_free(&a);
+  }
+  mprof_model_free(m);
+}
+
+int cmd_report(int argc, char **argv) {
+  static const struct option options[] = {{"json", no_argument, 0, 'j'},
+                                          {"top", required_argument, 0, 't'},
+                                          {"help", no_argument, 0, 'h'},
+                                          {0, 0, 0, 0}};
+  report_t r = {0, 10, 0};
+  int c;
+  while ((c = getopt_long(argc, argv, "jt:h", options, NULL)) != -1) {
+    char *end;
+    switch (c) {
+    case 'j':
+      r.json = 1;
+      break;
+    case 't':
+      r.top = strtoul(optarg, &end, 10);
+      if (*end || !*optarg) {
+        fprintf(stderr, "mprof report: --top wants a number, not '%s'\n",
+                optarg);
+        return CLI_USAGE;
+      }
+      break;
+    case 'h':
+      fputs(help, stdout);
+      return CLI_OK;
+    default:
+      fputs(help, stderr);
+      return CLI_USAGE;
+    }
+  }
+  if (optind >= argc) {
+    fputs(help, stderr);
+    return CLI_USAGE;
+  }
+  int code = cli_for_each_trace(argv + optind, argc - optind, report_one, &r);
+  return r.failed ? CLI_FAILED : code;
+}

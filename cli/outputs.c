@@ -1,0 +1,79 @@
+/* outputs.c -- the commands that write what they read (`mprof ctf`,
+ * `mprof snapshot`): to one path, or for several traces to DIR/NAME, NAME
+ * the trace's file name (`stdin` for -).  Names are checked before any
+ * work, so one output never overwrites another.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+
+static const char *output_name(const char *path) {
+  if (!strcmp(path, "-")) return "stdin";
+  const char *slash = strrchr(path, '/');
+  return slash ? slash + 1 : path;
+}
+
+/* 0, or -1 if a path names no file or two paths would have one NAME. */
+static int names_check(char **paths, int count, const char *command) {
+  for (int i = 0; i < count; i++) {
+    const char *name = output_name(paths[i]);
+    if (!*name || !strcmp(name, ".") || !strcmp(name, "..")) {
+      fprintf(stderr, "mprof: %s: %s does not name a file\n", command,
+              paths[i]);
+      return -1;
+    }
+    for (int j = 0; j < i; j++)
+      if (!strcmp(name, output_name(paths[j]))) {
+        fprintf(stderr,
+                "mprof: %s: %s and %s would both be written as %s; give "
+                "one of them another name\n",
+                command, paths[j], paths[i], name);
+        return -1;
+      }
+  }
+  return 0;
+}
+
+int cli_output_prepare(const cli_output_t *output, char **paths, int count,
+                       const char *command) {
+  if (!output->directory) return CLI_OK;
+  if (names_check(paths, count, command)) return CLI_USAGE;
+  if (mkdir(output->directory, 0755) == 0 || errno == EEXIST) return CLI_OK;
+  fprintf(stderr, "mprof: %s: %s\n", output->directory, strerror(errno));
+  return CLI_FAILED;
+}
+
+typedef struct write_each_s {
+  const cli_output_t *output;
+  cli_write_fn write;
+  int failed; /* an output could not be written */
+} write_each_t;
+
+static void write_one(void *context, const char *path, mprof_trace_t *trace,
+                      int *problems) {
+  (void)problems; /* the reader's diagnostics count them */
+  write_each_t *each = context;
+  const char *output = each->output->path;
+  char buffer[4096];
+  if (each->output->directory) {
+    int n = snprintf(buffer, sizeof buffer, "%s/%s", each->output->directory,
+                     output_name(path));
+    if (n < 0 || (size_t)n >= sizeof buffer) {
+      fprintf(stderr, "mprof: %s/%s: path too long\n",
+              each->output->directory, output_name(path));
+      each->failed = 1;
+      return;
+    }
+    output = buffer;
+  }
+  if (each->write(trace, path, output)) each->failed = 1;
+}
+
+int cli_write_each(char **paths, int count, const cli_output_t *output,
+                   cli_write_fn write) {
+  write_each_t each = {output, write, 0};
+  int code = cli_for_each_trace(paths, count, write_one, &each);
+  return each.failed ? CLI_FAILED : code;
+}

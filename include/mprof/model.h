@@ -1,0 +1,297 @@
+/* mprof/model.h -- what a trace means: async threads, their lifetimes and
+ * rows, the arrows between them, running and idle intervals, counters, and
+ * the analysis (stalled threads, lost wake-ups, time per thread, wait
+ * chains, critical path).
+ *
+ * One model and one layout serve every view: the CLI report, the browser
+ * viewer (this code compiled to WebAssembly) and the desktop viewer.  The
+ * model makes no OS calls: it is fed events (from mprof/read.h or by hand)
+ * and only allocates memory.
+ *
+ * Times are int64 nanoseconds since the model's first event.  Threads,
+ * arrows, labels, ... are indexes into arrays the model owns; they stay
+ * valid until mprof_model_free().
+ */
+#ifndef MPROF_MODEL_H
+#define MPROF_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "read.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct mprof_model_s mprof_model_t;
+
+/* "No thread" as a thread index.  Index 0 is the root: the pseudo-thread
+ * that created every thread whose creation the trace does not hold. */
+#define MPROF_NO_THREAD UINT32_MAX
+#define MPROF_ROOT_THREAD 0u
+
+/* How a thread's line ends. */
+typedef enum mprof_ending_e {
+  MPROF_ENDING_PENDING = 0, /* never resolved: ends soon after last seen */
+  MPROF_ENDING_RESOLVED,
+  MPROF_ENDING_FAILED,      /* failed, or should_resolve and never resolved */
+  MPROF_ENDING_MERGED       /* became another thread (see becomes) */
+} mprof_ending_t;
+
+/* Thread flags. */
+enum {
+  MPROF_THREAD_SHOULD_RESOLVE = 1, /* hinted to resolve */
+  MPROF_THREAD_STALLED = 2,        /* ...and it (or what it became) never did */
+  MPROF_THREAD_PREEXISTING = 4     /* created before the trace begins */
+};
+
+typedef struct mprof_thread_s {
+  uint64_t id;             /* the id in the trace */
+  int64_t start_ns, end_ns;/* the line drawn: creation to resolution */
+  int64_t last_seen_ns;    /* the last event that involves it */
+  uint32_t creator;        /* thread index; MPROF_ROOT_THREAD at the top */
+  uint32_t becomes;        /* successor, or MPROF_NO_THREAD */
+  uint32_t row;            /* layout row, 0 at the top */
+  uint32_t first_label;    /* its labels: labels[first_label ..+label_count] */
+  uint32_t label_count;
+  uint32_t failure;        /* string offset of the failure text, or 0 */
+  uint16_t type;           /* mprof_type_t */
+  uint8_t ending;          /* mprof_ending_t */
+  uint8_t flags;           /* MPROF_THREAD_* */
+} mprof_thread_t;
+
+/* What an arrow says (the colour code of mirage-trace-viewer). */
+typedef enum mprof_arrow_kind_e {
+  MPROF_ARROW_CREATE = 0,  /* creator -> child, vertical at the child's start */
+  MPROF_ARROW_READ,        /* input -> reader: a value flowed */
+  MPROF_ARROW_READ_FAILED, /* input -> reader: an exception flowed */
+  MPROF_ARROW_TRY_READ,    /* waiter -> input: waits for it (still pending) */
+  MPROF_ARROW_RESOLVE,     /* resolver -> resolved: who woke whom */
+  MPROF_ARROW_SIGNAL,      /* sender -> receiver */
+  MPROF_ARROW_BECOMES,     /* old -> new: they merged */
+  MPROF_ARROW_KIND_COUNT
+} mprof_arrow_kind_t;
+
+/* Name of an arrow kind ("read", "try_read", ...). */
+const char *mprof_arrow_kind_name(mprof_arrow_kind_t kind);
+
+/* An arrow from thread `from` to thread `to`.  time_ns is when the event
+ * happened; arrows are sorted by it.  Where its ends are drawn:
+ * mprof_model_arrow_ends(). */
+typedef struct mprof_arrow_s {
+  int64_t time_ns;
+  uint32_t from, to;
+  uint32_t kind;           /* mprof_arrow_kind_t */
+  uint32_t stream;         /* OS-thread stream of the event */
+} mprof_arrow_t;
+
+typedef struct mprof_label_s {
+  int64_t time_ns;
+  uint32_t thread;
+  uint32_t text;           /* string offset (NUL-terminated, raw bytes) */
+} mprof_label_t;
+
+/* A span of an OS-thread stream: a thread running, or the loop idle. */
+typedef struct mprof_span_s {
+  int64_t start_ns, end_ns;
+  uint32_t thread;         /* running thread; MPROF_NO_THREAD for bands */
+  uint32_t stream;         /* stream index, see mprof_model_stream_id() */
+} mprof_span_t;
+
+typedef enum mprof_band_kind_e {
+  MPROF_BAND_IDLE = 0,     /* the loop slept (suspend, or legacy switch -1) */
+  MPROF_BAND_GC            /* a garbage collection (legacy traces) */
+} mprof_band_kind_t;
+
+typedef struct mprof_band_s {
+  mprof_span_t span;
+  uint32_t kind;           /* mprof_band_kind_t */
+} mprof_band_t;
+
+typedef struct mprof_sample_s {
+  int64_t time_ns;
+  int64_t value;           /* the counter's value from then on */
+} mprof_sample_t;
+
+typedef struct mprof_counter_series_s {
+  uint32_t name;           /* string offset */
+  uint32_t first_sample, sample_count; /* samples[first ..+count] */
+  int64_t min_value, max_value;
+} mprof_counter_series_t;
+
+/* Everything the model holds, read-only.  Valid after mprof_model_finish(). */
+typedef struct mprof_model_view_s {
+  const mprof_thread_t *threads; size_t thread_count;
+  const mprof_arrow_t *arrows; size_t arrow_count;   /* by time_ns */
+  const mprof_label_t *labels; size_t label_count;   /* by thread, time */
+  const mprof_span_t *running; size_t running_count; /* by row, start */
+  const mprof_band_t *bands; size_t band_count;      /* by start */
+  const mprof_counter_series_t *counters; size_t counter_count; /* by name */
+  const mprof_sample_t *samples; size_t sample_count;
+  const char *strings;     /* string pool: offsets above index into it */
+  uint32_t row_count;
+  uint32_t stream_count;
+  int64_t duration_ns;     /* last event time */
+  uint64_t start_ticks;    /* clock ticks at time 0 */
+  uint64_t clock_freq_hz;
+  uint64_t events;         /* events fed */
+  uint64_t discarded;      /* events the recorder lost (from the packets) */
+} mprof_model_view_t;
+
+/* --- Building ---------------------------------------------------------------- */
+
+/* A new, empty model for a clock of clock_freq_hz ticks per second.
+ * legacy: events come from a mirage-profile trace (a read implies a switch
+ * to the reader, a signal to the receiver, a switch to nothing is idle).
+ * Returns 0 or MPROF_ENOMEM / MPROF_EINVAL. */
+int mprof_model_new(uint64_t clock_freq_hz, int legacy, mprof_model_t **out);
+
+/* Feed one event.  Events should come in time order; one earlier than its
+ * stream's previous event is taken as happening at that previous time.
+ * Returns 0 or MPROF_ENOMEM. */
+int mprof_model_add(mprof_model_t *model, const mprof_event_t *event);
+
+/* Close open intervals, compute ends, arrows, rows and indexes.  Call once,
+ * after the last event.  Returns 0 or MPROF_ENOMEM. */
+int mprof_model_finish(mprof_model_t *model);
+
+/* Build the model of a whole trace: every packet's events merged in time
+ * order across streams, then finished.  Returns 0 or an mprof error. */
+int mprof_model_load(const mprof_trace_t *trace, mprof_model_t **out);
+
+void mprof_model_free(mprof_model_t *model);
+
+/* The model's arrays (after mprof_model_finish()). */
+const mprof_model_view_t *mprof_model_view(const mprof_model_t *model);
+
+/* The stream id (OS-thread stream number in the trace) of stream index i. */
+uint32_t mprof_model_stream_id(const mprof_model_t *model, uint32_t index);
+
+/* A thread's display name: its first label, else its type and id, written
+ * to buf (always NUL-terminated).  Returns buf. */
+const char *mprof_model_thread_name(const mprof_model_t *model,
+                                    uint32_t thread, char *buf, size_t size);
+
+/* Where an arrow's ends are drawn: a read leaves its input where the input
+ * ended (it may have resolved long before), a resolve leaves the resolver
+ * no later than its end, a try_read reaches the input no later than its
+ * end; others are vertical at time_ns. */
+void mprof_model_arrow_ends(const mprof_model_t *model,
+                            const mprof_arrow_t *arrow, int64_t *from_ns,
+                            int64_t *to_ns);
+
+/* Index of the thread with the given trace id (following merges), or
+ * MPROF_NO_THREAD. */
+uint32_t mprof_model_find(const mprof_model_t *model, uint64_t id);
+
+/* --- Level of detail: what to draw in a window ------------------------------- */
+
+/* One item to draw in a row.  When many things fall within one pixel they
+ * come as one summary: `count` > 1 items between start_ns and end_ns, of
+ * which `first` is the earliest. */
+typedef struct mprof_lod_item_s {
+  int64_t start_ns, end_ns;
+  uint32_t first;          /* thread, span or arrow index */
+  uint32_t count;
+} mprof_lod_item_t;
+
+/* Threads of row `row` that overlap [t0, t1), merged so that no two items
+ * start within ns_per_pixel of each other.  Writes at most max items and
+ * returns how many; the work is O(max * log n) whatever the trace size. */
+size_t mprof_model_row_threads(const mprof_model_t *model, uint32_t row,
+                               int64_t t0, int64_t t1, int64_t ns_per_pixel,
+                               mprof_lod_item_t *items, size_t max);
+
+/* Running spans of row `row` in [t0, t1), merged the same way. */
+size_t mprof_model_row_running(const mprof_model_t *model, uint32_t row,
+                               int64_t t0, int64_t t1, int64_t ns_per_pixel,
+                               mprof_lod_item_t *items, size_t max);
+
+/* Arrows whose event time is in [t0, t1): one item per arrow while they
+ * are at least ns_per_pixel apart, else summaries (first = arrow index). */
+size_t mprof_model_arrows(const mprof_model_t *model, int64_t t0, int64_t t1,
+                          int64_t ns_per_pixel, mprof_lod_item_t *items,
+                          size_t max);
+
+/* Counter c's value range over each pixel column of [t0, t1): for column
+ * i, min[i] and max[i] (the value carried into it when no sample falls in
+ * it).  columns <= 65536.  Returns 0, or MPROF_EINVAL. */
+int mprof_model_counter_range(const mprof_model_t *model, uint32_t counter,
+                              int64_t t0, int64_t t1, uint32_t columns,
+                              int64_t *min, int64_t *max);
+
+/* --- Analysis ---------------------------------------------------------------- */
+
+/* A should_resolve thread that never resolved. */
+typedef struct mprof_stall_s {
+  uint32_t thread;         /* the hinted thread */
+  uint32_t last;           /* what it became last (itself if no merge) */
+  uint32_t first_arrow;    /* the interactions just before it stalled: */
+  uint32_t arrow_count;    /* arrow indexes in analysis.arrow_refs */
+} mprof_stall_t;
+
+/* A signal nothing waited on, then a wait on the same thing that never
+ * ends. */
+typedef struct mprof_lost_wakeup_s {
+  uint32_t condition;      /* the signalled thread */
+  uint32_t signal_arrow;   /* the signal that nobody heard */
+  uint32_t waiter;         /* the wait that began later and never ended */
+} mprof_lost_wakeup_t;
+
+/* Where one thread's life went.  waiting_by[] splits waiting by what it
+ * waited on (the input thread). */
+typedef struct mprof_thread_time_s {
+  uint32_t thread;
+  int64_t life_ns, running_ns, waiting_ns, idle_ns;
+  uint32_t first_wait, wait_count; /* analysis.waits[...] */
+} mprof_thread_time_t;
+
+typedef struct mprof_wait_s {
+  uint32_t on;             /* the thread waited on */
+  int64_t ns;              /* time spent waiting on it */
+} mprof_wait_t;
+
+/* A chain of waits: chain[0] waited on chain[1] while chain[1] waited on
+ * chain[2], and so on (each link overlaps the next); [start_ns, end_ns) is
+ * the first link. */
+typedef struct mprof_chain_s {
+  uint32_t first, length;  /* threads in analysis.chain_threads */
+  int64_t start_ns, end_ns;
+} mprof_chain_t;
+
+/* One step of the critical path, latest first: `thread` was what the path
+ * waited for during [start_ns, end_ns), reached through arrow kind `via`. */
+typedef struct mprof_path_step_s {
+  uint32_t thread;
+  uint32_t via;            /* mprof_arrow_kind_t that led here */
+  int64_t start_ns, end_ns;
+} mprof_path_step_t;
+
+typedef struct mprof_analysis_s {
+  mprof_stall_t *stalls; size_t stall_count;
+  mprof_lost_wakeup_t *lost_wakeups; size_t lost_wakeup_count;
+  mprof_thread_time_t *times; size_t time_count;  /* by thread index */
+  mprof_wait_t *waits; size_t wait_count;
+  mprof_chain_t *chains; size_t chain_count;      /* longest first */
+  uint32_t *chain_threads; size_t chain_thread_count;
+  uint32_t *arrow_refs; size_t arrow_ref_count;
+  uint32_t path_target;    /* the thread whose critical path is given */
+  mprof_path_step_t *path; size_t path_count;
+} mprof_analysis_t;
+
+/* How many interactions to keep before each stall, and chains to keep. */
+#define MPROF_STALL_CONTEXT 5
+#define MPROF_CHAIN_LIMIT 10
+
+/* Analyse a finished model.  Returns 0 or MPROF_ENOMEM; free with
+ * mprof_analysis_free(). */
+int mprof_model_analyse(const mprof_model_t *model, mprof_analysis_t *out);
+
+void mprof_analysis_free(mprof_analysis_t *analysis);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MPROF_MODEL_H */

@@ -1,0 +1,500 @@
+/* analysis.c -- what went wrong and where the time went, from a finished
+ * model:
+ *  - stalls: should_resolve threads that never resolved, with the last
+ *    interactions before they stalled;
+ *  - lost wake-ups: a signal that no waiter heard, followed by a wait on
+ *    the same thing that never ends;
+ *  - per thread: time running, waiting (by what it waited on) and idle;
+ *  - wait chains: who waited on whom, transitively, longest first;
+ *  - the critical path of the longest resolved thread, back through
+ *    resolves, reads and creations.
+ * A wait is a try_read of a pending input: it lasts until the waiter reads
+ * that input, or the input ends, or the waiter does.
+ */
+#include <string.h>
+
+#include "model_internal.h"
+
+/* Arrows by thread: adj[first[t] .. first[t+1]) are the arrows from or to
+ * thread t, in time order. */
+typedef struct adjacency_s {
+  uint32_t *first, *adj;
+} adjacency_t;
+
+typedef struct wait_edge_s {
+  uint32_t waiter, on;
+  int64_t start_ns, end_ns;
+} wait_edge_t;
+
+typedef struct context_s {
+  const mprof_model_t *model;
+  const mprof_thread_t *threads;
+  const mprof_arrow_t *arrows;
+  size_t thread_count;
+  adjacency_t adjacency;
+  wait_edge_t *edges;      /* by waiter, then start */
+  size_t edge_count, edge_cap;
+  uint32_t *edges_first;   /* edges of thread t: [first[t], first[t+1]) */
+  mprof_analysis_t *out;
+  size_t cap_stalls, cap_lost, cap_waits, cap_chains, cap_chain_threads,
+      cap_refs, cap_path;
+} context_t;
+
+#define PUSH(ctx, field, count, capname, item)                                 \
+  (mprof__grow(&(ctx)->out->field, &(ctx)->capname, (ctx)->out->count + 1,     \
+               sizeof *(ctx)->out->field)                                      \
+       ? MPROF_ENOMEM                                                          \
+       : ((ctx)->out->field[(ctx)->out->count++] = (item), 0))
+
+static int build_adjacency(context_t *c) {
+  size_t n = c->thread_count, arrows = c->model->view.arrow_count;
+  c->adjacency.first = calloc(n + 1, sizeof *c->adjacency.first);
+  c->adjacency.adj = malloc((2 * arrows + 1) * sizeof *c->adjacency.adj);
+  uint32_t *fill = calloc(n + 1, sizeof *fill);
+  if (!c->adjacency.first || !c->adjacency.adj || !fill) {
+    free(fill);
+    return MPROF_ENOMEM;
+  }
+  uint32_t *first = c->adjacency.first;
+  for (size_t i = 0; i < arrows; i++) {
+    first[c->arrows[i].from + 1]++;
+    first[c->arrows[i].to + 1]++;
+  }
+  for (size_t t = 0; t < n; t++) first[t + 1] += first[t];
+  for (size_t i = 0; i < arrows; i++) {
+    uint32_t f = c->arrows[i].from, t = c->arrows[i].to;
+    c->adjacency.adj[first[f] + fill[f]++] = (uint32_t)i;
+    c->adjacency.adj[first[t] + fill[t]++] = (uint32_t)i;
+  }
+  free(fill);
+  return 0;
+}
+
+/* A thread that never ends: still pending, or stalled. */
+static int never_ends(const mprof_thread_t *t) {
+  return t->ending == MPROF_ENDING_PENDING ||
+         (t->flags & MPROF_THREAD_STALLED);
+}
+
+/* When a thread stopped being able to wait (the trace end if never). */
+static int64_t effective_end(const context_t *c, uint32_t i) {
+  const mprof_thread_t *t = &c->threads[i];
+  return never_ends(t) ? c->model->view.duration_ns : t->end_ns;
+}
+
+/* --- Waits ----------------------------------------------------------------------- */
+
+/* The end of the wait that begins with try_read arrow `a`. */
+static int64_t wait_end(const context_t *c, const mprof_arrow_t *a) {
+  int64_t end = effective_end(c, a->to);
+  int64_t waiter_end = effective_end(c, a->from);
+  if (waiter_end < end) end = waiter_end;
+  const uint32_t *first = c->adjacency.first;
+  for (uint32_t k = first[a->from]; k < first[a->from + 1]; k++) {
+    const mprof_arrow_t *r = &c->arrows[c->adjacency.adj[k]];
+    if ((r->kind == MPROF_ARROW_READ || r->kind == MPROF_ARROW_READ_FAILED) &&
+        r->to == a->from && r->from == a->to && r->time_ns >= a->time_ns) {
+      if (r->time_ns < end) end = r->time_ns;
+      break;
+    }
+  }
+  return end > a->time_ns ? end : a->time_ns;
+}
+
+static int collect_waits(context_t *c) {
+  for (size_t i = 0; i < c->model->view.arrow_count; i++) {
+    const mprof_arrow_t *a = &c->arrows[i];
+    if (a->kind != MPROF_ARROW_TRY_READ) continue;
+    wait_edge_t e = {a->from, a->to, a->time_ns, wait_end(c, a)};
+    if (mprof__grow(&c->edges, &c->edge_cap, c->edge_count + 1, sizeof e))
+      return MPROF_ENOMEM;
+    c->edges[c->edge_count++] = e;
+  }
+  /* group by waiter (stable: arrows were in time order) */
+  size_t n = c->thread_count;
+  c->edges_first = calloc(n + 1, sizeof *c->edges_first);
+  wait_edge_t *sorted = malloc((c->edge_count + 1) * sizeof *sorted);
+  uint32_t *fill = calloc(n + 1, sizeof *fill);
+  if (!c->edges_first || !sorted || !fill) {
+    free(sorted);
+    free(fill);
+    return MPROF_ENOMEM;
+  }
+  for (size_t i = 0; i < c->edge_count; i++) c->edges_first[c->edges[i].waiter + 1]++;
+  for (size_t t = 0; t < n; t++) c->edges_first[t + 1] += c->edges_first[t];
+  for (size_t i = 0; i < c->edge_count; i++) {
+    uint32_t w = c->edges[i].waiter;
+    sorted[c->edges_first[w] + fill[w]++] = c->edges[i];
+  }
+  free(fill);
+  free(c->edges);
+  c->edges = sorted;
+  return 0;
+}
+
+/* --- Time per thread --------------------------------------------------------------- */
+
+static int add_wait_time(context_t *c, mprof_thread_time_t *tt, uint32_t on,
+                         int64_t ns) {
+  mprof_analysis_t *out = c->out;
+  for (uint32_t k = tt->first_wait; k < tt->first_wait + tt->wait_count; k++)
+    if (out->waits[k].on == on) {
+      out->waits[k].ns += ns;
+      return 0;
+    }
+  mprof_wait_t w = {on, ns};
+  if (PUSH(c, waits, wait_count, cap_waits, w)) return MPROF_ENOMEM;
+  tt->wait_count++;
+  return 0;
+}
+
+/* Waiting time of thread t: the union of its waits within its life, each
+ * moment counted once, for the wait that began first. */
+static int thread_waiting(context_t *c, uint32_t t, int64_t life_end,
+                          mprof_thread_time_t *tt) {
+  int64_t covered = c->threads[t].start_ns;
+  tt->first_wait = (uint32_t)c->out->wait_count;
+  for (uint32_t k = c->edges_first[t]; k < c->edges_first[t + 1]; k++) {
+    const wait_edge_t *e = &c->edges[k];
+    int64_t from = e->start_ns > covered ? e->start_ns : covered;
+    int64_t to = e->end_ns < life_end ? e->end_ns : life_end;
+    if (to <= from) continue;
+    tt->waiting_ns += to - from;
+    covered = to;
+    if (add_wait_time(c, tt, e->on, to - from)) return MPROF_ENOMEM;
+  }
+  return 0;
+}
+
+static int thread_times(context_t *c) {
+  size_t n = c->thread_count;
+  mprof_analysis_t *out = c->out;
+  out->times = calloc(n, sizeof *out->times);
+  if (!out->times) return MPROF_ENOMEM;
+  out->time_count = n;
+  const mprof_model_view_t *v = &c->model->view;
+  for (size_t i = 0; i < v->running_count; i++)
+    out->times[v->running[i].thread].running_ns +=
+        v->running[i].end_ns - v->running[i].start_ns;
+  for (uint32_t t = 1; t < n; t++) {
+    mprof_thread_time_t *tt = &out->times[t];
+    tt->thread = t;
+    int64_t end = effective_end(c, t);
+    tt->life_ns = end - c->threads[t].start_ns;
+    if (thread_waiting(c, t, end, tt)) return MPROF_ENOMEM;
+    int64_t idle = tt->life_ns - tt->running_ns - tt->waiting_ns;
+    tt->idle_ns = idle > 0 ? idle : 0;
+  }
+  out->times[0].thread = 0;
+  return 0;
+}
+
+/* --- Stalls ------------------------------------------------------------------------ */
+
+/* Keep the last MPROF_STALL_CONTEXT arrows involving t (or last). */
+static int stall_context(context_t *c, mprof_stall_t *s) {
+  uint32_t picked[MPROF_STALL_CONTEXT * 2];
+  size_t count = 0;
+  uint32_t who[2] = {s->thread, s->last};
+  for (int w = 0; w < (s->thread == s->last ? 1 : 2); w++) {
+    uint32_t lo = c->adjacency.first[who[w]], hi = c->adjacency.first[who[w] + 1];
+    for (uint32_t k = hi > lo + MPROF_STALL_CONTEXT ? hi - MPROF_STALL_CONTEXT
+                                                    : lo;
+         k < hi; k++)
+      picked[count++] = c->adjacency.adj[k];
+  }
+  /* in time order (arrow indexes are), without duplicates, the last few */
+  for (size_t i = 1; i < count; i++)
+    for (size_t j = i; j > 0 && picked[j - 1] > picked[j]; j--) {
+      uint32_t tmp = picked[j];
+      picked[j] = picked[j - 1];
+      picked[j - 1] = tmp;
+    }
+  size_t unique = 0;
+  for (size_t i = 0; i < count; i++)
+    if (unique == 0 || picked[unique - 1] != picked[i]) picked[unique++] = picked[i];
+  size_t from = unique > MPROF_STALL_CONTEXT ? unique - MPROF_STALL_CONTEXT : 0;
+  s->first_arrow = (uint32_t)c->out->arrow_ref_count;
+  for (size_t i = from; i < unique; i++)
+    if (PUSH(c, arrow_refs, arrow_ref_count, cap_refs, picked[i]))
+      return MPROF_ENOMEM;
+  s->arrow_count = (uint32_t)(unique - from);
+  return 0;
+}
+
+static int find_stalls(context_t *c) {
+  for (uint32_t t = 1; t < c->thread_count; t++) {
+    const mprof_thread_t *th = &c->threads[t];
+    if (!(th->flags & MPROF_THREAD_SHOULD_RESOLVE) ||
+        !(th->flags & MPROF_THREAD_STALLED))
+      continue;
+    uint32_t last = t;
+    for (int hops = 0; c->threads[last].becomes != MPROF_NO_THREAD && hops < 1000;
+         hops++)
+      last = c->threads[last].becomes;
+    mprof_stall_t s = {t, last, 0, 0};
+    if (stall_context(c, &s) || PUSH(c, stalls, stall_count, cap_stalls, s))
+      return MPROF_ENOMEM;
+  }
+  return 0;
+}
+
+/* --- Lost wake-ups ------------------------------------------------------------------- */
+
+/* When waiter w began waiting on condition (its creation by it, or its
+ * first try_read of it), or -1 if it never did. */
+static int64_t wait_start(const context_t *c, uint32_t condition, uint32_t w) {
+  if (c->threads[w].creator == condition) return c->threads[w].start_ns;
+  for (uint32_t k = c->edges_first[w]; k < c->edges_first[w + 1]; k++)
+    if (c->edges[k].on == condition) return c->edges[k].start_ns;
+  return -1;
+}
+
+/* Was any waiter of condition waiting at time t? */
+static int anyone_waiting(const context_t *c, uint32_t condition, int64_t t) {
+  const uint32_t *first = c->adjacency.first;
+  for (uint32_t k = first[condition]; k < first[condition + 1]; k++) {
+    const mprof_arrow_t *a = &c->arrows[c->adjacency.adj[k]];
+    uint32_t w = a->kind == MPROF_ARROW_CREATE && a->from == condition ? a->to
+                 : a->kind == MPROF_ARROW_TRY_READ && a->to == condition
+                     ? a->from
+                     : MPROF_NO_THREAD;
+    if (w == MPROF_NO_THREAD) continue;
+    int64_t start = wait_start(c, condition, w);
+    if (start >= 0 && start <= t && (never_ends(&c->threads[w]) ||
+                                     c->threads[w].end_ns >= t))
+      return 1;
+  }
+  return 0;
+}
+
+/* The latest signal to condition before t (an arrow index), or NO. */
+static uint32_t signal_before(const context_t *c, uint32_t condition,
+                              int64_t t) {
+  const uint32_t *first = c->adjacency.first;
+  uint32_t found = MPROF_NO_THREAD;
+  for (uint32_t k = first[condition]; k < first[condition + 1]; k++) {
+    uint32_t i = c->adjacency.adj[k];
+    if (c->arrows[i].time_ns > t) break;
+    if (c->arrows[i].kind == MPROF_ARROW_SIGNAL && c->arrows[i].to == condition)
+      found = i;
+  }
+  return found;
+}
+
+static int find_lost_wakeups(context_t *c) {
+  for (uint32_t w = 1; w < c->thread_count; w++) {
+    if (!never_ends(&c->threads[w])) continue;
+    /* the conditions it waits on: its creator, and what it try_reads */
+    uint32_t candidates[2] = {c->threads[w].creator, MPROF_NO_THREAD};
+    if (c->edges_first[w] < c->edges_first[w + 1])
+      candidates[1] = c->edges[c->edges_first[w + 1] - 1].on;
+    for (int k = 0; k < 2; k++) {
+      uint32_t cond = candidates[k];
+      if (cond == MPROF_NO_THREAD || cond == MPROF_ROOT_THREAD) continue;
+      int64_t start = wait_start(c, cond, w);
+      uint32_t sig = start < 0 ? MPROF_NO_THREAD : signal_before(c, cond, start);
+      if (sig == MPROF_NO_THREAD ||
+          anyone_waiting(c, cond, c->arrows[sig].time_ns))
+        continue;
+      mprof_lost_wakeup_t lost = {cond, sig, w};
+      if (PUSH(c, lost_wakeups, lost_wakeup_count, cap_lost, lost))
+        return MPROF_ENOMEM;
+      break;
+    }
+  }
+  return 0;
+}
+
+/* --- Wait chains --------------------------------------------------------------------- */
+
+typedef struct chain_memo_s {
+  uint32_t depth;          /* links from this edge on; 0: not computed */
+  uint32_t next;           /* the edge it continues with, or NO */
+  int visiting;
+} chain_memo_t;
+
+/* Links in the longest chain that starts with edge e. */
+static uint32_t chain_depth(const context_t *c, chain_memo_t *memo, uint32_t e,
+                            int depth_left) {
+  if (memo[e].depth) return memo[e].depth;
+  if (memo[e].visiting || depth_left == 0) return 1; /* a cycle: cut it */
+  memo[e].visiting = 1;
+  const wait_edge_t *edge = &c->edges[e];
+  uint32_t best = 0, next = MPROF_NO_THREAD;
+  for (uint32_t k = c->edges_first[edge->on]; k < c->edges_first[edge->on + 1];
+       k++) {
+    const wait_edge_t *o = &c->edges[k];
+    if (o->start_ns >= edge->end_ns || o->end_ns <= edge->start_ns) continue;
+    uint32_t d = chain_depth(c, memo, k, depth_left - 1);
+    if (d > best) {
+      best = d;
+      next = k;
+    }
+  }
+  memo[e].visiting = 0;
+  memo[e].depth = best + 1;
+  memo[e].next = next;
+  return best + 1;
+}
+
+static int chain_has(const context_t *c, uint32_t thread) {
+  for (size_t i = 0; i < c->out->chain_thread_count; i++)
+    if (c->out->chain_threads[i] == thread) return 1;
+  return 0;
+}
+
+static int emit_chain(context_t *c, const chain_memo_t *memo, uint32_t e) {
+  mprof_chain_t chain = {(uint32_t)c->out->chain_thread_count, 0,
+                         c->edges[e].start_ns, c->edges[e].end_ns};
+  if (PUSH(c, chain_threads, chain_thread_count, cap_chain_threads,
+           c->edges[e].waiter))
+    return MPROF_ENOMEM;
+  chain.length = 1;
+  for (uint32_t k = e; k != MPROF_NO_THREAD && chain.length <= memo[e].depth;
+       k = memo[k].next) {
+    if (PUSH(c, chain_threads, chain_thread_count, cap_chain_threads,
+             c->edges[k].on))
+      return MPROF_ENOMEM;
+    chain.length++;
+  }
+  return PUSH(c, chains, chain_count, cap_chains, chain);
+}
+
+static int find_chains(context_t *c) {
+  size_t n = c->edge_count;
+  if (n == 0) return 0;
+  chain_memo_t *memo = calloc(n, sizeof *memo);
+  if (!memo) return MPROF_ENOMEM;
+  for (uint32_t e = 0; e < n; e++) chain_depth(c, memo, e, 10000);
+  int err = 0;
+  /* pick the deepest (then longest) chains whose start is not already in
+   * a chain taken: at most MPROF_CHAIN_LIMIT passes over the edges */
+  while (!err && c->out->chain_count < MPROF_CHAIN_LIMIT) {
+    uint32_t best = MPROF_NO_THREAD;
+    for (uint32_t e = 0; e < n; e++) {
+      if (memo[e].depth < 2 || chain_has(c, c->edges[e].waiter)) continue;
+      if (best == MPROF_NO_THREAD || memo[e].depth > memo[best].depth ||
+          (memo[e].depth == memo[best].depth &&
+           c->edges[e].end_ns - c->edges[e].start_ns >
+               c->edges[best].end_ns - c->edges[best].start_ns))
+        best = e;
+    }
+    if (best == MPROF_NO_THREAD) break;
+    err = emit_chain(c, memo, best);
+  }
+  free(memo);
+  return err;
+}
+
+/* --- Critical path ------------------------------------------------------------------- */
+
+/* Who resolved thread t (the first resolve arrow to it), or t itself. */
+static uint32_t resolver_of(const context_t *c, uint32_t t) {
+  const uint32_t *first = c->adjacency.first;
+  for (uint32_t k = first[t]; k < first[t + 1]; k++) {
+    const mprof_arrow_t *a = &c->arrows[c->adjacency.adj[k]];
+    if (a->kind == MPROF_ARROW_RESOLVE && a->to == t) return a->from;
+  }
+  return t;
+}
+
+/* The latest read into t at or before time, or NO. */
+static uint32_t read_before(const context_t *c, uint32_t t, int64_t time) {
+  const uint32_t *first = c->adjacency.first;
+  uint32_t found = MPROF_NO_THREAD;
+  for (uint32_t k = first[t]; k < first[t + 1]; k++) {
+    const mprof_arrow_t *a = &c->arrows[c->adjacency.adj[k]];
+    if (a->time_ns > time) break;
+    if ((a->kind == MPROF_ARROW_READ || a->kind == MPROF_ARROW_READ_FAILED) &&
+        a->to == t && a->from != t)
+      found = c->adjacency.adj[k];
+  }
+  return found;
+}
+
+/* The longest-lived resolved thread: what the critical path explains. */
+static uint32_t path_target(const context_t *c) {
+  uint32_t best = MPROF_NO_THREAD;
+  for (uint32_t t = 1; t < c->thread_count; t++) {
+    const mprof_thread_t *th = &c->threads[t];
+    if (th->ending != MPROF_ENDING_RESOLVED) continue;
+    if (best == MPROF_NO_THREAD ||
+        th->end_ns - th->start_ns >
+            c->threads[best].end_ns - c->threads[best].start_ns)
+      best = t;
+  }
+  return best;
+}
+
+static int critical_path(context_t *c) {
+  uint32_t target = path_target(c);
+  c->out->path_target = target;
+  if (target == MPROF_NO_THREAD) return 0;
+  int64_t floor = c->threads[target].start_ns;
+  int64_t t = c->threads[target].end_ns;
+  uint32_t thread = resolver_of(c, target);
+  uint32_t via = MPROF_ARROW_RESOLVE;
+  for (size_t steps = 0; steps < 10000 && thread != MPROF_ROOT_THREAD &&
+                         t > floor;
+       steps++) {
+    const mprof_thread_t *th = &c->threads[thread];
+    uint32_t read = read_before(c, thread, t);
+    int64_t begin = th->start_ns;
+    if (read != MPROF_NO_THREAD && c->arrows[read].time_ns > begin)
+      begin = c->arrows[read].time_ns;
+    if (begin > t) begin = t;
+    mprof_path_step_t step = {thread, via, begin < floor ? floor : begin, t};
+    if (PUSH(c, path, path_count, cap_path, step)) return MPROF_ENOMEM;
+    if (read != MPROF_NO_THREAD && c->arrows[read].time_ns > th->start_ns) {
+      uint32_t input = c->arrows[read].from;
+      t = c->threads[input].end_ns < begin ? c->threads[input].end_ns : begin;
+      thread = resolver_of(c, input);
+      via = MPROF_ARROW_READ;
+    } else {
+      t = begin;
+      thread = th->creator;
+      via = MPROF_ARROW_CREATE;
+    }
+  }
+  return 0;
+}
+
+/* --- Entry points -------------------------------------------------------------------- */
+
+int mprof_model_analyse(const mprof_model_t *m, mprof_analysis_t *out) {
+  memset(out, 0, sizeof *out);
+  if (!m->finished) return MPROF_EINVAL;
+  context_t c;
+  memset(&c, 0, sizeof c);
+  c.model = m;
+  c.threads = m->view.threads;
+  c.arrows = m->view.arrows;
+  c.thread_count = m->view.thread_count;
+  c.out = out;
+  int err = build_adjacency(&c);
+  if (!err) err = collect_waits(&c);
+  if (!err) err = thread_times(&c);
+  if (!err) err = find_stalls(&c);
+  if (!err) err = find_lost_wakeups(&c);
+  if (!err) err = find_chains(&c);
+  if (!err) err = critical_path(&c);
+  free(c.adjacency.first);
+  free(c.adjacency.adj);
+  free(c.edges);
+  free(c.edges_first);
+  if (err) mprof_analysis_free(out);
+  return err;
+}
+
+void mprof_analysis_free(mprof_analysis_t *a) {
+  free(a->stalls);
+  free(a->lost_wakeups);
+  free(a->times);
+  free(a->waits);
+  free(a->chains);
+  free(a->chain_threads);
+  free(a->arrow_refs);
+  free(a->path);
+  memset(a, 0, sizeof *a);
+}

@@ -1,0 +1,249 @@
+/* layout.c -- give every thread a row.
+ *
+ * Threads are placed in order of start time.  Each wants the row just
+ * below its creator (the top row for threads the root created), or the
+ * creator's own row if the creator had already ended -- a callback that
+ * starts the next one continues its line instead of stepping down a row
+ * each time -- and takes the first row from there down that is free when
+ * it starts.  Rows are
+ * kept in a segment tree of "busy until" times, so finding that row costs
+ * O(log rows): a million threads lay out in well under a second.  Rows
+ * depend only on the trace, never on the zoom, so the picture is stable
+ * while zooming.  (The original placed threads depth-first and scanned
+ * every overlapping thread; its traces staircased.  Searching the first
+ * free row is eio-trace's fix, PR #28.)
+ *
+ * Then threads and running spans are grouped by row, in start order, with
+ * prefix maxima of their ends, for the window queries in lod.c.
+ */
+#include <string.h>
+
+#include "model_internal.h"
+
+#define ROW_UNPLACED UINT32_MAX
+
+/* Min segment tree over rows: leaf r holds the time row r is busy until. */
+typedef struct rows_s {
+  int64_t *tree;           /* 2 * size nodes, leaves at [size, 2 * size) */
+  size_t size;
+} rows_t;
+
+static int rows_init(rows_t *r, size_t size, const rows_t *from) {
+  int64_t *tree = malloc(2 * size * sizeof *tree);
+  if (!tree) return MPROF_ENOMEM;
+  for (size_t i = 0; i < 2 * size; i++) tree[i] = INT64_MIN;
+  if (from) {
+    memcpy(tree + size, from->tree + from->size, from->size * sizeof *tree);
+    free(from->tree);
+  }
+  r->tree = tree;
+  r->size = size;
+  for (size_t i = size - 1; i > 0; i--)
+    tree[i] = tree[2 * i] < tree[2 * i + 1] ? tree[2 * i] : tree[2 * i + 1];
+  return 0;
+}
+
+static void rows_set(rows_t *r, size_t row, int64_t busy_until) {
+  size_t i = r->size + row;
+  r->tree[i] = busy_until;
+  for (i /= 2; i > 0; i /= 2)
+    r->tree[i] = r->tree[2 * i] < r->tree[2 * i + 1] ? r->tree[2 * i]
+                                                     : r->tree[2 * i + 1];
+}
+
+/* The first row >= from that is free before `start` (in the subtree of
+ * `node`, covering rows [lo, hi)), or SIZE_MAX. */
+static size_t rows_first_free(const rows_t *r, size_t node, size_t lo,
+                              size_t hi, size_t from, int64_t start) {
+  if (hi <= from || r->tree[node] >= start) return SIZE_MAX;
+  if (hi - lo == 1) return lo;
+  size_t mid = lo + (hi - lo) / 2;
+  size_t found = rows_first_free(r, 2 * node, lo, mid, from, start);
+  return found != SIZE_MAX
+             ? found
+             : rows_first_free(r, 2 * node + 1, mid, hi, from, start);
+}
+
+/* A thread to sort by start (qsort has no context argument, so the key
+ * carries what it needs); ties go by index. */
+typedef struct sort_key_s {
+  int64_t start_ns;
+  uint32_t index;
+} sort_key_t;
+
+static int compare_keys(const void *pa, const void *pb) {
+  const sort_key_t *a = pa, *b = pb;
+  if (a->start_ns != b->start_ns) return a->start_ns < b->start_ns ? -1 : 1;
+  return a->index < b->index ? -1 : a->index > b->index;
+}
+
+/* Place the threads of `order` (sorted by start) one by one. */
+static int place_threads(mprof_model_t *m, const uint32_t *order, size_t n) {
+  mprof_thread_t *th = m->threads;
+  rows_t rows;
+  if (rows_init(&rows, 64, NULL)) return MPROF_ENOMEM;
+  uint32_t row_count = 0;
+  for (size_t k = 0; k < n; k++) {
+    mprof_thread_t *t = &th[order[k]];
+    const mprof_thread_t *creator = &th[t->creator];
+    size_t want = t->creator == MPROF_ROOT_THREAD || creator->row == ROW_UNPLACED
+                      ? 0
+                  : creator->end_ns <= t->start_ns ? creator->row
+                                                   : (size_t)creator->row + 1;
+    size_t row;
+    while ((row = rows_first_free(&rows, 1, 0, rows.size, want,
+                                  t->start_ns)) == SIZE_MAX)
+      if (rows_init(&rows, rows.size * 2, &rows)) return MPROF_ENOMEM;
+    rows_set(&rows, row, t->end_ns);
+    t->row = (uint32_t)row;
+    if (row + 1 > row_count) row_count = (uint32_t)row + 1;
+  }
+  free(rows.tree);
+  m->view.row_count = row_count;
+  return 0;
+}
+
+/* first[r] = where row r's items begin in an array grouped by row. */
+static uint32_t *row_starts(uint32_t row_count, const uint32_t *rows,
+                            size_t n) {
+  uint32_t *first = calloc((size_t)row_count + 1, sizeof *first);
+  if (!first) return NULL;
+  for (size_t i = 0; i < n; i++) first[rows[i] + 1]++;
+  for (uint32_t r = 0; r < row_count; r++) first[r + 1] += first[r];
+  return first;
+}
+
+/* The prefix maximum of ends within each row: lets a binary search find
+ * the first item of a row that reaches past a time. */
+static void prefix_max(const uint32_t *first, uint32_t row_count,
+                       int64_t *maxend) {
+  for (uint32_t r = 0; r < row_count; r++)
+    for (uint32_t i = first[r] + 1; i < first[r + 1]; i++)
+      if (maxend[i] < maxend[i - 1]) maxend[i] = maxend[i - 1];
+}
+
+static int group_threads(mprof_model_t *m, const uint32_t *order, size_t n) {
+  uint32_t *rows = calloc(n ? n : 1, sizeof *rows);
+  if (!rows) return MPROF_ENOMEM;
+  for (size_t k = 0; k < n; k++) rows[k] = m->threads[order[k]].row;
+  m->row_first = row_starts(m->view.row_count, rows, n);
+  free(rows);
+  m->row_threads = malloc((n ? n : 1) * sizeof *m->row_threads);
+  m->row_thread_start = malloc((n ? n : 1) * sizeof *m->row_thread_start);
+  m->row_thread_maxend = malloc((n ? n : 1) * sizeof *m->row_thread_maxend);
+  uint32_t *fill = calloc((size_t)m->view.row_count + 1, sizeof *fill);
+  if (!m->row_first || !m->row_threads || !m->row_thread_start ||
+      !m->row_thread_maxend || !fill) {
+    free(fill);
+    return MPROF_ENOMEM;
+  }
+  for (size_t k = 0; k < n; k++) {
+    const mprof_thread_t *t = &m->threads[order[k]];
+    uint32_t at = m->row_first[t->row] + fill[t->row]++;
+    m->row_threads[at] = order[k];
+    m->row_thread_start[at] = t->start_ns;
+    m->row_thread_maxend[at] = t->end_ns;
+  }
+  free(fill);
+  prefix_max(m->row_first, m->view.row_count, m->row_thread_maxend);
+  return 0;
+}
+
+/* Within each row, order spans by start.  They arrive nearly sorted (a
+ * span is recorded when it ends, and a row's threads do not overlap), so
+ * an insertion sort costs little more than the check. */
+static void sort_row_spans(mprof_span_t *spans, const uint32_t *first,
+                           uint32_t row_count) {
+  for (uint32_t r = 0; r < row_count; r++)
+    for (uint32_t i = first[r] + 1; i < first[r + 1]; i++) {
+      mprof_span_t s = spans[i];
+      uint32_t j = i;
+      for (; j > first[r] && spans[j - 1].start_ns > s.start_ns; j--)
+        spans[j] = spans[j - 1];
+      spans[j] = s;
+    }
+}
+
+/* Group the running spans by row (a stable counting sort), by start
+ * within each row. */
+static int group_running(mprof_model_t *m) {
+  size_t n = m->view.running_count;
+  uint32_t rows = m->view.row_count;
+  uint32_t *first = calloc((size_t)rows + 1, sizeof *first);
+  uint32_t *fill = calloc((size_t)rows + 1, sizeof *fill);
+  mprof_span_t *sorted = malloc((n ? n : 1) * sizeof *sorted);
+  m->running_start = malloc((n ? n : 1) * sizeof *m->running_start);
+  m->running_maxend = malloc((n ? n : 1) * sizeof *m->running_maxend);
+  m->row_running_first = first;
+  if (!first || !fill || !sorted || !m->running_start || !m->running_maxend) {
+    free(fill);
+    free(sorted);
+    return MPROF_ENOMEM;
+  }
+  for (size_t i = 0; i < n; i++) first[m->threads[m->running[i].thread].row + 1]++;
+  for (uint32_t r = 0; r < rows; r++) first[r + 1] += first[r];
+  for (size_t i = 0; i < n; i++) {
+    uint32_t r = m->threads[m->running[i].thread].row;
+    sorted[first[r] + fill[r]++] = m->running[i];
+  }
+  free(fill);
+  sort_row_spans(sorted, first, rows);
+  free(m->running);
+  m->running = sorted;
+  m->running_cap = n ? n : 1;
+  m->view.running = sorted;
+  for (size_t i = 0; i < n; i++) {
+    m->running_start[i] = sorted[i].start_ns;
+    m->running_maxend[i] = sorted[i].end_ns;
+  }
+  prefix_max(first, rows, m->running_maxend);
+  return 0;
+}
+
+/* Every thread but the root (which is not drawn), by start time.  Threads
+ * are numbered as they appear, so most already are in start order: those
+ * are kept as they are; the few others (threads from before the trace
+ * began, clocks that disagree) are sorted apart and merged in. */
+static uint32_t *threads_by_start(const mprof_model_t *m, size_t n) {
+  const mprof_thread_t *th = m->threads;
+  uint32_t *order = malloc((n ? n : 1) * sizeof *order);
+  uint32_t *in_order = malloc((n ? n : 1) * sizeof *in_order);
+  sort_key_t *late = malloc((n ? n : 1) * sizeof *late);
+  if (!order || !in_order || !late) {
+    free(order);
+    free(in_order);
+    free(late);
+    return NULL;
+  }
+  size_t kept = 0, others = 0;
+  for (uint32_t i = 1; i <= n; i++)
+    if (kept == 0 || th[i].start_ns >= th[in_order[kept - 1]].start_ns)
+      in_order[kept++] = i;
+    else
+      late[others++] = (sort_key_t){th[i].start_ns, i};
+  qsort(late, others, sizeof *late, compare_keys);
+  size_t a = 0, b = 0;
+  for (size_t k = 0; k < n; k++) {
+    int take_late = b < others && (a == kept || late[b].start_ns <
+                                                    th[in_order[a]].start_ns ||
+                                   (late[b].start_ns == th[in_order[a]].start_ns &&
+                                    late[b].index < in_order[a]));
+    order[k] = take_late ? late[b++].index : in_order[a++];
+  }
+  free(in_order);
+  free(late);
+  return order;
+}
+
+int mprof__layout(mprof_model_t *m) {
+  size_t n = m->view.thread_count - 1;
+  uint32_t *order = threads_by_start(m, n);
+  if (!order) return MPROF_ENOMEM;
+  for (size_t i = 0; i < m->view.thread_count; i++)
+    m->threads[i].row = ROW_UNPLACED;
+  int err = place_threads(m, order, n);
+  m->threads[MPROF_ROOT_THREAD].row = 0;
+  if (!err) err = group_threads(m, order, n);
+  free(order);
+  return err ? err : group_running(m);
+}

@@ -1,0 +1,214 @@
+/* lod.c -- level of detail: what to draw in a time window, in work bounded
+ * by the number of pixels, not the number of events.
+ *
+ * Threads and running spans of a row, and arrows, are arrays sorted by
+ * start with a prefix maximum of their ends.  A window query binary-searches
+ * the first item that reaches into the window, emits it, and jumps (binary
+ * search again) past everything that starts within the same pixel or under
+ * the item itself: each emitted item costs O(log n), and the caller bounds
+ * how many it takes.  Counters keep a pyramid of block minima and maxima, so
+ * a pixel column's range costs O(64 * levels) whatever the samples.
+ */
+#include <string.h>
+
+#include "model_internal.h"
+
+/* --- Sorted-array windows ---------------------------------------------------- */
+
+/* A column of int64 times: element i at base + i * stride bytes (a plain
+ * array, or one field of an array of structs). */
+typedef struct column_s {
+  const char *base;
+  size_t stride;
+} column_t;
+
+static int64_t at(column_t c, size_t i) {
+  int64_t v;
+  memcpy(&v, c.base + i * c.stride, sizeof v);
+  return v;
+}
+
+/* First index in [lo, hi) whose value (nondecreasing) is at least t. */
+static size_t first_at_least(column_t c, size_t lo, size_t hi, int64_t t) {
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (at(c, mid) < t)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+static column_t plain(const int64_t *array) {
+  return (column_t){(const char *)array, sizeof *array};
+}
+
+/* Items [lo, hi) of a start-sorted array that meet [t0, t1), merged so no
+ * two begin within one pixel (or under an earlier item).  maxend holds the
+ * prefix maximum of ends.  ids maps array positions to the indexes
+ * reported (NULL: the position itself). */
+static size_t window(column_t start, column_t maxend, const uint32_t *ids,
+                     size_t lo, size_t hi, int64_t t0, int64_t t1,
+                     int64_t ns_per_pixel, mprof_lod_item_t *items,
+                     size_t max) {
+  if (ns_per_pixel < 1) ns_per_pixel = 1;
+  size_t n = 0;
+  size_t i = first_at_least(maxend, lo, hi, t0);
+  while (i < hi && at(start, i) < t1 && n < max) {
+    int64_t begin = at(start, i);
+    int64_t pixel_end =
+        begin > INT64_MAX - ns_per_pixel ? INT64_MAX : begin + ns_per_pixel;
+    int64_t covered = at(maxend, i) > pixel_end ? at(maxend, i) : pixel_end;
+    size_t next = first_at_least(start, i + 1, hi, covered);
+    items[n].start_ns = begin;
+    items[n].end_ns = at(maxend, next - 1);
+    items[n].first = ids ? ids[i] : (uint32_t)i;
+    items[n].count = (uint32_t)(next - i);
+    n++;
+    i = next;
+  }
+  return n;
+}
+
+size_t mprof_model_row_threads(const mprof_model_t *m, uint32_t row,
+                               int64_t t0, int64_t t1, int64_t ns_per_pixel,
+                               mprof_lod_item_t *items, size_t max) {
+  if (!m->finished || row >= m->view.row_count) return 0;
+  return window(plain(m->row_thread_start), plain(m->row_thread_maxend),
+                m->row_threads,
+                m->row_first[row], m->row_first[row + 1], t0, t1,
+                ns_per_pixel, items, max);
+}
+
+size_t mprof_model_row_running(const mprof_model_t *m, uint32_t row,
+                               int64_t t0, int64_t t1, int64_t ns_per_pixel,
+                               mprof_lod_item_t *items, size_t max) {
+  if (!m->finished || row >= m->view.row_count) return 0;
+  return window(plain(m->running_start), plain(m->running_maxend), NULL,
+                m->row_running_first[row], m->row_running_first[row + 1], t0,
+                t1, ns_per_pixel, items, max);
+}
+
+size_t mprof_model_arrows(const mprof_model_t *m, int64_t t0, int64_t t1,
+                          int64_t ns_per_pixel, mprof_lod_item_t *items,
+                          size_t max) {
+  if (!m->finished || m->view.arrow_count == 0) return 0;
+  column_t time = {(const char *)&m->arrows[0].time_ns, sizeof *m->arrows};
+  return window(time, time, NULL, 0, m->view.arrow_count, t0, t1,
+                ns_per_pixel, items, max);
+}
+
+/* --- Counter pyramids ---------------------------------------------------------- */
+
+/* Level `level` (-1: the samples themselves) entry x's min and max. */
+static void entry(const pyramid_t *p, const mprof_sample_t *s, int level,
+                  size_t x, int64_t *min, int64_t *max) {
+  int64_t lo = level < 0 ? s[x].value : p->min[level][x];
+  int64_t hi = level < 0 ? s[x].value : p->max[level][x];
+  if (lo < *min) *min = lo;
+  if (hi > *max) *max = hi;
+}
+
+/* Min and max of entries [i, j) of a level, using coarser levels for the
+ * whole blocks inside. */
+static void range_minmax(const pyramid_t *p, const mprof_sample_t *s,
+                         int level, size_t i, size_t j, int64_t *min,
+                         int64_t *max) {
+  const size_t f = MODEL_PYRAMID_FANOUT;
+  if (level + 1 < MODEL_PYRAMID_LEVELS && p->min[level + 1]) {
+    size_t bi = (i + f - 1) / f, bj = j / f;
+    if (bi < bj) {
+      for (size_t x = i; x < bi * f; x++) entry(p, s, level, x, min, max);
+      for (size_t x = bj * f; x < j; x++) entry(p, s, level, x, min, max);
+      range_minmax(p, s, level + 1, bi, bj, min, max);
+      return;
+    }
+  }
+  for (size_t x = i; x < j; x++) entry(p, s, level, x, min, max);
+}
+
+/* Build the pyramid over a counter's samples. */
+static int pyramid_build(pyramid_t *p, const mprof_sample_t *s, size_t n) {
+  const size_t f = MODEL_PYRAMID_FANOUT;
+  size_t below = n;
+  for (int level = 0; level < MODEL_PYRAMID_LEVELS && below > f; level++) {
+    size_t count = (below + f - 1) / f;
+    p->min[level] = malloc(count * sizeof *p->min[level]);
+    p->max[level] = malloc(count * sizeof *p->max[level]);
+    if (!p->min[level] || !p->max[level]) return MPROF_ENOMEM;
+    p->count[level] = count;
+    for (size_t b = 0; b < count; b++) {
+      int64_t lo = INT64_MAX, hi = INT64_MIN;
+      size_t end = (b + 1) * f < below ? (b + 1) * f : below;
+      for (size_t x = b * f; x < end; x++) entry(p, s, level - 1, x, &lo, &hi);
+      p->min[level][b] = lo;
+      p->max[level][b] = hi;
+    }
+    below = count;
+  }
+  return 0;
+}
+
+/* The last sample before t in [lo, hi), or hi if none. */
+static size_t sample_before(const mprof_sample_t *s, size_t lo, size_t hi,
+                            int64_t t) {
+  size_t a = lo, b = hi;
+  while (a < b) {
+    size_t mid = a + (b - a) / 2;
+    if (s[mid].time_ns < t)
+      a = mid + 1;
+    else
+      b = mid;
+  }
+  return a == lo ? hi : a - 1;
+}
+
+int mprof_model_counter_range(const mprof_model_t *m, uint32_t counter,
+                              int64_t t0, int64_t t1, uint32_t columns,
+                              int64_t *min, int64_t *max) {
+  if (!m->finished || counter >= m->view.counter_count || columns == 0 ||
+      columns > 65536 || t1 <= t0)
+    return MPROF_EINVAL;
+  const mprof_counter_series_t *c = &m->counters[counter];
+  const mprof_sample_t *s = m->samples + c->first_sample;
+  const pyramid_t *p = &m->pyramids[counter];
+  size_t n = c->sample_count;
+  double width = (double)(t1 - t0) / columns;
+  for (uint32_t col = 0; col < columns; col++) {
+    int64_t a = t0 + (int64_t)(width * col);
+    int64_t b = col + 1 == columns ? t1 : t0 + (int64_t)(width * (col + 1));
+    size_t carried = sample_before(s, 0, n, a);
+    int64_t value = carried < n ? s[carried].value : 0;
+    size_t i = carried < n ? carried + 1 : 0;
+    size_t j = sample_before(s, i, n, b);
+    j = j < n ? j + 1 : i;
+    min[col] = max[col] = value;
+    range_minmax(p, s, -1, i, j, &min[col], &max[col]);
+  }
+  return 0;
+}
+
+/* --- Building and freeing the indexes ------------------------------------------ */
+
+int mprof__lod_index(mprof_model_t *m) {
+  m->pyramids = calloc(m->view.counter_count ? m->view.counter_count : 1,
+                       sizeof *m->pyramids);
+  if (!m->pyramids) return MPROF_ENOMEM;
+  for (size_t c = 0; c < m->view.counter_count; c++)
+    if (pyramid_build(&m->pyramids[c],
+                      m->samples + m->counters[c].first_sample,
+                      m->counters[c].sample_count))
+      return MPROF_ENOMEM;
+  return 0;
+}
+
+void mprof__lod_free(mprof_model_t *m) {
+  if (m->pyramids)
+    for (size_t c = 0; c < m->view.counter_count; c++)
+      for (int level = 0; level < MODEL_PYRAMID_LEVELS; level++) {
+        free(m->pyramids[c].min[level]);
+        free(m->pyramids[c].max[level]);
+      }
+  free(m->pyramids);
+}

@@ -1,0 +1,747 @@
+/* model.c -- turn events into threads, arrows, running spans, idle bands
+ * and counters (the semantics of mirage-trace-viewer's Mtv_thread, see
+ * ../shared/reference/mirage-system.md section 3.1, made total: duplicate
+ * ids, merge cycles, time going backwards and events about unknown
+ * threads never abort, they are absorbed).
+ *
+ * Events are fed in time order (mprof_model_load merges the streams).  Ids
+ * map to thread indexes through an open-addressing table; once a thread
+ * becomes another, its id maps to the successor, so later events about it
+ * land where the line continues.
+ */
+#include <string.h>
+
+#include "model_internal.h"
+
+/* A thread that is never resolved ends this long after it was last seen
+ * (as the original did: it was probably collected, unseen). */
+#define PENDING_TAIL_NS 1000
+/* Merge chains longer than this are cut (a cycle in bad input). */
+#define MAX_MERGE_HOPS 1000
+
+static const char STALLED_TEXT[] = "should_resolve thread never resolved";
+
+int mprof__grow(void *array, size_t *cap, size_t need, size_t elem) {
+  if (need <= *cap) return 0;
+  size_t new_cap = *cap ? *cap : 16;
+  while (new_cap < need) new_cap *= 2;
+  void **p = array;
+  void *grown = realloc(*p, new_cap * elem);
+  if (!grown) return MPROF_ENOMEM;
+  *p = grown;
+  *cap = new_cap;
+  return 0;
+}
+
+const char *mprof_arrow_kind_name(mprof_arrow_kind_t kind) {
+  static const char *const names[MPROF_ARROW_KIND_COUNT] = {
+      "create", "read", "read_failed", "try_read", "resolve", "signal",
+      "becomes"};
+  return (unsigned)kind < MPROF_ARROW_KIND_COUNT ? names[kind] : "unknown";
+}
+
+/* --- Strings ----------------------------------------------------------------- */
+
+/* Copy text into the pool; returns its offset (0 is the empty string) or
+ * 0 when memory runs out (the text is then shown empty). */
+static uint32_t intern_text(mprof_model_t *m, const char *text, size_t length) {
+  if (length == 0 || m->string_size + length + 1 > UINT32_MAX) return 0;
+  if (mprof__grow(&m->strings, &m->string_cap, m->string_size + length + 1, 1))
+    return 0;
+  uint32_t offset = (uint32_t)m->string_size;
+  memcpy(m->strings + offset, text, length);
+  m->strings[offset + length] = 0;
+  m->string_size += length + 1;
+  m->view.strings = m->strings;
+  return offset;
+}
+
+/* --- Threads and the id table ---------------------------------------------- */
+
+/* Ids are handed out in runs (the recorder gives each OS thread chunks of
+ * consecutive ids), so consecutive ids go to consecutive slots: lookups of
+ * recent threads stay in cache.  High bits are folded in so that ids
+ * differing only there (other chunks, strided ids) still spread. */
+static size_t hash_slot(const mprof_model_t *m, uint64_t id) {
+  uint64_t h = id ^ (id >> 16) ^ (id >> 32) ^ (id >> 48);
+  return (size_t)h & (m->hash_cap - 1);
+}
+
+static int hash_grow(mprof_model_t *m) {
+  size_t old_cap = m->hash_cap;
+  uint64_t *old_ids = m->hash_ids;
+  uint32_t *old_threads = m->hash_threads;
+  m->hash_cap = old_cap ? old_cap * 2 : 1024;
+  m->hash_ids = malloc(m->hash_cap * sizeof *m->hash_ids);
+  m->hash_threads = malloc(m->hash_cap * sizeof *m->hash_threads);
+  if (!m->hash_ids || !m->hash_threads) {
+    free(m->hash_ids);
+    free(m->hash_threads);
+    m->hash_ids = old_ids;
+    m->hash_threads = old_threads;
+    m->hash_cap = old_cap;
+    return MPROF_ENOMEM;
+  }
+  memset(m->hash_threads, 0xff, m->hash_cap * sizeof *m->hash_threads);
+  for (size_t i = 0; i < old_cap; i++) {
+    if (old_threads[i] == MPROF_NO_THREAD) continue;
+    size_t s = hash_slot(m, old_ids[i]);
+    while (m->hash_threads[s] != MPROF_NO_THREAD) s = (s + 1) & (m->hash_cap - 1);
+    m->hash_ids[s] = old_ids[i];
+    m->hash_threads[s] = old_threads[i];
+  }
+  free(old_ids);
+  free(old_threads);
+  return 0;
+}
+
+/* The slot holding id, or the empty slot where it would go. */
+static size_t hash_find(const mprof_model_t *m, uint64_t id) {
+  size_t s = hash_slot(m, id);
+  while (m->hash_threads[s] != MPROF_NO_THREAD && m->hash_ids[s] != id)
+    s = (s + 1) & (m->hash_cap - 1);
+  return s;
+}
+
+static int hash_set(mprof_model_t *m, uint64_t id, uint32_t thread) {
+  if ((m->hash_used + 1) * 4 > m->hash_cap * 3 && hash_grow(m))
+    return MPROF_ENOMEM;
+  size_t s = hash_find(m, id);
+  if (m->hash_threads[s] == MPROF_NO_THREAD) m->hash_used++;
+  m->hash_ids[s] = id;
+  m->hash_threads[s] = thread;
+  return 0;
+}
+
+/* A new thread; its index, or MPROF_NO_THREAD when memory runs out. */
+static uint32_t thread_new(mprof_model_t *m, uint64_t id, int64_t start_ns,
+                           uint32_t creator, uint16_t type) {
+  size_t n = m->view.thread_count;
+  if (n >= MPROF_NO_THREAD - 1 ||
+      mprof__grow(&m->threads, &m->thread_cap, n + 1, sizeof *m->threads))
+    return MPROF_NO_THREAD;
+  mprof_thread_t *t = &m->threads[n];
+  memset(t, 0, sizeof *t);
+  t->id = id;
+  t->start_ns = start_ns;
+  t->end_ns = INT64_MAX;
+  t->last_seen_ns = start_ns;
+  t->creator = creator;
+  t->becomes = MPROF_NO_THREAD;
+  t->type = type;
+  m->view.thread_count = n + 1;
+  m->view.threads = m->threads;
+  return (uint32_t)n;
+}
+
+/* Follow merges from thread i to where its line continues. */
+static uint32_t follow_merges(const mprof_model_t *m, uint32_t i) {
+  for (int hops = 0; m->threads[i].becomes != MPROF_NO_THREAD &&
+                     hops < MAX_MERGE_HOPS;
+       hops++)
+    i = m->threads[i].becomes;
+  return i;
+}
+
+/* The thread an event's id refers to: MPROF_NONE is the root; an id never
+ * seen is a thread that existed before the trace began. */
+static uint32_t thread_of(mprof_model_t *m, uint64_t id, int64_t now_ns) {
+  if (id == MPROF_NONE) return MPROF_ROOT_THREAD;
+  size_t s = hash_find(m, id);
+  uint32_t i = m->hash_threads[s];
+  if (i == MPROF_NO_THREAD) {
+    i = thread_new(m, id, 0, MPROF_ROOT_THREAD, MPROF_UNKNOWN);
+    if (i == MPROF_NO_THREAD || hash_set(m, id, i)) return MPROF_NO_THREAD;
+    m->threads[i].flags |= MPROF_THREAD_PREEXISTING;
+  } else if (m->threads[i].becomes != MPROF_NO_THREAD) {
+    i = follow_merges(m, i);
+    m->hash_threads[s] = i; /* later lookups go straight there */
+  }
+  if (m->threads[i].last_seen_ns < now_ns) m->threads[i].last_seen_ns = now_ns;
+  return i;
+}
+
+/* --- Streams, running spans and bands ---------------------------------------- */
+
+static stream_state_t *stream_of(mprof_model_t *m, uint32_t id, int64_t t) {
+  if (m->last_stream < m->stream_count && m->streams[m->last_stream].id == id)
+    return &m->streams[m->last_stream];
+  for (size_t i = 0; i < m->stream_count; i++)
+    if (m->streams[i].id == id) {
+      m->last_stream = i;
+      return &m->streams[i];
+    }
+  if (mprof__grow(&m->streams, &m->stream_cap, m->stream_count + 1,
+                  sizeof *m->streams))
+    return NULL;
+  stream_state_t *s = &m->streams[m->stream_count];
+  s->id = id;
+  s->current = MPROF_NO_THREAD;
+  s->run_start_ns = t;
+  s->idle_start_ns = -1;
+  s->last_ns = t;
+  m->last_stream = m->stream_count++;
+  m->view.stream_count = (uint32_t)m->stream_count;
+  return s;
+}
+
+static uint32_t stream_index(const mprof_model_t *m, const stream_state_t *s) {
+  return (uint32_t)(s - m->streams);
+}
+
+/* End the running span of s at t and start `next` running (or nothing). */
+static int stream_switch(mprof_model_t *m, stream_state_t *s, uint32_t next,
+                         int64_t t) {
+  if (next == s->current) return 0;
+  if (s->current != MPROF_NO_THREAD && t > s->run_start_ns) {
+    mprof_span_t span = {s->run_start_ns, t, s->current, stream_index(m, s)};
+    if (MODEL_PUSH(m, running, running_cap, running_count, span))
+      return MPROF_ENOMEM;
+  }
+  s->current = next;
+  s->run_start_ns = t;
+  return 0;
+}
+
+static int band_add(mprof_model_t *m, int64_t start, int64_t end,
+                    uint32_t stream, mprof_band_kind_t kind) {
+  if (end <= start) return 0;
+  mprof_band_t band = {{start, end, MPROF_NO_THREAD, stream}, kind};
+  return MODEL_PUSH(m, bands, band_cap, band_count, band);
+}
+
+static int idle_begin(mprof_model_t *m, stream_state_t *s, int64_t t) {
+  if (s->idle_start_ns < 0) s->idle_start_ns = t;
+  return stream_switch(m, s, MPROF_NO_THREAD, t);
+}
+
+static int idle_end(mprof_model_t *m, stream_state_t *s, int64_t t) {
+  if (s->idle_start_ns < 0) return 0;
+  int64_t start = s->idle_start_ns;
+  s->idle_start_ns = -1;
+  return band_add(m, start, t, stream_index(m, s), MPROF_BAND_IDLE);
+}
+
+/* --- Counters ---------------------------------------------------------------- */
+
+/* The counter with trace id `id` (mprof traces) or name `name` (legacy
+ * traces name counters in every event); created on first use. */
+static uint32_t counter_of(mprof_model_t *m, uint32_t id, const char *name,
+                           size_t length) {
+  size_t n = m->view.counter_count;
+  for (size_t i = 0; i < n; i++) {
+    const char *have = m->strings ? m->strings + m->counters[i].name : "";
+    if (name ? strlen(have) == length && !memcmp(have, name, length)
+             : m->counter_ids[i] == id)
+      return (uint32_t)i;
+  }
+  size_t cap = m->counter_cap;
+  if (mprof__grow(&m->counters, &m->counter_cap, n + 1, sizeof *m->counters))
+    return MPROF_NO_THREAD;
+  size_t values_cap = cap, ids_cap = cap;
+  if (mprof__grow(&m->counter_values, &values_cap, m->counter_cap,
+                  sizeof *m->counter_values) ||
+      mprof__grow(&m->counter_ids, &ids_cap, m->counter_cap,
+                  sizeof *m->counter_ids))
+    return MPROF_NO_THREAD;
+  memset(&m->counters[n], 0, sizeof m->counters[n]);
+  m->counters[n].name = name ? intern_text(m, name, length) : 0;
+  m->counter_values[n] = 0;
+  m->counter_ids[n] = id;
+  m->view.counter_count = n + 1;
+  return (uint32_t)n;
+}
+
+static int counter_update(mprof_model_t *m, const mprof_event_t *ev,
+                          int64_t t) {
+  int legacy_name = ev->counter == 0 && ev->text;
+  uint32_t c = counter_of(m, ev->counter, legacy_name ? ev->text : NULL,
+                          ev->text_length);
+  if (c == MPROF_NO_THREAD) return MPROF_ENOMEM;
+  if (ev->kind == MPROF_EVENT_COUNTER_NAME) {
+    m->counters[c].name = intern_text(m, ev->text, ev->text_length);
+    return 0;
+  }
+  int64_t value = ev->kind == MPROF_EVENT_COUNTER_INCREASE
+                      ? (int64_t)((uint64_t)m->counter_values[c] +
+                                  (uint64_t)ev->value)
+                      : ev->value;
+  m->counter_values[c] = value;
+  size_t cap = m->sample_cap;
+  if (mprof__grow(&m->sample_counter, &cap, m->view.sample_count + 1,
+                  sizeof *m->sample_counter))
+    return MPROF_ENOMEM;
+  m->sample_counter[m->view.sample_count] = c;
+  mprof_sample_t sample = {t, value};
+  return MODEL_PUSH(m, samples, sample_cap, sample_count, sample);
+}
+
+/* --- Events ------------------------------------------------------------------ */
+
+static int arrow_add(mprof_model_t *m, mprof_arrow_kind_t kind, uint32_t from,
+                     uint32_t to, int64_t t, const stream_state_t *s) {
+  if (from == to || from == MPROF_ROOT_THREAD || to == MPROF_ROOT_THREAD)
+    return 0;
+  mprof_arrow_t arrow = {t, from, to, kind, stream_index(m, s)};
+  return MODEL_PUSH(m, arrows, arrow_cap, arrow_count, arrow);
+}
+
+static int label_add(mprof_model_t *m, uint32_t thread, int64_t t,
+                     const char *text, size_t length) {
+  mprof_label_t label = {t, thread, intern_text(m, text, length)};
+  return MODEL_PUSH(m, labels, label_cap, label_count, label);
+}
+
+static int thread_create(mprof_model_t *m, const mprof_event_t *ev,
+                         uint32_t creator, int64_t t,
+                         const stream_state_t *s) {
+  size_t slot = hash_find(m, ev->a);
+  uint32_t child = m->hash_threads[slot];
+  if (child != MPROF_NO_THREAD &&
+      (m->threads[child].flags & MPROF_THREAD_PREEXISTING) &&
+      m->threads[child].becomes == MPROF_NO_THREAD) {
+    /* seen before its creation (clocks of two streams disagree) */
+    m->threads[child].flags &= (uint8_t)~MPROF_THREAD_PREEXISTING;
+  } else {
+    child = thread_new(m, ev->a, t, creator, (uint16_t)ev->type);
+    if (child == MPROF_NO_THREAD || hash_set(m, ev->a, child))
+      return MPROF_ENOMEM;
+  }
+  mprof_thread_t *c = &m->threads[child];
+  c->start_ns = t;
+  c->creator = creator;
+  c->type = (uint16_t)ev->type;
+  if (c->last_seen_ns < t) c->last_seen_ns = t;
+  return arrow_add(m, MPROF_ARROW_CREATE, creator, child, t, s);
+}
+
+static int thread_resolve(mprof_model_t *m, uint32_t resolver,
+                          const mprof_event_t *ev, int64_t t,
+                          const stream_state_t *s) {
+  uint32_t target = thread_of(m, ev->a, t);
+  if (target == MPROF_NO_THREAD) return MPROF_ENOMEM;
+  mprof_thread_t *th = &m->threads[target];
+  if (th->ending == MPROF_ENDING_PENDING && target != MPROF_ROOT_THREAD) {
+    th->end_ns = t;
+    th->ending = ev->kind == MPROF_EVENT_FAIL ? MPROF_ENDING_FAILED
+                                               : MPROF_ENDING_RESOLVED;
+    if (ev->kind == MPROF_EVENT_FAIL)
+      th->failure = intern_text(m, ev->text, ev->text_length);
+  }
+  return arrow_add(m, MPROF_ARROW_RESOLVE, resolver, target, t, s);
+}
+
+static int thread_becomes(mprof_model_t *m, const mprof_event_t *ev,
+                          int64_t t, const stream_state_t *s) {
+  uint32_t old = thread_of(m, ev->a, t);
+  uint32_t next = thread_of(m, ev->b, t);
+  if (old == MPROF_NO_THREAD || next == MPROF_NO_THREAD) return MPROF_ENOMEM;
+  if (old == next || old == MPROF_ROOT_THREAD || next == MPROF_ROOT_THREAD ||
+      follow_merges(m, next) == old)
+    return 0; /* a merge into itself or a cycle: nothing to draw */
+  mprof_thread_t *o = &m->threads[old];
+  o->end_ns = t;
+  o->ending = MPROF_ENDING_MERGED;
+  o->becomes = next;
+  if (hash_set(m, ev->a, next)) return MPROF_ENOMEM;
+  /* whatever ran as the old thread now runs as the new one */
+  for (size_t i = 0; i < m->stream_count; i++)
+    if (m->streams[i].current == old &&
+        stream_switch(m, &m->streams[i], next, t))
+      return MPROF_ENOMEM;
+  return arrow_add(m, MPROF_ARROW_BECOMES, old, next, t, s);
+}
+
+/* A legacy read or signal also switched to the thread that went on. */
+static int legacy_switch(mprof_model_t *m, stream_state_t *s, uint32_t next,
+                         int64_t t) {
+  if (!m->legacy || next == MPROF_ROOT_THREAD) return 0;
+  return idle_end(m, s, t) || stream_switch(m, s, next, t) ? MPROF_ENOMEM : 0;
+}
+
+static int apply_event(mprof_model_t *m, const mprof_event_t *ev,
+                       stream_state_t *s, int64_t t) {
+  uint32_t actor = thread_of(m, ev->thread, t);
+  if (actor == MPROF_NO_THREAD) return MPROF_ENOMEM;
+  uint32_t other;
+  switch (ev->kind) {
+  case MPROF_EVENT_SWITCH:
+    other = thread_of(m, ev->a, t);
+    if (other == MPROF_NO_THREAD) return MPROF_ENOMEM;
+    if (other == MPROF_ROOT_THREAD)
+      return m->legacy ? idle_begin(m, s, t)
+                       : stream_switch(m, s, MPROF_NO_THREAD, t);
+    return idle_end(m, s, t) || stream_switch(m, s, other, t) ? MPROF_ENOMEM
+                                                              : 0;
+  case MPROF_EVENT_SUSPEND:
+    return idle_begin(m, s, t);
+  case MPROF_EVENT_CREATE:
+    return thread_create(m, ev, actor, t, s);
+  case MPROF_EVENT_CREATE_BY:
+    other = thread_of(m, ev->b, t);
+    if (other == MPROF_NO_THREAD) return MPROF_ENOMEM;
+    return thread_create(m, ev, other, t, s);
+  case MPROF_EVENT_READ:
+    if (actor == MPROF_ROOT_THREAD) return 0; /* legacy reads by nobody */
+    if (legacy_switch(m, s, actor, t)) return MPROF_ENOMEM;
+    other = thread_of(m, ev->a, t);
+    if (other == MPROF_NO_THREAD) return MPROF_ENOMEM;
+    return arrow_add(m, MPROF_ARROW_READ, other, actor, t, s);
+  case MPROF_EVENT_TRY_READ:
+    other = thread_of(m, ev->a, t);
+    if (other == MPROF_NO_THREAD) return MPROF_ENOMEM;
+    return arrow_add(m, MPROF_ARROW_TRY_READ, actor, other, t, s);
+  case MPROF_EVENT_RESOLVE:
+  case MPROF_EVENT_FAIL:
+    return thread_resolve(m, actor, ev, t, s);
+  case MPROF_EVENT_BECOMES:
+    return thread_becomes(m, ev, t, s);
+  case MPROF_EVENT_LABEL:
+    other = thread_of(m, ev->a, t);
+    if (other == MPROF_NO_THREAD) return MPROF_ENOMEM;
+    return other == MPROF_ROOT_THREAD
+               ? 0
+               : label_add(m, other, t, ev->text, ev->text_length);
+  case MPROF_EVENT_SIGNAL:
+    other = thread_of(m, ev->a, t);
+    if (other == MPROF_NO_THREAD || legacy_switch(m, s, other, t))
+      return MPROF_ENOMEM;
+    return arrow_add(m, MPROF_ARROW_SIGNAL, actor, other, t, s);
+  case MPROF_EVENT_SHOULD_RESOLVE:
+    other = thread_of(m, ev->a, t);
+    if (other == MPROF_NO_THREAD) return MPROF_ENOMEM;
+    if (other != MPROF_ROOT_THREAD)
+      m->threads[other].flags |= MPROF_THREAD_SHOULD_RESOLVE;
+    return 0;
+  case MPROF_EVENT_COUNTER_NAME:
+  case MPROF_EVENT_COUNTER_INCREASE:
+  case MPROF_EVENT_COUNTER_VALUE:
+    return counter_update(m, ev, t);
+  case MPROF_EVENT_GC: {
+    int64_t d = ev->value > 0 && ev->value < t ? ev->value : t;
+    return band_add(m, t - d, t, stream_index(m, s), MPROF_BAND_GC);
+  }
+  default:
+    return 0; /* STRING: the reader already resolved labels */
+  }
+}
+
+int mprof_model_new(uint64_t clock_freq_hz, int legacy, mprof_model_t **out) {
+  if (!out || clock_freq_hz == 0) return MPROF_EINVAL;
+  mprof_model_t *m = calloc(1, sizeof *m);
+  if (!m) return MPROF_ENOMEM;
+  m->ns_per_tick = 1e9 / (double)clock_freq_hz;
+  m->legacy = legacy;
+  m->view.clock_freq_hz = clock_freq_hz;
+  /* string offset 0 is the empty string: one NUL byte */
+  if (hash_grow(m) ||
+      thread_new(m, MPROF_NONE, 0, MPROF_ROOT_THREAD, MPROF_UNKNOWN) !=
+          MPROF_ROOT_THREAD ||
+      mprof__grow(&m->strings, &m->string_cap, 1, 1)) {
+    mprof_model_free(m);
+    return MPROF_ENOMEM;
+  }
+  m->strings[0] = 0;
+  m->string_size = 1;
+  m->view.strings = m->strings;
+  *out = m;
+  return 0;
+}
+
+int mprof_model_add(mprof_model_t *m, const mprof_event_t *ev) {
+  if (m->finished) return MPROF_EINVAL;
+  if (!m->have_base) {
+    m->view.start_ticks = ev->time_ticks;
+    m->have_base = 1;
+  }
+  double since = ev->time_ticks > m->view.start_ticks
+                     ? (double)(ev->time_ticks - m->view.start_ticks) *
+                           m->ns_per_tick
+                     : 0;
+  /* a damaged clock must not overflow the sums views make of times */
+  int64_t t = since < (double)MODEL_MAX_NS ? (int64_t)since : MODEL_MAX_NS;
+  stream_state_t *s = stream_of(m, ev->stream, t);
+  if (!s) return MPROF_ENOMEM;
+  if (t < s->last_ns) t = s->last_ns; /* time never goes backwards */
+  s->last_ns = t;
+  if (t > m->view.duration_ns) m->view.duration_ns = t;
+  m->view.events++;
+  if (s->current == MPROF_NO_THREAD && s->idle_start_ns < 0 &&
+      ev->thread != MPROF_NONE && ev->kind != MPROF_EVENT_SWITCH &&
+      !m->legacy) {
+    /* the stream's first event: what ran when its packet began */
+    uint32_t running = thread_of(m, ev->thread, t);
+    if (running == MPROF_NO_THREAD) return MPROF_ENOMEM;
+    s->current = running;
+    s->run_start_ns = t;
+  }
+  return apply_event(m, ev, s, t);
+}
+
+/* --- Finishing ----------------------------------------------------------------- */
+
+static int close_streams(mprof_model_t *m) {
+  for (size_t i = 0; i < m->stream_count; i++) {
+    stream_state_t *s = &m->streams[i];
+    int64_t end = m->view.duration_ns;
+    if (stream_switch(m, s, MPROF_NO_THREAD, end) || idle_end(m, s, end))
+      return MPROF_ENOMEM;
+  }
+  return 0;
+}
+
+/* Mark hinted threads that never resolved, and end every open line. */
+static void settle_endings(mprof_model_t *m) {
+  mprof_thread_t *th = m->threads;
+  size_t n = m->view.thread_count;
+  int64_t end = m->view.duration_ns;
+  th[MPROF_ROOT_THREAD].end_ns = end;
+  th[MPROF_ROOT_THREAD].ending = MPROF_ENDING_RESOLVED;
+  for (size_t i = 1; i < n; i++) {
+    if (!(th[i].flags & MPROF_THREAD_SHOULD_RESOLVE)) continue;
+    uint32_t last = follow_merges(m, (uint32_t)i);
+    if (th[last].ending != MPROF_ENDING_PENDING) continue;
+    th[i].flags |= MPROF_THREAD_STALLED;
+    th[last].flags |= MPROF_THREAD_STALLED;
+    th[last].ending = MPROF_ENDING_FAILED;
+    th[last].end_ns = end;
+    th[last].failure = intern_text(m, STALLED_TEXT, sizeof STALLED_TEXT - 1);
+  }
+  for (size_t i = 1; i < n; i++) {
+    if (th[i].ending != MPROF_ENDING_PENDING) continue;
+    int64_t tail = th[i].last_seen_ns + PENDING_TAIL_NS;
+    th[i].end_ns = tail < end ? tail : end;
+    if (th[i].end_ns < th[i].start_ns) th[i].end_ns = th[i].start_ns;
+  }
+  for (size_t i = 1; i < n; i++)
+    if (th[i].end_ns < th[i].start_ns) th[i].end_ns = th[i].start_ns;
+}
+
+static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+void mprof_model_arrow_ends(const mprof_model_t *m, const mprof_arrow_t *a,
+                            int64_t *from_ns, int64_t *to_ns) {
+  const mprof_thread_t *th = m->threads;
+  *from_ns = *to_ns = a->time_ns;
+  if (a->kind == MPROF_ARROW_READ || a->kind == MPROF_ARROW_READ_FAILED ||
+      a->kind == MPROF_ARROW_RESOLVE)
+    *from_ns = min64(a->time_ns, th[a->from].end_ns);
+  else if (a->kind == MPROF_ARROW_TRY_READ)
+    *to_ns = min64(a->time_ns, th[a->to].end_ns);
+}
+
+/* A read of a thread that failed carries the exception: its own colour. */
+static void settle_arrows(mprof_model_t *m) {
+  const mprof_thread_t *th = m->threads;
+  for (size_t i = 0; i < m->view.arrow_count; i++) {
+    mprof_arrow_t *a = &m->arrows[i];
+    if (a->kind == MPROF_ARROW_READ &&
+        th[a->from].ending == MPROF_ENDING_FAILED &&
+        !(th[a->from].flags & MPROF_THREAD_STALLED))
+      a->kind = MPROF_ARROW_READ_FAILED;
+  }
+}
+
+/* Running spans are drawn on the thread's line: clip them to it. */
+static void clip_running(mprof_model_t *m) {
+  size_t kept = 0;
+  for (size_t i = 0; i < m->view.running_count; i++) {
+    mprof_span_t s = m->running[i];
+    const mprof_thread_t *t = &m->threads[s.thread];
+    if (s.end_ns > t->end_ns) s.end_ns = t->end_ns;
+    if (s.start_ns < t->start_ns) s.start_ns = t->start_ns;
+    if (s.end_ns > s.start_ns) m->running[kept++] = s;
+  }
+  m->view.running_count = kept;
+}
+
+static int compare_arrows(const void *pa, const void *pb) {
+  const mprof_arrow_t *a = pa, *b = pb;
+  if (a->time_ns != b->time_ns) return a->time_ns < b->time_ns ? -1 : 1;
+  if (a->stream != b->stream) return a->stream < b->stream ? -1 : 1;
+  if (a->from != b->from) return a->from < b->from ? -1 : 1;
+  return a->to < b->to ? -1 : a->to > b->to;
+}
+
+static int compare_bands(const void *pa, const void *pb) {
+  const mprof_band_t *a = pa, *b = pb;
+  if (a->span.start_ns != b->span.start_ns)
+    return a->span.start_ns < b->span.start_ns ? -1 : 1;
+  return a->span.stream < b->span.stream ? -1 : a->span.stream > b->span.stream;
+}
+
+/* Arrows come in time order from a merged trace; events fed by hand may
+ * not.  Sort only if needed (qsort is not stable). */
+static void sort_arrows_and_bands(mprof_model_t *m) {
+  for (size_t i = 1; i < m->view.arrow_count; i++)
+    if (m->arrows[i].time_ns < m->arrows[i - 1].time_ns) {
+      qsort(m->arrows, m->view.arrow_count, sizeof *m->arrows, compare_arrows);
+      break;
+    }
+  if (m->view.band_count)
+    qsort(m->bands, m->view.band_count, sizeof *m->bands, compare_bands);
+}
+
+static int compare_labels(const void *pa, const void *pb) {
+  const mprof_label_t *a = pa, *b = pb;
+  if (a->thread != b->thread) return a->thread < b->thread ? -1 : 1;
+  if (a->time_ns != b->time_ns) return a->time_ns < b->time_ns ? -1 : 1;
+  return a->text < b->text ? -1 : a->text > b->text;
+}
+
+/* Group labels by thread (in time order within each). */
+static void group_labels(mprof_model_t *m) {
+  if (m->view.label_count)
+    qsort(m->labels, m->view.label_count, sizeof *m->labels, compare_labels);
+  for (size_t i = m->view.label_count; i-- > 0;) {
+    mprof_thread_t *t = &m->threads[m->labels[i].thread];
+    t->first_label = (uint32_t)i;
+    t->label_count++;
+  }
+}
+
+/* A counter and its name, for sorting (qsort has no context argument). */
+typedef struct named_counter_s {
+  const char *name;
+  mprof_counter_series_t series;
+} named_counter_t;
+
+static int compare_counter_names(const void *pa, const void *pb) {
+  const named_counter_t *a = pa, *b = pb;
+  return strcmp(a->name, b->name);
+}
+
+static int sort_counters(mprof_model_t *m) {
+  size_t c = m->view.counter_count;
+  named_counter_t *named = malloc((c ? c : 1) * sizeof *named);
+  if (!named) return MPROF_ENOMEM;
+  for (size_t i = 0; i < c; i++)
+    named[i] = (named_counter_t){m->strings + m->counters[i].name,
+                                 m->counters[i]};
+  qsort(named, c, sizeof *named, compare_counter_names);
+  for (size_t i = 0; i < c; i++) m->counters[i] = named[i].series;
+  free(named);
+  return 0;
+}
+
+/* Group samples by counter (a stable counting sort keeps time order), then
+ * sort the counters by name. */
+static int group_samples(mprof_model_t *m) {
+  size_t n = m->view.sample_count, c = m->view.counter_count;
+  mprof_sample_t *sorted = malloc((n ? n : 1) * sizeof *sorted);
+  if (!sorted) return MPROF_ENOMEM;
+  for (size_t i = 0; i < c; i++) {
+    m->counters[i].sample_count = 0;
+    m->counters[i].min_value = m->counters[i].max_value = 0;
+  }
+  for (size_t i = 0; i < n; i++) m->counters[m->sample_counter[i]].sample_count++;
+  uint32_t next = 0;
+  for (size_t i = 0; i < c; i++) {
+    m->counters[i].first_sample = next;
+    next += m->counters[i].sample_count;
+  }
+  for (size_t i = 0; i < c; i++) m->counters[i].sample_count = 0;
+  for (size_t i = 0; i < n; i++) {
+    mprof_counter_series_t *s = &m->counters[m->sample_counter[i]];
+    int64_t v = m->samples[i].value;
+    if (v < s->min_value) s->min_value = v;
+    if (v > s->max_value) s->max_value = v;
+    sorted[s->first_sample + s->sample_count++] = m->samples[i];
+  }
+  free(m->samples);
+  m->samples = sorted;
+  m->sample_cap = n ? n : 1;
+  m->view.samples = sorted;
+  return sort_counters(m);
+}
+
+int mprof_model_finish(mprof_model_t *m) {
+  if (m->finished) return MPROF_EINVAL;
+  m->finished = 1;
+  if (close_streams(m)) return MPROF_ENOMEM;
+  settle_endings(m);
+  settle_arrows(m);
+  sort_arrows_and_bands(m);
+  clip_running(m);
+  group_labels(m);
+  if (group_samples(m)) return MPROF_ENOMEM;
+  m->view.threads = m->threads;
+  m->view.arrows = m->arrows;
+  m->view.labels = m->labels;
+  m->view.running = m->running;
+  m->view.bands = m->bands;
+  m->view.counters = m->counters;
+  m->view.strings = m->strings;
+  return mprof__layout(m) ? MPROF_ENOMEM : mprof__lod_index(m);
+}
+
+void mprof_model_free(mprof_model_t *m) {
+  if (!m) return;
+  mprof__lod_free(m);
+  free(m->threads);
+  free(m->arrows);
+  free(m->labels);
+  free(m->running);
+  free(m->bands);
+  free(m->counters);
+  free(m->counter_values);
+  free(m->counter_ids);
+  free(m->samples);
+  free(m->sample_counter);
+  free(m->strings);
+  free(m->hash_ids);
+  free(m->hash_threads);
+  free(m->streams);
+  free(m->row_first);
+  free(m->row_threads);
+  free(m->row_thread_start);
+  free(m->row_thread_maxend);
+  free(m->row_running_first);
+  free(m->running_start);
+  free(m->running_maxend);
+  free(m);
+}
+
+const mprof_model_view_t *mprof_model_view(const mprof_model_t *m) {
+  return &m->view;
+}
+
+uint32_t mprof_model_stream_id(const mprof_model_t *m, uint32_t index) {
+  return index < m->stream_count ? m->streams[index].id : 0;
+}
+
+uint32_t mprof_model_find(const mprof_model_t *m, uint64_t id) {
+  if (id == MPROF_NONE) return MPROF_ROOT_THREAD;
+  uint32_t i = m->hash_threads[hash_find(m, id)];
+  return i == MPROF_NO_THREAD ? i : follow_merges(m, i);
+}
+
+const char *mprof_model_thread_name(const mprof_model_t *m, uint32_t thread,
+                                    char *buf, size_t size) {
+  if (size == 0) return buf;
+  buf[0] = 0;
+  if (thread >= m->view.thread_count) return buf;
+  const mprof_thread_t *t = &m->threads[thread];
+  size_t n = 0;
+  if (t->label_count) {
+    const char *text = m->strings + m->labels[t->first_label].text;
+    for (; text[n] && n + 1 < size; n++) buf[n] = text[n];
+    buf[n] = 0;
+    return buf;
+  }
+  const char *type = thread == MPROF_ROOT_THREAD ? "root"
+                     : (t->flags & MPROF_THREAD_PREEXISTING)
+                         ? "preexisting"
+                         : mprof_type_name((mprof_type_t)t->type);
+  char digits[24];
+  size_t d = 0;
+  uint64_t id = t->id;
+  do digits[d++] = (char)('0' + id % 10);
+  while ((id /= 10) && d < sizeof digits);
+  for (; *type && n + 1 < size; type++) buf[n++] = *type;
+  if (thread != MPROF_ROOT_THREAD && n + 1 < size) buf[n++] = '#';
+  while (thread != MPROF_ROOT_THREAD && d > 0 && n + 1 < size)
+    buf[n++] = digits[--d];
+  buf[n] = 0;
+  return buf;
+}

@@ -1,0 +1,87 @@
+/* model_internal.h -- the model's private state, shared by its files:
+ * model.c builds it from events, layout.c gives threads rows, lod.c
+ * answers "what is in this window", analysis.c finds the problems. */
+#ifndef MPROF_MODEL_INTERNAL_H
+#define MPROF_MODEL_INTERNAL_H
+
+#include <stdlib.h>
+
+#include "mprof/model.h"
+
+/* Times are clamped to this (about 73 years), so that adding a duration
+ * to one never overflows. */
+#define MODEL_MAX_NS (INT64_MAX / 4)
+
+/* Per OS-thread stream, while building. */
+typedef struct stream_state_s {
+  uint32_t id;             /* stream number in the trace */
+  uint32_t current;        /* running thread, or MPROF_NO_THREAD */
+  int64_t run_start_ns;    /* when current started running */
+  int64_t idle_start_ns;   /* an open idle band, or -1 */
+  int64_t last_ns;         /* time of its latest event */
+} stream_state_t;
+
+/* Counter value summaries for bounded-work range queries: level k holds
+ * the min and max of each block of 64^(k+1) samples. */
+#define MODEL_PYRAMID_FANOUT 64
+#define MODEL_PYRAMID_LEVELS 4
+typedef struct pyramid_s {
+  int64_t *min[MODEL_PYRAMID_LEVELS], *max[MODEL_PYRAMID_LEVELS];
+  size_t count[MODEL_PYRAMID_LEVELS];
+} pyramid_t;
+
+struct mprof_model_s {
+  mprof_model_view_t view; /* what views read; arrays below back it */
+  double ns_per_tick;
+  int legacy;
+  int have_base;
+  int finished;
+
+  mprof_thread_t *threads;  size_t thread_cap;
+  mprof_arrow_t *arrows;    size_t arrow_cap;
+  mprof_label_t *labels;    size_t label_cap;
+  mprof_span_t *running;    size_t running_cap;
+  mprof_band_t *bands;      size_t band_cap;
+  mprof_counter_series_t *counters; size_t counter_cap;
+  int64_t *counter_values;  /* each counter's current value (building) */
+  uint32_t *counter_ids;    /* each counter's id in the trace (building) */
+  mprof_sample_t *samples;  size_t sample_cap;
+  uint32_t *sample_counter; /* each sample's counter (building) */
+  char *strings; size_t string_size, string_cap;
+
+  /* id -> thread index, open addressing; a merged thread's entry is
+   * pointed at its successor. */
+  uint64_t *hash_ids; uint32_t *hash_threads; size_t hash_cap, hash_used;
+
+  stream_state_t *streams; size_t stream_count, stream_cap;
+  size_t last_stream;       /* cache: the stream of the previous event */
+
+  /* Layout (layout.c): threads and running spans grouped by row. */
+  uint32_t *row_first;      /* row r: row_threads[row_first[r] ..r+1) */
+  uint32_t *row_threads;    /* thread indexes, by start */
+  int64_t *row_thread_start, *row_thread_maxend;
+  uint32_t *row_running_first; /* row r: running[first[r] ..r+1) */
+  int64_t *running_start, *running_maxend;
+
+  pyramid_t *pyramids;      /* one per counter */
+};
+
+/* Grow *array (of elem-byte items, capacity *cap) to hold need items.
+ * Returns 0 or MPROF_ENOMEM. */
+int mprof__grow(void *array, size_t *cap, size_t need, size_t elem);
+
+/* Append an item to an array grown by mprof__grow; count is the view's. */
+#define MODEL_PUSH(m, array, cap, count, item)                                 \
+  (mprof__grow(&(m)->array, &(m)->cap, (m)->view.count + 1,                    \
+               sizeof *(m)->array)                                             \
+       ? MPROF_ENOMEM                                                          \
+       : ((m)->array[(m)->view.count++] = (item), 0))
+
+/* Give every thread a row and group threads and spans by row. */
+int mprof__layout(mprof_model_t *m);
+
+/* Build the indexes the window queries use. */
+int mprof__lod_index(mprof_model_t *m);
+void mprof__lod_free(mprof_model_t *m);
+
+#endif /* MPROF_MODEL_INTERNAL_H */

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# test_man.sh -- docs/mprof.1 renders without a single groff warning, and
+# documents every command that `mprof --help` lists, every exit code and
+# every environment variable the library reads.
+set -euo pipefail
+mprof=$1/mprof
+page=$2
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+if command -v groff >/dev/null; then
+  warnings=$(groff -man -Tutf8 -ww -z "$page" 2>&1)
+  [ -z "$warnings" ] || fail "groff warns about $page: $warnings"
+else
+  echo "note: no groff (scripts/deps.sh installs groff-base); not rendered"
+fi
+commands=$("$mprof" --help | awk '/^commands:/ { on = 1; next } on && NF { print $1 } on && !NF { exit }')
+[ "$(wc -w <<<"$commands")" -ge 5 ] || fail "commands in mprof --help: $commands"
+for cmd in $commands; do
+  grep -q "^\.SS \"mprof $cmd[ \"]" "$page" || fail "mprof $cmd has no section in $page"
+done
+exit_codes=$(sed -n '/^\.SH EXIT STATUS/,/^\.SH/p' "$page" | sed -n 's/^\.B \([0-9]\)$/\1/p' | tr -d '\n')
+[ "$exit_codes" = 0123 ] || fail "exit codes documented: $exit_codes"
+for variable in MPROF_TRACE MPROF_SIZE MPROF_MODE MPROF_CLOCK MPROF_FORK; do
+  sed -n '/^\.SH ENVIRONMENT/,/^\.SH/p' "$page" | grep -q "^\.B $variable$" \
+    || fail "$variable is not in ENVIRONMENT"
+done
+echo "ok: $page: $(wc -w <<<"$commands") commands, exit codes, environment"

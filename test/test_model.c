@@ -1,0 +1,469 @@
+/* test_model.c -- the model, layout, window queries and analysis, fed
+ * events by hand (each test tells a small story and checks what the model
+ * made of it), plus properties over random traces and net.ctf. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "mprof/model.h"
+
+static const char *net_ctf; /* path of ../shared/data/net.ctf */
+
+/* A model at 1 tick = 1 ns, fed events through ev(). */
+static mprof_model_t *model;
+
+static void begin(void) { assert_int_equal(mprof_model_new(1000000000, 0, &model), 0); }
+
+static void ev(mprof_event_kind_t kind, uint64_t time, uint64_t thread,
+               uint64_t a, uint64_t b) {
+  mprof_event_t e;
+  memset(&e, 0, sizeof e);
+  e.kind = kind;
+  e.time_ticks = time;
+  e.thread = thread;
+  e.a = a;
+  e.b = b;
+  e.type = MPROF_TASK;
+  assert_int_equal(mprof_model_add(model, &e), 0);
+}
+
+static void ev_text(mprof_event_kind_t kind, uint64_t time, uint64_t a,
+                    const char *text) {
+  mprof_event_t e;
+  memset(&e, 0, sizeof e);
+  e.kind = kind;
+  e.time_ticks = time;
+  e.a = a;
+  e.text = text;
+  e.text_length = strlen(text);
+  assert_int_equal(mprof_model_add(model, &e), 0);
+}
+
+static const mprof_model_view_t *finish(void) {
+  assert_int_equal(mprof_model_finish(model), 0);
+  return mprof_model_view(model);
+}
+
+static const mprof_thread_t *thread(uint64_t id) {
+  uint32_t i = mprof_model_find(model, id);
+  assert_int_not_equal(i, MPROF_NO_THREAD);
+  return &mprof_model_view(model)->threads[i];
+}
+
+static size_t count_arrows(mprof_arrow_kind_t kind) {
+  const mprof_model_view_t *v = mprof_model_view(model);
+  size_t n = 0;
+  for (size_t i = 0; i < v->arrow_count; i++) n += v->arrows[i].kind == kind;
+  return n;
+}
+
+/* --- Threads ------------------------------------------------------------------- */
+
+static void test_lifetimes_and_arrows(void **state) {
+  (void)state;
+  begin();
+  ev(MPROF_EVENT_SWITCH, 100, 0, 1, 0);     /* main runs */
+  ev(MPROF_EVENT_CREATE, 200, 1, 2, 0);     /* main creates 2 */
+  ev_text(MPROF_EVENT_LABEL, 210, 2, "fetch");
+  ev(MPROF_EVENT_TRY_READ, 300, 1, 2, 0);   /* main waits for 2 */
+  ev(MPROF_EVENT_SWITCH, 400, 0, 0, 0);
+  ev(MPROF_EVENT_SWITCH, 900, 0, 3, 0);     /* 3 (pre-existing) runs */
+  ev(MPROF_EVENT_RESOLVE, 1000, 3, 2, 0);   /* and resolves 2 */
+  ev(MPROF_EVENT_SWITCH, 1100, 0, 1, 0);
+  ev(MPROF_EVENT_READ, 1200, 1, 2, 0);      /* main reads it */
+  ev(MPROF_EVENT_SWITCH, 1300, 0, 0, 0);
+  const mprof_model_view_t *v = finish();
+  assert_int_equal(v->thread_count, 4); /* root, 1, 2, 3 */
+  assert_int_equal(v->duration_ns, 1200);
+  const mprof_thread_t *t2 = thread(2);
+  assert_int_equal(t2->start_ns, 100); /* times count from the first event */
+  assert_int_equal(t2->end_ns, 900);
+  assert_int_equal(t2->ending, MPROF_ENDING_RESOLVED);
+  assert_int_equal(t2->creator, mprof_model_find(model, 1));
+  assert_int_equal(t2->label_count, 1);
+  assert_string_equal(v->strings + v->labels[t2->first_label].text, "fetch");
+  assert_true(thread(3)->flags & MPROF_THREAD_PREEXISTING);
+  assert_int_equal(count_arrows(MPROF_ARROW_CREATE), 1);
+  assert_int_equal(count_arrows(MPROF_ARROW_TRY_READ), 1);
+  assert_int_equal(count_arrows(MPROF_ARROW_RESOLVE), 1);
+  assert_int_equal(count_arrows(MPROF_ARROW_READ), 1);
+  /* the read arrow leaves the input where it ended */
+  for (size_t i = 0; i < v->arrow_count; i++)
+    if (v->arrows[i].kind == MPROF_ARROW_READ) {
+      int64_t from_ns, to_ns;
+      mprof_model_arrow_ends(model, &v->arrows[i], &from_ns, &to_ns);
+      assert_int_equal(from_ns, 900);
+      assert_int_equal(to_ns, 1100);
+    }
+  /* running: main 0-300 and 1000-1200, thread 3 800-1000 (clipped to
+   * nothing for 2, which never ran) */
+  int64_t main_ns = 0, three_ns = 0;
+  for (size_t i = 0; i < v->running_count; i++) {
+    int64_t d = v->running[i].end_ns - v->running[i].start_ns;
+    if (v->running[i].thread == mprof_model_find(model, 1)) main_ns += d;
+    if (v->running[i].thread == mprof_model_find(model, 3)) three_ns += d;
+  }
+  assert_int_equal(main_ns, 300 + 200);
+  assert_int_equal(three_ns, 200);
+  mprof_model_free(model);
+}
+
+static void test_becomes_and_bad_input(void **state) {
+  (void)state;
+  begin();
+  ev(MPROF_EVENT_CREATE, 10, 0, 5, 0);
+  ev(MPROF_EVENT_CREATE, 20, 0, 6, 0);
+  ev(MPROF_EVENT_BECOMES, 30, 0, 5, 6);    /* 5 merges into 6 */
+  ev(MPROF_EVENT_BECOMES, 35, 0, 6, 5);    /* a cycle: ignored */
+  ev(MPROF_EVENT_RESOLVE, 40, 0, 5, 0);    /* resolving 5 resolves 6 */
+  ev(MPROF_EVENT_CREATE, 30, 0, 7, 0);     /* time went backwards */
+  ev(MPROF_EVENT_CREATE, 50, 0, 7, 0);     /* a duplicate id */
+  const mprof_model_view_t *v = finish();
+  uint32_t five = 0;
+  for (uint32_t i = 0; i < v->thread_count; i++)
+    if (v->threads[i].id == 5) five = i;
+  assert_int_equal(v->threads[five].ending, MPROF_ENDING_MERGED);
+  assert_int_equal(v->threads[five].becomes, mprof_model_find(model, 6));
+  assert_int_equal(thread(6)->ending, MPROF_ENDING_RESOLVED);
+  assert_int_equal(thread(6)->end_ns, 30);
+  assert_int_equal(count_arrows(MPROF_ARROW_BECOMES), 1);
+  int64_t sevens = 0; /* at 30 (clamped from 20) and at 40 */
+  for (uint32_t i = 0; i < v->thread_count; i++)
+    if (v->threads[i].id == 7) sevens += v->threads[i].start_ns;
+  assert_int_equal(sevens, 30 + 40);
+  mprof_model_free(model);
+}
+
+static void test_should_resolve_and_pending(void **state) {
+  (void)state;
+  begin();
+  ev(MPROF_EVENT_CREATE, 0, 0, 1, 0);
+  ev(MPROF_EVENT_SHOULD_RESOLVE, 5, 0, 1, 0);
+  ev(MPROF_EVENT_CREATE, 10, 0, 2, 0);     /* never resolved, no hint */
+  ev(MPROF_EVENT_CREATE, 100000, 0, 3, 0);
+  const mprof_model_view_t *v = finish();
+  assert_int_equal(thread(1)->ending, MPROF_ENDING_FAILED);
+  assert_true(thread(1)->flags & MPROF_THREAD_STALLED);
+  assert_int_equal(thread(1)->end_ns, v->duration_ns); /* to the end */
+  assert_string_equal(v->strings + thread(1)->failure,
+                      "should_resolve thread never resolved");
+  assert_int_equal(thread(2)->ending, MPROF_ENDING_PENDING);
+  assert_int_equal(thread(2)->end_ns, 10 + 1000); /* fades after last seen */
+  mprof_model_free(model);
+}
+
+static void test_counters_and_bands(void **state) {
+  (void)state;
+  begin();
+  mprof_event_t e;
+  memset(&e, 0, sizeof e);
+  e.kind = MPROF_EVENT_COUNTER_NAME;
+  e.counter = 4;
+  e.text = "queue";
+  e.text_length = 5;
+  assert_int_equal(mprof_model_add(model, &e), 0);
+  e.text = NULL;
+  e.text_length = 0;
+  int64_t deltas[] = {3, 4, -2, 10};
+  for (int i = 0; i < 4; i++) {
+    e.kind = MPROF_EVENT_COUNTER_INCREASE;
+    e.time_ticks = (uint64_t)(i + 1) * 100;
+    e.value = deltas[i];
+    assert_int_equal(mprof_model_add(model, &e), 0);
+  }
+  e.kind = MPROF_EVENT_COUNTER_VALUE;
+  e.time_ticks = 500;
+  e.value = 1;
+  assert_int_equal(mprof_model_add(model, &e), 0);
+  ev(MPROF_EVENT_SWITCH, 600, 0, 9, 0);
+  ev(MPROF_EVENT_SUSPEND, 700, 9, 0, 0);
+  ev(MPROF_EVENT_SWITCH, 900, 0, 9, 0);
+  const mprof_model_view_t *v = finish();
+  assert_int_equal(v->counter_count, 1);
+  assert_string_equal(v->strings + v->counters[0].name, "queue");
+  assert_int_equal(v->counters[0].sample_count, 5);
+  const mprof_sample_t *s = v->samples + v->counters[0].first_sample;
+  int64_t expect[] = {3, 7, 5, 15, 1};
+  for (int i = 0; i < 5; i++) assert_int_equal(s[i].value, expect[i]);
+  assert_int_equal(v->counters[0].max_value, 15);
+  assert_int_equal(v->band_count, 1);
+  assert_int_equal(v->bands[0].span.start_ns, 700);
+  assert_int_equal(v->bands[0].span.end_ns, 900);
+  assert_int_equal(v->bands[0].kind, MPROF_BAND_IDLE);
+  int64_t min[2], max[2];
+  assert_int_equal(mprof_model_counter_range(model, 0, 0, 600, 2, min, max), 0);
+  assert_int_equal(min[0], 0);  /* columns [0,300) and [300,600) */
+  assert_int_equal(max[0], 7);
+  assert_int_equal(min[1], 1);
+  assert_int_equal(max[1], 15);
+  mprof_model_free(model);
+}
+
+/* --- Layout and windows ----------------------------------------------------------- */
+
+/* Random stories: every thread gets a row; no two threads of a row
+ * overlap; a child is below its creator's row, or on it if the creator
+ * had ended. */
+static void test_layout_properties(void **state) {
+  (void)state;
+  srand(7);
+  for (int round = 0; round < 20; round++) {
+    begin();
+    uint64_t next_id = 1, time = 0;
+    for (int i = 0; i < 2000; i++) {
+      time += (uint64_t)(rand() % 50);
+      uint64_t actor = next_id > 1 ? 1 + (uint64_t)rand() % (next_id - 1) : 0;
+      if (rand() % 3 == 0 || next_id < 3)
+        ev(MPROF_EVENT_CREATE, time, actor, next_id++, 0);
+      else
+        ev(MPROF_EVENT_RESOLVE, time, actor, 1 + (uint64_t)rand() % (next_id - 1),
+           0);
+    }
+    const mprof_model_view_t *v = finish();
+    const mprof_thread_t *th = v->threads;
+    for (uint32_t i = 1; i < v->thread_count; i++) {
+      assert_true(th[i].row < v->row_count);
+      assert_true(th[i].end_ns >= th[i].start_ns);
+      const mprof_thread_t *creator = &th[th[i].creator];
+      if (th[i].creator != MPROF_ROOT_THREAD)
+        assert_true(th[i].row > creator->row ||
+                    (th[i].row == creator->row &&
+                     creator->end_ns <= th[i].start_ns));
+    }
+    /* no overlap in a row: the window query sees each row's threads in
+     * order, each starting after the previous ended */
+    mprof_lod_item_t items[4096];
+    size_t seen = 0;
+    for (uint32_t r = 0; r < v->row_count; r++) {
+      size_t n = mprof_model_row_threads(model, r, 0, v->duration_ns + 1, 1,
+                                         items, 4096);
+      for (size_t k = 0; k < n; k++) {
+        seen += items[k].count;
+        assert_int_equal(th[items[k].first].row, r);
+        if (k > 0) assert_true(items[k].start_ns > items[k - 1].end_ns);
+      }
+    }
+    assert_int_equal(seen, v->thread_count - 1);
+    mprof_model_free(model);
+  }
+}
+
+/* A million tiny threads in one row: any window costs a bounded number of
+ * items, and the items account for every thread. */
+static void test_window_is_bounded(void **state) {
+  (void)state;
+  begin();
+  for (uint64_t i = 1; i <= 1000000; i++) {
+    ev(MPROF_EVENT_CREATE, i * 10, 0, i, 0);
+    ev(MPROF_EVENT_RESOLVE, i * 10 + 5, 0, i, 0);
+  }
+  const mprof_model_view_t *v = finish();
+  assert_int_equal(v->row_count, 1);
+  mprof_lod_item_t items[2000];
+  int64_t span = v->duration_ns + 1;
+  size_t n = mprof_model_row_threads(model, 0, 0, span, span / 1000, items, 2000);
+  assert_true(n <= 1001);
+  size_t total = 0;
+  for (size_t k = 0; k < n; k++) total += items[k].count;
+  assert_int_equal(total, 1000000);
+  /* zoomed in to 100 ns, one item per thread */
+  n = mprof_model_row_threads(model, 0, 5000000, 5000100, 1, items, 2000);
+  assert_int_equal(n, 10);
+  for (size_t k = 0; k < n; k++) assert_int_equal(items[k].count, 1);
+  /* arrows merge the same way */
+  n = mprof_model_arrows(model, 0, span, span / 500, items, 2000);
+  assert_true(n <= 501);
+  total = 0;
+  for (size_t k = 0; k < n; k++) total += items[k].count;
+  assert_int_equal(total, v->arrow_count);
+  mprof_model_free(model);
+}
+
+/* Counter ranges from the pyramid equal a brute-force scan. */
+static void test_counter_range_matches_scan(void **state) {
+  (void)state;
+  begin();
+  srand(3);
+  mprof_event_t e;
+  memset(&e, 0, sizeof e);
+  e.counter = 1;
+  for (int i = 0; i < 300000; i++) {
+    e.kind = MPROF_EVENT_COUNTER_VALUE;
+    e.time_ticks = (uint64_t)i * 3 + (uint64_t)(rand() % 3);
+    e.value = rand() % 100000 - 50000;
+    assert_int_equal(mprof_model_add(model, &e), 0);
+  }
+  const mprof_model_view_t *v = finish();
+  const mprof_sample_t *s = v->samples;
+  int64_t min[97], max[97];
+  int64_t t0 = 12345, t1 = 850000;
+  assert_int_equal(mprof_model_counter_range(model, 0, t0, t1, 97, min, max), 0);
+  double width = (double)(t1 - t0) / 97;
+  for (int col = 0; col < 97; col++) {
+    int64_t a = t0 + (int64_t)(width * col);
+    int64_t b = col == 96 ? t1 : t0 + (int64_t)(width * (col + 1));
+    int64_t lo = INT64_MAX, hi = INT64_MIN, carried = 0;
+    for (size_t i = 0; i < v->sample_count; i++) {
+      if (s[i].time_ns < a) carried = s[i].value;
+      if (s[i].time_ns >= a && s[i].time_ns < b) {
+        if (s[i].value < lo) lo = s[i].value;
+        if (s[i].value > hi) hi = s[i].value;
+      }
+    }
+    if (carried < lo) lo = carried;
+    if (carried > hi) hi = carried;
+    assert_int_equal(min[col], lo);
+    assert_int_equal(max[col], hi);
+  }
+  mprof_model_free(model);
+}
+
+/* --- Analysis ---------------------------------------------------------------------- */
+
+/* The lost wake-up: the producer notifies the condition before anyone
+ * waits; the consumer then waits, and nothing ever wakes it. */
+static void test_lost_wakeup_and_stall(void **state) {
+  (void)state;
+  begin();
+  ev(MPROF_EVENT_CREATE, 0, 0, 10, 0);            /* condition "ready" */
+  ev_text(MPROF_EVENT_LABEL, 0, 10, "ready");
+  ev(MPROF_EVENT_CREATE, 0, 0, 20, 0);            /* producer */
+  ev(MPROF_EVENT_CREATE, 0, 0, 30, 0);            /* consumer */
+  ev(MPROF_EVENT_SWITCH, 100, 0, 20, 0);
+  ev(MPROF_EVENT_SIGNAL, 110, 20, 10, 0);         /* nobody waits yet */
+  ev(MPROF_EVENT_SWITCH, 200, 0, 30, 0);
+  ev(MPROF_EVENT_CREATE_BY, 210, 30, 40, 10);     /* wait created by cond */
+  ev_text(MPROF_EVENT_LABEL, 210, 40, "consumer wait");
+  ev(MPROF_EVENT_SHOULD_RESOLVE, 210, 30, 40, 0);
+  ev(MPROF_EVENT_TRY_READ, 220, 30, 40, 0);
+  ev(MPROF_EVENT_SUSPEND, 230, 30, 0, 0);
+  ev(MPROF_EVENT_SWITCH, 5000, 0, 20, 0);         /* time passes */
+  ev(MPROF_EVENT_SWITCH, 5100, 0, 0, 0);
+  const mprof_model_view_t *v = finish();
+  mprof_analysis_t a;
+  assert_int_equal(mprof_model_analyse(model, &a), 0);
+  assert_int_equal(a.stall_count, 1);
+  assert_int_equal(a.stalls[0].thread, mprof_model_find(model, 40));
+  assert_true(a.stalls[0].arrow_count >= 2); /* created, waited on */
+  const mprof_arrow_t *last =
+      &v->arrows[a.arrow_refs[a.stalls[0].first_arrow + a.stalls[0].arrow_count - 1]];
+  assert_int_equal(last->kind, MPROF_ARROW_TRY_READ);
+  assert_int_equal(a.lost_wakeup_count, 1);
+  assert_int_equal(a.lost_wakeups[0].condition, mprof_model_find(model, 10));
+  assert_int_equal(a.lost_wakeups[0].waiter, mprof_model_find(model, 40));
+  assert_int_equal(v->arrows[a.lost_wakeups[0].signal_arrow].time_ns, 110);
+  /* the consumer waited on its wait from 220 to the end */
+  const mprof_thread_time_t *consumer = &a.times[mprof_model_find(model, 30)];
+  assert_int_equal(consumer->waiting_ns, 5100 - 220);
+  assert_int_equal(consumer->wait_count, 1);
+  assert_int_equal(a.waits[consumer->first_wait].on, mprof_model_find(model, 40));
+  assert_int_equal(consumer->running_ns, 30);
+  mprof_analysis_free(&a);
+  mprof_model_free(model);
+}
+
+/* A signal heard by a waiter is not a lost wake-up. */
+static void test_heard_signal_is_fine(void **state) {
+  (void)state;
+  begin();
+  ev(MPROF_EVENT_CREATE, 0, 0, 10, 0);
+  ev(MPROF_EVENT_CREATE_BY, 10, 30, 40, 10);
+  ev(MPROF_EVENT_SHOULD_RESOLVE, 10, 30, 40, 0);
+  ev(MPROF_EVENT_SIGNAL, 20, 20, 10, 0);
+  ev(MPROF_EVENT_RESOLVE, 20, 20, 40, 0);
+  ev(MPROF_EVENT_CREATE_BY, 30, 30, 41, 10);      /* waits again: pending */
+  ev(MPROF_EVENT_SWITCH, 100, 0, 0, 0);
+  finish();
+  mprof_analysis_t a;
+  assert_int_equal(mprof_model_analyse(model, &a), 0);
+  assert_int_equal(a.stall_count, 0);
+  assert_int_equal(a.lost_wakeup_count, 0);
+  mprof_analysis_free(&a);
+  mprof_model_free(model);
+}
+
+/* 1 waits on 2, which waits on 3, which waits on 4: one chain of three
+ * links; and the critical path of a request back through a read. */
+static void test_chain_and_critical_path(void **state) {
+  (void)state;
+  begin();
+  for (uint64_t i = 1; i <= 4; i++) ev(MPROF_EVENT_CREATE, i, 0, i, 0);
+  ev(MPROF_EVENT_TRY_READ, 10, 1, 2, 0);
+  ev(MPROF_EVENT_TRY_READ, 20, 2, 3, 0);
+  ev(MPROF_EVENT_TRY_READ, 30, 3, 4, 0);
+  ev(MPROF_EVENT_CREATE, 110, 5, 9, 0);           /* 5 makes request 9 */
+  ev(MPROF_EVENT_RESOLVE, 150, 4, 4, 0);
+  ev(MPROF_EVENT_READ, 200, 6, 4, 0);             /* 6 reads 4... */
+  ev(MPROF_EVENT_RESOLVE, 300, 6, 9, 0);          /* ...and answers 9 */
+  finish();
+  mprof_analysis_t a;
+  assert_int_equal(mprof_model_analyse(model, &a), 0);
+  assert_true(a.chain_count >= 1);
+  assert_int_equal(a.chains[0].length, 4);
+  for (uint32_t k = 0; k < 4; k++)
+    assert_int_equal(a.chain_threads[a.chains[0].first + k],
+                     mprof_model_find(model, k + 1));
+  /* the longest resolved thread is 9 (110..300) -- 4 lived 4..150 */
+  assert_int_equal(a.path_target, mprof_model_find(model, 9));
+  assert_true(a.path_count >= 2);
+  assert_int_equal(a.path[0].thread, mprof_model_find(model, 6));
+  assert_int_equal(a.path[0].via, MPROF_ARROW_RESOLVE);
+  assert_int_equal(a.path[0].start_ns, 199); /* since its read (t0 = 1) */
+  assert_int_equal(a.path[1].thread, mprof_model_find(model, 4));
+  assert_int_equal(a.path[1].via, MPROF_ARROW_READ);
+  assert_int_equal(a.path[1].start_ns, 109); /* not before 9 began */
+  assert_int_equal(a.path[1].end_ns, 149);
+  mprof_analysis_free(&a);
+  mprof_model_free(model);
+}
+
+/* --- A real trace ------------------------------------------------------------------- */
+
+static void test_net_ctf(void **state) {
+  (void)state;
+  mprof_trace_t *trace;
+  assert_int_equal(mprof_trace_open(net_ctf, NULL, NULL, &trace), 0);
+  assert_int_equal(mprof_model_load(trace, &model), 0);
+  const mprof_model_view_t *v = mprof_model_view(model);
+  assert_int_equal(v->events, 10078);
+  /* 1816 creates + the main thread, which predates the trace, + root */
+  assert_int_equal(v->thread_count, 1818);
+  assert_int_equal(v->label_count, 2185);
+  assert_int_equal(v->counter_count, 4);
+  assert_string_equal(v->strings + v->counters[0].name, "gntref");
+  assert_int_equal(count_arrows(MPROF_ARROW_BECOMES), 215);
+  assert_true(v->row_count > 1 && v->row_count < 1818);
+  size_t gc = 0, idle = 0;
+  for (size_t i = 0; i < v->band_count; i++) {
+    gc += v->bands[i].kind == MPROF_BAND_GC;
+    idle += v->bands[i].kind == MPROF_BAND_IDLE;
+  }
+  assert_int_equal(gc, 1);
+  assert_true(idle > 10);
+  mprof_model_free(model);
+  mprof_trace_close(trace);
+}
+
+int main(int argc, char **argv) {
+  net_ctf = argc > 1 ? argv[1] : "../shared/data/net.ctf";
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_lifetimes_and_arrows),
+      cmocka_unit_test(test_becomes_and_bad_input),
+      cmocka_unit_test(test_should_resolve_and_pending),
+      cmocka_unit_test(test_counters_and_bands),
+      cmocka_unit_test(test_layout_properties),
+      cmocka_unit_test(test_window_is_bounded),
+      cmocka_unit_test(test_counter_range_matches_scan),
+      cmocka_unit_test(test_lost_wakeup_and_stall),
+      cmocka_unit_test(test_heard_signal_is_fine),
+      cmocka_unit_test(test_chain_and_critical_path),
+      cmocka_unit_test(test_net_ctf),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

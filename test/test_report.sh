@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# test_report.sh -- `mprof report` on a recorded story (test/story.c) finds
+# what the story holds: two stalls, the lost wake-up of "ready", the wait
+# chain GET / -> lookup -> disk read, and the critical path of GET /.
+set -euo pipefail
+build=$1
+net_ctf=$2
+mprof=$build/mprof
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+"$build/test/story" "$tmp/story.ctf"
+"$mprof" report --json "$tmp/story.ctf" >"$tmp/report.json" 2>"$tmp/err"
+[ ! -s "$tmp/err" ] || fail "report printed: $(cat "$tmp/err")"
+/usr/bin/python3 - "$tmp/report.json" <<'PY'
+import json, sys
+r = json.loads(open(sys.argv[1]).read())
+def names(things): return [t["name"] for t in things]
+def check(cond, what):
+    if not cond: sys.exit("FAIL: %s\n%s" % (what, json.dumps(r, indent=1)))
+check(r["streams"] == 2, "two OS threads")
+stalled = sorted(s["thread"]["name"] for s in r["stalls"])
+check(stalled == ["stuck job", "wait for ready"], "stalls: %s" % stalled)
+wait = [s for s in r["stalls"] if s["thread"]["name"] == "wait for ready"][0]
+check(wait["creator"]["name"] == "ready", "the wait was created by the condition")
+check([a["kind"] for a in wait["before"]][-1] == "try_read", "last thing before the stall")
+check(len(r["lost_wakeups"]) == 1, "one lost wake-up")
+lw = r["lost_wakeups"][0]
+check(lw["condition"]["name"] == "ready" and lw["signalled_by"]["name"] == "producer"
+      and lw["waiter"]["name"] == "wait for ready", "lost wake-up parties")
+check(lw["signal_ns"] < lw["wait_start_ns"], "the signal came first")
+chains = [names(c["threads"]) for c in r["wait_chains"]]
+check(["GET /", "lookup", "disk read"] in chains, "wait chain: %s" % chains)
+path = r["critical_path"]
+check(path["target"]["name"] == "GET /", "critical path target")
+check(names([s["thread"] for s in path["steps"]]) == ["GET /", "lookup", "loop"],
+      "critical path steps")
+check(path["steps"][1]["via"] == "read", "the request read the lookup")
+req = [t for t in r["thread_times"] if t["thread"]["name"] == "GET /"][0]
+check(req["waiting_ns"] >= 19000000, "GET / waited 20 ms: %d" % req["waiting_ns"])
+check(req["waiting_on"][0]["thread"]["name"] == "lookup", "on the lookup")
+PY
+
+# The text report says the same for a person.
+"$mprof" report "$tmp/story.ctf" >"$tmp/report.txt"
+grep -q '^Stalled: 2 should_resolve threads never resolved' "$tmp/report.txt" || fail "text stalls"
+grep -q '"ready" (condition#[0-9]*) was signalled by "producer"' "$tmp/report.txt" || fail "text lost wake-up"
+grep -q 'waits on "lookup"' "$tmp/report.txt" || fail "text chain"
+
+# Labels are escaped: a control character never reaches the terminal.
+grep -q $'\x1b' "$tmp/report.txt" && fail "raw escape in text report"
+
+# A legacy trace, several traces at once, and usage errors.
+"$mprof" report --json "$net_ctf" "$tmp/story.ctf" >"$tmp/two.json"
+[ "$(wc -l <"$tmp/two.json")" = 2 ] || fail "one JSON line per trace"
+/usr/bin/python3 -c '
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+assert lines[0]["events"] == 10078 and lines[0]["threads"] == 1817, lines[0]["threads"]
+' "$tmp/two.json" || fail "net.ctf report"
+set +e
+"$mprof" report >/dev/null 2>&1; [ $? = 2 ] || fail "no trace: usage error"
+"$mprof" report --top x "$tmp/story.ctf" >/dev/null 2>&1; [ $? = 2 ] || fail "bad --top"
+"$mprof" report "$tmp/missing.ctf" >/dev/null 2>&1; [ $? = 3 ] || fail "missing trace"
+set -e
+echo "report: ok"
