@@ -54,12 +54,17 @@ typedef struct stats_s {
   json_t *counter_values; /* counter key (id as text, or legacy name) -> value */
 } stats_t;
 
-/* Counters are named by id in mprof traces and by text in legacy ones. */
+/* Counters are named by id in mprof traces and by text in legacy ones
+ * (made valid UTF-8, as JSON object keys must be). */
 static void counter_key(const mprof_event_t *ev, char *key, size_t size) {
-  if (ev->counter || !ev->text)
-    snprintf(key, size, "%" PRIu32, ev->counter);
+  json_t *text = ev->counter || !ev->text
+                     ? NULL
+                     : cli_json_text(ev->text, ev->text_length);
+  if (text)
+    snprintf(key, size, "%s", json_string_value(text));
   else
-    snprintf(key, size, "%.*s", (int)ev->text_length, ev->text);
+    snprintf(key, size, "%" PRIu32, ev->counter);
+  json_decref(text);
 }
 
 static void note_counter(stats_t *s, const mprof_event_t *ev) {
@@ -67,7 +72,7 @@ static void note_counter(stats_t *s, const mprof_event_t *ev) {
   counter_key(ev, key, sizeof key);
   if (ev->kind == MPROF_EVENT_COUNTER_NAME) {
     json_object_set_new(s->counter_names, key,
-                        json_stringn(ev->text, ev->text_length));
+                        cli_json_text(ev->text, ev->text_length));
     return;
   }
   json_int_t value = ev->value;

@@ -1,6 +1,7 @@
 /* story.c -- a traced program whose trace tells a known story, for the
  * report test: a lost wake-up, a stalled request, a wait chain and a
- * resolved request whose critical path runs through a read.
+ * resolved request whose critical path runs through a read, and a counter
+ * whose name is not valid UTF-8.
  *
  *   story OUT
  *
@@ -71,6 +72,8 @@ int main(int argc, char **argv) {
     return 2;
   }
   if (mprof_unix_start_file(argv[1], 1 << 20)) return 1;
+  /* a counter whose name is not UTF-8 and holds an escape sequence */
+  mprof_counter_increase(mprof_counter_make("queue\xff\x1b[31m"), 3);
   ready = mprof_named_condition("ready");
   job = mprof_named_task("stuck job");
   mprof_should_resolve(job);

@@ -51,6 +51,13 @@ grep -q 'waits on "lookup"' "$tmp/report.txt" || fail "text chain"
 # Labels are escaped: a control character never reaches the terminal.
 grep -q $'\x1b' "$tmp/report.txt" && fail "raw escape in text report"
 
+# A name that is not UTF-8 still makes valid JSON, its bad byte as \xff.
+"$mprof" stats --json "$tmp/story.ctf" | /usr/bin/python3 -c '
+import json, sys
+counters = json.loads(sys.stdin.read())["counters"]
+assert counters == {"queue\\xff\x1b[31m": 3}, counters
+' || fail "stats --json of a non-UTF-8 counter name"
+
 # A legacy trace, several traces at once, and usage errors.
 "$mprof" report --json "$net_ctf" "$tmp/story.ctf" >"$tmp/two.json"
 [ "$(wc -l <"$tmp/two.json")" = 2 ] || fail "one JSON line per trace"
