@@ -228,11 +228,7 @@ static int find_stalls(context_t *c) {
     if (!(th->flags & MPROF_THREAD_SHOULD_RESOLVE) ||
         !(th->flags & MPROF_THREAD_STALLED))
       continue;
-    uint32_t last = t;
-    for (int hops = 0; c->threads[last].becomes != MPROF_NO_THREAD && hops < 1000;
-         hops++)
-      last = c->threads[last].becomes;
-    mprof_stall_t s = {t, last, 0, 0};
+    mprof_stall_t s = {t, mprof__follow_merges(c->model, t), 0, 0};
     if (stall_context(c, &s) || PUSH(c, stalls, stall_count, cap_stalls, s))
       return MPROF_ENOMEM;
   }

@@ -134,8 +134,7 @@ static uint32_t thread_new(mprof_model_t *m, uint64_t id, int64_t start_ns,
   return (uint32_t)n;
 }
 
-/* Follow merges from thread i to where its line continues. */
-static uint32_t follow_merges(const mprof_model_t *m, uint32_t i) {
+uint32_t mprof__follow_merges(const mprof_model_t *m, uint32_t i) {
   for (int hops = 0; m->threads[i].becomes != MPROF_NO_THREAD &&
                      hops < MAX_MERGE_HOPS;
        hops++)
@@ -154,7 +153,7 @@ static uint32_t thread_of(mprof_model_t *m, uint64_t id, int64_t now_ns) {
     if (i == MPROF_NO_THREAD || hash_set(m, id, i)) return MPROF_NO_THREAD;
     m->threads[i].flags |= MPROF_THREAD_PREEXISTING;
   } else if (m->threads[i].becomes != MPROF_NO_THREAD) {
-    i = follow_merges(m, i);
+    i = mprof__follow_merges(m, i);
     m->hash_threads[s] = i; /* later lookups go straight there */
   }
   if (m->threads[i].last_seen_ns < now_ns) m->threads[i].last_seen_ns = now_ns;
@@ -337,7 +336,7 @@ static int thread_becomes(mprof_model_t *m, const mprof_event_t *ev,
   uint32_t next = thread_of(m, ev->b, t);
   if (old == MPROF_NO_THREAD || next == MPROF_NO_THREAD) return MPROF_ENOMEM;
   if (old == next || old == MPROF_ROOT_THREAD || next == MPROF_ROOT_THREAD ||
-      follow_merges(m, next) == old)
+      mprof__follow_merges(m, next) == old)
     return 0; /* a merge into itself or a cycle: nothing to draw */
   mprof_thread_t *o = &m->threads[old];
   o->end_ns = t;
@@ -499,7 +498,7 @@ static void settle_endings(mprof_model_t *m) {
   th[MPROF_ROOT_THREAD].ending = MPROF_ENDING_RESOLVED;
   for (size_t i = 1; i < n; i++) {
     if (!(th[i].flags & MPROF_THREAD_SHOULD_RESOLVE)) continue;
-    uint32_t last = follow_merges(m, (uint32_t)i);
+    uint32_t last = mprof__follow_merges(m, (uint32_t)i);
     if (th[last].ending != MPROF_ENDING_PENDING) continue;
     th[i].flags |= MPROF_THREAD_STALLED;
     th[last].flags |= MPROF_THREAD_STALLED;
@@ -713,7 +712,7 @@ uint32_t mprof_model_stream_id(const mprof_model_t *m, uint32_t index) {
 uint32_t mprof_model_find(const mprof_model_t *m, uint64_t id) {
   if (id == MPROF_NONE) return MPROF_ROOT_THREAD;
   uint32_t i = m->hash_threads[hash_find(m, id)];
-  return i == MPROF_NO_THREAD ? i : follow_merges(m, i);
+  return i == MPROF_NO_THREAD ? i : mprof__follow_merges(m, i);
 }
 
 const char *mprof_model_thread_name(const mprof_model_t *m, uint32_t thread,

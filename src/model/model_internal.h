@@ -77,6 +77,10 @@ int mprof__grow(void *array, size_t *cap, size_t need, size_t elem);
        ? MPROF_ENOMEM                                                          \
        : ((m)->array[(m)->view.count++] = (item), 0))
 
+/* Follow merges from thread i to where its line continues (a cycle in bad
+ * input is cut after a thousand hops). */
+uint32_t mprof__follow_merges(const mprof_model_t *m, uint32_t i);
+
 /* Give every thread a row and group threads and spans by row. */
 int mprof__layout(mprof_model_t *m);
 

@@ -157,12 +157,8 @@ long mprof__packet_decode(const mprof_trace_t *t, size_t index,
       }
     }
     if (problem) {
-      mprof__diag(t,
-                  "packet at offset %llu: event at offset %llu: %s (id %u); "
-                  "kept %ld events of this packet",
-                  (unsigned long long)pk->offset,
-                  (unsigned long long)(pk->offset + (uint64_t)(start - base)),
-                  problem, (unsigned)id, count);
+      mprof__diag_bad_event(t, pk, (uint64_t)(start - base), problem, "id",
+                            (unsigned)id, count);
       return MPROF_EINVAL;
     }
   }

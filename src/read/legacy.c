@@ -214,13 +214,10 @@ long mprof__legacy_decode(const mprof_trace_t *t, size_t index,
       err = decode_op(&c, op, &ev);
     }
     if (err) {
-      mprof__diag(t,
-                  "packet at offset %llu: event at offset %llu: %s (op %u); "
-                  "kept %ld events of this packet",
-                  (unsigned long long)pk->offset,
-                  (unsigned long long)(pk->offset + (uint64_t)(start - base)),
-                  err == -2 ? "unknown op" : "event runs past content_size", op,
-                  count);
+      mprof__diag_bad_event(
+          t, pk, (uint64_t)(start - base),
+          err == -2 ? "unknown op" : "event runs past content_size", "op", op,
+          count);
       return MPROF_EINVAL;
     }
     if (ev.kind == MPROF_EVENT_SWITCH) current = ev.a;

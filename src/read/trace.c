@@ -42,6 +42,18 @@ void mprof__diag(const mprof_trace_t *t, const char *format, ...) {
     fprintf(stderr, "mprof: %s\n", line);
 }
 
+void mprof__diag_bad_event(const mprof_trace_t *t,
+                           const mprof_packet_info_t *pk,
+                           uint64_t event_offset, const char *what,
+                           const char *code_name, unsigned code, long kept) {
+  mprof__diag(t,
+              "packet at offset %llu: event at offset %llu: %s (%s %u); "
+              "kept %ld events of this packet",
+              (unsigned long long)pk->offset,
+              (unsigned long long)(pk->offset + event_offset), what,
+              code_name, code, kept);
+}
+
 /* --- The trace header -------------------------------------------------------- */
 
 static int read_trace_header(mprof_trace_t *t) {

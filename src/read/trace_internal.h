@@ -48,6 +48,14 @@ static inline int mprof__take_string(const uint8_t **p, const uint8_t *end,
   return 0;
 }
 
+/* Report a damaged event: where it is, what is wrong with it (`what`,
+ * then `code_name` and code: "id 7", "op 14"), and how many events of its
+ * packet were kept. */
+void mprof__diag_bad_event(const mprof_trace_t *trace,
+                           const mprof_packet_info_t *packet,
+                           uint64_t event_offset, const char *what,
+                           const char *code_name, unsigned code, long kept);
+
 /* Report one problem: "NAME: " + the formatted text. */
 void mprof__diag(const mprof_trace_t *trace, const char *format, ...)
     __attribute__((format(printf, 2, 3)));
