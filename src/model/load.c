@@ -19,7 +19,8 @@ typedef struct cursor_s {
 
 static int collect(void *context, const mprof_event_t *event) {
   cursor_t *c = context;
-  if (mprof__grow(&c->events, &c->cap, c->count + 1, sizeof *c->events)) {
+  if (c->count >= c->cap &&
+      mprof__grow(&c->events, &c->cap, c->count + 1, sizeof *c->events)) {
     c->failed = 1;
     return 1;
   }
@@ -84,6 +85,26 @@ static size_t find_streams(const mprof_trace_t *trace, cursor_t *cursors,
   return n;
 }
 
+/* Feed the top cursor's events to the model for as long as they come
+ * before every other cursor's head (its run), then restore the heap: one
+ * heap step per run, not per event. */
+static int feed_run(const mprof_trace_t *trace, mprof_model_t *m,
+                    cursor_t *cursors, uint32_t *heap, size_t *live) {
+  uint32_t top = heap[0], next = UINT32_MAX;
+  if (*live > 1) next = heap[1];
+  if (*live > 2 && earlier(cursors, heap[2], heap[1])) next = heap[2];
+  cursor_t *c = &cursors[top];
+  do {
+    int err = mprof_model_add(m, &c->events[c->at++]);
+    if (err) return err;
+    if (c->at == c->count && cursor_fill(trace, c)) return MPROF_ENOMEM;
+  } while (c->at < c->count &&
+           (next == UINT32_MAX || earlier(cursors, top, next)));
+  if (c->at == c->count) heap[0] = heap[--*live];
+  sift_down(cursors, heap, *live, 0);
+  return 0;
+}
+
 /* Feed every event to the model in time order. */
 static int merge_streams(const mprof_trace_t *trace, mprof_model_t *m,
                          cursor_t *cursors, size_t n, uint32_t *heap) {
@@ -94,12 +115,8 @@ static int merge_streams(const mprof_trace_t *trace, mprof_model_t *m,
   }
   for (size_t i = live / 2; i-- > 0;) sift_down(cursors, heap, live, i);
   while (live > 0) {
-    cursor_t *c = &cursors[heap[0]];
-    int err = mprof_model_add(m, &c->events[c->at++]);
+    int err = feed_run(trace, m, cursors, heap, &live);
     if (err) return err;
-    if (c->at == c->count && cursor_fill(trace, c)) return MPROF_ENOMEM;
-    if (c->at == c->count) heap[0] = heap[--live];
-    sift_down(cursors, heap, live, 0);
   }
   return 0;
 }

@@ -59,40 +59,17 @@ static uint32_t intern_text(mprof_model_t *m, const char *text, size_t length) {
 /* --- Threads and the id table ---------------------------------------------- */
 
 /* Ids are handed out in runs (the recorder gives each OS thread chunks of
- * consecutive ids), so consecutive ids go to consecutive slots: lookups of
- * recent threads stay in cache.  High bits are folded in so that ids
- * differing only there (other chunks, strided ids) still spread. */
+ * consecutive ids, from 1 up), so most ids are small and dense: those index
+ * a plain array (`direct`), grown while it stays within a few times the
+ * thread count.  Other ids go in an open-addressing table; consecutive ids
+ * go to consecutive slots there too, and high bits are folded in so that
+ * ids differing only there (other chunks, strided ids) still spread. */
+#define DIRECT_FIRST 1024
+#define DIRECT_SPARE 65536
+
 static size_t hash_slot(const mprof_model_t *m, uint64_t id) {
   uint64_t h = id ^ (id >> 16) ^ (id >> 32) ^ (id >> 48);
   return (size_t)h & (m->hash_cap - 1);
-}
-
-static int hash_grow(mprof_model_t *m) {
-  size_t old_cap = m->hash_cap;
-  uint64_t *old_ids = m->hash_ids;
-  uint32_t *old_threads = m->hash_threads;
-  m->hash_cap = old_cap ? old_cap * 2 : 1024;
-  m->hash_ids = malloc(m->hash_cap * sizeof *m->hash_ids);
-  m->hash_threads = malloc(m->hash_cap * sizeof *m->hash_threads);
-  if (!m->hash_ids || !m->hash_threads) {
-    free(m->hash_ids);
-    free(m->hash_threads);
-    m->hash_ids = old_ids;
-    m->hash_threads = old_threads;
-    m->hash_cap = old_cap;
-    return MPROF_ENOMEM;
-  }
-  memset(m->hash_threads, 0xff, m->hash_cap * sizeof *m->hash_threads);
-  for (size_t i = 0; i < old_cap; i++) {
-    if (old_threads[i] == MPROF_NO_THREAD) continue;
-    size_t s = hash_slot(m, old_ids[i]);
-    while (m->hash_threads[s] != MPROF_NO_THREAD) s = (s + 1) & (m->hash_cap - 1);
-    m->hash_ids[s] = old_ids[i];
-    m->hash_threads[s] = old_threads[i];
-  }
-  free(old_ids);
-  free(old_threads);
-  return 0;
 }
 
 /* The slot holding id, or the empty slot where it would go. */
@@ -103,8 +80,69 @@ static size_t hash_find(const mprof_model_t *m, uint64_t id) {
   return s;
 }
 
-static int hash_set(mprof_model_t *m, uint64_t id, uint32_t thread) {
-  if ((m->hash_used + 1) * 4 > m->hash_cap * 3 && hash_grow(m))
+/* Rebuild the table with `cap` slots; ids the direct array now covers
+ * move there. */
+static int hash_rebuild(mprof_model_t *m, size_t cap) {
+  size_t old_cap = m->hash_cap;
+  uint64_t *old_ids = m->hash_ids;
+  uint32_t *old_threads = m->hash_threads;
+  uint64_t *ids = malloc(cap * sizeof *ids);
+  uint32_t *threads = malloc(cap * sizeof *threads);
+  if (!ids || !threads) {
+    free(ids);
+    free(threads);
+    return MPROF_ENOMEM;
+  }
+  memset(threads, 0xff, cap * sizeof *threads);
+  m->hash_ids = ids;
+  m->hash_threads = threads;
+  m->hash_cap = cap;
+  m->hash_used = 0;
+  for (size_t i = 0; i < old_cap; i++) {
+    if (old_threads[i] == MPROF_NO_THREAD) continue;
+    if (old_ids[i] < m->direct_cap) {
+      m->direct[old_ids[i]] = old_threads[i];
+      continue;
+    }
+    size_t s = hash_find(m, old_ids[i]);
+    m->hash_ids[s] = old_ids[i];
+    m->hash_threads[s] = old_threads[i];
+    m->hash_used++;
+  }
+  free(old_ids);
+  free(old_threads);
+  return 0;
+}
+
+/* Grow the direct array to cover id, if that keeps it within a few times
+ * the thread count.  Returns 0 (id may still be beyond it) or
+ * MPROF_ENOMEM. */
+static int direct_grow(mprof_model_t *m, uint64_t id) {
+  if (id >= 8 * (uint64_t)m->view.thread_count + DIRECT_SPARE) return 0;
+  size_t old_cap = m->direct_cap, cap = old_cap ? old_cap : DIRECT_FIRST;
+  while (cap <= id) cap *= 2;
+  uint32_t *grown = realloc(m->direct, cap * sizeof *grown);
+  if (!grown) return MPROF_ENOMEM;
+  memset(grown + old_cap, 0xff, (cap - old_cap) * sizeof *grown);
+  m->direct = grown;
+  m->direct_cap = cap;
+  return m->hash_used ? hash_rebuild(m, m->hash_cap) : 0;
+}
+
+/* Where id's thread index is kept (MPROF_NO_THREAD: an unknown id). */
+static uint32_t *id_ref(const mprof_model_t *m, uint64_t id) {
+  return id < m->direct_cap ? &m->direct[id]
+                            : &m->hash_threads[hash_find(m, id)];
+}
+
+static int id_set(mprof_model_t *m, uint64_t id, uint32_t thread) {
+  if (id >= m->direct_cap && direct_grow(m, id)) return MPROF_ENOMEM;
+  if (id < m->direct_cap) {
+    m->direct[id] = thread;
+    return 0;
+  }
+  if ((m->hash_used + 1) * 4 > m->hash_cap * 3 &&
+      hash_rebuild(m, m->hash_cap * 2))
     return MPROF_ENOMEM;
   size_t s = hash_find(m, id);
   if (m->hash_threads[s] == MPROF_NO_THREAD) m->hash_used++;
@@ -118,7 +156,8 @@ static uint32_t thread_new(mprof_model_t *m, uint64_t id, int64_t start_ns,
                            uint32_t creator, uint16_t type) {
   size_t n = m->view.thread_count;
   if (n >= MPROF_NO_THREAD - 1 ||
-      mprof__grow(&m->threads, &m->thread_cap, n + 1, sizeof *m->threads))
+      (n >= m->thread_cap &&
+       mprof__grow(&m->threads, &m->thread_cap, n + 1, sizeof *m->threads)))
     return MPROF_NO_THREAD;
   mprof_thread_t *t = &m->threads[n];
   memset(t, 0, sizeof *t);
@@ -146,15 +185,15 @@ uint32_t mprof__follow_merges(const mprof_model_t *m, uint32_t i) {
  * seen is a thread that existed before the trace began. */
 static uint32_t thread_of(mprof_model_t *m, uint64_t id, int64_t now_ns) {
   if (id == MPROF_NONE) return MPROF_ROOT_THREAD;
-  size_t s = hash_find(m, id);
-  uint32_t i = m->hash_threads[s];
+  uint32_t *ref = id_ref(m, id);
+  uint32_t i = *ref;
   if (i == MPROF_NO_THREAD) {
     i = thread_new(m, id, 0, MPROF_ROOT_THREAD, MPROF_UNKNOWN);
-    if (i == MPROF_NO_THREAD || hash_set(m, id, i)) return MPROF_NO_THREAD;
+    if (i == MPROF_NO_THREAD || id_set(m, id, i)) return MPROF_NO_THREAD;
     m->threads[i].flags |= MPROF_THREAD_PREEXISTING;
   } else if (m->threads[i].becomes != MPROF_NO_THREAD) {
     i = mprof__follow_merges(m, i);
-    m->hash_threads[s] = i; /* later lookups go straight there */
+    *ref = i; /* later lookups go straight there */
   }
   if (m->threads[i].last_seen_ns < now_ns) m->threads[i].last_seen_ns = now_ns;
   return i;
@@ -294,8 +333,7 @@ static int label_add(mprof_model_t *m, uint32_t thread, int64_t t,
 static int thread_create(mprof_model_t *m, const mprof_event_t *ev,
                          uint32_t creator, int64_t t,
                          const stream_state_t *s) {
-  size_t slot = hash_find(m, ev->a);
-  uint32_t child = m->hash_threads[slot];
+  uint32_t child = *id_ref(m, ev->a);
   if (child != MPROF_NO_THREAD &&
       (m->threads[child].flags & MPROF_THREAD_PREEXISTING) &&
       m->threads[child].becomes == MPROF_NO_THREAD) {
@@ -303,7 +341,7 @@ static int thread_create(mprof_model_t *m, const mprof_event_t *ev,
     m->threads[child].flags &= (uint8_t)~MPROF_THREAD_PREEXISTING;
   } else {
     child = thread_new(m, ev->a, t, creator, (uint16_t)ev->type);
-    if (child == MPROF_NO_THREAD || hash_set(m, ev->a, child))
+    if (child == MPROF_NO_THREAD || id_set(m, ev->a, child))
       return MPROF_ENOMEM;
   }
   mprof_thread_t *c = &m->threads[child];
@@ -342,7 +380,7 @@ static int thread_becomes(mprof_model_t *m, const mprof_event_t *ev,
   o->end_ns = t;
   o->ending = MPROF_ENDING_MERGED;
   o->becomes = next;
-  if (hash_set(m, ev->a, next)) return MPROF_ENOMEM;
+  if (id_set(m, ev->a, next)) return MPROF_ENOMEM;
   /* whatever ran as the old thread now runs as the new one */
   for (size_t i = 0; i < m->stream_count; i++)
     if (m->streams[i].current == old &&
@@ -433,7 +471,7 @@ int mprof_model_new(uint64_t clock_freq_hz, int legacy, mprof_model_t **out) {
   m->legacy = legacy;
   m->view.clock_freq_hz = clock_freq_hz;
   /* string offset 0 is the empty string: one NUL byte */
-  if (hash_grow(m) ||
+  if (hash_rebuild(m, 1024) ||
       thread_new(m, MPROF_NONE, 0, MPROF_ROOT_THREAD, MPROF_UNKNOWN) !=
           MPROF_ROOT_THREAD ||
       mprof__grow(&m->strings, &m->string_cap, 1, 1)) {
@@ -588,10 +626,15 @@ static int compare_labels(const void *pa, const void *pb) {
   return a->text < b->text ? -1 : a->text > b->text;
 }
 
-/* Group labels by thread (in time order within each). */
+/* Group labels by thread (in time order within each).  Threads are
+ * numbered as they appear and most are labelled soon after, so the labels
+ * are often in that order already: sort only if not. */
 static void group_labels(mprof_model_t *m) {
-  if (m->view.label_count)
-    qsort(m->labels, m->view.label_count, sizeof *m->labels, compare_labels);
+  for (size_t i = 1; i < m->view.label_count; i++)
+    if (compare_labels(&m->labels[i - 1], &m->labels[i]) > 0) {
+      qsort(m->labels, m->view.label_count, sizeof *m->labels, compare_labels);
+      break;
+    }
   for (size_t i = m->view.label_count; i-- > 0;) {
     mprof_thread_t *t = &m->threads[m->labels[i].thread];
     t->first_label = (uint32_t)i;
@@ -690,6 +733,7 @@ void mprof_model_free(mprof_model_t *m) {
   free(m->strings);
   free(m->hash_ids);
   free(m->hash_threads);
+  free(m->direct);
   free(m->streams);
   free(m->row_first);
   free(m->row_threads);
@@ -711,7 +755,7 @@ uint32_t mprof_model_stream_id(const mprof_model_t *m, uint32_t index) {
 
 uint32_t mprof_model_find(const mprof_model_t *m, uint64_t id) {
   if (id == MPROF_NONE) return MPROF_ROOT_THREAD;
-  uint32_t i = m->hash_threads[hash_find(m, id)];
+  uint32_t i = *id_ref(m, id);
   return i == MPROF_NO_THREAD ? i : mprof__follow_merges(m, i);
 }
 

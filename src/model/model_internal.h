@@ -49,8 +49,10 @@ struct mprof_model_s {
   uint32_t *sample_counter; /* each sample's counter (building) */
   char *strings; size_t string_size, string_cap;
 
-  /* id -> thread index, open addressing; a merged thread's entry is
-   * pointed at its successor. */
+  /* id -> thread index: ids below direct_cap index direct[], others an
+   * open-addressing table; a merged thread's entry is pointed at its
+   * successor. */
+  uint32_t *direct; size_t direct_cap;
   uint64_t *hash_ids; uint32_t *hash_threads; size_t hash_cap, hash_used;
 
   stream_state_t *streams; size_t stream_count, stream_cap;
@@ -70,10 +72,12 @@ struct mprof_model_s {
  * Returns 0 or MPROF_ENOMEM. */
 int mprof__grow(void *array, size_t *cap, size_t need, size_t elem);
 
-/* Append an item to an array grown by mprof__grow; count is the view's. */
+/* Append an item to an array grown by mprof__grow; count is the view's.
+ * The capacity test comes first so that the common case makes no call. */
 #define MODEL_PUSH(m, array, cap, count, item)                                 \
-  (mprof__grow(&(m)->array, &(m)->cap, (m)->view.count + 1,                    \
-               sizeof *(m)->array)                                             \
+  ((m)->view.count >= (m)->cap &&                                              \
+           mprof__grow(&(m)->array, &(m)->cap, (m)->view.count + 1,            \
+                       sizeof *(m)->array)                                     \
        ? MPROF_ENOMEM                                                          \
        : ((m)->array[(m)->view.count++] = (item), 0))
 
