@@ -90,10 +90,15 @@ static int place_threads(mprof_model_t *m, const uint32_t *order, size_t n) {
                       ? 0
                   : creator->end_ns <= t->start_ns ? creator->row
                                                    : (size_t)creator->row + 1;
-    size_t row;
-    while ((row = rows_first_free(&rows, 1, 0, rows.size, want,
-                                  t->start_ns)) == SIZE_MAX)
-      if (rows_init(&rows, rows.size * 2, &rows)) return MPROF_ENOMEM;
+    /* most often one of the next few rows is free: look there first */
+    size_t row = want;
+    while (row < want + 4 && row < rows.size &&
+           rows.tree[rows.size + row] >= t->start_ns)
+      row++;
+    if (row == want + 4 || row >= rows.size)
+      while ((row = rows_first_free(&rows, 1, 0, rows.size, want,
+                                    t->start_ns)) == SIZE_MAX)
+        if (rows_init(&rows, rows.size * 2, &rows)) return MPROF_ENOMEM;
     rows_set(&rows, row, t->end_ns);
     t->row = (uint32_t)row;
     if (row + 1 > row_count) row_count = (uint32_t)row + 1;
