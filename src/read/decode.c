@@ -79,6 +79,72 @@ static int decode_field(decoder_t *d, const mprof__field_t *f, int wide,
   return -1;
 }
 
+/* The compact events whose payload has a fixed size (no string), read
+ * with one bounds check per event: the fast path of the reader.  The
+ * layouts are those of mprof__event_classes (compact: u32 thread, u8 type,
+ * u16 counter or string id, i32 value); every other event goes through
+ * decode_field.  FIXED_NONE: not on the fast path. */
+#define FIXED_NONE 255
+static const uint8_t fixed_size[MPROF__EV_COUNT] = {
+    [MPROF__EV_SWITCH] = 4,           [MPROF__EV_CREATE] = 5,
+    [MPROF__EV_CREATE_BY] = 9,        [MPROF__EV_READ] = 4,
+    [MPROF__EV_TRY_READ] = 4,         [MPROF__EV_RESOLVE] = 4,
+    [MPROF__EV_FAIL] = FIXED_NONE,    [MPROF__EV_BECOMES] = 8,
+    [MPROF__EV_LABEL] = FIXED_NONE,   [MPROF__EV_SIGNAL] = 4,
+    [MPROF__EV_SUSPEND] = 0,          [MPROF__EV_SHOULD_RESOLVE] = 4,
+    [MPROF__EV_COUNTER_NAME] = FIXED_NONE,
+    [MPROF__EV_COUNTER_INCREASE] = 6, [MPROF__EV_COUNTER_VALUE] = 6,
+    [MPROF__EV_STRING] = FIXED_NONE,  [MPROF__EV_LABEL_REF] = 6};
+
+/* Read the payload of a compact fixed-size event of class kind (its size,
+ * fixed_size[kind], already checked against the content end). */
+static void decode_fixed(decoder_t *d, uint32_t kind, mprof_event_t *ev) {
+  const uint8_t *p = d->p;
+  d->p += fixed_size[kind];
+  switch (kind) {
+  case MPROF__EV_SUSPEND:
+    return;
+  case MPROF__EV_COUNTER_INCREASE:
+  case MPROF__EV_COUNTER_VALUE:
+    ev->counter = mprof__get_u16(p);
+    ev->value = (int32_t)mprof__get_u32(p + 2);
+    return;
+  case MPROF__EV_LABEL_REF:
+    ev->a = mprof__get_u32(p);
+    ev->counter = mprof__get_u16(p + 4);
+    return;
+  case MPROF__EV_CREATE_BY:
+    ev->a = mprof__get_u32(p);
+    ev->b = mprof__get_u32(p + 4);
+    ev->type = (mprof_type_t)p[8];
+    return;
+  case MPROF__EV_BECOMES:
+    ev->a = mprof__get_u32(p);
+    ev->b = mprof__get_u32(p + 4);
+    return;
+  default: /* one thread, then (create) its type */
+    ev->a = mprof__get_u32(p);
+    if (kind == MPROF__EV_CREATE) ev->type = (mprof_type_t)p[4];
+    return;
+  }
+}
+
+/* Read the payload of event class kind into ev.  Returns 0 or -1 (it runs
+ * past the content end). */
+static int decode_payload(decoder_t *d, uint32_t kind, int wide,
+                          mprof_event_t *ev) {
+  if (!wide && fixed_size[kind] != FIXED_NONE) {
+    if ((size_t)(d->end - d->p) < fixed_size[kind]) return -1;
+    decode_fixed(d, kind, ev);
+    return 0;
+  }
+  const mprof__event_class_t *ec = &mprof__event_classes[kind];
+  int slot = 0;
+  for (int i = 0; i < ec->field_count; i++)
+    if (decode_field(d, &ec->fields[i], wide, &slot, ev)) return -1;
+  return 0;
+}
+
 static int string_order(const void *a, const void *b) {
   const mprof_string_t *x = a, *y = b;
   if (x->stream != y->stream) return x->stream < y->stream ? -1 : 1;
@@ -134,17 +200,14 @@ long mprof__packet_decode(const mprof_trace_t *t, size_t index,
       if (kind >= MPROF__EV_COUNT) {
         problem = "unknown event id";
       } else {
-        const mprof__event_class_t *ec = &mprof__event_classes[kind];
         mprof_event_t ev;
         memset(&ev, 0, sizeof ev);
         ev.kind = (mprof_event_kind_t)kind; /* the same numbers up to STRING */
         ev.time_ticks = d.clock;
         ev.stream = (uint32_t)pk->stream_instance;
         ev.thread = d.current;
-        int slot = 0;
-        for (int i = 0; i < ec->field_count && !problem; i++)
-          if (decode_field(&d, &ec->fields[i], wide, &slot, &ev))
-            problem = "event payload runs past content_size";
+        if (decode_payload(&d, kind, wide, &ev))
+          problem = "event payload runs past content_size";
         if (!problem) {
           normalise(t, kind, &ev);
           if (kind == MPROF__EV_SWITCH) d.current = ev.a;
