@@ -108,12 +108,14 @@ static int place_threads(mprof_model_t *m, const uint32_t *order, size_t n) {
   return 0;
 }
 
-/* first[r] = where row r's items begin in an array grouped by row. */
-static uint32_t *row_starts(uint32_t row_count, const uint32_t *rows,
-                            size_t n) {
+/* first[r] = where row r's threads (but the root) begin in an array
+ * grouped by row. */
+static uint32_t *row_starts(const mprof_model_t *m) {
+  uint32_t row_count = m->view.row_count;
   uint32_t *first = calloc((size_t)row_count + 1, sizeof *first);
   if (!first) return NULL;
-  for (size_t i = 0; i < n; i++) first[rows[i] + 1]++;
+  for (size_t i = 1; i < m->view.thread_count; i++)
+    first[m->threads[i].row + 1]++;
   for (uint32_t r = 0; r < row_count; r++) first[r + 1] += first[r];
   return first;
 }
@@ -128,11 +130,7 @@ static void prefix_max(const uint32_t *first, uint32_t row_count,
 }
 
 static int group_threads(mprof_model_t *m, const uint32_t *order, size_t n) {
-  uint32_t *rows = calloc(n ? n : 1, sizeof *rows);
-  if (!rows) return MPROF_ENOMEM;
-  for (size_t k = 0; k < n; k++) rows[k] = m->threads[order[k]].row;
-  m->row_first = row_starts(m->view.row_count, rows, n);
-  free(rows);
+  m->row_first = row_starts(m);
   m->row_threads = malloc((n ? n : 1) * sizeof *m->row_threads);
   m->row_thread_start = malloc((n ? n : 1) * sizeof *m->row_thread_start);
   m->row_thread_maxend = malloc((n ? n : 1) * sizeof *m->row_thread_maxend);
@@ -170,17 +168,19 @@ static void sort_row_spans(mprof_span_t *spans, const uint32_t *first,
 }
 
 /* Group the running spans by row (a stable counting sort), by start
- * within each row. */
+ * within each row.  The unsorted array's block (24 bytes a span) then
+ * holds the start and prefix-maximum columns (16 bytes a span): no fresh
+ * memory for them. */
 static int group_running(mprof_model_t *m) {
   size_t n = m->view.running_count;
   uint32_t rows = m->view.row_count;
+  if (!m->running && !(m->running = malloc(sizeof *m->running)))
+    return MPROF_ENOMEM;
   uint32_t *first = calloc((size_t)rows + 1, sizeof *first);
   uint32_t *fill = calloc((size_t)rows + 1, sizeof *fill);
   mprof_span_t *sorted = malloc((n ? n : 1) * sizeof *sorted);
-  m->running_start = malloc((n ? n : 1) * sizeof *m->running_start);
-  m->running_maxend = malloc((n ? n : 1) * sizeof *m->running_maxend);
   m->row_running_first = first;
-  if (!first || !fill || !sorted || !m->running_start || !m->running_maxend) {
+  if (!first || !fill || !sorted) {
     free(fill);
     free(sorted);
     return MPROF_ENOMEM;
@@ -193,7 +193,8 @@ static int group_running(mprof_model_t *m) {
   }
   free(fill);
   sort_row_spans(sorted, first, rows);
-  free(m->running);
+  m->running_start = (int64_t *)(void *)m->running;
+  m->running_maxend = m->running_start + n;
   m->running = sorted;
   m->running_cap = n ? n : 1;
   m->view.running = sorted;
@@ -226,6 +227,11 @@ static uint32_t *threads_by_start(const mprof_model_t *m, size_t n) {
       in_order[kept++] = i;
     else
       late[others++] = (sort_key_t){th[i].start_ns, i};
+  if (others == 0) { /* the common case: no merge */
+    free(order);
+    free(late);
+    return in_order;
+  }
   qsort(late, others, sizeof *late, compare_keys);
   size_t a = 0, b = 0;
   for (size_t k = 0; k < n; k++) {

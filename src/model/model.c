@@ -666,12 +666,22 @@ static int sort_counters(mprof_model_t *m) {
   return 0;
 }
 
-/* Group samples by counter (a stable counting sort keeps time order), then
- * sort the counters by name. */
+/* Whether the samples are grouped by counter already (one counter, or
+ * each counter's samples after the previous one's). */
+static int samples_grouped(const mprof_model_t *m) {
+  for (size_t i = 1; i < m->view.sample_count; i++)
+    if (m->sample_counter[i] < m->sample_counter[i - 1]) return 0;
+  return 1;
+}
+
+/* Group samples by counter (a stable counting sort keeps time order; no
+ * copy when they are grouped already), then sort the counters by name. */
 static int group_samples(mprof_model_t *m) {
   size_t n = m->view.sample_count, c = m->view.counter_count;
-  mprof_sample_t *sorted = malloc((n ? n : 1) * sizeof *sorted);
-  if (!sorted) return MPROF_ENOMEM;
+  int grouped = n > 0 && samples_grouped(m);
+  mprof_sample_t *sorted =
+      grouped ? m->samples : malloc((n ? n : 1) * sizeof *sorted);
+  if (!sorted && !grouped) return MPROF_ENOMEM;
   for (size_t i = 0; i < c; i++) {
     m->counters[i].sample_count = 0;
     m->counters[i].min_value = m->counters[i].max_value = 0;
@@ -688,12 +698,15 @@ static int group_samples(mprof_model_t *m) {
     int64_t v = m->samples[i].value;
     if (v < s->min_value) s->min_value = v;
     if (v > s->max_value) s->max_value = v;
-    sorted[s->first_sample + s->sample_count++] = m->samples[i];
+    uint32_t at = s->first_sample + s->sample_count++;
+    if (!grouped) sorted[at] = m->samples[i];
   }
-  free(m->samples);
-  m->samples = sorted;
-  m->sample_cap = n ? n : 1;
-  m->view.samples = sorted;
+  if (!grouped) {
+    free(m->samples);
+    m->samples = sorted;
+    m->sample_cap = n ? n : 1;
+  }
+  m->view.samples = m->samples;
   return sort_counters(m);
 }
 
@@ -740,8 +753,7 @@ void mprof_model_free(mprof_model_t *m) {
   free(m->row_thread_start);
   free(m->row_thread_maxend);
   free(m->row_running_first);
-  free(m->running_start);
-  free(m->running_maxend);
+  free(m->running_start); /* running_maxend shares its block */
   free(m);
 }
 
