@@ -181,19 +181,34 @@ uint32_t mprof__follow_merges(const mprof_model_t *m, uint32_t i) {
   return i;
 }
 
+/* thread_of() for an id never seen (a thread that existed before the
+ * trace began) or one that became another: the rare cases, kept out of
+ * line so that the common lookup inlines where it is used.  ref is where
+ * id's index is kept. */
+static __attribute__((noinline)) uint32_t
+thread_of_rare(mprof_model_t *m, uint64_t id, uint32_t *ref) {
+  uint32_t i = *ref;
+  if (i != MPROF_NO_THREAD) {
+    i = mprof__follow_merges(m, i);
+    *ref = i; /* later lookups go straight there */
+    return i;
+  }
+  i = thread_new(m, id, 0, MPROF_ROOT_THREAD, MPROF_UNKNOWN);
+  if (i == MPROF_NO_THREAD || id_set(m, id, i)) return MPROF_NO_THREAD;
+  m->threads[i].flags |= MPROF_THREAD_PREEXISTING;
+  return i;
+}
+
 /* The thread an event's id refers to: MPROF_NONE is the root; an id never
  * seen is a thread that existed before the trace began. */
-static uint32_t thread_of(mprof_model_t *m, uint64_t id, int64_t now_ns) {
+static inline uint32_t thread_of(mprof_model_t *m, uint64_t id,
+                                 int64_t now_ns) {
   if (id == MPROF_NONE) return MPROF_ROOT_THREAD;
   uint32_t *ref = id_ref(m, id);
   uint32_t i = *ref;
-  if (i == MPROF_NO_THREAD) {
-    i = thread_new(m, id, 0, MPROF_ROOT_THREAD, MPROF_UNKNOWN);
-    if (i == MPROF_NO_THREAD || id_set(m, id, i)) return MPROF_NO_THREAD;
-    m->threads[i].flags |= MPROF_THREAD_PREEXISTING;
-  } else if (m->threads[i].becomes != MPROF_NO_THREAD) {
-    i = mprof__follow_merges(m, i);
-    *ref = i; /* later lookups go straight there */
+  if (i == MPROF_NO_THREAD || m->threads[i].becomes != MPROF_NO_THREAD) {
+    i = thread_of_rare(m, id, ref);
+    if (i == MPROF_NO_THREAD) return i;
   }
   if (m->threads[i].last_seen_ns < now_ns) m->threads[i].last_seen_ns = now_ns;
   return i;
