@@ -140,6 +140,42 @@ static void test_becomes_and_bad_input(void **state) {
   mprof_model_free(model);
 }
 
+/* Small dense ids index a plain array, others a hash table; an id that
+ * went to the table moves to the array when the array grows over it.
+ * Every id must be found, before and after, merges included. */
+static void test_sparse_and_dense_ids(void **state) {
+  (void)state;
+  enum { DENSE = 30000 };
+  static const uint64_t sparse[] = {200000, 1ull << 40, (1ull << 40) + 1,
+                                    UINT64_MAX - 1};
+  begin();
+  uint64_t t = 1;
+  for (size_t k = 0; k < sizeof sparse / sizeof *sparse; k++)
+    ev(MPROF_EVENT_CREATE, t++, 0, sparse[k], 0);
+  for (uint64_t id = 1; id <= DENSE; id++) ev(MPROF_EVENT_CREATE, t++, 0, id, 0);
+  ev(MPROF_EVENT_CREATE, t++, 0, 250000, 0); /* the array grows over 200000 */
+  ev(MPROF_EVENT_BECOMES, t++, 0, 200000, 7);
+  ev(MPROF_EVENT_BECOMES, t++, 0, 1ull << 40, 8);
+  ev(MPROF_EVENT_RESOLVE, t++, 0, 200000, 0); /* resolves 7 */
+  ev(MPROF_EVENT_READ, t++, 9, (1ull << 40) + 1, 0);
+  const mprof_model_view_t *v = finish();
+  assert_int_equal(v->thread_count, 1 + 4 + DENSE + 1);
+  for (uint64_t id = 1; id <= DENSE; id++)
+    assert_int_equal(thread(id)->id, id);
+  assert_int_equal(thread(250000)->id, 250000);
+  assert_int_equal(thread(UINT64_MAX - 1)->id, UINT64_MAX - 1);
+  assert_int_equal(thread((1ull << 40) + 1)->id, (1ull << 40) + 1);
+  assert_int_equal(mprof_model_find(model, 200000), mprof_model_find(model, 7));
+  assert_int_equal(mprof_model_find(model, 1ull << 40),
+                   mprof_model_find(model, 8));
+  assert_int_equal(thread(7)->ending, MPROF_ENDING_RESOLVED);
+  assert_int_equal(mprof_model_find(model, 123456), MPROF_NO_THREAD);
+  assert_int_equal(mprof_model_find(model, DENSE + 1), MPROF_NO_THREAD);
+  assert_int_equal(count_arrows(MPROF_ARROW_BECOMES), 2);
+  assert_int_equal(count_arrows(MPROF_ARROW_READ), 1);
+  mprof_model_free(model);
+}
+
 static void test_should_resolve_and_pending(void **state) {
   (void)state;
   begin();
@@ -455,6 +491,7 @@ int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_lifetimes_and_arrows),
       cmocka_unit_test(test_becomes_and_bad_input),
+      cmocka_unit_test(test_sparse_and_dense_ids),
       cmocka_unit_test(test_should_resolve_and_pending),
       cmocka_unit_test(test_counters_and_bands),
       cmocka_unit_test(test_layout_properties),
