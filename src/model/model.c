@@ -126,7 +126,11 @@ static int direct_grow(mprof_model_t *m, uint64_t id) {
   memset(grown + old_cap, 0xff, (cap - old_cap) * sizeof *grown);
   m->direct = grown;
   m->direct_cap = cap;
-  return m->hash_used ? hash_rebuild(m, m->hash_cap) : 0;
+  if (m->hash_used && hash_rebuild(m, m->hash_cap)) {
+    m->direct_cap = old_cap; /* the table still holds those ids */
+    return MPROF_ENOMEM;
+  }
+  return 0;
 }
 
 /* Where id's thread index is kept (MPROF_NO_THREAD: an unknown id). */
