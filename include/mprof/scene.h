@@ -154,6 +154,21 @@ uint32_t mprof_scene_hit(const mprof_model_t *model,
 size_t mprof_scene_touched(const mprof_model_t *model, uint32_t thread,
                            uint8_t *marks);
 
+/* Where two traces (a good run and a bad run) first differ. */
+typedef struct mprof_divergence_s {
+  size_t index;            /* arrows equal before this one */
+  int64_t a_time_ns, b_time_ns; /* its time in each (the end if none) */
+  uint32_t a_thread, b_thread;  /* its target in each, or MPROF_NO_THREAD */
+} mprof_divergence_t;
+
+/* Compare two models' arrows in time order, each as (kind, type of both
+ * ends, first label of both ends): ids differ between runs, so they are
+ * left out.  The first arrow that differs, or the first one only one trace
+ * has, is the divergence.  Returns 1 and fills *out, or 0 if the two
+ * sequences are the same. */
+int mprof_scene_diverge(const mprof_model_t *a, const mprof_model_t *b,
+                        mprof_divergence_t *out);
+
 #ifdef __cplusplus
 }
 #endif

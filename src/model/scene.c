@@ -637,3 +637,41 @@ size_t mprof_scene_touched(const mprof_model_t *model, uint32_t thread,
   }
   return added;
 }
+
+/* --- Comparing two runs --------------------------------------------------------- */
+
+/* A thread's first label, or "". */
+static const char *first_label(const mprof_model_view_t *v, uint32_t t) {
+  const mprof_thread_t *th = &v->threads[t];
+  return th->label_count ? v->strings + v->labels[th->first_label].text : "";
+}
+
+static int same_end(const mprof_model_view_t *va, uint32_t ta,
+                    const mprof_model_view_t *vb, uint32_t tb) {
+  return va->threads[ta].type == vb->threads[tb].type &&
+         (ta == MPROF_ROOT_THREAD) == (tb == MPROF_ROOT_THREAD) &&
+         strcmp(first_label(va, ta), first_label(vb, tb)) == 0;
+}
+
+static void divergence_side(const mprof_model_view_t *v, size_t i,
+                            int64_t *time_ns, uint32_t *thread) {
+  *time_ns = i < v->arrow_count ? v->arrows[i].time_ns : v->duration_ns;
+  *thread = i < v->arrow_count ? v->arrows[i].to : MPROF_NO_THREAD;
+}
+
+int mprof_scene_diverge(const mprof_model_t *a, const mprof_model_t *b,
+                        mprof_divergence_t *out) {
+  const mprof_model_view_t *va = mprof_model_view(a), *vb = mprof_model_view(b);
+  size_t i = 0;
+  for (; i < va->arrow_count && i < vb->arrow_count; i++) {
+    const mprof_arrow_t *x = &va->arrows[i], *y = &vb->arrows[i];
+    if (x->kind != y->kind || !same_end(va, x->from, vb, y->from) ||
+        !same_end(va, x->to, vb, y->to))
+      break;
+  }
+  if (i == va->arrow_count && i == vb->arrow_count) return 0;
+  out->index = i;
+  divergence_side(va, i, &out->a_time_ns, &out->a_thread);
+  divergence_side(vb, i, &out->b_time_ns, &out->b_thread);
+  return 1;
+}
