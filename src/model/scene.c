@@ -380,11 +380,37 @@ static void thread_marks(frame_t *f, uint32_t i, float x0, float x1, float y) {
     mark_rect(f, MPROF_COLOUR_HIGHLIGHT, i, x0, x1, y, h / 2);
 }
 
-static void draw_thread(frame_t *f, const mprof_lod_item_t *it, float y) {
+/* How many threads starting in a summary's first pixel are looked at to
+ * find the wide one among them. */
+#define SUMMARY_PEEK 32
+
+static void draw_thread(frame_t *f, uint32_t row, const mprof_lod_item_t *it,
+                        float y);
+
+/* Several threads within one pixel: a summary line.  Threads of a row do
+ * not overlap, so a wide summary holds short threads followed by one that
+ * starts in the same pixel and goes on: drawn whole (label, marks). */
+static void draw_summary(frame_t *f, uint32_t row, const mprof_lod_item_t *it,
+                         float y) {
+  float x0 = clamp_x(f, it->start_ns), x1 = clamp_x(f, it->end_ns);
+  line(f, MPROF_COLOUR_THREAD, MPROF_ROLE_THREAD, x0, y, x1 + 1, y, 1,
+       it->first);
+  if (x1 - x0 < MPROF_SCENE_LABEL_MIN_PX)
+    return;
+  mprof_lod_item_t peek[SUMMARY_PEEK];
+  size_t n = mprof_model_row_threads(f->model, row, it->start_ns,
+                                     it->start_ns + f->ns_per_px, 1, peek,
+                                     SUMMARY_PEEK);
+  for (size_t k = 0; k < n; k++)
+    if (peek[k].count == 1)
+      draw_thread(f, row, &peek[k], y);
+}
+
+static void draw_thread(frame_t *f, uint32_t row, const mprof_lod_item_t *it,
+                        float y) {
   const mprof_thread_t *t = &f->view->threads[it->first];
-  if (it->count > 1) { /* several in one pixel: a summary line */
-    line(f, MPROF_COLOUR_THREAD, MPROF_ROLE_THREAD, clamp_x(f, it->start_ns), y,
-         clamp_x(f, it->end_ns) + 1, y, 1, it->first);
+  if (it->count > 1) {
+    draw_summary(f, row, it, y);
     return;
   }
   float x0 = clamp_x(f, t->start_ns), x1 = clamp_x(f, t->end_ns);
@@ -430,7 +456,7 @@ static void draw_rows(frame_t *f) {
         mprof_model_row_threads(f->model, row, f->vp->t0_ns, f->vp->t1_ns,
                                 f->ns_per_px, s->items, s->item_capacity);
     for (size_t k = 0; k < n; k++)
-      draw_thread(f, &s->items[k], y);
+      draw_thread(f, row, &s->items[k], y);
     draw_running(f, row, y);
   }
 }
@@ -638,7 +664,8 @@ size_t mprof_scene_touched(const mprof_model_t *model, uint32_t thread,
   return added;
 }
 
-/* --- Comparing two runs --------------------------------------------------------- */
+/* --- Comparing two runs
+ * --------------------------------------------------------- */
 
 /* A thread's first label, or "". */
 static const char *first_label(const mprof_model_view_t *v, uint32_t t) {
@@ -669,7 +696,8 @@ int mprof_scene_diverge(const mprof_model_t *a, const mprof_model_t *b,
         !same_end(va, x->to, vb, y->to))
       break;
   }
-  if (i == va->arrow_count && i == vb->arrow_count) return 0;
+  if (i == va->arrow_count && i == vb->arrow_count)
+    return 0;
   out->index = i;
   divergence_side(va, i, &out->a_time_ns, &out->a_thread);
   divergence_side(vb, i, &out->b_time_ns, &out->b_thread);

@@ -308,6 +308,52 @@ static void test_bounded(void **state) {
   done();
 }
 
+/* A short thread then, in the same pixel of the same row, a long one: the
+ * summary still shows the long one whole. */
+static void test_summary_keeps_wide_thread(void **state) {
+  (void)state;
+  const mprof_event_t events[] = {
+      EV(MPROF_EVENT_CREATE, 0, 0, 1, ""),
+      EV(MPROF_EVENT_RESOLVE, 1, 0, 1, ""),
+      EV(MPROF_EVENT_CREATE, 2, 0, 2, ""),
+      EV(MPROF_EVENT_LABEL, 3, 0, 2, "long"),
+      EV(MPROF_EVENT_RESOLVE, 1000, 0, 2, ""),
+  };
+  feed(events, sizeof events / sizeof events[0]);
+  const mprof_model_view_t *v = mprof_model_view(model);
+  assert_int_equal(v->threads[idx(1)].row, v->threads[idx(2)].row);
+  mprof_viewport_t vp = {0, 1000, 100, 100, 0, 20}; /* 10 ns per pixel */
+  size_t n;
+  build(&vp, NULL, &n);
+  assert_true(has_text("long"));
+  const mprof_prim_t *p = find(MPROF_ROLE_THREAD, idx(2));
+  assert_non_null(p);
+  assert_int_equal((int)p->x1, 100);
+  done();
+}
+
+static void test_divergence(void **state) {
+  (void)state;
+  size_t n = sizeof story_events / sizeof story_events[0];
+  story();
+  mprof_model_t *good = model;
+  mprof_scene_free(scene);
+  feed(story_events, n); /* the same story: no divergence */
+  mprof_divergence_t d;
+  assert_int_equal(mprof_scene_diverge(good, model, &d), 0);
+  mprof_scene_free(scene);
+  mprof_model_free(model);
+  feed(story_events, n - 2); /* the read of 2 never happens */
+  assert_int_equal(mprof_scene_diverge(good, model, &d), 1);
+  const mprof_model_view_t *v = mprof_model_view(good);
+  assert_int_equal(v->arrows[d.index].kind, MPROF_ARROW_READ);
+  assert_int_equal(d.a_time_ns, 1100);
+  assert_int_equal(d.a_thread, mprof_model_find(good, 1));
+  assert_int_equal(d.b_thread, MPROF_NO_THREAD);
+  mprof_model_free(good);
+  done();
+}
+
 static void test_bad_viewport(void **state) {
   (void)state;
   story();
@@ -328,6 +374,8 @@ int main(void) {
       cmocka_unit_test(test_hit),
       cmocka_unit_test(test_counters),
       cmocka_unit_test(test_bounded),
+      cmocka_unit_test(test_summary_keeps_wide_thread),
+      cmocka_unit_test(test_divergence),
       cmocka_unit_test(test_bad_viewport),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
