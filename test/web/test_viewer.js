@@ -221,7 +221,7 @@ async function testCompare(context) {
 async function testOpenFile(context) {
   const page = await open(context, 'net/index.html');
   await page.setInputFiles('#file', path.join(out, 'xss.ctf'));
-  await page.waitForFunction(() => document.getElementById('status').textContent.includes('xss.ctf'));
+  await page.waitForFunction(() => /xss\.ctf: \d+ threads/.test(document.getElementById('status').textContent));
   const status = await text(page, '#status');
   check(/xss\.ctf: 3 threads/.test(status), 'a chosen file replaces the trace: ' + status);
   await page.close();
