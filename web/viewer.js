@@ -18,7 +18,7 @@
   let wasm = null;       /* the instance's exports */
   let palette = [];      /* '#rrggbb' by mprof_colour_t */
   const panes = [];      /* one per open trace (two: compare) */
-  const view = { t0: 0, t1: 1, drawPending: false, lastFrameMs: 0, divergence: null };
+  const view = { t0: 0, t1: 1, drawPending: false, lastFrameMs: 0, frames: 0, analysed: false, divergence: null };
   const $ = (id) => document.getElementById(id);
 
   /* --- The WebAssembly side ------------------------------------------------ */
@@ -107,7 +107,9 @@
     palette = panes[0].summary.palette.map((c) => c.rgb);
     fillLegend(panes[0].summary.palette);
     fillCounters();
-    fillFindings();
+    $('findings').replaceChildren(el('span', 'analysing…'));
+    view.analysed = false;
+    requestAnimationFrame(() => setTimeout(fillFindings, 0)); /* after the first frame */
     showDetails(null, -1);
     status(describe());
     fit();
@@ -134,6 +136,7 @@
     const start = performance.now();
     for (const p of panes) drawPane(p);
     view.lastFrameMs = performance.now() - start;
+    view.frames++;
     $('range').textContent = `${formatNs(view.t0)} – ${formatNs(view.t1)}`;
     $('range').dataset.t0 = String(view.t0);
     $('range').dataset.t1 = String(view.t1);
@@ -153,7 +156,10 @@
 
   function drawPane(p) {
     const { ctx, w, h } = sizeCanvas(p);
+    const built = performance.now();
     const count = wasm.mprof_web_build(p.handle, view.t0, view.t1, w, h, p.scroll, ROW_HEIGHT);
+    view.lastBuildMs = performance.now() - built;
+    view.lastPrims = count;
     ctx.globalAlpha = 1;
     ctx.fillStyle = palette[0];
     ctx.fillRect(0, 0, w, h);
@@ -434,6 +440,7 @@
     panes.forEach((p) => {
       const f = json(wasm.mprof_web_findings(p.handle));
       if (panes.length > 1) box.append(el('h3', p.name));
+      if (!f) { box.append(el('span', 'analysis failed: out of memory')); return; }
       for (const s of f.stalls) if (s.thread) box.append(link(`never resolved: ${s.thread.name}`, p, s.last ? s.last.index : s.thread.index));
       for (const l of f.lost_wakeups) if (l.waiter) box.append(link(`lost wake-up: ${l.condition ? l.condition.name : '?'} → ${l.waiter.name}`, p, l.waiter.index));
       f.chains.slice(0, 5).forEach((c) => {
@@ -442,6 +449,7 @@
       });
       if (!box.childElementCount) box.append(el('span', 'Nothing found.'));
     });
+    view.analysed = true;
   }
 
   function fillCounters() {
@@ -494,6 +502,7 @@
       return i >= 0 ? json(wasm.mprof_web_thread(p.handle, i)) : null;
     },
     setRange, redraw: drawAll, rowHeight: ROW_HEIGHT,
+    wasmMemoryBytes: () => wasm.memory.buffer.byteLength,
   };
 
   async function start() {

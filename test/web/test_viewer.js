@@ -39,7 +39,8 @@ async function open(context, file) {
   page.on('dialog', (d) => { page.dialogs.push(d.message()); d.dismiss(); });
   page.on('pageerror', (e) => page.errors.push(e.message));
   await page.goto('file://' + path.resolve(out, file));
-  await page.waitForFunction(() => window.mprofViewer && window.mprofViewer.ready, null, { timeout: 30000 });
+  await page.waitForFunction(() => window.mprofViewer && window.mprofViewer.ready
+    && window.mprofViewer.view.analysed, null, { timeout: 30000 });
   await redraw(page);
   return page;
 }

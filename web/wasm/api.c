@@ -15,10 +15,9 @@
 #include "web.h"
 
 struct mprof_web_s {
-  uint8_t *bytes; /* the trace file, ours */
-  mprof_trace_t *trace;
   mprof_model_t *model;
-  mprof_analysis_t analysis;
+  mprof_analysis_t analysis; /* made on first use (not before the first frame) */
+  int analysed;
   mprof_scene_t *scene;
   uint8_t *highlighted, *matches, *counters_shown;
   int any_highlighted, any_matches;
@@ -40,10 +39,8 @@ void mprof_web_close(mprof_web_t *w) {
   if (!w)
     return;
   mprof_scene_free(w->scene);
-  mprof_analysis_free(&w->analysis);
+  if (w->analysed) mprof_analysis_free(&w->analysis);
   mprof_model_free(w->model);
-  mprof_trace_close(w->trace);
-  free(w->bytes);
   free(w->highlighted);
   free(w->matches);
   free(w->counters_shown);
@@ -51,17 +48,18 @@ void mprof_web_close(mprof_web_t *w) {
   free(w);
 }
 
-static int open_model(mprof_web_t *w, size_t size) {
-  int err =
-      mprof_trace_open_memory(w->bytes, size, "trace", NULL, NULL, &w->trace);
-  if (!err)
-    err = mprof_model_load(w->trace, &w->model);
-  if (!err)
-    err = mprof_model_analyse(w->model, &w->analysis);
-  if (!err)
-    err = mprof_scene_new(&w->scene);
-  if (err)
-    return err;
+/* The model of a trace's bytes; the bytes and the trace are freed once it
+ * is built (the model keeps its own copies of the strings). */
+static int open_model(mprof_web_t *w, uint8_t *bytes, size_t size) {
+  mprof_trace_t *trace;
+  int err = mprof_trace_open_memory(bytes, size, "trace", NULL, NULL, &trace);
+  if (!err) {
+    err = mprof_model_load(trace, &w->model);
+    mprof_trace_close(trace);
+  }
+  free(bytes);
+  if (!err) err = mprof_scene_new(&w->scene);
+  if (err) return err;
   const mprof_model_view_t *v = mprof_model_view(w->model);
   w->highlighted = calloc(v->thread_count + 1, 1);
   w->matches = calloc(v->thread_count + 1, 1);
@@ -79,13 +77,20 @@ mprof_web_t *mprof_web_open(uint8_t *bytes, size_t size) {
     last_error = MPROF_ENOMEM;
     return NULL;
   }
-  w->bytes = bytes;
-  last_error = open_model(w, size);
+  last_error = open_model(w, bytes, size);
   if (last_error) {
     mprof_web_close(w);
     return NULL;
   }
   return w;
+}
+
+/* The analysis, made the first time it is asked for; NULL if memory ran
+ * out. */
+static const mprof_analysis_t *analysis(mprof_web_t *w) {
+  if (!w->analysed && mprof_model_analyse(w->model, &w->analysis) == 0)
+    w->analysed = 1;
+  return w->analysed ? &w->analysis : NULL;
 }
 
 /* --- Drawing
@@ -222,7 +227,11 @@ const char *mprof_web_thread(mprof_web_t *w, int thread) {
 const char *mprof_web_findings(mprof_web_t *w) {
   mprof_web_json_t *j = &w->json;
   j->length = 0;
-  mprof_web_json_findings(j, w->model, &w->analysis);
+  const mprof_analysis_t *a = analysis(w);
+  if (a)
+    mprof_web_json_findings(j, w->model, a);
+  else
+    mprof_web_json_raw(j, "null");
   return mprof_web_json_done(j);
 }
 

@@ -26,8 +26,8 @@ typedef struct mprof_web_json_s {
 void *mprof_web_alloc(size_t size);
 void mprof_web_free(void *p);
 
-/* Open a trace from bytes allocated by mprof_web_alloc(), which it owns from
- * then on (even on failure).  Returns NULL on failure: see
+/* Open a trace from bytes allocated by mprof_web_alloc(), which it frees
+ * once the model is built (or on failure).  Returns NULL on failure: see
  * mprof_web_last_error() and mprof_web_strerror(). */
 mprof_web_t *mprof_web_open(uint8_t *bytes, size_t size);
 int mprof_web_last_error(void);
