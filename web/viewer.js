@@ -137,6 +137,10 @@
     for (const p of panes) drawPane(p);
     view.lastFrameMs = performance.now() - start;
     view.frames++;
+    if (view.openedAt !== undefined) { /* the first frame of traces just opened */
+      view.openToFrameMs = performance.now() - view.openedAt;
+      view.openedAt = undefined;
+    }
     $('range').textContent = `${formatNs(view.t0)} – ${formatNs(view.t1)}`;
     $('range').dataset.t0 = String(view.t0);
     $('range').dataset.t1 = String(view.t1);
@@ -353,6 +357,7 @@
   async function openFiles(files) {
     const list = [...files].slice(0, 2);
     if (!list.length) return;
+    view.openedAt = performance.now();
     status('opening ' + list.map((f) => f.name).join(', ') + '…');
     const traces = [];
     for (const f of list) traces.push({ name: f.name, bytes: new Uint8Array(await f.arrayBuffer()) });
@@ -509,6 +514,7 @@
     attachPage();
     await loadWasm();
     const data = window.MPROF_DATA.traces || [];
+    view.openedAt = 0; /* from the navigation */
     if (data.length) showTraces(data.map((t) => ({ name: t.name, bytes: base64Bytes(t.data) })));
     window.mprofViewer.ready = true;
   }
