@@ -179,16 +179,14 @@
     const mem = new Uint8Array(wasm.memory.buffer);
     ctx.font = FONT;
     ctx.textBaseline = 'alphabetic';
-    let style = '', open = false;
+    let colour = -1, alpha = -1, width = -1, open = false;
     for (let i = 0; i < count; i++) {
       const o = i * PRIM_WORDS, kind = u[o + 4];
-      const key = `${kind}/${u[o + 5]}/${f[o + 6]}/${f[o + 7]}`;
-      if (key !== style || kind !== PRIM_LINE) {
+      if (kind !== PRIM_LINE || u[o + 5] !== colour || f[o + 6] !== alpha || f[o + 7] !== width) {
         if (open) { ctx.stroke(); open = false; }
-        style = key;
-        ctx.globalAlpha = f[o + 6];
-        ctx.fillStyle = ctx.strokeStyle = palette[u[o + 5]];
-        ctx.lineWidth = f[o + 7];
+        if (u[o + 5] !== colour) ctx.fillStyle = ctx.strokeStyle = palette[colour = u[o + 5]];
+        if (f[o + 6] !== alpha) ctx.globalAlpha = alpha = f[o + 6];
+        if (f[o + 7] !== width) ctx.lineWidth = width = f[o + 7];
       }
       if (kind === PRIM_LINE) {
         if (!open) { ctx.beginPath(); open = true; }
