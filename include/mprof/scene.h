@@ -156,7 +156,7 @@ size_t mprof_scene_touched(const mprof_model_t *model, uint32_t thread,
 
 /* Where two traces (a good run and a bad run) first differ. */
 typedef struct mprof_divergence_s {
-  size_t index;            /* arrows equal before this one */
+  size_t index;                 /* arrows equal before this one */
   int64_t a_time_ns, b_time_ns; /* its time in each (the end if none) */
   uint32_t a_thread, b_thread;  /* its target in each, or MPROF_NO_THREAD */
 } mprof_divergence_t;

@@ -33,6 +33,9 @@ const mprof_swatch_t mprof_scene_palette[MPROF_COLOUR_COUNT] = {
     [MPROF_COLOUR_COUNTER] = {"counter", 0x7040a0},
 };
 
+/* Painters read the list as ten 32-bit words per primitive. */
+_Static_assert(sizeof(mprof_prim_t) == 40, "mprof_prim_t is ten words");
+
 /* Arrows longer than this fade, down to MIN_ALPHA at the viewport width. */
 #define FADE_FROM_PX 100.0
 #define MIN_ALPHA 0.15f

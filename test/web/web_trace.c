@@ -56,7 +56,8 @@ static void load(long events) {
     mprof_try_read(io);
     mprof_switch(loop);
     mprof_resolve(io);
-    if (i % 64 == 0) mprof_suspend();
+    if (i % 64 == 0)
+      mprof_suspend();
   }
 }
 
@@ -70,7 +71,8 @@ int main(int argc, char **argv) {
   mprof_unix_options_t opt = {.path = argv[2],
                               .size = (size_t)events * 24 + (8u << 20),
                               .ring_mode = MPROF_RING_DISCARD};
-  if (mprof_unix_start(&opt)) return 1;
+  if (mprof_unix_start(&opt))
+    return 1;
   if (is_load)
     load(events);
   else

@@ -16,7 +16,8 @@
 
 struct mprof_web_s {
   mprof_model_t *model;
-  mprof_analysis_t analysis; /* made on first use (not before the first frame) */
+  mprof_analysis_t
+      analysis; /* made on first use (not before the first frame) */
   int analysed;
   mprof_scene_t *scene;
   uint8_t *highlighted, *matches, *counters_shown;
@@ -39,7 +40,8 @@ void mprof_web_close(mprof_web_t *w) {
   if (!w)
     return;
   mprof_scene_free(w->scene);
-  if (w->analysed) mprof_analysis_free(&w->analysis);
+  if (w->analysed)
+    mprof_analysis_free(&w->analysis);
   mprof_model_free(w->model);
   free(w->highlighted);
   free(w->matches);
@@ -58,8 +60,10 @@ static int open_model(mprof_web_t *w, uint8_t *bytes, size_t size) {
     mprof_trace_close(trace);
   }
   free(bytes);
-  if (!err) err = mprof_scene_new(&w->scene);
-  if (err) return err;
+  if (!err)
+    err = mprof_scene_new(&w->scene);
+  if (err)
+    return err;
   const mprof_model_view_t *v = mprof_model_view(w->model);
   w->highlighted = calloc(v->thread_count + 1, 1);
   w->matches = calloc(v->thread_count + 1, 1);
