@@ -511,6 +511,33 @@ static void draw_arrows(frame_t *f) {
 /* --- Counters ----------------------------------------------------------------
  */
 
+/* Whether two counter names share a scale: the same up to a '#' (as
+ * mirage-trace-viewer did: tx_window#445 and tx_window#446). */
+static int same_scale(const char *a, const char *b) {
+  while (*a && *a != '#' && *a == *b)
+    a++, b++;
+  return (*a == 0 || *a == '#') && (*b == 0 || *b == '#');
+}
+
+/* The value range of counter c's scale: from min(0, lowest) to the highest
+ * of every counter that shares it, over the whole trace (so panning keeps
+ * the scale). */
+static void counter_scale(const frame_t *f, uint32_t c, int64_t *lo,
+                          int64_t *hi) {
+  const mprof_model_view_t *v = f->view;
+  *lo = 0;
+  *hi = 0;
+  for (uint32_t k = 0; k < v->counter_count; k++) {
+    if (!same_scale(v->strings + v->counters[c].name,
+                    v->strings + v->counters[k].name))
+      continue;
+    if (v->counters[k].min_value < *lo)
+      *lo = v->counters[k].min_value;
+    if (v->counters[k].max_value > *hi)
+      *hi = v->counters[k].max_value;
+  }
+}
+
 static void draw_counter(frame_t *f, uint32_t c, float top) {
   mprof_scene_t *s = f->scene;
   const mprof_counter_series_t *cs = &f->view->counters[c];
@@ -518,8 +545,9 @@ static void draw_counter(frame_t *f, uint32_t c, float top) {
   if (mprof_model_counter_range(f->model, c, f->vp->t0_ns, f->vp->t1_ns, w,
                                 s->col_min, s->col_max) < 0)
     return;
-  int64_t lo = cs->min_value < 0 ? cs->min_value : 0;
-  double span = (double)(cs->max_value - lo);
+  int64_t lo, hi;
+  counter_scale(f, c, &lo, &hi);
+  double span = (double)(hi - lo);
   if (span < 1)
     span = 1;
   double scale = (MPROF_SCENE_COUNTER_PX - 4) / span;

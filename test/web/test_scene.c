@@ -285,6 +285,52 @@ static void test_counters(void **state) {
   done();
 }
 
+/* queue#1 (0..99) and queue#2 (0..9) share a scale; other (0..9) has its own.
+ */
+static void test_counter_scales(void **state) {
+  (void)state;
+  const char *names[] = {"queue#1", "queue#2", "other"};
+  const int64_t peak[] = {99, 9, 9};
+  mprof_event_t events[6];
+  for (uint32_t c = 0; c < 3; c++) {
+    mprof_event_t name = {.kind = MPROF_EVENT_COUNTER_NAME,
+                          .counter = c + 1,
+                          .text = names[c],
+                          .text_length = strlen(names[c])};
+    mprof_event_t value = {.kind = MPROF_EVENT_COUNTER_VALUE,
+                           .time_ticks = 10,
+                           .counter = c + 1,
+                           .value = peak[c]};
+    events[2 * c] = name, events[2 * c + 1] = value;
+  }
+  feed(events, 6);
+  assert_int_equal(mprof_model_view(model)->counter_count, 3);
+  uint8_t shown[3] = {1, 1, 1};
+  mprof_scene_options_t opt = {NULL, NULL, shown};
+  mprof_viewport_t vp = {0, 20, 20, 300, 0, 20};
+  size_t n;
+  const mprof_prim_t *p = build(&vp, &opt, &n);
+  /* each graph's level in its last column, in px above its strip's bottom */
+  float top[3] = {0, 0, 0}, level[3] = {0, 0, 0};
+  const mprof_model_view_t *v = mprof_model_view(model);
+  for (int pass = 0; pass < 2; pass++)
+    for (size_t i = 0; i < n; i++) {
+      if (MPROF_PRIM_ROLE(&p[i]) != MPROF_ROLE_COUNTER ||
+          p[i].kind == MPROF_PRIM_TEXT)
+        continue;
+      const char *name = v->strings + v->counters[p[i].thread].name;
+      int k = name[0] == 'o' ? 2 : name[6] == '1' ? 0 : 1;
+      if (pass == 0 && p[i].kind == MPROF_PRIM_LINE)
+        top[k] = p[i].y0;
+      if (pass == 1 && p[i].kind == MPROF_PRIM_RECT && p[i].x0 == 19)
+        level[k] = top[k] + MPROF_SCENE_COUNTER_PX - 2 - p[i].y0;
+    }
+  assert_true(level[0] > 30);           /* queue#1 fills its strip */
+  assert_true(level[1] < level[0] / 5); /* queue#2 on the same scale */
+  assert_true(level[2] > 30);           /* other on its own */
+  done();
+}
+
 /* 200000 short threads: the list stays bounded by the pixels. */
 static void test_bounded(void **state) {
   (void)state;
@@ -373,6 +419,7 @@ int main(void) {
       cmocka_unit_test(test_marks_and_highlight),
       cmocka_unit_test(test_hit),
       cmocka_unit_test(test_counters),
+      cmocka_unit_test(test_counter_scales),
       cmocka_unit_test(test_bounded),
       cmocka_unit_test(test_summary_keeps_wide_thread),
       cmocka_unit_test(test_divergence),
