@@ -444,33 +444,39 @@
       const f = json(wasm.mprof_web_findings(p.handle));
       if (panes.length > 1) box.append(el('h3', p.name));
       if (!f) { box.append(el('span', 'analysis failed: out of memory')); return; }
+      const before = box.childElementCount;
       for (const s of f.stalls) if (s.thread) box.append(link(`never resolved: ${s.thread.name}`, p, s.last ? s.last.index : s.thread.index));
       for (const l of f.lost_wakeups) if (l.waiter) box.append(link(`lost wake-up: ${l.condition ? l.condition.name : '?'} → ${l.waiter.name}`, p, l.waiter.index));
       f.chains.slice(0, 5).forEach((c) => {
         const first = c.threads.find((t) => t);
         if (first) box.append(link(`wait chain (${c.threads.length}): ${c.threads.filter((t) => t).map((t) => t.name).join(' → ')}`, p, first.index));
       });
-      if (!box.childElementCount) box.append(el('span', 'Nothing found.'));
+      if (box.childElementCount === before) box.append(el('div', 'Nothing found.'));
     });
     view.analysed = true;
   }
 
+  /* One toggle per counter name, for every pane that has it. */
   function fillCounters() {
     const box = $('counters');
     box.replaceChildren();
-    panes[0].summary.counters.forEach((name, i) => {
+    const names = [...new Set(panes.flatMap((p) => p.summary.counters))];
+    for (const name of names) {
       const label = el('label');
       const check = el('input');
       check.type = 'checkbox';
       check.checked = true;
       check.addEventListener('change', () => {
-        for (const p of panes) if (i < p.summary.counters.length) wasm.mprof_web_show_counter(p.handle, i, check.checked ? 1 : 0);
+        for (const p of panes) {
+          const i = p.summary.counters.indexOf(name);
+          if (i >= 0) wasm.mprof_web_show_counter(p.handle, i, check.checked ? 1 : 0);
+        }
         requestDraw();
       });
       label.append(check, el('span', name));
       box.append(label, el('br'));
-    });
-    if (!panes[0].summary.counters.length) box.append(el('span', 'none'));
+    }
+    if (!names.length) box.append(el('span', 'none'));
   }
 
   function fillLegend(entries) {

@@ -213,6 +213,9 @@ async function testCompare(context) {
   check((await page.$$('.pane')).length === 2, 'compare: two panes');
   const status = await text(page, '#status');
   check(status.includes('first divergence: arrow 0'), 'compare: the first divergence is named: ' + status);
+  const counters = await text(page, '#counters');
+  check(counters.includes('<i>c</i>') && counters.includes('queue'), 'compare: both traces\' counters: ' + counters);
+  check((await text(page, '#findings')).includes('Nothing found.'), 'compare: xss.ctf has no findings');
   const ranges = await page.evaluate(() => window.mprofViewer.panes.map((p) => p.canvas.clientWidth));
   check(ranges[0] === ranges[1], 'compare: the panes share one time axis');
   await shot(page, 'compare');
