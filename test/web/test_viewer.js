@@ -222,6 +222,26 @@ async function testCompare(context) {
   await page.close();
 }
 
+/* trace_gen's trace (two OS threads): the page counts what mprof stats
+ * counts and finds what mprof report finds; its tasks failed. */
+async function testGenerated(context) {
+  const stats = JSON.parse(fs.readFileSync(path.join(out, 'gen.json'), 'utf8'));
+  const report = JSON.parse(fs.readFileSync(path.join(out, 'gen-report.json'), 'utf8'));
+  const page = await open(context, 'gen.html');
+  const status = await text(page, '#status');
+  check(status.includes(`gen.ctf: ${stats.threads} threads, ${stats.events} events`),
+    `generated: the page counts ${stats.threads} threads and ${stats.events} events: ${status}`);
+  const findings = await page.$$eval('#findings button', (b) => b.map((x) => x.textContent));
+  const count = (prefix) => findings.filter((f) => f.startsWith(prefix)).length;
+  check(count('never resolved:') === report.stalls.length && count('lost wake-up:') === report.lost_wakeups.length,
+    `generated: the findings are the report's (${report.stalls.length} stalls, ${report.lost_wakeups.length} lost wake-ups): ${findings}`);
+  const task = (await where(page, 'request')).t;
+  check(task.ending === 'failed' && task.failure === 'failed', 'generated: a request failed: ' + JSON.stringify(task));
+  check(page.errors.length === 0, 'generated: no page errors: ' + page.errors);
+  await shot(page, 'generated');
+  await page.close();
+}
+
 async function testOpenFile(context) {
   const page = await open(context, 'net/index.html');
   await page.setInputFiles('#file', path.join(out, 'xss.ctf'));
@@ -237,7 +257,7 @@ async function testOpenFile(context) {
   for (const [name, run] of [['net.ctf', testNet], ['story', testStory],
     ['xss (directory)', (c) => testXss(c, 'xss/index.html')],
     ['xss (single file)', (c) => testXss(c, 'xss.html')],
-    ['compare', testCompare], ['open file', testOpenFile]]) {
+    ['generated', testGenerated], ['compare', testCompare], ['open file', testOpenFile]]) {
     try {
       await run(context);
       console.log('ok', name);

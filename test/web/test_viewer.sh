@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test_viewer.sh -- the browser viewer in Debian's Chromium, driven by
-# Playwright (test_viewer.js): net.ctf, a recorded story, HTML labels, two
-# traces compared.  Screenshots stay in BUILD/test/web/artifacts.
+# Playwright (test_viewer.js): net.ctf, a recorded story, a trace_gen trace,
+# HTML labels, two traces compared.  Screenshots stay in BUILD/test/web/artifacts.
 #   test_viewer.sh BUILD SOURCE NET_CTF
 set -euo pipefail
 build=$1 source=$2 net_ctf=$3
@@ -22,4 +22,9 @@ mprof=$build/mprof
 "$mprof" html "$out/xss.ctf" -o "$out/xss"
 "$mprof" html --single-file "$out/xss.ctf" -o "$out/xss.html"
 "$mprof" html "$out/story.ctf" "$out/xss.ctf" -o "$out/compare"
+# a trace of two OS threads from trace_gen, and what mprof stats counts in it
+"$build/test/trace_gen" "$out/gen.ctf" discard 4194304 200 2 >/dev/null
+"$mprof" html --single-file "$out/gen.ctf" -o "$out/gen.html"
+"$mprof" stats --json "$out/gen.ctf" >"$out/gen.json"
+"$mprof" report --json "$out/gen.ctf" >"$out/gen-report.json"
 NODE_PATH=$npm_dir/node_modules node "$source/test/web/test_viewer.js" "$out" "$net_ctf"
