@@ -197,7 +197,7 @@ int mprof_web_search(mprof_web_t *w, const char *query) {
   return count;
 }
 
-/* The first match at or after row `row` (wrapping), or -1. */
+/* The first match after thread index `after` (wrapping), or -1. */
 int mprof_web_next_match(const mprof_web_t *w, int after) {
   const mprof_model_view_t *v = mprof_model_view(w->model);
   for (size_t k = 1; k <= v->thread_count; k++) {

@@ -53,7 +53,7 @@ static void key(mprof_web_json_t *j, const char *name) {
   put(j, "\":", 2);
 }
 
-static void open_(mprof_web_json_t *j, const char *name, const char *bracket) {
+static void begin(mprof_web_json_t *j, const char *name, const char *bracket) {
   if (name)
     key(j, name);
   else
@@ -98,7 +98,7 @@ static void thread_ref(mprof_web_json_t *j, const char *name,
     mprof_web_json_raw(j, "null");
     return;
   }
-  open_(j, name, "{");
+  begin(j, name, "{");
   num(j, "index", thread);
   str(j, "name", mprof_model_thread_name(m, thread, buf, sizeof buf));
   mprof_web_json_raw(j, "}");
@@ -114,15 +114,15 @@ void mprof_web_json_summary(mprof_web_json_t *j, const mprof_model_t *m) {
   num(j, "threads", (int64_t)v->thread_count - 1);
   num(j, "events", (int64_t)v->events);
   num(j, "discarded", (int64_t)v->discarded);
-  open_(j, "counters", "[");
+  begin(j, "counters", "[");
   for (size_t c = 0; c < v->counter_count; c++)
     str(j, NULL, v->strings + v->counters[c].name);
   mprof_web_json_raw(j, "]");
-  open_(j, "palette", "[");
+  begin(j, "palette", "[");
   for (int c = 0; c < MPROF_COLOUR_COUNT; c++) {
     char rgb[8];
     snprintf(rgb, sizeof rgb, "#%06x", (unsigned)mprof_scene_palette[c].rgb);
-    open_(j, NULL, "{");
+    begin(j, NULL, "{");
     str(j, "name", mprof_scene_palette[c].name);
     str(j, "rgb", rgb);
     mprof_web_json_raw(j, "}");
@@ -143,10 +143,10 @@ static const char *ending_name(const mprof_thread_t *t) {
 
 static void thread_labels(mprof_web_json_t *j, const mprof_model_view_t *v,
                           const mprof_thread_t *t) {
-  open_(j, "labels", "[");
+  begin(j, "labels", "[");
   for (uint32_t k = 0; k < t->label_count && k < LIST_LIMIT; k++) {
     const mprof_label_t *l = &v->labels[t->first_label + k];
-    open_(j, NULL, "{");
+    begin(j, NULL, "{");
     num(j, "time", l->time_ns);
     str(j, "text", v->strings + l->text);
     mprof_web_json_raw(j, "}");
@@ -158,13 +158,13 @@ static void thread_interactions(mprof_web_json_t *j, const mprof_model_t *m,
                                 uint32_t thread) {
   const mprof_model_view_t *v = mprof_model_view(m);
   size_t shown = 0;
-  open_(j, "interactions", "[");
+  begin(j, "interactions", "[");
   for (size_t i = 0; i < v->arrow_count && shown < LIST_LIMIT; i++) {
     const mprof_arrow_t *a = &v->arrows[i];
     if (a->from != thread && a->to != thread)
       continue;
     shown++;
-    open_(j, NULL, "{");
+    begin(j, NULL, "{");
     str(j, "kind", mprof_arrow_kind_name((mprof_arrow_kind_t)a->kind));
     str(j, "dir", a->from == thread ? "to" : "from");
     num(j, "time", a->time_ns);
@@ -177,10 +177,10 @@ static void thread_interactions(mprof_web_json_t *j, const mprof_model_t *m,
 /* The findings of the analysis that name this thread. */
 static void thread_findings(mprof_web_json_t *j, const mprof_model_t *m,
                             const mprof_analysis_t *a, uint32_t thread) {
-  open_(j, "findings", "[");
+  begin(j, "findings", "[");
   for (size_t i = 0; i < a->stall_count; i++)
     if (a->stalls[i].thread == thread || a->stalls[i].last == thread) {
-      open_(j, NULL, "{");
+      begin(j, NULL, "{");
       str(j, "kind", "never resolved");
       thread_ref(j, "thread", m, a->stalls[i].thread);
       thread_ref(j, "last", m, a->stalls[i].last);
@@ -190,7 +190,7 @@ static void thread_findings(mprof_web_json_t *j, const mprof_model_t *m,
     const mprof_lost_wakeup_t *l = &a->lost_wakeups[i];
     if (l->condition != thread && l->waiter != thread)
       continue;
-    open_(j, NULL, "{");
+    begin(j, NULL, "{");
     str(j, "kind", "lost wake-up");
     thread_ref(j, "condition", m, l->condition);
     thread_ref(j, "waiter", m, l->waiter);
@@ -199,7 +199,7 @@ static void thread_findings(mprof_web_json_t *j, const mprof_model_t *m,
   for (size_t i = 0; i < a->chain_count; i++)
     for (uint32_t k = 0; k < a->chains[i].length; k++)
       if (a->chain_threads[a->chains[i].first + k] == thread) {
-        open_(j, NULL, "{");
+        begin(j, NULL, "{");
         str(j, "kind", "wait chain");
         num(j, "chain", (int64_t)i);
         num(j, "length", a->chains[i].length);
@@ -213,7 +213,7 @@ static void thread_time(mprof_web_json_t *j, const mprof_analysis_t *a,
   if (thread >= a->time_count)
     return;
   const mprof_thread_time_t *t = &a->times[thread];
-  open_(j, "time", "{");
+  begin(j, "time", "{");
   num(j, "life", t->life_ns);
   num(j, "running", t->running_ns);
   num(j, "waiting", t->waiting_ns);
@@ -251,12 +251,12 @@ void mprof_web_json_thread(mprof_web_json_t *j, const mprof_model_t *m,
 
 static void findings_chains(mprof_web_json_t *j, const mprof_model_t *m,
                             const mprof_analysis_t *a) {
-  open_(j, "chains", "[");
+  begin(j, "chains", "[");
   for (size_t i = 0; i < a->chain_count; i++) {
-    open_(j, NULL, "{");
+    begin(j, NULL, "{");
     num(j, "start", a->chains[i].start_ns);
     num(j, "end", a->chains[i].end_ns);
-    open_(j, "threads", "[");
+    begin(j, "threads", "[");
     for (uint32_t k = 0; k < a->chains[i].length; k++)
       thread_ref(j, NULL, m, a->chain_threads[a->chains[i].first + k]);
     mprof_web_json_raw(j, "]}");
@@ -268,18 +268,18 @@ void mprof_web_json_findings(mprof_web_json_t *j, const mprof_model_t *m,
                              const mprof_analysis_t *a) {
   const mprof_model_view_t *v = mprof_model_view(m);
   mprof_web_json_raw(j, "{");
-  open_(j, "stalls", "[");
+  begin(j, "stalls", "[");
   for (size_t i = 0; i < a->stall_count && i < LIST_LIMIT; i++) {
-    open_(j, NULL, "{");
+    begin(j, NULL, "{");
     thread_ref(j, "thread", m, a->stalls[i].thread);
     thread_ref(j, "last", m, a->stalls[i].last);
     mprof_web_json_raw(j, "}");
   }
   mprof_web_json_raw(j, "]");
-  open_(j, "lost_wakeups", "[");
+  begin(j, "lost_wakeups", "[");
   for (size_t i = 0; i < a->lost_wakeup_count && i < LIST_LIMIT; i++) {
     const mprof_lost_wakeup_t *l = &a->lost_wakeups[i];
-    open_(j, NULL, "{");
+    begin(j, NULL, "{");
     thread_ref(j, "condition", m, l->condition);
     thread_ref(j, "waiter", m, l->waiter);
     num(j, "time", v->arrows[l->signal_arrow].time_ns);
