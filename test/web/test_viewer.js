@@ -248,6 +248,23 @@ async function testOpenFile(context) {
   await page.waitForFunction(() => /xss\.ctf: \d+ threads/.test(document.getElementById('status').textContent));
   const status = await text(page, '#status');
   check(/xss\.ctf: 3 threads/.test(status), 'a chosen file replaces the trace: ' + status);
+  /* a file dropped on the page */
+  const bytes = [...fs.readFileSync(path.join(out, 'story.ctf'))];
+  const drop = await page.evaluateHandle((bytes) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([new Uint8Array(bytes)], 'dropped.ctf'));
+    return dt;
+  }, bytes);
+  await page.dispatchEvent('#panes', 'drop', { dataTransfer: drop });
+  await page.waitForFunction(() => /dropped\.ctf: \d+ threads/.test(document.getElementById('status').textContent));
+  check((await text(page, '#status')).includes('dropped.ctf: 9 threads'), 'a dropped file opens');
+  /* ? shows the shortcuts, Esc hides them */
+  check(await page.isHidden('#help'), 'the help starts hidden');
+  await page.keyboard.press('?');
+  check(await page.isVisible('#help'), '? shows the help');
+  check((await text(page, '#help')).includes('zoom around the pointer'), 'the help lists the wheel');
+  await page.keyboard.press('Escape');
+  check(await page.isHidden('#help'), 'Esc hides the help');
   await page.close();
 }
 
@@ -257,7 +274,7 @@ async function testOpenFile(context) {
   for (const [name, run] of [['net.ctf', testNet], ['story', testStory],
     ['xss (directory)', (c) => testXss(c, 'xss/index.html')],
     ['xss (single file)', (c) => testXss(c, 'xss.html')],
-    ['generated', testGenerated], ['compare', testCompare], ['open file', testOpenFile]]) {
+    ['generated', testGenerated], ['compare', testCompare], ['open, drop, help', testOpenFile]]) {
     try {
       await run(context);
       console.log('ok', name);
