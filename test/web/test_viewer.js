@@ -175,6 +175,16 @@ async function testZoom(page) {
   check((b1 - b0) / (c1 - c0) > 2, `five wheel steps zoom in (${b1 - b0} -> ${c1 - c0})`);
   const after = c0 + (c1 - c0) * px / box[2];
   check(Math.abs(after - before) < (c1 - c0) * 0.01, `the time under the pointer stays (${before} vs ${after})`);
+  /* dragging right by 200 px shows what was 200 px to the left */
+  await page.mouse.move(box[0] + 500, box[1] + 200);
+  await page.mouse.down();
+  await page.mouse.move(box[0] + 600, box[1] + 200, { steps: 4 });
+  await page.mouse.move(box[0] + 700, box[1] + 200, { steps: 4 });
+  await page.mouse.up();
+  await redraw(page);
+  const [d0, d1] = await range();
+  const shift = (c0 - d0) / ((c1 - c0) / box[2]);
+  check(Math.abs(shift - 200) < 2 && Math.abs((d1 - d0) - (c1 - c0)) < 1, `a 200 px drag pans by 200 px (${shift})`);
   const shown = await text(page, '#range');
   check(/s/.test(shown) && shown.includes('–'), 'the visible range is shown: ' + shown);
   await shot(page, 'zoomed');
