@@ -26,6 +26,11 @@
 #   lttng          ns_per_event     lttng_ust       ratio <= 0.167 (mprof at
 #                                                   least 6x faster; the
 #                                                   speedup is 1 / ratio)
+#   web_net_load   ms_to_first_frame   budget_100ms    the issue: "instantly"
+#   web_big_first_frame ms_to_first_frame budget_1500ms ratio <= 1 (10 M events)
+#   web_pan, web_zoom, web_fit  frame_ms_median/p95  budget_16ms  ratio <= 1
+#   web_memory     page_bytes_per_file_byte  budget_3x_file  ratio <= 1
+#                  (baselines are the issue's budgets, not measured programs)
 #
 # The barectf and LTTng lines are skipped, with a note on stderr, when their
 # benchmark was not built (barectf or lttng-ust not found at configure time)
@@ -145,6 +150,15 @@ else
   if [ $ready -eq 1 ]; then
     run mprof_bench_lttng
   fi
+fi
+
+# The browser viewer in Chromium: net.ctf's load, a big trace's first
+# frame, pan/zoom frame times, page memory (bench/web/bench_web.sh).
+if command -v node >/dev/null 2>&1 && [ -x /usr/bin/chromium ]; then
+  note "running bench/web"
+  "$(dirname "$0")/web/bench_web.sh" "$build" "$dir" || { note "bench/web failed"; status=1; }
+else
+  note "no node or /usr/bin/chromium: browser viewer benchmark skipped"
 fi
 
 exit $status

@@ -18,6 +18,7 @@ static const struct command {
     {"stats", cmd_stats, "numbers about traces (--json for scripts)"},
     {"report", cmd_report, "the analysis: stalls, lost wake-ups, waits, "
                            "critical path"},
+    {"html", cmd_html, "the browser viewer with traces in it (two: compare)"},
 };
 
 static void usage(FILE *f) {

@@ -13,6 +13,7 @@ packages=(
   babeltrace2 python3-bt2               # CTF checks with the real babeltrace2
   binutils                              # nm, objdump for the compiled-out test
   groff-base                            # the manual page's test renders it
+  wasi-libc libclang-rt-14-dev-wasm32 chromium nodejs npm  # browser viewer: WebAssembly, Playwright
 )
 if [ "${1:-}" = bench ]; then
   packages+=(liblttng-ust-dev lttng-tools python3-barectf)

@@ -1,0 +1,86 @@
+/* bench_web.js -- the browser viewer's speed in Debian's Chromium (headless,
+ * playwright-core): net.ctf's load, a big trace's first frame, pan and zoom
+ * frame times, and page memory against the trace file's size.
+ *
+ *   node bench_web.js VIEWER_DIR BIG_TRACE
+ *
+ * VIEWER_DIR is `mprof html net.ctf -o VIEWER_DIR`; the big trace is opened
+ * through the page's file picker, as a user would.  Prints JSON lines
+ * {"bench","metric","value","baseline","baseline_value","ratio"} on stdout;
+ * the baselines are the issue's budgets (16 ms a frame, 1.5 s to the first
+ * frame, 3x the file in memory, 100 ms for net.ctf), stated as such. */
+'use strict';
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { chromium } = require('playwright-core');
+
+const [viewerDir, bigTrace] = process.argv.slice(2);
+
+function emit(bench, metric, value, baseline, baselineValue) {
+  console.log(JSON.stringify({ bench, metric, value: Number(value.toFixed(3)), baseline,
+    baseline_value: baselineValue, ratio: Number((value / baselineValue).toFixed(4)) }));
+}
+
+const median = (a) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)];
+const p95 = (a) => [...a].sort((x, y) => x - y)[Math.floor(a.length * 0.95)];
+
+/* Frame times (ms) of `steps` views given by fn(i) -> [t0, t1]. */
+async function frames(page, steps, fn) {
+  return page.evaluate(([steps, fnText]) => {
+    const v = window.mprofViewer, f = new Function('i', 'd', fnText), d = v.panes[0].summary.duration, out = [];
+    for (let i = 0; i < steps; i++) {
+      const [t0, t1] = f(i, d);
+      v.setRange(t0, t1);
+      const start = performance.now();
+      v.redraw();
+      out.push(performance.now() - start);
+    }
+    return out;
+  }, [steps, fn]);
+}
+
+async function pageMemory(page, cdp) {
+  await cdp.send('HeapProfiler.collectGarbage');
+  const heap = await cdp.send('Runtime.getHeapUsage');
+  const wasmBytes = await page.evaluate(() => window.mprofViewer.wasmMemoryBytes());
+  return heap.usedSize + wasmBytes;
+}
+
+(async () => {
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'mprof-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: '/usr/bin/chromium', headless: true, viewport: { width: 1600, height: 900 },
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  const page = await context.newPage();
+  const cdp = await context.newCDPSession(page);
+  /* net.ctf: from the navigation to its first frame, measured in the page */
+  await page.goto('file://' + path.resolve(viewerDir, 'index.html'));
+  await page.waitForFunction(() => window.mprofViewer && window.mprofViewer.ready && window.mprofViewer.view.frames > 0
+    && window.mprofViewer.view.openToFrameMs !== undefined);
+  emit('web_net_load', 'ms_to_first_frame', await page.evaluate(() => window.mprofViewer.view.openToFrameMs),
+    'budget_100ms', 100);
+  /* the big trace through the file picker: from the pick to its first frame */
+  await page.evaluate(() => { window.mprofViewer.view.openToFrameMs = undefined; });
+  await page.setInputFiles('#file', bigTrace);
+  await page.waitForFunction(() => window.mprofViewer.view.openToFrameMs !== undefined, null,
+    { timeout: 300000, polling: 100 });
+  emit('web_big_first_frame', 'ms_to_first_frame', await page.evaluate(() => window.mprofViewer.view.openToFrameMs),
+    'budget_1500ms', 1500);
+  const events = await page.evaluate(() => window.mprofViewer.panes[0].summary.events);
+  console.error(`bench: big trace: ${events} events, ${fs.statSync(bigTrace).size} bytes`);
+  const pans = await frames(page, 60, 'const s = d / 50; return [i * s / 60 * 10, i * s / 60 * 10 + s];');
+  emit('web_pan', 'frame_ms_median', median(pans), 'budget_16ms', 16);
+  emit('web_pan', 'frame_ms_p95', p95(pans), 'budget_16ms', 16);
+  const zooms = await frames(page, 60, 'const s = d / Math.pow(1.2, i % 40); return [d / 2 - s / 2, d / 2 + s / 2];');
+  emit('web_zoom', 'frame_ms_median', median(zooms), 'budget_16ms', 16);
+  emit('web_zoom', 'frame_ms_p95', p95(zooms), 'budget_16ms', 16);
+  const fit = await frames(page, 10, 'return [0, d];');
+  emit('web_fit', 'frame_ms_median', median(fit), 'budget_16ms', 16);
+  const size = fs.statSync(bigTrace).size;
+  emit('web_memory', 'page_bytes_per_file_byte', (await pageMemory(page, cdp)) / size, 'budget_3x_file', 3);
+  await context.close();
+  fs.rmSync(profile, { recursive: true, force: true });
+})().catch((e) => { console.error('bench: web: ' + e.message); process.exit(1); });

@@ -1,0 +1,19 @@
+#!/bin/sh
+# bench_web.sh BUILD_DIR DIR -- the browser viewer's benchmark (bench_web.js)
+# on a generated trace of MPROF_BENCH_WEB_EVENTS events (default 10000000)
+# written in DIR, and on net.ctf.  JSON lines on stdout, notes on stderr.
+set -eu
+build=$1 dir=$2
+here=$(cd "$(dirname "$0")" && pwd)
+source_dir=$here/../..
+events=${MPROF_BENCH_WEB_EVENTS:-10000000}
+npm_dir=$build/web/npm
+if ! cmp -s "$source_dir/web/package-lock.json" "$npm_dir/package-lock.json"; then
+  mkdir -p "$npm_dir"
+  cp "$source_dir/web/package.json" "$source_dir/web/package-lock.json" "$npm_dir/"
+  (cd "$npm_dir" && npm ci --no-audit --no-fund --loglevel=error >&2)
+fi
+"$build/bench/web/mprof_bench_web_trace" load "$dir/web-big.ctf" "$events"
+"$build/mprof" html "$source_dir/../shared/data/net.ctf" -o "$dir/web-net"
+NODE_PATH=$npm_dir/node_modules node "$here/bench_web.js" "$dir/web-net" "$dir/web-big.ctf"
+rm -rf "$dir/web-big.ctf" "$dir/web-net"

@@ -1,0 +1,256 @@
+/* cmd_html.c -- `mprof html TRACE [TRACE2] -o DIR` and `mprof html
+ * --single-file TRACE [TRACE2] -o FILE.html`: the browser viewer with the
+ * traces in it (two traces: the compare view).
+ *
+ * The page's assets are embedded in this program (web/web_assets.h).  The
+ * wasm and the traces travel as base64 in a classic script (data.js, or
+ * inline in the single file), because pages opened from file:// may not
+ * fetch files or load modules. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "web_assets.h"
+
+#define STYLE_MARK "<!--MPROF:STYLE-->"
+#define SCRIPTS_MARK "<!--MPROF:SCRIPTS-->"
+
+static const mprof_web_asset_t *asset(const char *name) {
+  for (const mprof_web_asset_t *a = mprof_web_assets; a->name; a++)
+    if (strcmp(a->name, name) == 0)
+      return a;
+  return NULL; /* the build embeds them all */
+}
+
+static void put_asset(FILE *f, const char *name) {
+  const mprof_web_asset_t *a = asset(name);
+  fwrite(a->data, 1, a->size, f);
+}
+
+static void put_base64(FILE *f, const unsigned char *data, size_t size) {
+  static const char digits[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  for (size_t i = 0; i < size; i += 3) {
+    uint32_t v = (uint32_t)data[i] << 16;
+    if (i + 1 < size)
+      v |= (uint32_t)data[i + 1] << 8;
+    if (i + 2 < size)
+      v |= data[i + 2];
+    char out[4] = {digits[v >> 18 & 63], digits[v >> 12 & 63],
+                   i + 1 < size ? digits[v >> 6 & 63] : '=',
+                   i + 2 < size ? digits[v & 63] : '='};
+    fwrite(out, 1, 4, f);
+  }
+}
+
+/* A file name as a JS string literal that cannot end a <script>: only
+ * letters, digits and a few marks stay as they are. */
+static void put_js_string(FILE *f, const char *text) {
+  fputc('"', f);
+  for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+    if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+        (*p >= '0' && *p <= '9') || strchr("._- ", *p) || *p >= 0x80)
+      fputc(*p, f);
+    else
+      fprintf(f, "\\u%04x", *p);
+  }
+  fputc('"', f);
+}
+
+/* A trace file's bytes. */
+typedef struct trace_file_s {
+  const char *path;
+  unsigned char *data;
+  size_t size;
+} trace_file_t;
+
+static int read_file(trace_file_t *t) {
+  FILE *f = fopen(t->path, "rb");
+  if (!f)
+    return -1;
+  size_t cap = 1 << 16;
+  t->data = malloc(cap);
+  t->size = 0;
+  size_t n;
+  while (t->data && (n = fread(t->data + t->size, 1, cap - t->size, f)) > 0) {
+    t->size += n;
+    if (t->size == cap) {
+      unsigned char *d = realloc(t->data, cap *= 2);
+      if (!d)
+        free(t->data);
+      t->data = d;
+    }
+  }
+  int err = ferror(f) || !t->data;
+  fclose(f);
+  return err ? -1 : 0;
+}
+
+static const char *base_name(const char *path) {
+  const char *slash = strrchr(path, '/');
+  return slash ? slash + 1 : path;
+}
+
+/* window.MPROF_DATA: the wasm and the traces. */
+static void put_data(FILE *f, const trace_file_t *traces, int count) {
+  const mprof_web_asset_t *wasm = asset("mprof.wasm");
+  fputs("window.MPROF_DATA = {wasm: \"", f);
+  put_base64(f, wasm->data, wasm->size);
+  fputs("\", traces: [", f);
+  for (int i = 0; i < count; i++) {
+    fputs(i ? ", {name: " : "{name: ", f);
+    put_js_string(f, base_name(traces[i].path));
+    fputs(", data: \"", f);
+    put_base64(f, traces[i].data, traces[i].size);
+    fputs("\"}", f);
+  }
+  fputs("]};\n", f);
+}
+
+/* index.html with its two marks replaced by what single or not needs. */
+static void put_page(FILE *f, const trace_file_t *traces, int count,
+                     int single) {
+  const mprof_web_asset_t *page = asset("index.html");
+  const char *text = (const char *)page->data, *end = text + page->size;
+  const char *style = strstr(text, STYLE_MARK);
+  const char *scripts = strstr(text, SCRIPTS_MARK);
+  fwrite(text, 1, (size_t)(style - text), f);
+  if (single) {
+    fputs("<style>\n", f);
+    put_asset(f, "viewer.css");
+    fputs("</style>", f);
+  } else {
+    fputs("<link rel=\"stylesheet\" href=\"viewer.css\">", f);
+  }
+  style += strlen(STYLE_MARK);
+  fwrite(style, 1, (size_t)(scripts - style), f);
+  if (single) {
+    fputs("<script>\n", f);
+    put_data(f, traces, count);
+    fputs("</script>\n<script>\n", f);
+    put_asset(f, "viewer.js");
+    fputs("</script>", f);
+  } else {
+    fputs("<script src=\"data.js\"></script>\n"
+          "<script src=\"viewer.js\"></script>",
+          f);
+  }
+  scripts += strlen(SCRIPTS_MARK);
+  fwrite(scripts, 1, (size_t)(end - scripts), f);
+}
+
+typedef enum part_e { PAGE, STYLE, SCRIPT, DATA, TRACE } part_t;
+
+/* Write one file of the output; returns 0, or -1 after saying why. */
+static int write_part(const char *path, part_t part, const trace_file_t *traces,
+                      int count, int single) {
+  FILE *f = fopen(path, "wb");
+  if (!f) {
+    fprintf(stderr, "mprof: html: %s: %s\n", path, strerror(errno));
+    return -1;
+  }
+  if (part == PAGE)
+    put_page(f, traces, count, single);
+  if (part == STYLE)
+    put_asset(f, "viewer.css");
+  if (part == SCRIPT)
+    put_asset(f, "viewer.js");
+  if (part == DATA)
+    put_data(f, traces, count);
+  if (part == TRACE)
+    fwrite(traces->data, 1, traces->size, f);
+  if (fclose(f) != 0) {
+    fprintf(stderr, "mprof: html: %s: write failed\n", path);
+    return -1;
+  }
+  return 0;
+}
+
+static int write_directory(const char *dir, const trace_file_t *traces,
+                           int count) {
+  static const struct {
+    const char *name;
+    part_t part;
+  } parts[] = {{"index.html", PAGE},
+               {"viewer.css", STYLE},
+               {"viewer.js", SCRIPT},
+               {"data.js", DATA}};
+  if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+    fprintf(stderr, "mprof: html: %s: %s\n", dir, strerror(errno));
+    return -1;
+  }
+  char path[4096];
+  for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) {
+    snprintf(path, sizeof path, "%s/%s", dir, parts[i].name);
+    if (write_part(path, parts[i].part, traces, count, 0))
+      return -1;
+  }
+  for (int i = 0; i < count; i++) { /* the traces themselves, to download */
+    snprintf(path, sizeof path, "%s/%s", dir, base_name(traces[i].path));
+    if (write_part(path, TRACE, &traces[i], 1, 0))
+      return -1;
+  }
+  return 0;
+}
+
+static int usage(FILE *f, int code) {
+  fprintf(
+      f, "usage: mprof html [--single-file] TRACE [TRACE2] -o OUT\n"
+         "  Write the browser viewer with the trace in it: a directory OUT\n"
+         "  (index.html, assets, the trace) that works from disk or any\n"
+         "  static server, or with --single-file one self-contained OUT.html.\n"
+         "  Two traces: the compare view (a good run above a bad run, the\n"
+         "  first divergence marked).\n");
+  return code;
+}
+
+/* Check each trace opens (damage is told and counted), then read it. */
+static int load_traces(trace_file_t *traces, int count, int *problems) {
+  for (int i = 0; i < count; i++) {
+    mprof_trace_t *trace;
+    if (strcmp(traces[i].path, "-") == 0) {
+      fprintf(stderr, "mprof: html: needs trace files, not stdin\n");
+      return -1;
+    }
+    if (cli_open_trace(traces[i].path, problems, &trace))
+      return -1;
+    mprof_trace_close(trace);
+    if (read_file(&traces[i])) {
+      fprintf(stderr, "mprof: html: %s: cannot read\n", traces[i].path);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+int cmd_html(int argc, char **argv) {
+  trace_file_t traces[2] = {{0}};
+  const char *out = NULL;
+  int single = 0, count = 0, problems = 0;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--help") == 0)
+      return usage(stdout, CLI_OK);
+    if (strcmp(argv[i], "--single-file") == 0)
+      single = 1;
+    else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc)
+      out = argv[++i];
+    else if (argv[i][0] == '-' && argv[i][1])
+      return usage(stderr, CLI_USAGE);
+    else if (count < 2)
+      traces[count++].path = argv[i];
+    else
+      return usage(stderr, CLI_USAGE);
+  }
+  if (!out || count == 0)
+    return usage(stderr, CLI_USAGE);
+  int err = load_traces(traces, count, &problems);
+  if (!err)
+    err = single ? write_part(out, PAGE, traces, count, 1)
+                 : write_directory(out, traces, count);
+  for (int i = 0; i < count; i++)
+    free(traces[i].data);
+  return err ? CLI_FAILED : problems ? CLI_DAMAGED : CLI_OK;
+}

@@ -1,0 +1,736 @@
+/* scene.c -- the drawing rules of every viewer (see mprof/scene.h): turns
+ * the model's level-of-detail answers for a viewport into a display list.
+ *
+ * Painting order: idle/GC bands, axis ticks, search and highlight marks,
+ * thread lines (failed and stalled in their colours), running spans,
+ * arrows, labels and failure texts, counter graphs.  Every query is bounded
+ * by the viewport's width, so a frame costs O(rows shown * width * log n).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mprof/scene.h"
+
+const mprof_swatch_t mprof_scene_palette[MPROF_COLOUR_COUNT] = {
+    [MPROF_COLOUR_BACKGROUND] = {"background", 0xe8e8e8},
+    [MPROF_COLOUR_THREAD] = {"thread", 0x000000},
+    [MPROF_COLOUR_RUNNING] = {"running", 0xffffff},
+    [MPROF_COLOUR_ARROW + MPROF_ARROW_CREATE] = {"create", 0x000000},
+    [MPROF_COLOUR_ARROW + MPROF_ARROW_READ] = {"read", 0x0000ff},
+    [MPROF_COLOUR_ARROW + MPROF_ARROW_READ_FAILED] = {"read failed", 0xff0000},
+    [MPROF_COLOUR_ARROW + MPROF_ARROW_TRY_READ] = {"try_read", 0xcccc66},
+    [MPROF_COLOUR_ARROW + MPROF_ARROW_RESOLVE] = {"resolve", 0x008000},
+    [MPROF_COLOUR_ARROW + MPROF_ARROW_SIGNAL] = {"signal", 0xff9900},
+    [MPROF_COLOUR_ARROW + MPROF_ARROW_BECOMES] = {"becomes", 0x000000},
+    [MPROF_COLOUR_FAILED] = {"failed", 0xcc0000},
+    [MPROF_COLOUR_STALLED] = {"never resolved", 0xff0000},
+    [MPROF_COLOUR_IDLE] = {"idle", 0xb4b4b4},
+    [MPROF_COLOUR_GC] = {"GC", 0xd8b4b4},
+    [MPROF_COLOUR_TEXT] = {"label", 0x202020},
+    [MPROF_COLOUR_AXIS] = {"time axis", 0x606060},
+    [MPROF_COLOUR_HIGHLIGHT] = {"highlight", 0x00c0ff},
+    [MPROF_COLOUR_MATCH] = {"search match", 0xffee00},
+    [MPROF_COLOUR_COUNTER] = {"counter", 0x7040a0},
+};
+
+/* Painters read the list as ten 32-bit words per primitive. */
+_Static_assert(sizeof(mprof_prim_t) == 40, "mprof_prim_t is ten words");
+
+/* Arrows longer than this fade, down to MIN_ALPHA at the viewport width. */
+#define FADE_FROM_PX 100.0
+#define MIN_ALPHA 0.15f
+/* Alpha of what is not highlighted while something is. */
+#define DIM_ALPHA 0.3f
+/* Axis ticks are at least this far apart. */
+#define TICK_MIN_PX 80.0
+
+struct mprof_scene_s {
+  mprof_prim_t *prims;
+  size_t count, capacity;
+  char *text;
+  size_t text_length, text_capacity;
+  mprof_lod_item_t *items;    /* query answers, width_px * 2 */
+  int64_t *col_min, *col_max; /* counter columns, width_px */
+  size_t item_capacity;
+  int failed; /* an allocation failed during the build */
+};
+
+/* What one build reads. */
+typedef struct frame_s {
+  mprof_scene_t *scene;
+  const mprof_model_t *model;
+  const mprof_model_view_t *view;
+  const mprof_viewport_t *vp;
+  const mprof_scene_options_t *opt;
+  int64_t ns_per_px;
+  double rows_bottom; /* rows end here; counter strips below */
+} frame_t;
+
+int mprof_scene_new(mprof_scene_t **out) {
+  *out = calloc(1, sizeof **out);
+  return *out ? 0 : MPROF_ENOMEM;
+}
+
+void mprof_scene_free(mprof_scene_t *scene) {
+  if (!scene)
+    return;
+  free(scene->prims);
+  free(scene->text);
+  free(scene->items);
+  free(scene->col_min);
+  free(scene->col_max);
+  free(scene);
+}
+
+const mprof_prim_t *mprof_scene_prims(const mprof_scene_t *scene,
+                                      size_t *count) {
+  *count = scene->count;
+  return scene->prims;
+}
+
+const char *mprof_scene_text(const mprof_scene_t *scene) {
+  return scene->text ? scene->text : "";
+}
+
+/* --- Coordinates -----------------------------------------------------------
+ */
+
+double mprof_scene_x(const mprof_viewport_t *vp, int64_t t_ns) {
+  return (double)(t_ns - vp->t0_ns) * vp->width_px /
+         (double)(vp->t1_ns - vp->t0_ns);
+}
+
+int64_t mprof_scene_time(const mprof_viewport_t *vp, double x) {
+  return vp->t0_ns +
+         (int64_t)(x * (double)(vp->t1_ns - vp->t0_ns) / vp->width_px);
+}
+
+double mprof_scene_row_y(const mprof_viewport_t *vp, uint32_t row) {
+  return MPROF_SCENE_AXIS_PX + (double)row * vp->row_height_px - vp->scroll_px +
+         vp->row_height_px / 2.0;
+}
+
+/* x clamped a little outside the viewport (so huge lines stay floats). */
+static float clamp_x(const frame_t *f, int64_t t) {
+  double x = mprof_scene_x(f->vp, t);
+  if (x < -10)
+    x = -10;
+  if (x > f->vp->width_px + 10.0)
+    x = f->vp->width_px + 10.0;
+  return (float)x;
+}
+
+/* --- Emitting --------------------------------------------------------------
+ */
+
+static mprof_prim_t *emit(frame_t *f, mprof_prim_kind_t kind,
+                          mprof_colour_t colour, mprof_prim_role_t role) {
+  mprof_scene_t *s = f->scene;
+  if (s->count == s->capacity) {
+    size_t cap = s->capacity ? s->capacity * 2 : 1024;
+    mprof_prim_t *p = realloc(s->prims, cap * sizeof *p);
+    if (!p) {
+      s->failed = 1;
+      return NULL;
+    }
+    s->prims = p;
+    s->capacity = cap;
+  }
+  mprof_prim_t *p = &s->prims[s->count++];
+  memset(p, 0, sizeof *p);
+  p->kind = kind;
+  p->colour = colour;
+  p->alpha = 1;
+  p->width = 1;
+  p->thread = MPROF_NO_THREAD;
+  p->role_text = role;
+  return p;
+}
+
+static void line(frame_t *f, mprof_colour_t colour, mprof_prim_role_t role,
+                 float x0, float y0, float x1, float y1, float width,
+                 uint32_t thread) {
+  mprof_prim_t *p = emit(f, MPROF_PRIM_LINE, colour, role);
+  if (!p)
+    return;
+  p->x0 = x0, p->y0 = y0, p->x1 = x1, p->y1 = y1;
+  p->width = width;
+  p->thread = thread;
+}
+
+static mprof_prim_t *rect(frame_t *f, mprof_colour_t colour,
+                          mprof_prim_role_t role, float x0, float y0, float x1,
+                          float y1) {
+  mprof_prim_t *p = emit(f, MPROF_PRIM_RECT, colour, role);
+  if (p)
+    p->x0 = x0, p->y0 = y0, p->x1 = x1, p->y1 = y1;
+  return p;
+}
+
+/* Append text (up to length bytes, or to its NUL) to the scene's texts;
+ * returns its offset, or 0 (the empty text) when out of memory. */
+static uint32_t add_text(frame_t *f, const char *text, size_t length) {
+  mprof_scene_t *s = f->scene;
+  size_t n = 0;
+  while (n < length && text[n])
+    n++;
+  if (s->text_length + n + 1 > s->text_capacity) {
+    size_t cap = s->text_capacity ? s->text_capacity : 4096;
+    while (cap < s->text_length + n + 1)
+      cap *= 2;
+    char *t = realloc(s->text, cap);
+    if (!t) {
+      s->failed = 1;
+      return 0;
+    }
+    s->text = t;
+    s->text_capacity = cap;
+  }
+  uint32_t at = (uint32_t)s->text_length;
+  memcpy(s->text + at, text, n);
+  s->text[at + n] = 0;
+  s->text_length += n + 1;
+  return at;
+}
+
+static void text(frame_t *f, mprof_colour_t colour, mprof_prim_role_t role,
+                 float x, float y, float max_width, const char *str,
+                 uint32_t thread) {
+  uint32_t at = add_text(f, str, (size_t)-1);
+  mprof_prim_t *p = emit(f, MPROF_PRIM_TEXT, colour, role);
+  if (!p)
+    return;
+  p->x0 = x, p->y0 = y, p->x1 = x + max_width, p->y1 = y;
+  p->thread = thread;
+  p->role_text |= at << 4;
+}
+
+/* --- Bands -----------------------------------------------------------------
+ */
+
+/* First band starting at or after t. */
+static size_t band_at(const mprof_model_view_t *v, int64_t t) {
+  size_t lo = 0, hi = v->band_count;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (v->bands[mid].span.start_ns < t)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+/* Idle and GC bands over the rows, one per pixel at most: after each band
+ * the walk jumps to the next pixel, so it is bounded by the width. */
+static void draw_bands(frame_t *f) {
+  const mprof_model_view_t *v = f->view;
+  size_t i = band_at(v, f->vp->t0_ns);
+  if (i > 0)
+    i--;
+  while (i < v->band_count && v->bands[i].span.start_ns < f->vp->t1_ns) {
+    const mprof_band_t *b = &v->bands[i];
+    float x0 = clamp_x(f, b->span.start_ns), x1 = clamp_x(f, b->span.end_ns);
+    if (x1 >= 0) {
+      if (x1 - x0 < 1)
+        x1 = x0 + 1;
+      mprof_prim_t *p = rect(
+          f, b->kind == MPROF_BAND_GC ? MPROF_COLOUR_GC : MPROF_COLOUR_IDLE,
+          MPROF_ROLE_BAND, x0, MPROF_SCENE_AXIS_PX, x1, (float)f->rows_bottom);
+      if (p)
+        p->alpha = 0.6f;
+    }
+    size_t next = band_at(v, b->span.start_ns + f->ns_per_px);
+    i = next > i ? next : i + 1;
+  }
+}
+
+/* --- Time axis ---------------------------------------------------------------
+ */
+
+/* A tick step of 1, 2 or 5 times a power of ten ns, at least TICK_MIN_PX. */
+static int64_t tick_step(const frame_t *f) {
+  double want =
+      TICK_MIN_PX * (double)(f->vp->t1_ns - f->vp->t0_ns) / f->vp->width_px;
+  int64_t step = 1;
+  static const int mult[] = {1, 2, 5};
+  for (;;) {
+    for (int k = 0; k < 3; k++)
+      if ((double)step * mult[k] >= want)
+        return step * mult[k];
+    if (step > INT64_MAX / 100)
+      return step;
+    step *= 10;
+  }
+}
+
+/* Write t (a multiple of step) as e.g. "1.25 ms" into buf. */
+static void format_time(int64_t t, int64_t step, char *buf) {
+  static const struct {
+    int64_t ns;
+    const char *name;
+  } units[] = {
+      {1000000000, " s"}, {1000000, " ms"}, {1000, " \xc2\xb5s"}, {1, " ns"}};
+  size_t u = 0;
+  int64_t mag = t < 0 ? -t : t;
+  if (mag < step)
+    mag = step;
+  while (u < 3 && mag < units[u].ns)
+    u++;
+  int decimals = 0;
+  for (int64_t s = units[u].ns; s > 1 && step % s != 0 && decimals < 9; s /= 10)
+    decimals++;
+  int64_t scaled = t, pow10 = 1;
+  for (int d = 0; d < decimals; d++)
+    pow10 *= 10;
+  scaled = t / (units[u].ns / pow10);
+  char digits[32];
+  size_t n = 0;
+  uint64_t m = scaled < 0 ? (uint64_t)-scaled : (uint64_t)scaled;
+  do {
+    digits[n++] = (char)('0' + m % 10);
+    if ((int)n == decimals)
+      digits[n++] = '.';
+    m /= 10;
+  } while (m || (int)n <= decimals);
+  size_t o = 0;
+  if (scaled < 0)
+    buf[o++] = '-';
+  while (n)
+    buf[o++] = digits[--n];
+  for (const char *p = units[u].name; *p; p++)
+    buf[o++] = *p;
+  buf[o] = 0;
+}
+
+static void draw_axis(frame_t *f) {
+  int64_t step = tick_step(f);
+  int64_t t = f->vp->t0_ns / step * step;
+  if (t < f->vp->t0_ns)
+    t += step;
+  for (; t < f->vp->t1_ns; t += step) {
+    float x = (float)mprof_scene_x(f->vp, t);
+    char buf[48];
+    line(f, MPROF_COLOUR_AXIS, MPROF_ROLE_AXIS, x, MPROF_SCENE_AXIS_PX - 6, x,
+         (float)f->rows_bottom, 1, MPROF_NO_THREAD);
+    if (f->scene->count)
+      f->scene->prims[f->scene->count - 1].alpha = 0.3f;
+    format_time(t, step, buf);
+    text(f, MPROF_COLOUR_AXIS, MPROF_ROLE_AXIS, x + 2, MPROF_SCENE_AXIS_PX - 8,
+         (float)TICK_MIN_PX - 4, buf, MPROF_NO_THREAD);
+  }
+}
+
+/* --- Threads ---------------------------------------------------------------
+ */
+
+static int marked(const uint8_t *set, uint32_t thread) {
+  return set && set[thread];
+}
+
+static float thread_alpha(const frame_t *f, uint32_t thread) {
+  return f->opt->highlighted && !f->opt->highlighted[thread] ? DIM_ALPHA : 1;
+}
+
+static mprof_colour_t thread_colour(const mprof_thread_t *t) {
+  if (t->flags & MPROF_THREAD_STALLED && t->ending == MPROF_ENDING_FAILED)
+    return MPROF_COLOUR_STALLED;
+  return t->ending == MPROF_ENDING_FAILED ? MPROF_COLOUR_FAILED
+                                          : MPROF_COLOUR_THREAD;
+}
+
+/* The label of one thread, if its visible line has room for one. */
+static void thread_label(frame_t *f, uint32_t i, float x0, float x1, float y) {
+  if (x0 < 0)
+    x0 = 0;
+  if (x1 > f->vp->width_px)
+    x1 = (float)f->vp->width_px;
+  if (x1 - x0 < MPROF_SCENE_LABEL_MIN_PX || f->vp->row_height_px < 8)
+    return;
+  char buf[256];
+  mprof_model_thread_name(f->model, i, buf, sizeof buf);
+  text(f, MPROF_COLOUR_TEXT, MPROF_ROLE_LABEL, x0 + 2, y - 2, x1 - x0 - 2, buf,
+       i);
+}
+
+/* A failed thread's end bar and reason. */
+static void failure_mark(frame_t *f, uint32_t i, float x1, float y) {
+  const mprof_thread_t *t = &f->view->threads[i];
+  float h = f->vp->row_height_px / 2.0f;
+  line(f, thread_colour(t), MPROF_ROLE_FAILURE, x1, y - h + 1, x1, y + h - 1, 2,
+       i);
+  if (t->failure && f->vp->row_height_px >= 8 && x1 < f->vp->width_px)
+    text(f, thread_colour(t), MPROF_ROLE_FAILURE, x1 + 3, y + h - 1,
+         f->vp->width_px - x1 - 3, f->view->strings + t->failure, i);
+}
+
+static void mark_rect(frame_t *f, mprof_colour_t colour, uint32_t thread,
+                      float x0, float x1, float y, float half_height) {
+  mprof_prim_t *p = rect(f, colour, MPROF_ROLE_MARK, x0, y - half_height, x1,
+                         y + half_height);
+  if (p)
+    p->thread = thread;
+}
+
+/* Search and highlight marks behind one thread's line. */
+static void thread_marks(frame_t *f, uint32_t i, float x0, float x1, float y) {
+  float h = f->vp->row_height_px / 2.0f;
+  if (x1 - x0 < 4)
+    x0 -= 2, x1 += 2; /* tiny ones enlarged */
+  if (marked(f->opt->matches, i))
+    mark_rect(f, MPROF_COLOUR_MATCH, i, x0, x1, y, h);
+  if (marked(f->opt->highlighted, i))
+    mark_rect(f, MPROF_COLOUR_HIGHLIGHT, i, x0, x1, y, h / 2);
+}
+
+/* How many threads starting in a summary's first pixel are looked at to
+ * find the wide one among them. */
+#define SUMMARY_PEEK 32
+
+static void draw_thread(frame_t *f, uint32_t row, const mprof_lod_item_t *it,
+                        float y);
+
+/* Several threads within one pixel: a summary line.  Threads of a row do
+ * not overlap, so a wide summary holds short threads followed by one that
+ * starts in the same pixel and goes on: drawn whole (label, marks). */
+static void draw_summary(frame_t *f, uint32_t row, const mprof_lod_item_t *it,
+                         float y) {
+  float x0 = clamp_x(f, it->start_ns), x1 = clamp_x(f, it->end_ns);
+  line(f, MPROF_COLOUR_THREAD, MPROF_ROLE_THREAD, x0, y, x1 + 1, y, 1,
+       it->first);
+  if (x1 - x0 < MPROF_SCENE_LABEL_MIN_PX)
+    return;
+  mprof_lod_item_t peek[SUMMARY_PEEK];
+  size_t n = mprof_model_row_threads(f->model, row, it->start_ns,
+                                     it->start_ns + f->ns_per_px, 1, peek,
+                                     SUMMARY_PEEK);
+  for (size_t k = 0; k < n; k++)
+    if (peek[k].count == 1)
+      draw_thread(f, row, &peek[k], y);
+}
+
+static void draw_thread(frame_t *f, uint32_t row, const mprof_lod_item_t *it,
+                        float y) {
+  const mprof_thread_t *t = &f->view->threads[it->first];
+  if (it->count > 1) {
+    draw_summary(f, row, it, y);
+    return;
+  }
+  float x0 = clamp_x(f, t->start_ns), x1 = clamp_x(f, t->end_ns);
+  if (x1 - x0 < 1)
+    x1 = x0 + 1;
+  thread_marks(f, it->first, x0, x1, y);
+  line(f, thread_colour(t), MPROF_ROLE_THREAD, x0, y, x1, y,
+       t->ending == MPROF_ENDING_FAILED ? 2 : 1, it->first);
+  if (f->scene->count)
+    f->scene->prims[f->scene->count - 1].alpha = thread_alpha(f, it->first);
+  if (t->ending == MPROF_ENDING_FAILED)
+    failure_mark(f, it->first, x1, y);
+  thread_label(f, it->first, x0, x1, y);
+}
+
+static void draw_running(frame_t *f, uint32_t row, float y) {
+  mprof_scene_t *s = f->scene;
+  size_t n = mprof_model_row_running(f->model, row, f->vp->t0_ns, f->vp->t1_ns,
+                                     f->ns_per_px, s->items, s->item_capacity);
+  for (size_t k = 0; k < n; k++) {
+    const mprof_lod_item_t *it = &s->items[k];
+    float x0 = clamp_x(f, it->start_ns), x1 = clamp_x(f, it->end_ns);
+    if (x1 - x0 < 1)
+      x1 = x0 + 1;
+    uint32_t th = f->view->running[it->first].thread;
+    mprof_prim_t *p =
+        rect(f, MPROF_COLOUR_RUNNING, MPROF_ROLE_RUNNING, x0, y - 1, x1, y + 2);
+    if (p)
+      p->thread = th, p->alpha = thread_alpha(f, th);
+  }
+}
+
+/* Threads then running spans of the rows in view (the lines first, so the
+ * running spans are drawn over them). */
+static void draw_rows(frame_t *f) {
+  uint32_t rh = f->vp->row_height_px;
+  uint32_t first = f->vp->scroll_px / rh;
+  double last = (f->vp->scroll_px + f->rows_bottom - MPROF_SCENE_AXIS_PX) / rh;
+  mprof_scene_t *s = f->scene;
+  for (uint32_t row = first; row < f->view->row_count && row <= last; row++) {
+    float y = (float)mprof_scene_row_y(f->vp, row);
+    size_t n =
+        mprof_model_row_threads(f->model, row, f->vp->t0_ns, f->vp->t1_ns,
+                                f->ns_per_px, s->items, s->item_capacity);
+    for (size_t k = 0; k < n; k++)
+      draw_thread(f, row, &s->items[k], y);
+    draw_running(f, row, y);
+  }
+}
+
+/* --- Arrows ------------------------------------------------------------------
+ */
+
+static float arrow_alpha(const frame_t *f, float length) {
+  if (length <= FADE_FROM_PX)
+    return 1;
+  float range = (float)f->vp->width_px - (float)FADE_FROM_PX;
+  float a = 1 - (length - (float)FADE_FROM_PX) / (range > 1 ? range : 1);
+  return a < MIN_ALPHA ? MIN_ALPHA : a;
+}
+
+static void draw_arrow(frame_t *f, const mprof_lod_item_t *it) {
+  const mprof_arrow_t *a = &f->view->arrows[it->first];
+  if (a->from == a->to || a->from == MPROF_ROOT_THREAD)
+    return;
+  int64_t from_ns, to_ns;
+  mprof_model_arrow_ends(f->model, a, &from_ns, &to_ns);
+  float x0 = clamp_x(f, from_ns), x1 = clamp_x(f, to_ns);
+  float y0 = (float)mprof_scene_row_y(f->vp, f->view->threads[a->from].row);
+  float y1 = (float)mprof_scene_row_y(f->vp, f->view->threads[a->to].row);
+  if ((y0 < MPROF_SCENE_AXIS_PX && y1 < MPROF_SCENE_AXIS_PX) ||
+      (y0 > f->rows_bottom && y1 > f->rows_bottom))
+    return;
+  float dx = x1 > x0 ? x1 - x0 : x0 - x1, dy = y1 > y0 ? y1 - y0 : y0 - y1;
+  /* on-screen length, within 4% without sqrt (no libm in the model) */
+  float length = dx > dy ? dx + 0.4f * dy : dy + 0.4f * dx;
+  float alpha = arrow_alpha(f, length);
+  if (f->opt->highlighted && !f->opt->highlighted[a->from] &&
+      !f->opt->highlighted[a->to])
+    alpha *= DIM_ALPHA;
+  line(f, (mprof_colour_t)(MPROF_COLOUR_ARROW + a->kind), MPROF_ROLE_ARROW, x0,
+       y0, x1, y1, 1, it->first);
+  if (f->scene->count)
+    f->scene->prims[f->scene->count - 1].alpha = alpha;
+}
+
+static void draw_arrows(frame_t *f) {
+  mprof_scene_t *s = f->scene;
+  size_t n = mprof_model_arrows(f->model, f->vp->t0_ns, f->vp->t1_ns,
+                                f->ns_per_px, s->items, s->item_capacity);
+  for (size_t k = 0; k < n; k++)
+    draw_arrow(f, &s->items[k]);
+}
+
+/* --- Counters ----------------------------------------------------------------
+ */
+
+/* Whether two counter names share a scale: the same up to a '#' (as
+ * mirage-trace-viewer did: tx_window#445 and tx_window#446). */
+static int same_scale(const char *a, const char *b) {
+  while (*a && *a != '#' && *a == *b)
+    a++, b++;
+  return (*a == 0 || *a == '#') && (*b == 0 || *b == '#');
+}
+
+/* The value range of counter c's scale: from min(0, lowest) to the highest
+ * of every counter that shares it, over the whole trace (so panning keeps
+ * the scale). */
+static void counter_scale(const frame_t *f, uint32_t c, int64_t *lo,
+                          int64_t *hi) {
+  const mprof_model_view_t *v = f->view;
+  *lo = 0;
+  *hi = 0;
+  for (uint32_t k = 0; k < v->counter_count; k++) {
+    if (!same_scale(v->strings + v->counters[c].name,
+                    v->strings + v->counters[k].name))
+      continue;
+    if (v->counters[k].min_value < *lo)
+      *lo = v->counters[k].min_value;
+    if (v->counters[k].max_value > *hi)
+      *hi = v->counters[k].max_value;
+  }
+}
+
+static void draw_counter(frame_t *f, uint32_t c, float top) {
+  mprof_scene_t *s = f->scene;
+  const mprof_counter_series_t *cs = &f->view->counters[c];
+  uint32_t w = f->vp->width_px;
+  if (mprof_model_counter_range(f->model, c, f->vp->t0_ns, f->vp->t1_ns, w,
+                                s->col_min, s->col_max) < 0)
+    return;
+  int64_t lo, hi;
+  counter_scale(f, c, &lo, &hi);
+  double span = (double)(hi - lo);
+  if (span < 1)
+    span = 1;
+  double scale = (MPROF_SCENE_COUNTER_PX - 4) / span;
+  float bottom = top + MPROF_SCENE_COUNTER_PX - 2;
+  line(f, MPROF_COLOUR_AXIS, MPROF_ROLE_COUNTER, 0, top, (float)w, top, 1, c);
+  for (uint32_t x = 0; x < w; x++) {
+    float y0 = bottom - (float)((double)(s->col_max[x] - lo) * scale);
+    float y1 = bottom - (float)((double)(s->col_min[x] - lo) * scale);
+    mprof_prim_t *p = rect(f, MPROF_COLOUR_COUNTER, MPROF_ROLE_COUNTER,
+                           (float)x, y0, (float)x + 1, y1 + 1);
+    if (p)
+      p->thread = c;
+  }
+  text(f, MPROF_COLOUR_COUNTER, MPROF_ROLE_COUNTER, 2, top + 12, (float)w - 4,
+       f->view->strings + cs->name, c);
+}
+
+static void draw_counters(frame_t *f) {
+  float top = (float)f->rows_bottom;
+  for (uint32_t c = 0; c < f->view->counter_count; c++) {
+    if (!marked(f->opt->counters_shown, c))
+      continue;
+    draw_counter(f, c, top);
+    top += MPROF_SCENE_COUNTER_PX;
+  }
+}
+
+/* --- Building
+ * ------------------------------------------------------------------ */
+
+/* Buffers for a viewport width_px wide. */
+static int reserve(mprof_scene_t *s, uint32_t width_px) {
+  size_t want = (size_t)width_px * 2 + 16;
+  if (want <= s->item_capacity)
+    return 0;
+  mprof_lod_item_t *items = realloc(s->items, want * sizeof *items);
+  if (items)
+    s->items = items;
+  int64_t *lo = realloc(s->col_min, want * sizeof *lo);
+  if (lo)
+    s->col_min = lo;
+  int64_t *hi = realloc(s->col_max, want * sizeof *hi);
+  if (hi)
+    s->col_max = hi;
+  if (!items || !lo || !hi)
+    return MPROF_ENOMEM;
+  s->item_capacity = want;
+  return 0;
+}
+
+static double counters_height(const mprof_model_view_t *v,
+                              const mprof_scene_options_t *opt) {
+  double h = 0;
+  for (uint32_t c = 0; c < v->counter_count; c++)
+    if (marked(opt->counters_shown, c))
+      h += MPROF_SCENE_COUNTER_PX;
+  return h;
+}
+
+int mprof_scene_build(mprof_scene_t *scene, const mprof_model_t *model,
+                      const mprof_viewport_t *vp,
+                      const mprof_scene_options_t *options) {
+  static const mprof_scene_options_t none = {NULL, NULL, NULL};
+  scene->count = 0;
+  scene->text_length = 0;
+  scene->failed = 0;
+  if (vp->t1_ns <= vp->t0_ns || vp->width_px == 0 || vp->width_px > 65536 ||
+      vp->row_height_px == 0)
+    return MPROF_EINVAL;
+  if (reserve(scene, vp->width_px) < 0)
+    return MPROF_ENOMEM;
+  frame_t f = {
+      scene, model, mprof_model_view(model), vp, options ? options : &none,
+      0,     0};
+  f.ns_per_px = (vp->t1_ns - vp->t0_ns) / vp->width_px;
+  if (f.ns_per_px < 1)
+    f.ns_per_px = 1;
+  f.rows_bottom = vp->height_px - counters_height(f.view, f.opt);
+  add_text(&f, "", 0); /* offset 0: the empty text */
+  draw_bands(&f);
+  draw_axis(&f);
+  draw_rows(&f);
+  draw_arrows(&f);
+  draw_counters(&f);
+  return scene->failed ? MPROF_ENOMEM : 0;
+}
+
+/* --- Picking
+ * ------------------------------------------------------------------- */
+
+uint32_t mprof_scene_hit(const mprof_model_t *model, const mprof_viewport_t *vp,
+                         double x, double y) {
+  double row_f = (y - MPROF_SCENE_AXIS_PX + vp->scroll_px) / vp->row_height_px;
+  const mprof_model_view_t *v = mprof_model_view(model);
+  if (row_f < 0 || row_f >= v->row_count || vp->width_px == 0)
+    return MPROF_NO_THREAD;
+  int64_t ns_per_px = (vp->t1_ns - vp->t0_ns) / vp->width_px;
+  if (ns_per_px < 1)
+    ns_per_px = 1;
+  int64_t t = mprof_scene_time(vp, x), reach = ns_per_px * MPROF_SCENE_HIT_PX;
+  mprof_lod_item_t items[16];
+  size_t n = mprof_model_row_threads(model, (uint32_t)row_f, t - reach,
+                                     t + reach + 1, 1, items, 16);
+  uint32_t best = MPROF_NO_THREAD;
+  int64_t best_gap = INT64_MAX;
+  for (size_t k = 0; k < n; k++) {
+    const mprof_thread_t *th = &v->threads[items[k].first];
+    int64_t gap = t < th->start_ns ? th->start_ns - t
+                  : t > th->end_ns ? t - th->end_ns
+                                   : 0;
+    if (gap < best_gap)
+      best = items[k].first, best_gap = gap;
+  }
+  return best;
+}
+
+/* Mark one thread (never the root, which is not drawn). */
+static size_t mark(uint8_t *marks, uint32_t thread, size_t count) {
+  if (thread == MPROF_ROOT_THREAD || thread >= count || marks[thread])
+    return 0;
+  marks[thread] = 1;
+  return 1;
+}
+
+size_t mprof_scene_touched(const mprof_model_t *model, uint32_t thread,
+                           uint8_t *marks) {
+  const mprof_model_view_t *v = mprof_model_view(model);
+  size_t n = v->thread_count, added = 0;
+  if (thread >= n)
+    return 0;
+  const mprof_thread_t *t = &v->threads[thread];
+  added += mark(marks, thread, n);
+  added += mark(marks, t->creator, n);
+  added += mark(marks, t->becomes, n);
+  for (size_t i = 0; i < n; i++)
+    if (v->threads[i].becomes == thread)
+      added += mark(marks, (uint32_t)i, n);
+  for (size_t i = 0; i < v->arrow_count; i++) {
+    const mprof_arrow_t *a = &v->arrows[i];
+    if (a->from == thread)
+      added += mark(marks, a->to, n);
+    if (a->to == thread)
+      added += mark(marks, a->from, n);
+  }
+  return added;
+}
+
+/* --- Comparing two runs
+ * --------------------------------------------------------- */
+
+/* A thread's first label, or "". */
+static const char *first_label(const mprof_model_view_t *v, uint32_t t) {
+  const mprof_thread_t *th = &v->threads[t];
+  return th->label_count ? v->strings + v->labels[th->first_label].text : "";
+}
+
+static int same_end(const mprof_model_view_t *va, uint32_t ta,
+                    const mprof_model_view_t *vb, uint32_t tb) {
+  return va->threads[ta].type == vb->threads[tb].type &&
+         (ta == MPROF_ROOT_THREAD) == (tb == MPROF_ROOT_THREAD) &&
+         strcmp(first_label(va, ta), first_label(vb, tb)) == 0;
+}
+
+static void divergence_side(const mprof_model_view_t *v, size_t i,
+                            int64_t *time_ns, uint32_t *thread) {
+  *time_ns = i < v->arrow_count ? v->arrows[i].time_ns : v->duration_ns;
+  *thread = i < v->arrow_count ? v->arrows[i].to : MPROF_NO_THREAD;
+}
+
+int mprof_scene_diverge(const mprof_model_t *a, const mprof_model_t *b,
+                        mprof_divergence_t *out) {
+  const mprof_model_view_t *va = mprof_model_view(a), *vb = mprof_model_view(b);
+  size_t i = 0;
+  for (; i < va->arrow_count && i < vb->arrow_count; i++) {
+    const mprof_arrow_t *x = &va->arrows[i], *y = &vb->arrows[i];
+    if (x->kind != y->kind || !same_end(va, x->from, vb, y->from) ||
+        !same_end(va, x->to, vb, y->to))
+      break;
+  }
+  if (i == va->arrow_count && i == vb->arrow_count)
+    return 0;
+  out->index = i;
+  divergence_side(va, i, &out->a_time_ns, &out->a_thread);
+  divergence_side(vb, i, &out->b_time_ns, &out->b_thread);
+  return 1;
+}

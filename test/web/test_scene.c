@@ -1,0 +1,429 @@
+/* test_scene.c -- the viewers' drawing rules (mprof/scene.h): small models
+ * built by hand, drawn into viewports, and the display lists checked for
+ * what is where (rows, x, colours, labels, fading, marks, bounds). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "mprof/scene.h"
+
+static mprof_model_t *model;
+static mprof_scene_t *scene;
+
+/* An event of the story (text: label or failure reason). */
+#define EV(k, t, th, target, txt)                                              \
+  {                                                                            \
+    .kind = (k), .time_ticks = (t), .thread = (th), .a = (target),             \
+    .type = MPROF_TASK, .text = (txt), .text_length = sizeof(txt) - 1          \
+  }
+
+/* The story: 1 creates 2 ("fetch") and waits for it; 3 resolves it; 1
+ * reads it.  4 should resolve and never does; 5 fails ("boom"). */
+static const mprof_event_t story_events[] = {
+    EV(MPROF_EVENT_SWITCH, 0, 0, 1, ""),
+    EV(MPROF_EVENT_CREATE, 200, 1, 2, ""),
+    EV(MPROF_EVENT_LABEL, 210, 0, 2, "fetch"),
+    EV(MPROF_EVENT_TRY_READ, 300, 1, 2, ""),
+    EV(MPROF_EVENT_CREATE, 320, 1, 4, ""),
+    EV(MPROF_EVENT_SHOULD_RESOLVE, 330, 1, 4, ""),
+    EV(MPROF_EVENT_CREATE, 340, 1, 5, ""),
+    EV(MPROF_EVENT_SWITCH, 400, 0, 0, ""),
+    EV(MPROF_EVENT_SWITCH, 800, 0, 3, ""),
+    EV(MPROF_EVENT_RESOLVE, 900, 3, 2, ""),
+    EV(MPROF_EVENT_FAIL, 950, 3, 5, "boom"),
+    EV(MPROF_EVENT_SWITCH, 1000, 0, 1, ""),
+    EV(MPROF_EVENT_READ, 1100, 1, 2, ""),
+    EV(MPROF_EVENT_SWITCH, 1200, 0, 0, ""),
+};
+
+/* A model of events[0..count), and an empty scene. */
+static void feed(const mprof_event_t *events, size_t count) {
+  assert_int_equal(mprof_model_new(1000000000, 0, &model), 0);
+  for (size_t i = 0; i < count; i++)
+    assert_int_equal(mprof_model_add(model, &events[i]), 0);
+  assert_int_equal(mprof_model_finish(model), 0);
+  assert_int_equal(mprof_scene_new(&scene), 0);
+}
+
+static void story(void) {
+  feed(story_events, sizeof story_events / sizeof story_events[0]);
+}
+
+static void done(void) {
+  mprof_scene_free(scene);
+  mprof_model_free(model);
+}
+
+/* 1 px per ns over the whole trace, 20 px rows. */
+static mprof_viewport_t whole(void) {
+  mprof_viewport_t vp = {0, 1200, 1200, 400, 0, 20};
+  return vp;
+}
+
+static uint32_t idx(uint64_t id) { return mprof_model_find(model, id); }
+
+static const mprof_prim_t *build(const mprof_viewport_t *vp,
+                                 const mprof_scene_options_t *opt,
+                                 size_t *count) {
+  assert_int_equal(mprof_scene_build(scene, model, vp, opt), 0);
+  return mprof_scene_prims(scene, count);
+}
+
+/* The first primitive of a role about a thread (or arrow, counter). */
+static const mprof_prim_t *find(mprof_prim_role_t role, uint32_t thread) {
+  size_t n;
+  const mprof_prim_t *p = mprof_scene_prims(scene, &n);
+  for (size_t i = 0; i < n; i++)
+    if (MPROF_PRIM_ROLE(&p[i]) == role && p[i].thread == thread)
+      return &p[i];
+  return NULL;
+}
+
+static int has_text(const char *want) {
+  size_t n;
+  const mprof_prim_t *p = mprof_scene_prims(scene, &n);
+  for (size_t i = 0; i < n; i++)
+    if (p[i].kind == MPROF_PRIM_TEXT &&
+        strcmp(mprof_scene_text(scene) + MPROF_PRIM_TEXT_OFFSET(&p[i]), want) ==
+            0)
+      return 1;
+  return 0;
+}
+
+static void test_thread_lines(void **state) {
+  (void)state;
+  story();
+  mprof_viewport_t vp = whole();
+  size_t n;
+  build(&vp, NULL, &n);
+  const mprof_thread_t *t2 = &mprof_model_view(model)->threads[idx(2)];
+  const mprof_prim_t *p = find(MPROF_ROLE_THREAD, idx(2));
+  assert_non_null(p);
+  assert_int_equal(p->kind, MPROF_PRIM_LINE);
+  assert_int_equal(p->colour, MPROF_COLOUR_THREAD);
+  assert_int_equal((int)p->x0, 200);
+  assert_int_equal((int)p->x1, 900);
+  assert_int_equal((int)p->y0, MPROF_SCENE_AXIS_PX + 20 * t2->row + 10);
+  assert_int_equal((int)p->y0, (int)mprof_scene_row_y(&vp, t2->row));
+  /* 1 ran 0-400 and 1000-1200: white over its line */
+  const mprof_prim_t *r = find(MPROF_ROLE_RUNNING, idx(1));
+  assert_non_null(r);
+  assert_int_equal(r->colour, MPROF_COLOUR_RUNNING);
+  assert_int_equal((int)r->x0, 0);
+  assert_int_equal((int)r->x1, 400);
+  assert_int_equal(mprof_scene_palette[MPROF_COLOUR_RUNNING].rgb, 0xffffff);
+  done();
+}
+
+static void test_arrows(void **state) {
+  (void)state;
+  story();
+  mprof_viewport_t vp = whole();
+  size_t n;
+  const mprof_prim_t *p = build(&vp, NULL, &n);
+  int read = 0, try_read = 0, resolve = 0, create = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (MPROF_PRIM_ROLE(&p[i]) != MPROF_ROLE_ARROW)
+      continue;
+    const mprof_arrow_t *a = &mprof_model_view(model)->arrows[p[i].thread];
+    assert_int_equal(p[i].colour, MPROF_COLOUR_ARROW + a->kind);
+    read += a->kind == MPROF_ARROW_READ;
+    try_read += a->kind == MPROF_ARROW_TRY_READ;
+    resolve += a->kind == MPROF_ARROW_RESOLVE;
+    create += a->kind == MPROF_ARROW_CREATE;
+    if (a->kind == MPROF_ARROW_READ) { /* from 2's end to 1 at the read */
+      assert_int_equal((int)p[i].x0, 900);
+      assert_int_equal((int)p[i].x1, 1100);
+      assert_true(p[i].alpha > 0.5f);
+    }
+  }
+  assert_int_equal(read, 1);
+  assert_int_equal(try_read, 1);
+  assert_int_equal(resolve, 2); /* 2 resolved, 5 failed */
+  assert_int_equal(create, 3);  /* 2, 4, 5 by 1; none from the root */
+  assert_int_equal(
+      mprof_scene_palette[MPROF_COLOUR_ARROW + MPROF_ARROW_READ].rgb, 0x0000ff);
+  done();
+}
+
+static void test_long_arrows_fade(void **state) {
+  (void)state;
+  story();
+  /* zoomed in 10x on the read: its 200 ns arrow is now 2000 px long */
+  mprof_viewport_t vp = {800, 1200, 4000, 400, 0, 20};
+  size_t n;
+  const mprof_prim_t *p = build(&vp, NULL, &n);
+  int seen = 0;
+  for (size_t i = 0; i < n; i++)
+    if (MPROF_PRIM_ROLE(&p[i]) == MPROF_ROLE_ARROW &&
+        mprof_model_view(model)->arrows[p[i].thread].kind == MPROF_ARROW_READ) {
+      seen = 1;
+      assert_true(p[i].alpha < 0.7f);
+    }
+  assert_true(seen);
+  done();
+}
+
+static void test_labels_need_room(void **state) {
+  (void)state;
+  story();
+  mprof_viewport_t vp = whole();
+  size_t n;
+  build(&vp, NULL, &n);
+  assert_true(has_text("fetch"));
+  assert_true(has_text("boom"));   /* 5's failure reason */
+  assert_true(has_text("200 ns")); /* an axis tick */
+  const mprof_prim_t *label = find(MPROF_ROLE_LABEL, idx(2));
+  assert_non_null(label);
+  assert_int_equal(label->colour, MPROF_COLOUR_TEXT);
+  vp.width_px = 10; /* 120 ns per pixel: 2's line is 6 px, too short */
+  build(&vp, NULL, &n);
+  assert_false(has_text("fetch"));
+  assert_non_null(find(MPROF_ROLE_THREAD, idx(2)));
+  done();
+}
+
+static void test_failed_and_stalled(void **state) {
+  (void)state;
+  story();
+  mprof_viewport_t vp = whole();
+  size_t n;
+  build(&vp, NULL, &n);
+  const mprof_prim_t *four = find(MPROF_ROLE_THREAD, idx(4));
+  assert_non_null(four);
+  assert_int_equal(four->colour, MPROF_COLOUR_STALLED);
+  assert_int_equal((int)four->x1, 1200); /* to the right edge */
+  assert_int_equal(mprof_scene_palette[MPROF_COLOUR_STALLED].rgb, 0xff0000);
+  const mprof_prim_t *five = find(MPROF_ROLE_THREAD, idx(5));
+  assert_int_equal(five->colour, MPROF_COLOUR_FAILED);
+  assert_int_equal((int)five->x1, 950);
+  const mprof_prim_t *bar = find(MPROF_ROLE_FAILURE, idx(5));
+  assert_non_null(bar);
+  assert_int_equal((int)bar->x0, 950);
+  done();
+}
+
+static void test_marks_and_highlight(void **state) {
+  (void)state;
+  story();
+  mprof_viewport_t vp = whole();
+  size_t count = mprof_model_view(model)->thread_count;
+  uint8_t *hl = calloc(count, 1), *match = calloc(count, 1);
+  assert_int_equal(mprof_scene_touched(model, idx(2), hl), 3); /* 2, 1, 3 */
+  assert_true(hl[idx(1)] && hl[idx(3)] && !hl[idx(4)]);
+  match[idx(4)] = 1;
+  mprof_scene_options_t opt = {hl, match, NULL};
+  size_t n;
+  build(&vp, &opt, &n);
+  const mprof_prim_t *m = find(MPROF_ROLE_MARK, idx(4));
+  assert_non_null(m);
+  assert_int_equal(m->colour, MPROF_COLOUR_MATCH);
+  assert_true(find(MPROF_ROLE_THREAD, idx(4))->alpha < 0.5f); /* faded */
+  assert_true(find(MPROF_ROLE_THREAD, idx(2))->alpha > 0.9f);
+  const mprof_prim_t *h = find(MPROF_ROLE_MARK, idx(2));
+  assert_int_equal(h->colour, MPROF_COLOUR_HIGHLIGHT);
+  free(hl);
+  free(match);
+  done();
+}
+
+static void test_hit(void **state) {
+  (void)state;
+  story();
+  mprof_viewport_t vp = whole();
+  uint32_t row = mprof_model_view(model)->threads[idx(2)].row;
+  double y = mprof_scene_row_y(&vp, row);
+  assert_int_equal(mprof_scene_hit(model, &vp, 500, y), idx(2));
+  assert_int_equal(mprof_scene_hit(model, &vp, 500, y + 3), idx(2));
+  assert_int_equal(mprof_scene_hit(model, &vp, 500, 2), MPROF_NO_THREAD);
+  assert_int_equal(mprof_scene_hit(model, &vp, 500, 399), MPROF_NO_THREAD);
+  vp.scroll_px = 20 * row; /* scrolled: its row is now the first */
+  assert_int_equal(mprof_scene_hit(model, &vp, 500, MPROF_SCENE_AXIS_PX + 10),
+                   idx(2));
+  done();
+}
+
+static void test_counters(void **state) {
+  (void)state;
+  mprof_event_t events[100];
+  for (int64_t i = 0; i < 100; i++) { /* "queue" rises 0..99 */
+    mprof_event_t e = {.kind = MPROF_EVENT_COUNTER_VALUE,
+                       .time_ticks = (uint64_t)i * 10,
+                       .counter = 7,
+                       .value = i};
+    if (i == 0)
+      e.kind = MPROF_EVENT_COUNTER_NAME, e.text = "queue", e.text_length = 5;
+    events[i] = e;
+  }
+  feed(events, 100);
+  uint8_t shown[1] = {1};
+  mprof_scene_options_t opt = {NULL, NULL, shown};
+  mprof_viewport_t vp = {0, 1000, 100, 200, 0, 20};
+  size_t n, bars = 0;
+  const mprof_prim_t *p = build(&vp, &opt, &n);
+  float first_top = 0, last_top = 0;
+  for (size_t i = 0; i < n; i++)
+    if (p[i].kind == MPROF_PRIM_RECT &&
+        MPROF_PRIM_ROLE(&p[i]) == MPROF_ROLE_COUNTER) {
+      if (bars == 0)
+        first_top = p[i].y0;
+      last_top = p[i].y0;
+      bars++;
+    }
+  assert_int_equal(bars, 100);       /* one per column */
+  assert_true(last_top < first_top); /* rising */
+  assert_true(first_top >= 200 - MPROF_SCENE_COUNTER_PX);
+  assert_true(has_text("queue"));
+  shown[0] = 0;
+  build(&vp, &opt, &n);
+  assert_false(has_text("queue"));
+  done();
+}
+
+/* queue#1 (0..99) and queue#2 (0..9) share a scale; other (0..9) has its own.
+ */
+static void test_counter_scales(void **state) {
+  (void)state;
+  const char *names[] = {"queue#1", "queue#2", "other"};
+  const int64_t peak[] = {99, 9, 9};
+  mprof_event_t events[6];
+  for (uint32_t c = 0; c < 3; c++) {
+    mprof_event_t name = {.kind = MPROF_EVENT_COUNTER_NAME,
+                          .counter = c + 1,
+                          .text = names[c],
+                          .text_length = strlen(names[c])};
+    mprof_event_t value = {.kind = MPROF_EVENT_COUNTER_VALUE,
+                           .time_ticks = 10,
+                           .counter = c + 1,
+                           .value = peak[c]};
+    events[2 * c] = name, events[2 * c + 1] = value;
+  }
+  feed(events, 6);
+  assert_int_equal(mprof_model_view(model)->counter_count, 3);
+  uint8_t shown[3] = {1, 1, 1};
+  mprof_scene_options_t opt = {NULL, NULL, shown};
+  mprof_viewport_t vp = {0, 20, 20, 300, 0, 20};
+  size_t n;
+  const mprof_prim_t *p = build(&vp, &opt, &n);
+  /* each graph's level in its last column, in px above its strip's bottom */
+  float top[3] = {0, 0, 0}, level[3] = {0, 0, 0};
+  const mprof_model_view_t *v = mprof_model_view(model);
+  for (int pass = 0; pass < 2; pass++)
+    for (size_t i = 0; i < n; i++) {
+      if (MPROF_PRIM_ROLE(&p[i]) != MPROF_ROLE_COUNTER ||
+          p[i].kind == MPROF_PRIM_TEXT)
+        continue;
+      const char *name = v->strings + v->counters[p[i].thread].name;
+      int k = name[0] == 'o' ? 2 : name[6] == '1' ? 0 : 1;
+      if (pass == 0 && p[i].kind == MPROF_PRIM_LINE)
+        top[k] = p[i].y0;
+      if (pass == 1 && p[i].kind == MPROF_PRIM_RECT && p[i].x0 == 19)
+        level[k] = top[k] + MPROF_SCENE_COUNTER_PX - 2 - p[i].y0;
+    }
+  assert_true(level[0] > 30);           /* queue#1 fills its strip */
+  assert_true(level[1] < level[0] / 5); /* queue#2 on the same scale */
+  assert_true(level[2] > 30);           /* other on its own */
+  done();
+}
+
+/* 200000 short threads: the list stays bounded by the pixels. */
+static void test_bounded(void **state) {
+  (void)state;
+  enum { N = 200000 };
+  mprof_event_t *events = calloc(2 * N, sizeof *events);
+  for (uint64_t i = 0; i < N; i++) {
+    mprof_event_t create = {
+        .kind = MPROF_EVENT_CREATE, .time_ticks = i * 10, .a = 100 + i};
+    mprof_event_t resolve = {
+        .kind = MPROF_EVENT_RESOLVE, .time_ticks = i * 10 + 5, .a = 100 + i};
+    events[2 * i] = create, events[2 * i + 1] = resolve;
+  }
+  feed(events, 2 * N);
+  free(events);
+  mprof_viewport_t vp = {0, 2000000, 500, 300, 0, 10};
+  size_t n;
+  build(&vp, NULL, &n);
+  uint32_t rows = (300 - MPROF_SCENE_AXIS_PX) / 10 + 1;
+  assert_true(n > 0);
+  assert_true(n <= (size_t)rows * 500 * 4 + 100);
+  done();
+}
+
+/* A short thread then, in the same pixel of the same row, a long one: the
+ * summary still shows the long one whole. */
+static void test_summary_keeps_wide_thread(void **state) {
+  (void)state;
+  const mprof_event_t events[] = {
+      EV(MPROF_EVENT_CREATE, 0, 0, 1, ""),
+      EV(MPROF_EVENT_RESOLVE, 1, 0, 1, ""),
+      EV(MPROF_EVENT_CREATE, 2, 0, 2, ""),
+      EV(MPROF_EVENT_LABEL, 3, 0, 2, "long"),
+      EV(MPROF_EVENT_RESOLVE, 1000, 0, 2, ""),
+  };
+  feed(events, sizeof events / sizeof events[0]);
+  const mprof_model_view_t *v = mprof_model_view(model);
+  assert_int_equal(v->threads[idx(1)].row, v->threads[idx(2)].row);
+  mprof_viewport_t vp = {0, 1000, 100, 100, 0, 20}; /* 10 ns per pixel */
+  size_t n;
+  build(&vp, NULL, &n);
+  assert_true(has_text("long"));
+  const mprof_prim_t *p = find(MPROF_ROLE_THREAD, idx(2));
+  assert_non_null(p);
+  assert_int_equal((int)p->x1, 100);
+  done();
+}
+
+static void test_divergence(void **state) {
+  (void)state;
+  size_t n = sizeof story_events / sizeof story_events[0];
+  story();
+  mprof_model_t *good = model;
+  mprof_scene_free(scene);
+  feed(story_events, n); /* the same story: no divergence */
+  mprof_divergence_t d;
+  assert_int_equal(mprof_scene_diverge(good, model, &d), 0);
+  mprof_scene_free(scene);
+  mprof_model_free(model);
+  feed(story_events, n - 2); /* the read of 2 never happens */
+  assert_int_equal(mprof_scene_diverge(good, model, &d), 1);
+  const mprof_model_view_t *v = mprof_model_view(good);
+  assert_int_equal(v->arrows[d.index].kind, MPROF_ARROW_READ);
+  assert_int_equal(d.a_time_ns, 1100);
+  assert_int_equal(d.a_thread, mprof_model_find(good, 1));
+  assert_int_equal(d.b_thread, MPROF_NO_THREAD);
+  mprof_model_free(good);
+  done();
+}
+
+static void test_bad_viewport(void **state) {
+  (void)state;
+  story();
+  mprof_viewport_t vp = whole();
+  vp.t1_ns = vp.t0_ns;
+  assert_int_equal(mprof_scene_build(scene, model, &vp, NULL), MPROF_EINVAL);
+  done();
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_thread_lines),
+      cmocka_unit_test(test_arrows),
+      cmocka_unit_test(test_long_arrows_fade),
+      cmocka_unit_test(test_labels_need_room),
+      cmocka_unit_test(test_failed_and_stalled),
+      cmocka_unit_test(test_marks_and_highlight),
+      cmocka_unit_test(test_hit),
+      cmocka_unit_test(test_counters),
+      cmocka_unit_test(test_counter_scales),
+      cmocka_unit_test(test_bounded),
+      cmocka_unit_test(test_summary_keeps_wide_thread),
+      cmocka_unit_test(test_divergence),
+      cmocka_unit_test(test_bad_viewport),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

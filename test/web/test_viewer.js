@@ -1,0 +1,299 @@
+/* test_viewer.js -- the browser viewer in Debian's Chromium (headless, via
+ * playwright-core): what is drawn (pixels at known thread rows), the side
+ * panel after a double-click, search highlights, zoom, findings, the
+ * compare view, opening a file, and labels that are HTML or script.
+ *
+ *   node test_viewer.js ARTIFACTS NET_CTF   (run by test_viewer.sh)
+ */
+'use strict';
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { chromium } = require('playwright-core');
+
+const [out, netCtf] = process.argv.slice(2);
+const AXIS = 20, ROW = 16;
+const COLOURS = { thread: [0, 0, 0], stalled: [255, 0, 0], match: [255, 238, 0], highlight: [0, 192, 255] };
+
+function check(cond, what) {
+  if (!cond) throw new Error('FAIL: ' + what);
+}
+
+async function launch() {
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'mprof-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    viewport: { width: 1200, height: 700 },
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  return { context, profile };
+}
+
+/* A page of the viewer, its dialogs and errors recorded. */
+async function open(context, file) {
+  const page = await context.newPage();
+  page.dialogs = [];
+  page.errors = [];
+  page.on('dialog', (d) => { page.dialogs.push(d.message()); d.dismiss(); });
+  page.on('pageerror', (e) => page.errors.push(e.message));
+  await page.goto('file://' + path.resolve(out, file));
+  await page.waitForFunction(() => window.mprofViewer && window.mprofViewer.ready
+    && window.mprofViewer.view.analysed, null, { timeout: 30000 });
+  await redraw(page);
+  return page;
+}
+
+const redraw = (page) => page.evaluate(() => window.mprofViewer.redraw());
+
+/* Where thread `name` is drawn in pane `pane`: x of its start, end, middle
+ * (clipped to the canvas) and y of its row. */
+async function where(page, name, pane = 0) {
+  return page.evaluate(([name, pane, AXIS, ROW]) => {
+    const v = window.mprofViewer, p = v.panes[pane], t = v.find(pane, name);
+    if (!t) return null;
+    const w = p.canvas.clientWidth, span = v.view.t1 - v.view.t0;
+    const x = (ns) => Math.min(w - 1, Math.max(0, (ns - v.view.t0) / span * w));
+    return { t, x0: x(t.start), x1: x(t.end), xm: (x(t.start) + x(t.end)) / 2,
+      y: AXIS + t.row * ROW + ROW / 2 - p.scroll, w, canvasTop: p.canvas.getBoundingClientRect().top,
+      canvasLeft: p.canvas.getBoundingClientRect().left };
+  }, [name, pane, AXIS, ROW]);
+}
+
+async function pixel(page, x, y, pane = 0) {
+  return page.evaluate(([x, y, pane]) => {
+    const c = window.mprofViewer.panes[pane].canvas;
+    return Array.from(c.getContext('2d').getImageData(Math.round(x), Math.round(y), 1, 1).data.slice(0, 3));
+  }, [x, y, pane]);
+}
+
+const near = (a, b) => a.every((v, i) => Math.abs(v - b[i]) <= 24);
+
+async function shot(page, name) {
+  await page.screenshot({ path: path.join(out, name + '.png') });
+}
+
+const text = (page, sel) => page.textContent(sel);
+
+/* --- The tests ---------------------------------------------------------------- */
+
+async function testNet(context) {
+  const started = Date.now();
+  const page = await open(context, 'net/index.html');
+  const loadMs = Date.now() - started;
+  check((await text(page, '#status')).includes('1817 threads'), 'net.ctf: 1817 threads in the status line');
+  const g = await where(page, 'Gntshr.grant_access');
+  check(g, 'net.ctf: the thread Gntshr.grant_access exists');
+  const line = await pixel(page, g.xm, g.y);
+  check(!near(line, [232, 232, 232]) && !near(line, [180, 180, 180]),
+    `net.ctf: something is drawn on Gntshr.grant_access's row (${line})`);
+  check((await page.$$('#counters input')).length === 4, 'net.ctf: four counter toggles');
+  await shot(page, 'net');
+  console.log(`net.ctf opened and drawn in ${loadMs} ms`);
+  await page.close();
+}
+
+async function testStory(context) {
+  const page = await open(context, 'story.html');
+  await shot(page, 'story');
+  /* the stalled job: red to the right end of the trace */
+  const job = await where(page, 'stuck job');
+  check(job.t.ending === 'never resolved', 'stuck job never resolved');
+  const red = await pixel(page, job.x1 - 2, job.y);
+  check(near(red, COLOURS.stalled), `stuck job is red at its end (${red})`);
+  /* a thread's line is black where it waits */
+  const get = await where(page, 'GET /');
+  check(get, 'GET / exists');
+  /* findings */
+  const findings = await text(page, '#findings');
+  check(findings.includes('never resolved: stuck job'), 'findings list the stuck job: ' + findings);
+  check(findings.includes('lost wake-up: ready'), 'findings list the lost wake-up: ' + findings);
+  await page.click('#findings button:has-text("never resolved: stuck job")');
+  await redraw(page);
+  const details = await text(page, '#details');
+  check(details.includes('stuck job') && details.includes('should resolve, never did'),
+    'a finding brings its thread into the side panel: ' + details);
+  await testSearch(page);
+  await testDoubleClick(page);
+  await testZoom(page);
+  check(page.dialogs.length === 0 && page.errors.length === 0, 'story: no dialogs or errors: ' + page.errors);
+  await page.close();
+}
+
+async function testSearch(page) {
+  await page.keyboard.press('Escape');
+  await page.click('#fit');
+  await page.fill('#search', 'lookup');
+  await redraw(page);
+  check((await text(page, '#matches')) === '1 match', 'search "lookup": 1 match');
+  const l = await where(page, 'lookup');
+  const mark = await pixel(page, l.xm, l.y - 6);
+  check(near(mark, COLOURS.match), `the match is marked yellow (${mark})`);
+  const other = await where(page, 'GET /');
+  check(!near(await pixel(page, other.xm, other.y - 6), COLOURS.match), 'GET / is not marked');
+  await shot(page, 'search');
+  await page.fill('#search', '');
+  await redraw(page);
+  check(!near(await pixel(page, l.xm, l.y - 6), COLOURS.match), 'clearing the search clears the mark');
+}
+
+async function testDoubleClick(page) {
+  const g = await where(page, 'GET /');
+  await page.mouse.dblclick(g.canvasLeft + g.xm, g.canvasTop + g.y);
+  await redraw(page);
+  const details = await text(page, '#details');
+  for (const want of ['GET /', 'task', 'creator', 'loop', 'interactions', 'try_read', 'lookup'])
+    check(details.includes(want), `side panel after a double-click shows "${want}": ${details}`);
+  const hl = await pixel(page, g.xm, g.y - 3);
+  check(near(hl, COLOURS.highlight), `GET / is highlighted (${hl})`);
+  const l = await where(page, 'lookup'); /* it touched lookup: highlighted too */
+  check(near(await pixel(page, l.xm, l.y - 3), COLOURS.highlight), 'what GET / touched is highlighted');
+  await shot(page, 'double-click');
+}
+
+async function testZoom(page) {
+  await page.click('#fit');
+  await redraw(page);
+  const range = async () => page.evaluate(() => [Number(document.getElementById('range').dataset.t0),
+    Number(document.getElementById('range').dataset.t1)]);
+  const [a0, a1] = await range();
+  await page.click('#zoom-in');
+  await redraw(page);
+  const [b0, b1] = await range();
+  check(Math.abs((a1 - a0) / (b1 - b0) - 1.2) < 0.01, `the + button zooms by 1.2 (${a0}..${a1} -> ${b0}..${b1})`);
+  check(Math.abs((a0 + a1) / 2 - (b0 + b1) / 2) < (a1 - a0) * 0.001, 'around the middle');
+  /* the wheel zooms around the pointer: the time under it stays */
+  const box = await page.evaluate(() => { const r = window.mprofViewer.panes[0].canvas.getBoundingClientRect(); return [r.left, r.top, r.width]; });
+  const px = box[2] * 0.25;
+  const before = b0 + (b1 - b0) * px / box[2];
+  await page.mouse.move(box[0] + px, box[1] + 100);
+  for (let i = 0; i < 5; i++) await page.mouse.wheel(0, -100);
+  await page.waitForTimeout(100);
+  await redraw(page);
+  const [c0, c1] = await range();
+  check((b1 - b0) / (c1 - c0) > 2, `five wheel steps zoom in (${b1 - b0} -> ${c1 - c0})`);
+  const after = c0 + (c1 - c0) * px / box[2];
+  check(Math.abs(after - before) < (c1 - c0) * 0.01, `the time under the pointer stays (${before} vs ${after})`);
+  /* dragging right by 200 px shows what was 200 px to the left */
+  await page.mouse.move(box[0] + 500, box[1] + 200);
+  await page.mouse.down();
+  await page.mouse.move(box[0] + 600, box[1] + 200, { steps: 4 });
+  await page.mouse.move(box[0] + 700, box[1] + 200, { steps: 4 });
+  await page.mouse.up();
+  await redraw(page);
+  const [d0, d1] = await range();
+  const shift = (c0 - d0) / ((c1 - c0) / box[2]);
+  check(Math.abs(shift - 200) < 2 && Math.abs((d1 - d0) - (c1 - c0)) < 1, `a 200 px drag pans by 200 px (${shift})`);
+  const shown = await text(page, '#range');
+  check(/s/.test(shown) && shown.includes('–'), 'the visible range is shown: ' + shown);
+  await shot(page, 'zoomed');
+}
+
+async function testXss(context, file) {
+  const page = await open(context, file);
+  const img = await where(page, '<img src=x onerror=alert(1)>');
+  check(img, file + ': the <img> label is a thread name');
+  await page.mouse.dblclick(img.canvasLeft + img.xm, img.canvasTop + img.y);
+  await redraw(page);
+  const details = await text(page, '#details');
+  check(details.includes('<img src=x onerror=alert(1)>'), file + ': the label is shown as text: ' + details);
+  check(details.includes('</script><script>alert(2)</script>'), file + ': the script label is shown as text');
+  check(details.includes('<b>boom</b>'), file + ': the failure reason is shown as text');
+  check((await text(page, '#counters')).includes('<i>c</i>'), file + ': the counter name is shown as text');
+  await page.fill('#search', 'script');
+  await redraw(page);
+  check((await text(page, '#matches')) === '1 match', file + ': search finds the script label');
+  await page.waitForTimeout(300);
+  const dom = await page.evaluate(() => ({
+    img: document.querySelectorAll('img').length,
+    b: document.querySelectorAll('b, i').length,
+    scripts: document.scripts.length,
+  }));
+  check(dom.img === 0 && dom.b === 0, file + ': no element came from a label ' + JSON.stringify(dom));
+  check(dom.scripts === 2, file + ': only the viewer\'s two scripts ' + JSON.stringify(dom));
+  check(page.dialogs.length === 0, file + ': no dialog opened: ' + page.dialogs);
+  check(page.errors.length === 0, file + ': no page errors: ' + page.errors);
+  await shot(page, file.replace(/\W/g, '_'));
+  await page.close();
+}
+
+async function testCompare(context) {
+  const page = await open(context, 'compare/index.html');
+  check((await page.$$('.pane')).length === 2, 'compare: two panes');
+  const status = await text(page, '#status');
+  check(status.includes('first divergence: arrow 0'), 'compare: the first divergence is named: ' + status);
+  const counters = await text(page, '#counters');
+  check(counters.includes('<i>c</i>') && counters.includes('queue'), 'compare: both traces\' counters: ' + counters);
+  check((await text(page, '#findings')).includes('Nothing found.'), 'compare: xss.ctf has no findings');
+  const ranges = await page.evaluate(() => window.mprofViewer.panes.map((p) => p.canvas.clientWidth));
+  check(ranges[0] === ranges[1], 'compare: the panes share one time axis');
+  await shot(page, 'compare');
+  await page.close();
+}
+
+/* trace_gen's trace (two OS threads): the page counts what mprof stats
+ * counts and finds what mprof report finds; its tasks failed. */
+async function testGenerated(context) {
+  const stats = JSON.parse(fs.readFileSync(path.join(out, 'gen.json'), 'utf8'));
+  const report = JSON.parse(fs.readFileSync(path.join(out, 'gen-report.json'), 'utf8'));
+  const page = await open(context, 'gen.html');
+  const status = await text(page, '#status');
+  check(status.includes(`gen.ctf: ${stats.threads} threads, ${stats.events} events`),
+    `generated: the page counts ${stats.threads} threads and ${stats.events} events: ${status}`);
+  const findings = await page.$$eval('#findings button', (b) => b.map((x) => x.textContent));
+  const count = (prefix) => findings.filter((f) => f.startsWith(prefix)).length;
+  check(count('never resolved:') === report.stalls.length && count('lost wake-up:') === report.lost_wakeups.length,
+    `generated: the findings are the report's (${report.stalls.length} stalls, ${report.lost_wakeups.length} lost wake-ups): ${findings}`);
+  const task = (await where(page, 'request')).t;
+  check(task.ending === 'failed' && task.failure === 'failed', 'generated: a request failed: ' + JSON.stringify(task));
+  check(page.errors.length === 0, 'generated: no page errors: ' + page.errors);
+  await shot(page, 'generated');
+  await page.close();
+}
+
+async function testOpenFile(context) {
+  const page = await open(context, 'net/index.html');
+  await page.setInputFiles('#file', path.join(out, 'xss.ctf'));
+  await page.waitForFunction(() => /xss\.ctf: \d+ threads/.test(document.getElementById('status').textContent));
+  const status = await text(page, '#status');
+  check(/xss\.ctf: 3 threads/.test(status), 'a chosen file replaces the trace: ' + status);
+  /* a file dropped on the page */
+  const bytes = [...fs.readFileSync(path.join(out, 'story.ctf'))];
+  const drop = await page.evaluateHandle((bytes) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([new Uint8Array(bytes)], 'dropped.ctf'));
+    return dt;
+  }, bytes);
+  await page.dispatchEvent('#panes', 'drop', { dataTransfer: drop });
+  await page.waitForFunction(() => /dropped\.ctf: \d+ threads/.test(document.getElementById('status').textContent));
+  check((await text(page, '#status')).includes('dropped.ctf: 9 threads'), 'a dropped file opens');
+  /* ? shows the shortcuts, Esc hides them */
+  check(await page.isHidden('#help'), 'the help starts hidden');
+  await page.keyboard.press('?');
+  check(await page.isVisible('#help'), '? shows the help');
+  check((await text(page, '#help')).includes('zoom around the pointer'), 'the help lists the wheel');
+  await page.keyboard.press('Escape');
+  check(await page.isHidden('#help'), 'Esc hides the help');
+  await page.close();
+}
+
+(async () => {
+  const { context, profile } = await launch();
+  let failed = false;
+  for (const [name, run] of [['net.ctf', testNet], ['story', testStory],
+    ['xss (directory)', (c) => testXss(c, 'xss/index.html')],
+    ['xss (single file)', (c) => testXss(c, 'xss.html')],
+    ['generated', testGenerated], ['compare', testCompare], ['open, drop, help', testOpenFile]]) {
+    try {
+      await run(context);
+      console.log('ok', name);
+    } catch (e) {
+      failed = true;
+      console.log('not ok', name, e.message);
+    }
+  }
+  await context.close();
+  fs.rmSync(profile, { recursive: true, force: true });
+  process.exit(failed ? 1 : 0);
+})();

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# test_viewer.sh -- the browser viewer in Debian's Chromium, driven by
+# Playwright (test_viewer.js): net.ctf, a recorded story, a trace_gen trace,
+# HTML labels, two traces compared.  Screenshots stay in BUILD/test/web/artifacts.
+#   test_viewer.sh BUILD SOURCE NET_CTF
+set -euo pipefail
+build=$1 source=$2 net_ctf=$3
+out=$build/test/web/artifacts
+npm_dir=$build/web/npm
+rm -rf "$out" && mkdir -p "$out"
+# playwright-core, pinned by web/package-lock.json, installed once per build
+if ! cmp -s "$source/web/package-lock.json" "$npm_dir/package-lock.json"; then
+  mkdir -p "$npm_dir"
+  cp "$source/web/package.json" "$source/web/package-lock.json" "$npm_dir/"
+  (cd "$npm_dir" && npm ci --no-audit --no-fund --loglevel=error)
+fi
+"$build/test/story" "$out/story.ctf"
+"$build/test/web/web_trace" xss "$out/xss.ctf"
+mprof=$build/mprof
+"$mprof" html "$net_ctf" -o "$out/net"
+"$mprof" html --single-file "$out/story.ctf" -o "$out/story.html"
+"$mprof" html "$out/xss.ctf" -o "$out/xss"
+"$mprof" html --single-file "$out/xss.ctf" -o "$out/xss.html"
+"$mprof" html "$out/story.ctf" "$out/xss.ctf" -o "$out/compare"
+# a trace of two OS threads from trace_gen, and what mprof stats counts in it
+"$build/test/trace_gen" "$out/gen.ctf" discard 4194304 200 2 >/dev/null
+"$mprof" html --single-file "$out/gen.ctf" -o "$out/gen.html"
+"$mprof" stats --json "$out/gen.ctf" >"$out/gen.json"
+"$mprof" report --json "$out/gen.ctf" >"$out/gen-report.json"
+NODE_PATH=$npm_dir/node_modules node "$source/test/web/test_viewer.js" "$out" "$net_ctf"

@@ -1,0 +1,82 @@
+/* web_trace.c -- traces for the browser viewer's tests and benchmark.
+ *
+ *   web_trace xss OUT          labels that are HTML and script
+ *   web_trace load OUT EVENTS  about EVENTS events of many small requests
+ *
+ * xss: a "client" task creates "<img src=x onerror=alert(1)>", which
+ * creates "</script><script>alert(2)</script>"; the client waits for both;
+ * the inner one resolves, the outer one fails with reason "<b>boom</b>";
+ * a counter is named "<i>c</i>".
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mprof.h"
+#include "mprof/unix.h"
+
+static void xss(void) {
+  mprof_counter_t c = mprof_counter_make("<i>c</i>");
+  uint64_t client = mprof_named_task("client");
+  mprof_switch(client);
+  uint64_t img = mprof_named_task("<img src=x onerror=alert(1)>");
+  mprof_switch(img);
+  uint64_t script = mprof_named_task("</script><script>alert(2)</script>");
+  mprof_switch(client);
+  mprof_try_read(img);
+  mprof_switch(script);
+  mprof_counter_increase(c, 5);
+  mprof_resolve(script);
+  mprof_switch(img);
+  mprof_read(script);
+  mprof_fail(img, "<b>boom</b>");
+  mprof_switch(client);
+  mprof_read(img);
+  mprof_resolve(client);
+  mprof_suspend();
+}
+
+/* Requests of 10 events each, 8 in flight. */
+static void load(long events) {
+  mprof_counter_t queue = mprof_counter_make("in flight");
+  uint64_t loop = mprof_named_task("loop");
+  uint64_t flight[8] = {0};
+  for (long i = 0; i * 10 < events; i++) {
+    uint64_t *slot = &flight[i % 8];
+    mprof_switch(loop);
+    if (*slot) {
+      mprof_resolve(*slot);
+      mprof_counter_increase(queue, -1);
+    }
+    *slot = mprof_create(MPROF_TASK);
+    mprof_label(*slot, i % 1000 ? "request" : "slow request");
+    mprof_counter_increase(queue, 1);
+    uint64_t io = mprof_create(MPROF_WAIT);
+    mprof_switch(*slot);
+    mprof_try_read(io);
+    mprof_switch(loop);
+    mprof_resolve(io);
+    if (i % 64 == 0)
+      mprof_suspend();
+  }
+}
+
+int main(int argc, char **argv) {
+  int is_load = argc == 4 && strcmp(argv[1], "load") == 0;
+  if (!is_load && !(argc == 3 && strcmp(argv[1], "xss") == 0)) {
+    fprintf(stderr, "usage: web_trace xss OUT | web_trace load OUT EVENTS\n");
+    return 2;
+  }
+  long events = is_load ? atol(argv[3]) : 100;
+  mprof_unix_options_t opt = {.path = argv[2],
+                              .size = (size_t)events * 24 + (8u << 20),
+                              .ring_mode = MPROF_RING_DISCARD};
+  if (mprof_unix_start(&opt))
+    return 1;
+  if (is_load)
+    load(events);
+  else
+    xss();
+  mprof_unix_stop();
+  return 0;
+}

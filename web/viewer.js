@@ -1,0 +1,527 @@
+/* viewer.js -- the mprof browser viewer's JavaScript: loads the model
+ * (mprof.wasm), paints the display list it builds (src/model/scene.c) on
+ * canvases, and handles input.  It decides nothing about what is drawn.
+ *
+ * A classic script, not a module: pages opened from file:// may not load
+ * modules or fetch files, so `mprof html` hands over the wasm and the
+ * traces as base64 in window.MPROF_DATA.  Strings from traces reach the
+ * page only through textContent and the canvas only through fillText. */
+'use strict';
+
+(function () {
+  const PRIM_WORDS = 10; /* mprof_prim_t: x0 y0 x1 y1 kind colour alpha width thread role_text */
+  const PRIM_LINE = 0, PRIM_RECT = 1;
+  const ROW_HEIGHT = 16;
+  const ZOOM_STEP = 1.2;
+  const FONT = '11px sans-serif';
+
+  let wasm = null;       /* the instance's exports */
+  let palette = [];      /* '#rrggbb' by mprof_colour_t */
+  const panes = [];      /* one per open trace (two: compare) */
+  const view = { t0: 0, t1: 1, drawPending: false, lastFrameMs: 0, frames: 0, analysed: false, divergence: null };
+  const $ = (id) => document.getElementById(id);
+
+  /* --- The WebAssembly side ------------------------------------------------ */
+
+  function base64Bytes(text) {
+    const raw = atob(text);
+    const bytes = new Uint8Array(raw.length);
+    for (let i = 0; i < raw.length; i++) bytes[i] = raw.charCodeAt(i);
+    return bytes;
+  }
+
+  /* The model reads only memory; the few WASI calls that shared code links
+   * (closing or writing files) are never made, and answer ENOSYS. */
+  const ENOSYS = 52;
+  const wasi = new Proxy({}, { get: () => () => ENOSYS });
+
+  async function loadWasm() {
+    const bytes = base64Bytes(window.MPROF_DATA.wasm);
+    const { instance } = await WebAssembly.instantiate(bytes, { wasi_snapshot_preview1: wasi });
+    wasm = instance.exports;
+    if (wasm._initialize) wasm._initialize();
+  }
+
+  function cString(ptr) {
+    const mem = new Uint8Array(wasm.memory.buffer);
+    let end = ptr;
+    while (mem[end]) end++;
+    return new TextDecoder('utf-8').decode(mem.subarray(ptr, end));
+  }
+
+  const json = (ptr) => JSON.parse(cString(ptr));
+
+  /* Call fn with text as a NUL-terminated C string. */
+  function withCString(text, fn) {
+    const bytes = new TextEncoder().encode(text);
+    const ptr = wasm.mprof_web_alloc(bytes.length + 1);
+    const mem = new Uint8Array(wasm.memory.buffer, ptr, bytes.length + 1);
+    mem.set(bytes);
+    mem[bytes.length] = 0;
+    try { return fn(ptr); } finally { wasm.mprof_web_free(ptr); }
+  }
+
+  /* Open a trace's bytes: the handle, or an exception saying why not. */
+  function openTrace(bytes) {
+    const ptr = wasm.mprof_web_alloc(bytes.length);
+    new Uint8Array(wasm.memory.buffer, ptr, bytes.length).set(bytes);
+    const handle = wasm.mprof_web_open(ptr, bytes.length);
+    if (!handle) throw new Error(cString(wasm.mprof_web_strerror(wasm.mprof_web_last_error())));
+    return handle;
+  }
+
+  /* --- Panes ------------------------------------------------------------------ */
+
+  function makePane(handle, name) {
+    const el = document.createElement('div');
+    el.className = 'pane';
+    const canvas = document.createElement('canvas');
+    const title = document.createElement('span');
+    title.className = 'pane-title';
+    title.textContent = name;
+    el.append(canvas, title);
+    const summary = json(wasm.mprof_web_summary(handle));
+    return { handle, name, el, canvas, summary, scroll: 0, selected: -1 };
+  }
+
+  function closePanes() {
+    for (const p of panes) wasm.mprof_web_close(p.handle);
+    panes.length = 0;
+    $('panes').replaceChildren();
+  }
+
+  /* Show these traces ([{name, bytes}]): one, or two to compare. */
+  function showTraces(traces) {
+    closePanes();
+    const opened = [];
+    try {
+      for (const t of traces.slice(0, 2)) opened.push(makePane(openTrace(t.bytes), t.name));
+    } catch (e) {
+      for (const p of opened) wasm.mprof_web_close(p.handle);
+      status('cannot open ' + traces.map((t) => t.name).join(', ') + ': ' + e.message);
+      return;
+    }
+    for (const p of opened) { panes.push(p); $('panes').append(p.el); attachInput(p); }
+    if (panes.length === 2) view.divergence = json(wasm.mprof_web_diverge(panes[0].handle, panes[1].handle));
+    else view.divergence = null;
+    palette = panes[0].summary.palette.map((c) => c.rgb);
+    fillLegend(panes[0].summary.palette);
+    fillCounters();
+    $('findings').replaceChildren(el('span', 'analysing…'));
+    view.analysed = false;
+    requestAnimationFrame(() => setTimeout(fillFindings, 0)); /* after the first frame */
+    showDetails(null, -1);
+    status(describe());
+    fit();
+  }
+
+  function describe() {
+    const s = panes.map((p) => `${p.name}: ${p.summary.threads} threads, ${p.summary.events} events`);
+    if (panes.length === 2) {
+      const d = view.divergence;
+      s.push(d ? `first divergence: arrow ${d.index}, at ${formatNs(d.a_time)} / ${formatNs(d.b_time)}` : 'no divergence');
+    }
+    return s.join(' · ');
+  }
+
+  /* --- Drawing ------------------------------------------------------------------ */
+
+  function requestDraw() {
+    if (view.drawPending) return;
+    view.drawPending = true;
+    requestAnimationFrame(() => { view.drawPending = false; drawAll(); });
+  }
+
+  function drawAll() {
+    const start = performance.now();
+    for (const p of panes) drawPane(p);
+    view.lastFrameMs = performance.now() - start;
+    view.frames++;
+    if (view.openedAt !== undefined) { /* the first frame of traces just opened */
+      view.openToFrameMs = performance.now() - view.openedAt;
+      view.openedAt = undefined;
+    }
+    $('range').textContent = `${formatNs(view.t0)} – ${formatNs(view.t1)}`;
+    $('range').dataset.t0 = String(view.t0);
+    $('range').dataset.t1 = String(view.t1);
+  }
+
+  function sizeCanvas(p) {
+    const dpr = window.devicePixelRatio || 1;
+    const w = Math.max(1, p.el.clientWidth), h = Math.max(1, p.el.clientHeight);
+    if (p.canvas.width !== Math.round(w * dpr) || p.canvas.height !== Math.round(h * dpr)) {
+      p.canvas.width = Math.round(w * dpr);
+      p.canvas.height = Math.round(h * dpr);
+    }
+    const ctx = p.canvas.getContext('2d');
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    return { ctx, w, h };
+  }
+
+  function drawPane(p) {
+    const { ctx, w, h } = sizeCanvas(p);
+    const built = performance.now();
+    const count = wasm.mprof_web_build(p.handle, view.t0, view.t1, w, h, p.scroll, ROW_HEIGHT);
+    view.lastBuildMs = performance.now() - built;
+    view.lastPrims = count;
+    ctx.globalAlpha = 1;
+    ctx.fillStyle = palette[0];
+    ctx.fillRect(0, 0, w, h);
+    if (count < 0) return;
+    paint(ctx, wasm.mprof_web_prims(p.handle), count, wasm.mprof_web_text(p.handle));
+    drawDivergence(p, ctx, h);
+  }
+
+  /* Paint the display list, batching runs of lines of one style. */
+  function paint(ctx, ptr, count, textPtr) {
+    const f = new Float32Array(wasm.memory.buffer, ptr, count * PRIM_WORDS);
+    const u = new Uint32Array(wasm.memory.buffer, ptr, count * PRIM_WORDS);
+    const mem = new Uint8Array(wasm.memory.buffer);
+    ctx.font = FONT;
+    ctx.textBaseline = 'alphabetic';
+    let colour = -1, alpha = -1, width = -1, open = false;
+    for (let i = 0; i < count; i++) {
+      const o = i * PRIM_WORDS, kind = u[o + 4];
+      if (kind !== PRIM_LINE || u[o + 5] !== colour || f[o + 6] !== alpha || f[o + 7] !== width) {
+        if (open) { ctx.stroke(); open = false; }
+        if (u[o + 5] !== colour) ctx.fillStyle = ctx.strokeStyle = palette[colour = u[o + 5]];
+        if (f[o + 6] !== alpha) ctx.globalAlpha = alpha = f[o + 6];
+        if (f[o + 7] !== width) ctx.lineWidth = width = f[o + 7];
+      }
+      if (kind === PRIM_LINE) {
+        if (!open) { ctx.beginPath(); open = true; }
+        const x0 = f[o], y0 = f[o + 1], x1 = f[o + 2], y1 = f[o + 3];
+        const snap = f[o + 7] % 2 ? 0.5 : 0;
+        ctx.moveTo(x0 === x1 ? Math.round(x0) + snap : x0, y0 === y1 ? Math.round(y0) + snap : y0);
+        ctx.lineTo(x0 === x1 ? Math.round(x1) + snap : x1, y0 === y1 ? Math.round(y1) + snap : y1);
+      } else if (kind === PRIM_RECT) {
+        ctx.fillRect(f[o], f[o + 1], f[o + 2] - f[o], f[o + 3] - f[o + 1]);
+      } else {
+        fitText(ctx, textAt(mem, textPtr + (u[o + 9] >>> 4)), f[o], f[o + 1], f[o + 2] - f[o]);
+      }
+    }
+    if (open) ctx.stroke();
+    ctx.globalAlpha = 1;
+  }
+
+  function textAt(mem, ptr) {
+    let end = ptr;
+    while (mem[end]) end++;
+    return new TextDecoder('utf-8').decode(mem.subarray(ptr, end));
+  }
+
+  /* fillText, cut with an ellipsis to maxWidth. */
+  function fitText(ctx, text, x, y, maxWidth) {
+    if (maxWidth <= 4) return;
+    if (ctx.measureText(text).width <= maxWidth) { ctx.fillText(text, x, y); return; }
+    let lo = 0, hi = text.length;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (ctx.measureText(text.slice(0, mid) + '…').width <= maxWidth) lo = mid; else hi = mid - 1;
+    }
+    if (lo > 0) ctx.fillText(text.slice(0, lo) + '…', x, y);
+  }
+
+  function drawDivergence(p, ctx, h) {
+    const d = view.divergence;
+    if (!d) return;
+    const t = p === panes[0] ? d.a_time : d.b_time;
+    const x = Math.round((t - view.t0) / (view.t1 - view.t0) * p.el.clientWidth) + 0.5;
+    ctx.save();
+    ctx.strokeStyle = '#ff00ff';
+    ctx.lineWidth = 2;
+    ctx.setLineDash([6, 4]);
+    ctx.beginPath();
+    ctx.moveTo(x, 0);
+    ctx.lineTo(x, h);
+    ctx.stroke();
+    ctx.fillStyle = '#ff00ff';
+    ctx.font = FONT;
+    ctx.fillText('first divergence', x + 4, 32);
+    ctx.restore();
+  }
+
+  /* --- View changes ---------------------------------------------------------------- */
+
+  function duration() { return Math.max(1, ...panes.map((p) => p.summary.duration)); }
+
+  function setRange(t0, t1) {
+    const span = Math.max(10, t1 - t0);
+    view.t0 = t0;
+    view.t1 = t0 + span;
+    requestDraw();
+  }
+
+  function fit() {
+    const d = duration();
+    setRange(-d * 0.02, d * 1.02);
+    for (const p of panes) p.scroll = 0;
+  }
+
+  /* Zoom by factor around x (CSS px in a pane of width w). */
+  function zoom(factor, x, w) {
+    const t = view.t0 + (view.t1 - view.t0) * x / w;
+    const span = (view.t1 - view.t0) / factor;
+    setRange(t - span * x / w, t - span * x / w + span);
+  }
+
+  function pan(p, dxPx, dyPx) {
+    const nsPerPx = (view.t1 - view.t0) / Math.max(1, p.el.clientWidth);
+    setRange(view.t0 - dxPx * nsPerPx, view.t1 - dxPx * nsPerPx);
+    const maxScroll = Math.max(0, p.summary.rows * ROW_HEIGHT - p.el.clientHeight / 2);
+    p.scroll = Math.min(maxScroll, Math.max(0, p.scroll - dyPx));
+  }
+
+  /* Bring thread (its details) into view in pane p, highlighted. */
+  function reveal(p, thread) {
+    const t = json(wasm.mprof_web_thread(p.handle, thread));
+    if (!t) return;
+    const pad = Math.max(1000, (t.end - t.start) * 0.25);
+    setRange(t.start - pad, t.end + pad);
+    p.scroll = Math.max(0, t.row * ROW_HEIGHT - p.el.clientHeight / 3);
+    select(p, thread);
+  }
+
+  function select(p, thread) {
+    p.selected = thread;
+    wasm.mprof_web_highlight(p.handle, thread);
+    showDetails(p, thread);
+    requestDraw();
+  }
+
+  /* --- Input -------------------------------------------------------------------------- */
+
+  function attachInput(p) {
+    const c = p.canvas;
+    let drag = null;
+    c.addEventListener('mousedown', (e) => { drag = { x: e.clientX, y: e.clientY }; c.style.cursor = 'grabbing'; });
+    window.addEventListener('mousemove', (e) => {
+      if (!drag) return;
+      pan(p, e.clientX - drag.x, e.clientY - drag.y);
+      drag = { x: e.clientX, y: e.clientY };
+    });
+    window.addEventListener('mouseup', () => { drag = null; c.style.cursor = ''; });
+    c.addEventListener('wheel', (e) => {
+      e.preventDefault();
+      const r = c.getBoundingClientRect();
+      zoom(e.deltaY < 0 ? ZOOM_STEP : 1 / ZOOM_STEP, e.clientX - r.left, r.width);
+    }, { passive: false });
+    c.addEventListener('dblclick', (e) => {
+      const r = c.getBoundingClientRect();
+      wasm.mprof_web_build(p.handle, view.t0, view.t1, r.width, r.height, p.scroll, ROW_HEIGHT);
+      select(p, wasm.mprof_web_hit(p.handle, e.clientX - r.left, e.clientY - r.top));
+    });
+  }
+
+  function onKey(e) {
+    if (e.target instanceof HTMLInputElement) {
+      if (e.key === 'Escape') e.target.blur();
+      if (e.key === 'Enter') nextMatch();
+      return;
+    }
+    const w = panes.length ? panes[0].el.clientWidth : 1;
+    const actions = {
+      '+': () => zoom(ZOOM_STEP, w / 2, w), '=': () => zoom(ZOOM_STEP, w / 2, w),
+      '-': () => zoom(1 / ZOOM_STEP, w / 2, w), '0': fit,
+      ArrowLeft: () => panes[0] && pan(panes[0], w / 8, 0),
+      ArrowRight: () => panes[0] && pan(panes[0], -w / 8, 0),
+      ArrowUp: () => panes[0] && pan(panes[0], 0, ROW_HEIGHT * 4),
+      ArrowDown: () => panes[0] && pan(panes[0], 0, -ROW_HEIGHT * 4),
+      '/': () => $('search').focus(), n: nextMatch, o: () => $('file').click(),
+      '?': () => { $('help').hidden = !$('help').hidden; },
+      Escape: () => { $('help').hidden = true; for (const p of panes) select(p, -1); },
+    };
+    const action = actions[e.key];
+    if (!action || !panes.length && e.key !== '?' && e.key !== 'o') return;
+    e.preventDefault();
+    action();
+  }
+
+  function onSearch() {
+    const q = $('search').value;
+    let total = 0;
+    for (const p of panes) total += withCString(q, (ptr) => wasm.mprof_web_search(p.handle, ptr));
+    $('matches').textContent = q ? `${total} match${total === 1 ? '' : 'es'}` : '';
+    requestDraw();
+  }
+
+  function nextMatch() {
+    const p = panes[0];
+    if (!p) return;
+    const next = wasm.mprof_web_next_match(p.handle, p.selected);
+    if (next >= 0) reveal(p, next);
+  }
+
+  async function openFiles(files) {
+    const list = [...files].slice(0, 2);
+    if (!list.length) return;
+    view.openedAt = performance.now();
+    status('opening ' + list.map((f) => f.name).join(', ') + '…');
+    const traces = [];
+    for (const f of list) traces.push({ name: f.name, bytes: new Uint8Array(await f.arrayBuffer()) });
+    showTraces(traces);
+  }
+
+  function attachPage() {
+    $('open').addEventListener('click', () => $('file').click());
+    $('file').addEventListener('change', () => openFiles($('file').files));
+    $('zoom-in').addEventListener('click', () => panes[0] && zoom(ZOOM_STEP, panes[0].el.clientWidth / 2, panes[0].el.clientWidth));
+    $('zoom-out').addEventListener('click', () => panes[0] && zoom(1 / ZOOM_STEP, panes[0].el.clientWidth / 2, panes[0].el.clientWidth));
+    $('fit').addEventListener('click', fit);
+    $('help-button').addEventListener('click', () => { $('help').hidden = !$('help').hidden; });
+    $('search').addEventListener('input', onSearch);
+    window.addEventListener('keydown', onKey);
+    window.addEventListener('resize', requestDraw);
+    window.addEventListener('dragover', (e) => { e.preventDefault(); document.body.classList.add('dragging'); });
+    window.addEventListener('dragleave', () => document.body.classList.remove('dragging'));
+    window.addEventListener('drop', (e) => {
+      e.preventDefault();
+      document.body.classList.remove('dragging');
+      openFiles(e.dataTransfer.files);
+    });
+  }
+
+  /* --- Side panel (text only: textContent) ------------------------------------------- */
+
+  function el(tag, text, cls) {
+    const e = document.createElement(tag);
+    if (text !== undefined) e.textContent = text;
+    if (cls) e.className = cls;
+    return e;
+  }
+
+  function link(text, p, thread) {
+    const b = el('button', text);
+    b.type = 'button';
+    b.addEventListener('click', () => reveal(p, thread));
+    return b;
+  }
+
+  function formatNs(ns) {
+    const a = Math.abs(ns);
+    if (a >= 1e9) return (ns / 1e9).toFixed(3) + ' s';
+    if (a >= 1e6) return (ns / 1e6).toFixed(3) + ' ms';
+    if (a >= 1e3) return (ns / 1e3).toFixed(3) + ' µs';
+    return Math.round(ns) + ' ns';
+  }
+
+  function describeFinding(f) {
+    if (f.kind === 'never resolved') return `should resolve, never did${f.last ? ' (last became ' + f.last.name + ')' : ''}`;
+    if (f.kind === 'lost wake-up') return `lost wake-up: ${f.condition ? f.condition.name : '?'} signalled before ${f.waiter ? f.waiter.name : '?'} waited`;
+    return `in wait chain #${f.chain + 1} (${f.length} threads)`;
+  }
+
+  function showDetails(p, thread) {
+    const box = $('details');
+    const t = p && thread >= 0 ? json(wasm.mprof_web_thread(p.handle, thread)) : null;
+    if (!t) { box.replaceChildren(el('span', 'Double-click a thread.')); return; }
+    const dl = el('dl');
+    const add = (k, v) => { dl.append(el('dt', k)); const dd = el('dd'); dd.append(v); dl.append(dd); };
+    add('label', t.name);
+    add('type', `${t.type} (id ${t.id})`);
+    add('creator', t.creator ? link(t.creator.name, p, t.creator.index) : 'none (before the trace)');
+    add('times', `${formatNs(t.start)} – ${formatNs(t.end)} (${formatNs(t.end - t.start)}), ${t.ending}`);
+    if (t.failure) add('failure', t.failure);
+    if (t.becomes) add('became', link(t.becomes.name, p, t.becomes.index));
+    if (t.time) add('time', `running ${formatNs(t.time.running)}, waiting ${formatNs(t.time.waiting)}`);
+    if (t.labels.length > 1) add('labels', el('span', t.labels.map((l) => l.text).join(' · ')));
+    const acts = el('div');
+    for (const i of t.interactions) {
+      const text = `${formatNs(i.time)} ${i.kind} ${i.dir} ${i.other ? i.other.name : 'root'}`;
+      acts.append(i.other ? link(text, p, i.other.index) : el('div', text));
+    }
+    add(`interactions (${t.interactions.length})`, acts);
+    const finds = el('div');
+    for (const f of t.findings) finds.append(el('div', describeFinding(f)));
+    add('findings', t.findings.length ? finds : 'none');
+    box.replaceChildren(dl);
+  }
+
+  function fillFindings() {
+    const box = $('findings');
+    box.replaceChildren();
+    panes.forEach((p) => {
+      const f = json(wasm.mprof_web_findings(p.handle));
+      if (panes.length > 1) box.append(el('h3', p.name));
+      if (!f) { box.append(el('span', 'analysis failed: out of memory')); return; }
+      const before = box.childElementCount;
+      for (const s of f.stalls) if (s.thread) box.append(link(`never resolved: ${s.thread.name}`, p, s.last ? s.last.index : s.thread.index));
+      for (const l of f.lost_wakeups) if (l.waiter) box.append(link(`lost wake-up: ${l.condition ? l.condition.name : '?'} → ${l.waiter.name}`, p, l.waiter.index));
+      f.chains.slice(0, 5).forEach((c) => {
+        const first = c.threads.find((t) => t);
+        if (first) box.append(link(`wait chain (${c.threads.length}): ${c.threads.filter((t) => t).map((t) => t.name).join(' → ')}`, p, first.index));
+      });
+      if (box.childElementCount === before) box.append(el('div', 'Nothing found.'));
+    });
+    view.analysed = true;
+  }
+
+  /* One toggle per counter name, for every pane that has it. */
+  function fillCounters() {
+    const box = $('counters');
+    box.replaceChildren();
+    const names = [...new Set(panes.flatMap((p) => p.summary.counters))];
+    for (const name of names) {
+      const label = el('label');
+      const check = el('input');
+      check.type = 'checkbox';
+      check.checked = true;
+      check.addEventListener('change', () => {
+        for (const p of panes) {
+          const i = p.summary.counters.indexOf(name);
+          if (i >= 0) wasm.mprof_web_show_counter(p.handle, i, check.checked ? 1 : 0);
+        }
+        requestDraw();
+      });
+      label.append(check, el('span', name));
+      box.append(label, el('br'));
+    }
+    if (!names.length) box.append(el('span', 'none'));
+  }
+
+  function fillLegend(entries) {
+    const skip = new Set(['background', 'label', 'time axis']);
+    const box = $('legend');
+    box.replaceChildren();
+    for (const c of entries) {
+      if (skip.has(c.name)) continue;
+      const sw = el('span', undefined, 'swatch');
+      sw.style.background = c.rgb;
+      const li = el('li');
+      li.append(sw, el('span', c.name));
+      box.append(li);
+    }
+  }
+
+  function status(text) { $('status').textContent = text; }
+
+  /* --- Start --------------------------------------------------------------------------- */
+
+  /* For tests and benchmarks: where a thread is drawn, and frame times. */
+  window.mprofViewer = {
+    view,
+    panes,
+    ready: false,
+    search: (q) => { $('search').value = q; onSearch(); },
+    find(paneIndex, name) {
+      const p = panes[paneIndex];
+      const n = withCString(name, (ptr) => wasm.mprof_web_search(p.handle, ptr));
+      const i = n ? wasm.mprof_web_next_match(p.handle, -1) : -1;
+      withCString($('search').value, (ptr) => wasm.mprof_web_search(p.handle, ptr));
+      return i >= 0 ? json(wasm.mprof_web_thread(p.handle, i)) : null;
+    },
+    setRange, redraw: drawAll, rowHeight: ROW_HEIGHT,
+    wasmMemoryBytes: () => wasm.memory.buffer.byteLength,
+  };
+
+  async function start() {
+    attachPage();
+    await loadWasm();
+    const data = window.MPROF_DATA.traces || [];
+    view.openedAt = 0; /* from the navigation */
+    if (data.length) showTraces(data.map((t) => ({ name: t.name, bytes: base64Bytes(t.data) })));
+    window.mprofViewer.ready = true;
+  }
+
+  start().catch((e) => status('viewer failed: ' + e.message));
+})();

@@ -1,0 +1,82 @@
+/* web.h -- the browser viewer's C side (compiled to WebAssembly): the API
+ * that JavaScript calls (api.c) and the JSON texts it answers with
+ * (json.c).  Not installed; nothing outside web/wasm includes it. */
+#ifndef MPROF_WEB_H
+#define MPROF_WEB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mprof/model.h"
+#include "mprof/scene.h"
+
+/* One open trace: its bytes, model, analysis, scene and view options. */
+typedef struct mprof_web_s mprof_web_t;
+
+/* A growing JSON text. */
+typedef struct mprof_web_json_s {
+  char *text;
+  size_t length, capacity;
+} mprof_web_json_t;
+
+/* --- The API JavaScript calls (api.c) ------------------------------------- */
+
+/* Memory for JS to fill (a trace's bytes, a search text); free with
+ * mprof_web_free(). */
+void *mprof_web_alloc(size_t size);
+void mprof_web_free(void *p);
+
+/* Open a trace from bytes allocated by mprof_web_alloc(), which it frees
+ * once the model is built (or on failure).  Returns NULL on failure: see
+ * mprof_web_last_error() and mprof_web_strerror(). */
+mprof_web_t *mprof_web_open(uint8_t *bytes, size_t size);
+int mprof_web_last_error(void);
+const char *mprof_web_strerror(int error);
+void mprof_web_close(mprof_web_t *w);
+
+/* Build the display list for a viewport (see mprof_viewport_t).  Returns
+ * the number of primitives, or a negative mprof error. */
+int mprof_web_build(mprof_web_t *w, double t0_ns, double t1_ns, int width_px,
+                    int height_px, int scroll_px, int row_height_px);
+/* The list and its texts (valid until the next build). */
+const mprof_prim_t *mprof_web_prims(const mprof_web_t *w);
+const char *mprof_web_text(const mprof_web_t *w);
+
+/* The thread at pixel (x, y) of the last build's viewport, or -1. */
+int mprof_web_hit(const mprof_web_t *w, double x, double y);
+double mprof_web_duration(const mprof_web_t *w);
+int mprof_web_row_count(const mprof_web_t *w);
+
+/* Highlight a thread and all it touched (-1: none).  Returns how many. */
+int mprof_web_highlight(mprof_web_t *w, int thread);
+/* Show or hide counter c's graph. */
+void mprof_web_show_counter(mprof_web_t *w, int counter, int shown);
+/* Mark the threads whose name or labels hold query (ASCII case ignored;
+ * "" clears).  Returns how many. */
+int mprof_web_search(mprof_web_t *w, const char *query);
+/* The next marked thread after thread index `after` (wrapping), or -1. */
+int mprof_web_next_match(const mprof_web_t *w, int after);
+
+/* JSON answers, valid until the next JSON answer of the same trace:
+ * summary (duration, rows, counters, palette), one thread's details,
+ * the analysis' findings, and where trace b first diverges from a. */
+const char *mprof_web_summary(mprof_web_t *w);
+const char *mprof_web_thread(mprof_web_t *w, int thread);
+const char *mprof_web_findings(mprof_web_t *w);
+const char *mprof_web_diverge(mprof_web_t *a, const mprof_web_t *b);
+
+/* --- JSON (json.c) ----------------------------------------------------------
+ */
+
+void mprof_web_json_raw(mprof_web_json_t *j, const char *text);
+/* NUL-terminate and return the text ("null" if memory ran out). */
+const char *mprof_web_json_done(mprof_web_json_t *j);
+void mprof_web_json_summary(mprof_web_json_t *j, const mprof_model_t *m);
+void mprof_web_json_thread(mprof_web_json_t *j, const mprof_model_t *m,
+                           const mprof_analysis_t *a, uint32_t thread);
+void mprof_web_json_findings(mprof_web_json_t *j, const mprof_model_t *m,
+                             const mprof_analysis_t *a);
+void mprof_web_json_divergence(mprof_web_json_t *j, const mprof_model_t *a,
+                               const mprof_model_t *b);
+
+#endif /* MPROF_WEB_H */
