@@ -18,6 +18,7 @@ static const struct command {
     {"stats", cmd_stats, "numbers about traces (--json for scripts)"},
     {"report", cmd_report, "the analysis: stalls, lost wake-ups, waits, "
                            "critical path"},
+    {"view", cmd_view, "the timeline in a window (GTK), or --png"},
 };
 
 static void usage(FILE *f) {
