@@ -11,13 +11,17 @@
  *   dclick X Y          double-click at pixel (X, Y) of the first timeline
  *   key NAME            press a key (GDK name: question, plus, Escape, ...)
  *   shot FILE           save the window's pixels to FILE (PNG) and print
- *                       "shot FILE X Y W H": where the first timeline is in it
+ *                       "shot FILE X Y W H...": where each timeline is in it
+ *   state               print "state T0 T1 SCROLL END" of the first
+ *                       timeline: its range, rows scrolled, the trace's end
  *   details FILE        write the details panel's text to FILE
+ *   wait N              do nothing for N steps
  *   quit                close the window
  *
  * Lines starting with # are ignored.  A failed action prints "script: ..."
  * on stderr and closes the window.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +35,7 @@ typedef struct script_s {
   mprof_view_window_t *window;
   char **lines;
   size_t next;
+  long waiting;  /* steps left to wait */
 } script_t;
 
 static int shot(mprof_view_window_t *w, const char *path) {
@@ -41,14 +46,24 @@ static int shot(mprof_view_window_t *w, const char *path) {
   if (!pixels) return -1;
   gboolean ok = gdk_pixbuf_save(pixels, path, "png", NULL, NULL);
   g_object_unref(pixels);
-  int x, y;
-  GtkWidget *area = w->panes[0].area;
-  gtk_widget_translate_coordinates(area, w->window, 0, 0, &x, &y);
-  printf("shot %s %d %d %d %d\n", path, x, y,
-         gtk_widget_get_allocated_width(area),
-         gtk_widget_get_allocated_height(area));
+  printf("shot %s", path);
+  for (int i = 0; i < w->pane_count; i++) {
+    int x, y;
+    GtkWidget *area = w->panes[i].area;
+    gtk_widget_translate_coordinates(area, w->window, 0, 0, &x, &y);
+    printf(" %d %d %d %d", x, y, gtk_widget_get_allocated_width(area),
+           gtk_widget_get_allocated_height(area));
+  }
+  putchar('\n');
   fflush(stdout);
   return ok ? 0 : -1;
+}
+
+static void print_state(const mprof_view_pane_t *pane) {
+  printf("state %" PRId64 " %" PRId64 " %.0f %" PRId64 "\n", pane->state.t0_ns,
+         pane->state.t1_ns, pane->state.scroll_y,
+         mprof_model_view(pane->doc->model)->duration_ns);
+  fflush(stdout);
 }
 
 static int details(mprof_view_window_t *w, const char *path) {
@@ -59,7 +74,8 @@ static int details(mprof_view_window_t *w, const char *path) {
 }
 
 /* Run one line: 0, 1 to close the window, or -1 if the line is wrong. */
-static int run_line(mprof_view_window_t *w, const char *line) {
+static int run_line(script_t *s, const char *line) {
+  mprof_view_window_t *w = s->window;
   char verb[16] = "", arg[1024] = "";
   double a = 0, b = 0;
   long long t0 = 0, t1 = 0;
@@ -83,6 +99,10 @@ static int run_line(mprof_view_window_t *w, const char *line) {
     return shot(w, arg);
   else if (!strcmp(verb, "details") && n > 1)
     return details(w, arg);
+  else if (!strcmp(verb, "state"))
+    print_state(&w->panes[0]);
+  else if (!strcmp(verb, "wait") && sscanf(arg, "%lld", &t0) == 1)
+    s->waiting = (long)t0;
   else if (!strcmp(verb, "quit"))
     return 1;
   else
@@ -99,12 +119,16 @@ static void script_free(gpointer data) {
 static gboolean step(gpointer data) {
   script_t *s = data;
   mprof_view_window_t *w = s->window;
+  if (s->waiting > 0) {
+    s->waiting--;
+    return G_SOURCE_CONTINUE;
+  }
   if (!s->lines[s->next]) {
     w->script_source = 0;
     return G_SOURCE_REMOVE;
   }
   const char *line = s->lines[s->next++];
-  int result = run_line(w, line);
+  int result = run_line(s, line);
   if (result == 0) return G_SOURCE_CONTINUE;
   /* Closing the window must not remove this source again. */
   w->script_source = 0;

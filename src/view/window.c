@@ -116,9 +116,9 @@ static void clear(mprof_view_window_t *w) {
 
 static void toggle_help(mprof_view_window_t *w) {
   if (gtk_widget_get_visible(w->help))
-    gtk_widget_hide(w->help);
+    gtk_popover_popdown(GTK_POPOVER(w->help));
   else
-    gtk_widget_show_all(w->help);
+    gtk_popover_popup(GTK_POPOVER(w->help));
 }
 
 gboolean mprof__view_window_key(mprof_view_window_t *w, guint keyval) {
@@ -301,6 +301,23 @@ static GtkWidget *new_button(const char *label, GCallback callback, void *data) 
   return button;
 }
 
+/* The list of keys, in a popover under the "?" button. */
+static GtkWidget *new_help(GtkWidget *button) {
+  GtkWidget *help = gtk_popover_new(button);
+  GtkWidget *label = gtk_label_new(keys_text);
+  gtk_widget_set_margin_start(label, 12);
+  gtk_widget_set_margin_end(label, 12);
+  gtk_widget_set_margin_top(label, 12);
+  gtk_widget_set_margin_bottom(label, 12);
+  PangoAttrList *attrs = pango_attr_list_new();
+  pango_attr_list_insert(attrs, pango_attr_family_new("monospace"));
+  gtk_label_set_attributes(GTK_LABEL(label), attrs);
+  pango_attr_list_unref(attrs);
+  gtk_widget_show(label);
+  gtk_container_add(GTK_CONTAINER(help), label);
+  return help;
+}
+
 static GtkWidget *new_toolbar(mprof_view_window_t *w) {
   GtkWidget *bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 4);
   w->search = gtk_search_entry_new();
@@ -311,8 +328,9 @@ static GtkWidget *new_toolbar(mprof_view_window_t *w) {
   gtk_box_pack_start(GTK_BOX(bar), new_button("Fit", G_CALLBACK(on_fit), w),
                      FALSE, FALSE, 0);
   gtk_box_pack_start(GTK_BOX(bar), w->counters, FALSE, FALSE, 0);
-  gtk_box_pack_start(GTK_BOX(bar), new_button("?", G_CALLBACK(on_help), w),
-                     FALSE, FALSE, 0);
+  GtkWidget *keys = new_button("?", G_CALLBACK(on_help), w);
+  w->help = new_help(keys);
+  gtk_box_pack_start(GTK_BOX(bar), keys, FALSE, FALSE, 0);
   return bar;
 }
 
@@ -329,27 +347,6 @@ static GtkWidget *new_details(mprof_view_window_t *w) {
   gtk_widget_set_no_show_all(w->details_box, TRUE);
   gtk_widget_show(w->details);
   return w->details_box;
-}
-
-static GtkWidget *new_help(mprof_view_window_t *w) {
-  GtkWidget *help = gtk_window_new(GTK_WINDOW_TOPLEVEL);
-  GtkWidget *label = gtk_label_new(keys_text);
-  gtk_window_set_title(GTK_WINDOW(help), "mprof view: keys");
-  gtk_window_set_transient_for(GTK_WINDOW(help), GTK_WINDOW(w->window));
-  gtk_label_set_selectable(GTK_LABEL(label), TRUE);
-  gtk_widget_set_margin_start(label, 12);
-  gtk_widget_set_margin_end(label, 12);
-  gtk_widget_set_margin_top(label, 12);
-  gtk_widget_set_margin_bottom(label, 12);
-  PangoAttrList *attrs = pango_attr_list_new();
-  pango_attr_list_insert(attrs, pango_attr_family_new("monospace"));
-  gtk_label_set_attributes(GTK_LABEL(label), attrs);
-  pango_attr_list_unref(attrs);
-  gtk_container_add(GTK_CONTAINER(help), label);
-  gtk_widget_hide_on_delete(help);
-  g_signal_connect(help, "delete-event", G_CALLBACK(gtk_widget_hide_on_delete), NULL);
-  g_signal_connect(help, "key-press-event", G_CALLBACK(on_key), w);
-  return help;
 }
 
 static char *window_title(mprof_view_window_t *w) {
@@ -433,7 +430,6 @@ static void on_destroy(GtkWidget *widget, gpointer data) {
   (void)widget;
   g_source_remove_by_user_data(w);
   if (w->script_source) g_source_remove(w->script_source);
-  gtk_widget_destroy(w->help);
   for (int i = 0; i < w->pane_count; i++) {
     mprof__view_state_free(&w->panes[i].state);
     mprof__view_doc_free(w->panes[i].doc);
@@ -457,13 +453,13 @@ static void open_window(mprof_view_doc_t **docs, int count,
   gtk_box_pack_start(GTK_BOX(body), new_details(w), FALSE, FALSE, 0);
   GtkWidget *top = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
   gtk_box_pack_start(GTK_BOX(top), new_toolbar(w), FALSE, FALSE, 0);
+  gtk_box_pack_start(GTK_BOX(top), mprof__view_legend_new(), FALSE, FALSE, 0);
   gtk_box_pack_start(GTK_BOX(top), body, TRUE, TRUE, 0);
   gtk_container_add(GTK_CONTAINER(w->window), top);
   char *title = window_title(w);
   gtk_window_set_title(GTK_WINDOW(w->window), title);
   g_free(title);
   gtk_window_set_default_size(GTK_WINDOW(w->window), 1100, 700);
-  w->help = new_help(w);
   g_signal_connect(w->window, "key-press-event", G_CALLBACK(on_key), w);
   g_signal_connect(w->window, "destroy", G_CALLBACK(on_destroy), w);
   if (options->follow)

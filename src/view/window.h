@@ -48,6 +48,10 @@ void mprof__view_window_select_at(mprof_view_window_t *w, int p, double x,
 /* A key press, as GDK names its keyval; returns TRUE if it was used. */
 gboolean mprof__view_window_key(mprof_view_window_t *w, guint keyval);
 
+/* A strip naming the palette's colours: arrows by kind, running, failed,
+ * never resolved, bands, highlight and search match (legend.c). */
+GtkWidget *mprof__view_legend_new(void);
+
 /* Run the actions of the script file path on w (script.c). */
 void mprof__view_script_start(mprof_view_window_t *w, const char *path);
 

@@ -8,6 +8,8 @@
  *       the row's y, its line's x from start to end, and its times in ns
  *   view_probe pixel PNG X Y
  *       "R G B" of pixel (X, Y)
+ *   view_probe diff PNG PNG X Y W H
+ *       how many pixels of the rectangle differ between the two
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -42,28 +44,51 @@ static int where(char **argv) {
   return !found;
 }
 
+/* Pixel (x, y) of png as 0xRRGGBB, or -1 outside it. */
+static long pixel_at(cairo_surface_t *png, int x, int y) {
+  if (cairo_surface_status(png) != CAIRO_STATUS_SUCCESS || x < 0 || y < 0 ||
+      x >= cairo_image_surface_get_width(png) ||
+      y >= cairo_image_surface_get_height(png))
+    return -1;
+  cairo_surface_flush(png);
+  const unsigned char *row = cairo_image_surface_get_data(png) +
+                             (size_t)y * (size_t)cairo_image_surface_get_stride(png);
+  uint32_t p;
+  memcpy(&p, row + 4 * (size_t)x, sizeof p); /* native-endian xRGB */
+  return (long)(p & 0xffffff);
+}
+
 static int pixel(char **argv) {
   cairo_surface_t *png = cairo_image_surface_create_from_png(argv[0]);
-  int x = atoi(argv[1]), y = atoi(argv[2]), ok = 0;
-  cairo_surface_flush(png);
-  if (cairo_surface_status(png) == CAIRO_STATUS_SUCCESS && x >= 0 && y >= 0 &&
-      x < cairo_image_surface_get_width(png) &&
-      y < cairo_image_surface_get_height(png)) {
-    const unsigned char *row = cairo_image_surface_get_data(png) +
-                               (size_t)y * (size_t)cairo_image_surface_get_stride(png);
-    uint32_t p;
-    memcpy(&p, row + 4 * (size_t)x, sizeof p); /* native-endian xRGB */
-    printf("%u %u %u\n", p >> 16 & 255, p >> 8 & 255, p & 255);
-    ok = 1;
-  }
+  long p = pixel_at(png, atoi(argv[1]), atoi(argv[2]));
   cairo_surface_destroy(png);
-  return !ok;
+  if (p >= 0) printf("%ld %ld %ld\n", p >> 16 & 255, p >> 8 & 255, p & 255);
+  return p < 0;
+}
+
+static int diff(char **argv) {
+  cairo_surface_t *a = cairo_image_surface_create_from_png(argv[0]);
+  cairo_surface_t *b = cairo_image_surface_create_from_png(argv[1]);
+  int x0 = atoi(argv[2]), y0 = atoi(argv[3]), w = atoi(argv[4]), h = atoi(argv[5]);
+  long count = 0, missing = 0;
+  for (int y = y0; y < y0 + h; y++)
+    for (int x = x0; x < x0 + w; x++) {
+      long pa = pixel_at(a, x, y), pb = pixel_at(b, x, y);
+      missing += pa < 0 || pb < 0;
+      count += pa != pb;
+    }
+  cairo_surface_destroy(a);
+  cairo_surface_destroy(b);
+  if (!missing) printf("%ld\n", count);
+  return missing != 0;
 }
 
 int main(int argc, char **argv) {
   if (argc == 9 && !strcmp(argv[1], "where")) return where(argv + 2);
   if (argc == 5 && !strcmp(argv[1], "pixel")) return pixel(argv + 2);
+  if (argc == 8 && !strcmp(argv[1], "diff")) return diff(argv + 2);
   fprintf(stderr, "usage: view_probe where TRACE W H T0 T1 SCROLL NAME\n"
-                  "       view_probe pixel PNG X Y\n");
+                  "       view_probe pixel PNG X Y\n"
+                  "       view_probe diff PNG PNG X Y W H\n");
   return 2;
 }
