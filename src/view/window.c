@@ -153,10 +153,6 @@ static gboolean on_draw(GtkWidget *area, cairo_t *cr, gpointer data) {
   mprof_view_pane_t *pane = &w->panes[pane_of(w, area)];
   int width = gtk_widget_get_allocated_width(area);
   int height = gtk_widget_get_allocated_height(area);
-  if (!pane->fitted) {
-    mprof__view_state_fit(&pane->state, pane->doc, width, height);
-    pane->fitted = 1;
-  }
   pane->state.width = width;
   pane->state.height = height;
   if (mprof__view_draw(cr, pane->doc, &pane->state)) out_of_memory();
@@ -459,6 +455,7 @@ static void open_window(mprof_view_doc_t **docs, int count,
   char *title = window_title(w);
   gtk_window_set_title(GTK_WINDOW(w->window), title);
   g_free(title);
+  mprof__view_window_fit(w);
   gtk_window_set_default_size(GTK_WINDOW(w->window), 1100, 700);
   g_signal_connect(w->window, "key-press-event", G_CALLBACK(on_key), w);
   g_signal_connect(w->window, "destroy", G_CALLBACK(on_destroy), w);

@@ -13,7 +13,6 @@ typedef struct mprof_view_pane_s {
   GtkWidget *area;           /* the GtkDrawingArea */
   mprof_view_doc_t *doc;
   mprof_view_state_t state;
-  int fitted;                /* state was fitted to the area once */
   double drag_x, drag_y;     /* pointer at the last drag step */
   int dragging;
 } mprof_view_pane_t;

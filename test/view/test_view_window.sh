@@ -45,8 +45,9 @@ where() {
 state() { sed -n "${1}p" < <(grep '^state ' "$tmp/out"); }
 
 # 1. net.ctf: the window opens, titled, and draws its first thread.
-printf 'shot %s\nquit\n' "$shots/net.png" >"$tmp/script"
+printf 'state\nshot %s\nquit\n' "$shots/net.png" >"$tmp/script"
 run "$net_ctf"
+read -r _ _ _ _ net_end <<<"$(state 1)"
 area net.png
 where "$net_ctf" Gntshr.grant_access 0 -1
 expect_not "net.ctf's first thread drawn in the window" is_empty "$shots/net.png" $(( ax + aw / 2 )) $(( y - 1 ))
@@ -136,4 +137,33 @@ done
 area clear.png
 where "$story" lookup $c0 $c1
 expect_not "Escape cleared the search" is_colour "$shots/clear.png" $lx $(( y - 7 )) $MATCH 40
+# 3. --compare: the story above net.ctf, one window, one time axis.
+printf 'state\nshot %s\nquit\n' "$shots/compare.png" >"$tmp/script"
+run --compare "$story" "$net_ctf"
+read -r _ t0 t1 _ _ <<<"$(state 1)"
+[ "$t0" = 0 ] || fail "compare starts at $t0"
+area compare.png 0
+top_y=$ay
+where "$story" "stuck job" $t0 $t1
+expect "compare: the story's stalled job red in the top timeline" \
+  is_colour "$shots/compare.png" $(( x1 - 3 )) $(( y - 1 )) $STALLED 90
+area compare.png 1
+[ "$ay" -gt "$top_y" ] || fail "the second timeline is not below the first"
+where "$net_ctf" Gntshr.grant_access $t0 $t1
+expect_not "compare: net.ctf's first thread in the bottom timeline" \
+  is_empty "$shots/compare.png" $(( ax + aw / 2 )) $(( y - 1 ))
+[ "$t1" = "$net_end" ] || fail "compare range ends at $t1, not at net.ctf's end $net_end"
+
+# 4. --follow on a trace a program is writing: the end grows and stays in view.
+"$build/test/trace_gen" "$tmp/live.ctf" overwrite 262144 100000000 2 >/dev/null &
+gen=$!
+trap 'kill $gen 2>/dev/null || true; rm -rf "$tmp"' EXIT
+until [ "$(head -c 8 "$tmp/live.ctf" 2>/dev/null | tr -d '\0')" = MPROFCTF ]; do sleep 0.01; done
+printf 'wait 2\nstate\nwait 14\nstate\nshot %s\nquit\n' "$shots/follow.png" >"$tmp/script"
+run --follow "$tmp/live.ctf"
+kill $gen
+read -r _ a0 a1 _ aend <<<"$(state 1)"
+read -r _ b0 b1 _ bend <<<"$(state 2)"
+[ "$bend" -gt "$aend" ] || fail "follow: the trace's end did not move: $aend -> $bend"
+[ "$b1" = "$bend" ] || fail "follow: the newest time $bend is not in view ($b0..$b1)"
 echo "view_window: ok"
