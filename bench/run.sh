@@ -26,6 +26,10 @@
 #   lttng          ns_per_event     lttng_ust       ratio <= 0.167 (mprof at
 #                                                   least 6x faster; the
 #                                                   speedup is 1 / ratio)
+#   view_fit, view_pan, view_zoom
+#                  frame_ms         frame_budget_16ms  ratio <= 1 (mprof view
+#                                                   drawing a frame of the
+#                                                   10 M-event trace)
 #
 # The barectf and LTTng lines are skipped, with a note on stderr, when their
 # benchmark was not built (barectf or lttng-ust not found at configure time)
@@ -102,6 +106,7 @@ run() {
 run mprof_bench_record
 run mprof_bench_threads
 run mprof_bench_decode
+run mprof_bench_view
 
 net_ctf="$(dirname "$0")/../../shared/data/net.ctf"
 if [ -f "$net_ctf" ]; then

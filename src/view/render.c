@@ -1,7 +1,12 @@
 /* render.c -- paint the scene (mprof/scene.h) with cairo: each primitive
- * of the display list becomes one cairo call, in the palette's colours.
+ * of the display list becomes cairo calls, in the palette's colours.
  * Every drawing rule lives in the scene; this file only paints, so the
- * window, --png and the browser viewer show the same picture. */
+ * window, --png and the browser viewer show the same picture.
+ *
+ * Speed: a horizontal or vertical line is the rectangle its butt-capped
+ * stroke would cover, and a run of opaque rectangles of one colour is
+ * filled as one path: the same pixels, a fraction of cairo's time. */
+#include <math.h>
 #include <pango/pangocairo.h>
 
 #include "view.h"
@@ -26,23 +31,61 @@ static void paint_text(cairo_t *cr, PangoLayout *layout, const mprof_prim_t *p,
   pango_cairo_show_layout(cr, layout);
 }
 
-static void paint(cairo_t *cr, PangoLayout *layout, const mprof_prim_t *p,
+/* The rectangles waiting to be filled in one colour (opaque only: with
+ * alpha, overlaps would blend once instead of twice). */
+typedef struct batch_s {
+  cairo_t *cr;
+  uint32_t colour;
+  int pending;
+} batch_t;
+
+static void flush(batch_t *b) {
+  if (!b->pending) return;
+  set_colour(b->cr, b->colour, 1);
+  cairo_fill(b->cr);
+  b->pending = 0;
+}
+
+/* The rectangle a primitive covers, if it is one: 1, else 0. */
+static int as_rect(const mprof_prim_t *p, double *x, double *y, double *w,
+                   double *h) {
+  double half = p->width / 2.0;
+  if (p->kind == MPROF_PRIM_RECT || (p->kind == MPROF_PRIM_LINE && p->y0 == p->y1) ||
+      (p->kind == MPROF_PRIM_LINE && p->x0 == p->x1)) {
+    int rect = p->kind == MPROF_PRIM_RECT, flat = !rect && p->y0 == p->y1;
+    *x = fmin(p->x0, p->x1) - (rect || flat ? 0 : half);
+    *y = fmin(p->y0, p->y1) - (rect || !flat ? 0 : half);
+    *w = rect || flat ? fabs(p->x1 - p->x0) : p->width;
+    *h = rect || !flat ? fabs(p->y1 - p->y0) : p->width;
+    return 1;
+  }
+  return 0;
+}
+
+static void paint(batch_t *b, PangoLayout *layout, const mprof_prim_t *p,
                   const char *texts) {
-  set_colour(cr, p->colour, p->alpha);
-  switch (p->kind) {
-  case MPROF_PRIM_LINE:
-    cairo_set_line_width(cr, p->width);
-    cairo_move_to(cr, p->x0, p->y0);
-    cairo_line_to(cr, p->x1, p->y1);
-    cairo_stroke(cr);
-    break;
-  case MPROF_PRIM_RECT:
-    cairo_rectangle(cr, p->x0, p->y0, p->x1 - p->x0, p->y1 - p->y0);
-    cairo_fill(cr);
-    break;
-  case MPROF_PRIM_TEXT:
-    paint_text(cr, layout, p, texts + MPROF_PRIM_TEXT_OFFSET(p));
-    break;
+  double x, y, w, h;
+  if (as_rect(p, &x, &y, &w, &h)) {
+    if (b->pending && (p->alpha < 1 || p->colour != b->colour)) flush(b);
+    cairo_rectangle(b->cr, x, y, w, h);
+    if (p->alpha >= 1) {
+      b->colour = p->colour;
+      b->pending = 1;
+      return;
+    }
+    set_colour(b->cr, p->colour, p->alpha);
+    cairo_fill(b->cr);
+    return;
+  }
+  flush(b);
+  set_colour(b->cr, p->colour, p->alpha);
+  if (p->kind == MPROF_PRIM_LINE) {
+    cairo_set_line_width(b->cr, p->width);
+    cairo_move_to(b->cr, p->x0, p->y0);
+    cairo_line_to(b->cr, p->x1, p->y1);
+    cairo_stroke(b->cr);
+  } else if (p->kind == MPROF_PRIM_TEXT) {
+    paint_text(b->cr, layout, p, texts + MPROF_PRIM_TEXT_OFFSET(p));
   }
 }
 
@@ -72,7 +115,9 @@ int mprof__view_draw(cairo_t *cr, const mprof_view_doc_t *doc,
   cairo_paint(cr);
   cairo_set_line_cap(cr, CAIRO_LINE_CAP_BUTT);
   PangoLayout *layout = new_layout(cr);
-  for (size_t i = 0; i < count; i++) paint(cr, layout, &prims[i], texts);
+  batch_t batch = {cr, 0, 0};
+  for (size_t i = 0; i < count; i++) paint(&batch, layout, &prims[i], texts);
+  flush(&batch);
   g_object_unref(layout);
   cairo_restore(cr);
   return 0;

@@ -22,6 +22,12 @@ is_empty() {
   colour_at "$1" "$2" "$3" | awk '{ exit !($1 == $2 && $2 == $3 && $1 > 170 && $1 < 245) }'
 }
 
+# is_red PNG X Y: red, maybe blended with black (a stalled thread's line).
+is_red() { colour_at "$1" "$2" "$3" | awk '{ exit !($1 > 2 * $2 + 60 && $2 == $3) }'; }
+
+# is_pale_red PNG X Y: red faded over a light background (not highlighted).
+is_pale_red() { colour_at "$1" "$2" "$3" | awk '{ exit !($1 - $2 > 50 && $2 == $3 && $2 > 100) }'; }
+
 # expect WHAT CHECK PNG X Y [...]: fail with WHAT unless the check holds.
 expect() {
   local what=$1

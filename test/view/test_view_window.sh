@@ -22,10 +22,13 @@ story=$tmp/story.ctf
 "$build/test/story" "$story"
 
 # run TRACE... : run the window with the script in $tmp/script; its output
-# (shot and state lines) goes to $tmp/out.
+# (shot and state lines) goes to $tmp/out.  Exit 0, or with $damaged_ok 1
+# (a live trace may have a packet rewritten while it is read).
 run() {
-  timeout 60 "$mprof" view --script "$tmp/script" "$@" >"$tmp/out" 2>"$tmp/err" ||
-    fail "mprof view $*: $? $(cat "$tmp/err")"
+  local code=0
+  timeout 60 "$mprof" view --script "$tmp/script" "$@" >"$tmp/out" 2>"$tmp/err" || code=$?
+  [ $code = 0 ] || { [ $code = 1 ] && [ -n "${damaged_ok:-}" ]; } ||
+    fail "mprof view $*: exit $code: $(cat "$tmp/err")"
   ! grep -q '^script:' "$tmp/err" || fail "$(cat "$tmp/err")"
 }
 # area SHOT [PANE]: sets ax ay aw ah, where the timeline is in the shot.
@@ -123,8 +126,7 @@ expect_not "disk read (not touched by GET /) not highlighted" \
   is_colour "$shots/select.png" $gx $(( y - 4 )) $HIGHLIGHT 60
 where "$story" "stuck job" $c0 $c1
 expect_not "stuck job faded" is_colour "$shots/select.png" $(( ax + aw / 2 )) $(( y - 1 )) $STALLED 60
-pale_red() { colour_at "$1" "$2" "$3" | awk '{ exit !($1 - $2 > 50 && $2 == $3 && $2 > 100) }'; }
-expect "stuck job still there, pale" pale_red "$shots/select.png" $(( ax + aw / 2 )) $(( y - 1 ))
+expect "stuck job still there, pale" is_pale_red "$shots/select.png" $(( ax + aw / 2 )) $(( y - 1 ))
 grep -qx 'GET /' <(head -1 "$tmp/details.txt") || fail "details: $(cat "$tmp/details.txt")"
 for text in 'type: task' 'created by: loop' 'ending: resolved' 'waited on lookup' \
   'read  lookup -> GET /' 'wait chain: GET / -> lookup -> disk read' 'on the critical path'; do
@@ -146,7 +148,7 @@ area compare.png 0
 top_y=$ay
 where "$story" "stuck job" $t0 $t1
 expect "compare: the story's stalled job red in the top timeline" \
-  is_colour "$shots/compare.png" $(( x1 - 3 )) $(( y - 1 )) $STALLED 90
+  is_red "$shots/compare.png" $(( x1 - 2 )) $(( y - 1 ))
 area compare.png 1
 [ "$ay" -gt "$top_y" ] || fail "the second timeline is not below the first"
 where "$net_ctf" Gntshr.grant_access $t0 $t1
@@ -160,7 +162,7 @@ gen=$!
 trap 'kill $gen 2>/dev/null || true; rm -rf "$tmp"' EXIT
 until [ "$(head -c 8 "$tmp/live.ctf" 2>/dev/null | tr -d '\0')" = MPROFCTF ]; do sleep 0.01; done
 printf 'wait 2\nstate\nwait 14\nstate\nshot %s\nquit\n' "$shots/follow.png" >"$tmp/script"
-run --follow "$tmp/live.ctf"
+damaged_ok=1 run --follow "$tmp/live.ctf"
 kill $gen
 read -r _ a0 a1 _ aend <<<"$(state 1)"
 read -r _ b0 b1 _ bend <<<"$(state 2)"
