@@ -4,8 +4,11 @@
  * window, --png and the browser viewer show the same picture.
  *
  * Speed: a horizontal or vertical line is the rectangle its butt-capped
- * stroke would cover, and a run of opaque rectangles of one colour is
- * filled as one path: the same pixels, a fraction of cairo's time. */
+ * stroke would cover, and a run of rectangles of one colour and alpha is
+ * filled as one path (translucent ones only while they do not overlap, so
+ * that nothing blends twice less than it would alone): the same picture,
+ * to antialiasing at shared edges, for a fraction of cairo's time (the idle
+ * bands are one translucent rectangle per pixel column). */
 #include <math.h>
 #include <pango/pangocairo.h>
 
@@ -31,19 +34,31 @@ static void paint_text(cairo_t *cr, PangoLayout *layout, const mprof_prim_t *p,
   pango_cairo_show_layout(cr, layout);
 }
 
-/* The rectangles waiting to be filled in one colour (opaque only: with
- * alpha, overlaps would blend once instead of twice). */
+/* The rectangles waiting to be filled in one colour and alpha, and the
+ * last one's box. */
 typedef struct batch_s {
   cairo_t *cr;
   uint32_t colour;
+  float alpha;
   int pending;
+  double x, y, w, h;
 } batch_t;
 
 static void flush(batch_t *b) {
   if (!b->pending) return;
-  set_colour(b->cr, b->colour, 1);
+  set_colour(b->cr, b->colour, b->alpha);
   cairo_fill(b->cr);
   b->pending = 0;
+}
+
+/* Whether the rectangle may join the batch: same colour and alpha, and if
+ * translucent, clear of the last rectangle (within rounding). */
+static int joins(const batch_t *b, const mprof_prim_t *p, double x, double y,
+                 double w, double h) {
+  const double slack = 0.05;
+  if (!b->pending || p->colour != b->colour || p->alpha != b->alpha) return 0;
+  return p->alpha >= 1 || x + slack >= b->x + b->w || x + w <= b->x + slack ||
+         y + slack >= b->y + b->h || y + h <= b->y + slack;
 }
 
 /* The rectangle a primitive covers, if it is one: 1, else 0. */
@@ -66,15 +81,9 @@ static void paint(batch_t *b, PangoLayout *layout, const mprof_prim_t *p,
                   const char *texts) {
   double x, y, w, h;
   if (as_rect(p, &x, &y, &w, &h)) {
-    if (b->pending && (p->alpha < 1 || p->colour != b->colour)) flush(b);
+    if (!joins(b, p, x, y, w, h)) flush(b);
     cairo_rectangle(b->cr, x, y, w, h);
-    if (p->alpha >= 1) {
-      b->colour = p->colour;
-      b->pending = 1;
-      return;
-    }
-    set_colour(b->cr, p->colour, p->alpha);
-    cairo_fill(b->cr);
+    *b = (batch_t){b->cr, p->colour, p->alpha, 1, x, y, w, h};
     return;
   }
   flush(b);
@@ -115,7 +124,7 @@ int mprof__view_draw(cairo_t *cr, const mprof_view_doc_t *doc,
   cairo_paint(cr);
   cairo_set_line_cap(cr, CAIRO_LINE_CAP_BUTT);
   PangoLayout *layout = new_layout(cr);
-  batch_t batch = {cr, 0, 0};
+  batch_t batch = {.cr = cr};
   for (size_t i = 0; i < count; i++) paint(&batch, layout, &prims[i], texts);
   flush(&batch);
   g_object_unref(layout);

@@ -10,6 +10,7 @@
  *   search TEXT         type TEXT in the search box ("search" alone clears)
  *   dclick X Y          double-click at pixel (X, Y) of the first timeline
  *   key NAME            press a key (GDK name: question, plus, Escape, ...)
+ *   metric I on|off     tick or untick counter I's graph in the Metrics menu
  *   shot FILE           save the window's pixels to FILE (PNG) and print
  *                       "shot FILE X Y W H...": where each timeline is in it
  *   state               print "state T0 T1 SCROLL END" of the first
@@ -59,6 +60,20 @@ static int shot(mprof_view_window_t *w, const char *path) {
   return ok ? 0 : -1;
 }
 
+/* Set the Metrics menu's check button of counter i: 0, or -1 if none. */
+static int metric(mprof_view_window_t *w, const char *arg) {
+  unsigned i;
+  char on[4];
+  if (sscanf(arg, "%u %3s", &i, on) != 2) return -1;
+  GtkWidget *popover = GTK_WIDGET(gtk_menu_button_get_popover(GTK_MENU_BUTTON(w->counters)));
+  GList *checks = gtk_container_get_children(GTK_CONTAINER(gtk_bin_get_child(GTK_BIN(popover))));
+  GtkWidget *check = g_list_nth_data(checks, i);
+  g_list_free(checks);
+  if (!check) return -1;
+  gtk_toggle_button_set_active(GTK_TOGGLE_BUTTON(check), !strcmp(on, "on"));
+  return 0;
+}
+
 static void print_state(const mprof_view_pane_t *pane) {
   printf("state %" PRId64 " %" PRId64 " %.0f %" PRId64 "\n", pane->state.t0_ns,
          pane->state.t1_ns, pane->state.scroll_y,
@@ -95,6 +110,8 @@ static int run_line(script_t *s, const char *line) {
     mprof__view_window_select_at(w, 0, a, b);
   else if (!strcmp(verb, "key") && n > 1)
     return mprof__view_window_key(w, gdk_keyval_from_name(arg)) ? 0 : -1;
+  else if (!strcmp(verb, "metric"))
+    return metric(w, arg);
   else if (!strcmp(verb, "shot") && n > 1)
     return shot(w, arg);
   else if (!strcmp(verb, "details") && n > 1)

@@ -234,6 +234,16 @@ static void on_counter_toggled(GtkToggleButton *button, gpointer data) {
   redraw(w);
 }
 
+static void on_zoom_in(GtkButton *button, gpointer data) {
+  (void)button;
+  mprof__view_window_key(data, GDK_KEY_plus);
+}
+
+static void on_zoom_out(GtkButton *button, gpointer data) {
+  (void)button;
+  mprof__view_window_key(data, GDK_KEY_minus);
+}
+
 static void on_fit(GtkButton *button, gpointer data) {
   (void)button;
   mprof__view_window_fit(data);
@@ -321,6 +331,10 @@ static GtkWidget *new_toolbar(mprof_view_window_t *w) {
   g_signal_connect(w->search, "search-changed", G_CALLBACK(on_search), w);
   w->counters = new_counter_toggles(w, w->panes[0].doc);
   gtk_box_pack_start(GTK_BOX(bar), w->search, TRUE, TRUE, 0);
+  gtk_box_pack_start(GTK_BOX(bar), new_button("+", G_CALLBACK(on_zoom_in), w),
+                     FALSE, FALSE, 0);
+  gtk_box_pack_start(GTK_BOX(bar), new_button("\u2212", G_CALLBACK(on_zoom_out), w),
+                     FALSE, FALSE, 0);
   gtk_box_pack_start(GTK_BOX(bar), new_button("Fit", G_CALLBACK(on_fit), w),
                      FALSE, FALSE, 0);
   gtk_box_pack_start(GTK_BOX(bar), w->counters, FALSE, FALSE, 0);

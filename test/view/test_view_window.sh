@@ -80,6 +80,8 @@ shot $shots/keys.png
 key Escape
 key question
 shot $shots/clear.png
+metric 0 off
+shot $shots/nometric.png
 quit
 EOF2
 # (x0, x1, y above are for the fitted view; the double-click is aimed after
@@ -139,6 +141,13 @@ done
 area clear.png
 where "$story" lookup $c0 $c1
 expect_not "Escape cleared the search" is_colour "$shots/clear.png" $lx $(( y - 7 )) $MATCH 40
+
+# The Metrics menu hides the story's one counter graph (the bottom strip).
+strip_y=$(( ay + ah - 40 ))
+[ "$("$probe" diff "$shots/clear.png" "$shots/nometric.png" $ax $strip_y $aw 40)" -gt 200 ] ||
+  fail "unticking the counter left its graph"
+[ "$("$probe" diff "$shots/clear.png" "$shots/nometric.png" $ax $ay $aw 200)" -lt 50 ] ||
+  fail "unticking the counter changed the rows"
 # 3. --compare: the story above net.ctf, one window, one time axis.
 printf 'state\nshot %s\nquit\n' "$shots/compare.png" >"$tmp/script"
 run --compare "$story" "$net_ctf"
