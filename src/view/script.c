@@ -161,6 +161,8 @@ void mprof__view_script_start(mprof_view_window_t *w, const char *path) {
     gtk_widget_destroy(w->window);
     return;
   }
+  /* Screenshots must not catch a popover half faded. */
+  g_object_set(gtk_settings_get_default(), "gtk-enable-animations", FALSE, NULL);
   script_t *s = g_new0(script_t, 1);
   s->window = w;
   s->lines = g_strsplit(text, "\n", -1);
