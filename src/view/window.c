@@ -1,8 +1,7 @@
 /* window.c -- the viewer's GTK 3 window: one or two timelines (drawing
  * areas painted by render.c from the scene), a search box, counter graph
- * toggles, a details panel and the list of keys.  Input becomes calls on
- * the view state (doc.c); --follow swaps in a freshly read document on a
- * timer. */
+ * toggles, a legend, a details panel and the list of keys.  Input becomes
+ * calls on the view state (state.c); --follow is follow.c. */
 #include <string.h>
 
 #include "window.h"
@@ -82,8 +81,8 @@ void mprof__view_window_search(mprof_view_window_t *w, const char *text) {
   redraw(w);
 }
 
-static void show_details(mprof_view_window_t *w, const mprof_view_doc_t *doc,
-                         uint32_t t) {
+void mprof__view_window_details(mprof_view_window_t *w,
+                                const mprof_view_doc_t *doc, uint32_t t) {
   if (t == MPROF_NO_THREAD) {
     gtk_widget_hide(w->details_box);
     return;
@@ -102,7 +101,7 @@ void mprof__view_window_select_at(mprof_view_window_t *w, int p, double x,
     if (mprof__view_state_select(&w->panes[i].state, w->panes[i].doc,
                                  i == p ? t : MPROF_NO_THREAD))
       out_of_memory();
-  show_details(w, pane->doc, t);
+  mprof__view_window_details(w, pane->doc, t);
   redraw(w);
 }
 
@@ -110,7 +109,7 @@ static void clear(mprof_view_window_t *w) {
   for (int i = 0; i < w->pane_count; i++)
     mprof__view_state_select(&w->panes[i].state, w->panes[i].doc,
                              MPROF_NO_THREAD);
-  show_details(w, NULL, MPROF_NO_THREAD);
+  mprof__view_window_details(w, NULL, MPROF_NO_THREAD);
   mprof__view_window_search(w, NULL);
 }
 
@@ -373,64 +372,6 @@ static char *window_title(mprof_view_window_t *w) {
   return title;
 }
 
-/* --- --follow: re-read on a timer ------------------------------------------- */
-
-/* A state for doc showing what old showed: the same range (or, following,
- * the same span ending at the newest time), the same thread selected (by
- * id: indexes change), the same search and counters. */
-static int carry_state(mprof_view_window_t *w, const mprof_view_doc_t *old,
-                       mprof_view_state_t *from, const mprof_view_doc_t *doc,
-                       mprof_view_state_t *to) {
-  if (mprof__view_state_init(to, doc, from->width, from->height)) return -1;
-  to->t0_ns = from->t0_ns;
-  to->t1_ns = from->t1_ns;
-  to->scroll_y = from->scroll_y;
-  if (w->follow) {
-    int64_t end = mprof_model_view(doc->model)->duration_ns;
-    int64_t span = from->t0_ns <= 0 ? end : from->t1_ns - from->t0_ns;
-    to->t1_ns = end > 0 ? end : 1;
-    to->t0_ns = to->t1_ns - (span > 0 ? span : 1);
-  }
-  size_t counters = mprof_model_view(old->model)->counter_count;
-  if (counters > mprof_model_view(doc->model)->counter_count)
-    counters = mprof_model_view(doc->model)->counter_count;
-  memcpy(to->counters_shown, from->counters_shown, counters);
-  uint32_t selected = from->selected;
-  if (selected != MPROF_NO_THREAD)
-    selected = mprof_model_find(
-        doc->model, mprof_model_view(old->model)->threads[selected].id);
-  if (mprof__view_state_select(to, doc, selected) ||
-      mprof__view_state_search(to, doc, w->search_text) < 0) {
-    mprof__view_state_free(to);
-    return -1;
-  }
-  return 0;
-}
-
-/* Replace pane's document by a fresh read of its file; the old one is
- * freed only after the new one is complete, so no frame mixes them. */
-static void reload_pane(mprof_view_window_t *w, mprof_view_pane_t *pane) {
-  mprof_view_doc_t *doc;
-  mprof_view_state_t state;
-  if (mprof__view_doc_load(pane->doc->path, NULL, &doc)) return;
-  if (carry_state(w, pane->doc, &pane->state, doc, &state)) {
-    mprof__view_doc_free(doc);
-    return;
-  }
-  mprof__view_state_free(&pane->state);
-  mprof__view_doc_free(pane->doc);
-  pane->state = state;
-  pane->doc = doc;
-  if (state.selected != MPROF_NO_THREAD) show_details(w, doc, state.selected);
-}
-
-static gboolean on_follow_tick(gpointer data) {
-  mprof_view_window_t *w = data;
-  for (int i = 0; i < w->pane_count; i++) reload_pane(w, &w->panes[i]);
-  redraw(w);
-  return G_SOURCE_CONTINUE;
-}
-
 /* --- Windows ------------------------------------------------------------------ */
 
 static int open_windows;
@@ -473,8 +414,7 @@ static void open_window(mprof_view_doc_t **docs, int count,
   gtk_window_set_default_size(GTK_WINDOW(w->window), 1100, 700);
   g_signal_connect(w->window, "key-press-event", G_CALLBACK(on_key), w);
   g_signal_connect(w->window, "destroy", G_CALLBACK(on_destroy), w);
-  if (options->follow)
-    g_timeout_add(options->follow_ms, on_follow_tick, w);
+  if (options->follow) mprof__view_follow_start(w);
   gtk_widget_show_all(w->window);
   gtk_widget_grab_focus(w->panes[0].area);
   open_windows++;

@@ -47,6 +47,14 @@ void mprof__view_window_select_at(mprof_view_window_t *w, int p, double x,
 /* A key press, as GDK names its keyval; returns TRUE if it was used. */
 gboolean mprof__view_window_key(mprof_view_window_t *w, guint keyval);
 
+/* Show thread t of doc in the details panel; MPROF_NO_THREAD hides it. */
+void mprof__view_window_details(mprof_view_window_t *w,
+                                const mprof_view_doc_t *doc, uint32_t t);
+
+/* Re-read w's traces every options->follow_ms (follow.c); the timer stops
+ * with the window (its user data is w). */
+void mprof__view_follow_start(mprof_view_window_t *w);
+
 /* A strip naming the palette's colours: arrows by kind, running, failed,
  * never resolved, bands, highlight and search match (legend.c). */
 GtkWidget *mprof__view_legend_new(void);
