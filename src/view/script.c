@@ -15,11 +15,12 @@
  *                       "shot FILE X Y W H...": where each timeline is in it
  *   state               print "state T0 T1 SCROLL END" of the first
  *                       timeline: its range, rows scrolled, the trace's end
+ *   title               print "title TEXT", the window's title
  *   details FILE        write the details panel's text to FILE
  *   wait N              do nothing for N steps
  *   quit                close the window
  *
- * Lines starting with # are ignored.  A failed action prints "script: ..."
+ * Every window runs the script.  Lines starting with # are ignored.  A failed action prints "script: ..."
  * on stderr and closes the window.
  */
 #include <inttypes.h>
@@ -118,6 +119,8 @@ static int run_line(script_t *s, const char *line) {
     return details(w, arg);
   else if (!strcmp(verb, "state"))
     print_state(&w->panes[0]);
+  else if (!strcmp(verb, "title"))
+    printf("title %s\n", gtk_window_get_title(GTK_WINDOW(w->window)));
   else if (!strcmp(verb, "wait") && sscanf(arg, "%lld", &t0) == 1)
     s->waiting = (long)t0;
   else if (!strcmp(verb, "quit"))

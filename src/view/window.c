@@ -9,6 +9,7 @@
 static const char keys_text[] =
     "Drag          pan\n"
     "Wheel         zoom around the pointer\n"
+    "Shift+Wheel   scroll the rows\n"
     "+ / -         zoom in / out\n"
     "Left / Right  pan in time\n"
     "Up / Down     scroll the rows\n"
@@ -202,7 +203,10 @@ static gboolean on_scroll(GtkWidget *area, GdkEventScroll *event,
   else if (event->direction == GDK_SCROLL_SMOOTH)
     gdk_event_get_scroll_deltas((GdkEvent *)event, &dx, &dy);
   if (dy == 0) return FALSE;
-  mprof__view_window_zoom(w, pane_of(w, area), dy < 0 ? 0.8 : 1.25, event->x);
+  if (event->state & GDK_SHIFT_MASK) /* scroll the rows */
+    mprof__view_window_pan(w, pane_of(w, area), 0, -dy * MPROF_VIEW_ROW_PX * 3);
+  else
+    mprof__view_window_zoom(w, pane_of(w, area), dy < 0 ? 0.8 : 1.25, event->x);
   return TRUE;
 }
 

@@ -55,6 +55,12 @@ area net.png
 where "$net_ctf" Gntshr.grant_access 0 -1
 expect_not "net.ctf's first thread drawn in the window" is_empty "$shots/net.png" $(( ax + aw / 2 )) $(( y - 1 ))
 
+# A window per trace, each titled with its file name.
+printf 'title\nquit\n' >"$tmp/script"
+run "$story" "$net_ctf"
+[ "$(grep '^title ' "$tmp/out" | sort)" = "$(printf 'title net.ctf - mprof view\ntitle story.ctf - mprof view')" ] ||
+  fail "window titles: $(cat "$tmp/out")"
+
 # 2. The story: fit, then the request's range, then a wheel zoom and a pan.
 printf 'shot %s\nquit\n' "$shots/fit.png" >"$tmp/script"
 run "$story"
