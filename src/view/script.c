@@ -13,8 +13,9 @@
  *   metric I on|off     tick or untick counter I's graph in the Metrics menu
  *   shot FILE           save the window's pixels to FILE (PNG) and print
  *                       "shot FILE X Y W H...": where each timeline is in it
- *   state               print "state T0 T1 SCROLL END" of the first
- *                       timeline: its range, rows scrolled, the trace's end
+ *   state               print "state T0 T1 SCROLL END ROWS" of the first
+ *                       timeline: its range, pixels scrolled, the trace's
+ *                       end and row count
  *   title               print "title TEXT", the window's title
  *   details FILE        write the details panel's text to FILE
  *   wait N              do nothing for N steps
@@ -76,9 +77,9 @@ static int metric(mprof_view_window_t *w, const char *arg) {
 }
 
 static void print_state(const mprof_view_pane_t *pane) {
-  printf("state %" PRId64 " %" PRId64 " %.0f %" PRId64 "\n", pane->state.t0_ns,
-         pane->state.t1_ns, pane->state.scroll_y,
-         mprof_model_view(pane->doc->model)->duration_ns);
+  printf("state %" PRId64 " %" PRId64 " %.0f %" PRId64 " %" PRIu32 "\n",
+         pane->state.t0_ns, pane->state.t1_ns, pane->state.scroll_y,
+         mprof_model_view(pane->doc->model)->duration_ns, pane->state.rows);
   fflush(stdout);
 }
 

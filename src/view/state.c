@@ -13,6 +13,7 @@ int mprof__view_state_init(mprof_view_state_t *state,
   const mprof_model_view_t *v = mprof_model_view(doc->model);
   memset(state, 0, sizeof *state);
   state->selected = MPROF_NO_THREAD;
+  state->rows = v->row_count;
   state->counters_shown = malloc(v->counter_count + 1);
   if (!state->counters_shown || mprof_scene_new(&state->scene)) {
     mprof__view_state_free(state);
@@ -119,6 +120,8 @@ void mprof__view_state_pan(mprof_view_state_t *state, double dx, double dy) {
   int64_t shift = (int64_t)(dx * ns_per_pixel(state));
   state->t0_ns -= shift;
   state->t1_ns -= shift;
+  double last = (double)state->rows * MPROF_VIEW_ROW_PX - MPROF_VIEW_ROW_PX;
   state->scroll_y -= dy;
+  if (state->scroll_y > last) state->scroll_y = last;
   if (state->scroll_y < 0) state->scroll_y = 0;
 }

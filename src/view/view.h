@@ -45,6 +45,7 @@ char *mprof__view_escape(const char *text);
 typedef struct mprof_view_state_s {
   int64_t t0_ns, t1_ns;      /* visible time range */
   double scroll_y;           /* pixels scrolled down from the first row */
+  uint32_t rows;             /* the document's rows: how far it scrolls */
   int width, height;         /* pixels */
   uint32_t selected;         /* double-clicked thread, or MPROF_NO_THREAD */
   uint8_t *highlighted;      /* selected and what it touched, or NULL */
@@ -80,7 +81,8 @@ void mprof__view_state_fit(mprof_view_state_t *state,
 void mprof__view_state_zoom(mprof_view_state_t *state, double factor,
                             double x);
 
-/* Move the view by dx, dy pixels (the content follows the pointer). */
+/* Move the view by dx, dy pixels (the content follows the pointer); the
+ * last row stays in view. */
 void mprof__view_state_pan(mprof_view_state_t *state, double dx, double dy);
 
 /* Draw doc as state says on cr (width x height from state).  Returns 0 or

@@ -50,7 +50,7 @@ state() { sed -n "${1}p" < <(grep '^state ' "$tmp/out"); }
 # 1. net.ctf: the window opens, titled, and draws its first thread.
 printf 'state\nshot %s\nquit\n' "$shots/net.png" >"$tmp/script"
 run "$net_ctf"
-read -r _ _ _ _ net_end <<<"$(state 1)"
+read -r _ _ _ _ net_end _ <<<"$(state 1)"
 area net.png
 where "$net_ctf" Gntshr.grant_access 0 -1
 expect_not "net.ctf's first thread drawn in the window" is_empty "$shots/net.png" $(( ax + aw / 2 )) $(( y - 1 ))
@@ -75,6 +75,10 @@ state
 zoom 0.5 $(( aw / 4 ))
 state
 pan 100 0
+state
+pan 0 -100000
+state
+pan 0 100000
 state
 search lookup
 shot $shots/search.png
@@ -104,9 +108,9 @@ expect_not "range: GET / drawn after it starts" is_empty "$shots/range.png" $(( 
   fail "the range did not change the picture"
 
 # The wheel zoom keeps the time under the pointer; the pan moves 100 px.
-read -r _ a0 a1 _ _ <<<"$(state 1)"
-read -r _ b0 b1 _ _ <<<"$(state 2)"
-read -r _ c0 c1 _ _ <<<"$(state 3)"
+read -r _ a0 a1 _ _ _ <<<"$(state 1)"
+read -r _ b0 b1 _ _ _ <<<"$(state 2)"
+read -r _ c0 c1 _ _ _ <<<"$(state 3)"
 [ "$a0 $a1" = "$t0 $t1" ] || fail "range set: $a0 $a1"
 awk -v a0=$a0 -v a1=$a1 -v b0=$b0 -v b1=$b1 -v q=$(( aw / 4 )) -v w=$aw 'BEGIN {
   ta = a0 + (a1 - a0) * q / w; tb = b0 + (b1 - b0) * q / w
@@ -115,6 +119,12 @@ awk -v a0=$a0 -v a1=$a1 -v b0=$b0 -v b1=$b1 -v q=$(( aw / 4 )) -v w=$aw 'BEGIN {
 awk -v b0=$b0 -v b1=$b1 -v c0=$c0 -v w=$aw 'BEGIN {
   d = (b0 - c0) - 100 * (b1 - b0) / w; exit !(d < 2 && d > -2) }' ||
   fail "pan 100 px: $b0 -> $c0"
+
+# Dragging far up scrolls to the last row and no further; back down to 0.
+read -r _ _ _ scroll _ rows <<<"$(state 4)"
+[ "$scroll" = $(( (rows - 1) * 20 )) ] || fail "scrolled to $scroll px with $rows rows"
+read -r _ _ _ scroll _ _ <<<"$(state 5)"
+[ "$scroll" = 0 ] || fail "scrolled back to $scroll px"
 
 # Search: "lookup" is marked, "GET /" is not.
 where "$story" lookup $c0 $c1
@@ -157,7 +167,7 @@ strip_y=$(( ay + ah - 40 ))
 # 3. --compare: the story above net.ctf, one window, one time axis.
 printf 'state\nshot %s\nquit\n' "$shots/compare.png" >"$tmp/script"
 run --compare "$story" "$net_ctf"
-read -r _ t0 t1 _ _ <<<"$(state 1)"
+read -r _ t0 t1 _ _ _ <<<"$(state 1)"
 [ "$t0" = 0 ] || fail "compare starts at $t0"
 area compare.png 0
 top_y=$ay
@@ -179,8 +189,8 @@ until [ "$(head -c 8 "$tmp/live.ctf" 2>/dev/null | tr -d '\0')" = MPROFCTF ]; do
 printf 'wait 2\nstate\nwait 14\nstate\nshot %s\nquit\n' "$shots/follow.png" >"$tmp/script"
 damaged_ok=1 run --follow "$tmp/live.ctf"
 kill $gen
-read -r _ a0 a1 _ aend <<<"$(state 1)"
-read -r _ b0 b1 _ bend <<<"$(state 2)"
+read -r _ a0 a1 _ aend _ <<<"$(state 1)"
+read -r _ b0 b1 _ bend _ <<<"$(state 2)"
 [ "$bend" -gt "$aend" ] || fail "follow: the trace's end did not move: $aend -> $bend"
 [ "$b1" = "$bend" ] || fail "follow: the newest time $bend is not in view ($b0..$b1)"
 echo "view_window: ok"
