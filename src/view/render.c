@@ -6,9 +6,10 @@
  * Speed: a horizontal or vertical line is the rectangle its butt-capped
  * stroke would cover, and a run of rectangles of one colour and alpha is
  * filled as one path (translucent ones only while they do not overlap, so
- * that nothing blends twice less than it would alone): the same picture,
- * to antialiasing at shared edges, for a fraction of cairo's time (the idle
- * bands are one translucent rectangle per pixel column). */
+ * that nothing blends once where it would blend twice), side by side ones
+ * merged into one: the same picture, to antialiasing at shared edges, for a
+ * fraction of cairo's time (idle bands come as one translucent rectangle
+ * per pixel column). */
 #include <math.h>
 #include <pango/pangocairo.h>
 
@@ -34,8 +35,8 @@ static void paint_text(cairo_t *cr, PangoLayout *layout, const mprof_prim_t *p,
   pango_cairo_show_layout(cr, layout);
 }
 
-/* The rectangles waiting to be filled in one colour and alpha, and the
- * last one's box. */
+/* The rectangles waiting to be filled in one colour and alpha: those in
+ * cr's path, and the last one (x, y, w, h), still open to widening. */
 typedef struct batch_s {
   cairo_t *cr;
   uint32_t colour;
@@ -46,19 +47,22 @@ typedef struct batch_s {
 
 static void flush(batch_t *b) {
   if (!b->pending) return;
+  cairo_rectangle(b->cr, b->x, b->y, b->w, b->h);
   set_colour(b->cr, b->colour, b->alpha);
   cairo_fill(b->cr);
   b->pending = 0;
 }
 
+/* Within rounding of each other, in pixels. */
+#define SLACK 0.05
+
 /* Whether the rectangle may join the batch: same colour and alpha, and if
- * translucent, clear of the last rectangle (within rounding). */
+ * translucent, clear of the last rectangle. */
 static int joins(const batch_t *b, const mprof_prim_t *p, double x, double y,
                  double w, double h) {
-  const double slack = 0.05;
   if (!b->pending || p->colour != b->colour || p->alpha != b->alpha) return 0;
-  return p->alpha >= 1 || x + slack >= b->x + b->w || x + w <= b->x + slack ||
-         y + slack >= b->y + b->h || y + h <= b->y + slack;
+  return p->alpha >= 1 || x + SLACK >= b->x + b->w || x + w <= b->x + SLACK ||
+         y + SLACK >= b->y + b->h || y + h <= b->y + SLACK;
 }
 
 /* The rectangle a primitive covers, if it is one: 1, else 0. */
@@ -77,13 +81,27 @@ static int as_rect(const mprof_prim_t *p, double *x, double *y, double *w,
   return 0;
 }
 
+/* Add a rectangle of p's colour and alpha to the batch: widen the last
+ * one if it continues it, else fill what cannot share its path first. */
+static void batch_rect(batch_t *b, const mprof_prim_t *p, double x, double y,
+                       double w, double h) {
+  if (!joins(b, p, x, y, w, h)) {
+    flush(b);
+  } else if (fabs(y - b->y) < SLACK && fabs(h - b->h) < SLACK &&
+             fabs(x - (b->x + b->w)) < SLACK) {
+    b->w = x + w - b->x;
+    return;
+  } else {
+    cairo_rectangle(b->cr, b->x, b->y, b->w, b->h);
+  }
+  *b = (batch_t){b->cr, p->colour, p->alpha, 1, x, y, w, h};
+}
+
 static void paint(batch_t *b, PangoLayout *layout, const mprof_prim_t *p,
                   const char *texts) {
   double x, y, w, h;
   if (as_rect(p, &x, &y, &w, &h)) {
-    if (!joins(b, p, x, y, w, h)) flush(b);
-    cairo_rectangle(b->cr, x, y, w, h);
-    *b = (batch_t){b->cr, p->colour, p->alpha, 1, x, y, w, h};
+    batch_rect(b, p, x, y, w, h);
     return;
   }
   flush(b);
