@@ -27,9 +27,10 @@
 #                                                   least 6x faster; the
 #                                                   speedup is 1 / ratio)
 #   view_fit, view_pan, view_zoom
-#                  frame_ms         frame_budget_16ms  ratio <= 1 (mprof view
-#                                                   drawing a frame of the
-#                                                   10 M-event trace)
+#                  frame_ms,        frame_budget_16ms  ratio <= 1 (mprof view
+#                  frame_cpu_ms                     drawing a frame of the
+#                                                   10 M-event trace; wall
+#                                                   and CPU time)
 #
 # The barectf and LTTng lines are skipped, with a note on stderr, when their
 # benchmark was not built (barectf or lttng-ust not found at configure time)
