@@ -31,6 +31,11 @@
 #   web_pan, web_zoom, web_fit  frame_ms_median/p95  budget_16ms  ratio <= 1
 #   web_memory     page_bytes_per_file_byte  budget_3x_file  ratio <= 1
 #                  (baselines are the issue's budgets, not measured programs)
+#   view_fit, view_pan, view_zoom
+#                  frame_ms,        frame_budget_16ms  ratio <= 1 (mprof view
+#                  frame_cpu_ms                     drawing a frame of the
+#                                                   10 M-event trace; wall
+#                                                   and CPU time)
 #
 # The barectf and LTTng lines are skipped, with a note on stderr, when their
 # benchmark was not built (barectf or lttng-ust not found at configure time)
@@ -107,6 +112,7 @@ run() {
 run mprof_bench_record
 run mprof_bench_threads
 run mprof_bench_decode
+run mprof_bench_view
 
 net_ctf="$(dirname "$0")/../../shared/data/net.ctf"
 if [ -f "$net_ctf" ]; then

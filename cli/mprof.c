@@ -19,6 +19,7 @@ static const struct command {
     {"report", cmd_report, "the analysis: stalls, lost wake-ups, waits, "
                            "critical path"},
     {"html", cmd_html, "the browser viewer with traces in it (two: compare)"},
+    {"view", cmd_view, "the timeline in a window (GTK), or --png"},
 };
 
 static void usage(FILE *f) {

@@ -1,0 +1,151 @@
+/* cmd_view.c -- `mprof view`: the desktop viewer.  Opens a window per trace
+ * (GTK 3, src/view/), two traces one above the other with --compare, keeps
+ * re-reading a live trace with --follow, or renders the same picture into a
+ * PNG file with --png (no display needed). */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "../src/view/view.h"
+
+static const char help[] =
+    "usage: mprof view [--compare] [--follow] TRACE...\n"
+    "       mprof view --png OUT.png [--width W] [--height H] [--range T0:T1]\n"
+    "                  TRACE\n"
+    "Show each trace in a window: every async thread a line, white where it\n"
+    "runs, arrows between them, idle bands and counter graphs.  Drag to pan,\n"
+    "wheel to zoom, double-click a thread for its details, ? for the keys.\n"
+    "--compare  two traces one above the other on aligned time axes\n"
+    "--follow   re-read traces a running program is writing, every second,\n"
+    "           keeping the newest time in view\n"
+    "--png      draw the picture into OUT.png (W x H, default 1200 x 800)\n"
+    "           instead, for the time range T0:T1 (default: all), times\n"
+    "           since the first event with a unit: ns, us, ms or s (ns if\n"
+    "           none), e.g. --range 2ms:3.5ms\n";
+
+typedef struct view_args_s {
+  const char *png;
+  int width, height;
+  int has_range;
+  int64_t t0_ns, t1_ns;
+  mprof_view_options_t options;
+} view_args_t;
+
+/* A time such as 12, 1.5us, 3ms or 2s in ns: 0, or -1 if malformed. */
+static int parse_time(const char *text, const char *end, int64_t *ns) {
+  static const struct { const char *suffix; double scale; } units[] = {
+      {"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}, {"", 1}};
+  char *rest;
+  errno = 0;
+  double value = strtod(text, &rest);
+  if (errno || rest == text || value < 0 || value > 9e18) return -1;
+  for (size_t i = 0; i < sizeof units / sizeof *units; i++) {
+    size_t n = strlen(units[i].suffix);
+    if ((size_t)(end - rest) == n && !strncmp(rest, units[i].suffix, n)) {
+      *ns = (int64_t)(value * units[i].scale);
+      return 0;
+    }
+  }
+  return -1;
+}
+
+static int parse_range(const char *text, view_args_t *args) {
+  const char *colon = strchr(text, ':');
+  if (!colon || parse_time(text, colon, &args->t0_ns) ||
+      parse_time(colon + 1, colon + 1 + strlen(colon + 1), &args->t1_ns) ||
+      args->t1_ns <= args->t0_ns)
+    return -1;
+  args->has_range = 1;
+  return 0;
+}
+
+static int parse_size(const char *text, int *out) {
+  char *end;
+  long value = strtol(text, &end, 10);
+  if (*end || value < 16 || value > 16384) return -1;
+  *out = (int)value;
+  return 0;
+}
+
+static int reads_stdin(char **paths, int count) {
+  for (int i = 0; i < count; i++)
+    if (!strcmp(paths[i], "-")) return 1;
+  return 0;
+}
+
+/* Options into args: 0, or -1 on a usage error (already told). */
+static int parse_args(int argc, char **argv, view_args_t *args) {
+  static const struct option options[] = {
+      {"png", required_argument, 0, 'p'},   {"width", required_argument, 0, 'W'},
+      {"height", required_argument, 0, 'H'}, {"range", required_argument, 0, 'r'},
+      {"follow", no_argument, 0, 'f'},      {"compare", no_argument, 0, 'c'},
+      {"script", required_argument, 0, 's'}, {"help", no_argument, 0, 'h'},
+      {0, 0, 0, 0}};
+  int c;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+    int bad = 0;
+    if (c == 'p') args->png = optarg;
+    else if (c == 'W') bad = parse_size(optarg, &args->width);
+    else if (c == 'H') bad = parse_size(optarg, &args->height);
+    else if (c == 'r') bad = parse_range(optarg, args);
+    else if (c == 'f') args->options.follow = 1;
+    else if (c == 'c') args->options.compare = 1;
+    else if (c == 's') args->options.script = optarg;
+    else if (c == 'h') exit(fputs(help, stdout) == EOF ? CLI_FAILED : CLI_OK);
+    else bad = 1;
+    if (bad) {
+      fprintf(stderr, "mprof: view: bad value '%s'\n", optarg);
+      return -1;
+    }
+  }
+  int count = argc - optind;
+  const char *why = count < 1 ? "give a TRACE"
+                    : args->png && count != 1 ? "--png draws one TRACE"
+                    : args->options.compare && count != 2 ? "--compare takes two TRACEs"
+                    : args->png && (args->options.follow || args->options.compare)
+                        ? "--png draws no window: no --follow or --compare"
+                    : !args->png && args->has_range ? "--range goes with --png"
+                    : args->options.follow && reads_stdin(argv + optind, count)
+                        ? "--follow re-reads files, not standard input"
+                    : NULL;
+  if (why) fprintf(stderr, "mprof: view: %s\n", why);
+  return why ? -1 : 0;
+}
+
+static int write_png(const view_args_t *args, mprof_view_doc_t *doc) {
+  mprof_view_state_t state;
+  int err = mprof__view_state_init(&state, doc, args->width, args->height);
+  if (!err && args->has_range) {
+    state.t0_ns = args->t0_ns;
+    state.t1_ns = args->t1_ns;
+  }
+  if (!err) err = mprof__view_png(doc, &state, args->png);
+  mprof__view_state_free(&state);
+  if (err) fprintf(stderr, "mprof: view: %s: %s\n", args->png, mprof_strerror(err));
+  return err;
+}
+
+int cmd_view(int argc, char **argv) {
+  view_args_t args = {.width = 1200, .height = 800, .options.follow_ms = 1000};
+  if (parse_args(argc, argv, &args)) return fputs(help, stderr), CLI_USAGE;
+  int count = argc - optind, damaged = 0, code = CLI_OK;
+  mprof_view_doc_t **docs = calloc((size_t)count, sizeof *docs);
+  if (!docs) return CLI_FAILED;
+  for (int i = 0; i < count && code == CLI_OK; i++) {
+    int err = mprof__view_doc_load(argv[optind + i], &damaged, &docs[i]);
+    if (err) {
+      fprintf(stderr, "mprof: view: %s: %s\n", argv[optind + i], mprof_strerror(err));
+      code = CLI_FAILED;
+    }
+  }
+  if (code == CLI_OK && args.png)
+    code = write_png(&args, docs[0]) ? CLI_FAILED : CLI_OK;
+  else if (code == CLI_OK)
+    code = mprof__view_windows(docs, count, &args.options) ? CLI_FAILED : CLI_OK;
+  for (int i = 0; i < count; i++) mprof__view_doc_free(docs[i]);
+  free(docs);
+  return code == CLI_OK && damaged ? CLI_DAMAGED : code;
+}

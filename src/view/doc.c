@@ -1,0 +1,62 @@
+/* doc.c -- a trace as the viewer holds it: read, modelled and analysed
+ * once; replaced whole when re-read. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "view.h"
+
+static void count_problem(void *context, const char *message) {
+  int *damaged = context;
+  if (!damaged) return;
+  (*damaged)++;
+  fprintf(stderr, "mprof: %s\n", message);
+}
+
+static char *copy_string(const char *s) {
+  size_t n = strlen(s) + 1;
+  char *copy = malloc(n);
+  if (copy) memcpy(copy, s, n);
+  return copy;
+}
+
+static const char *file_name(const char *path) {
+  if (!strcmp(path, "-")) return "stdin";
+  const char *slash = strrchr(path, '/');
+  return slash && slash[1] ? slash + 1 : path;
+}
+
+int mprof__view_doc_load(const char *path, int *damaged,
+                         mprof_view_doc_t **out) {
+  mprof_view_doc_t *doc = calloc(1, sizeof *doc);
+  if (!doc) return MPROF_ENOMEM;
+  mprof_trace_t *trace;
+  int err = mprof_trace_open(path, count_problem, damaged, &trace);
+  if (err) {
+    free(doc);
+    return err;
+  }
+  err = mprof_model_load(trace, &doc->model);
+  mprof_trace_close(trace);
+  if (!err) err = mprof_model_analyse(doc->model, &doc->analysis);
+  doc->path = copy_string(path);
+  doc->title = copy_string(file_name(path));
+  if (!err && (!doc->path || !doc->title)) err = MPROF_ENOMEM;
+  if (err) {
+    mprof__view_doc_free(doc);
+    return err;
+  }
+  *out = doc;
+  return 0;
+}
+
+void mprof__view_doc_free(mprof_view_doc_t *doc) {
+  if (!doc) return;
+  if (doc->model) {
+    mprof_analysis_free(&doc->analysis);
+    mprof_model_free(doc->model);
+  }
+  free(doc->path);
+  free(doc->title);
+  free(doc);
+}

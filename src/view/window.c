@@ -1,0 +1,442 @@
+/* window.c -- the viewer's GTK 3 window: one or two timelines (drawing
+ * areas painted by render.c from the scene), a search box, counter graph
+ * toggles, a legend, a details panel and the list of keys.  Input becomes
+ * calls on the view state (state.c); --follow is follow.c. */
+#include <string.h>
+
+#include "window.h"
+
+static const char keys_text[] =
+    "Drag          pan\n"
+    "Wheel         zoom around the pointer\n"
+    "Shift+Wheel   scroll the rows\n"
+    "+ / -         zoom in / out\n"
+    "Left / Right  pan in time\n"
+    "Up / Down     scroll the rows\n"
+    "0 or f        zoom to fit\n"
+    "/ or Ctrl+F   search (threads matching are highlighted)\n"
+    "Double-click  highlight a thread and what it touched; its details\n"
+    "Escape        clear the search and the highlight\n"
+    "?             this list\n";
+
+static void redraw(mprof_view_window_t *w) {
+  for (int i = 0; i < w->pane_count; i++)
+    gtk_widget_queue_draw(w->panes[i].area);
+}
+
+/* Compare mode: every pane shows the time range of pane p. */
+static void align_panes(mprof_view_window_t *w, int p) {
+  for (int i = 0; i < w->pane_count; i++) {
+    w->panes[i].state.t0_ns = w->panes[p].state.t0_ns;
+    w->panes[i].state.t1_ns = w->panes[p].state.t1_ns;
+  }
+  redraw(w);
+}
+
+void mprof__view_window_zoom(mprof_view_window_t *w, int p, double factor,
+                             double x) {
+  mprof__view_state_zoom(&w->panes[p].state, factor, x);
+  w->follow = 0;
+  align_panes(w, p);
+}
+
+void mprof__view_window_pan(mprof_view_window_t *w, int p, double dx,
+                            double dy) {
+  mprof__view_state_pan(&w->panes[p].state, dx, dy);
+  w->follow = 0;
+  align_panes(w, p);
+}
+
+void mprof__view_window_fit(mprof_view_window_t *w) {
+  int64_t end = 1;
+  for (int i = 0; i < w->pane_count; i++) {
+    mprof_view_pane_t *pane = &w->panes[i];
+    mprof__view_state_fit(&pane->state, pane->doc, pane->state.width,
+                          pane->state.height);
+    if (pane->state.t1_ns > end) end = pane->state.t1_ns;
+  }
+  mprof__view_window_range(w, 0, end);
+  w->follow = w->options->follow;
+}
+
+void mprof__view_window_range(mprof_view_window_t *w, int64_t t0, int64_t t1) {
+  w->panes[0].state.t0_ns = t0;
+  w->panes[0].state.t1_ns = t1 > t0 ? t1 : t0 + 1;
+  align_panes(w, 0);
+}
+
+static void out_of_memory(void) {
+  g_printerr("mprof: view: out of memory\n");
+}
+
+void mprof__view_window_search(mprof_view_window_t *w, const char *text) {
+  g_free(w->search_text);
+  w->search_text = text && *text ? g_strdup(text) : NULL;
+  for (int i = 0; i < w->pane_count; i++) {
+    mprof_view_pane_t *pane = &w->panes[i];
+    if (mprof__view_state_search(&pane->state, pane->doc, w->search_text) < 0)
+      out_of_memory();
+  }
+  if (strcmp(gtk_entry_get_text(GTK_ENTRY(w->search)), text ? text : ""))
+    gtk_entry_set_text(GTK_ENTRY(w->search), text ? text : "");
+  redraw(w);
+}
+
+void mprof__view_window_details(mprof_view_window_t *w,
+                                const mprof_view_doc_t *doc, uint32_t t) {
+  if (t == MPROF_NO_THREAD) {
+    gtk_widget_hide(w->details_box);
+    return;
+  }
+  char *text = mprof__view_details(doc, t);
+  gtk_label_set_text(GTK_LABEL(w->details), text);
+  g_free(text);
+  gtk_widget_show(w->details_box);
+}
+
+void mprof__view_window_select_at(mprof_view_window_t *w, int p, double x,
+                                  double y) {
+  mprof_view_pane_t *pane = &w->panes[p];
+  uint32_t t = mprof__view_hit(pane->doc, &pane->state, x, y);
+  for (int i = 0; i < w->pane_count; i++)
+    if (mprof__view_state_select(&w->panes[i].state, w->panes[i].doc,
+                                 i == p ? t : MPROF_NO_THREAD))
+      out_of_memory();
+  mprof__view_window_details(w, pane->doc, t);
+  redraw(w);
+}
+
+static void clear(mprof_view_window_t *w) {
+  for (int i = 0; i < w->pane_count; i++)
+    mprof__view_state_select(&w->panes[i].state, w->panes[i].doc,
+                             MPROF_NO_THREAD);
+  mprof__view_window_details(w, NULL, MPROF_NO_THREAD);
+  mprof__view_window_search(w, NULL);
+}
+
+static void toggle_help(mprof_view_window_t *w) {
+  if (gtk_widget_get_visible(w->help))
+    gtk_popover_popdown(GTK_POPOVER(w->help));
+  else
+    gtk_popover_popup(GTK_POPOVER(w->help));
+}
+
+gboolean mprof__view_window_key(mprof_view_window_t *w, guint keyval) {
+  mprof_view_pane_t *pane = &w->panes[0];
+  double middle = pane->state.width / 2.0, step = pane->state.width / 8.0;
+  switch (keyval) {
+  case GDK_KEY_plus: case GDK_KEY_equal: case GDK_KEY_KP_Add:
+    mprof__view_window_zoom(w, 0, 0.5, middle); break;
+  case GDK_KEY_minus: case GDK_KEY_KP_Subtract:
+    mprof__view_window_zoom(w, 0, 2.0, middle); break;
+  case GDK_KEY_Left: mprof__view_window_pan(w, 0, step, 0); break;
+  case GDK_KEY_Right: mprof__view_window_pan(w, 0, -step, 0); break;
+  case GDK_KEY_Up: mprof__view_window_pan(w, 0, 0, step); break;
+  case GDK_KEY_Down: mprof__view_window_pan(w, 0, 0, -step); break;
+  case GDK_KEY_0: case GDK_KEY_f: mprof__view_window_fit(w); break;
+  case GDK_KEY_slash: gtk_widget_grab_focus(w->search); break;
+  case GDK_KEY_question: toggle_help(w); break;
+  case GDK_KEY_Escape: clear(w); break;
+  default: return FALSE;
+  }
+  return TRUE;
+}
+
+/* --- GTK signal handlers ----------------------------------------------------- */
+
+static int pane_of(mprof_view_window_t *w, GtkWidget *area) {
+  return w->pane_count > 1 && w->panes[1].area == area;
+}
+
+static gboolean on_draw(GtkWidget *area, cairo_t *cr, gpointer data) {
+  mprof_view_window_t *w = data;
+  mprof_view_pane_t *pane = &w->panes[pane_of(w, area)];
+  int width = gtk_widget_get_allocated_width(area);
+  int height = gtk_widget_get_allocated_height(area);
+  pane->state.width = width;
+  pane->state.height = height;
+  if (mprof__view_draw(cr, pane->doc, &pane->state)) out_of_memory();
+  return TRUE;
+}
+
+static gboolean on_press(GtkWidget *area, GdkEventButton *event, gpointer data) {
+  mprof_view_window_t *w = data;
+  mprof_view_pane_t *pane = &w->panes[pane_of(w, area)];
+  if (event->button != GDK_BUTTON_PRIMARY) return FALSE;
+  if (event->type == GDK_2BUTTON_PRESS) {
+    mprof__view_window_select_at(w, pane_of(w, area), event->x, event->y);
+    return TRUE;
+  }
+  pane->dragging = 1;
+  pane->drag_x = event->x;
+  pane->drag_y = event->y;
+  return TRUE;
+}
+
+static gboolean on_release(GtkWidget *area, GdkEventButton *event,
+                           gpointer data) {
+  mprof_view_window_t *w = data;
+  (void)event;
+  w->panes[pane_of(w, area)].dragging = 0;
+  return TRUE;
+}
+
+static gboolean on_motion(GtkWidget *area, GdkEventMotion *event,
+                          gpointer data) {
+  mprof_view_window_t *w = data;
+  int p = pane_of(w, area);
+  mprof_view_pane_t *pane = &w->panes[p];
+  if (!pane->dragging) return FALSE;
+  double dx = event->x - pane->drag_x, dy = event->y - pane->drag_y;
+  pane->drag_x = event->x;
+  pane->drag_y = event->y;
+  mprof__view_window_pan(w, p, dx, dy);
+  return TRUE;
+}
+
+static gboolean on_scroll(GtkWidget *area, GdkEventScroll *event,
+                          gpointer data) {
+  mprof_view_window_t *w = data;
+  double dx, dy = 0;
+  if (event->direction == GDK_SCROLL_UP) dy = -1;
+  else if (event->direction == GDK_SCROLL_DOWN) dy = 1;
+  else if (event->direction == GDK_SCROLL_SMOOTH)
+    gdk_event_get_scroll_deltas((GdkEvent *)event, &dx, &dy);
+  if (dy == 0) return FALSE;
+  if (event->state & GDK_SHIFT_MASK) /* scroll the rows */
+    mprof__view_window_pan(w, pane_of(w, area), 0, -dy * MPROF_VIEW_ROW_PX * 3);
+  else
+    mprof__view_window_zoom(w, pane_of(w, area), dy < 0 ? 0.8 : 1.25, event->x);
+  return TRUE;
+}
+
+static gboolean on_key(GtkWidget *widget, GdkEventKey *event, gpointer data) {
+  mprof_view_window_t *w = data;
+  (void)widget;
+  if (gtk_widget_has_focus(w->search)) {
+    if (event->keyval != GDK_KEY_Escape) return FALSE;
+    gtk_widget_grab_focus(w->panes[0].area);
+  }
+  if ((event->state & GDK_CONTROL_MASK) && event->keyval == GDK_KEY_f) {
+    gtk_widget_grab_focus(w->search);
+    return TRUE;
+  }
+  return mprof__view_window_key(w, event->keyval);
+}
+
+static void on_search(GtkSearchEntry *entry, gpointer data) {
+  mprof__view_window_search(data, gtk_entry_get_text(GTK_ENTRY(entry)));
+}
+
+static void on_counter_toggled(GtkToggleButton *button, gpointer data) {
+  mprof_view_window_t *w = data;
+  guint c = GPOINTER_TO_UINT(g_object_get_data(G_OBJECT(button), "mprof-counter"));
+  for (int i = 0; i < w->pane_count; i++)
+    if (c < mprof_model_view(w->panes[i].doc->model)->counter_count)
+      w->panes[i].state.counters_shown[c] = gtk_toggle_button_get_active(button);
+  redraw(w);
+}
+
+static void on_zoom_in(GtkButton *button, gpointer data) {
+  (void)button;
+  mprof__view_window_key(data, GDK_KEY_plus);
+}
+
+static void on_zoom_out(GtkButton *button, gpointer data) {
+  (void)button;
+  mprof__view_window_key(data, GDK_KEY_minus);
+}
+
+static void on_fit(GtkButton *button, gpointer data) {
+  (void)button;
+  mprof__view_window_fit(data);
+}
+
+static void on_help(GtkButton *button, gpointer data) {
+  (void)button;
+  toggle_help(data);
+}
+
+/* --- Building the window ----------------------------------------------------- */
+
+static GtkWidget *new_area(mprof_view_window_t *w, mprof_view_doc_t *doc) {
+  mprof_view_pane_t *pane = &w->panes[w->pane_count++];
+  pane->doc = doc;
+  if (mprof__view_state_init(&pane->state, doc, 1, 1)) out_of_memory();
+  pane->area = gtk_drawing_area_new();
+  gtk_widget_set_size_request(pane->area, 320, 160);
+  gtk_widget_set_hexpand(pane->area, TRUE);
+  gtk_widget_set_vexpand(pane->area, TRUE);
+  gtk_widget_set_can_focus(pane->area, TRUE);
+  gtk_widget_add_events(pane->area, GDK_BUTTON_PRESS_MASK |
+                                        GDK_BUTTON_RELEASE_MASK |
+                                        GDK_POINTER_MOTION_MASK |
+                                        GDK_SCROLL_MASK);
+  g_signal_connect(pane->area, "draw", G_CALLBACK(on_draw), w);
+  g_signal_connect(pane->area, "button-press-event", G_CALLBACK(on_press), w);
+  g_signal_connect(pane->area, "button-release-event", G_CALLBACK(on_release), w);
+  g_signal_connect(pane->area, "motion-notify-event", G_CALLBACK(on_motion), w);
+  g_signal_connect(pane->area, "scroll-event", G_CALLBACK(on_scroll), w);
+  return pane->area;
+}
+
+/* A menu button with one check button per counter of doc: its graph. */
+static GtkWidget *new_counter_toggles(mprof_view_window_t *w,
+                                      const mprof_view_doc_t *doc) {
+  const mprof_model_view_t *v = mprof_model_view(doc->model);
+  GtkWidget *button = gtk_menu_button_new();
+  GtkWidget *popover = gtk_popover_new(button);
+  GtkWidget *list = gtk_box_new(GTK_ORIENTATION_VERTICAL, 2);
+  gtk_button_set_label(GTK_BUTTON(button), "Metrics");
+  gtk_widget_set_sensitive(button, v->counter_count > 0);
+  for (size_t i = 0; i < v->counter_count; i++) {
+    char *name = mprof__view_escape(v->strings + v->counters[i].name);
+    GtkWidget *check = gtk_check_button_new_with_label(name);
+    g_free(name);
+    gtk_toggle_button_set_active(GTK_TOGGLE_BUTTON(check), TRUE);
+    g_object_set_data(G_OBJECT(check), "mprof-counter", GUINT_TO_POINTER(i));
+    g_signal_connect(check, "toggled", G_CALLBACK(on_counter_toggled), w);
+    gtk_box_pack_start(GTK_BOX(list), check, FALSE, FALSE, 0);
+  }
+  gtk_widget_show_all(list);
+  gtk_container_add(GTK_CONTAINER(popover), list);
+  gtk_menu_button_set_popover(GTK_MENU_BUTTON(button), popover);
+  return button;
+}
+
+static GtkWidget *new_button(const char *label, GCallback callback, void *data) {
+  GtkWidget *button = gtk_button_new_with_label(label);
+  g_signal_connect(button, "clicked", callback, data);
+  return button;
+}
+
+/* The list of keys, in a popover under the "?" button. */
+static GtkWidget *new_help(GtkWidget *button) {
+  GtkWidget *help = gtk_popover_new(button);
+  GtkWidget *label = gtk_label_new(keys_text);
+  gtk_widget_set_margin_start(label, 12);
+  gtk_widget_set_margin_end(label, 12);
+  gtk_widget_set_margin_top(label, 12);
+  gtk_widget_set_margin_bottom(label, 12);
+  PangoAttrList *attrs = pango_attr_list_new();
+  pango_attr_list_insert(attrs, pango_attr_family_new("monospace"));
+  gtk_label_set_attributes(GTK_LABEL(label), attrs);
+  pango_attr_list_unref(attrs);
+  gtk_widget_show(label);
+  gtk_container_add(GTK_CONTAINER(help), label);
+  return help;
+}
+
+static GtkWidget *new_toolbar(mprof_view_window_t *w) {
+  GtkWidget *bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 4);
+  w->search = gtk_search_entry_new();
+  gtk_entry_set_placeholder_text(GTK_ENTRY(w->search), "Search threads");
+  g_signal_connect(w->search, "search-changed", G_CALLBACK(on_search), w);
+  w->counters = new_counter_toggles(w, w->panes[0].doc);
+  gtk_box_pack_start(GTK_BOX(bar), w->search, TRUE, TRUE, 0);
+  gtk_box_pack_start(GTK_BOX(bar), new_button("+", G_CALLBACK(on_zoom_in), w),
+                     FALSE, FALSE, 0);
+  gtk_box_pack_start(GTK_BOX(bar), new_button("\u2212", G_CALLBACK(on_zoom_out), w),
+                     FALSE, FALSE, 0);
+  gtk_box_pack_start(GTK_BOX(bar), new_button("Fit", G_CALLBACK(on_fit), w),
+                     FALSE, FALSE, 0);
+  gtk_box_pack_start(GTK_BOX(bar), w->counters, FALSE, FALSE, 0);
+  GtkWidget *keys = new_button("?", G_CALLBACK(on_help), w);
+  w->help = new_help(keys);
+  gtk_box_pack_start(GTK_BOX(bar), keys, FALSE, FALSE, 0);
+  return bar;
+}
+
+static GtkWidget *new_details(mprof_view_window_t *w) {
+  w->details = gtk_label_new(NULL);
+  gtk_label_set_selectable(GTK_LABEL(w->details), TRUE);
+  gtk_label_set_line_wrap(GTK_LABEL(w->details), TRUE);
+  gtk_label_set_xalign(GTK_LABEL(w->details), 0);
+  gtk_label_set_yalign(GTK_LABEL(w->details), 0);
+  gtk_widget_set_name(w->details, "details");
+  w->details_box = gtk_scrolled_window_new(NULL, NULL);
+  gtk_widget_set_size_request(w->details_box, 300, -1);
+  gtk_container_add(GTK_CONTAINER(w->details_box), w->details);
+  gtk_widget_set_no_show_all(w->details_box, TRUE);
+  gtk_widget_show(w->details);
+  return w->details_box;
+}
+
+static char *window_title(mprof_view_window_t *w) {
+  char *a = mprof__view_escape(w->panes[0].doc->title);
+  if (w->pane_count < 2) {
+    char *title = g_strdup_printf("%s - mprof view", a);
+    g_free(a);
+    return title;
+  }
+  char *b = mprof__view_escape(w->panes[1].doc->title);
+  char *title = g_strdup_printf("%s vs %s - mprof view", a, b);
+  g_free(a);
+  g_free(b);
+  return title;
+}
+
+/* --- Windows ------------------------------------------------------------------ */
+
+static int open_windows;
+
+static void on_destroy(GtkWidget *widget, gpointer data) {
+  mprof_view_window_t *w = data;
+  (void)widget;
+  g_source_remove_by_user_data(w);
+  if (w->script_source) g_source_remove(w->script_source);
+  for (int i = 0; i < w->pane_count; i++) {
+    mprof__view_state_free(&w->panes[i].state);
+    mprof__view_doc_free(w->panes[i].doc);
+  }
+  g_free(w->search_text);
+  g_free(w);
+  if (--open_windows == 0) gtk_main_quit();
+}
+
+static void open_window(mprof_view_doc_t **docs, int count,
+                        const mprof_view_options_t *options) {
+  mprof_view_window_t *w = g_new0(mprof_view_window_t, 1);
+  w->options = options;
+  w->follow = options->follow;
+  w->window = gtk_window_new(GTK_WINDOW_TOPLEVEL);
+  GtkWidget *timelines = gtk_box_new(GTK_ORIENTATION_VERTICAL, 2);
+  for (int i = 0; i < count; i++)
+    gtk_box_pack_start(GTK_BOX(timelines), new_area(w, docs[i]), TRUE, TRUE, 0);
+  GtkWidget *body = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 0);
+  gtk_box_pack_start(GTK_BOX(body), timelines, TRUE, TRUE, 0);
+  gtk_box_pack_start(GTK_BOX(body), new_details(w), FALSE, FALSE, 0);
+  GtkWidget *top = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
+  gtk_box_pack_start(GTK_BOX(top), new_toolbar(w), FALSE, FALSE, 0);
+  gtk_box_pack_start(GTK_BOX(top), mprof__view_legend_new(), FALSE, FALSE, 0);
+  gtk_box_pack_start(GTK_BOX(top), body, TRUE, TRUE, 0);
+  gtk_container_add(GTK_CONTAINER(w->window), top);
+  char *title = window_title(w);
+  gtk_window_set_title(GTK_WINDOW(w->window), title);
+  g_free(title);
+  mprof__view_window_fit(w);
+  gtk_window_set_default_size(GTK_WINDOW(w->window), 1100, 700);
+  g_signal_connect(w->window, "key-press-event", G_CALLBACK(on_key), w);
+  g_signal_connect(w->window, "destroy", G_CALLBACK(on_destroy), w);
+  if (options->follow) mprof__view_follow_start(w);
+  gtk_widget_show_all(w->window);
+  gtk_widget_grab_focus(w->panes[0].area);
+  open_windows++;
+  if (options->script) mprof__view_script_start(w, options->script);
+}
+
+int mprof__view_windows(mprof_view_doc_t **docs, int count,
+                        const mprof_view_options_t *options) {
+  if (!gtk_init_check(NULL, NULL)) {
+    g_printerr("mprof: view: cannot open a display (is DISPLAY set?); "
+               "--png draws without one\n");
+    return 1;
+  }
+  int per_window = options->compare ? 2 : 1;
+  for (int i = 0; i + per_window <= count; i += per_window) {
+    open_window(docs + i, per_window, options);
+    for (int j = i; j < i + per_window; j++) docs[j] = NULL;
+  }
+  if (open_windows) gtk_main();
+  return 0;
+}

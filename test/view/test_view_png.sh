@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# test_view_png.sh -- `mprof view --png` with no display: the picture of a
+# recorded story (test/story.c) and of a time range of it puts each thread
+# on the row, and between the x, that the scene says (view_probe where),
+# the stalled request red to the right edge; net.ctf draws; bad command
+# lines are usage errors.
+set -euo pipefail
+build=$1
+net_ctf=$2
+mprof=$build/mprof
+probe=$build/test/view/view_probe
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "$0")/pixels.sh"
+unset DISPLAY WAYLAND_DISPLAY
+W=1000 H=400
+
+"$build/test/story" "$tmp/story.ctf"
+
+# where NAME T0 T1: sets row y x0 x1 start end for thread NAME.
+where() {
+  read -r row y x0 x1 start end < <("$probe" where "$tmp/story.ctf" $W $H "$2" "$3" 0 "$1") ||
+    fail "no thread '$1' in the story"
+}
+
+# A thread's line at its row: drawn at y between x0 and x1 (mid-way), and
+# nothing just below it.
+check_thread() { # PNG NAME T0 T1
+  where "$2" "$3" "$4"
+  local mid=$(( (${x0%.*} + ${x1%.*}) / 2 ))
+  [ "$mid" -gt 0 ] && [ "$mid" -lt $W ] || fail "'$2' not in view: $x0..$x1"
+  expect_not "'$2' drawn at row $row (y $y), x $mid" \
+    is_empty "$1" $mid $(( ${y%.*} - 1 ))
+  expect "nothing 7 px below '$2'" is_empty "$1" $mid $(( ${y%.*} + 7 ))
+}
+
+# The whole trace.
+"$mprof" view --png "$tmp/all.png" --width $W --height $H "$tmp/story.ctf" ||
+  fail "--png of the story"
+for name in "stuck job" "GET /" "lookup" "disk read" "ready"; do
+  check_thread "$tmp/all.png" "$name" 0 -1
+done
+where "stuck job" 0 -1
+expect "stalled 'stuck job' red at the right edge" \
+  is_colour "$tmp/all.png" $(( W - 4 )) $(( ${y%.*} - 1 )) $STALLED 90
+
+# A range: the request, from 1 ms before it to 1 ms after.
+where "GET /" 0 -1
+t0=$(( start - 1000000 )) t1=$(( end + 1000000 ))
+"$mprof" view --png "$tmp/range.png" --width $W --height $H \
+  --range "${t0}ns:$(awk "BEGIN{print $t1 / 1e6}")ms" "$tmp/story.ctf" || fail "--png --range"
+for name in "GET /" "lookup" "disk read"; do
+  check_thread "$tmp/range.png" "$name" $t0 $t1
+done
+where "GET /" $t0 $t1
+expect "'GET /' starts 1 ms in: empty before" \
+  is_empty "$tmp/range.png" $(( ${x0%.*} - 4 )) $(( ${y%.*} - 1 ))
+expect "'GET /' ends 1 ms before the end: empty after" \
+  is_empty "$tmp/range.png" $(( ${x1%.*} + 6 )) $(( ${y%.*} - 1 ))
+where "stuck job" $t0 $t1
+expect "stalled 'stuck job' red to the end of the trace" \
+  is_colour "$tmp/range.png" $(( ${x1%.*} - 4 )) $(( ${y%.*} - 1 )) $STALLED 90
+expect "and not beyond" is_empty "$tmp/range.png" $(( ${x1%.*} + 6 )) $(( ${y%.*} - 1 ))
+cmp -s "$tmp/all.png" "$tmp/range.png" && fail "the range drew the same picture"
+
+# net.ctf (legacy) draws, with more than the background.
+"$mprof" view --png "$tmp/net.png" --width 600 --height 300 "$net_ctf" || fail "net.ctf"
+read -r row y x0 x1 start end < <("$probe" where "$net_ctf" 600 300 0 -1 0 Gntshr.grant_access)
+[ "$row" = 0 ] || fail "net.ctf's first thread is at row $row"
+expect_not "net.ctf's first thread drawn" is_empty "$tmp/net.png" 300 $(( ${y%.*} - 1 ))
+
+# Usage errors (2), missing traces (3), no display for a window (3).
+code() { set +e; "$@" >/dev/null 2>"$tmp/err"; echo $?; set -e; }
+[ "$(code "$mprof" view --png "$tmp/x.png" "$tmp/story.ctf" "$net_ctf")" = 2 ] || fail "two traces to one PNG"
+[ "$(code "$mprof" view --png "$tmp/x.png" --range 5:1 "$tmp/story.ctf")" = 2 ] || fail "backward range"
+[ "$(code "$mprof" view --png "$tmp/x.png" --range 1xs:2 "$tmp/story.ctf")" = 2 ] || fail "bad unit"
+[ "$(code "$mprof" view --png "$tmp/x.png" --width 3 "$tmp/story.ctf")" = 2 ] || fail "tiny width"
+[ "$(code "$mprof" view --compare "$tmp/story.ctf")" = 2 ] || fail "compare one trace"
+[ "$(code "$mprof" view --follow -)" = 2 ] || fail "follow stdin"
+[ "$(code "$mprof" view --png "$tmp/x.png" "$tmp/missing.ctf")" = 3 ] || fail "missing trace"
+[ "$(code "$mprof" view --png /nonexistent/x.png "$tmp/story.ctf")" = 3 ] || fail "unwritable PNG"
+[ "$(code "$mprof" view "$tmp/story.ctf")" = 3 ] || fail "a window with no display"
+grep -q "no display\|cannot open a display" "$tmp/err" || fail "says why: $(cat "$tmp/err")"
+
+# Standard input.
+"$mprof" view --png "$tmp/stdin.png" --width $W --height $H - <"$tmp/story.ctf" || fail "--png of -"
+cmp -s "$tmp/all.png" "$tmp/stdin.png" || fail "stdin drew another picture"
+echo "view_png: ok"

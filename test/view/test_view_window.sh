@@ -1,0 +1,196 @@
+#!/usr/bin/env bash
+# test_view_window.sh -- the `mprof view` window under Xvfb, driven by a
+# script of input (--script, see src/view/script.c): it opens on net.ctf
+# and on a recorded story (test/story.c), and zoom, pan, search,
+# double-click, the keys list, --compare and --follow change what is drawn
+# where the scene says (view_probe where).  Screenshots stay in
+# BUILD/test/view/shots/ as artifacts.
+#   test_view_window.sh BUILD NET_CTF   (run under xvfb-run -a)
+set -euo pipefail
+build=$1
+net_ctf=$2
+mprof=$build/mprof
+probe=$build/test/view/view_probe
+shots=$build/test/view/shots
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "$0")/pixels.sh"
+rm -rf "$shots"
+mkdir -p "$shots"
+story=$tmp/story.ctf
+"$build/test/story" "$story"
+
+# run TRACE... : run the window with the script in $tmp/script; its output
+# (shot and state lines) goes to $tmp/out.  Exit 0, or with $damaged_ok 1
+# (a live trace may have a packet rewritten while it is read).
+run() {
+  local code=0
+  timeout 60 "$mprof" view --script "$tmp/script" "$@" >"$tmp/out" 2>"$tmp/err" || code=$?
+  [ $code = 0 ] || { [ $code = 1 ] && [ -n "${damaged_ok:-}" ]; } ||
+    fail "mprof view $*: exit $code: $(cat "$tmp/err")"
+  ! grep -q '^script:' "$tmp/err" || fail "$(cat "$tmp/err")"
+}
+# area SHOT [PANE]: sets ax ay aw ah, where the timeline is in the shot.
+area() {
+  local fields
+  fields=$(grep "^shot $shots/$1 " "$tmp/out" | cut -d' ' -f$(( 3 + 4 * ${2:-0} ))-$(( 6 + 4 * ${2:-0} )))
+  read -r ax ay aw ah <<<"$fields"
+  [ -n "$ah" ] || fail "no timeline in shot $1"
+}
+# where TRACE NAME T0 T1: sets row y x0 x1 (in the shot: + ax, ay).
+where() {
+  local r
+  r=$("$probe" where "$1" "$aw" "$ah" "$3" "$4" 0 "$2") || fail "no thread '$2'"
+  read -r row y x0 x1 start end <<<"$r"
+  y=$(( ${y%.*} + ay )) x0=$(( ${x0%.*} + ax )) x1=$(( ${x1%.*} + ax ))
+}
+state() { sed -n "${1}p" < <(grep '^state ' "$tmp/out"); }
+
+# 1. net.ctf: the window opens, titled, and draws its first thread.
+printf 'state\nshot %s\nquit\n' "$shots/net.png" >"$tmp/script"
+run "$net_ctf"
+read -r _ _ _ _ net_end _ <<<"$(state 1)"
+area net.png
+where "$net_ctf" Gntshr.grant_access 0 -1
+expect_not "net.ctf's first thread drawn in the window" is_empty "$shots/net.png" $(( ax + aw / 2 )) $(( y - 1 ))
+
+# A window per trace, each titled with its file name.
+printf 'title\nquit\n' >"$tmp/script"
+run "$story" "$net_ctf"
+[ "$(grep '^title ' "$tmp/out" | sort)" = "$(printf 'title net.ctf - mprof view\ntitle story.ctf - mprof view')" ] ||
+  fail "window titles: $(cat "$tmp/out")"
+
+# 2. The story: fit, then the request's range, then a wheel zoom and a pan.
+printf 'shot %s\nquit\n' "$shots/fit.png" >"$tmp/script"
+run "$story"
+area fit.png
+where "$story" "GET /" 0 -1
+expect_not "GET / drawn at its row" is_empty "$shots/fit.png" $(( (x0 + x1) / 2 )) $(( y - 1 ))
+t0=$(( start - 1000000 )) t1=$(( end + 1000000 ))
+cat >"$tmp/script" <<EOF2
+range $t0 $t1
+shot $shots/range.png
+state
+zoom 0.5 $(( aw / 4 ))
+state
+pan 100 0
+state
+pan 0 -100000
+state
+pan 0 100000
+state
+search lookup
+shot $shots/search.png
+dclick $(( (x0 + x1) / 2 - ax )) $(( y - ay ))
+shot $shots/select.png
+details $tmp/details.txt
+key question
+shot $shots/keys.png
+key Escape
+key question
+shot $shots/clear.png
+metric 0 off
+shot $shots/nometric.png
+quit
+EOF2
+# (x0, x1, y above are for the fitted view; the double-click is aimed after
+# the range is set, so recompute it for that range.)
+where "$story" "GET /" $t0 $t1
+sed -i "s/^dclick .*/dclick $(( (x0 + x1) / 2 - ax )) $(( y - ay ))/" "$tmp/script"
+run "$story"
+
+area range.png
+where "$story" "GET /" $t0 $t1
+expect "range: empty before GET / starts" is_empty "$shots/range.png" $(( x0 - 4 )) $(( y - 1 ))
+expect_not "range: GET / drawn after it starts" is_empty "$shots/range.png" $(( x0 + 10 )) $(( y - 1 ))
+[ "$("$probe" diff "$shots/fit.png" "$shots/range.png" $ax $ay $aw $ah)" -gt 1000 ] ||
+  fail "the range did not change the picture"
+
+# The wheel zoom keeps the time under the pointer; the pan moves 100 px.
+read -r _ a0 a1 _ _ _ <<<"$(state 1)"
+read -r _ b0 b1 _ _ _ <<<"$(state 2)"
+read -r _ c0 c1 _ _ _ <<<"$(state 3)"
+[ "$a0 $a1" = "$t0 $t1" ] || fail "range set: $a0 $a1"
+awk -v a0=$a0 -v a1=$a1 -v b0=$b0 -v b1=$b1 -v q=$(( aw / 4 )) -v w=$aw 'BEGIN {
+  ta = a0 + (a1 - a0) * q / w; tb = b0 + (b1 - b0) * q / w
+  exit !((b1 - b0) * 2 - (a1 - a0) < 4 && (ta - tb < 2 && tb - ta < 2)) }' ||
+  fail "zoom 0.5 at x $(( aw / 4 )): $a0..$a1 -> $b0..$b1"
+awk -v b0=$b0 -v b1=$b1 -v c0=$c0 -v w=$aw 'BEGIN {
+  d = (b0 - c0) - 100 * (b1 - b0) / w; exit !(d < 2 && d > -2) }' ||
+  fail "pan 100 px: $b0 -> $c0"
+
+# Dragging far up scrolls to the last row and no further; back down to 0.
+read -r _ _ _ scroll _ rows <<<"$(state 4)"
+[ "$scroll" = $(( (rows - 1) * 20 )) ] || fail "scrolled to $scroll px with $rows rows"
+read -r _ _ _ scroll _ _ <<<"$(state 5)"
+[ "$scroll" = 0 ] || fail "scrolled back to $scroll px"
+
+# Search: "lookup" is marked, "GET /" is not.
+where "$story" lookup $c0 $c1
+ly=$y lx=$(( x0 > ax ? (x0 + x1) / 2 : ax + 40 ))
+expect "search marks lookup" is_colour "$shots/search.png" $lx $(( ly - 7 )) $MATCH 40
+where "$story" "GET /" $c0 $c1
+expect_not "search leaves GET / unmarked" is_colour "$shots/search.png" $lx $(( y - 7 )) $MATCH 40
+
+# Double-click on GET /: it and what it touched are highlighted, the rest
+# fades, and the panel tells its story.
+area select.png
+where "$story" "GET /" $c0 $c1
+gx=$(( x0 > ax ? x0 + 20 : ax + 20 ))
+expect "GET / highlighted" is_colour "$shots/select.png" $gx $(( y - 4 )) $HIGHLIGHT 60
+where "$story" "disk read" $c0 $c1
+expect_not "disk read (not touched by GET /) not highlighted" \
+  is_colour "$shots/select.png" $gx $(( y - 4 )) $HIGHLIGHT 60
+where "$story" "stuck job" $c0 $c1
+expect_not "stuck job faded" is_colour "$shots/select.png" $(( ax + aw / 2 )) $(( y - 1 )) $STALLED 60
+expect "stuck job still there, pale" is_pale_red "$shots/select.png" $(( ax + aw / 2 )) $(( y - 1 ))
+grep -qx 'GET /' <(head -1 "$tmp/details.txt") || fail "details: $(cat "$tmp/details.txt")"
+for text in 'type: task' 'created by: loop' 'ending: resolved' 'waited on lookup' \
+  'read  lookup -> GET /' 'wait chain: GET / -> lookup -> disk read' 'on the critical path'; do
+  grep -qF "$text" "$tmp/details.txt" || fail "details lack '$text': $(cat "$tmp/details.txt")"
+done
+
+# ? shows the keys over the timeline; Escape clears search and highlight.
+[ "$("$probe" diff "$shots/select.png" "$shots/keys.png" $ax $ay $aw $ah)" -gt 2000 ] ||
+  fail "? showed no list of keys"
+area clear.png
+where "$story" lookup $c0 $c1
+expect_not "Escape cleared the search" is_colour "$shots/clear.png" $lx $(( y - 7 )) $MATCH 40
+
+# The Metrics menu hides the story's one counter graph (the bottom strip).
+strip_y=$(( ay + ah - 40 ))
+[ "$("$probe" diff "$shots/clear.png" "$shots/nometric.png" $ax $strip_y $aw 40)" -gt 200 ] ||
+  fail "unticking the counter left its graph"
+[ "$("$probe" diff "$shots/clear.png" "$shots/nometric.png" $ax $ay $aw 200)" -lt 50 ] ||
+  fail "unticking the counter changed the rows"
+# 3. --compare: the story above net.ctf, one window, one time axis.
+printf 'state\nshot %s\nquit\n' "$shots/compare.png" >"$tmp/script"
+run --compare "$story" "$net_ctf"
+read -r _ t0 t1 _ _ _ <<<"$(state 1)"
+[ "$t0" = 0 ] || fail "compare starts at $t0"
+area compare.png 0
+top_y=$ay
+where "$story" "stuck job" $t0 $t1
+expect "compare: the story's stalled job red in the top timeline" \
+  is_red "$shots/compare.png" $(( x1 - 2 )) $(( y - 1 ))
+area compare.png 1
+[ "$ay" -gt "$top_y" ] || fail "the second timeline is not below the first"
+where "$net_ctf" Gntshr.grant_access $t0 $t1
+expect_not "compare: net.ctf's first thread in the bottom timeline" \
+  is_empty "$shots/compare.png" $(( ax + aw / 2 )) $(( y - 1 ))
+[ "$t1" = "$net_end" ] || fail "compare range ends at $t1, not at net.ctf's end $net_end"
+
+# 4. --follow on a trace a program is writing: the end grows and stays in view.
+"$build/test/trace_gen" "$tmp/live.ctf" overwrite 262144 100000000 2 >/dev/null &
+gen=$!
+trap 'kill $gen 2>/dev/null || true; rm -rf "$tmp"' EXIT
+until [ "$(head -c 8 "$tmp/live.ctf" 2>/dev/null | tr -d '\0')" = MPROFCTF ]; do sleep 0.01; done
+printf 'wait 2\nstate\nwait 14\nstate\nshot %s\nquit\n' "$shots/follow.png" >"$tmp/script"
+damaged_ok=1 run --follow "$tmp/live.ctf"
+kill $gen
+read -r _ a0 a1 _ aend _ <<<"$(state 1)"
+read -r _ b0 b1 _ bend _ <<<"$(state 2)"
+[ "$bend" -gt "$aend" ] || fail "follow: the trace's end did not move: $aend -> $bend"
+[ "$b1" = "$bend" ] || fail "follow: the newest time $bend is not in view ($b0..$b1)"
+echo "view_window: ok"
