@@ -1,0 +1,727 @@
+/* uv_trace.c -- the one implementation of libuv tracing: the mprof_uv_*
+ * wrappers that mprof/uv.h maps libuv's calls to, and that the LD_PRELOAD
+ * shim calls from its own uv_* functions.  They reach the real libuv
+ * through mprof__uv_real() only, and record nothing (forwarding each call
+ * with the user's own callbacks) unless recording has started.
+ *
+ * A request is a thread from submission to the return of its callback; a
+ * handle a thread from init to the return of its close callback; a loop a
+ * thread that runs inside uv_run() and goes idle (mprof_suspend) in a
+ * prepare handle of ours, the last thing before each poll.  Callbacks run
+ * switched to their thread and switch back to the loop's thread.  See
+ * docs/libuv.md for the labels, counters and the network convention.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "uv_internal.h"
+
+#define REAL (mprof__uv_real())
+
+/* The thread of the loop that uv_run() runs on this OS thread. */
+static _Thread_local uint64_t running_loop;
+
+static mprof_counter_t bytes_read, bytes_written;
+
+__attribute__((constructor)) static void counters_init(void) {
+  bytes_read = mprof_counter_make("uv bytes read");
+  bytes_written = mprof_counter_make("uv bytes written");
+}
+
+/* Our prepare handles carry this in their data, so uv_walk() skips them. */
+static const char poll_mark_tag[] = "mprof poll mark";
+
+/* --- Threads of requests and handles ----------------------------------------
+ */
+
+/* A new thread for key, created by the current one, with its entry; NULL
+ * when not recording (the call then goes through untraced). */
+static mprof__uv_entry_t *begin(const void *key, mprof_type_t type,
+                                const char *label, mprof__uv_fn cb) {
+  if (!mprof_is_started())
+    return NULL;
+  uint64_t thread = mprof_create(type);
+  mprof_label(thread, label);
+  mprof__uv_entry_t *entry = mprof__uv_map_add(key, thread);
+  if (entry)
+    entry->cb = cb;
+  else
+    mprof_fail(thread, "mprof: out of memory");
+  return entry;
+}
+
+/* After the submitting call: a request or handle that failed to start
+ * ends now.  Keeps result and errno. */
+static int submitted(mprof__uv_entry_t *entry, int result) {
+  if (!entry || result >= 0)
+    return result;
+  int saved = errno;
+  free(mprof__uv_map_take(entry->key));
+  mprof_fail(entry->thread, REAL->uv_err_name(result));
+  errno = saved;
+  return result;
+}
+
+/* Ends a request's thread after its callback, back on the loop's thread. */
+static void finish(mprof__uv_entry_t *entry, int status) {
+  if (status < 0)
+    mprof_fail(entry->thread, REAL->uv_err_name(status));
+  else
+    mprof_resolve(entry->thread);
+  mprof_switch(running_loop);
+  free(entry);
+}
+
+/* A handle's entry, switched to for one of its callbacks. */
+static mprof__uv_entry_t *enter(const void *handle) {
+  mprof__uv_entry_t *entry = mprof__uv_map_get(handle);
+  mprof_switch(entry->thread);
+  return entry;
+}
+
+/* A handle's entry, to hold its callback in *slot: NULL if it has none.
+ * libuv may start a handle again with the callback it holds, which is
+ * then our own fire. */
+static mprof__uv_entry_t *watch(const void *handle, mprof__uv_fn cb,
+                                mprof__uv_fn fire, int read) {
+  mprof__uv_entry_t *entry = cb ? mprof__uv_map_get(handle) : NULL;
+  if (entry && cb != fire)
+    *(read ? &entry->read_cb : &entry->cb) = cb;
+  return entry;
+}
+
+/* --- Addresses and the network labels
+ * ----------------------------------------- */
+
+/* "ip:port" or "[ip6]:port" of an IP address; empty for other families. */
+static void address_text(const struct sockaddr *sa, char *out, size_t size) {
+  char ip[INET6_ADDRSTRLEN];
+  out[0] = 0;
+  if (sa->sa_family == AF_INET) {
+    const struct sockaddr_in *in = (const struct sockaddr_in *)sa;
+    if (inet_ntop(AF_INET, &in->sin_addr, ip, sizeof ip))
+      snprintf(out, size, "%s:%u", ip, ntohs(in->sin_port));
+  } else if (sa->sa_family == AF_INET6) {
+    const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)sa;
+    if (inet_ntop(AF_INET6, &in6->sin6_addr, ip, sizeof ip))
+      snprintf(out, size, "[%s]:%u", ip, ntohs(in6->sin6_port));
+  }
+}
+
+typedef int (*name_fn)(const void *handle, struct sockaddr *name, int *length);
+
+/* Fill *text once from a getsockname-like call; nonzero if it is known. */
+static int address_cached(char *text, size_t size, name_fn fn,
+                          const void *handle) {
+  if (!text[0]) {
+    struct sockaddr_storage name;
+    int length = sizeof name;
+    if (fn(handle, (struct sockaddr *)&name, &length) == 0)
+      address_text((struct sockaddr *)&name, text, size);
+  }
+  return text[0] != 0;
+}
+
+/* A TCP handle's two addresses, looked up once; nonzero if both known. */
+static int tcp_addresses(mprof__uv_entry_t *entry, const uv_tcp_t *tcp) {
+  return entry->handle_type == UV_TCP &&
+         address_cached(entry->local, sizeof entry->local,
+                        (name_fn)REAL->uv_tcp_getsockname, tcp) &&
+         address_cached(entry->peer, sizeof entry->peer,
+                        (name_fn)REAL->uv_tcp_getpeername, tcp);
+}
+
+static size_t bufs_length(const uv_buf_t bufs[], unsigned int nbufs) {
+  size_t length = 0;
+  for (unsigned int i = 0; i < nbufs; i++)
+    length += bufs[i].len;
+  return length;
+}
+
+/* FNV-1a 64 of a datagram's payload, as the UDP labels carry it. */
+static uint64_t payload_hash(const uv_buf_t bufs[], unsigned int nbufs,
+                             size_t length) {
+  uint64_t hash = 0xcbf29ce484222325u;
+  for (unsigned int i = 0; i < nbufs && length; i++)
+    for (size_t j = 0; j < bufs[i].len && length; j++, length--) {
+      hash ^= (unsigned char)bufs[i].base[j];
+      hash *= 0x100000001b3u;
+    }
+  return hash;
+}
+
+/* "net send tcp ..." on thread: length bytes written to a stream. */
+static void stream_sent(uv_stream_t *stream, uint64_t thread, size_t length) {
+  mprof__uv_entry_t *handle = mprof__uv_map_get(stream);
+  mprof_counter_increase(bytes_written, (int64_t)length);
+  if (!handle || !tcp_addresses(handle, (uv_tcp_t *)stream))
+    return;
+  char label[192];
+  snprintf(label, sizeof label, "net send tcp %s %s %" PRIu64 " %zu",
+           handle->local, handle->peer, handle->sent_bytes, length);
+  mprof_label(thread, label);
+  handle->sent_bytes += length;
+}
+
+/* "net recv tcp ..." on the handle's thread: length bytes read. */
+static void stream_received(mprof__uv_entry_t *handle, uv_stream_t *stream,
+                            size_t length) {
+  mprof_counter_increase(bytes_read, (int64_t)length);
+  if (!tcp_addresses(handle, (uv_tcp_t *)stream))
+    return;
+  char label[192];
+  snprintf(label, sizeof label, "net recv tcp %s %s %" PRIu64 " %zu",
+           handle->peer, handle->local, handle->received_bytes, length);
+  mprof_label(handle->thread, label);
+  handle->received_bytes += length;
+}
+
+/* "net send udp ..." or "net recv udp ..." on thread. */
+static void datagram_label(uint64_t thread, const char *direction,
+                           const char *source, const char *destination,
+                           const uv_buf_t bufs[], unsigned int nbufs,
+                           size_t length) {
+  if (!source[0] || !destination[0])
+    return;
+  char label[192];
+  snprintf(label, sizeof label, "net %s udp %s %s %016" PRIx64 " %zu",
+           direction, source, destination, payload_hash(bufs, nbufs, length),
+           length);
+  mprof_label(thread, label);
+}
+
+/* --- Loops
+ * ---------------------------------------------------------------------- */
+
+static void poll_mark_fire(uv_prepare_t *prepare) {
+  (void)prepare;
+  mprof_suspend();
+}
+
+/* The loop's entry, made on its first traced uv_run(). */
+static mprof__uv_entry_t *loop_entry(uv_loop_t *loop) {
+  mprof__uv_entry_t *entry = mprof__uv_map_get(loop);
+  if (entry)
+    return entry;
+  uv_prepare_t *mark = malloc(sizeof *mark);
+  if (!mark)
+    return NULL;
+  entry =
+      begin(loop, MPROF_LOOP,
+            loop == REAL->uv_default_loop() ? "default loop" : "loop", NULL);
+  if (!entry || REAL->uv_prepare_init(loop, mark)) {
+    free(mark);
+    return entry;
+  }
+  mark->data = (void *)poll_mark_tag;
+  REAL->uv_prepare_start(mark, poll_mark_fire);
+  REAL->uv_unref((uv_handle_t *)mark);
+  entry->poll_mark = mark;
+  return entry;
+}
+
+int mprof_uv_run(uv_loop_t *loop, uv_run_mode mode) {
+  mprof__uv_entry_t *entry = mprof_is_started() ? loop_entry(loop) : NULL;
+  if (!entry)
+    return REAL->uv_run(loop, mode);
+  uint64_t outer = running_loop, before = mprof_current();
+  running_loop = entry->thread;
+  mprof_switch(entry->thread);
+  int result = REAL->uv_run(loop, mode);
+  int saved = errno;
+  running_loop = outer;
+  mprof_switch(before);
+  errno = saved;
+  return result;
+}
+
+static void poll_mark_closed(uv_handle_t *handle) { free(handle); }
+
+int mprof_uv_loop_close(uv_loop_t *loop) {
+  mprof__uv_entry_t *entry = mprof__uv_map_take(loop);
+  if (entry && entry->poll_mark) {
+    /* Our handle must be gone before libuv agrees to close the loop. */
+    REAL->uv_close((uv_handle_t *)entry->poll_mark, poll_mark_closed);
+    REAL->uv_run(loop, UV_RUN_NOWAIT);
+  }
+  int result = REAL->uv_loop_close(loop);
+  if (entry) {
+    int saved = errno;
+    mprof_resolve(entry->thread);
+    free(entry);
+    errno = saved;
+  }
+  return result;
+}
+
+typedef struct walk_s {
+  uv_walk_cb cb;
+  void *arg;
+} walk_t;
+
+static void walk_user_handles(uv_handle_t *handle, void *arg) {
+  const walk_t *walk = arg;
+  if (handle->data != poll_mark_tag)
+    walk->cb(handle, walk->arg);
+}
+
+void mprof_uv_walk(uv_loop_t *loop, uv_walk_cb walk_cb, void *arg) {
+  walk_t walk = {walk_cb, arg};
+  REAL->uv_walk(loop, walk_user_handles, &walk);
+}
+
+/* --- Handles
+ * ---------------------------------------------------------------------- */
+
+/* Is handle one that libuv keeps inside the loop for itself (its thread
+ * pool's async, its child watcher)?  The shim sees them, a program built
+ * with mprof/uv.h does not; neither traces them. */
+static int libuv_own(const uv_loop_t *loop, const void *handle) {
+  const char *at = handle;
+  return at >= (const char *)loop && at < (const char *)(loop + 1);
+}
+
+/* A handle's thread, from its init on. */
+static int handle_inited(uv_loop_t *loop, void *handle,
+                         uv_handle_type handle_type, mprof_type_t type,
+                         const char *label, int result) {
+  if (result < 0 || libuv_own(loop, handle))
+    return result;
+  int saved = errno;
+  mprof__uv_entry_t *entry = begin(handle, type, label, NULL);
+  if (entry)
+    entry->handle_type = handle_type;
+  errno = saved;
+  return result;
+}
+
+static void close_fire(uv_handle_t *handle) {
+  mprof__uv_entry_t *entry = mprof__uv_map_take(handle);
+  mprof_switch(entry->thread);
+  if (entry->close_cb)
+    ((uv_close_cb)entry->close_cb)(handle);
+  finish(entry, 0);
+}
+
+void mprof_uv_close(uv_handle_t *handle, uv_close_cb close_cb) {
+  mprof__uv_entry_t *entry = mprof__uv_map_get(handle);
+  if (entry && close_cb != close_fire)
+    entry->close_cb = (mprof__uv_fn)close_cb;
+  REAL->uv_close(handle, entry ? close_fire : close_cb);
+}
+
+/* The callbacks with only the handle as argument. */
+#define MPROF__UV_SIMPLE_HANDLE(kind)                                          \
+  static void kind##_fire(uv_##kind##_t *handle) {                             \
+    mprof__uv_entry_t *entry = enter(handle);                                  \
+    ((uv_##kind##_cb)entry->cb)(handle);                                       \
+    mprof_switch(running_loop);                                                \
+  }
+MPROF__UV_SIMPLE_HANDLE(timer)
+MPROF__UV_SIMPLE_HANDLE(idle)
+MPROF__UV_SIMPLE_HANDLE(check)
+MPROF__UV_SIMPLE_HANDLE(prepare)
+MPROF__UV_SIMPLE_HANDLE(async)
+
+int mprof_uv_timer_init(uv_loop_t *loop, uv_timer_t *handle) {
+  return handle_inited(loop, handle, UV_TIMER, MPROF_TIMER, "timer",
+                       REAL->uv_timer_init(loop, handle));
+}
+
+int mprof_uv_timer_start(uv_timer_t *handle, uv_timer_cb cb, uint64_t timeout,
+                         uint64_t repeat) {
+  mprof__uv_entry_t *entry =
+      watch(handle, (mprof__uv_fn)cb, (mprof__uv_fn)timer_fire, 0);
+  return REAL->uv_timer_start(handle, entry ? timer_fire : cb, timeout, repeat);
+}
+
+int mprof_uv_idle_init(uv_loop_t *loop, uv_idle_t *handle) {
+  return handle_inited(loop, handle, UV_IDLE, MPROF_HANDLE, "idle",
+                       REAL->uv_idle_init(loop, handle));
+}
+
+int mprof_uv_idle_start(uv_idle_t *handle, uv_idle_cb cb) {
+  mprof__uv_entry_t *entry =
+      watch(handle, (mprof__uv_fn)cb, (mprof__uv_fn)idle_fire, 0);
+  return REAL->uv_idle_start(handle, entry ? idle_fire : cb);
+}
+
+int mprof_uv_check_init(uv_loop_t *loop, uv_check_t *handle) {
+  return handle_inited(loop, handle, UV_CHECK, MPROF_HANDLE, "check",
+                       REAL->uv_check_init(loop, handle));
+}
+
+int mprof_uv_check_start(uv_check_t *handle, uv_check_cb cb) {
+  mprof__uv_entry_t *entry =
+      watch(handle, (mprof__uv_fn)cb, (mprof__uv_fn)check_fire, 0);
+  return REAL->uv_check_start(handle, entry ? check_fire : cb);
+}
+
+int mprof_uv_prepare_init(uv_loop_t *loop, uv_prepare_t *handle) {
+  return handle_inited(loop, handle, UV_PREPARE, MPROF_HANDLE, "prepare",
+                       REAL->uv_prepare_init(loop, handle));
+}
+
+int mprof_uv_prepare_start(uv_prepare_t *handle, uv_prepare_cb cb) {
+  mprof__uv_entry_t *entry =
+      watch(handle, (mprof__uv_fn)cb, (mprof__uv_fn)prepare_fire, 0);
+  return REAL->uv_prepare_start(handle, entry ? prepare_fire : cb);
+}
+
+int mprof_uv_async_init(uv_loop_t *loop, uv_async_t *handle, uv_async_cb cb) {
+  /* The callback is given here, so the entry must exist first. */
+  mprof__uv_entry_t *entry =
+      cb && !libuv_own(loop, handle)
+          ? begin(handle, MPROF_HANDLE, "async", (mprof__uv_fn)cb)
+          : NULL;
+  if (entry)
+    entry->handle_type = UV_ASYNC;
+  return submitted(entry,
+                   REAL->uv_async_init(loop, handle, entry ? async_fire : cb));
+}
+
+int mprof_uv_async_send(uv_async_t *handle) {
+  if (mprof_is_started()) {
+    uint64_t thread = mprof__uv_map_thread(handle);
+    if (thread != MPROF_NONE)
+      mprof_signal(thread);
+  }
+  return REAL->uv_async_send(handle);
+}
+
+static void signal_fire(uv_signal_t *handle, int signum) {
+  mprof__uv_entry_t *entry = enter(handle);
+  ((uv_signal_cb)entry->cb)(handle, signum);
+  mprof_switch(running_loop);
+}
+
+int mprof_uv_signal_init(uv_loop_t *loop, uv_signal_t *handle) {
+  return handle_inited(loop, handle, UV_SIGNAL, MPROF_HANDLE, "signal",
+                       REAL->uv_signal_init(loop, handle));
+}
+
+int mprof_uv_signal_start(uv_signal_t *handle, uv_signal_cb cb, int signum) {
+  mprof__uv_entry_t *entry =
+      watch(handle, (mprof__uv_fn)cb, (mprof__uv_fn)signal_fire, 0);
+  if (entry) {
+    char label[32];
+    snprintf(label, sizeof label, "signal %d", signum);
+    mprof_label(entry->thread, label);
+  }
+  return REAL->uv_signal_start(handle, entry ? signal_fire : cb, signum);
+}
+
+/* The callbacks of requests that take (req, status); libuv lets most of
+ * them be NULL. */
+#define MPROF__UV_REQUEST_DONE(kind, cb_type)                                  \
+  static void kind##_done(uv_##kind##_t *req, int status) {                    \
+    mprof__uv_entry_t *entry = mprof__uv_map_take(req);                        \
+    mprof_switch(entry->thread);                                               \
+    if (entry->cb)                                                             \
+      ((cb_type)entry->cb)(req, status);                                       \
+    finish(entry, status);                                                     \
+  }
+MPROF__UV_REQUEST_DONE(write, uv_write_cb)
+MPROF__UV_REQUEST_DONE(shutdown, uv_shutdown_cb)
+MPROF__UV_REQUEST_DONE(connect, uv_connect_cb)
+MPROF__UV_REQUEST_DONE(udp_send, uv_udp_send_cb)
+MPROF__UV_REQUEST_DONE(work, uv_after_work_cb)
+
+/* --- Streams: TCP, pipes, TTYs
+ * ------------------------------------------------- */
+
+int mprof_uv_tcp_init(uv_loop_t *loop, uv_tcp_t *handle) {
+  return handle_inited(loop, handle, UV_TCP, MPROF_HANDLE, "tcp",
+                       REAL->uv_tcp_init(loop, handle));
+}
+
+int mprof_uv_pipe_init(uv_loop_t *loop, uv_pipe_t *handle, int ipc) {
+  return handle_inited(loop, handle, UV_NAMED_PIPE, MPROF_HANDLE, "pipe",
+                       REAL->uv_pipe_init(loop, handle, ipc));
+}
+
+int mprof_uv_tty_init(uv_loop_t *loop, uv_tty_t *handle, uv_file fd,
+                      int readable) {
+  return handle_inited(loop, handle, UV_TTY, MPROF_HANDLE, "tty",
+                       REAL->uv_tty_init(loop, handle, fd, readable));
+}
+
+static void connection_fire(uv_stream_t *server, int status) {
+  mprof__uv_entry_t *entry = enter(server);
+  ((uv_connection_cb)entry->cb)(server, status);
+  mprof_switch(running_loop);
+}
+
+int mprof_uv_listen(uv_stream_t *stream, int backlog, uv_connection_cb cb) {
+  mprof__uv_entry_t *entry =
+      watch(stream, (mprof__uv_fn)cb, (mprof__uv_fn)connection_fire, 0);
+  return REAL->uv_listen(stream, backlog, entry ? connection_fire : cb);
+}
+
+int mprof_uv_accept(uv_stream_t *server, uv_stream_t *client) {
+  int result = REAL->uv_accept(server, client);
+  mprof__uv_entry_t *entry = result ? NULL : mprof__uv_map_get(client);
+  if (!entry)
+    return result;
+  int saved = errno;
+  if (tcp_addresses(entry, (uv_tcp_t *)client)) {
+    char label[96];
+    snprintf(label, sizeof label, "tcp from %s", entry->peer);
+    mprof_label(entry->thread, label);
+  }
+  errno = saved;
+  return result;
+}
+
+static void read_fire(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf) {
+  mprof__uv_entry_t *entry = enter(stream);
+  if (nread > 0)
+    stream_received(entry, stream, (size_t)nread);
+  ((uv_read_cb)entry->read_cb)(stream, nread, buf);
+  mprof_switch(running_loop);
+}
+
+int mprof_uv_read_start(uv_stream_t *stream, uv_alloc_cb alloc_cb,
+                        uv_read_cb read_cb) {
+  mprof__uv_entry_t *entry =
+      watch(stream, (mprof__uv_fn)read_cb, (mprof__uv_fn)read_fire, 1);
+  return REAL->uv_read_start(stream, alloc_cb, entry ? read_fire : read_cb);
+}
+
+int mprof_uv_write(uv_write_t *req, uv_stream_t *handle, const uv_buf_t bufs[],
+                   unsigned int nbufs, uv_write_cb cb) {
+  mprof__uv_entry_t *entry = begin(req, MPROF_WRITE, "write", (mprof__uv_fn)cb);
+  int result =
+      REAL->uv_write(req, handle, bufs, nbufs, entry ? write_done : cb);
+  if (entry && result == 0) {
+    int saved = errno;
+    stream_sent(handle, entry->thread, bufs_length(bufs, nbufs));
+    errno = saved;
+  }
+  return submitted(entry, result);
+}
+
+int mprof_uv_try_write(uv_stream_t *handle, const uv_buf_t bufs[],
+                       unsigned int nbufs) {
+  int result = REAL->uv_try_write(handle, bufs, nbufs);
+  if (result > 0 && mprof_is_started()) {
+    int saved = errno;
+    stream_sent(handle, mprof__uv_map_thread(handle), (size_t)result);
+    errno = saved;
+  }
+  return result;
+}
+
+int mprof_uv_shutdown(uv_shutdown_t *req, uv_stream_t *handle,
+                      uv_shutdown_cb cb) {
+  mprof__uv_entry_t *entry =
+      begin(req, MPROF_SHUTDOWN, "shutdown", (mprof__uv_fn)cb);
+  return submitted(entry,
+                   REAL->uv_shutdown(req, handle, entry ? shutdown_done : cb));
+}
+
+int mprof_uv_tcp_connect(uv_connect_t *req, uv_tcp_t *handle,
+                         const struct sockaddr *addr, uv_connect_cb cb) {
+  mprof__uv_entry_t *entry = NULL;
+  if (cb && addr && mprof_is_started()) {
+    char label[96], target[64];
+    address_text(addr, target, sizeof target);
+    snprintf(label, sizeof label, "connect %s", target);
+    entry = begin(req, MPROF_CONNECT, label, (mprof__uv_fn)cb);
+  }
+  return submitted(entry, REAL->uv_tcp_connect(req, handle, addr,
+                                               entry ? connect_done : cb));
+}
+
+/* --- UDP
+ * ------------------------------------------------------------------------ */
+
+int mprof_uv_udp_init(uv_loop_t *loop, uv_udp_t *handle) {
+  return handle_inited(loop, handle, UV_UDP, MPROF_HANDLE, "udp",
+                       REAL->uv_udp_init(loop, handle));
+}
+
+/* The send's label and counter, once libuv has bound the socket. */
+static void udp_sent(uint64_t thread, uv_udp_t *udp, const uv_buf_t bufs[],
+                     unsigned int nbufs, const struct sockaddr *addr) {
+  mprof__uv_entry_t *handle = mprof__uv_map_get(udp);
+  size_t length = bufs_length(bufs, nbufs);
+  mprof_counter_increase(bytes_written, (int64_t)length);
+  if (!handle)
+    return;
+  char destination[64] = "";
+  if (addr)
+    address_text(addr, destination, sizeof destination);
+  else
+    address_cached(handle->peer, sizeof handle->peer,
+                   (name_fn)REAL->uv_udp_getpeername, udp);
+  address_cached(handle->local, sizeof handle->local,
+                 (name_fn)REAL->uv_udp_getsockname, udp);
+  datagram_label(thread, "send", handle->local,
+                 addr ? destination : handle->peer, bufs, nbufs, length);
+}
+
+int mprof_uv_udp_send(uv_udp_send_t *req, uv_udp_t *handle,
+                      const uv_buf_t bufs[], unsigned int nbufs,
+                      const struct sockaddr *addr, uv_udp_send_cb cb) {
+  mprof__uv_entry_t *entry =
+      begin(req, MPROF_UDP_SEND, "udp send", (mprof__uv_fn)cb);
+  int result = REAL->uv_udp_send(req, handle, bufs, nbufs, addr,
+                                 entry ? udp_send_done : cb);
+  if (entry && result == 0) {
+    int saved = errno;
+    udp_sent(entry->thread, handle, bufs, nbufs, addr);
+    errno = saved;
+  }
+  return submitted(entry, result);
+}
+
+static void udp_recv_fire(uv_udp_t *udp, ssize_t nread, const uv_buf_t *buf,
+                          const struct sockaddr *addr, unsigned flags) {
+  mprof__uv_entry_t *entry = enter(udp);
+  if (nread > 0) {
+    mprof_counter_increase(bytes_read, nread);
+    char source[64] = "";
+    if (addr)
+      address_text(addr, source, sizeof source);
+    address_cached(entry->local, sizeof entry->local,
+                   (name_fn)REAL->uv_udp_getsockname, udp);
+    datagram_label(entry->thread, "recv", source, entry->local, buf, 1,
+                   (size_t)nread);
+  }
+  ((uv_udp_recv_cb)entry->read_cb)(udp, nread, buf, addr, flags);
+  mprof_switch(running_loop);
+}
+
+int mprof_uv_udp_recv_start(uv_udp_t *handle, uv_alloc_cb alloc_cb,
+                            uv_udp_recv_cb recv_cb) {
+  mprof__uv_entry_t *entry =
+      watch(handle, (mprof__uv_fn)recv_cb, (mprof__uv_fn)udp_recv_fire, 1);
+  return REAL->uv_udp_recv_start(handle, alloc_cb,
+                                 entry ? udp_recv_fire : recv_cb);
+}
+
+/* --- The thread pool
+ * --------------------------------------------------------------- */
+
+/* On a pool thread: the work runs as the request's thread. */
+static void work_run(uv_work_t *req) {
+  mprof__uv_entry_t *entry = mprof__uv_map_get(req);
+  mprof_switch(entry->thread);
+  ((uv_work_cb)entry->work_cb)(req);
+  mprof_switch(MPROF_NONE);
+}
+
+int mprof_uv_queue_work(uv_loop_t *loop, uv_work_t *req, uv_work_cb work_cb,
+                        uv_after_work_cb after_work_cb) {
+  mprof__uv_entry_t *entry =
+      work_cb ? begin(req, MPROF_WORK, "work", (mprof__uv_fn)after_work_cb)
+              : NULL;
+  if (entry)
+    entry->work_cb = (mprof__uv_fn)work_cb;
+  return submitted(entry,
+                   REAL->uv_queue_work(loop, req, entry ? work_run : work_cb,
+                                       entry ? work_done : after_work_cb));
+}
+
+static void getaddrinfo_done(uv_getaddrinfo_t *req, int status,
+                             struct addrinfo *res) {
+  mprof__uv_entry_t *entry = mprof__uv_map_take(req);
+  mprof_switch(entry->thread);
+  ((uv_getaddrinfo_cb)entry->cb)(req, status, res);
+  finish(entry, status);
+}
+
+/* A request with a callback and a label "WHAT TARGET" (cut to fit). */
+static mprof__uv_entry_t *begin_async(const void *req, mprof__uv_fn cb,
+                                      mprof_type_t type, const char *what,
+                                      const char *target) {
+  if (!cb || !mprof_is_started())
+    return NULL;
+  char label[512];
+  if (target)
+    snprintf(label, sizeof label, "%s %s", what, target);
+  else
+    snprintf(label, sizeof label, "%s", what);
+  return begin(req, type, label, cb);
+}
+
+int mprof_uv_getaddrinfo(uv_loop_t *loop, uv_getaddrinfo_t *req,
+                         uv_getaddrinfo_cb cb, const char *node,
+                         const char *service, const struct addrinfo *hints) {
+  mprof__uv_entry_t *entry =
+      begin_async(req, (mprof__uv_fn)cb, MPROF_GETADDRINFO, "getaddrinfo",
+                  node ? node : service);
+  return submitted(entry, REAL->uv_getaddrinfo(loop, req,
+                                               entry ? getaddrinfo_done : cb,
+                                               node, service, hints));
+}
+
+/* --- Files
+ * ------------------------------------------------------------------------- */
+
+static void fs_done(uv_fs_t *req) {
+  mprof__uv_entry_t *entry = mprof__uv_map_take(req);
+  ssize_t result = req->result;
+  mprof_switch(entry->thread);
+  if (result > 0 && req->fs_type == UV_FS_READ)
+    mprof_counter_increase(bytes_read, result);
+  if (result > 0 && req->fs_type == UV_FS_WRITE)
+    mprof_counter_increase(bytes_written, result);
+  ((uv_fs_cb)entry->cb)(req);
+  finish(entry, result < 0 ? (int)result : 0);
+}
+
+/* A file request: traced when it has a callback (else it is synchronous). */
+static mprof__uv_entry_t *fs_begin(uv_fs_t *req, uv_fs_cb cb, const char *what,
+                                   const char *path) {
+  return begin_async(req, (mprof__uv_fn)cb, MPROF_FS, what, path);
+}
+
+int mprof_uv_fs_open(uv_loop_t *loop, uv_fs_t *req, const char *path, int flags,
+                     int mode, uv_fs_cb cb) {
+  mprof__uv_entry_t *entry = fs_begin(req, cb, "fs open", path);
+  return submitted(entry, REAL->uv_fs_open(loop, req, path, flags, mode,
+                                           entry ? fs_done : cb));
+}
+
+int mprof_uv_fs_close(uv_loop_t *loop, uv_fs_t *req, uv_file file,
+                      uv_fs_cb cb) {
+  mprof__uv_entry_t *entry = fs_begin(req, cb, "fs close", NULL);
+  return submitted(entry,
+                   REAL->uv_fs_close(loop, req, file, entry ? fs_done : cb));
+}
+
+int mprof_uv_fs_read(uv_loop_t *loop, uv_fs_t *req, uv_file file,
+                     const uv_buf_t bufs[], unsigned int nbufs, int64_t offset,
+                     uv_fs_cb cb) {
+  mprof__uv_entry_t *entry = fs_begin(req, cb, "fs read", NULL);
+  return submitted(entry, REAL->uv_fs_read(loop, req, file, bufs, nbufs, offset,
+                                           entry ? fs_done : cb));
+}
+
+int mprof_uv_fs_write(uv_loop_t *loop, uv_fs_t *req, uv_file file,
+                      const uv_buf_t bufs[], unsigned int nbufs, int64_t offset,
+                      uv_fs_cb cb) {
+  mprof__uv_entry_t *entry = fs_begin(req, cb, "fs write", NULL);
+  return submitted(entry, REAL->uv_fs_write(loop, req, file, bufs, nbufs,
+                                            offset, entry ? fs_done : cb));
+}
+
+int mprof_uv_fs_stat(uv_loop_t *loop, uv_fs_t *req, const char *path,
+                     uv_fs_cb cb) {
+  mprof__uv_entry_t *entry = fs_begin(req, cb, "fs stat", path);
+  return submitted(entry,
+                   REAL->uv_fs_stat(loop, req, path, entry ? fs_done : cb));
+}
+
+int mprof_uv_fs_unlink(uv_loop_t *loop, uv_fs_t *req, const char *path,
+                       uv_fs_cb cb) {
+  mprof__uv_entry_t *entry = fs_begin(req, cb, "fs unlink", path);
+  return submitted(entry,
+                   REAL->uv_fs_unlink(loop, req, path, entry ? fs_done : cb));
+}

@@ -1,0 +1,350 @@
+/* uv_prog.c -- a libuv program of every kind of work the libuv tracing
+ * knows, in stages that run one after another so its output is the same on
+ * every run: files, timers, the thread pool, an async send from another OS
+ * thread, a TCP echo over loopback and a UDP datagram.  Built twice by
+ * test/uv/CMakeLists.txt: plain (run under the LD_PRELOAD shim) and with
+ * mprof/uv.h and MPROF_TRACING.
+ *
+ *   uv_prog DIR [all|no-loop|exit-in-callback|fork|exec]
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <uv.h>
+
+#include <mprof/uv.h>
+
+static uv_loop_t *loop;
+static char path[4096];
+static char file_text[] = "0123456789abcdef";
+static char read_buf[64];
+static uv_fs_t fs_req;
+
+#define CHECK(call)                                                            \
+  do {                                                                         \
+    int check_result = (call);                                                 \
+    if (check_result < 0) {                                                    \
+      fprintf(stderr, "uv_prog: %s: %s\n", #call, uv_strerror(check_result));  \
+      exit(1);                                                                 \
+    }                                                                          \
+  } while (0)
+
+/* --- files: write, read back, stat, unlink
+ * ------------------------------------ */
+
+static void fs_unlinked(uv_fs_t *req) {
+  uv_fs_req_cleanup(req);
+  printf("fs: unlinked\n");
+}
+
+static void fs_stated(uv_fs_t *req) {
+  printf("fs: stat size %llu\n", (unsigned long long)req->statbuf.st_size);
+  uv_fs_req_cleanup(req);
+  CHECK(uv_fs_unlink(loop, req, path, fs_unlinked));
+}
+
+static void fs_read_closed(uv_fs_t *req) {
+  uv_fs_req_cleanup(req);
+  CHECK(uv_fs_stat(loop, req, path, fs_stated));
+}
+
+static void fs_was_read(uv_fs_t *req) {
+  uv_file file = (uv_file)(intptr_t)req->data;
+  printf("fs: read %d bytes: %.*s\n", (int)req->result, (int)req->result,
+         read_buf);
+  uv_fs_req_cleanup(req);
+  CHECK(uv_fs_close(loop, req, file, fs_read_closed));
+}
+
+static void fs_opened_for_read(uv_fs_t *req) {
+  uv_file file = (uv_file)req->result;
+  uv_fs_req_cleanup(req);
+  req->data = (void *)(intptr_t)file;
+  uv_buf_t buf = uv_buf_init(read_buf, sizeof read_buf);
+  CHECK(uv_fs_read(loop, req, file, &buf, 1, 0, fs_was_read));
+}
+
+static void fs_write_closed(uv_fs_t *req) {
+  uv_fs_req_cleanup(req);
+  CHECK(uv_fs_open(loop, req, path, UV_FS_O_RDONLY, 0, fs_opened_for_read));
+}
+
+static void fs_written(uv_fs_t *req) {
+  uv_file file = (uv_file)(intptr_t)req->data;
+  printf("fs: wrote %d bytes\n", (int)req->result);
+  uv_fs_req_cleanup(req);
+  CHECK(uv_fs_close(loop, req, file, fs_write_closed));
+}
+
+static void fs_opened_for_write(uv_fs_t *req) {
+  uv_file file = (uv_file)req->result;
+  uv_fs_req_cleanup(req);
+  req->data = (void *)(intptr_t)file;
+  uv_buf_t buf = uv_buf_init(file_text, (unsigned)strlen(file_text));
+  CHECK(uv_fs_write(loop, req, file, &buf, 1, 0, fs_written));
+}
+
+static void stage_files(void) {
+  CHECK(uv_fs_open(loop, &fs_req, path,
+                   UV_FS_O_WRONLY | UV_FS_O_CREAT | UV_FS_O_TRUNC, 0600,
+                   fs_opened_for_write));
+}
+
+/* --- timers
+ * ---------------------------------------------------------------------- */
+
+static uv_timer_t timer;
+static int ticks;
+
+static void timer_closed(uv_handle_t *handle) {
+  (void)handle;
+  printf("timer: closed after %d ticks\n", ticks);
+}
+
+static void timer_tick(uv_timer_t *handle) {
+  if (++ticks == 3)
+    uv_close((uv_handle_t *)handle, timer_closed);
+}
+
+static void stage_timers(void) {
+  CHECK(uv_timer_init(loop, &timer));
+  CHECK(uv_timer_start(&timer, timer_tick, 1, 1));
+}
+
+/* --- the thread pool
+ * --------------------------------------------------------------- */
+
+static uv_work_t works[2];
+static long sums[2];
+
+static void work_sum(uv_work_t *req) {
+  long n = (long)(req - works + 1) * 1000, sum = 0;
+  for (long i = 1; i <= n; i++)
+    sum += i;
+  sums[req - works] = sum;
+}
+
+static void work_after(uv_work_t *req, int status) {
+  printf("work %d: status %d\n", (int)(req - works), status);
+}
+
+static void stage_work(void) {
+  for (int i = 0; i < 2; i++)
+    CHECK(uv_queue_work(loop, &works[i], work_sum, work_after));
+}
+
+/* --- async send from another OS thread
+ * ---------------------------------------------- */
+
+static uv_async_t async;
+static uv_thread_t sender;
+
+static void async_woken(uv_async_t *handle) {
+  printf("async: woken\n");
+  uv_close((uv_handle_t *)handle, NULL);
+}
+
+static void send_from_thread(void *arg) {
+  (void)arg;
+  uv_async_send(&async);
+}
+
+static void stage_async(void) {
+  CHECK(uv_async_init(loop, &async, async_woken));
+  CHECK(uv_thread_create(&sender, send_from_thread, NULL));
+}
+
+/* --- TCP echo over loopback
+ * ----------------------------------------------------------- */
+
+static uv_tcp_t server, server_side, client;
+static uv_connect_t connect_req;
+static uv_write_t client_writes[2];
+static char echoed[64];
+static size_t echoed_length;
+static char *messages[2] = {"hello", "world!"};
+
+static void alloc_buffer(uv_handle_t *handle, size_t suggested, uv_buf_t *buf) {
+  (void)handle;
+  buf->base = malloc(suggested);
+  buf->len = buf->base ? suggested : 0;
+}
+
+static void echo_written(uv_write_t *req, int status) {
+  if (status < 0)
+    fprintf(stderr, "uv_prog: echo: %s\n", uv_strerror(status));
+  free(req->data);
+  free(req);
+}
+
+static void server_read(uv_stream_t *stream, ssize_t nread,
+                        const uv_buf_t *buf) {
+  if (nread > 0) {
+    uv_write_t *req = malloc(sizeof *req);
+    req->data = buf->base;
+    uv_buf_t back = uv_buf_init(buf->base, (unsigned)nread);
+    CHECK(uv_write(req, stream, &back, 1, echo_written));
+    return;
+  }
+  free(buf->base);
+  if (nread < 0)
+    uv_close((uv_handle_t *)stream, NULL);
+}
+
+static void server_accepted(uv_stream_t *listener, int status) {
+  CHECK(status);
+  CHECK(uv_tcp_init(loop, &server_side));
+  CHECK(uv_accept(listener, (uv_stream_t *)&server_side));
+  CHECK(uv_read_start((uv_stream_t *)&server_side, alloc_buffer, server_read));
+  uv_close((uv_handle_t *)listener, NULL);
+}
+
+static void client_shut(uv_shutdown_t *req, int status) {
+  CHECK(status);
+  uv_close((uv_handle_t *)req->handle, NULL);
+  free(req);
+}
+
+static void client_read(uv_stream_t *stream, ssize_t nread,
+                        const uv_buf_t *buf) {
+  if (nread > 0) {
+    memcpy(echoed + echoed_length, buf->base, (size_t)nread);
+    echoed_length += (size_t)nread;
+  }
+  free(buf->base);
+  if (echoed_length == strlen(messages[0]) + strlen(messages[1])) {
+    printf("tcp: echoed %zu bytes: %.*s\n", echoed_length, (int)echoed_length,
+           echoed);
+    uv_shutdown_t *req = malloc(sizeof *req);
+    uv_read_stop(stream);
+    CHECK(uv_shutdown(req, stream, client_shut));
+  }
+}
+
+static void client_connected(uv_connect_t *req, int status) {
+  CHECK(status);
+  for (int i = 0; i < 2; i++) {
+    uv_buf_t buf = uv_buf_init(messages[i], (unsigned)strlen(messages[i]));
+    CHECK(uv_write(&client_writes[i], req->handle, &buf, 1, NULL));
+  }
+  CHECK(uv_read_start(req->handle, alloc_buffer, client_read));
+}
+
+static void stage_tcp(void) {
+  struct sockaddr_in any, bound;
+  int length = sizeof bound;
+  CHECK(uv_ip4_addr("127.0.0.1", 0, &any));
+  CHECK(uv_tcp_init(loop, &server));
+  CHECK(uv_tcp_bind(&server, (const struct sockaddr *)&any, 0));
+  CHECK(uv_listen((uv_stream_t *)&server, 4, server_accepted));
+  CHECK(uv_tcp_getsockname(&server, (struct sockaddr *)&bound, &length));
+  CHECK(uv_tcp_init(loop, &client));
+  CHECK(uv_tcp_connect(&connect_req, &client, (const struct sockaddr *)&bound,
+                       client_connected));
+}
+
+/* --- UDP
+ * ----------------------------------------------------------------------------------
+ */
+
+static uv_udp_t receiver, udp_sender;
+static uv_udp_send_t udp_req;
+static char datagram[] = "ping";
+
+static void udp_received(uv_udp_t *handle, ssize_t nread, const uv_buf_t *buf,
+                         const struct sockaddr *addr, unsigned flags) {
+  (void)flags;
+  if (nread > 0 && addr) {
+    printf("udp: received %.*s\n", (int)nread, buf->base);
+    uv_close((uv_handle_t *)handle, NULL);
+    uv_close((uv_handle_t *)&udp_sender, NULL);
+  }
+  free(buf->base);
+}
+
+static void stage_udp(void) {
+  struct sockaddr_in any, bound;
+  int length = sizeof bound;
+  CHECK(uv_ip4_addr("127.0.0.1", 0, &any));
+  CHECK(uv_udp_init(loop, &receiver));
+  CHECK(uv_udp_bind(&receiver, (const struct sockaddr *)&any, 0));
+  CHECK(uv_udp_getsockname(&receiver, (struct sockaddr *)&bound, &length));
+  CHECK(uv_udp_recv_start(&receiver, alloc_buffer, udp_received));
+  CHECK(uv_udp_init(loop, &udp_sender));
+  CHECK(uv_udp_bind(&udp_sender, (const struct sockaddr *)&any, 0));
+  uv_buf_t buf = uv_buf_init(datagram, (unsigned)strlen(datagram));
+  CHECK(uv_udp_send(&udp_req, &udp_sender, &buf, 1,
+                    (const struct sockaddr *)&bound, NULL));
+}
+
+/* --- the odd cases
+ * -------------------------------------------------------------------------- */
+
+static void exit_now(uv_timer_t *handle) {
+  (void)handle;
+  printf("exit-in-callback: exiting\n");
+  fflush(stdout);
+  exit(3);
+}
+
+/* A child forked inside a callback runs the timer stage on its own. */
+static void fork_now(uv_timer_t *handle) {
+  uv_close((uv_handle_t *)handle, NULL);
+  fflush(stdout);
+  pid_t child = fork();
+  if (child == 0) {
+    CHECK(uv_loop_fork(loop));
+    stage_timers();
+    return;
+  }
+  int status;
+  waitpid(child, &status, 0);
+  printf("fork: child exited %d\n", WEXITSTATUS(status));
+}
+
+static void run(void (*stage)(void)) {
+  stage();
+  CHECK(uv_run(loop, UV_RUN_DEFAULT));
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    fprintf(stderr,
+            "usage: uv_prog DIR [all|no-loop|exit-in-callback|fork|exec]\n");
+    return 2;
+  }
+  const char *mode = argc > 2 ? argv[2] : "all";
+  snprintf(path, sizeof path, "%s/uv_prog.%d.txt", argv[1], (int)getpid());
+  loop = uv_default_loop();
+  setvbuf(stdout, NULL, _IOLBF, 0);
+  if (!strcmp(mode, "no-loop")) {
+    uv_timer_init(loop, &timer);
+    printf("no-loop: never ran the loop\n");
+    return 0;
+  }
+  if (!strcmp(mode, "exec")) {
+    printf("exec: into no-loop\n");
+    execl(argv[0], argv[0], argv[1], "no-loop", (char *)NULL);
+    return 1;
+  }
+  if (!strcmp(mode, "exit-in-callback") || !strcmp(mode, "fork")) {
+    CHECK(uv_timer_init(loop, &timer));
+    CHECK(uv_timer_start(&timer, mode[0] == 'e' ? exit_now : fork_now, 1, 0));
+    CHECK(uv_run(loop, UV_RUN_DEFAULT));
+    return 0;
+  }
+  run(stage_files);
+  run(stage_timers);
+  run(stage_work);
+  run(stage_async);
+  uv_thread_join(&sender);
+  run(stage_tcp);
+  run(stage_udp);
+  printf("work sums: %ld %ld\n", sums[0], sums[1]);
+  CHECK(uv_loop_close(loop));
+  printf("done\n");
+  return 0;
+}
