@@ -75,5 +75,6 @@ int cmd_ctf(int argc, char **argv);
 int cmd_snapshot(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
+int cmd_record(int argc, char **argv);
 
 #endif /* MPROF_CLI_H */

@@ -18,6 +18,7 @@ static const struct command {
     {"stats", cmd_stats, "numbers about traces (--json for scripts)"},
     {"report", cmd_report, "the analysis: stalls, lost wake-ups, waits, "
                            "critical path"},
+    {"record", cmd_record, "run a libuv program under the tracing shim"},
 };
 
 static void usage(FILE *f) {

@@ -384,11 +384,23 @@ int mprof_uv_async_init(uv_loop_t *loop, uv_async_t *handle, uv_async_cb cb) {
                    REAL->uv_async_init(loop, handle, entry ? async_fire : cb));
 }
 
+/* The thread that sends from an OS thread where nothing traced runs: one
+ * per OS thread, made at its first send. */
+static _Thread_local uint64_t async_sender;
+
 int mprof_uv_async_send(uv_async_t *handle) {
-  if (mprof_is_started()) {
-    uint64_t thread = mprof__uv_map_thread(handle);
-    if (thread != MPROF_NONE)
-      mprof_signal(thread);
+  uint64_t target =
+      mprof_is_started() ? mprof__uv_map_thread(handle) : MPROF_NONE;
+  if (target != MPROF_NONE && mprof_current() != MPROF_NONE) {
+    mprof_signal(target);
+  } else if (target != MPROF_NONE) {
+    if (async_sender == MPROF_NONE) {
+      async_sender = mprof_create(MPROF_CALLBACK);
+      mprof_label(async_sender, "async sender");
+    }
+    mprof_switch(async_sender);
+    mprof_signal(target);
+    mprof_switch(MPROF_NONE);
   }
   return REAL->uv_async_send(handle);
 }

@@ -35,9 +35,15 @@ static uv_fs_t fs_req;
 /* --- files: write, read back, stat, unlink
  * ------------------------------------ */
 
+static void fs_stated_missing(uv_fs_t *req) {
+  printf("fs: stat of the unlinked file: %s\n", uv_err_name((int)req->result));
+  uv_fs_req_cleanup(req);
+}
+
 static void fs_unlinked(uv_fs_t *req) {
   uv_fs_req_cleanup(req);
   printf("fs: unlinked\n");
+  CHECK(uv_fs_stat(loop, req, path, fs_stated_missing));
 }
 
 static void fs_stated(uv_fs_t *req) {
@@ -111,6 +117,8 @@ static void timer_tick(uv_timer_t *handle) {
 
 static void stage_timers(void) {
   CHECK(uv_timer_init(loop, &timer));
+  printf("timer: start without a callback: %s\n",
+         uv_err_name(uv_timer_start(&timer, NULL, 1, 1)));
   CHECK(uv_timer_start(&timer, timer_tick, 1, 1));
 }
 
@@ -283,6 +291,8 @@ static void stage_udp(void) {
 /* --- the odd cases
  * -------------------------------------------------------------------------- */
 
+static uv_timer_t first_timer;
+
 static void exit_now(uv_timer_t *handle) {
   (void)handle;
   printf("exit-in-callback: exiting\n");
@@ -331,8 +341,9 @@ int main(int argc, char **argv) {
     return 1;
   }
   if (!strcmp(mode, "exit-in-callback") || !strcmp(mode, "fork")) {
-    CHECK(uv_timer_init(loop, &timer));
-    CHECK(uv_timer_start(&timer, mode[0] == 'e' ? exit_now : fork_now, 1, 0));
+    CHECK(uv_timer_init(loop, &first_timer));
+    CHECK(uv_timer_start(&first_timer, mode[0] == 'e' ? exit_now : fork_now, 1,
+                         0));
     CHECK(uv_run(loop, UV_RUN_DEFAULT));
     return 0;
   }
