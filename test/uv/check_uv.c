@@ -4,6 +4,7 @@
  *                     arrows, idle bands, counters and the net labels
  *   exit-in-callback  the timer that exited, running at the end
  *   no-loop           the timer's thread and nothing run
+ *   threads           four loops on four OS threads, a timer each
  * Prints each failed check; exits 1 if any failed. */
 #include <inttypes.h>
 #include <stdio.h>
@@ -242,9 +243,22 @@ static void check_no_loop(void) {
   CHECK(view->running_count == 0, "%zu running spans", view->running_count);
 }
 
+static void check_threads(void) {
+  size_t resolved, other;
+  CHECK(count_threads(MPROF_LOOP, "loop", &resolved) == 4 && resolved == 4,
+        "4 loops closed: %zu", resolved);
+  CHECK(count_threads(MPROF_TIMER, "timer", &resolved) == 4 && resolved == 4,
+        "4 timers closed: %zu", resolved);
+  for (uint32_t t = 1; t < view->thread_count; t++)
+    if (view->threads[t].type == MPROF_TIMER)
+      CHECK(spans_of(t, MPROF_NO_THREAD, &other) >= 4, "timer %u ticks", t);
+  CHECK(view->stream_count >= 4, "%u streams", view->stream_count);
+}
+
 int main(int argc, char **argv) {
   if (argc != 3) {
-    fprintf(stderr, "usage: check_uv TRACE all|exit-in-callback|no-loop\n");
+    fprintf(stderr,
+            "usage: check_uv TRACE all|exit-in-callback|no-loop|threads\n");
     return 2;
   }
   mprof_trace_t *trace;
@@ -257,6 +271,8 @@ int main(int argc, char **argv) {
   view = mprof_model_view(m);
   if (!strcmp(argv[2], "all"))
     check_all();
+  else if (!strcmp(argv[2], "threads"))
+    check_threads();
   else if (!strcmp(argv[2], "exit-in-callback"))
     check_exit_in_callback();
   else

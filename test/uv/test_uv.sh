@@ -3,7 +3,8 @@
 # mprof/uv.h (uv_prog_traced, MPROF_TRACE) and unmodified under `mprof
 # record` (uv_prog_plain).  The program's output must be the same as
 # without tracing, and check_uv must find in each trace what it recorded;
-# then the odd cases: exit inside a callback, no loop, fork and exec.
+# then the odd cases: exit inside a callback, no loop, many loops on many
+# OS threads, fork and exec.
 set -u
 build=$1
 bin=$build/test/uv
@@ -46,7 +47,8 @@ done
 
 three_ways exit-in-callback 3
 three_ways no-loop 0
-for mode in exit-in-callback no-loop; do
+three_ways threads 0
+for mode in exit-in-callback no-loop threads; do
   for way in shim traced; do
     "$bin/check_uv" "$out/$mode.$way.ctf" "$mode" || fail "$mode: $way trace"
   done

@@ -5,7 +5,7 @@
  * test/uv/CMakeLists.txt: plain (run under the LD_PRELOAD shim) and with
  * mprof/uv.h and MPROF_TRACING.
  *
- *   uv_prog DIR [all|no-loop|exit-in-callback|fork|exec]
+ *   uv_prog DIR [all|no-loop|exit-in-callback|fork|exec|threads]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -315,6 +315,44 @@ static void fork_now(uv_timer_t *handle) {
   printf("fork: child exited %d\n", WEXITSTATUS(status));
 }
 
+/* Many OS threads, each with its own loop and timer. */
+#define LOOPS 4
+
+typedef struct own_loop_s {
+  uv_loop_t loop;
+  uv_timer_t timer;
+  int ticks;
+} own_loop_t;
+
+static void own_tick(uv_timer_t *handle) {
+  own_loop_t *own = handle->data;
+  if (++own->ticks == 3)
+    uv_close((uv_handle_t *)handle, NULL);
+}
+
+static void own_loop_run(void *arg) {
+  own_loop_t *own = arg;
+  CHECK(uv_loop_init(&own->loop));
+  CHECK(uv_timer_init(&own->loop, &own->timer));
+  own->timer.data = own;
+  CHECK(uv_timer_start(&own->timer, own_tick, 1, 1));
+  CHECK(uv_run(&own->loop, UV_RUN_DEFAULT));
+  CHECK(uv_loop_close(&own->loop));
+}
+
+static void many_loops(void) {
+  static own_loop_t owns[LOOPS];
+  uv_thread_t threads[LOOPS];
+  for (int i = 0; i < LOOPS; i++)
+    CHECK(uv_thread_create(&threads[i], own_loop_run, &owns[i]));
+  int ticks = 0;
+  for (int i = 0; i < LOOPS; i++) {
+    uv_thread_join(&threads[i]);
+    ticks += owns[i].ticks;
+  }
+  printf("threads: %d loops ran %d ticks\n", LOOPS, ticks);
+}
+
 static void run(void (*stage)(void)) {
   stage();
   CHECK(uv_run(loop, UV_RUN_DEFAULT));
@@ -322,8 +360,8 @@ static void run(void (*stage)(void)) {
 
 int main(int argc, char **argv) {
   if (argc < 2) {
-    fprintf(stderr,
-            "usage: uv_prog DIR [all|no-loop|exit-in-callback|fork|exec]\n");
+    fprintf(stderr, "usage: uv_prog DIR "
+                    "[all|no-loop|exit-in-callback|fork|exec|threads]\n");
     return 2;
   }
   const char *mode = argc > 2 ? argv[2] : "all";
@@ -333,6 +371,10 @@ int main(int argc, char **argv) {
   if (!strcmp(mode, "no-loop")) {
     uv_timer_init(loop, &timer);
     printf("no-loop: never ran the loop\n");
+    return 0;
+  }
+  if (!strcmp(mode, "threads")) {
+    many_loops();
     return 0;
   }
   if (!strcmp(mode, "exec")) {
