@@ -26,6 +26,9 @@
 #   lttng          ns_per_event     lttng_ust       ratio <= 0.167 (mprof at
 #                                                   least 6x faster; the
 #                                                   speedup is 1 / ratio)
+#   uv_echo        bytes_per_s      uv_echo_plain   ratio >= 0.97 (a libuv
+#                                                   echo over loopback under
+#                                                   the recording shim)
 #
 # The barectf and LTTng lines are skipped, with a note on stderr, when their
 # benchmark was not built (barectf or lttng-ust not found at configure time)
@@ -145,6 +148,17 @@ else
   if [ $ready -eq 1 ]; then
     run mprof_bench_lttng
   fi
+fi
+
+# The libuv shim: a plain libuv echo with and without it (bench/uv).
+if [ -x "$bin/mprof_bench_uv" ]; then
+  note "running mprof_bench_uv"
+  "$bin/mprof_bench_uv" --rounds "$rounds" --dir "$dir" \
+    --echo "$bin/mprof_bench_uv_echo" \
+    --shim "$build/src/uv/libmprof_uv_preload.so" ||
+    { note "mprof_bench_uv failed"; status=1; }
+else
+  note "libuv benchmark not built (no libuv at configure time): skipped"
 fi
 
 exit $status

@@ -13,7 +13,6 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,8 +34,7 @@ __attribute__((constructor)) static void counters_init(void) {
 /* Our prepare handles carry this in their data, so uv_walk() skips them. */
 static const char poll_mark_tag[] = "mprof poll mark";
 
-/* --- Threads of requests and handles ----------------------------------------
- */
+/* --- Threads of requests and handles ------------------------------------- */
 
 /* A new thread for key, created by the current one, with its entry; NULL
  * when not recording (the call then goes through untraced). */
@@ -94,8 +92,8 @@ static mprof__uv_entry_t *watch(const void *handle, mprof__uv_fn cb,
   return entry;
 }
 
-/* --- Addresses and the network labels
- * ----------------------------------------- */
+/* --- Addresses and the network labels --------------------------------------
+ */
 
 /* "ip:port" or "[ip6]:port" of an IP address; empty for other families. */
 static void address_text(const struct sockaddr *sa, char *out, size_t size) {
@@ -154,16 +152,63 @@ static uint64_t payload_hash(const uv_buf_t bufs[], unsigned int nbufs,
   return hash;
 }
 
+/* A label under construction: the network labels are built by hand, as
+ * they come with every read and write (snprintf costs several times as
+ * much). */
+typedef struct text_s {
+  char buf[192];
+  size_t length;
+} text_t;
+
+static void text_put(text_t *text, const char *part) {
+  size_t n = strlen(part);
+  if (n > sizeof text->buf - 1 - text->length)
+    n = sizeof text->buf - 1 - text->length;
+  memcpy(text->buf + text->length, part, n);
+  text->length += n;
+  text->buf[text->length] = 0;
+}
+
+/* value in base 10 or 16 (16: all 16 digits), after a space. */
+static void text_number(text_t *text, uint64_t value, unsigned base) {
+  char digits[24];
+  char *at = digits + sizeof digits;
+  *--at = 0;
+  int count = 0;
+  do {
+    *--at = "0123456789abcdef"[value % base];
+    value /= base;
+    count++;
+  } while (value || (base == 16 && count < 16));
+  *--at = ' ';
+  text_put(text, at);
+}
+
+/* "net DIRECTION PROTOCOL SOURCE DESTINATION KEY LENGTH" on thread, where
+ * KEY is the TCP offset (base 10) or the UDP payload hash (base 16). */
+static void net_label(uint64_t thread, const char *head, const char *source,
+                      const char *destination, uint64_t key, unsigned base,
+                      size_t length) {
+  if (!source[0] || !destination[0])
+    return;
+  text_t text = {"", 0};
+  text_put(&text, head);
+  text_put(&text, source);
+  text_put(&text, " ");
+  text_put(&text, destination);
+  text_number(&text, key, base);
+  text_number(&text, length, 10);
+  mprof_label(thread, text.buf);
+}
+
 /* "net send tcp ..." on thread: length bytes written to a stream. */
 static void stream_sent(uv_stream_t *stream, uint64_t thread, size_t length) {
   mprof__uv_entry_t *handle = mprof__uv_map_get(stream);
   mprof_counter_increase(bytes_written, (int64_t)length);
   if (!handle || !tcp_addresses(handle, (uv_tcp_t *)stream))
     return;
-  char label[192];
-  snprintf(label, sizeof label, "net send tcp %s %s %" PRIu64 " %zu",
-           handle->local, handle->peer, handle->sent_bytes, length);
-  mprof_label(thread, label);
+  net_label(thread, "net send tcp ", handle->local, handle->peer,
+            handle->sent_bytes, 10, length);
   handle->sent_bytes += length;
 }
 
@@ -173,29 +218,13 @@ static void stream_received(mprof__uv_entry_t *handle, uv_stream_t *stream,
   mprof_counter_increase(bytes_read, (int64_t)length);
   if (!tcp_addresses(handle, (uv_tcp_t *)stream))
     return;
-  char label[192];
-  snprintf(label, sizeof label, "net recv tcp %s %s %" PRIu64 " %zu",
-           handle->peer, handle->local, handle->received_bytes, length);
-  mprof_label(handle->thread, label);
+  net_label(handle->thread, "net recv tcp ", handle->peer, handle->local,
+            handle->received_bytes, 10, length);
   handle->received_bytes += length;
 }
 
-/* "net send udp ..." or "net recv udp ..." on thread. */
-static void datagram_label(uint64_t thread, const char *direction,
-                           const char *source, const char *destination,
-                           const uv_buf_t bufs[], unsigned int nbufs,
-                           size_t length) {
-  if (!source[0] || !destination[0])
-    return;
-  char label[192];
-  snprintf(label, sizeof label, "net %s udp %s %s %016" PRIx64 " %zu",
-           direction, source, destination, payload_hash(bufs, nbufs, length),
-           length);
-  mprof_label(thread, label);
-}
-
-/* --- Loops
- * ---------------------------------------------------------------------- */
+/* --- Loops -----------------------------------------------------------------
+ */
 
 static void poll_mark_fire(uv_prepare_t *prepare) {
   (void)prepare;
@@ -274,8 +303,8 @@ void mprof_uv_walk(uv_loop_t *loop, uv_walk_cb walk_cb, void *arg) {
   REAL->uv_walk(loop, walk_user_handles, &walk);
 }
 
-/* --- Handles
- * ---------------------------------------------------------------------- */
+/* --- Handles ---------------------------------------------------------------
+ */
 
 /* Is handle one that libuv keeps inside the loop for itself (its thread
  * pool's async, its child watcher)?  The shim sees them, a program built
@@ -443,8 +472,8 @@ MPROF__UV_REQUEST_DONE(connect, uv_connect_cb)
 MPROF__UV_REQUEST_DONE(udp_send, uv_udp_send_cb)
 MPROF__UV_REQUEST_DONE(work, uv_after_work_cb)
 
-/* --- Streams: TCP, pipes, TTYs
- * ------------------------------------------------- */
+/* --- Streams: TCP, pipes, TTYs ---------------------------------------------
+ */
 
 int mprof_uv_tcp_init(uv_loop_t *loop, uv_tcp_t *handle) {
   return handle_inited(loop, handle, UV_TCP, MPROF_HANDLE, "tcp",
@@ -549,8 +578,8 @@ int mprof_uv_tcp_connect(uv_connect_t *req, uv_tcp_t *handle,
                                                entry ? connect_done : cb));
 }
 
-/* --- UDP
- * ------------------------------------------------------------------------ */
+/* --- UDP -------------------------------------------------------------------
+ */
 
 int mprof_uv_udp_init(uv_loop_t *loop, uv_udp_t *handle) {
   return handle_inited(loop, handle, UV_UDP, MPROF_HANDLE, "udp",
@@ -573,8 +602,9 @@ static void udp_sent(uint64_t thread, uv_udp_t *udp, const uv_buf_t bufs[],
                    (name_fn)REAL->uv_udp_getpeername, udp);
   address_cached(handle->local, sizeof handle->local,
                  (name_fn)REAL->uv_udp_getsockname, udp);
-  datagram_label(thread, "send", handle->local,
-                 addr ? destination : handle->peer, bufs, nbufs, length);
+  net_label(thread, "net send udp ", handle->local,
+            addr ? destination : handle->peer,
+            payload_hash(bufs, nbufs, length), 16, length);
 }
 
 int mprof_uv_udp_send(uv_udp_send_t *req, uv_udp_t *handle,
@@ -602,8 +632,8 @@ static void udp_recv_fire(uv_udp_t *udp, ssize_t nread, const uv_buf_t *buf,
       address_text(addr, source, sizeof source);
     address_cached(entry->local, sizeof entry->local,
                    (name_fn)REAL->uv_udp_getsockname, udp);
-    datagram_label(entry->thread, "recv", source, entry->local, buf, 1,
-                   (size_t)nread);
+    net_label(entry->thread, "net recv udp ", source, entry->local,
+              payload_hash(buf, 1, (size_t)nread), 16, (size_t)nread);
   }
   ((uv_udp_recv_cb)entry->read_cb)(udp, nread, buf, addr, flags);
   mprof_switch(running_loop);
@@ -617,8 +647,8 @@ int mprof_uv_udp_recv_start(uv_udp_t *handle, uv_alloc_cb alloc_cb,
                                  entry ? udp_recv_fire : recv_cb);
 }
 
-/* --- The thread pool
- * --------------------------------------------------------------- */
+/* --- The thread pool -------------------------------------------------------
+ */
 
 /* On a pool thread: the work runs as the request's thread. */
 static void work_run(uv_work_t *req) {
@@ -673,8 +703,8 @@ int mprof_uv_getaddrinfo(uv_loop_t *loop, uv_getaddrinfo_t *req,
                                                node, service, hints));
 }
 
-/* --- Files
- * ------------------------------------------------------------------------- */
+/* --- Files -----------------------------------------------------------------
+ */
 
 static void fs_done(uv_fs_t *req) {
   mprof__uv_entry_t *entry = mprof__uv_map_take(req);
