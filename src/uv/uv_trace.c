@@ -368,38 +368,20 @@ int mprof_uv_timer_start(uv_timer_t *handle, uv_timer_cb cb, uint64_t timeout,
   return REAL->uv_timer_start(handle, entry ? timer_fire : cb, timeout, repeat);
 }
 
-int mprof_uv_idle_init(uv_loop_t *loop, uv_idle_t *handle) {
-  return handle_inited(loop, handle, UV_IDLE, MPROF_HANDLE, "idle",
-                       REAL->uv_idle_init(loop, handle));
-}
-
-int mprof_uv_idle_start(uv_idle_t *handle, uv_idle_cb cb) {
-  mprof__uv_entry_t *entry =
-      watch(handle, (mprof__uv_fn)cb, (mprof__uv_fn)idle_fire, 0);
-  return REAL->uv_idle_start(handle, entry ? idle_fire : cb);
-}
-
-int mprof_uv_check_init(uv_loop_t *loop, uv_check_t *handle) {
-  return handle_inited(loop, handle, UV_CHECK, MPROF_HANDLE, "check",
-                       REAL->uv_check_init(loop, handle));
-}
-
-int mprof_uv_check_start(uv_check_t *handle, uv_check_cb cb) {
-  mprof__uv_entry_t *entry =
-      watch(handle, (mprof__uv_fn)cb, (mprof__uv_fn)check_fire, 0);
-  return REAL->uv_check_start(handle, entry ? check_fire : cb);
-}
-
-int mprof_uv_prepare_init(uv_loop_t *loop, uv_prepare_t *handle) {
-  return handle_inited(loop, handle, UV_PREPARE, MPROF_HANDLE, "prepare",
-                       REAL->uv_prepare_init(loop, handle));
-}
-
-int mprof_uv_prepare_start(uv_prepare_t *handle, uv_prepare_cb cb) {
-  mprof__uv_entry_t *entry =
-      watch(handle, (mprof__uv_fn)cb, (mprof__uv_fn)prepare_fire, 0);
-  return REAL->uv_prepare_start(handle, entry ? prepare_fire : cb);
-}
+/* Idle, check and prepare handles: init, start and callback alike. */
+#define MPROF__UV_LOOP_WATCHER(kind, KIND)                                     \
+  int mprof_uv_##kind##_init(uv_loop_t *loop, uv_##kind##_t *handle) {         \
+    return handle_inited(loop, handle, UV_##KIND, MPROF_HANDLE, #kind,         \
+                         REAL->uv_##kind##_init(loop, handle));                \
+  }                                                                            \
+  int mprof_uv_##kind##_start(uv_##kind##_t *handle, uv_##kind##_cb cb) {      \
+    mprof__uv_entry_t *entry =                                                 \
+        watch(handle, (mprof__uv_fn)cb, (mprof__uv_fn)kind##_fire, 0);         \
+    return REAL->uv_##kind##_start(handle, entry ? kind##_fire : cb);          \
+  }
+MPROF__UV_LOOP_WATCHER(idle, IDLE)
+MPROF__UV_LOOP_WATCHER(check, CHECK)
+MPROF__UV_LOOP_WATCHER(prepare, PREPARE)
 
 int mprof_uv_async_init(uv_loop_t *loop, uv_async_t *handle, uv_async_cb cb) {
   /* The callback is given here, so the entry must exist first. */
