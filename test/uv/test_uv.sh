@@ -3,7 +3,7 @@
 # mprof/uv.h (uv_prog_traced, MPROF_TRACE) and unmodified under `mprof
 # record` (uv_prog_plain).  The program's output must be the same as
 # without tracing, and check_uv must find in each trace what it recorded;
-# then the odd cases: exit inside a callback, no loop, many loops on many
+# then the odd cases: exit or abort inside a callback, no loop, many loops on many
 # OS threads, fork and exec.
 set -u
 build=$1
@@ -46,6 +46,10 @@ for way in shim traced; do
 done
 
 three_ways exit-in-callback 3
+ulimit -c 0
+three_ways abort 134
+"$bin/check_uv" "$out/abort.shim.ctf" exit-in-callback || fail "abort: shim trace"
+"$bin/check_uv" "$out/abort.traced.ctf" exit-in-callback || fail "abort: traced trace"
 three_ways no-loop 0
 three_ways threads 0
 for mode in exit-in-callback no-loop threads; do
@@ -71,4 +75,10 @@ done
 # exec: the shim stays preloaded and the new image records its own trace.
 three_ways exec 0
 "$bin/check_uv" "$out/exec.shim.ctf" no-loop || fail "exec: shim trace"
+# mprof record itself: usage, a program that cannot run.
+"$build/mprof" record --help | grep -q "^usage: mprof record" || fail "record --help"
+"$build/mprof" record -o "$out/x.ctf" 2>/dev/null; [ $? -eq 2 ] || fail "record without a program"
+"$build/mprof" record --size 12Q -- true 2>/dev/null; [ $? -eq 2 ] || fail "record --size 12Q"
+"$build/mprof" record -o "$out/x.ctf" -- "$out/no-such-program" 2>/dev/null
+[ $? -eq 127 ] || fail "record of a missing program: not 127"
 exit $status

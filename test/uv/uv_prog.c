@@ -5,8 +5,9 @@
  * test/uv/CMakeLists.txt: plain (run under the LD_PRELOAD shim) and with
  * mprof/uv.h and MPROF_TRACING.
  *
- *   uv_prog DIR [all|no-loop|exit-in-callback|fork|exec|threads]
+ *   uv_prog DIR [all|no-loop|exit-in-callback|abort|fork|exec|threads]
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,6 +95,13 @@ static void fs_opened_for_write(uv_fs_t *req) {
 }
 
 static void stage_files(void) {
+  uv_fs_t sync_req;
+  errno = 0;
+  int result = uv_fs_open(loop, &sync_req, "/nonexistent/uv_prog",
+                          UV_FS_O_RDONLY, 0, NULL);
+  printf("fs: synchronous open of a missing file: %s, errno %d\n",
+         uv_err_name(result), errno);
+  uv_fs_req_cleanup(&sync_req);
   CHECK(uv_fs_open(loop, &fs_req, path,
                    UV_FS_O_WRONLY | UV_FS_O_CREAT | UV_FS_O_TRUNC, 0600,
                    fs_opened_for_write));
@@ -301,6 +309,13 @@ static void exit_now(uv_timer_t *handle) {
 }
 
 /* A child forked inside a callback runs the timer stage on its own. */
+static void abort_now(uv_timer_t *handle) {
+  (void)handle;
+  printf("abort: aborting\n");
+  fflush(stdout);
+  abort();
+}
+
 static void fork_now(uv_timer_t *handle) {
   uv_close((uv_handle_t *)handle, NULL);
   fflush(stdout);
@@ -361,7 +376,7 @@ static void run(void (*stage)(void)) {
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: uv_prog DIR "
-                    "[all|no-loop|exit-in-callback|fork|exec|threads]\n");
+                    "[all|no-loop|exit-in-callback|abort|fork|exec|threads]\n");
     return 2;
   }
   const char *mode = argc > 2 ? argv[2] : "all";
@@ -382,10 +397,14 @@ int main(int argc, char **argv) {
     execl(argv[0], argv[0], argv[1], "no-loop", (char *)NULL);
     return 1;
   }
-  if (!strcmp(mode, "exit-in-callback") || !strcmp(mode, "fork")) {
+  if (!strcmp(mode, "exit-in-callback") || !strcmp(mode, "fork") ||
+      !strcmp(mode, "abort")) {
     CHECK(uv_timer_init(loop, &first_timer));
-    CHECK(uv_timer_start(&first_timer, mode[0] == 'e' ? exit_now : fork_now, 1,
-                         0));
+    CHECK(uv_timer_start(&first_timer,
+                         mode[0] == 'e'   ? exit_now
+                         : mode[0] == 'a' ? abort_now
+                                          : fork_now,
+                         1, 0));
     CHECK(uv_run(loop, UV_RUN_DEFAULT));
     return 0;
   }
