@@ -57,13 +57,13 @@ mprof__uv_entry_t *mprof__uv_map_add(const void *key, uint64_t thread) {
     return NULL;
   entry->key = key;
   entry->thread = thread;
-  /* A handle initialised again without a close replaces its old state. */
-  free(mprof__uv_map_take(key));
   pthread_mutex_lock(&lock);
-  mprof__uv_entry_t **link = &buckets[bucket_of(key)];
-  entry->next = *link;
+  /* A handle initialised again without a close replaces its old state. */
+  mprof__uv_entry_t **link = link_of(key), *old = *link;
+  entry->next = old ? old->next : NULL;
   *link = entry;
   pthread_mutex_unlock(&lock);
+  free(old);
   return entry;
 }
 

@@ -232,24 +232,28 @@ static void poll_mark_fire(uv_prepare_t *prepare) {
 }
 
 /* The loop's entry, made on its first traced uv_run(). */
-static mprof__uv_entry_t *loop_entry(uv_loop_t *loop) {
-  mprof__uv_entry_t *entry = mprof__uv_map_get(loop);
-  if (entry)
-    return entry;
+/* Our prepare handle on loop, unreferenced: it keeps no loop alive. */
+static uv_prepare_t *poll_mark_new(uv_loop_t *loop) {
   uv_prepare_t *mark = malloc(sizeof *mark);
-  if (!mark)
-    return NULL;
-  entry =
-      begin(loop, MPROF_LOOP,
-            loop == REAL->uv_default_loop() ? "default loop" : "loop", NULL);
-  if (!entry || REAL->uv_prepare_init(loop, mark)) {
+  if (!mark || REAL->uv_prepare_init(loop, mark)) {
     free(mark);
-    return entry;
+    return NULL;
   }
   mark->data = (void *)poll_mark_tag;
   REAL->uv_prepare_start(mark, poll_mark_fire);
   REAL->uv_unref((uv_handle_t *)mark);
-  entry->poll_mark = mark;
+  return mark;
+}
+
+/* The loop's entry, made on its first traced uv_run(). */
+static mprof__uv_entry_t *loop_entry(uv_loop_t *loop) {
+  mprof__uv_entry_t *entry = mprof__uv_map_get(loop);
+  if (!entry)
+    entry =
+        begin(loop, MPROF_LOOP,
+              loop == REAL->uv_default_loop() ? "default loop" : "loop", NULL);
+  if (entry && !entry->poll_mark)
+    entry->poll_mark = poll_mark_new(loop);
   return entry;
 }
 
@@ -270,18 +274,28 @@ int mprof_uv_run(uv_loop_t *loop, uv_run_mode mode) {
 
 static void poll_mark_closed(uv_handle_t *handle) { free(handle); }
 
+static void count_user_handle(uv_handle_t *handle, void *arg) {
+  if (handle->data != poll_mark_tag)
+    ++*(int *)arg;
+}
+
 int mprof_uv_loop_close(uv_loop_t *loop) {
-  mprof__uv_entry_t *entry = mprof__uv_map_take(loop);
-  if (entry && entry->poll_mark) {
-    /* Our handle must be gone before libuv agrees to close the loop. */
+  mprof__uv_entry_t *entry = mprof__uv_map_get(loop);
+  int others = 0;
+  if (entry && entry->poll_mark)
+    REAL->uv_walk(loop, count_user_handle, &others);
+  if (entry && entry->poll_mark && !others) {
+    /* Our handle must be gone before libuv agrees to close the loop; with
+     * no other handle left, one turn of the loop only closes it. */
     REAL->uv_close((uv_handle_t *)entry->poll_mark, poll_mark_closed);
     REAL->uv_run(loop, UV_RUN_NOWAIT);
+    entry->poll_mark = NULL;
   }
   int result = REAL->uv_loop_close(loop);
-  if (entry) {
+  if (entry && result == 0) {
     int saved = errno;
     mprof_resolve(entry->thread);
-    free(entry);
+    free(mprof__uv_map_take(loop));
     errno = saved;
   }
   return result;

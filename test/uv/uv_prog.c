@@ -368,6 +368,26 @@ static void many_loops(void) {
   printf("threads: %d loops ran %d ticks\n", LOOPS, ticks);
 }
 
+static void count_handle(uv_handle_t *handle, void *arg) {
+  (void)handle;
+  ++*(int *)arg;
+}
+
+/* uv_walk() sees the program's handles only; uv_loop_close() fails while
+ * one is open, then works once it is closed. */
+static void close_with_a_handle_open(void) {
+  uv_timer_t leftover;
+  int handles = 0;
+  CHECK(uv_timer_init(loop, &leftover));
+  uv_walk(loop, count_handle, &handles);
+  printf("walk: %d handle\n", handles);
+  printf("loop close with a handle open: %s\n",
+         uv_err_name(uv_loop_close(loop)));
+  uv_close((uv_handle_t *)&leftover, NULL);
+  CHECK(uv_run(loop, UV_RUN_DEFAULT));
+  CHECK(uv_loop_close(loop));
+}
+
 static void run(void (*stage)(void)) {
   stage();
   CHECK(uv_run(loop, UV_RUN_DEFAULT));
@@ -416,7 +436,7 @@ int main(int argc, char **argv) {
   run(stage_tcp);
   run(stage_udp);
   printf("work sums: %ld %ld\n", sums[0], sums[1]);
-  CHECK(uv_loop_close(loop));
+  close_with_a_handle_open();
   printf("done\n");
   return 0;
 }
