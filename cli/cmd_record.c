@@ -50,8 +50,9 @@ static const char *preload_path(void) {
 /* A size as the recorder reads MPROF_SIZE: digits, then K, M or G. */
 static int is_size(const char *text) {
   size_t digits = strspn(text, "0123456789");
-  return digits > 0 &&
-         (!text[digits] || (strchr("KMGkmg", text[digits]) && !text[digits + 1]));
+  if (!digits)
+    return 0;
+  return !text[digits] || (strchr("KMGkmg", text[digits]) && !text[digits + 1]);
 }
 
 /* LD_PRELOAD with the shim first, then whatever was preloaded already. */

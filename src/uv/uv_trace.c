@@ -34,7 +34,7 @@ __attribute__((constructor)) static void counters_init(void) {
 /* Our prepare handles carry this in their data, so uv_walk() skips them. */
 static const char poll_mark_tag[] = "mprof poll mark";
 
-/* --- Threads of requests and handles ------------------------------------- */
+/* --- Threads of requests and handles --- */
 
 /* A new thread for key, created by the current one, with its entry; NULL
  * when not recording (the call then goes through untraced). */
@@ -58,8 +58,8 @@ static int submitted(mprof__uv_entry_t *entry, int result) {
   if (!entry || result >= 0)
     return result;
   int saved = errno;
-  free(mprof__uv_map_take(entry->key));
   mprof_fail(entry->thread, REAL->uv_err_name(result));
+  free(mprof__uv_map_take(entry->key));
   errno = saved;
   return result;
 }
@@ -81,7 +81,8 @@ static mprof__uv_entry_t *enter(const void *handle) {
   return entry;
 }
 
-/* A handle's entry, to hold its callback in *slot: NULL if it has none.
+/* A handle's entry, holding cb as its main callback or (read) its read
+ * callback: NULL if it has none.
  * libuv may start a handle again with the callback it holds, which is
  * then our own fire. */
 static mprof__uv_entry_t *watch(const void *handle, mprof__uv_fn cb,
@@ -92,8 +93,7 @@ static mprof__uv_entry_t *watch(const void *handle, mprof__uv_fn cb,
   return entry;
 }
 
-/* --- Addresses and the network labels --------------------------------------
- */
+/* --- Addresses and the network labels --- */
 
 /* "ip:port" or "[ip6]:port" of an IP address; empty for other families. */
 static void address_text(const struct sockaddr *sa, char *out, size_t size) {
@@ -223,8 +223,7 @@ static void stream_received(mprof__uv_entry_t *handle, uv_stream_t *stream,
   handle->received_bytes += length;
 }
 
-/* --- Loops -----------------------------------------------------------------
- */
+/* --- Loops --- */
 
 static void poll_mark_fire(uv_prepare_t *prepare) {
   (void)prepare;
@@ -317,8 +316,7 @@ void mprof_uv_walk(uv_loop_t *loop, uv_walk_cb walk_cb, void *arg) {
   REAL->uv_walk(loop, walk_user_handles, &walk);
 }
 
-/* --- Handles ---------------------------------------------------------------
- */
+/* --- Handles --- */
 
 /* Is handle one that libuv keeps inside the loop for itself (its thread
  * pool's async, its child watcher)?  The shim sees them, a program built
@@ -468,8 +466,7 @@ MPROF__UV_REQUEST_DONE(connect, uv_connect_cb)
 MPROF__UV_REQUEST_DONE(udp_send, uv_udp_send_cb)
 MPROF__UV_REQUEST_DONE(work, uv_after_work_cb)
 
-/* --- Streams: TCP, pipes, TTYs ---------------------------------------------
- */
+/* --- Streams: TCP, pipes, TTYs --- */
 
 int mprof_uv_tcp_init(uv_loop_t *loop, uv_tcp_t *handle) {
   return handle_inited(loop, handle, UV_TCP, MPROF_HANDLE, "tcp",
@@ -574,8 +571,7 @@ int mprof_uv_tcp_connect(uv_connect_t *req, uv_tcp_t *handle,
                                                entry ? connect_done : cb));
 }
 
-/* --- UDP -------------------------------------------------------------------
- */
+/* --- UDP --- */
 
 int mprof_uv_udp_init(uv_loop_t *loop, uv_udp_t *handle) {
   return handle_inited(loop, handle, UV_UDP, MPROF_HANDLE, "udp",
@@ -643,8 +639,7 @@ int mprof_uv_udp_recv_start(uv_udp_t *handle, uv_alloc_cb alloc_cb,
                                  entry ? udp_recv_fire : recv_cb);
 }
 
-/* --- The thread pool -------------------------------------------------------
- */
+/* --- The thread pool --- */
 
 /* On a pool thread: the work runs as the request's thread. */
 static void work_run(uv_work_t *req) {
@@ -699,8 +694,7 @@ int mprof_uv_getaddrinfo(uv_loop_t *loop, uv_getaddrinfo_t *req,
                                                node, service, hints));
 }
 
-/* --- Files -----------------------------------------------------------------
- */
+/* --- Files --- */
 
 static void fs_done(uv_fs_t *req) {
   mprof__uv_entry_t *entry = mprof__uv_map_take(req);

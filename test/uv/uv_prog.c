@@ -33,8 +33,7 @@ static uv_fs_t fs_req;
     }                                                                          \
   } while (0)
 
-/* --- files: write, read back, stat, unlink
- * ------------------------------------ */
+/* --- files: write, read back, stat, unlink --- */
 
 static void fs_stated_missing(uv_fs_t *req) {
   printf("fs: stat of the unlinked file: %s\n", uv_err_name((int)req->result));
@@ -107,8 +106,7 @@ static void stage_files(void) {
                    fs_opened_for_write));
 }
 
-/* --- timers
- * ---------------------------------------------------------------------- */
+/* --- timers --- */
 
 static uv_timer_t timer;
 static int ticks;
@@ -130,8 +128,7 @@ static void stage_timers(void) {
   CHECK(uv_timer_start(&timer, timer_tick, 1, 1));
 }
 
-/* --- the thread pool
- * --------------------------------------------------------------- */
+/* --- the thread pool --- */
 
 static uv_work_t works[2];
 static long sums[2];
@@ -152,8 +149,7 @@ static void stage_work(void) {
     CHECK(uv_queue_work(loop, &works[i], work_sum, work_after));
 }
 
-/* --- async send from another OS thread
- * ---------------------------------------------- */
+/* --- async send from another OS thread --- */
 
 static uv_async_t async;
 static uv_thread_t sender;
@@ -173,8 +169,7 @@ static void stage_async(void) {
   CHECK(uv_thread_create(&sender, send_from_thread, NULL));
 }
 
-/* --- TCP echo over loopback
- * ----------------------------------------------------------- */
+/* --- TCP echo over loopback --- */
 
 static uv_tcp_t server, server_side, client;
 static uv_connect_t connect_req;
@@ -262,9 +257,7 @@ static void stage_tcp(void) {
                        client_connected));
 }
 
-/* --- UDP
- * ----------------------------------------------------------------------------------
- */
+/* --- UDP --- */
 
 static uv_udp_t receiver, udp_sender;
 static uv_udp_send_t udp_req;
@@ -296,8 +289,7 @@ static void stage_udp(void) {
                     (const struct sockaddr *)&bound, NULL));
 }
 
-/* --- the odd cases
- * -------------------------------------------------------------------------- */
+/* --- the odd cases --- */
 
 static uv_timer_t first_timer;
 
