@@ -49,6 +49,16 @@ static size_t count_threads(mprof_type_t type, const char *prefix,
   return n;
 }
 
+/* Threads of a type that failed with reason. */
+static size_t failed_with(mprof_type_t type, const char *reason) {
+  size_t n = 0;
+  for (uint32_t t = 1; t < view->thread_count; t++)
+    n += view->threads[t].type == type &&
+         view->threads[t].ending == MPROF_ENDING_FAILED &&
+         !strcmp(view->strings + view->threads[t].failure, reason);
+  return n;
+}
+
 static uint32_t find_thread(mprof_type_t type, const char *label) {
   for (uint32_t t = 1; t < view->thread_count; t++)
     if (view->threads[t].type == type && !strcmp(first_label(t), label))
@@ -169,13 +179,10 @@ static void check_all(void) {
 
   CHECK(count_threads(MPROF_FS, "fs ", &resolved) == 9 && resolved == 8,
         "fs threads: %zu resolved", resolved);
-  uint32_t missing = MPROF_NO_THREAD;
-  for (uint32_t t = 1; t < view->thread_count; t++)
-    if (view->threads[t].ending == MPROF_ENDING_FAILED)
-      missing = t;
-  CHECK(missing != MPROF_NO_THREAD &&
-            !strcmp(view->strings + view->threads[missing].failure, "ENOENT"),
+  CHECK(failed_with(MPROF_FS, "ENOENT") == 1,
         "the stat of a missing file failed with ENOENT");
+  CHECK(failed_with(MPROF_WRITE, "EBADF") == 1,
+        "the write before connecting failed with EBADF");
   CHECK(count_threads(MPROF_FS, "fs open /", &resolved) == 2, "fs opens");
   CHECK(count_threads(MPROF_FS, "fs stat /", &resolved) == 2, "fs stats");
 
@@ -207,8 +214,8 @@ static void check_all(void) {
   CHECK(count_threads(MPROF_CONNECT, "connect 127.0.0.1:", &resolved) == 1 &&
             resolved == 1,
         "connect");
-  CHECK(count_threads(MPROF_WRITE, "write", &resolved) == 3 && resolved == 3,
-        "writes");
+  CHECK(count_threads(MPROF_WRITE, "write", &resolved) == 4 && resolved == 3,
+        "writes: 3 resolved, 1 refused");
   CHECK(count_threads(MPROF_SHUTDOWN, "shutdown", &resolved) == 1 &&
             resolved == 1,
         "shutdown");

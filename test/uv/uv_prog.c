@@ -253,6 +253,10 @@ static void stage_tcp(void) {
   CHECK(uv_listen((uv_stream_t *)&server, 4, server_accepted));
   CHECK(uv_tcp_getsockname(&server, (struct sockaddr *)&bound, &length));
   CHECK(uv_tcp_init(loop, &client));
+  uv_write_t early;
+  uv_buf_t buf = uv_buf_init(messages[0], 1);
+  printf("tcp: write before connecting: %s\n",
+         uv_err_name(uv_write(&early, (uv_stream_t *)&client, &buf, 1, NULL)));
   CHECK(uv_tcp_connect(&connect_req, &client, (const struct sockaddr *)&bound,
                        client_connected));
 }
