@@ -4,9 +4,9 @@
  * MPROF_TRACING, the libuv calls listed below become calls of the
  * mprof_uv_* wrappers of libmprof_uv, which record:
  *   - each request (fs, write, connect, shutdown, udp send, work,
- *     getaddrinfo) as a thread created by the current thread, switched to
- *     while its callback runs, resolved when the callback returns, or
- *     failed with uv_err_name(status);
+ *     getaddrinfo, getnameinfo, random) as a thread created by the
+ *     current thread, switched to while its callback runs, resolved when
+ *     the callback returns, or failed with uv_err_name(status);
  *   - each handle as a long-lived thread, switched to per callback and
  *     resolved when its close callback returns;
  *   - each loop as a thread that runs while uv_run() runs, idle while the
@@ -49,13 +49,14 @@ extern "C" {
     (loop, handle))                                                            \
   X(int, uv_prepare_start, (uv_prepare_t * handle, uv_prepare_cb cb),          \
     (handle, cb))                                                              \
-  X(int, uv_async_init, (uv_loop_t * loop, uv_async_t * handle,                \
-                         uv_async_cb cb), (loop, handle, cb))                  \
+  X(int, uv_async_init,                                                        \
+    (uv_loop_t * loop, uv_async_t * handle, uv_async_cb cb),                   \
+    (loop, handle, cb))                                                        \
   X(int, uv_async_send, (uv_async_t * handle), (handle))                       \
   X(int, uv_signal_init, (uv_loop_t * loop, uv_signal_t * handle),             \
     (loop, handle))                                                            \
-  X(int, uv_signal_start,                                                      \
-    (uv_signal_t * handle, uv_signal_cb cb, int signum), (handle, cb, signum)) \
+  X(int, uv_signal_start, (uv_signal_t * handle, uv_signal_cb cb, int signum), \
+    (handle, cb, signum))                                                      \
   X(int, uv_tcp_init, (uv_loop_t * loop, uv_tcp_t * handle), (loop, handle))   \
   X(int, uv_udp_init, (uv_loop_t * loop, uv_udp_t * handle), (loop, handle))   \
   X(int, uv_pipe_init, (uv_loop_t * loop, uv_pipe_t * handle, int ipc),        \
@@ -119,14 +120,80 @@ extern "C" {
     (loop, req, path, cb))                                                     \
   X(int, uv_fs_unlink,                                                         \
     (uv_loop_t * loop, uv_fs_t * req, const char *path, uv_fs_cb cb),          \
-    (loop, req, path, cb))
+    (loop, req, path, cb))                                                     \
+  X(int, uv_fs_lstat,                                                          \
+    (uv_loop_t * loop, uv_fs_t * req, const char *path, uv_fs_cb cb),          \
+    (loop, req, path, cb))                                                     \
+  X(int, uv_fs_rmdir,                                                          \
+    (uv_loop_t * loop, uv_fs_t * req, const char *path, uv_fs_cb cb),          \
+    (loop, req, path, cb))                                                     \
+  X(int, uv_fs_mkdir,                                                          \
+    (uv_loop_t * loop, uv_fs_t * req, const char *path, int mode,              \
+     uv_fs_cb cb),                                                             \
+    (loop, req, path, mode, cb))                                               \
+  X(int, uv_fs_scandir,                                                        \
+    (uv_loop_t * loop, uv_fs_t * req, const char *path, int flags,             \
+     uv_fs_cb cb),                                                             \
+    (loop, req, path, flags, cb))                                              \
+  X(int, uv_fs_rename,                                                         \
+    (uv_loop_t * loop, uv_fs_t * req, const char *path, const char *new_path,  \
+     uv_fs_cb cb),                                                             \
+    (loop, req, path, new_path, cb))                                           \
+  X(int, uv_fs_fstat,                                                          \
+    (uv_loop_t * loop, uv_fs_t * req, uv_file file, uv_fs_cb cb),              \
+    (loop, req, file, cb))                                                     \
+  X(int, uv_fs_fsync,                                                          \
+    (uv_loop_t * loop, uv_fs_t * req, uv_file file, uv_fs_cb cb),              \
+    (loop, req, file, cb))                                                     \
+  X(int, uv_write2,                                                            \
+    (uv_write_t * req, uv_stream_t * handle, const uv_buf_t bufs[],            \
+     unsigned int nbufs, uv_stream_t *send_handle, uv_write_cb cb),            \
+    (req, handle, bufs, nbufs, send_handle, cb))                               \
+  X(int, uv_tcp_init_ex,                                                       \
+    (uv_loop_t * loop, uv_tcp_t * handle, unsigned int flags),                 \
+    (loop, handle, flags))                                                     \
+  X(int, uv_udp_init_ex,                                                       \
+    (uv_loop_t * loop, uv_udp_t * handle, unsigned int flags),                 \
+    (loop, handle, flags))                                                     \
+  X(int, uv_poll_init, (uv_loop_t * loop, uv_poll_t * handle, int fd),         \
+    (loop, handle, fd))                                                        \
+  X(int, uv_poll_start, (uv_poll_t * handle, int events, uv_poll_cb cb),       \
+    (handle, events, cb))                                                      \
+  X(int, uv_fs_event_init, (uv_loop_t * loop, uv_fs_event_t * handle),         \
+    (loop, handle))                                                            \
+  X(int, uv_fs_event_start,                                                    \
+    (uv_fs_event_t * handle, uv_fs_event_cb cb, const char *path,              \
+     unsigned int flags),                                                      \
+    (handle, cb, path, flags))                                                 \
+  X(int, uv_fs_poll_init, (uv_loop_t * loop, uv_fs_poll_t * handle),           \
+    (loop, handle))                                                            \
+  X(int, uv_fs_poll_start,                                                     \
+    (uv_fs_poll_t * handle, uv_fs_poll_cb cb, const char *path,                \
+     unsigned int interval),                                                   \
+    (handle, cb, path, interval))                                              \
+  X(int, uv_spawn,                                                             \
+    (uv_loop_t * loop, uv_process_t * handle,                                  \
+     const uv_process_options_t *options),                                     \
+    (loop, handle, options))                                                   \
+  X(int, uv_getnameinfo,                                                       \
+    (uv_loop_t * loop, uv_getnameinfo_t * req, uv_getnameinfo_cb cb,           \
+     const struct sockaddr *addr, int flags),                                  \
+    (loop, req, cb, addr, flags))                                              \
+  X(int, uv_random,                                                            \
+    (uv_loop_t * loop, uv_random_t * req, void *buf, size_t buflen,            \
+     unsigned flags, uv_random_cb cb),                                         \
+    (loop, req, buf, buflen, flags, cb))
 
 /* The wrapped calls returning nothing, in the same form. */
 #define MPROF_UV_VOID_CALLS(X)                                                 \
   X(void, uv_close, (uv_handle_t * handle, uv_close_cb close_cb),              \
     (handle, close_cb))                                                        \
   X(void, uv_walk, (uv_loop_t * loop, uv_walk_cb walk_cb, void *arg),          \
-    (loop, walk_cb, arg))
+    (loop, walk_cb, arg))                                                      \
+  X(void, uv_pipe_connect,                                                     \
+    (uv_connect_t * req, uv_pipe_t * handle, const char *name,                 \
+     uv_connect_cb cb),                                                        \
+    (req, handle, name, cb))
 
 #ifdef MPROF_TRACING
 
@@ -175,6 +242,26 @@ MPROF_UV_VOID_CALLS(MPROF__UV_DECLARE)
 #define uv_fs_unlink mprof_uv_fs_unlink
 #define uv_close mprof_uv_close
 #define uv_walk mprof_uv_walk
+#define uv_fs_lstat mprof_uv_fs_lstat
+#define uv_fs_rmdir mprof_uv_fs_rmdir
+#define uv_fs_mkdir mprof_uv_fs_mkdir
+#define uv_fs_scandir mprof_uv_fs_scandir
+#define uv_fs_rename mprof_uv_fs_rename
+#define uv_fs_fstat mprof_uv_fs_fstat
+#define uv_fs_fsync mprof_uv_fs_fsync
+#define uv_write2 mprof_uv_write2
+#define uv_tcp_init_ex mprof_uv_tcp_init_ex
+#define uv_udp_init_ex mprof_uv_udp_init_ex
+#define uv_poll_init mprof_uv_poll_init
+#define uv_poll_start mprof_uv_poll_start
+#define uv_fs_event_init mprof_uv_fs_event_init
+#define uv_fs_event_start mprof_uv_fs_event_start
+#define uv_fs_poll_init mprof_uv_fs_poll_init
+#define uv_fs_poll_start mprof_uv_fs_poll_start
+#define uv_spawn mprof_uv_spawn
+#define uv_getnameinfo mprof_uv_getnameinfo
+#define uv_random mprof_uv_random
+#define uv_pipe_connect mprof_uv_pipe_connect
 #endif /* MPROF_UV_NO_MACROS */
 
 #endif /* MPROF_TRACING */

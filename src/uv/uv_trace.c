@@ -52,6 +52,27 @@ static mprof__uv_entry_t *begin(const void *key, mprof_type_t type,
   return entry;
 }
 
+/* begin() with the label "WHAT TARGET" (cut to fit), or "WHAT". */
+static mprof__uv_entry_t *begin_labelled(const void *key, mprof__uv_fn cb,
+                                         mprof_type_t type, const char *what,
+                                         const char *target) {
+  if (!mprof_is_started())
+    return NULL;
+  char label[512];
+  if (target)
+    snprintf(label, sizeof label, "%s %s", what, target);
+  else
+    snprintf(label, sizeof label, "%s", what);
+  return begin(key, type, label, cb);
+}
+
+/* A request that libuv runs asynchronously only when it has a callback. */
+static mprof__uv_entry_t *begin_async(const void *req, mprof__uv_fn cb,
+                                      mprof_type_t type, const char *what,
+                                      const char *target) {
+  return cb ? begin_labelled(req, cb, type, what, target) : NULL;
+}
+
 /* After the submitting call: a request or handle that failed to start
  * ends now.  Keeps result and errno. */
 static int submitted(mprof__uv_entry_t *entry, int result) {
@@ -466,11 +487,118 @@ MPROF__UV_REQUEST_DONE(connect, uv_connect_cb)
 MPROF__UV_REQUEST_DONE(udp_send, uv_udp_send_cb)
 MPROF__UV_REQUEST_DONE(work, uv_after_work_cb)
 
+static void poll_fire(uv_poll_t *handle, int status, int events) {
+  mprof__uv_entry_t *entry = enter(handle);
+  ((uv_poll_cb)entry->cb)(handle, status, events);
+  mprof_switch(running_loop);
+}
+
+int mprof_uv_poll_init(uv_loop_t *loop, uv_poll_t *handle, int fd) {
+  return handle_inited(loop, handle, UV_POLL, MPROF_HANDLE, "poll",
+                       REAL->uv_poll_init(loop, handle, fd));
+}
+
+int mprof_uv_poll_start(uv_poll_t *handle, int events, uv_poll_cb cb) {
+  mprof__uv_entry_t *entry =
+      watch(handle, (mprof__uv_fn)cb, (mprof__uv_fn)poll_fire, 0);
+  return REAL->uv_poll_start(handle, events, entry ? poll_fire : cb);
+}
+
+/* A handle's second label, with the path it watches. */
+static void label_path(mprof__uv_entry_t *entry, const char *what,
+                       const char *path) {
+  if (!entry || !path)
+    return;
+  char label[512];
+  snprintf(label, sizeof label, "%s %s", what, path);
+  mprof_label(entry->thread, label);
+}
+
+static void fs_event_fire(uv_fs_event_t *handle, const char *filename,
+                          int events, int status) {
+  mprof__uv_entry_t *entry = enter(handle);
+  ((uv_fs_event_cb)entry->cb)(handle, filename, events, status);
+  mprof_switch(running_loop);
+}
+
+int mprof_uv_fs_event_init(uv_loop_t *loop, uv_fs_event_t *handle) {
+  return handle_inited(loop, handle, UV_FS_EVENT, MPROF_HANDLE, "fs event",
+                       REAL->uv_fs_event_init(loop, handle));
+}
+
+int mprof_uv_fs_event_start(uv_fs_event_t *handle, uv_fs_event_cb cb,
+                            const char *path, unsigned int flags) {
+  mprof__uv_entry_t *entry =
+      watch(handle, (mprof__uv_fn)cb, (mprof__uv_fn)fs_event_fire, 0);
+  label_path(entry, "fs event", path);
+  return REAL->uv_fs_event_start(handle, entry ? fs_event_fire : cb, path,
+                                 flags);
+}
+
+static void fs_poll_fire(uv_fs_poll_t *handle, int status,
+                         const uv_stat_t *prev, const uv_stat_t *curr) {
+  mprof__uv_entry_t *entry = enter(handle);
+  ((uv_fs_poll_cb)entry->cb)(handle, status, prev, curr);
+  mprof_switch(running_loop);
+}
+
+int mprof_uv_fs_poll_init(uv_loop_t *loop, uv_fs_poll_t *handle) {
+  return handle_inited(loop, handle, UV_FS_POLL, MPROF_HANDLE, "fs poll",
+                       REAL->uv_fs_poll_init(loop, handle));
+}
+
+int mprof_uv_fs_poll_start(uv_fs_poll_t *handle, uv_fs_poll_cb cb,
+                           const char *path, unsigned int interval) {
+  mprof__uv_entry_t *entry =
+      watch(handle, (mprof__uv_fn)cb, (mprof__uv_fn)fs_poll_fire, 0);
+  label_path(entry, "fs poll", path);
+  return REAL->uv_fs_poll_start(handle, entry ? fs_poll_fire : cb, path,
+                                interval);
+}
+
+static void exit_fire(uv_process_t *process, int64_t exit_status,
+                      int term_signal) {
+  mprof__uv_entry_t *entry = enter(process);
+  if (entry->cb)
+    ((uv_exit_cb)entry->cb)(process, exit_status, term_signal);
+  mprof_switch(running_loop);
+}
+
+/* A process handle is born in uv_spawn(); its exit callback is in the
+ * options, which libuv reads during the call only. */
+int mprof_uv_spawn(uv_loop_t *loop, uv_process_t *handle,
+                   const uv_process_options_t *options) {
+  mprof__uv_entry_t *entry =
+      options ? begin_labelled(handle, (mprof__uv_fn)options->exit_cb,
+                               MPROF_HANDLE, "process", options->file)
+              : NULL;
+  if (!entry)
+    return REAL->uv_spawn(loop, handle, options);
+  entry->handle_type = UV_PROCESS;
+  uv_process_options_t ours = *options;
+  ours.exit_cb = exit_fire;
+  return submitted(entry, REAL->uv_spawn(loop, handle, &ours));
+}
+
 /* --- Streams: TCP, pipes, TTYs --- */
 
+/* libuv's uv_tcp_init() and uv_udp_init() call their _ex forms, which
+ * the shim sees too: the handle gets its thread from the outer call. */
+static _Thread_local int in_plain_init;
+
+int mprof_uv_tcp_init_ex(uv_loop_t *loop, uv_tcp_t *handle,
+                         unsigned int flags) {
+  int result = REAL->uv_tcp_init_ex(loop, handle, flags);
+  return in_plain_init
+             ? result
+             : handle_inited(loop, handle, UV_TCP, MPROF_HANDLE, "tcp", result);
+}
+
 int mprof_uv_tcp_init(uv_loop_t *loop, uv_tcp_t *handle) {
-  return handle_inited(loop, handle, UV_TCP, MPROF_HANDLE, "tcp",
-                       REAL->uv_tcp_init(loop, handle));
+  in_plain_init++;
+  int result = REAL->uv_tcp_init(loop, handle);
+  in_plain_init--;
+  return handle_inited(loop, handle, UV_TCP, MPROF_HANDLE, "tcp", result);
 }
 
 int mprof_uv_pipe_init(uv_loop_t *loop, uv_pipe_t *handle, int ipc) {
@@ -526,17 +654,43 @@ int mprof_uv_read_start(uv_stream_t *stream, uv_alloc_cb alloc_cb,
   return REAL->uv_read_start(stream, alloc_cb, entry ? read_fire : read_cb);
 }
 
-int mprof_uv_write(uv_write_t *req, uv_stream_t *handle, const uv_buf_t bufs[],
-                   unsigned int nbufs, uv_write_cb cb) {
-  mprof__uv_entry_t *entry = begin(req, MPROF_WRITE, "write", (mprof__uv_fn)cb);
-  int result =
-      REAL->uv_write(req, handle, bufs, nbufs, entry ? write_done : cb);
+/* After uv_write() or uv_write2(): the bytes and the net label. */
+static int write_submitted(mprof__uv_entry_t *entry, uv_stream_t *handle,
+                           const uv_buf_t bufs[], unsigned int nbufs,
+                           int result) {
   if (entry && result == 0) {
     int saved = errno;
     stream_sent(handle, entry->thread, bufs_length(bufs, nbufs));
     errno = saved;
   }
   return submitted(entry, result);
+}
+
+int mprof_uv_write(uv_write_t *req, uv_stream_t *handle, const uv_buf_t bufs[],
+                   unsigned int nbufs, uv_write_cb cb) {
+  mprof__uv_entry_t *entry = begin(req, MPROF_WRITE, "write", (mprof__uv_fn)cb);
+  return write_submitted(
+      entry, handle, bufs, nbufs,
+      REAL->uv_write(req, handle, bufs, nbufs, entry ? write_done : cb));
+}
+
+int mprof_uv_write2(uv_write_t *req, uv_stream_t *handle, const uv_buf_t bufs[],
+                    unsigned int nbufs, uv_stream_t *send_handle,
+                    uv_write_cb cb) {
+  /* libuv's uv_write() calls uv_write2(), which the shim sees too. */
+  if (cb == write_done)
+    return REAL->uv_write2(req, handle, bufs, nbufs, send_handle, cb);
+  mprof__uv_entry_t *entry = begin(req, MPROF_WRITE, "write", (mprof__uv_fn)cb);
+  return write_submitted(entry, handle, bufs, nbufs,
+                         REAL->uv_write2(req, handle, bufs, nbufs, send_handle,
+                                         entry ? write_done : cb));
+}
+
+void mprof_uv_pipe_connect(uv_connect_t *req, uv_pipe_t *handle,
+                           const char *name, uv_connect_cb cb) {
+  mprof__uv_entry_t *entry =
+      begin_async(req, (mprof__uv_fn)cb, MPROF_CONNECT, "connect", name);
+  REAL->uv_pipe_connect(req, handle, name, entry ? connect_done : cb);
 }
 
 int mprof_uv_try_write(uv_stream_t *handle, const uv_buf_t bufs[],
@@ -573,12 +727,22 @@ int mprof_uv_tcp_connect(uv_connect_t *req, uv_tcp_t *handle,
 
 /* --- UDP --- */
 
-int mprof_uv_udp_init(uv_loop_t *loop, uv_udp_t *handle) {
-  return handle_inited(loop, handle, UV_UDP, MPROF_HANDLE, "udp",
-                       REAL->uv_udp_init(loop, handle));
+/* The send's label and counter, once libuv has bound the socket. */
+int mprof_uv_udp_init_ex(uv_loop_t *loop, uv_udp_t *handle,
+                         unsigned int flags) {
+  int result = REAL->uv_udp_init_ex(loop, handle, flags);
+  return in_plain_init
+             ? result
+             : handle_inited(loop, handle, UV_UDP, MPROF_HANDLE, "udp", result);
 }
 
-/* The send's label and counter, once libuv has bound the socket. */
+int mprof_uv_udp_init(uv_loop_t *loop, uv_udp_t *handle) {
+  in_plain_init++;
+  int result = REAL->uv_udp_init(loop, handle);
+  in_plain_init--;
+  return handle_inited(loop, handle, UV_UDP, MPROF_HANDLE, "udp", result);
+}
+
 static void udp_sent(uint64_t thread, uv_udp_t *udp, const uv_buf_t bufs[],
                      unsigned int nbufs, const struct sockaddr *addr) {
   mprof__uv_entry_t *handle = mprof__uv_map_get(udp);
@@ -669,20 +833,6 @@ static void getaddrinfo_done(uv_getaddrinfo_t *req, int status,
   finish(entry, status);
 }
 
-/* A request with a callback and a label "WHAT TARGET" (cut to fit). */
-static mprof__uv_entry_t *begin_async(const void *req, mprof__uv_fn cb,
-                                      mprof_type_t type, const char *what,
-                                      const char *target) {
-  if (!cb || !mprof_is_started())
-    return NULL;
-  char label[512];
-  if (target)
-    snprintf(label, sizeof label, "%s %s", what, target);
-  else
-    snprintf(label, sizeof label, "%s", what);
-  return begin(req, type, label, cb);
-}
-
 int mprof_uv_getaddrinfo(uv_loop_t *loop, uv_getaddrinfo_t *req,
                          uv_getaddrinfo_cb cb, const char *node,
                          const char *service, const struct addrinfo *hints) {
@@ -692,6 +842,44 @@ int mprof_uv_getaddrinfo(uv_loop_t *loop, uv_getaddrinfo_t *req,
   return submitted(entry, REAL->uv_getaddrinfo(loop, req,
                                                entry ? getaddrinfo_done : cb,
                                                node, service, hints));
+}
+
+static void getnameinfo_done(uv_getnameinfo_t *req, int status,
+                             const char *hostname, const char *service) {
+  mprof__uv_entry_t *entry = mprof__uv_map_take(req);
+  mprof_switch(entry->thread);
+  ((uv_getnameinfo_cb)entry->cb)(req, status, hostname, service);
+  finish(entry, status);
+}
+
+int mprof_uv_getnameinfo(uv_loop_t *loop, uv_getnameinfo_t *req,
+                         uv_getnameinfo_cb cb, const struct sockaddr *addr,
+                         int flags) {
+  char target[64] = "";
+  if (cb && addr && mprof_is_started())
+    address_text(addr, target, sizeof target);
+  mprof__uv_entry_t *entry =
+      begin_async(req, (mprof__uv_fn)cb, MPROF_GETNAMEINFO, "getnameinfo",
+                  target[0] ? target : NULL);
+  return submitted(entry, REAL->uv_getnameinfo(loop, req,
+                                               entry ? getnameinfo_done : cb,
+                                               addr, flags));
+}
+
+static void random_done(uv_random_t *req, int status, void *buf,
+                        size_t buflen) {
+  mprof__uv_entry_t *entry = mprof__uv_map_take(req);
+  mprof_switch(entry->thread);
+  ((uv_random_cb)entry->cb)(req, status, buf, buflen);
+  finish(entry, status);
+}
+
+int mprof_uv_random(uv_loop_t *loop, uv_random_t *req, void *buf, size_t buflen,
+                    unsigned flags, uv_random_cb cb) {
+  mprof__uv_entry_t *entry =
+      begin_async(req, (mprof__uv_fn)cb, MPROF_RANDOM, "random", NULL);
+  return submitted(entry, REAL->uv_random(loop, req, buf, buflen, flags,
+                                          entry ? random_done : cb));
 }
 
 /* --- Files --- */
@@ -721,13 +909,6 @@ int mprof_uv_fs_open(uv_loop_t *loop, uv_fs_t *req, const char *path, int flags,
                                            entry ? fs_done : cb));
 }
 
-int mprof_uv_fs_close(uv_loop_t *loop, uv_fs_t *req, uv_file file,
-                      uv_fs_cb cb) {
-  mprof__uv_entry_t *entry = fs_begin(req, cb, "fs close", NULL);
-  return submitted(entry,
-                   REAL->uv_fs_close(loop, req, file, entry ? fs_done : cb));
-}
-
 int mprof_uv_fs_read(uv_loop_t *loop, uv_fs_t *req, uv_file file,
                      const uv_buf_t bufs[], unsigned int nbufs, int64_t offset,
                      uv_fs_cb cb) {
@@ -744,16 +925,46 @@ int mprof_uv_fs_write(uv_loop_t *loop, uv_fs_t *req, uv_file file,
                                             offset, entry ? fs_done : cb));
 }
 
-int mprof_uv_fs_stat(uv_loop_t *loop, uv_fs_t *req, const char *path,
-                     uv_fs_cb cb) {
-  mprof__uv_entry_t *entry = fs_begin(req, cb, "fs stat", path);
-  return submitted(entry,
-                   REAL->uv_fs_stat(loop, req, path, entry ? fs_done : cb));
+/* The calls that take a path, or a file, and a callback. */
+#define MPROF__UV_FS_PATH(name, what)                                          \
+  int mprof_uv_fs_##name(uv_loop_t *loop, uv_fs_t *req, const char *path,      \
+                         uv_fs_cb cb) {                                        \
+    mprof__uv_entry_t *entry = fs_begin(req, cb, what, path);                  \
+    return submitted(                                                          \
+        entry, REAL->uv_fs_##name(loop, req, path, entry ? fs_done : cb));     \
+  }
+#define MPROF__UV_FS_FILE(name, what)                                          \
+  int mprof_uv_fs_##name(uv_loop_t *loop, uv_fs_t *req, uv_file file,          \
+                         uv_fs_cb cb) {                                        \
+    mprof__uv_entry_t *entry = fs_begin(req, cb, what, NULL);                  \
+    return submitted(                                                          \
+        entry, REAL->uv_fs_##name(loop, req, file, entry ? fs_done : cb));     \
+  }
+MPROF__UV_FS_PATH(stat, "fs stat")
+MPROF__UV_FS_PATH(lstat, "fs lstat")
+MPROF__UV_FS_PATH(unlink, "fs unlink")
+MPROF__UV_FS_PATH(rmdir, "fs rmdir")
+MPROF__UV_FS_FILE(close, "fs close")
+MPROF__UV_FS_FILE(fstat, "fs fstat")
+MPROF__UV_FS_FILE(fsync, "fs fsync")
+
+int mprof_uv_fs_mkdir(uv_loop_t *loop, uv_fs_t *req, const char *path, int mode,
+                      uv_fs_cb cb) {
+  mprof__uv_entry_t *entry = fs_begin(req, cb, "fs mkdir", path);
+  return submitted(
+      entry, REAL->uv_fs_mkdir(loop, req, path, mode, entry ? fs_done : cb));
 }
 
-int mprof_uv_fs_unlink(uv_loop_t *loop, uv_fs_t *req, const char *path,
-                       uv_fs_cb cb) {
-  mprof__uv_entry_t *entry = fs_begin(req, cb, "fs unlink", path);
-  return submitted(entry,
-                   REAL->uv_fs_unlink(loop, req, path, entry ? fs_done : cb));
+int mprof_uv_fs_scandir(uv_loop_t *loop, uv_fs_t *req, const char *path,
+                        int flags, uv_fs_cb cb) {
+  mprof__uv_entry_t *entry = fs_begin(req, cb, "fs scandir", path);
+  return submitted(
+      entry, REAL->uv_fs_scandir(loop, req, path, flags, entry ? fs_done : cb));
+}
+
+int mprof_uv_fs_rename(uv_loop_t *loop, uv_fs_t *req, const char *path,
+                       const char *new_path, uv_fs_cb cb) {
+  mprof__uv_entry_t *entry = fs_begin(req, cb, "fs rename", path);
+  return submitted(entry, REAL->uv_fs_rename(loop, req, path, new_path,
+                                             entry ? fs_done : cb));
 }

@@ -177,7 +177,7 @@ static void check_all(void) {
     if (view->running[i].thread == loop)
       loop_stream = view->running[i].stream;
 
-  CHECK(count_threads(MPROF_FS, "fs ", &resolved) == 9 && resolved == 8,
+  CHECK(count_threads(MPROF_FS, "fs ", &resolved) == 13 && resolved == 12,
         "fs threads: %zu resolved", resolved);
   CHECK(failed_with(MPROF_FS, "ENOENT") == 1,
         "the stat of a missing file failed with ENOENT");
@@ -224,6 +224,32 @@ static void check_all(void) {
         "udp send");
   CHECK(count_threads(MPROF_HANDLE, "udp", &resolved) == 2 && resolved == 2,
         "udp handles");
+
+  CHECK(count_threads(MPROF_FS, "fs mkdir /", &resolved) == 1 && resolved == 1,
+        "mkdir");
+  CHECK(count_threads(MPROF_FS, "fs scandir /", &resolved) == 1 &&
+            resolved == 1,
+        "scandir");
+  CHECK(count_threads(MPROF_FS, "fs rename /", &resolved) == 1 && resolved == 1,
+        "rename");
+  CHECK(count_threads(MPROF_FS, "fs rmdir /", &resolved) == 1 && resolved == 1,
+        "rmdir");
+  CHECK(count_threads(MPROF_GETNAMEINFO, "getnameinfo 127.0.0.1:0",
+                      &resolved) == 1 &&
+            resolved == 1,
+        "getnameinfo");
+  CHECK(count_threads(MPROF_RANDOM, "random", &resolved) == 1 && resolved == 1,
+        "random");
+  CHECK(count_threads(MPROF_HANDLE, "process /", &resolved) == 1 &&
+            resolved == 1,
+        "the child process's handle");
+  CHECK(count_threads(MPROF_HANDLE, "pipe", &resolved) == 3 && resolved == 3,
+        "pipes: server, accepted, client");
+  CHECK(count_threads(MPROF_CONNECT, "connect /", &resolved) == 1 &&
+            resolved == 1,
+        "pipe connect");
+  CHECK(count_threads(MPROF_HANDLE, "poll", &resolved) == 1 && resolved == 1,
+        "poll");
 
   /* file 16 + echo 11 each way + datagram 4 */
   CHECK(counter_final("uv bytes read") == 42, "read %" PRId64,

@@ -8,6 +8,7 @@
  *   uv_prog DIR [all|no-loop|exit-in-callback|abort|fork|exec|threads]
  */
 #include <errno.h>
+#include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +20,7 @@
 #include <mprof/uv.h>
 
 static uv_loop_t *loop;
-static char path[4096];
+static char path[1024];
 static char file_text[] = "0123456789abcdef";
 static char read_buf[64];
 static uv_fs_t fs_req;
@@ -293,6 +294,121 @@ static void stage_udp(void) {
                     (const struct sockaddr *)&bound, NULL));
 }
 
+/* --- directories: mkdir, scandir, rename, rmdir --- */
+
+static char dir_path[1100], moved_path[1100];
+
+static void dir_removed(uv_fs_t *req) {
+  printf("dirs: rmdir %s\n",
+         req->result ? uv_err_name((int)req->result) : "ok");
+  uv_fs_req_cleanup(req);
+}
+
+static void dir_renamed(uv_fs_t *req) {
+  uv_fs_req_cleanup(req);
+  CHECK(uv_fs_rmdir(loop, req, moved_path, dir_removed));
+}
+
+static void dir_scanned(uv_fs_t *req) {
+  printf("dirs: %d entries\n", (int)req->result);
+  uv_fs_req_cleanup(req);
+  CHECK(uv_fs_rename(loop, req, dir_path, moved_path, dir_renamed));
+}
+
+static void dir_made(uv_fs_t *req) {
+  uv_fs_req_cleanup(req);
+  CHECK(uv_fs_scandir(loop, req, dir_path, 0, dir_scanned));
+}
+
+static void stage_dirs(void) {
+  snprintf(dir_path, sizeof dir_path, "%s.d", path);
+  snprintf(moved_path, sizeof moved_path, "%s.moved", path);
+  CHECK(uv_fs_mkdir(loop, &fs_req, dir_path, 0700, dir_made));
+}
+
+/* --- getnameinfo, random, a child process, a pipe, a poll --- */
+
+static uv_getnameinfo_t name_req;
+static uv_random_t random_req;
+static char random_bytes[16];
+static uv_process_t process;
+static char *self;
+static uv_pipe_t pipe_server, pipe_client, pipe_accepted;
+static uv_connect_t pipe_connect_req;
+static char pipe_path[1100];
+static uv_poll_t poll_handle;
+static int poll_fds[2];
+static char more_results[5][64]; /* printed in this order once all ran */
+
+static void print_more(void) {
+  for (int i = 0; i < 5; i++)
+    printf("%s\n", more_results[i]);
+}
+
+static void name_found(uv_getnameinfo_t *req, int status, const char *host,
+                       const char *service) {
+  (void)req;
+  (void)host;
+  (void)service;
+  snprintf(more_results[0], 64, "getnameinfo: %s",
+           status ? uv_err_name(status) : "ok");
+}
+
+static void random_got(uv_random_t *req, int status, void *buf, size_t len) {
+  (void)req;
+  (void)buf;
+  snprintf(more_results[1], 64, "random: %s, %zu bytes",
+           status ? uv_err_name(status) : "ok", len);
+}
+
+static void process_exited(uv_process_t *handle, int64_t status, int signal) {
+  snprintf(more_results[2], 64, "process: exited %d, signal %d", (int)status,
+           signal);
+  uv_close((uv_handle_t *)handle, NULL);
+}
+
+static void pipe_connected(uv_connect_t *req, int status) {
+  snprintf(more_results[3], 64, "pipe: connect %s",
+           status ? uv_err_name(status) : "ok");
+  uv_close((uv_handle_t *)req->handle, NULL);
+}
+
+static void pipe_accepted_cb(uv_stream_t *server, int status) {
+  CHECK(status);
+  CHECK(uv_pipe_init(loop, &pipe_accepted, 0));
+  CHECK(uv_accept(server, (uv_stream_t *)&pipe_accepted));
+  uv_close((uv_handle_t *)&pipe_accepted, NULL);
+  uv_close((uv_handle_t *)server, NULL);
+}
+
+static void poll_ready(uv_poll_t *handle, int status, int events) {
+  snprintf(more_results[4], 64, "poll: %s, writable %d",
+           status ? uv_err_name(status) : "ok", !!(events & UV_WRITABLE));
+  uv_close((uv_handle_t *)handle, NULL);
+}
+
+static void stage_more(void) {
+  struct sockaddr_in local;
+  CHECK(uv_ip4_addr("127.0.0.1", 0, &local));
+  CHECK(uv_getnameinfo(loop, &name_req, name_found,
+                       (const struct sockaddr *)&local, NI_NUMERICHOST));
+  CHECK(uv_random(loop, &random_req, random_bytes, sizeof random_bytes, 0,
+                  random_got));
+  char *args[] = {self, dir_path, "no-loop", NULL};
+  uv_process_options_t options = {
+      .exit_cb = process_exited, .file = self, .args = args};
+  CHECK(uv_spawn(loop, &process, &options));
+  snprintf(pipe_path, sizeof pipe_path, "%s.sock", path);
+  CHECK(uv_pipe_init(loop, &pipe_server, 0));
+  CHECK(uv_pipe_bind(&pipe_server, pipe_path));
+  CHECK(uv_listen((uv_stream_t *)&pipe_server, 1, pipe_accepted_cb));
+  CHECK(uv_pipe_init(loop, &pipe_client, 0));
+  uv_pipe_connect(&pipe_connect_req, &pipe_client, pipe_path, pipe_connected);
+  CHECK(pipe(poll_fds));
+  CHECK(uv_poll_init(loop, &poll_handle, poll_fds[1]));
+  CHECK(uv_poll_start(&poll_handle, UV_WRITABLE, poll_ready));
+}
+
 /* --- the odd cases --- */
 
 static uv_timer_t first_timer;
@@ -396,6 +512,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   const char *mode = argc > 2 ? argv[2] : "all";
+  self = argv[0];
   snprintf(path, sizeof path, "%s/uv_prog.%d.txt", argv[1], (int)getpid());
   loop = uv_default_loop();
   setvbuf(stdout, NULL, _IOLBF, 0);
@@ -431,6 +548,10 @@ int main(int argc, char **argv) {
   uv_thread_join(&sender);
   run(stage_tcp);
   run(stage_udp);
+  run(stage_dirs);
+  run(stage_more);
+  print_more();
+  unlink(pipe_path);
   printf("work sums: %ld %ld\n", sums[0], sums[1]);
   close_with_a_handle_open();
   printf("done\n");
