@@ -251,6 +251,22 @@ static void check_all(void) {
   CHECK(count_threads(MPROF_HANDLE, "poll", &resolved) == 1 && resolved == 1,
         "poll");
 
+  static const char *const watchers[] = {"idle", "prepare", "check", "signal"};
+  for (int i = 0; i < 4; i++) {
+    uint32_t t = find_thread(MPROF_HANDLE, watchers[i]);
+    CHECK(t != MPROF_NO_THREAD &&
+              view->threads[t].ending == MPROF_ENDING_RESOLVED &&
+              spans_of(t, MPROF_NO_THREAD, &other) >= 2,
+          "the %s handle ran and closed", watchers[i]);
+  }
+  uint32_t signal = find_thread(MPROF_HANDLE, "signal");
+  CHECK(
+      signal != MPROF_NO_THREAD && view->threads[signal].label_count == 2 &&
+          !strcmp(view->strings +
+                      view->labels[view->threads[signal].first_label + 1].text,
+                  "signal 10"),
+      "the signal handle's second label");
+
   /* file 16 + echo 11 each way + datagram 4 */
   CHECK(counter_final("uv bytes read") == 42, "read %" PRId64,
         counter_final("uv bytes read"));

@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <netdb.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -409,6 +410,46 @@ static void stage_more(void) {
   CHECK(uv_poll_start(&poll_handle, UV_WRITABLE, poll_ready));
 }
 
+/* --- idle, prepare, check and signal handles --- */
+
+static uv_idle_t idle;
+static uv_prepare_t prepare;
+static uv_check_t check;
+static uv_signal_t signal_handle;
+static char watcher_results[4][64];
+
+#define ONCE(kind, slot)                                                       \
+  static void kind##_once(uv_##kind##_t *handle) {                             \
+    snprintf(watcher_results[slot], 64, "%s: ran", #kind);                     \
+    uv_close((uv_handle_t *)handle, NULL);                                     \
+  }
+ONCE(idle, 0)
+ONCE(prepare, 1)
+ONCE(check, 2)
+
+static void signalled(uv_signal_t *handle, int signum) {
+  snprintf(watcher_results[3], 64, "signal: %s",
+           signum == SIGUSR1 ? "SIGUSR1" : "?");
+  uv_close((uv_handle_t *)handle, NULL);
+}
+
+static void stage_watchers(void) {
+  CHECK(uv_idle_init(loop, &idle));
+  CHECK(uv_idle_start(&idle, idle_once));
+  CHECK(uv_prepare_init(loop, &prepare));
+  CHECK(uv_prepare_start(&prepare, prepare_once));
+  CHECK(uv_check_init(loop, &check));
+  CHECK(uv_check_start(&check, check_once));
+  CHECK(uv_signal_init(loop, &signal_handle));
+  CHECK(uv_signal_start(&signal_handle, signalled, SIGUSR1));
+  CHECK(uv_kill(getpid(), SIGUSR1));
+}
+
+static void print_watchers(void) {
+  for (int i = 0; i < 4; i++)
+    printf("%s\n", watcher_results[i]);
+}
+
 /* --- the odd cases --- */
 
 static uv_timer_t first_timer;
@@ -551,6 +592,8 @@ int main(int argc, char **argv) {
   run(stage_dirs);
   run(stage_more);
   print_more();
+  run(stage_watchers);
+  print_watchers();
   unlink(pipe_path);
   printf("work sums: %ld %ld\n", sums[0], sums[1]);
   close_with_a_handle_open();
