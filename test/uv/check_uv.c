@@ -160,8 +160,46 @@ static void check_udp_labels(void) {
         seen[0]);
 }
 
+/* Threads by type and label prefix: how many, how many resolved. */
+static const struct expected_s {
+  mprof_type_t type;
+  const char *prefix;
+  size_t count, resolved;
+} expected[] = {
+    {MPROF_FS, "fs ", 13, 12}, /* the stat of the unlinked file fails */
+    {MPROF_FS, "fs open /", 2, 2},
+    {MPROF_FS, "fs stat /", 2, 1},
+    {MPROF_FS, "fs mkdir /", 1, 1},
+    {MPROF_FS, "fs scandir /", 1, 1},
+    {MPROF_FS, "fs rename /", 1, 1},
+    {MPROF_FS, "fs rmdir /", 1, 1},
+    {MPROF_WORK, "work", 2, 2},
+    {MPROF_HANDLE, "tcp", 3, 3}, /* server, its accepted side, client */
+    {MPROF_CONNECT, "connect 127.0.0.1:", 1, 1},
+    {MPROF_WRITE, "write", 4, 3}, /* one refused before connecting */
+    {MPROF_SHUTDOWN, "shutdown", 1, 1},
+    {MPROF_UDP_SEND, "udp send", 1, 1},
+    {MPROF_HANDLE, "udp", 2, 2},
+    {MPROF_GETNAMEINFO, "getnameinfo 127.0.0.1:0", 1, 1},
+    {MPROF_RANDOM, "random", 1, 1},
+    {MPROF_HANDLE, "process /", 1, 1},
+    {MPROF_HANDLE, "pipe", 3, 3}, /* server, accepted, client */
+    {MPROF_CONNECT, "connect /", 1, 1},
+    {MPROF_HANDLE, "poll", 1, 1},
+};
+
+static void check_counts(void) {
+  for (size_t i = 0; i < sizeof expected / sizeof *expected; i++) {
+    size_t resolved,
+        n = count_threads(expected[i].type, expected[i].prefix, &resolved);
+    CHECK(n == expected[i].count && resolved == expected[i].resolved,
+          "%s \"%s\": %zu threads, %zu resolved",
+          mprof_type_name(expected[i].type), expected[i].prefix, n, resolved);
+  }
+}
+
 static void check_all(void) {
-  size_t resolved, other;
+  size_t other;
   uint32_t loop = find_thread(MPROF_LOOP, "default loop");
   CHECK(loop != MPROF_NO_THREAD, "no default loop thread");
   if (loop == MPROF_NO_THREAD)
@@ -177,14 +215,11 @@ static void check_all(void) {
     if (view->running[i].thread == loop)
       loop_stream = view->running[i].stream;
 
-  CHECK(count_threads(MPROF_FS, "fs ", &resolved) == 13 && resolved == 12,
-        "fs threads: %zu resolved", resolved);
+  check_counts();
   CHECK(failed_with(MPROF_FS, "ENOENT") == 1,
         "the stat of a missing file failed with ENOENT");
   CHECK(failed_with(MPROF_WRITE, "EBADF") == 1,
         "the write before connecting failed with EBADF");
-  CHECK(count_threads(MPROF_FS, "fs open /", &resolved) == 2, "fs opens");
-  CHECK(count_threads(MPROF_FS, "fs stat /", &resolved) == 2, "fs stats");
 
   uint32_t timer = find_thread(MPROF_TIMER, "timer");
   CHECK(timer != MPROF_NO_THREAD &&
@@ -193,8 +228,6 @@ static void check_all(void) {
   if (timer != MPROF_NO_THREAD)
     CHECK(spans_of(timer, loop_stream, &other) >= 4, "timer: 3 ticks + close");
 
-  CHECK(count_threads(MPROF_WORK, "work", &resolved) == 2 && resolved == 2,
-        "work threads resolved: %zu", resolved);
   for (uint32_t t = 1; t < view->thread_count; t++)
     if (view->threads[t].type == MPROF_WORK)
       CHECK(spans_of(t, loop_stream, &other) >= 2 && other >= 1,
@@ -207,49 +240,6 @@ static void check_all(void) {
   CHECK(sender != MPROF_NO_THREAD && spans_of(sender, loop_stream, &other) &&
             other == 1,
         "the signal comes from the sending OS thread's own thread");
-
-  CHECK(count_threads(MPROF_HANDLE, "tcp", &resolved) == 3 && resolved == 3,
-        "tcp handles (server, its accepted side, client) closed: %zu",
-        resolved);
-  CHECK(count_threads(MPROF_CONNECT, "connect 127.0.0.1:", &resolved) == 1 &&
-            resolved == 1,
-        "connect");
-  CHECK(count_threads(MPROF_WRITE, "write", &resolved) == 4 && resolved == 3,
-        "writes: 3 resolved, 1 refused");
-  CHECK(count_threads(MPROF_SHUTDOWN, "shutdown", &resolved) == 1 &&
-            resolved == 1,
-        "shutdown");
-  CHECK(count_threads(MPROF_UDP_SEND, "udp send", &resolved) == 1 &&
-            resolved == 1,
-        "udp send");
-  CHECK(count_threads(MPROF_HANDLE, "udp", &resolved) == 2 && resolved == 2,
-        "udp handles");
-
-  CHECK(count_threads(MPROF_FS, "fs mkdir /", &resolved) == 1 && resolved == 1,
-        "mkdir");
-  CHECK(count_threads(MPROF_FS, "fs scandir /", &resolved) == 1 &&
-            resolved == 1,
-        "scandir");
-  CHECK(count_threads(MPROF_FS, "fs rename /", &resolved) == 1 && resolved == 1,
-        "rename");
-  CHECK(count_threads(MPROF_FS, "fs rmdir /", &resolved) == 1 && resolved == 1,
-        "rmdir");
-  CHECK(count_threads(MPROF_GETNAMEINFO, "getnameinfo 127.0.0.1:0",
-                      &resolved) == 1 &&
-            resolved == 1,
-        "getnameinfo");
-  CHECK(count_threads(MPROF_RANDOM, "random", &resolved) == 1 && resolved == 1,
-        "random");
-  CHECK(count_threads(MPROF_HANDLE, "process /", &resolved) == 1 &&
-            resolved == 1,
-        "the child process's handle");
-  CHECK(count_threads(MPROF_HANDLE, "pipe", &resolved) == 3 && resolved == 3,
-        "pipes: server, accepted, client");
-  CHECK(count_threads(MPROF_CONNECT, "connect /", &resolved) == 1 &&
-            resolved == 1,
-        "pipe connect");
-  CHECK(count_threads(MPROF_HANDLE, "poll", &resolved) == 1 && resolved == 1,
-        "poll");
 
   static const char *const watchers[] = {"idle", "prepare", "check", "signal"};
   for (int i = 0; i < 4; i++) {
