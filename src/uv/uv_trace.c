@@ -21,8 +21,12 @@
 
 #define REAL (mprof__uv_real())
 
+/* Thread-local state without __tls_get_addr calls in the shim, as the
+ * recorder's own (docs/recording.md, "Thread-local storage"). */
+#define MPROF__UV_TLS __attribute__((tls_model("initial-exec")))
+
 /* The thread of the loop that uv_run() runs on this OS thread. */
-static _Thread_local uint64_t running_loop;
+static _Thread_local uint64_t running_loop MPROF__UV_TLS;
 
 static mprof_counter_t bytes_read, bytes_written;
 
@@ -430,7 +434,7 @@ int mprof_uv_async_init(uv_loop_t *loop, uv_async_t *handle, uv_async_cb cb) {
 
 /* The thread that sends from an OS thread where nothing traced runs: one
  * per OS thread, made at its first send. */
-static _Thread_local uint64_t async_sender;
+static _Thread_local uint64_t async_sender MPROF__UV_TLS;
 
 int mprof_uv_async_send(uv_async_t *handle) {
   uint64_t target =
@@ -584,7 +588,7 @@ int mprof_uv_spawn(uv_loop_t *loop, uv_process_t *handle,
 
 /* libuv's uv_tcp_init() and uv_udp_init() call their _ex forms, which
  * the shim sees too: the handle gets its thread from the outer call. */
-static _Thread_local int in_plain_init;
+static _Thread_local int in_plain_init MPROF__UV_TLS;
 
 int mprof_uv_tcp_init_ex(uv_loop_t *loop, uv_tcp_t *handle,
                          unsigned int flags) {
