@@ -255,7 +255,6 @@ static void poll_mark_fire(uv_prepare_t *prepare) {
   mprof_suspend();
 }
 
-/* The loop's entry, made on its first traced uv_run(). */
 /* Our prepare handle on loop, unreferenced: it keeps no loop alive. */
 static uv_prepare_t *poll_mark_new(uv_loop_t *loop) {
   uv_prepare_t *mark = malloc(sizeof *mark);
