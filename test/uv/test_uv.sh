@@ -3,8 +3,8 @@
 # mprof/uv.h (uv_prog_traced, MPROF_TRACE) and unmodified under `mprof
 # record` (uv_prog_plain).  The program's output must be the same as
 # without tracing, and check_uv must find in each trace what it recorded;
-# then the odd cases: exit or abort inside a callback, no loop, many loops on many
-# OS threads, fork and exec.
+# then the odd cases: exit or abort inside a callback, no loop, many loops
+# on many OS threads, fork and exec.
 set -u
 build=$1
 bin=$build/test/uv
