@@ -280,12 +280,20 @@ static void udp_received(uv_udp_t *handle, ssize_t nread, const uv_buf_t *buf,
   free(buf->base);
 }
 
-static void stage_udp(void) {
-  struct sockaddr_in any, bound;
+/* A datagram from one socket to another over ip (IPv4 or IPv6). */
+static void udp_over(const char *ip) {
+  struct sockaddr_storage any, bound;
   int length = sizeof bound;
-  CHECK(uv_ip4_addr("127.0.0.1", 0, &any));
+  if (strchr(ip, ':'))
+    CHECK(uv_ip6_addr(ip, 0, (struct sockaddr_in6 *)&any));
+  else
+    CHECK(uv_ip4_addr(ip, 0, (struct sockaddr_in *)&any));
   CHECK(uv_udp_init(loop, &receiver));
-  CHECK(uv_udp_bind(&receiver, (const struct sockaddr *)&any, 0));
+  if (uv_udp_bind(&receiver, (const struct sockaddr *)&any, 0)) {
+    printf("udp %s: unavailable\n", ip);
+    uv_close((uv_handle_t *)&receiver, NULL);
+    return;
+  }
   CHECK(uv_udp_getsockname(&receiver, (struct sockaddr *)&bound, &length));
   CHECK(uv_udp_recv_start(&receiver, alloc_buffer, udp_received));
   CHECK(uv_udp_init(loop, &udp_sender));
@@ -294,6 +302,9 @@ static void stage_udp(void) {
   CHECK(uv_udp_send(&udp_req, &udp_sender, &buf, 1,
                     (const struct sockaddr *)&bound, NULL));
 }
+
+static void stage_udp(void) { udp_over("127.0.0.1"); }
+static void stage_udp6(void) { udp_over("::1"); }
 
 /* --- directories: mkdir, scandir, rename, rmdir --- */
 
@@ -589,6 +600,7 @@ int main(int argc, char **argv) {
   uv_thread_join(&sender);
   run(stage_tcp);
   run(stage_udp);
+  run(stage_udp6);
   run(stage_dirs);
   run(stage_more);
   print_more();
