@@ -36,6 +36,9 @@
 #                  frame_cpu_ms                     drawing a frame of the
 #                                                   10 M-event trace; wall
 #                                                   and CPU time)
+#   uv_echo        bytes_per_s      uv_echo_plain   ratio >= 0.97 (a libuv
+#                                                   echo over loopback under
+#                                                   the recording shim)
 #
 # The barectf and LTTng lines are skipped, with a note on stderr, when their
 # benchmark was not built (barectf or lttng-ust not found at configure time)
@@ -165,6 +168,15 @@ if command -v node >/dev/null 2>&1 && [ -x /usr/bin/chromium ]; then
   "$(dirname "$0")/web/bench_web.sh" "$build" "$dir" || { note "bench/web failed"; status=1; }
 else
   note "no node or /usr/bin/chromium: browser viewer benchmark skipped"
+# The libuv shim: a plain libuv echo with and without it (bench/uv).
+if [ -x "$bin/mprof_bench_uv" ]; then
+  note "running mprof_bench_uv"
+  "$bin/mprof_bench_uv" --rounds "$rounds" --dir "$dir" \
+    --echo "$bin/mprof_bench_uv_echo" \
+    --shim "$build/src/uv/libmprof_uv_preload.so" ||
+    { note "mprof_bench_uv failed"; status=1; }
+else
+  note "libuv benchmark not built (no libuv at configure time): skipped"
 fi
 
 exit $status

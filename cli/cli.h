@@ -77,5 +77,6 @@ int cmd_stats(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_html(int argc, char **argv);
 int cmd_view(int argc, char **argv);
+int cmd_record(int argc, char **argv);
 
 #endif /* MPROF_CLI_H */

@@ -20,6 +20,7 @@ static const struct command {
                            "critical path"},
     {"html", cmd_html, "the browser viewer with traces in it (two: compare)"},
     {"view", cmd_view, "the timeline in a window (GTK), or --png"},
+    {"record", cmd_record, "run a libuv program under the tracing shim"},
 };
 
 static void usage(FILE *f) {

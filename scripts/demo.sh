@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # demo.sh -- record examples/hello with no code change beyond linking
-# (MPROF_TRACE in the environment), then show the trace three ways.
+# (MPROF_TRACE in the environment), then show the trace three ways; then
+# run examples/arp-race until one run works and one hangs (a lost
+# wake-up), and show the analysis of the hung one.
 set -euo pipefail
 build=${1:-build}
 out=$build/demo
@@ -22,3 +24,40 @@ head -20 "$out/hello.babeltrace2"
 echo "... $(wc -l < "$out/hello.babeltrace2") events in all"
 echo
 echo "trace: $out/hello.ctf   CTF directory: $out/hello-ctf"
+
+# The lost wake-up (README.md, "A lost wake-up, step by step"): about one
+# run in two hangs; a hung run is stopped after 2 s, and its trace is still
+# whole.  At most 40 runs.
+[ -x "$build/examples/arp_race" ] || { echo "no libuv: no arp-race demo"; exit 0; }
+echo
+echo "== examples/arp-race: running it until one run works and one hangs"
+good= bad=
+for attempt in $(seq 1 40); do
+  trace=$out/arp-race-run.ctf
+  rc=0
+  MPROF_TRACE="$trace" timeout 2 "$build/examples/arp_race" \
+    > "$out/arp-race-run.txt" || rc=$?
+  if [ $rc -eq 0 ] && [ -z "$good" ]; then
+    good=$out/arp-race-good.ctf
+    mv "$trace" "$good" && mv "$out/arp-race-run.txt" "$out/arp-race-good.txt"
+    echo "run $attempt: worked"
+  elif [ $rc -eq 124 ] && [ -z "$bad" ]; then
+    bad=$out/arp-race-hung.ctf
+    mv "$trace" "$bad" && mv "$out/arp-race-run.txt" "$out/arp-race-hung.txt"
+    echo "run $attempt: hung (stopped after 2 s)"
+  fi
+  [ -n "$good" ] && [ -n "$bad" ] && break
+done
+rm -f "$out/arp-race-run.ctf" "$out/arp-race-run.txt"
+if [ -z "$good" ] || [ -z "$bad" ]; then
+  echo "no good and hung pair in 40 runs (good: ${good:-none}, hung: ${bad:-none})"
+  exit 1
+fi
+echo
+echo "== what the hung run printed"
+cat "$out/arp-race-hung.txt"
+echo
+echo "== mprof report $bad"
+"$build/mprof" report "$bad"
+echo
+echo "arp-race traces: worked $good   hung $bad   (LEAD: add the mprof html compare view of these two here)"

@@ -15,6 +15,7 @@ packages=(
   groff-base                            # the manual page's test renders it
   wasi-libc libclang-rt-14-dev-wasm32 chromium nodejs npm  # browser viewer: WebAssembly, Playwright
   libgtk-3-dev xvfb xauth               # mprof view (GTK 3, cairo); its tests under Xvfb
+  libuv1-dev                            # libuv tracing, mprof record, arp-race demo
 )
 if [ "${1:-}" = bench ]; then
   packages+=(liblttng-ust-dev lttng-tools python3-barectf)

@@ -1,0 +1,151 @@
+/* cmd_record.c -- `mprof record [-o TRACE] [--size N] -- PROGRAM ARGS...`:
+ * run an unmodified libuv program under the LD_PRELOAD shim
+ * libmprof_uv_preload.so (src/uv), with MPROF_TRACE pointing at TRACE, and
+ * exit with the program's status.  See docs/libuv.md. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+/* Where the shim is: in the build tree next to this mprof, or installed. */
+#ifndef MPROF_PRELOAD_INSTALLED
+#define MPROF_PRELOAD_INSTALLED "/usr/local/lib/libmprof_uv_preload.so"
+#endif
+
+static const char help[] =
+    "usage: mprof record [-o TRACE] [--size N] -- PROGRAM [ARGS...]\n"
+    "Run PROGRAM, a dynamically linked libuv program, with the libuv tracing\n"
+    "shim preloaded, recording into TRACE (default trace.ctf; %p in it\n"
+    "becomes the process id).  N is the trace size, as 8M (default) or\n"
+    "512K.  Exits with PROGRAM's exit status (128+N if killed by signal N).\n"
+    "MPROF_PRELOAD names another shim; MPROF_MODE, MPROF_CLOCK and\n"
+    "MPROF_FORK pass through (docs/libuv.md).\n";
+
+/* The shim's path: MPROF_PRELOAD, else the build tree's if this mprof is
+ * the build tree's, else the installed one. */
+static const char *preload_path(void) {
+  const char *path = getenv("MPROF_PRELOAD");
+  if (path && *path)
+    return path;
+#ifdef MPROF_PRELOAD_BUILD
+  char self[PATH_MAX];
+  ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (length > 0) {
+    self[length] = 0;
+    if (!strcmp(dirname(self), MPROF_CLI_BUILD_DIR))
+      return MPROF_PRELOAD_BUILD;
+  }
+#endif
+  return MPROF_PRELOAD_INSTALLED;
+}
+
+/* A size as the recorder reads MPROF_SIZE: digits, then K, M or G. */
+static int is_size(const char *text) {
+  size_t digits = strspn(text, "0123456789");
+  if (!digits)
+    return 0;
+  return !text[digits] || (strchr("KMGkmg", text[digits]) && !text[digits + 1]);
+}
+
+/* LD_PRELOAD with the shim first, then whatever was preloaded already. */
+static int set_preload(const char *shim) {
+  const char *old = getenv("LD_PRELOAD");
+  if (!old || !*old)
+    return setenv("LD_PRELOAD", shim, 1);
+  size_t size = strlen(shim) + strlen(old) + 2;
+  char *both = malloc(size);
+  if (!both)
+    return -1;
+  snprintf(both, size, "%s:%s", shim, old);
+  int result = setenv("LD_PRELOAD", both, 1);
+  free(both);
+  return result;
+}
+
+/* Run argv, waiting as system() does; its exit code for us. */
+static int run_program(char **argv) {
+  struct sigaction ignore = {.sa_handler = SIG_IGN}, old_int, old_quit;
+  sigaction(SIGINT, &ignore, &old_int);
+  sigaction(SIGQUIT, &ignore, &old_quit);
+  pid_t child = fork();
+  if (child == 0) {
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGQUIT, &old_quit, NULL);
+    execvp(argv[0], argv);
+    fprintf(stderr, "mprof: record: ");
+    cli_put_escaped(stderr, argv[0], strlen(argv[0]));
+    fprintf(stderr, ": %s\n", strerror(errno));
+    _exit(127);
+  }
+  int status = 0;
+  while (child > 0 && waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  sigaction(SIGINT, &old_int, NULL);
+  sigaction(SIGQUIT, &old_quit, NULL);
+  if (child < 0) {
+    fprintf(stderr, "mprof: record: fork: %s\n", strerror(errno));
+    return CLI_FAILED;
+  }
+  return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+}
+
+static void tell_where(const char *trace, int status) {
+  fprintf(stderr, "mprof: record: program exited with status %d; trace in ",
+          status);
+  cli_put_escaped(stderr, trace, strlen(trace));
+  fputs("\n  view it:  mprof report ", stderr);
+  cli_put_escaped(stderr, trace, strlen(trace));
+  fputs("\n            mprof html ", stderr);
+  cli_put_escaped(stderr, trace, strlen(trace));
+  fputs(" -o trace-html\n", stderr);
+}
+
+int cmd_record(int argc, char **argv) {
+  static const struct option options[] = {{"output", required_argument, 0, 'o'},
+                                          {"size", required_argument, 0, 's'},
+                                          {"help", no_argument, 0, 'h'},
+                                          {0, 0, 0, 0}};
+  const char *trace = "trace.ctf", *size = NULL;
+  int c;
+  /* "+": the options end at PROGRAM, whose own options are its own. */
+  while ((c = getopt_long(argc, argv, "+o:s:h", options, NULL)) != -1) {
+    if (c == 'o')
+      trace = optarg;
+    else if (c == 's')
+      size = optarg;
+    else {
+      fputs(help, c == 'h' ? stdout : stderr);
+      return c == 'h' ? CLI_OK : CLI_USAGE;
+    }
+  }
+  if (optind >= argc) {
+    fputs(help, stderr);
+    return CLI_USAGE;
+  }
+  if (size && !is_size(size)) {
+    fprintf(stderr, "mprof: record: --size %s: give a size like 8M\n", size);
+    return CLI_USAGE;
+  }
+  const char *shim = preload_path();
+  if (access(shim, R_OK)) {
+    fprintf(stderr, "mprof: record: %s: %s (set MPROF_PRELOAD to the shim)\n",
+            shim, strerror(errno));
+    return CLI_FAILED;
+  }
+  if (set_preload(shim) || setenv("MPROF_TRACE", trace, 1) ||
+      (size && setenv("MPROF_SIZE", size, 1))) {
+    fprintf(stderr, "mprof: record: environment: %s\n", strerror(errno));
+    return CLI_FAILED;
+  }
+  int status = run_program(argv + optind);
+  tell_where(trace, status);
+  return status;
+}

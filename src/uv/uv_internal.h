@@ -1,0 +1,63 @@
+/* uv_internal.h -- what the libuv tracing code (uv_trace.c) shares with
+ * its two ways in: uv_direct.c (a program built with mprof/uv.h) and
+ * uv_preload.c (the LD_PRELOAD shim).  Both hand the tracing code the
+ * real libuv functions in one table, so the tracing logic exists once.
+ */
+#ifndef MPROF_UV_INTERNAL_H
+#define MPROF_UV_INTERNAL_H
+
+#define MPROF_UV_NO_MACROS
+#include "mprof/uv.h"
+
+/* libuv calls the tracing code makes that it does not wrap. */
+#define MPROF__UV_HELPERS(X)                                                   \
+  X(uv_default_loop)                                                           \
+  X(uv_err_name)                                                               \
+  X(uv_tcp_getsockname)                                                        \
+  X(uv_tcp_getpeername)                                                        \
+  X(uv_udp_getsockname)                                                        \
+  X(uv_udp_getpeername)                                                        \
+  X(uv_unref)
+
+/* The real libuv: every wrapped call and every helper. */
+typedef struct mprof__uv_real_s {
+#define MPROF__UV_FIELD(ret, name, params, args) __typeof__(name) *name;
+#define MPROF__UV_HELPER_FIELD(name) __typeof__(name) *name;
+  MPROF_UV_CALLS(MPROF__UV_FIELD)
+  MPROF_UV_VOID_CALLS(MPROF__UV_FIELD)
+  MPROF__UV_HELPERS(MPROF__UV_HELPER_FIELD)
+#undef MPROF__UV_FIELD
+#undef MPROF__UV_HELPER_FIELD
+} mprof__uv_real_t;
+
+/* The table, from the way in that is linked (uv_direct.c or uv_preload.c). */
+const mprof__uv_real_t *mprof__uv_real(void);
+
+/* A callback of any type, cast back to its own type before the call. */
+typedef void (*mprof__uv_fn)(void);
+
+/* What the tracing code keeps about one request, handle or loop. */
+typedef struct mprof__uv_entry_s {
+  struct mprof__uv_entry_s *next; /* in its hash chain (uv_map.c) */
+  const void *key;                /* the request, handle or loop */
+  uint64_t thread;                /* its mprof thread */
+  int handle_type;                /* UV_TCP, ...; 0 for requests */
+  mprof__uv_fn cb;                /* the user's callback (handles: main one) */
+  mprof__uv_fn read_cb;           /* streams and UDP: read or receive */
+  mprof__uv_fn close_cb;          /* handles: the close callback */
+  mprof__uv_fn work_cb;           /* work requests: the pool's part */
+  uv_prepare_t *poll_mark;        /* loops: runs just before each poll */
+  uint64_t sent_bytes, received_bytes; /* TCP: bytes each way so far */
+  char local[64], peer[64];            /* IP sockets: "ip:port", or empty */
+} mprof__uv_entry_t;
+
+/* A new entry for key (replacing any old one); NULL if out of memory. */
+mprof__uv_entry_t *mprof__uv_map_add(const void *key, uint64_t thread);
+/* key's entry, or NULL. */
+mprof__uv_entry_t *mprof__uv_map_get(const void *key);
+/* key's entry, removed from the map (the caller frees it), or NULL. */
+mprof__uv_entry_t *mprof__uv_map_take(const void *key);
+/* key's thread, or MPROF_NONE: safe from any OS thread. */
+uint64_t mprof__uv_map_thread(const void *key);
+
+#endif /* MPROF_UV_INTERNAL_H */

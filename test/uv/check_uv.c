@@ -1,0 +1,340 @@
+/* check_uv.c -- check_uv TRACE KIND: load a trace of test/uv/uv_prog.c
+ * into the model and check what the libuv tracing must have recorded.
+ *   all               every stage: threads by type and label, their ends,
+ *                     arrows, idle bands, counters and the net labels
+ *   all-ipv4          the same, on a machine where ::1 cannot be bound
+ *   exit-in-callback  the timer that exited, running at the end
+ *   no-loop           the timer's thread and nothing run
+ *   threads           four loops on four OS threads, a timer each
+ * Prints each failed check; exits 1 if any failed. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mprof/model.h"
+
+static int failures;
+
+/* Datagrams uv_prog sent: over IPv4, and over IPv6 unless the mode is
+ * all-ipv4 (a machine without ::1). */
+static size_t datagrams = 2;
+
+#define CHECK(cond, ...)                                                       \
+  do {                                                                         \
+    if (!(cond)) {                                                             \
+      failures++;                                                              \
+      printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                   \
+      printf(__VA_ARGS__);                                                     \
+      printf("\n");                                                            \
+    }                                                                          \
+  } while (0)
+
+static const mprof_model_view_t *view;
+
+static const char *first_label(uint32_t t) {
+  const mprof_thread_t *thread = &view->threads[t];
+  return thread->label_count
+             ? view->strings + view->labels[thread->first_label].text
+             : "";
+}
+
+/* Threads of a type whose first label starts with prefix, and how many of
+ * them resolved. */
+static size_t count_threads(mprof_type_t type, const char *prefix,
+                            size_t *resolved) {
+  size_t n = 0;
+  *resolved = 0;
+  for (uint32_t t = 1; t < view->thread_count; t++)
+    if (view->threads[t].type == type &&
+        !strncmp(first_label(t), prefix, strlen(prefix))) {
+      n++;
+      *resolved += view->threads[t].ending == MPROF_ENDING_RESOLVED;
+    }
+  return n;
+}
+
+/* Threads of a type that failed with reason. */
+static size_t failed_with(mprof_type_t type, const char *reason) {
+  size_t n = 0;
+  for (uint32_t t = 1; t < view->thread_count; t++)
+    n += view->threads[t].type == type &&
+         view->threads[t].ending == MPROF_ENDING_FAILED &&
+         !strcmp(view->strings + view->threads[t].failure, reason);
+  return n;
+}
+
+static uint32_t find_thread(mprof_type_t type, const char *label) {
+  for (uint32_t t = 1; t < view->thread_count; t++)
+    if (view->threads[t].type == type && !strcmp(first_label(t), label))
+      return t;
+  return MPROF_NO_THREAD;
+}
+
+static size_t arrows_to(uint32_t to, mprof_arrow_kind_t kind) {
+  size_t n = 0;
+  for (size_t i = 0; i < view->arrow_count; i++)
+    n += view->arrows[i].to == to && view->arrows[i].kind == kind;
+  return n;
+}
+
+/* Running spans of thread, and how many ran on another stream than
+ * not_stream. */
+static size_t spans_of(uint32_t thread, uint32_t not_stream, size_t *other) {
+  size_t n = 0;
+  *other = 0;
+  for (size_t i = 0; i < view->running_count; i++)
+    if (view->running[i].thread == thread) {
+      n++;
+      *other += view->running[i].stream != not_stream;
+    }
+  return n;
+}
+
+static int64_t counter_final(const char *name) {
+  for (size_t c = 0; c < view->counter_count; c++) {
+    const mprof_counter_series_t *series = &view->counters[c];
+    if (!strcmp(view->strings + series->name, name) && series->sample_count)
+      return view->samples[series->first_sample + series->sample_count - 1]
+          .value;
+  }
+  return -1;
+}
+
+/* The TCP labels: per direction, offsets follow on with no gap. */
+typedef struct flow_s {
+  char source[64], destination[64];
+  uint64_t next_send, next_recv;
+} flow_t;
+
+static void check_tcp_labels(void) {
+  flow_t flows[4];
+  size_t flow_count = 0, sends = 0, receives = 0;
+  for (size_t i = 0; i < view->label_count; i++) {
+    char dir[8], source[64], destination[64];
+    uint64_t offset, length;
+    if (sscanf(view->strings + view->labels[i].text,
+               "net %7s tcp %63s %63s %" SCNu64 " %" SCNu64, dir, source,
+               destination, &offset, &length) != 5)
+      continue;
+    flow_t *flow = NULL;
+    for (size_t f = 0; f < flow_count; f++)
+      if (!strcmp(flows[f].source, source) &&
+          !strcmp(flows[f].destination, destination))
+        flow = &flows[f];
+    if (!flow && flow_count < 4) {
+      flow = &flows[flow_count++];
+      memset(flow, 0, sizeof *flow);
+      strcpy(flow->source, source);
+      strcpy(flow->destination, destination);
+    }
+    if (!flow)
+      continue;
+    int send = !strcmp(dir, "send");
+    uint64_t *next = send ? &flow->next_send : &flow->next_recv;
+    CHECK(offset == *next, "%s: offset %" PRIu64 ", expected %" PRIu64,
+          view->strings + view->labels[i].text, offset, *next);
+    *next = offset + length;
+    sends += send;
+    receives += !send;
+  }
+  CHECK(flow_count == 2, "%zu TCP flows", flow_count);
+  for (size_t f = 0; f < flow_count; f++) {
+    CHECK(flows[f].next_send == 11, "%s -> %s sent %" PRIu64, flows[f].source,
+          flows[f].destination, flows[f].next_send);
+    CHECK(flows[f].next_recv == 11, "%s -> %s received %" PRIu64,
+          flows[f].source, flows[f].destination, flows[f].next_recv);
+  }
+  CHECK(sends == 3, "%zu net send tcp labels", sends);
+  CHECK(receives >= 2, "%zu net recv tcp labels", receives);
+}
+
+/* The UDP datagrams (IPv4, and IPv6 where the machine has it): each send
+ * label has a receive label with the same addresses, hash and length. */
+static void check_udp_labels(void) {
+  char seen[2][4][192];
+  size_t count[2] = {0, 0};
+  for (size_t i = 0; i < view->label_count; i++) {
+    const char *text = view->strings + view->labels[i].text;
+    int recv = !strncmp(text, "net recv udp ", 13);
+    if ((recv || !strncmp(text, "net send udp ", 13)) && count[recv] < 4)
+      snprintf(seen[recv][count[recv]++], 192, "%s", text + 9);
+  }
+  CHECK(count[0] == datagrams && count[1] == datagrams,
+        "%zu sends, %zu receives", count[0], count[1]);
+  size_t resolved, handles = count_threads(MPROF_HANDLE, "udp", &resolved);
+  CHECK(count_threads(MPROF_UDP_SEND, "udp send", &resolved) == datagrams &&
+            resolved == datagrams,
+        "udp send requests");
+  /* a receiver and a sender each time; without IPv6 a receiver that
+   * could not bind */
+  CHECK(handles == (datagrams == 2 ? 4 : 3), "%zu udp handles", handles);
+  for (size_t i = 0; i < count[0] && i < count[1]; i++)
+    CHECK(!strcmp(seen[0][i], seen[1][i]), "send '%s', recv '%s'", seen[0][i],
+          seen[1][i]);
+  CHECK(count[0] && strstr(seen[0][0], " bf30e00dc53307a9 4"),
+        "hash of \"ping\": '%s'", count[0] ? seen[0][0] : "");
+}
+
+/* Threads by type and label prefix: how many, how many resolved. */
+static const struct expected_s {
+  mprof_type_t type;
+  const char *prefix;
+  size_t count, resolved;
+} expected[] = {
+    {MPROF_FS, "fs ", 13, 12}, /* the stat of the unlinked file fails */
+    {MPROF_FS, "fs open /", 2, 2},
+    {MPROF_FS, "fs stat /", 2, 1},
+    {MPROF_FS, "fs mkdir /", 1, 1},
+    {MPROF_FS, "fs scandir /", 1, 1},
+    {MPROF_FS, "fs rename /", 1, 1},
+    {MPROF_FS, "fs rmdir /", 1, 1},
+    {MPROF_WORK, "work", 2, 2},
+    {MPROF_HANDLE, "tcp", 3, 3}, /* server, its accepted side, client */
+    {MPROF_CONNECT, "connect 127.0.0.1:", 1, 1},
+    {MPROF_WRITE, "write", 4, 3}, /* one refused before connecting */
+    {MPROF_SHUTDOWN, "shutdown", 1, 1},
+    {MPROF_GETNAMEINFO, "getnameinfo 127.0.0.1:0", 1, 1},
+    {MPROF_RANDOM, "random", 1, 1},
+    {MPROF_HANDLE, "process /", 1, 1},
+    {MPROF_HANDLE, "pipe", 3, 3}, /* server, accepted, client */
+    {MPROF_CONNECT, "connect /", 1, 1},
+    {MPROF_HANDLE, "poll", 1, 1},
+};
+
+static void check_counts(void) {
+  for (size_t i = 0; i < sizeof expected / sizeof *expected; i++) {
+    size_t resolved,
+        n = count_threads(expected[i].type, expected[i].prefix, &resolved);
+    CHECK(n == expected[i].count && resolved == expected[i].resolved,
+          "%s \"%s\": %zu threads, %zu resolved",
+          mprof_type_name(expected[i].type), expected[i].prefix, n, resolved);
+  }
+}
+
+static void check_all(void) {
+  size_t other;
+  uint32_t loop = find_thread(MPROF_LOOP, "default loop");
+  CHECK(loop != MPROF_NO_THREAD, "no default loop thread");
+  if (loop == MPROF_NO_THREAD)
+    return;
+  CHECK(view->threads[loop].ending == MPROF_ENDING_RESOLVED,
+        "loop resolved at uv_loop_close");
+  size_t idle = 0;
+  for (size_t i = 0; i < view->band_count; i++)
+    idle += view->bands[i].kind == MPROF_BAND_IDLE;
+  CHECK(idle >= 5, "%zu idle bands", idle);
+  uint32_t loop_stream = MPROF_NO_THREAD;
+  for (size_t i = 0; i < view->running_count; i++)
+    if (view->running[i].thread == loop)
+      loop_stream = view->running[i].stream;
+
+  check_counts();
+  CHECK(failed_with(MPROF_FS, "ENOENT") == 1,
+        "the stat of a missing file failed with ENOENT");
+  CHECK(failed_with(MPROF_WRITE, "EBADF") == 1,
+        "the write before connecting failed with EBADF");
+
+  uint32_t timer = find_thread(MPROF_TIMER, "timer");
+  CHECK(timer != MPROF_NO_THREAD &&
+            view->threads[timer].ending == MPROF_ENDING_RESOLVED,
+        "timer thread resolved at close");
+  if (timer != MPROF_NO_THREAD)
+    CHECK(spans_of(timer, loop_stream, &other) >= 4, "timer: 3 ticks + close");
+
+  for (uint32_t t = 1; t < view->thread_count; t++)
+    if (view->threads[t].type == MPROF_WORK)
+      CHECK(spans_of(t, loop_stream, &other) >= 2 && other >= 1,
+            "work %u runs on a pool thread and back on the loop", t);
+
+  uint32_t async = find_thread(MPROF_HANDLE, "async");
+  CHECK(async != MPROF_NO_THREAD && arrows_to(async, MPROF_ARROW_SIGNAL) == 1,
+        "async handle signalled once from another OS thread");
+  uint32_t sender = find_thread(MPROF_CALLBACK, "async sender");
+  CHECK(sender != MPROF_NO_THREAD && spans_of(sender, loop_stream, &other) &&
+            other == 1,
+        "the signal comes from the sending OS thread's own thread");
+
+  static const char *const watchers[] = {"idle", "prepare", "check", "signal"};
+  for (int i = 0; i < 4; i++) {
+    uint32_t t = find_thread(MPROF_HANDLE, watchers[i]);
+    CHECK(t != MPROF_NO_THREAD &&
+              view->threads[t].ending == MPROF_ENDING_RESOLVED &&
+              spans_of(t, MPROF_NO_THREAD, &other) >= 2,
+          "the %s handle ran and closed", watchers[i]);
+  }
+  uint32_t signal = find_thread(MPROF_HANDLE, "signal");
+  CHECK(
+      signal != MPROF_NO_THREAD && view->threads[signal].label_count == 2 &&
+          !strcmp(view->strings +
+                      view->labels[view->threads[signal].first_label + 1].text,
+                  "signal 10"),
+      "the signal handle's second label");
+
+  /* file 16 + echo 11 each way + 4 per datagram */
+  int64_t bytes = 16 + 22 + 4 * (int64_t)datagrams;
+  CHECK(counter_final("uv bytes read") == bytes, "read %" PRId64,
+        counter_final("uv bytes read"));
+  CHECK(counter_final("uv bytes written") == bytes, "written %" PRId64,
+        counter_final("uv bytes written"));
+  check_tcp_labels();
+  check_udp_labels();
+}
+
+static void check_exit_in_callback(void) {
+  uint32_t timer = find_thread(MPROF_TIMER, "timer");
+  CHECK(timer != MPROF_NO_THREAD &&
+            view->threads[timer].ending == MPROF_ENDING_PENDING,
+        "the timer never closed");
+  CHECK(timer != MPROF_NO_THREAD &&
+            view->threads[timer].last_seen_ns == view->duration_ns,
+        "the trace ends with the timer's callback running");
+}
+
+static void check_no_loop(void) {
+  size_t resolved;
+  CHECK(count_threads(MPROF_TIMER, "timer", &resolved) == 1, "one timer");
+  CHECK(view->running_count == 0, "%zu running spans", view->running_count);
+}
+
+static void check_threads(void) {
+  size_t resolved, other;
+  CHECK(count_threads(MPROF_LOOP, "loop", &resolved) == 4 && resolved == 4,
+        "4 loops closed: %zu", resolved);
+  CHECK(count_threads(MPROF_TIMER, "timer", &resolved) == 4 && resolved == 4,
+        "4 timers closed: %zu", resolved);
+  for (uint32_t t = 1; t < view->thread_count; t++)
+    if (view->threads[t].type == MPROF_TIMER)
+      CHECK(spans_of(t, MPROF_NO_THREAD, &other) >= 4, "timer %u ticks", t);
+  CHECK(view->stream_count >= 4, "%u streams", view->stream_count);
+}
+
+int main(int argc, char **argv) {
+  if (argc != 3) {
+    fprintf(stderr, "usage: check_uv TRACE "
+                    "all|all-ipv4|exit-in-callback|no-loop|threads\n");
+    return 2;
+  }
+  mprof_trace_t *trace;
+  mprof_model_t *m;
+  if (mprof_trace_open(argv[1], NULL, NULL, &trace) ||
+      mprof_model_load(trace, &m)) {
+    fprintf(stderr, "check_uv: %s: cannot load\n", argv[1]);
+    return 1;
+  }
+  view = mprof_model_view(m);
+  if (!strcmp(argv[2], "all") || !strcmp(argv[2], "all-ipv4")) {
+    datagrams = strcmp(argv[2], "all") ? 1 : 2;
+    check_all();
+  } else if (!strcmp(argv[2], "threads"))
+    check_threads();
+  else if (!strcmp(argv[2], "exit-in-callback"))
+    check_exit_in_callback();
+  else
+    check_no_loop();
+  printf("check_uv %s %s: %zu threads, %d failed checks\n", argv[1], argv[2],
+         view->thread_count, failures);
+  mprof_model_free(m);
+  mprof_trace_close(trace);
+  return failures != 0;
+}
