@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # demo.sh -- record examples/hello with no code change beyond linking
-# (MPROF_TRACE in the environment), then show the trace three ways; then
+# (MPROF_TRACE in the environment), then show the trace four ways; then
 # run examples/arp-race until one run works and one hangs (a lost
-# wake-up), and show the analysis of the hung one.
+# wake-up), show the analysis of the hung one and write the browser view
+# comparing the two.
 set -euo pipefail
 build=${1:-build}
 out=$build/demo
@@ -22,8 +23,13 @@ echo "== mprof ctf + babeltrace2"
 babeltrace2 "$out/hello-ctf" > "$out/hello.babeltrace2"
 head -20 "$out/hello.babeltrace2"
 echo "... $(wc -l < "$out/hello.babeltrace2") events in all"
+
+echo
+echo "== mprof html: the browser viewer"
+"$build/mprof" html "$out/hello.ctf" -o "$out/hello-view"
 echo
 echo "trace: $out/hello.ctf   CTF directory: $out/hello-ctf"
+echo "viewer: $out/hello-view/index.html (open it in a browser)"
 
 # The lost wake-up (README.md, "A lost wake-up, step by step"): about one
 # run in two hangs; a hung run is stopped after 2 s, and its trace is still
@@ -59,5 +65,8 @@ cat "$out/arp-race-hung.txt"
 echo
 echo "== mprof report $bad"
 "$build/mprof" report "$bad"
+"$build/mprof" html "$good" "$bad" -o "$out/arp-race-compare"
 echo
-echo "arp-race traces: worked $good   hung $bad   (LEAD: add the mprof html compare view of these two here)"
+echo "arp-race traces: worked $good   hung $bad"
+echo "compare them: $out/arp-race-compare/index.html (open it in a browser;"
+echo "the worked run above, the hung one below, the first divergence marked)"

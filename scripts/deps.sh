@@ -13,13 +13,18 @@ packages=(
   babeltrace2 python3-bt2               # CTF checks with the real babeltrace2
   binutils                              # nm, objdump for the compiled-out test
   groff-base                            # the manual page's test renders it
-  wasi-libc libclang-rt-14-dev-wasm32 chromium nodejs npm  # browser viewer: WebAssembly, Playwright
+  wasi-libc libclang-rt-14-dev-wasm32 chromium  # browser viewer: WebAssembly, Playwright
   libgtk-3-dev xvfb xauth               # mprof view (GTK 3, cairo); its tests under Xvfb
   libuv1-dev                            # libuv tracing, mprof record, arp-race demo
 )
 if [ "${1:-}" = bench ]; then
   packages+=(liblttng-ust-dev lttng-tools python3-barectf)
 fi
+
+# Node.js and npm (the browser viewer's Playwright tests, the Chrome export
+# test): Debian's, unless the machine has a Node.js that brings its own npm
+# (NodeSource's nodejs conflicts with Debian's npm package).
+command -v npm >/dev/null && command -v node >/dev/null || packages+=(nodejs npm)
 
 missing=()
 for p in "${packages[@]}"; do
