@@ -2,6 +2,7 @@
  * areas painted by render.c from the scene), a search box, counter graph
  * toggles, a legend, a details panel and the list of keys.  Input becomes
  * calls on the view state (state.c); --follow is follow.c. */
+#include <math.h>
 #include <string.h>
 
 #include "window.h"
@@ -148,14 +149,37 @@ static int pane_of(mprof_view_window_t *w, GtkWidget *area) {
   return w->pane_count > 1 && w->panes[1].area == area;
 }
 
+/* Compare: a dashed magenta line where the traces first diverge, in each
+ * pane at that trace's time, as the browser viewer marks it. */
+static void draw_divergence(cairo_t *cr, const mprof_view_window_t *w, int p) {
+  if (!w->diverged) return;
+  const mprof_view_state_t *state = &w->panes[p].state;
+  mprof_viewport_t vp = mprof__view_viewport(state);
+  int64_t t = p == 0 ? w->divergence.a_time_ns : w->divergence.b_time_ns;
+  double x = floor(mprof_scene_x(&vp, t)) + 0.5;
+  static const double dash[] = {6, 4};
+  cairo_save(cr);
+  cairo_set_source_rgb(cr, 1, 0, 1);
+  cairo_set_line_width(cr, 2);
+  cairo_set_dash(cr, dash, 2, 0);
+  cairo_move_to(cr, x, 0);
+  cairo_line_to(cr, x, state->height);
+  cairo_stroke(cr);
+  cairo_move_to(cr, x + 4, 32);
+  cairo_show_text(cr, "first divergence");
+  cairo_restore(cr);
+}
+
 static gboolean on_draw(GtkWidget *area, cairo_t *cr, gpointer data) {
   mprof_view_window_t *w = data;
-  mprof_view_pane_t *pane = &w->panes[pane_of(w, area)];
+  int p = pane_of(w, area);
+  mprof_view_pane_t *pane = &w->panes[p];
   int width = gtk_widget_get_allocated_width(area);
   int height = gtk_widget_get_allocated_height(area);
   pane->state.width = width;
   pane->state.height = height;
   if (mprof__view_draw(cr, pane->doc, &pane->state)) out_of_memory();
+  draw_divergence(cr, w, p);
   return TRUE;
 }
 
@@ -403,6 +427,9 @@ static void open_window(mprof_view_doc_t **docs, int count,
   GtkWidget *timelines = gtk_box_new(GTK_ORIENTATION_VERTICAL, 2);
   for (int i = 0; i < count; i++)
     gtk_box_pack_start(GTK_BOX(timelines), new_area(w, docs[i]), TRUE, TRUE, 0);
+  if (count == 2)
+    w->diverged = mprof_scene_diverge(docs[0]->model, docs[1]->model,
+                                      &w->divergence);
   GtkWidget *body = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 0);
   gtk_box_pack_start(GTK_BOX(body), timelines, TRUE, TRUE, 0);
   gtk_box_pack_start(GTK_BOX(body), new_details(w), FALSE, FALSE, 0);

@@ -22,6 +22,8 @@ typedef struct mprof_view_window_s {
   GtkWidget *window, *search, *details, *details_box, *help, *counters;
   mprof_view_pane_t panes[2];
   int pane_count;
+  int diverged;              /* compare: the traces differ, first at: */
+  mprof_divergence_t divergence;
   int follow;                /* keep the newest time in view */
   char *search_text;
   guint script_source;       /* the script's timer, or 0 */
