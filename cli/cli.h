@@ -5,6 +5,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
+#include "mprof/model.h"
 #include "mprof/read.h"
 
 /* Exit codes, documented in `mprof --help` and the man page. */
@@ -68,6 +69,25 @@ int cli_write_each(char **paths, int count, const cli_output_t *output,
 
 /* A JSON string of trace text: invalid UTF-8 bytes become \xHH. */
 json_t *cli_json_text(const char *text, size_t length);
+/* The same string written to f as JSON, quotes included. */
+void cli_put_json_text(FILE *f, const char *text, size_t length);
+
+/* Several traces on one time axis (combine.c). */
+typedef struct cli_traces_s {
+  mprof_trace_t **traces;
+  char **paths;
+  int64_t *offsets_ns; /* per trace, from --offset */
+  int count;
+} cli_traces_t;
+/* Open every trace of paths: an exit code (all closed again on failure). */
+int cli_traces_open(cli_traces_t *set, char **paths, int count,
+                    int *problems);
+void cli_traces_close(cli_traces_t *set);
+/* Add an --offset NAME=+-NS (NAME: a trace's path or file name); returns
+ * an exit code, saying why on stderr. */
+int cli_traces_offset(cli_traces_t *set, const char *spec);
+/* Their model (mprof_model_load_many); returns an exit code. */
+int cli_traces_model(const cli_traces_t *set, mprof_model_t **out);
 
 int cmd_check(int argc, char **argv);
 int cmd_report(int argc, char **argv);
@@ -75,5 +95,6 @@ int cmd_ctf(int argc, char **argv);
 int cmd_snapshot(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 #endif /* MPROF_CLI_H */

@@ -18,6 +18,7 @@ static const struct command {
     {"stats", cmd_stats, "numbers about traces (--json for scripts)"},
     {"report", cmd_report, "the analysis: stalls, lost wake-ups, waits, "
                            "critical path"},
+    {"export", cmd_export, "Chrome/Perfetto JSON of one or several traces"},
 };
 
 static void usage(FILE *f) {

@@ -118,6 +118,7 @@ typedef struct mprof_counter_series_s {
   uint32_t name;           /* string offset */
   uint32_t first_sample, sample_count; /* samples[first ..+count] */
   int64_t min_value, max_value;
+  uint32_t id;             /* the counter's id in the trace (legacy: 0) */
 } mprof_counter_series_t;
 
 /* Everything the model holds, read-only.  Valid after mprof_model_finish(). */
@@ -159,6 +160,22 @@ int mprof_model_finish(mprof_model_t *model);
 /* Build the model of a whole trace: every packet's events merged in time
  * order across streams, then finished.  Returns 0 or an mprof error. */
 int mprof_model_load(const mprof_trace_t *trace, mprof_model_t **out);
+
+/* Several traces (processes, machines) in one model, on one time axis.
+ * Trace i's tick t is placed at its wall-clock anchor (clock_offset_ns,
+ * recorded at start) + t / clock_freq_hz + offsets_ns[i] (offsets_ns may
+ * be NULL: all 0); the model's clock is then 1 GHz.  Ids are kept apart:
+ * trace i's thread ids have their top byte XORed with i, its stream and
+ * counter ids their top byte (bits 24..31) XORed with i, so trace 0 keeps
+ * its own ids; MPROF_MODEL_TRACE() recovers i from a stream id.  One
+ * trace with no offset is exactly mprof_model_load().  The traces must be
+ * all legacy or all not, at most MPROF_MODEL_MAX_TRACES.  Returns 0 or
+ * MPROF_EINVAL / MPROF_ENOMEM. */
+#define MPROF_MODEL_MAX_TRACES 256
+#define MPROF_MODEL_TRACE(stream_id) ((uint32_t)(stream_id) >> 24)
+#define MPROF_MODEL_THREAD_TRACE(thread_id) ((uint32_t)((thread_id) >> 56))
+int mprof_model_load_many(const mprof_trace_t *const *traces, size_t count,
+                          const int64_t *offsets_ns, mprof_model_t **out);
 
 void mprof_model_free(mprof_model_t *model);
 

@@ -245,6 +245,7 @@ static uint32_t counter_of(mprof_model_t *m, uint32_t id, const char *name,
     return MPROF_NO_THREAD;
   memset(&m->counters[n], 0, sizeof m->counters[n]);
   m->counters[n].name = name ? intern_text(m, name, length) : 0;
+  m->counters[n].id = id;
   m->counter_values[n] = 0;
   m->counter_ids[n] = id;
   m->view.counter_count = n + 1;

@@ -1,0 +1,245 @@
+/* cmd_export.c -- `mprof export --format=chrome TRACE... -o OUT`: the model
+ * as Chrome's Trace Event Format (JSON), which Chrome DevTools' Performance
+ * panel and Perfetto open.  Several traces share one time axis (one
+ * process each).  The JSON is written while walking the model, one event
+ * per line, never held in memory.
+ *
+ * Mapping (docs/interop.md): a process per trace (pid = trace + 1); an
+ * async slice (b/e, id = thread index) per async thread with its labels as
+ * instants (n); a track per OS-thread stream (tid = stream + 1) holding the
+ * running intervals and idle bands as complete slices (X); a flow (s/f)
+ * per arrow, bound to an instant (i) at each end; a counter track (C) per
+ * counter.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char help[] =
+    "usage: mprof export [--format=chrome] [--offset NAME=+-NS]... TRACE...\n"
+    "                    [-o OUT]\n"
+    "Write traces as Chrome's Trace Event Format (JSON) for Chrome DevTools\n"
+    "and Perfetto, to OUT (default: standard output).  Several traces go on\n"
+    "one time axis, aligned by their wall-clock anchors; --offset moves the\n"
+    "trace NAME (its path or file name) by NS nanoseconds.\n";
+
+/* What every event line needs. */
+typedef struct chrome_s {
+  FILE *f;
+  const mprof_model_t *model;
+  const mprof_model_view_t *view;
+  int first; /* no event written yet (no comma before the next) */
+} chrome_t;
+
+/* Microseconds with the nanoseconds kept: Chrome's unit is the us. */
+static void put_us(FILE *f, int64_t ns) {
+  fprintf(f, "%" PRId64 ".%03" PRId64, ns / 1000, ns % 1000);
+}
+
+/* Start an event object: {"ph":"X","pid":P,"tid":T,"ts":TS */
+static void event_open(chrome_t *c, char phase, uint32_t pid, uint32_t tid,
+                       int64_t ts_ns) {
+  fprintf(c->f, "%s{\"ph\":\"%c\",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32
+                ",\"ts\":",
+          c->first ? "" : ",\n", phase, pid, tid);
+  put_us(c->f, ts_ns);
+  c->first = 0;
+}
+
+/* "key":"text" (escaped), after a comma unless first. */
+static void put_name(FILE *f, int first, const char *key, const char *text) {
+  fprintf(f, "%s\"%s\":", first ? "" : ",", key);
+  cli_put_json_text(f, text, strlen(text));
+}
+
+static uint32_t stream_pid(const chrome_t *c, uint32_t stream) {
+  return MPROF_MODEL_TRACE(mprof_model_stream_id(c->model, stream)) + 1;
+}
+
+static uint32_t stream_tid(const chrome_t *c, uint32_t stream) {
+  return (mprof_model_stream_id(c->model, stream) & 0xffffff) + 1;
+}
+
+static uint32_t thread_pid(const chrome_t *c, uint32_t thread) {
+  return MPROF_MODEL_THREAD_TRACE(c->view->threads[thread].id) + 1;
+}
+
+/* Process names (the trace paths) and stream names. */
+static void put_names(chrome_t *c, char **paths, int count) {
+  for (int i = 0; i < count; i++) {
+    event_open(c, 'M', (uint32_t)i + 1, 0, 0);
+    fputs(",\"name\":\"process_name\",\"args\":{", c->f);
+    put_name(c->f, 1, "name", paths[i]);
+    fputs("}}", c->f);
+    event_open(c, 'M', (uint32_t)i + 1, 0, 0);
+    fputs(",\"name\":\"thread_name\",\"args\":{\"name\":\"async threads\"}}",
+          c->f);
+  }
+  for (uint32_t s = 0; s < c->view->stream_count; s++) {
+    event_open(c, 'M', stream_pid(c, s), stream_tid(c, s), 0);
+    fprintf(c->f,
+            ",\"name\":\"thread_name\",\"args\":{\"name\":\"stream %" PRIu32
+            "\"}}",
+            stream_tid(c, s) - 1);
+  }
+}
+
+static const char *ending_name(uint8_t ending) {
+  static const char *const names[] = {"pending", "resolved", "failed",
+                                      "merged"};
+  return ending < 4 ? names[ending] : "unknown";
+}
+
+/* An async thread: b, its labels as n, e. */
+static void put_thread(chrome_t *c, uint32_t t) {
+  const mprof_thread_t *th = &c->view->threads[t];
+  char name[256];
+  mprof_model_thread_name(c->model, t, name, sizeof name);
+  uint32_t pid = thread_pid(c, t);
+  event_open(c, 'b', pid, 0, th->start_ns);
+  fprintf(c->f, ",\"cat\":\"thread\",\"id\":\"0x%" PRIx32 "\"", t);
+  put_name(c->f, 0, "name", name);
+  fprintf(c->f, ",\"args\":{\"id\":%" PRIu64 ",\"type\":\"%s\"}}", th->id,
+          mprof_type_name((mprof_type_t)th->type));
+  for (uint32_t i = 0; i < th->label_count; i++) {
+    const mprof_label_t *l = &c->view->labels[th->first_label + i];
+    event_open(c, 'n', pid, 0, l->time_ns);
+    fprintf(c->f, ",\"cat\":\"thread\",\"id\":\"0x%" PRIx32 "\"", t);
+    put_name(c->f, 0, "name", name);
+    fputs(",\"args\":{", c->f);
+    put_name(c->f, 1, "label", c->view->strings + l->text);
+    fputs("}}", c->f);
+  }
+  event_open(c, 'e', pid, 0, th->end_ns);
+  fprintf(c->f, ",\"cat\":\"thread\",\"id\":\"0x%" PRIx32 "\"", t);
+  put_name(c->f, 0, "name", name);
+  fprintf(c->f, ",\"args\":{\"ending\":\"%s\"", ending_name(th->ending));
+  if (th->failure) put_name(c->f, 0, "failure", c->view->strings + th->failure);
+  fputs("}}", c->f);
+}
+
+/* A running interval or band as a complete slice on its stream's track. */
+static void put_span(chrome_t *c, const mprof_span_t *span, const char *cat,
+                     const char *name) {
+  event_open(c, 'X', stream_pid(c, span->stream), stream_tid(c, span->stream),
+             span->start_ns);
+  fprintf(c->f, ",\"cat\":\"%s\",\"dur\":", cat);
+  put_us(c->f, span->end_ns - span->start_ns);
+  put_name(c->f, 0, "name", name);
+  fputs("}", c->f);
+}
+
+static void put_spans(chrome_t *c) {
+  char name[256];
+  for (size_t i = 0; i < c->view->running_count; i++) {
+    const mprof_span_t *span = &c->view->running[i];
+    mprof_model_thread_name(c->model, span->thread, name, sizeof name);
+    put_span(c, span, "running", name);
+  }
+  for (size_t i = 0; i < c->view->band_count; i++) {
+    const mprof_band_t *band = &c->view->bands[i];
+    put_span(c, &band->span, "idle",
+             band->kind == MPROF_BAND_GC ? "gc" : "idle");
+  }
+}
+
+/* One end of a flow: an instant to bind to, and the flow event. */
+static void put_flow_end(chrome_t *c, const mprof_arrow_t *a, size_t id,
+                         char phase, int64_t ns, uint32_t thread) {
+  uint32_t pid = stream_pid(c, a->stream), tid = stream_tid(c, a->stream);
+  const char *kind = mprof_arrow_kind_name((mprof_arrow_kind_t)a->kind);
+  char name[256];
+  mprof_model_thread_name(c->model, thread, name, sizeof name);
+  event_open(c, 'i', pid, tid, ns);
+  fprintf(c->f, ",\"s\":\"t\",\"cat\":\"arrow\",\"name\":\"%s\",\"args\":{",
+          kind);
+  put_name(c->f, 1, phase == 's' ? "from" : "to", name);
+  fputs("}}", c->f);
+  event_open(c, phase, pid, tid, ns);
+  fprintf(c->f, ",\"cat\":\"arrow\",\"name\":\"%s\",\"id\":%zu%s}", kind, id,
+          phase == 'f' ? ",\"bp\":\"e\"" : "");
+}
+
+static void put_arrows(chrome_t *c) {
+  for (size_t i = 0; i < c->view->arrow_count; i++) {
+    const mprof_arrow_t *a = &c->view->arrows[i];
+    int64_t from_ns, to_ns;
+    mprof_model_arrow_ends(c->model, a, &from_ns, &to_ns);
+    put_flow_end(c, a, i + 1, 's', from_ns, a->from);
+    put_flow_end(c, a, i + 1, 'f', to_ns, a->to);
+  }
+}
+
+static void put_counters(chrome_t *c) {
+  for (size_t i = 0; i < c->view->counter_count; i++) {
+    const mprof_counter_series_t *s = &c->view->counters[i];
+    for (uint32_t j = 0; j < s->sample_count; j++) {
+      const mprof_sample_t *sample = &c->view->samples[s->first_sample + j];
+      event_open(c, 'C', MPROF_MODEL_TRACE(s->id) + 1, 0, sample->time_ns);
+      put_name(c->f, 0, "name", c->view->strings + s->name);
+      fprintf(c->f, ",\"args\":{\"value\":%" PRId64 "}}", sample->value);
+    }
+  }
+}
+
+static int write_chrome(FILE *f, const mprof_model_t *m, char **paths,
+                        int count) {
+  chrome_t c = {f, m, mprof_model_view(m), 1};
+  fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", f);
+  put_names(&c, paths, count);
+  for (uint32_t t = 1; t < c.view->thread_count; t++) put_thread(&c, t);
+  put_spans(&c);
+  put_arrows(&c);
+  put_counters(&c);
+  fputs("\n]}\n", f);
+  return ferror(f) ? -1 : 0;
+}
+
+/* Write the model to path ("-": standard output): an exit code. */
+static int export_to(const char *path, const mprof_model_t *m, char **paths,
+                     int count) {
+  FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+  if (!f) {
+    perror(path);
+    return CLI_FAILED;
+  }
+  int failed = write_chrome(f, m, paths, count);
+  if (f == stdout ? fflush(f) : fclose(f)) failed = 1;
+  if (failed) fprintf(stderr, "mprof: export: %s: write failed\n", path);
+  return failed ? CLI_FAILED : CLI_OK;
+}
+
+int cmd_export(int argc, char **argv) {
+  static const struct option options[] = {
+      {"format", required_argument, 0, 'f'},
+      {"offset", required_argument, 0, 'O'},
+      {"output", required_argument, 0, 'o'},
+      {"help", no_argument, 0, 'h'},
+      {0, 0, 0, 0}};
+  const char *output = "-";
+  char *offsets[MPROF_MODEL_MAX_TRACES];
+  int c, offset_count = 0;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, "f:o:h", options, NULL)) != -1) {
+    if (c == 'f' && !strcmp(optarg, "chrome")) continue;
+    if (c == 'o') output = optarg;
+    else if (c == 'O' && offset_count < MPROF_MODEL_MAX_TRACES)
+      offsets[offset_count++] = optarg;
+    else if (c == 'h') return fputs(help, stdout), CLI_OK;
+    else return fputs(help, stderr), CLI_USAGE;
+  }
+  if (optind >= argc) return fputs(help, stderr), CLI_USAGE;
+  int problems = 0;
+  cli_traces_t set;
+  int code = cli_traces_open(&set, argv + optind, argc - optind, &problems);
+  for (int i = 0; code == CLI_OK && i < offset_count; i++)
+    code = cli_traces_offset(&set, offsets[i]);
+  mprof_model_t *m = NULL;
+  if (code == CLI_OK) code = cli_traces_model(&set, &m);
+  if (code == CLI_OK) code = export_to(output, m, set.paths, set.count);
+  mprof_model_free(m);
+  cli_traces_close(&set);
+  return code == CLI_OK && problems ? CLI_DAMAGED : code;
+}
