@@ -13,6 +13,7 @@ packages=(
   babeltrace2 python3-bt2               # CTF checks with the real babeltrace2
   binutils                              # nm, objdump for the compiled-out test
   groff-base                            # the manual page's test renders it
+  nodejs npm                            # Chrome export test: DevTools' trace engine
 )
 if [ "${1:-}" = bench ]; then
   packages+=(liblttng-ust-dev lttng-tools python3-barectf)
