@@ -88,6 +88,10 @@ void cli_traces_close(cli_traces_t *set);
 int cli_traces_offset(cli_traces_t *set, const char *spec);
 /* Their model (mprof_model_load_many); returns an exit code. */
 int cli_traces_model(const cli_traces_t *set, mprof_model_t **out);
+/* Align the traces of *model by their send/receive labels
+ * (mprof_model_align), say how on stderr, add the offsets found and
+ * rebuild *model; returns an exit code. */
+int cli_traces_align(cli_traces_t *set, mprof_model_t **model);
 
 int cmd_check(int argc, char **argv);
 int cmd_report(int argc, char **argv);

@@ -18,12 +18,14 @@
 #include "cli.h"
 
 static const char help[] =
-    "usage: mprof export [--format=chrome] [--offset NAME=+-NS]... TRACE...\n"
-    "                    [-o OUT]\n"
+    "usage: mprof export [--format=chrome] [--offset NAME=+-NS]... [--align]\n"
+    "                    TRACE... [-o OUT]\n"
     "Write traces as Chrome's Trace Event Format (JSON) for Chrome DevTools\n"
     "and Perfetto, to OUT (default: standard output).  Several traces go on\n"
     "one time axis, aligned by their wall-clock anchors; --offset moves the\n"
-    "trace NAME (its path or file name) by NS nanoseconds.\n";
+    "trace NAME (its path or file name) by NS nanoseconds; --align then\n"
+    "aligns them by the messages they exchanged (send/receive labels, see\n"
+    "docs/interop.md), and says how on stderr.\n";
 
 /* What every event line needs. */
 typedef struct chrome_s {
@@ -216,15 +218,17 @@ int cmd_export(int argc, char **argv) {
       {"format", required_argument, 0, 'f'},
       {"offset", required_argument, 0, 'O'},
       {"output", required_argument, 0, 'o'},
+      {"align", no_argument, 0, 'a'},
       {"help", no_argument, 0, 'h'},
       {0, 0, 0, 0}};
   const char *output = "-";
   char *offsets[MPROF_MODEL_MAX_TRACES];
-  int c, offset_count = 0;
+  int c, offset_count = 0, align = 0;
   optind = 1;
   while ((c = getopt_long(argc, argv, "f:o:h", options, NULL)) != -1) {
     if (c == 'f' && !strcmp(optarg, "chrome")) continue;
     if (c == 'o') output = optarg;
+    else if (c == 'a') align = 1;
     else if (c == 'O' && offset_count < MPROF_MODEL_MAX_TRACES)
       offsets[offset_count++] = optarg;
     else if (c == 'h') return fputs(help, stdout), CLI_OK;
@@ -238,6 +242,7 @@ int cmd_export(int argc, char **argv) {
     code = cli_traces_offset(&set, offsets[i]);
   mprof_model_t *m = NULL;
   if (code == CLI_OK) code = cli_traces_model(&set, &m);
+  if (code == CLI_OK && align) code = cli_traces_align(&set, &m);
   if (code == CLI_OK) code = export_to(output, m, set.paths, set.count);
   mprof_model_free(m);
   cli_traces_close(&set);

@@ -78,3 +78,43 @@ int cli_traces_model(const cli_traces_t *set, mprof_model_t **out) {
     fprintf(stderr, "mprof: %s\n", mprof_strerror(err));
   return err ? CLI_FAILED : CLI_OK;
 }
+
+static const char *const align_status[] = {
+    "the reference", "messages both ways", "messages one way",
+    "no messages with the others: not moved",
+    "messages that contradict each other: not moved"};
+
+/* "[low, high]" with unbounded ends as -inf / +inf. */
+static void put_bounds(FILE *f, const mprof_alignment_t *a) {
+  if (a->low_ns == INT64_MIN) fputs("[-inf, ", f);
+  else fprintf(f, "[%" PRId64 ", ", a->low_ns);
+  if (a->high_ns == INT64_MAX) fputs("+inf]", f);
+  else fprintf(f, "%" PRId64 "]", a->high_ns);
+}
+
+int cli_traces_align(cli_traces_t *set, mprof_model_t **model) {
+  mprof_alignment_t *out = calloc((size_t)set->count, sizeof *out);
+  if (!out || mprof_model_align(*model, (size_t)set->count, out)) {
+    free(out);
+    fprintf(stderr, "mprof: align: out of memory\n");
+    return CLI_FAILED;
+  }
+  for (int i = 0; i < set->count; i++) {
+    const mprof_alignment_t *a = &out[i];
+    fputs("mprof: align: ", stderr);
+    cli_put_escaped(stderr, set->paths[i], strlen(set->paths[i]));
+    fprintf(stderr, ": offset %+" PRId64 " ns, %s", a->offset_ns,
+            align_status[a->status]);
+    if (a->messages) {
+      fprintf(stderr, " (%" PRIu32 " messages allow ", a->messages);
+      put_bounds(stderr, a);
+      fputs(")", stderr);
+    }
+    fputs("\n", stderr);
+    set->offsets_ns[i] += a->offset_ns;
+  }
+  free(out);
+  mprof_model_free(*model);
+  *model = NULL;
+  return cli_traces_model(set, model);
+}

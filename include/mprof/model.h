@@ -167,7 +167,8 @@ int mprof_model_load(const mprof_trace_t *trace, mprof_model_t **out);
  * be NULL: all 0); the model's clock is then 1 GHz.  Ids are kept apart:
  * trace i's thread ids have their top byte XORed with i, its stream and
  * counter ids their top byte (bits 24..31) XORed with i, so trace 0 keeps
- * its own ids; MPROF_MODEL_TRACE() recovers i from a stream id.  One
+ * its own ids; MPROF_MODEL_TRACE() recovers i from a stream or counter id,
+ * MPROF_MODEL_THREAD_TRACE() from a thread id.  One
  * trace with no offset is exactly mprof_model_load().  The traces must be
  * all legacy or all not, at most MPROF_MODEL_MAX_TRACES.  Returns 0 or
  * MPROF_EINVAL / MPROF_ENOMEM. */
@@ -201,6 +202,38 @@ void mprof_model_arrow_ends(const mprof_model_t *model,
 /* Index of the thread with the given trace id (following merges), or
  * MPROF_NO_THREAD. */
 uint32_t mprof_model_find(const mprof_model_t *model, uint64_t id);
+
+/* --- Clocks of several traces ---------------------------------------------- */
+
+/* How mprof_model_align() placed a trace (aligned ones first). */
+typedef enum mprof_align_status_e {
+  MPROF_ALIGN_REFERENCE = 0, /* trace 0: the others are placed against it */
+  MPROF_ALIGN_BOTH,          /* messages both ways: the midpoint of the
+                                offsets they allow */
+  MPROF_ALIGN_ONE_WAY,       /* messages one way: moved no further than
+                                they demand */
+  MPROF_ALIGN_NONE,          /* no message with a placed trace: not moved */
+  MPROF_ALIGN_CONFLICT       /* the messages allow no offset (a clock
+                                drifted, or labels lie): not moved */
+} mprof_align_status_t;
+
+typedef struct mprof_alignment_s {
+  int64_t offset_ns;       /* add to the trace's offset to align it */
+  int64_t low_ns, high_ns; /* the offsets the messages allow
+                              (INT64_MIN, INT64_MAX: unbounded) */
+  uint32_t messages;       /* matched sends and receives it was placed by */
+  uint32_t status;         /* mprof_align_status_t */
+} mprof_alignment_t;
+
+/* Align the traces of a model of trace_count traces (from
+ * mprof_model_load_many) by the messages they exchanged: labels
+ * "net send|recv tcp SRC DST OFFSET LEN" and "net send|recv udp SRC DST
+ * HASH LEN" (docs/interop.md).  A receive cannot come before its send, so
+ * each matched pair bounds one clock against another; out[i] (trace_count
+ * of them) says how far to move trace i.  Reload with the offsets added to
+ * see the result.  Returns 0 or MPROF_EINVAL / MPROF_ENOMEM. */
+int mprof_model_align(const mprof_model_t *model, size_t trace_count,
+                      mprof_alignment_t *out);
 
 /* --- Level of detail: what to draw in a window ------------------------------- */
 
