@@ -75,11 +75,12 @@ void cli_put_json_text(FILE *f, const char *text, size_t length);
 /* Several traces on one time axis (combine.c). */
 typedef struct cli_traces_s {
   mprof_trace_t **traces;
-  char **paths;
-  int64_t *offsets_ns; /* per trace, from --offset */
+  char **paths;        /* names: a path, or MERGED/MEMBER */
+  int64_t *offsets_ns; /* per trace: from a merged trace, --offset, --align */
   int count;
 } cli_traces_t;
-/* Open every trace of paths: an exit code (all closed again on failure). */
+/* Open every trace of paths, the members of merged traces each (at their
+ * offsets): an exit code (all closed again on failure). */
 int cli_traces_open(cli_traces_t *set, char **paths, int count,
                     int *problems);
 void cli_traces_close(cli_traces_t *set);
@@ -93,6 +94,35 @@ int cli_traces_model(const cli_traces_t *set, mprof_model_t **out);
  * rebuild *model; returns an exit code. */
 int cli_traces_align(cli_traces_t *set, mprof_model_t **model);
 
+/* The command line of the commands that combine traces: [--format=F]
+ * [--offset NAME=+-NS]... [--align] [-o OUT] TRACE... */
+typedef struct cli_combine_s {
+  const char *format, *output; /* NULL unless given (or preset) */
+  char *offsets[MPROF_MODEL_MAX_TRACES];
+  int offset_count, align, help;
+  char **paths;
+  int count;
+} cli_combine_t;
+/* Parse it (help: print help, set ->help); returns an exit code. */
+int cli_combine_options(cli_combine_t *combine, int argc, char **argv,
+                        const char *help);
+/* Open the traces, apply the offsets, build their model into *model
+ * (unless model is NULL) and align if asked; returns an exit code. */
+int cli_combine_load(const cli_combine_t *combine, cli_traces_t *set,
+                     int *problems, mprof_model_t **model);
+
+/* Merged traces (merge.c): a directory that `mprof merge` wrote. */
+int cli_merge_is(const char *path);
+/* Call fn for each member of merged trace path: its MERGED/MEMBER path
+ * and offset.  Returns 0, or -1 (said why, or fn failed). */
+typedef int (*cli_member_fn)(void *context, const char *path,
+                             int64_t offset_ns);
+int cli_merge_members(const char *path, cli_member_fn fn, void *context);
+/* Open each member of merged trace path in turn and hand it to fn, as
+ * cli_for_each_trace does; 0, or -1 if one could not be opened. */
+int cli_merge_each(const char *path, cli_trace_fn fn, void *context,
+                   int *problems);
+
 int cmd_check(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_ctf(int argc, char **argv);
@@ -100,5 +130,6 @@ int cmd_snapshot(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
 
 #endif /* MPROF_CLI_H */

@@ -11,7 +11,6 @@
  * per arrow, bound to an instant (i) at each end; a counter track (C) per
  * counter.
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <string.h>
 
@@ -214,36 +213,19 @@ static int export_to(const char *path, const mprof_model_t *m, char **paths,
 }
 
 int cmd_export(int argc, char **argv) {
-  static const struct option options[] = {
-      {"format", required_argument, 0, 'f'},
-      {"offset", required_argument, 0, 'O'},
-      {"output", required_argument, 0, 'o'},
-      {"align", no_argument, 0, 'a'},
-      {"help", no_argument, 0, 'h'},
-      {0, 0, 0, 0}};
-  const char *output = "-";
-  char *offsets[MPROF_MODEL_MAX_TRACES];
-  int c, offset_count = 0, align = 0;
-  optind = 1;
-  while ((c = getopt_long(argc, argv, "f:o:h", options, NULL)) != -1) {
-    if (c == 'f' && !strcmp(optarg, "chrome")) continue;
-    if (c == 'o') output = optarg;
-    else if (c == 'a') align = 1;
-    else if (c == 'O' && offset_count < MPROF_MODEL_MAX_TRACES)
-      offsets[offset_count++] = optarg;
-    else if (c == 'h') return fputs(help, stdout), CLI_OK;
-    else return fputs(help, stderr), CLI_USAGE;
+  cli_combine_t combine = {.output = "-"};
+  int code = cli_combine_options(&combine, argc, argv, help);
+  if (code != CLI_OK || combine.help) return code;
+  if (combine.format && strcmp(combine.format, "chrome")) {
+    fprintf(stderr, "mprof: export: unknown format '%s' (chrome)\n",
+            combine.format);
+    return CLI_USAGE;
   }
-  if (optind >= argc) return fputs(help, stderr), CLI_USAGE;
   int problems = 0;
   cli_traces_t set;
-  int code = cli_traces_open(&set, argv + optind, argc - optind, &problems);
-  for (int i = 0; code == CLI_OK && i < offset_count; i++)
-    code = cli_traces_offset(&set, offsets[i]);
   mprof_model_t *m = NULL;
-  if (code == CLI_OK) code = cli_traces_model(&set, &m);
-  if (code == CLI_OK && align) code = cli_traces_align(&set, &m);
-  if (code == CLI_OK) code = export_to(output, m, set.paths, set.count);
+  code = cli_combine_load(&combine, &set, &problems, &m);
+  if (code == CLI_OK) code = export_to(combine.output, m, set.paths, set.count);
   mprof_model_free(m);
   cli_traces_close(&set);
   return code == CLI_OK && problems ? CLI_DAMAGED : code;

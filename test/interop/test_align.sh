@@ -4,16 +4,7 @@
 # wall-clock anchors alone keep the error; --offset corrects it by hand;
 # --align recovers it from the send/receive labels within the bound the
 # shortest one-way delays allow (here exactly, both being 50 us).
-set -euo pipefail
-build=$1
-mprof=$build/mprof
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-cd "$tmp"
-
-"$build/test/interop/netpair" client client.ctf 0
-"$build/test/interop/netpair" server late.ctf 1000000      # 1 ms late
+. "$(dirname "$0")/pair.sh"
 "$build/test/interop/netpair" server early.ctf -7777777    # 7.8 ms early
 
 # The delays of the five requests, client send to server receive, in us.
