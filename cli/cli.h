@@ -111,6 +111,10 @@ int cli_combine_options(cli_combine_t *combine, int argc, char **argv,
 int cli_combine_load(const cli_combine_t *combine, cli_traces_t *set,
                      int *problems, mprof_model_t **model);
 
+/* The model of set as an OTLP/JSON ExportTraceServiceRequest, written to f
+ * (export_otlp.c).  Returns 0, or -1 (out of memory, or f failed). */
+int cli_export_otlp(FILE *f, const mprof_model_t *m, const cli_traces_t *set);
+
 /* Merged traces (merge.c): a directory that `mprof merge` wrote. */
 int cli_merge_is(const char *path);
 /* Call fn for each member of merged trace path: its MERGED/MEMBER path

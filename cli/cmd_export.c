@@ -2,7 +2,7 @@
  * as Chrome's Trace Event Format (JSON), which Chrome DevTools' Performance
  * panel and Perfetto open.  Several traces share one time axis (one
  * process each).  The JSON is written while walking the model, one event
- * per line, never held in memory.
+ * per line, never held in memory.  --format=otlp: export_otlp.c.
  *
  * Mapping (docs/interop.md): a process per trace (pid = trace + 1); an
  * async slice (b/e, id = thread index) per async thread with its labels as
@@ -17,10 +17,11 @@
 #include "cli.h"
 
 static const char help[] =
-    "usage: mprof export [--format=chrome] [--offset NAME=+-NS]... [--align]\n"
-    "                    TRACE... [-o OUT]\n"
+    "usage: mprof export [--format=chrome|otlp] [--offset NAME=+-NS]...\n"
+    "                    [--align] TRACE... [-o OUT]\n"
     "Write traces as Chrome's Trace Event Format (JSON) for Chrome DevTools\n"
-    "and Perfetto, to OUT (default: standard output).  Several traces go on\n"
+    "and Perfetto, or as OTLP/JSON spans for an OpenTelemetry collector, to\n"
+    "OUT (default: standard output).  Several traces go on\n"
     "one time axis, aligned by their wall-clock anchors; --offset moves the\n"
     "trace NAME (its path or file name) by NS nanoseconds; --align then\n"
     "aligns them by the messages they exchanged (send/receive labels, see\n"
@@ -198,26 +199,28 @@ static int write_chrome(FILE *f, const mprof_model_t *m, char **paths,
   return ferror(f) ? -1 : 0;
 }
 
-/* Write the model to path ("-": standard output): an exit code. */
-static int export_to(const char *path, const mprof_model_t *m, char **paths,
-                     int count) {
+/* Write the model to path ("-": standard output) in format: an exit
+ * code. */
+static int export_to(const char *path, const char *format,
+                     const mprof_model_t *m, const cli_traces_t *set) {
   FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
   if (!f) {
     perror(path);
     return CLI_FAILED;
   }
-  int failed = write_chrome(f, m, paths, count);
+  int failed = strcmp(format, "otlp") ? write_chrome(f, m, set->paths, set->count)
+                                      : cli_export_otlp(f, m, set);
   if (f == stdout ? fflush(f) : fclose(f)) failed = 1;
   if (failed) fprintf(stderr, "mprof: export: %s: write failed\n", path);
   return failed ? CLI_FAILED : CLI_OK;
 }
 
 int cmd_export(int argc, char **argv) {
-  cli_combine_t combine = {.output = "-"};
+  cli_combine_t combine = {.output = "-", .format = "chrome"};
   int code = cli_combine_options(&combine, argc, argv, help);
   if (code != CLI_OK || combine.help) return code;
-  if (combine.format && strcmp(combine.format, "chrome")) {
-    fprintf(stderr, "mprof: export: unknown format '%s' (chrome)\n",
+  if (strcmp(combine.format, "chrome") && strcmp(combine.format, "otlp")) {
+    fprintf(stderr, "mprof: export: unknown format '%s' (chrome, otlp)\n",
             combine.format);
     return CLI_USAGE;
   }
@@ -225,7 +228,7 @@ int cmd_export(int argc, char **argv) {
   cli_traces_t set;
   mprof_model_t *m = NULL;
   code = cli_combine_load(&combine, &set, &problems, &m);
-  if (code == CLI_OK) code = export_to(combine.output, m, set.paths, set.count);
+  if (code == CLI_OK) code = export_to(combine.output, combine.format, m, &set);
   mprof_model_free(m);
   cli_traces_close(&set);
   return code == CLI_OK && problems ? CLI_DAMAGED : code;

@@ -135,6 +135,8 @@ typedef struct mprof_model_view_s {
   uint32_t stream_count;
   int64_t duration_ns;     /* last event time */
   uint64_t start_ticks;    /* clock ticks at time 0 */
+  int64_t wall_start_ns;   /* wall-clock ns (Unix epoch) at time 0, from
+                              the traces' anchors (0 if built by hand) */
   uint64_t clock_freq_hz;
   uint64_t events;         /* events fed */
   uint64_t discarded;      /* events the recorder lost (from the packets) */

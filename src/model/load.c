@@ -151,10 +151,10 @@ static int merge_streams(mprof_model_t *m, cursor_t *cursors, size_t n,
 }
 
 /* Place each trace on the axis: its anchor plus offset, less the
- * earliest of them, so that every base is >= 0.  One trace with no offset
- * keeps its own clock. */
-static void place_sources(const mprof_trace_t *const *traces, size_t count,
-                          const int64_t *offsets_ns, source_t *sources) {
+ * earliest of them (returned), so that every base is >= 0.  One trace with
+ * no offset keeps its own clock. */
+static int64_t place_sources(const mprof_trace_t *const *traces, size_t count,
+                             const int64_t *offsets_ns, source_t *sources) {
   int64_t origin = INT64_MAX;
   for (size_t i = 0; i < count; i++) {
     int64_t at = mprof_trace_info(traces[i])->clock_offset_ns +
@@ -169,6 +169,16 @@ static void place_sources(const mprof_trace_t *const *traces, size_t count,
                             alone ? 0 : info->clock_freq_hz,
                             (uint64_t)at - (uint64_t)origin};
   }
+  return origin;
+}
+
+/* The wall-clock time of the model's time 0. */
+static int64_t wall_start(const mprof_model_t *m, const source_t *first,
+                          int64_t origin) {
+  uint64_t ticks = m->view.start_ticks;
+  if (first->freq_hz) return origin + (int64_t)ticks; /* the axis is in ns */
+  uint64_t freq = mprof_trace_info(first->trace)->clock_freq_hz;
+  return origin + (int64_t)((unsigned __int128)ticks * 1000000000u / freq);
 }
 
 /* The traces can share one model: not too many, all legacy or none. */
@@ -186,7 +196,7 @@ int mprof_model_load_many(const mprof_trace_t *const *traces, size_t count,
   int err = sources_check(traces, count);
   if (err) return err;
   source_t sources[MPROF_MODEL_MAX_TRACES];
-  place_sources(traces, count, offsets_ns, sources);
+  int64_t origin = place_sources(traces, count, offsets_ns, sources);
   size_t packets = 0;
   for (size_t i = 0; i < count; i++)
     packets += mprof_trace_packet_count(traces[i]);
@@ -215,6 +225,7 @@ int mprof_model_load_many(const mprof_trace_t *const *traces, size_t count,
     return err;
   }
   m->view.discarded = discarded;
+  m->view.wall_start_ns = wall_start(m, &sources[0], origin);
   *out = m;
   return 0;
 }

@@ -1,6 +1,6 @@
 /* model_counts.c -- what the model holds, in numbers, as one JSON object:
- * the figures the Chrome export test (test_chrome.sh) checks the export
- * against, as Chrome DevTools' trace engine parses it.
+ * the figures the export tests check the exports against (test_chrome.sh:
+ * as Chrome DevTools' trace engine parses them; test_otlp.sh).
  *
  *   model_counts TRACE...
  *
@@ -24,6 +24,23 @@ static size_t arrows_apart(const mprof_model_t *m) {
   return n;
 }
 
+/* Arrows an OTLP export makes links: all but creations and those from the
+ * root. */
+static size_t links(const mprof_model_view_t *v) {
+  size_t n = 0;
+  for (size_t i = 0; i < v->arrow_count; i++)
+    n += v->arrows[i].kind != MPROF_ARROW_CREATE &&
+         v->arrows[i].from != MPROF_ROOT_THREAD;
+  return n;
+}
+
+static size_t failed(const mprof_model_view_t *v) {
+  size_t n = 0;
+  for (size_t i = 1; i < v->thread_count; i++)
+    n += v->threads[i].ending == MPROF_ENDING_FAILED;
+  return n;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2 || argc - 1 > MPROF_MODEL_MAX_TRACES) {
     fprintf(stderr, "usage: model_counts TRACE...\n");
@@ -39,10 +56,11 @@ int main(int argc, char **argv) {
   const mprof_model_view_t *v = mprof_model_view(m);
   printf("{\"threads\":%zu,\"labels\":%zu,\"running\":%zu,\"bands\":%zu,"
          "\"arrows\":%zu,\"arrows_apart\":%zu,\"counters\":%zu,"
-         "\"samples\":%zu,\"streams\":%" PRIu32 "}\n",
+         "\"samples\":%zu,\"streams\":%" PRIu32 ",\"links\":%zu,"
+         "\"failed\":%zu}\n",
          v->thread_count - 1, v->label_count, v->running_count, v->band_count,
          v->arrow_count, arrows_apart(m), v->counter_count, v->sample_count,
-         v->stream_count);
+         v->stream_count, links(v), failed(v));
   mprof_model_free(m);
   for (int i = 1; i < argc; i++) mprof_trace_close(traces[i - 1]);
   return 0;
