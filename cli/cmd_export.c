@@ -8,7 +8,8 @@
  * async slice (b/e, id = thread index) per async thread with its labels as
  * instants (n); a track per OS-thread stream (tid = stream + 1) holding the
  * running intervals and idle bands as complete slices (X); a flow (s/f)
- * per arrow, bound to an instant (i) at each end; a counter track (C) per
+ * per arrow, bound to an instant (i) at each end; a flow per message
+ * between processes (a matched send and receive); a counter track (C) per
  * counter.
  */
 #include <inttypes.h>
@@ -33,6 +34,7 @@ typedef struct chrome_s {
   const mprof_model_t *model;
   const mprof_model_view_t *view;
   int first; /* no event written yet (no comma before the next) */
+  size_t messages; /* message flows written */
 } chrome_t;
 
 /* Microseconds with the nanoseconds kept: Chrome's unit is the us. */
@@ -147,31 +149,54 @@ static void put_spans(chrome_t *c) {
   }
 }
 
-/* One end of a flow: an instant to bind to, and the flow event. */
-static void put_flow_end(chrome_t *c, const mprof_arrow_t *a, size_t id,
-                         char phase, int64_t ns, uint32_t thread) {
-  uint32_t pid = stream_pid(c, a->stream), tid = stream_tid(c, a->stream);
-  const char *kind = mprof_arrow_kind_name((mprof_arrow_kind_t)a->kind);
+/* Where a flow end goes: a track, a time, a category and a name. */
+typedef struct flow_end_s {
+  uint32_t pid, tid;
+  int64_t ns;
+  const char *cat, *kind;
+} flow_end_t;
+
+/* One end of flow id: an instant to bind to, and the flow event. */
+static void put_flow_end(chrome_t *c, const flow_end_t *end, size_t id,
+                         char phase, uint32_t thread) {
   char name[256];
   mprof_model_thread_name(c->model, thread, name, sizeof name);
-  event_open(c, 'i', pid, tid, ns);
-  fprintf(c->f, ",\"s\":\"t\",\"cat\":\"arrow\",\"name\":\"%s\",\"args\":{",
-          kind);
+  event_open(c, 'i', end->pid, end->tid, end->ns);
+  fprintf(c->f, ",\"s\":\"t\",\"cat\":\"%s\",\"name\":\"%s\",\"args\":{",
+          end->cat, end->kind);
   put_name(c->f, 1, phase == 's' ? "from" : "to", name);
   fputs("}}", c->f);
-  event_open(c, phase, pid, tid, ns);
-  fprintf(c->f, ",\"cat\":\"arrow\",\"name\":\"%s\",\"id\":%zu%s}", kind, id,
-          phase == 'f' ? ",\"bp\":\"e\"" : "");
+  event_open(c, phase, end->pid, end->tid, end->ns);
+  fprintf(c->f, ",\"cat\":\"%s\",\"name\":\"%s\",\"id\":%zu%s}", end->cat,
+          end->kind, id, phase == 'f' ? ",\"bp\":\"e\"" : "");
 }
 
+/* An arrow: both ends on the stream where its event happened. */
 static void put_arrows(chrome_t *c) {
   for (size_t i = 0; i < c->view->arrow_count; i++) {
     const mprof_arrow_t *a = &c->view->arrows[i];
-    int64_t from_ns, to_ns;
-    mprof_model_arrow_ends(c->model, a, &from_ns, &to_ns);
-    put_flow_end(c, a, i + 1, 's', from_ns, a->from);
-    put_flow_end(c, a, i + 1, 'f', to_ns, a->to);
+    flow_end_t from = {stream_pid(c, a->stream), stream_tid(c, a->stream), 0,
+                       "arrow",
+                       mprof_arrow_kind_name((mprof_arrow_kind_t)a->kind)};
+    flow_end_t to = from;
+    mprof_model_arrow_ends(c->model, a, &from.ns, &to.ns);
+    put_flow_end(c, &from, i + 1, 's', a->from);
+    put_flow_end(c, &to, i + 1, 'f', a->to);
   }
+}
+
+/* A message between processes: a flow from the sending thread's process to
+ * the receiving one's (on their async-thread tracks). */
+static int put_message(void *context, const mprof_message_t *msg) {
+  chrome_t *c = context;
+  size_t id = c->view->arrow_count + ++c->messages;
+  flow_end_t send = {thread_pid(c, msg->send_thread), 0, msg->send_ns,
+                     "message", "message"};
+  flow_end_t receive = {thread_pid(c, msg->receive_thread), 0,
+                        msg->receive_ns, "message", "message"};
+  put_flow_end(c, &send, id, 's', msg->send_thread);
+  put_flow_end(c, &receive, id, 'f', msg->receive_thread);
+  return 0;
 }
 
 static void put_counters(chrome_t *c) {
@@ -188,12 +213,13 @@ static void put_counters(chrome_t *c) {
 
 static int write_chrome(FILE *f, const mprof_model_t *m, char **paths,
                         int count) {
-  chrome_t c = {f, m, mprof_model_view(m), 1};
+  chrome_t c = {f, m, mprof_model_view(m), 1, 0};
   fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", f);
   put_names(&c, paths, count);
   for (uint32_t t = 1; t < c.view->thread_count; t++) put_thread(&c, t);
   put_spans(&c);
   put_arrows(&c);
+  if (mprof_model_messages(m, put_message, &c)) return -1;
   put_counters(&c);
   fputs("\n]}\n", f);
   return ferror(f) ? -1 : 0;

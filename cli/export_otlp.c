@@ -6,7 +6,8 @@
  * Mapping (docs/OTLP.md): a resource per trace; a span per async thread,
  * its parent the thread that created it, its OTel trace the tree of its
  * top-level ancestor; its labels as span events; every other arrow into
- * it as a link from the thread it came from.
+ * it, and every message it received from another process, as a link from
+ * the thread it came from.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -23,6 +24,9 @@ typedef struct otlp_s {
   uint32_t *in_first;      /* per thread + 1: arrows into it in in_arrows */
   uint32_t *in_arrows;     /* arrow indexes grouped by target */
   int64_t *running_ns;     /* per thread: time it ran */
+  mprof_message_t *messages; /* between traces, by receiving thread */
+  size_t message_count, message_cap;
+  int out_of_memory;
 } otlp_t;
 
 static uint64_t fnv1a(uint64_t h, const void *data, size_t size) {
@@ -81,6 +85,19 @@ static uint32_t top_of(otlp_t *o, uint32_t t) {
   return t; /* a cycle of creators in a damaged trace */
 }
 
+static int collect_message(void *context, const mprof_message_t *msg) {
+  otlp_t *o = context;
+  if (o->message_count == o->message_cap) {
+    size_t cap = o->message_cap ? 2 * o->message_cap : 64;
+    mprof_message_t *grown = realloc(o->messages, cap * sizeof *grown);
+    if (!grown) return o->out_of_memory = 1;
+    o->messages = grown;
+    o->message_cap = cap;
+  }
+  o->messages[o->message_count++] = *msg;
+  return 0;
+}
+
 static int index_model(otlp_t *o) {
   const mprof_model_view_t *v = o->view;
   size_t n = v->thread_count;
@@ -105,7 +122,8 @@ static int index_model(otlp_t *o) {
     if (v->running[i].thread < n)
       o->running_ns[v->running[i].thread] +=
           v->running[i].end_ns - v->running[i].start_ns;
-  return 0;
+  if (mprof_model_messages(o->model, collect_message, o)) return -1;
+  return o->out_of_memory ? -1 : 0;
 }
 
 static void index_free(otlp_t *o) {
@@ -113,6 +131,7 @@ static void index_free(otlp_t *o) {
   free(o->in_first);
   free(o->in_arrows);
   free(o->running_ns);
+  free(o->messages);
 }
 
 /* --- Spans -------------------------------------------------------------------- */
@@ -130,7 +149,32 @@ static void put_events(const otlp_t *o, const mprof_thread_t *th) {
   fputs("]", o->f);
 }
 
-/* Every arrow into t but its creation, as a link from where it came. */
+/* A link from span `from`, of kind `kind`, at model time ns. */
+static void put_link(const otlp_t *o, int first, uint32_t from,
+                     const char *kind, int64_t ns) {
+  fputs(first ? "{\"traceId\":" : ",{\"traceId\":", o->f);
+  put_trace_id(o, from);
+  fprintf(o->f, ",\"spanId\":\"%016" PRIx64 "\",\"attributes\":[",
+          span_id(o, from));
+  put_attribute(o->f, 1, "mprof.arrow", kind);
+  put_int_attribute(o->f, "mprof.arrow.time_unix_nano",
+                    o->view->wall_start_ns + ns);
+  fputs("]}", o->f);
+}
+
+/* The first message received by thread t or a later one. */
+static size_t first_message(const otlp_t *o, uint32_t t) {
+  size_t lo = 0, hi = o->message_count;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (o->messages[mid].receive_thread < t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/* Every arrow into t but its creation, and every message it received, as
+ * a link from where it came. */
 static void put_links(const otlp_t *o, uint32_t t) {
   int first = 1;
   fputs(",\"links\":[", o->f);
@@ -139,15 +183,14 @@ static void put_links(const otlp_t *o, uint32_t t) {
     if (a->kind == MPROF_ARROW_CREATE || a->from == MPROF_ROOT_THREAD ||
         a->from >= o->view->thread_count)
       continue;
-    fputs(first ? "{\"traceId\":" : ",{\"traceId\":", o->f);
-    put_trace_id(o, a->from);
-    fprintf(o->f, ",\"spanId\":\"%016" PRIx64 "\",\"attributes\":[",
-            span_id(o, a->from));
-    put_attribute(o->f, 1, "mprof.arrow",
-                  mprof_arrow_kind_name((mprof_arrow_kind_t)a->kind));
-    put_int_attribute(o->f, "mprof.arrow.time_unix_nano",
-                      o->view->wall_start_ns + a->time_ns);
-    fputs("]}", o->f);
+    put_link(o, first, a->from,
+             mprof_arrow_kind_name((mprof_arrow_kind_t)a->kind), a->time_ns);
+    first = 0;
+  }
+  for (size_t i = first_message(o, t);
+       i < o->message_count && o->messages[i].receive_thread == t; i++) {
+    put_link(o, first, o->messages[i].send_thread, "message",
+             o->messages[i].send_ns);
     first = 0;
   }
   fputs("]", o->f);
@@ -211,7 +254,7 @@ static void put_resource(const otlp_t *o, uint32_t i) {
 }
 
 int cli_export_otlp(FILE *f, const mprof_model_t *m, const cli_traces_t *set) {
-  otlp_t o = {f, m, mprof_model_view(m), set, NULL, NULL, NULL, NULL};
+  otlp_t o = {f, m, mprof_model_view(m), set, NULL, NULL, NULL, NULL, NULL, 0, 0, 0};
   if (index_model(&o)) {
     index_free(&o);
     fprintf(stderr, "mprof: export: out of memory\n");

@@ -237,6 +237,22 @@ typedef struct mprof_alignment_s {
 int mprof_model_align(const mprof_model_t *model, size_t trace_count,
                       mprof_alignment_t *out);
 
+/* A message between traces: a send and the receive it caused (as matched
+ * by mprof_model_align()), as thread indexes and model times. */
+typedef struct mprof_message_s {
+  uint32_t send_thread, receive_thread;
+  int64_t send_ns, receive_ns;
+} mprof_message_t;
+
+/* Called for each message; return nonzero to stop. */
+typedef int (*mprof_message_fn)(void *context, const mprof_message_t *message);
+
+/* Deliver every message between different traces of the model, in the
+ * order of the receives' labels (by thread, then time), for arrows between
+ * processes.  Returns 0 or MPROF_EINVAL / MPROF_ENOMEM. */
+int mprof_model_messages(const mprof_model_t *model, mprof_message_fn fn,
+                         void *context);
+
 /* --- Level of detail: what to draw in a window ------------------------------- */
 
 /* One item to draw in a row.  When many things fall within one pixel they

@@ -25,6 +25,7 @@ typedef struct message_s {
   uint64_t length;
   int64_t time_ns;
   uint32_t trace;
+  uint32_t thread;       /* the labelled thread */
 } message_t;
 
 /* A matched pair: the receiver's trace minus the sender's must be moved
@@ -32,6 +33,7 @@ typedef struct message_s {
 typedef struct bound_s {
   uint32_t sender, receiver;
   int64_t least_ns;
+  mprof_message_t message;
 } bound_t;
 
 /* Parse a decimal (digits only) of [p, end); 0 on success. */
@@ -129,7 +131,8 @@ static int collect_messages(const mprof_model_t *m, message_t **sends,
     int kind = parse_message(v->strings + v->labels[i].text, &msg);
     if (!kind) continue;
     msg.time_ns = v->labels[i].time_ns;
-    msg.trace = MPROF_MODEL_THREAD_TRACE(v->threads[v->labels[i].thread].id);
+    msg.thread = v->labels[i].thread;
+    msg.trace = MPROF_MODEL_THREAD_TRACE(v->threads[msg.thread].id);
     message_t **array = kind == 1 ? sends : receives;
     size_t *count = kind == 1 ? send_count : receive_count;
     if (mprof__grow(array, kind == 1 ? &send_cap : &receive_cap, *count + 1,
@@ -140,7 +143,8 @@ static int collect_messages(const mprof_model_t *m, message_t **sends,
   return 0;
 }
 
-/* Pairs of matched send and receive in different traces. */
+/* Pairs of matched send and receive in different traces (of the first
+ * trace_count). */
 static int match_messages(const mprof_model_t *m, size_t trace_count,
                           bound_t **bounds, size_t *bound_count) {
   message_t *sends = NULL, *receives = NULL;
@@ -159,7 +163,8 @@ static int match_messages(const mprof_model_t *m, size_t trace_count,
       break;
     }
     (*bounds)[(*bound_count)++] =
-        (bound_t){s->trace, r->trace, s->time_ns - r->time_ns};
+        (bound_t){s->trace, r->trace, s->time_ns - r->time_ns,
+                  {s->thread, r->thread, s->time_ns, r->time_ns}};
   }
   free(sends);
   free(receives);
@@ -216,6 +221,18 @@ int mprof_model_align(const mprof_model_t *m, size_t trace_count,
       if (out[t].status == MPROF_ALIGN_NONE && place(bounds, n, t, out))
         progress = 1;
   }
+  free(bounds);
+  return err;
+}
+
+int mprof_model_messages(const mprof_model_t *m, mprof_message_fn fn,
+                         void *context) {
+  if (!m->finished) return MPROF_EINVAL;
+  bound_t *bounds = NULL;
+  size_t n = 0;
+  int err = match_messages(m, MPROF_MODEL_MAX_TRACES, &bounds, &n);
+  for (size_t i = 0; !err && i < n; i++)
+    if (fn(context, &bounds[i].message)) break;
   free(bounds);
   return err;
 }

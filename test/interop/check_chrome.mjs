@@ -43,8 +43,10 @@ const got = {
   labels: asyncEvents.filter(e => e.ph === 'n').length,
   running: entries.running,
   bands: entries.idle,
-  arrows: parsed.traceEvents.filter(e => e.ph === 's').length,
-  arrows_apart: data.Flows.flows.length,
+  arrows: parsed.traceEvents.filter(e => e.ph === 's' && e.cat === 'arrow').length,
+  arrows_apart: data.Flows.flows.filter(flow => flow[0].cat === 'arrow').length,
+  messages: parsed.traceEvents.filter(e => e.ph === 's' && e.cat === 'message').length,
+  messages_apart: data.Flows.flows.filter(flow => flow[0].cat === 'message').length,
   samples: parsed.traceEvents.filter(e => e.ph === 'C').length,
   streams: [...data.Meta.threadsInProcess.values()]
       .reduce((n, threads) => n + [...threads.keys()].filter(t => t > 0).length, 0),
@@ -56,10 +58,12 @@ for (const key of Object.keys(got)) {
     bad = 1;
   }
 }
-// Every flow the engine kept joins two arrow ends (an end shared by two
-// arrows binds to the first instant written there, so kinds may differ).
+// Every flow the engine kept joins two ends of one category (an end shared
+// by two arrows binds to the first instant written there, so kinds may
+// differ); a message joins two processes.
 for (const flow of data.Flows.flows)
-  if (flow.length !== 2 || flow.some(e => e.cat !== 'arrow')) {
+  if (flow.length !== 2 || flow[0].cat !== flow[1].cat ||
+      (flow[0].cat === 'message') !== (flow[0].pid !== flow[1].pid)) {
     console.error(`FAIL: a flow of ${flow.length} events: ${JSON.stringify(flow.map(e => [e.name, e.ts]))}`);
     bad = 1;
     break;

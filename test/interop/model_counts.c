@@ -41,6 +41,18 @@ static size_t failed(const mprof_model_view_t *v) {
   return n;
 }
 
+/* Messages between the traces, and those whose ends are apart. */
+typedef struct messages_s {
+  size_t count, apart;
+} messages_t;
+
+static int count_message(void *context, const mprof_message_t *msg) {
+  messages_t *n = context;
+  n->count++;
+  n->apart += msg->send_ns != msg->receive_ns;
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2 || argc - 1 > MPROF_MODEL_MAX_TRACES) {
     fprintf(stderr, "usage: model_counts TRACE...\n");
@@ -54,13 +66,16 @@ int main(int argc, char **argv) {
                             (size_t)argc - 1, NULL, &m))
     return 1;
   const mprof_model_view_t *v = mprof_model_view(m);
+  messages_t messages = {0, 0};
+  if (mprof_model_messages(m, count_message, &messages)) return 1;
   printf("{\"threads\":%zu,\"labels\":%zu,\"running\":%zu,\"bands\":%zu,"
          "\"arrows\":%zu,\"arrows_apart\":%zu,\"counters\":%zu,"
          "\"samples\":%zu,\"streams\":%" PRIu32 ",\"links\":%zu,"
-         "\"failed\":%zu}\n",
+         "\"failed\":%zu,\"messages\":%zu,\"messages_apart\":%zu}\n",
          v->thread_count - 1, v->label_count, v->running_count, v->band_count,
          v->arrow_count, arrows_apart(m), v->counter_count, v->sample_count,
-         v->stream_count, links(v), failed(v));
+         v->stream_count, links(v), failed(v), messages.count,
+         messages.apart);
   mprof_model_free(m);
   for (int i = 1; i < argc; i++) mprof_trace_close(traces[i - 1]);
   return 0;

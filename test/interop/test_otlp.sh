@@ -41,7 +41,11 @@ for s in spans:
         check(link["spanId"] in by_id and by_id[link["spanId"]]["traceId"] == link["traceId"],
               "links name spans")
 check(sum(len(s["events"]) for s in spans) == want["labels"], "an event per label")
-check(sum(len(s["links"]) for s in spans) == want["links"], "a link per arrow")
+check(sum(len(s["links"]) for s in spans) == want["links"] + want["messages"],
+      "a link per arrow and per message")
+check(sum(a["value"]["stringValue"] == "message" for s in spans for l in s["links"]
+          for a in l["attributes"] if a["key"] == "mprof.arrow") == want["messages"],
+      "message links")
 check(sum(s.get("status", {}).get("code") == 2 for s in spans) == want["failed"],
       "failed threads have ERROR status")
 PY
@@ -60,5 +64,9 @@ hostile = "GET /\\xff\x1b[31m\"</script>\\\n\x01"
 assert any(s["name"] == hostile for s in spans), "hostile label as the span name"
 # wall-clock times: the client's first request at 1.7e18 + 999 900 ns
 assert min(int(s["startTimeUnixNano"]) for s in spans) == 1700000000000999900
+# the server's first receive links to the client's first send
+by_id = {s["spanId"]: s for s in spans}
+recv = [s for s in spans if s["name"] == "net recv tcp 10.0.0.1:40000 10.0.0.2:80 0 100"][0]
+assert by_id[recv["links"][0]["spanId"]]["name"] == "net send tcp 10.0.0.1:40000 10.0.0.2:80 0 100"
 PY
 echo "ok: OTLP/JSON export well formed, counts equal the model's"
