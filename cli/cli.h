@@ -106,8 +106,8 @@ typedef struct cli_combine_s {
 /* Parse it (help: print help, set ->help); returns an exit code. */
 int cli_combine_options(cli_combine_t *combine, int argc, char **argv,
                         const char *help);
-/* Open the traces, apply the offsets, build their model into *model
- * (unless model is NULL) and align if asked; returns an exit code. */
+/* Open the traces, apply the offsets, build their model into *model and
+ * align if asked; returns an exit code. */
 int cli_combine_load(const cli_combine_t *combine, cli_traces_t *set,
                      int *problems, mprof_model_t **model);
 

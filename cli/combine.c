@@ -181,14 +181,8 @@ int cli_combine_load(const cli_combine_t *combine, cli_traces_t *set,
   int code = cli_traces_open(set, combine->paths, combine->count, problems);
   for (int i = 0; code == CLI_OK && i < combine->offset_count; i++)
     code = cli_traces_offset(set, combine->offsets[i]);
-  if (code == CLI_OK && model) code = cli_traces_model(set, model);
-  if (code == CLI_OK && model && combine->align)
+  if (code == CLI_OK) code = cli_traces_model(set, model);
+  if (code == CLI_OK && combine->align)
     code = cli_traces_align(set, model);
-  if (code == CLI_OK && combine->align && !model) {
-    mprof_model_t *m = NULL;
-    code = cli_traces_model(set, &m);
-    if (code == CLI_OK) code = cli_traces_align(set, &m);
-    mprof_model_free(m);
-  }
   return code;
 }

@@ -223,7 +223,8 @@ int cmd_merge(int argc, char **argv) {
   int problems = 0;
   cli_traces_t set;
   mprof_model_t *m = NULL;
-  code = cli_combine_load(&combine, &set, &problems, combine.align ? &m : NULL);
+  /* the model, even unaligned: traces that cannot share one are refused */
+  code = cli_combine_load(&combine, &set, &problems, &m);
   if (code == CLI_OK) code = merge_write(&set, combine.output);
   mprof_model_free(m);
   cli_traces_close(&set);

@@ -3,6 +3,7 @@
 # known clock error become one merged trace that babeltrace2 reads as it is
 # (every event, no warning, the server's receive 50 us after the client's
 # send), and that mprof report, stats, dump and export read as one.
+net_ctf=$2
 . "$(dirname "$0")/pair.sh"
 
 "$mprof" merge --align client.ctf late.ctf -o all.ctf 2>align.txt ||
@@ -54,4 +55,7 @@ grep -qx "0 client.ctf-2" twice.ctf/mprof-merge || fail "unique members: $(cat t
 printf 'mprof-merge 1\n0 ../client.ctf\n' >twice.ctf/mprof-merge
 if "$mprof" report twice.ctf 2>err.txt; then fail "a manifest naming ../"; fi
 grep -q "line 2: want OFFSET_NS MEMBER" err.txt || fail "bad manifest: $(cat err.txt)"
+# A legacy trace and an mprof trace cannot share one model: refused whole.
+if "$mprof" merge "$net_ctf" client.ctf -o mixed.ctf 2>err.txt; then fail "legacy + mprof merged"; fi
+grep -q "cannot share one time axis" err.txt && [ ! -e mixed.ctf ] || fail "mixed: $(cat err.txt)"
 echo "ok: merged trace read by babeltrace2 and mprof on one time axis"
