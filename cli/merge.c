@@ -123,7 +123,10 @@ static int clock_move(const char *path, int64_t delta_ns) {
   static char text[1 << 20];
   size_t size = fread(text, 1, sizeof text - 1, f);
   fclose(f);
-  if (size == sizeof text - 1) return -1; /* larger than any we write */
+  if (size == sizeof text - 1) { /* larger than any we write */
+    errno = EFBIG;
+    return -1;
+  }
   text[size] = 0;
   long long freq, seconds, cycles;
   char *clock = strstr(text, "\nclock {");
@@ -131,8 +134,10 @@ static int clock_move(const char *path, int64_t delta_ns) {
   char *seconds_at = clock ? number_after(clock, "\toffset_s = ", &seconds) : NULL;
   char *cycles_at = clock ? number_after(clock, "\toffset = ", &cycles) : NULL;
   if (!freq_at || !seconds_at || !cycles_at || freq <= 0 ||
-      seconds_at > cycles_at)
+      seconds_at > cycles_at) {
+    errno = EINVAL; /* no clock offset we understand */
     return -1;
+  }
   __int128 ns = (__int128)seconds * 1000000000 +
                 (__int128)cycles * 1000000000 / freq + delta_ns;
   __int128 new_seconds = ns / 1000000000 - (ns % 1000000000 < 0);
