@@ -2,7 +2,8 @@
 # test_merge.sh -- `mprof merge`: a client and a server recorded with a
 # known clock error become one merged trace that babeltrace2 reads as it is
 # (every event, no warning, the server's receive 50 us after the client's
-# send), and that mprof report, stats, dump and export read as one.
+# send), and that mprof report and export read as one (check, stats and
+# dump: member by member).
 net_ctf=$2
 . "$(dirname "$0")/pair.sh"
 
@@ -31,7 +32,9 @@ r = json.load(open(sys.argv[1]))
 assert r["streams"] == 2, r["streams"]
 assert r["threads"] == 32, r["threads"]     # 21 client + 11 server
 PY
-# stats and dump: each member.
+# check, stats and dump: each member.
+"$mprof" check all.ctf >check.txt || fail "check: $(cat check.txt)"
+[ "$(grep -c '^all.ctf/.*/.mprof: ok' check.txt)" -eq 2 ] || fail "check of members: $(cat check.txt)"
 [ "$("$mprof" stats all.ctf | grep -c '^all.ctf/')" -eq 2 ] || fail "stats of members"
 [ "$("$mprof" dump all.ctf | wc -l)" -eq "$events" ] || fail "dump of members"
 
