@@ -22,11 +22,11 @@ static const char help[] =
     "                    [--align] TRACE... [-o OUT]\n"
     "Write traces as Chrome's Trace Event Format (JSON) for Chrome DevTools\n"
     "and Perfetto, or as OTLP/JSON spans for an OpenTelemetry collector, to\n"
-    "OUT (default: standard output).  Several traces go on\n"
-    "one time axis, aligned by their wall-clock anchors; --offset moves the\n"
-    "trace NAME (its path or file name) by NS nanoseconds; --align then\n"
-    "aligns them by the messages they exchanged (send/receive labels, see\n"
-    "docs/interop.md), and says how on stderr.\n";
+    "OUT (default: standard output).  Several traces go on one time axis,\n"
+    "aligned by their wall-clock anchors; --offset moves the trace NAME (its\n"
+    "path or file name) by NS nanoseconds; --align then aligns them by the\n"
+    "messages they exchanged (send/receive labels, see docs/interop.md),\n"
+    "and says how on stderr.\n";
 
 /* What every event line needs. */
 typedef struct chrome_s {
@@ -90,12 +90,6 @@ static void put_names(chrome_t *c, char **paths, int count) {
   }
 }
 
-static const char *ending_name(uint8_t ending) {
-  static const char *const names[] = {"pending", "resolved", "failed",
-                                      "merged"};
-  return ending < 4 ? names[ending] : "unknown";
-}
-
 /* An async thread: b, its labels as n, e. */
 static void put_thread(chrome_t *c, uint32_t t) {
   const mprof_thread_t *th = &c->view->threads[t];
@@ -119,7 +113,8 @@ static void put_thread(chrome_t *c, uint32_t t) {
   event_open(c, 'e', pid, 0, th->end_ns);
   fprintf(c->f, ",\"cat\":\"thread\",\"id\":\"0x%" PRIx32 "\"", t);
   put_name(c->f, 0, "name", name);
-  fprintf(c->f, ",\"args\":{\"ending\":\"%s\"", ending_name(th->ending));
+  fprintf(c->f, ",\"args\":{\"ending\":\"%s\"",
+          mprof_ending_name((mprof_ending_t)th->ending));
   if (th->failure) put_name(c->f, 0, "failure", c->view->strings + th->failure);
   fputs("}}", c->f);
 }
@@ -234,8 +229,9 @@ static int export_to(const char *path, const char *format,
     perror(path);
     return CLI_FAILED;
   }
-  int failed = strcmp(format, "otlp") ? write_chrome(f, m, set->paths, set->count)
-                                      : cli_export_otlp(f, m, set);
+  int failed = strcmp(format, "otlp")
+                   ? write_chrome(f, m, set->paths, set->count)
+                   : cli_export_otlp(f, m, set);
   if (f == stdout ? fflush(f) : fclose(f)) failed = 1;
   if (failed) fprintf(stderr, "mprof: export: %s: write failed\n", path);
   return failed ? CLI_FAILED : CLI_OK;

@@ -71,7 +71,7 @@ static void put_int_attribute(FILE *f, const char *key, int64_t value) {
           value);
 }
 
-/* --- Indexes ------------------------------------------------------------------ */
+/* --- Indexes -------------------------------------------------------------- */
 
 static uint32_t top_of(otlp_t *o, uint32_t t) {
   uint32_t at = t;
@@ -109,7 +109,8 @@ static int index_model(otlp_t *o) {
   if (!o->top || !o->in_first || !o->in_arrows || !o->running_ns) return -1;
   for (size_t t = 0; t < n; t++) o->top[t] = MPROF_NO_THREAD;
   for (uint32_t t = 1; t < n; t++) o->top[t] = top_of(o, t);
-  for (size_t i = 0; i < v->arrow_count; i++) o->in_first[v->arrows[i].to + 1]++;
+  for (size_t i = 0; i < v->arrow_count; i++)
+    o->in_first[v->arrows[i].to + 1]++;
   for (size_t t = 0; t < n; t++) o->in_first[t + 1] += o->in_first[t];
   uint32_t *fill = calloc(n, sizeof *fill);
   if (!fill) return -1;
@@ -134,7 +135,7 @@ static void index_free(otlp_t *o) {
   free(o->messages);
 }
 
-/* --- Spans -------------------------------------------------------------------- */
+/* --- Spans ---------------------------------------------------------------- */
 
 static void put_events(const otlp_t *o, const mprof_thread_t *th) {
   fputs(",\"events\":[", o->f);
@@ -196,8 +197,6 @@ static void put_links(const otlp_t *o, uint32_t t) {
   fputs("]", o->f);
 }
 
-static const char *ending_names[] = {"pending", "resolved", "failed", "merged"};
-
 static void put_span(const otlp_t *o, uint32_t t, int first) {
   const mprof_thread_t *th = &o->view->threads[t];
   char name[256];
@@ -217,7 +216,8 @@ static void put_span(const otlp_t *o, uint32_t t, int first) {
   put_attribute(o->f, 1, "mprof.thread.type",
                 mprof_type_name((mprof_type_t)th->type));
   put_int_attribute(o->f, "mprof.thread.id", (int64_t)th->id);
-  put_attribute(o->f, 0, "mprof.ending", ending_names[th->ending & 3]);
+  put_attribute(o->f, 0, "mprof.ending",
+                mprof_ending_name((mprof_ending_t)th->ending));
   put_int_attribute(o->f, "mprof.running_ns", o->running_ns[t]);
   if (th->flags & MPROF_THREAD_STALLED)
     put_attribute(o->f, 0, "mprof.stalled", "never resolved");
@@ -237,12 +237,13 @@ static void put_span(const otlp_t *o, uint32_t t, int first) {
 static void put_resource(const otlp_t *o, uint32_t i) {
   const char *path = o->set->paths[i];
   const char *slash = strrchr(path, '/');
-  fputs(i ? ",\n{\"resource\":{\"attributes\":[" : "{\"resource\":{\"attributes\":[",
+  fputs(i ? ",\n{\"resource\":{\"attributes\":["
+          : "{\"resource\":{\"attributes\":[",
         o->f);
   put_attribute(o->f, 1, "service.name", slash ? slash + 1 : path);
   put_attribute(o->f, 0, "mprof.trace.path", path);
-  fputs("]},\"scopeSpans\":[{\"scope\":{\"name\":\"mprof\",\"version\":\"0.1.0\"},"
-        "\"spans\":[\n",
+  fputs("]},\"scopeSpans\":[{\"scope\":{\"name\":\"mprof\","
+        "\"version\":\"0.1.0\"},\"spans\":[\n",
         o->f);
   int first = 1;
   for (uint32_t t = 1; t < o->view->thread_count; t++)
@@ -254,7 +255,8 @@ static void put_resource(const otlp_t *o, uint32_t i) {
 }
 
 int cli_export_otlp(FILE *f, const mprof_model_t *m, const cli_traces_t *set) {
-  otlp_t o = {f, m, mprof_model_view(m), set, NULL, NULL, NULL, NULL, NULL, 0, 0, 0};
+  otlp_t o = {f, m, mprof_model_view(m), set, NULL, NULL,
+              NULL, NULL,  NULL, 0, 0, 0};
   if (index_model(&o)) {
     index_free(&o);
     fprintf(stderr, "mprof: export: out of memory\n");

@@ -94,7 +94,7 @@ int cli_merge_each(const char *path, cli_trace_fn fn, void *context,
   return cli_merge_members(path, each_member, &each);
 }
 
-/* --- Writing ------------------------------------------------------------------ */
+/* --- Writing -------------------------------------------------------------- */
 
 static const char help[] =
     "usage: mprof merge [--offset NAME=+-NS]... [--align] TRACE... -o DIR\n"
@@ -131,7 +131,8 @@ static int clock_move(const char *path, int64_t delta_ns) {
   long long freq, seconds, cycles;
   char *clock = strstr(text, "\nclock {");
   char *freq_at = clock ? number_after(clock, "\tfreq = ", &freq) : NULL;
-  char *seconds_at = clock ? number_after(clock, "\toffset_s = ", &seconds) : NULL;
+  char *seconds_at =
+      clock ? number_after(clock, "\toffset_s = ", &seconds) : NULL;
   char *cycles_at = clock ? number_after(clock, "\toffset = ", &cycles) : NULL;
   if (!freq_at || !seconds_at || !cycles_at || freq <= 0 ||
       seconds_at > cycles_at) {

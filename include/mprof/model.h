@@ -39,6 +39,9 @@ typedef enum mprof_ending_e {
   MPROF_ENDING_MERGED       /* became another thread (see becomes) */
 } mprof_ending_t;
 
+/* Name of an ending ("pending", "resolved", "failed", "merged"). */
+const char *mprof_ending_name(mprof_ending_t ending);
+
 /* Thread flags. */
 enum {
   MPROF_THREAD_SHOULD_RESOLVE = 1, /* hinted to resolve */
@@ -205,7 +208,7 @@ void mprof_model_arrow_ends(const mprof_model_t *model,
  * MPROF_NO_THREAD. */
 uint32_t mprof_model_find(const mprof_model_t *model, uint64_t id);
 
-/* --- Clocks of several traces ---------------------------------------------- */
+/* --- Clocks of several traces ------------------------------------------------ */
 
 /* How mprof_model_align() placed a trace (aligned ones first). */
 typedef enum mprof_align_status_e {

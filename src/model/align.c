@@ -80,7 +80,8 @@ static int parse_message(const char *text, message_t *msg) {
   int udp = e[0] - s[0] == 3 && !memcmp(s[0], "udp", 3);
   if (parse_decimal(s[4], e[4], &msg->length)) return 0;
   msg->offset = 0;
-  if (tcp ? parse_decimal(s[3], e[3], &msg->offset) : !udp || !is_hex16(s[3], e[3]))
+  if (tcp ? parse_decimal(s[3], e[3], &msg->offset)
+          : !udp || !is_hex16(s[3], e[3]))
     return 0;
   msg->key = s[0];
   msg->key_length = (size_t)((tcp ? e[2] : e[3]) - s[0]);
@@ -92,13 +93,15 @@ static int compare_messages(const void *pa, const void *pb) {
   size_t n = a->key_length < b->key_length ? a->key_length : b->key_length;
   int c = memcmp(a->key, b->key, n);
   if (c) return c;
-  if (a->key_length != b->key_length) return a->key_length < b->key_length ? -1 : 1;
+  if (a->key_length != b->key_length)
+    return a->key_length < b->key_length ? -1 : 1;
   if (a->offset != b->offset) return a->offset < b->offset ? -1 : 1;
   return a->time_ns < b->time_ns ? -1 : a->time_ns > b->time_ns;
 }
 
 static int same_key(const message_t *a, const message_t *b) {
-  return a->key_length == b->key_length && !memcmp(a->key, b->key, a->key_length);
+  return a->key_length == b->key_length &&
+         !memcmp(a->key, b->key, a->key_length);
 }
 
 /* The earliest send holding the first byte of receive r (sends sorted),

@@ -201,9 +201,9 @@ int mprof_model_load_many(const mprof_trace_t *const *traces, size_t count,
   for (size_t i = 0; i < count; i++)
     packets += mprof_trace_packet_count(traces[i]);
   mprof_model_t *m;
-  err = mprof_model_new(sources[0].freq_hz ? 1000000000u
-                                           : mprof_trace_info(traces[0])->clock_freq_hz,
-                        mprof_trace_info(traces[0])->legacy, &m);
+  const mprof_trace_info_t *first = mprof_trace_info(traces[0]);
+  err = mprof_model_new(sources[0].freq_hz ? 1000000000u : first->clock_freq_hz,
+                        first->legacy, &m);
   if (err) return err;
   cursor_t *cursors = malloc((packets ? packets : 1) * sizeof *cursors);
   uint32_t *heap = malloc((packets ? packets : 1) * sizeof *heap);

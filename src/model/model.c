@@ -40,6 +40,13 @@ const char *mprof_arrow_kind_name(mprof_arrow_kind_t kind) {
   return (unsigned)kind < MPROF_ARROW_KIND_COUNT ? names[kind] : "unknown";
 }
 
+const char *mprof_ending_name(mprof_ending_t ending) {
+  static const char *const names[] = {"pending", "resolved", "failed",
+                                      "merged"};
+  return (unsigned)ending < sizeof names / sizeof *names ? names[ending]
+                                                         : "unknown";
+}
+
 /* --- Strings ----------------------------------------------------------------- */
 
 /* Copy text into the pool; returns its offset (0 is the empty string) or

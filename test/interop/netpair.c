@@ -26,12 +26,15 @@
 static uint64_t now_ticks;
 static uint64_t fake_clock(void) { return now_ticks; }
 
-static const char client_addr[] = "10.0.0.1:40000", server_addr[] = "10.0.0.2:80";
+static const char client_addr[] = "10.0.0.1:40000";
+static const char server_addr[] = "10.0.0.2:80";
 
 /* True times of exchange k: request sent, received, reply sent, reply
  * received in two halves. */
 static int64_t request_sent(int k) { return 1000000 + 1000000 * (int64_t)k; }
-static int64_t request_received(int k) { return request_sent(k) + 50000 + 7000 * k; }
+static int64_t request_received(int k) {
+  return request_sent(k) + 50000 + 7000 * k;
+}
 static int64_t reply_sent(int k) { return request_received(k) + 30000; }
 static int64_t reply_received(int k, int half) {
   return reply_sent(k) + 50000 + 5000 * k + 10000 * half;

@@ -46,6 +46,7 @@ static void align(size_t traces, mprof_alignment_t *out) {
 }
 
 #define C2S "10.0.0.1:5000 10.0.0.2:80"
+#define V6 "[2001:db8::1]:53 [2001:db8::2]:53"
 #define S2C "10.0.0.2:80 10.0.0.1:5000"
 
 /* Both ways: the midpoint of [send - receive ...]; trace 1's clock reads
@@ -116,13 +117,13 @@ static void matching(void **state) {
   begin();
   net(0, 1000, "net send tcp " C2S " 0 1000");
   net(0, 1001, "net send tcp " C2S " 0 1000");  /* again: the first counts */
-  net(0, 1100, "net send udp [2001:db8::1]:53 [2001:db8::2]:53 00000000deadbeef 8");
-  net(0, 1200, "net send udp [2001:db8::1]:53 [2001:db8::2]:53 00000000deadbeef 8");
+  net(0, 1100, "net send udp " V6 " 00000000deadbeef 8");
+  net(0, 1200, "net send udp " V6 " 00000000deadbeef 8");
   net(1, 2000, "net recv tcp " C2S " 0 500");
   net(1, 2100, "net recv tcp " C2S " 500 500");
   net(1, 2150, "net recv tcp " C2S " 1000 10");  /* no such send */
-  net(1, 2200, "net recv udp [2001:db8::1]:53 [2001:db8::2]:53 00000000deadbeef 8");
-  net(1, 2300, "net recv udp [2001:db8::1]:53 [2001:db8::2]:53 00000000deadbeee 8");
+  net(1, 2200, "net recv udp " V6 " 00000000deadbeef 8");
+  net(1, 2300, "net recv udp " V6 " 00000000deadbeee 8");
   net(1, 2400, "net recv tcp " C2S " -1 5");
   net(1, 2500, "net recv tcp " C2S " 1 5 extra");
   net(1, 2600, "net recv tcpx " C2S " 1 5");
