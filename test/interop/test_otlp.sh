@@ -4,9 +4,16 @@
 # (the model's count), hex ids that are unique and whose parents exist in
 # the same OTel trace, a span event per label, a link per arrow other than
 # creations, ERROR status on failed threads, wall-clock times; strict JSON
-# with hostile labels kept as text.
+# with hostile labels kept as text; and every field survives a round trip
+# through OpenTelemetry's own OTLP protobuf schema (check_otlp.cjs).
 net_ctf=$2
-. "$(dirname "$0")/pair.sh"
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/pair.sh"
+# OpenTelemetry's schema, pinned by package-lock.json, beside the build.
+npm_dir=$build/test/interop/npm-otlp
+mkdir -p "$npm_dir"
+cp "$here/package.json" "$here/package-lock.json" "$here/check_otlp.cjs" "$npm_dir/"
+(cd "$npm_dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
 "$build/test/trace_gen" gen.ctf overwrite 262144 20 2 >/dev/null
 
 check() { # NAME TRACE...
@@ -49,6 +56,8 @@ check(sum(a["value"]["stringValue"] == "message" for s in spans for l in s["link
 check(sum(s.get("status", {}).get("code") == 2 for s in spans) == want["failed"],
       "failed threads have ERROR status")
 PY
+  node "$npm_dir/check_otlp.cjs" "$name.json" >/dev/null ||
+    fail "$name: not OTLP as OpenTelemetry's schema reads it"
 }
 check net "$net_ctf"
 check gen gen.ctf
@@ -69,4 +78,9 @@ by_id = {s["spanId"]: s for s in spans}
 recv = [s for s in spans if s["name"] == "net recv tcp 10.0.0.1:40000 10.0.0.2:80 0 100"][0]
 assert by_id[recv["links"][0]["spanId"]]["name"] == "net send tcp 10.0.0.1:40000 10.0.0.2:80 0 100"
 PY
+# The check can fail: a misspelled field does not survive the schema.
+sed 's/"startTimeUnixNano"/"startTimeUnixNanos"/' pair.json >bad.json
+if node "$npm_dir/check_otlp.cjs" bad.json 2>/dev/null; then
+  fail "the schema check let a misspelled field through"
+fi
 echo "ok: OTLP/JSON export well formed, counts equal the model's"
