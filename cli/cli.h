@@ -5,6 +5,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
+#include "mprof/model.h"
 #include "mprof/read.h"
 
 /* Exit codes, documented in `mprof --help` and the man page. */
@@ -68,6 +69,63 @@ int cli_write_each(char **paths, int count, const cli_output_t *output,
 
 /* A JSON string of trace text: invalid UTF-8 bytes become \xHH. */
 json_t *cli_json_text(const char *text, size_t length);
+/* The same string written to f as JSON, quotes included. */
+void cli_put_json_text(FILE *f, const char *text, size_t length);
+
+/* Several traces on one time axis (combine.c). */
+typedef struct cli_traces_s {
+  mprof_trace_t **traces;
+  char **paths;        /* names: a path, or MERGED/MEMBER */
+  int64_t *offsets_ns; /* per trace: from a merged trace, --offset, --align */
+  int count;
+} cli_traces_t;
+/* Open every trace of paths, the members of merged traces each (at their
+ * offsets): an exit code (all closed again on failure). */
+int cli_traces_open(cli_traces_t *set, char **paths, int count,
+                    int *problems);
+void cli_traces_close(cli_traces_t *set);
+/* Add an --offset NAME=+-NS (NAME: a trace's path or file name); returns
+ * an exit code, saying why on stderr. */
+int cli_traces_offset(cli_traces_t *set, const char *spec);
+/* Their model (mprof_model_load_many); returns an exit code. */
+int cli_traces_model(const cli_traces_t *set, mprof_model_t **out);
+/* Align the traces of *model by their send/receive labels
+ * (mprof_model_align), say how on stderr, add the offsets found and
+ * rebuild *model; returns an exit code. */
+int cli_traces_align(cli_traces_t *set, mprof_model_t **model);
+
+/* The command line of the commands that combine traces: [--format=F]
+ * [--offset NAME=+-NS]... [--align] [-o OUT] TRACE... */
+typedef struct cli_combine_s {
+  const char *format, *output; /* NULL unless given (or preset) */
+  char *offsets[MPROF_MODEL_MAX_TRACES];
+  int offset_count, align, help;
+  char **paths;
+  int count;
+} cli_combine_t;
+/* Parse it (help: print help, set ->help); returns an exit code. */
+int cli_combine_options(cli_combine_t *combine, int argc, char **argv,
+                        const char *help);
+/* Open the traces, apply the offsets, build their model into *model and
+ * align if asked; returns an exit code. */
+int cli_combine_load(const cli_combine_t *combine, cli_traces_t *set,
+                     int *problems, mprof_model_t **model);
+
+/* The model of set as an OTLP/JSON ExportTraceServiceRequest, written to f
+ * (export_otlp.c).  Returns 0, or -1 (out of memory, or f failed). */
+int cli_export_otlp(FILE *f, const mprof_model_t *m, const cli_traces_t *set);
+
+/* Merged traces (merge.c): a directory that `mprof merge` wrote. */
+int cli_merge_is(const char *path);
+/* Call fn for each member of merged trace path: its MERGED/MEMBER path
+ * and offset.  Returns 0, or -1 (said why, or fn failed). */
+typedef int (*cli_member_fn)(void *context, const char *path,
+                             int64_t offset_ns);
+int cli_merge_members(const char *path, cli_member_fn fn, void *context);
+/* Open each member of merged trace path in turn and hand it to fn, as
+ * cli_for_each_trace does; 0, or -1 if one could not be opened. */
+int cli_merge_each(const char *path, cli_trace_fn fn, void *context,
+                   int *problems);
 
 int cmd_check(int argc, char **argv);
 int cmd_report(int argc, char **argv);
@@ -78,5 +136,7 @@ int cmd_dump(int argc, char **argv);
 int cmd_html(int argc, char **argv);
 int cmd_view(int argc, char **argv);
 int cmd_record(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
 
 #endif /* MPROF_CLI_H */

@@ -41,6 +41,16 @@ static int check_one(const char *path) {
   return problems ? CLI_DAMAGED : CLI_OK;
 }
 
+/* Each member of a merged trace (its source trace, MEMBER/.mprof). */
+static int check_member(void *context, const char *path, int64_t offset_ns) {
+  (void)offset_ns;
+  char member[4096];
+  snprintf(member, sizeof member, "%s/.mprof", path);
+  int *worst = context, code = check_one(member);
+  if (code > *worst) *worst = code;
+  return 0;
+}
+
 int cmd_check(int argc, char **argv) {
   static const struct option options[] = {{"help", no_argument, 0, 'h'},
                                           {0, 0, 0, 0}};
@@ -52,6 +62,10 @@ int cmd_check(int argc, char **argv) {
   if (optind >= argc) return fputs(help, stderr), CLI_USAGE;
   int worst = CLI_OK;
   for (int i = optind; i < argc; i++) {
+    if (cli_merge_is(argv[i])) {
+      if (cli_merge_members(argv[i], check_member, &worst)) worst = CLI_FAILED;
+      continue;
+    }
     int code = check_one(argv[i]);
     if (code > worst) worst = code;
   }

@@ -18,7 +18,8 @@ static const char help[] =
     "waited for, then a wait on it that never ends), time running, waiting\n"
     "and idle for the N longest-lived threads (default 10), the longest wait\n"
     "chains, and the critical path of the longest resolved thread.\n"
-    "--json prints one object per trace (JSON lines).\n";
+    "--json prints one object per trace (JSON lines).  A merged trace\n"
+    "(mprof merge) is analysed as one: its processes on one time axis.\n";
 
 typedef struct report_s {
   int json;
@@ -366,19 +367,10 @@ static int report_json(const char *path, const mprof_model_t *m,
 
 /* --- The command ----------------------------------------------------------------- */
 
-static void report_one(void *context, const char *path, mprof_trace_t *trace,
-                       int *problems) {
-  report_t *r = context;
-  (void)problems;
-  mprof_model_t *m;
+/* Analyse and print a model of path. */
+static void report_model(report_t *r, const char *path, mprof_model_t *m) {
   mprof_analysis_t a;
-  int err = mprof_model_load(trace, &m);
-  if (err) {
-    fprintf(stderr, "mprof: %s: %s\n", path, mprof_strerror(err));
-    r->failed = 1;
-    return;
-  }
-  err = mprof_model_analyse(m, &a);
+  int err = mprof_model_analyse(m, &a);
   if (err) {
     fprintf(stderr, "mprof: %s: %s\n", path, mprof_strerror(err));
     r->failed = 1;
@@ -390,7 +382,34 @@ static void report_one(void *context, const char *path, mprof_trace_t *trace,
     }
     mprof_analysis_free(&a);
   }
+}
+
+static void report_one(void *context, const char *path, mprof_trace_t *trace,
+                       int *problems) {
+  report_t *r = context;
+  (void)problems;
+  mprof_model_t *m;
+  int err = mprof_model_load(trace, &m);
+  if (err) {
+    fprintf(stderr, "mprof: %s: %s\n", path, mprof_strerror(err));
+    r->failed = 1;
+    return;
+  }
+  report_model(r, path, m);
   mprof_model_free(m);
+}
+
+/* A merged trace (`mprof merge`): its members as one model. */
+static int report_merged(report_t *r, char *path) {
+  int problems = 0;
+  cli_traces_t set;
+  mprof_model_t *m = NULL;
+  int code = cli_traces_open(&set, &path, 1, &problems);
+  if (code == CLI_OK) code = cli_traces_model(&set, &m);
+  if (code == CLI_OK) report_model(r, path, m);
+  mprof_model_free(m);
+  cli_traces_close(&set);
+  return code == CLI_OK && problems ? CLI_DAMAGED : code;
 }
 
 int cmd_report(int argc, char **argv) {
@@ -426,6 +445,12 @@ int cmd_report(int argc, char **argv) {
     fputs(help, stderr);
     return CLI_USAGE;
   }
-  int code = cli_for_each_trace(argv + optind, argc - optind, report_one, &r);
+  int code = CLI_OK;
+  for (int i = optind; i < argc; i++) {
+    int one = cli_merge_is(argv[i])
+                  ? report_merged(&r, argv[i])
+                  : cli_for_each_trace(argv + i, 1, report_one, &r);
+    if (one > code) code = one;
+  }
   return r.failed ? CLI_FAILED : code;
 }

@@ -1,6 +1,8 @@
 /* json_text.c -- trace strings as JSON strings.  Labels come from traced
  * programs and may hold any bytes; JSON wants UTF-8, so bytes that are not
- * valid UTF-8 become the text \xHH (a backslash, x and two hex digits). */
+ * valid UTF-8 become the text \xHH (a backslash, x and two hex digits).
+ * As a jansson value (cli_json_text) or written straight to a stream
+ * (cli_put_json_text, for exports that never hold the whole JSON). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -40,4 +42,21 @@ json_t *cli_json_text(const char *text, size_t length) {
   json_t *s = json_stringn(out, o);
   free(out);
   return s;
+}
+
+void cli_put_json_text(FILE *f, const char *text, size_t length) {
+  const unsigned char *p = (const unsigned char *)text, *end = p + length;
+  putc('"', f);
+  while (p < end) {
+    size_t n = utf8_sequence(p, end);
+    if (n == 0)
+      fprintf(f, "\\\\x%02x", *p++);
+    else if (*p == '"' || *p == '\\')
+      fprintf(f, "\\%c", *p++);
+    else if (*p < 0x20)
+      fprintf(f, "\\u%04x", *p++);
+    else
+      for (size_t i = 0; i < n; i++) putc(*p++, f);
+  }
+  putc('"', f);
 }

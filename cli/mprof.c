@@ -21,6 +21,8 @@ static const struct command {
     {"html", cmd_html, "the browser viewer with traces in it (two: compare)"},
     {"view", cmd_view, "the timeline in a window (GTK), or --png"},
     {"record", cmd_record, "run a libuv program under the tracing shim"},
+    {"export", cmd_export, "Chrome/Perfetto JSON of one or several traces"},
+    {"merge", cmd_merge, "traces of several processes on one time axis"},
 };
 
 static void usage(FILE *f) {
@@ -48,6 +50,10 @@ int cli_for_each_trace(char **paths, int count, cli_trace_fn fn, void *context) 
   int problems = 0, failed = 0;
   for (int i = 0; i < count; i++) {
     mprof_trace_t *trace;
+    if (cli_merge_is(paths[i])) { /* each member of a merged trace */
+      if (cli_merge_each(paths[i], fn, context, &problems)) failed = 1;
+      continue;
+    }
     if (cli_open_trace(paths[i], &problems, &trace)) {
       failed = 1;
       continue;

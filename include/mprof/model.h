@@ -39,6 +39,9 @@ typedef enum mprof_ending_e {
   MPROF_ENDING_MERGED       /* became another thread (see becomes) */
 } mprof_ending_t;
 
+/* Name of an ending ("pending", "resolved", "failed", "merged"). */
+const char *mprof_ending_name(mprof_ending_t ending);
+
 /* Thread flags. */
 enum {
   MPROF_THREAD_SHOULD_RESOLVE = 1, /* hinted to resolve */
@@ -118,6 +121,7 @@ typedef struct mprof_counter_series_s {
   uint32_t name;           /* string offset */
   uint32_t first_sample, sample_count; /* samples[first ..+count] */
   int64_t min_value, max_value;
+  uint32_t id;             /* the counter's id in the trace (legacy: 0) */
 } mprof_counter_series_t;
 
 /* Everything the model holds, read-only.  Valid after mprof_model_finish(). */
@@ -134,6 +138,8 @@ typedef struct mprof_model_view_s {
   uint32_t stream_count;
   int64_t duration_ns;     /* last event time */
   uint64_t start_ticks;    /* clock ticks at time 0 */
+  int64_t wall_start_ns;   /* wall-clock ns (Unix epoch) at time 0, from
+                              the traces' anchors (0 if built by hand) */
   uint64_t clock_freq_hz;
   uint64_t events;         /* events fed */
   uint64_t discarded;      /* events the recorder lost (from the packets) */
@@ -160,6 +166,23 @@ int mprof_model_finish(mprof_model_t *model);
  * order across streams, then finished.  Returns 0 or an mprof error. */
 int mprof_model_load(const mprof_trace_t *trace, mprof_model_t **out);
 
+/* Several traces (processes, machines) in one model, on one time axis.
+ * Trace i's tick t is placed at its wall-clock anchor (clock_offset_ns,
+ * recorded at start) + t / clock_freq_hz + offsets_ns[i] (offsets_ns may
+ * be NULL: all 0); the model's clock is then 1 GHz.  Ids are kept apart:
+ * trace i's thread ids have their top byte XORed with i, its stream and
+ * counter ids their top byte (bits 24..31) XORed with i, so trace 0 keeps
+ * its own ids; MPROF_MODEL_TRACE() recovers i from a stream or counter id,
+ * MPROF_MODEL_THREAD_TRACE() from a thread id.  One
+ * trace with no offset is exactly mprof_model_load().  The traces must be
+ * all legacy or all not, at most MPROF_MODEL_MAX_TRACES.  Returns 0 or
+ * MPROF_EINVAL / MPROF_ENOMEM. */
+#define MPROF_MODEL_MAX_TRACES 256
+#define MPROF_MODEL_TRACE(stream_id) ((uint32_t)(stream_id) >> 24)
+#define MPROF_MODEL_THREAD_TRACE(thread_id) ((uint32_t)((thread_id) >> 56))
+int mprof_model_load_many(const mprof_trace_t *const *traces, size_t count,
+                          const int64_t *offsets_ns, mprof_model_t **out);
+
 void mprof_model_free(mprof_model_t *model);
 
 /* The model's arrays (after mprof_model_finish()). */
@@ -184,6 +207,54 @@ void mprof_model_arrow_ends(const mprof_model_t *model,
 /* Index of the thread with the given trace id (following merges), or
  * MPROF_NO_THREAD. */
 uint32_t mprof_model_find(const mprof_model_t *model, uint64_t id);
+
+/* --- Clocks of several traces ------------------------------------------------ */
+
+/* How mprof_model_align() placed a trace (aligned ones first). */
+typedef enum mprof_align_status_e {
+  MPROF_ALIGN_REFERENCE = 0, /* trace 0: the others are placed against it */
+  MPROF_ALIGN_BOTH,          /* messages both ways: the midpoint of the
+                                offsets they allow */
+  MPROF_ALIGN_ONE_WAY,       /* messages one way: moved no further than
+                                they demand */
+  MPROF_ALIGN_NONE,          /* no message with a placed trace: not moved */
+  MPROF_ALIGN_CONFLICT       /* the messages allow no offset (a clock
+                                drifted, or labels lie): not moved */
+} mprof_align_status_t;
+
+typedef struct mprof_alignment_s {
+  int64_t offset_ns;       /* add to the trace's offset to align it */
+  int64_t low_ns, high_ns; /* the offsets the messages allow
+                              (INT64_MIN, INT64_MAX: unbounded) */
+  uint32_t messages;       /* matched sends and receives it was placed by */
+  uint32_t status;         /* mprof_align_status_t */
+} mprof_alignment_t;
+
+/* Align the traces of a model of trace_count traces (from
+ * mprof_model_load_many) by the messages they exchanged: labels
+ * "net send|recv tcp SRC DST OFFSET LEN" and "net send|recv udp SRC DST
+ * HASH LEN" (docs/interop.md).  A receive cannot come before its send, so
+ * each matched pair bounds one clock against another; out[i] (trace_count
+ * of them) says how far to move trace i.  Reload with the offsets added to
+ * see the result.  Returns 0 or MPROF_EINVAL / MPROF_ENOMEM. */
+int mprof_model_align(const mprof_model_t *model, size_t trace_count,
+                      mprof_alignment_t *out);
+
+/* A message between traces: a send and the receive it caused (as matched
+ * by mprof_model_align()), as thread indexes and model times. */
+typedef struct mprof_message_s {
+  uint32_t send_thread, receive_thread;
+  int64_t send_ns, receive_ns;
+} mprof_message_t;
+
+/* Called for each message; return nonzero to stop. */
+typedef int (*mprof_message_fn)(void *context, const mprof_message_t *message);
+
+/* Deliver every message between different traces of the model, in the
+ * order of the receives' labels (by thread, then time), for arrows between
+ * processes.  Returns 0 or MPROF_EINVAL / MPROF_ENOMEM. */
+int mprof_model_messages(const mprof_model_t *model, mprof_message_fn fn,
+                         void *context);
 
 /* --- Level of detail: what to draw in a window ------------------------------- */
 

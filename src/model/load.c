@@ -1,21 +1,63 @@
-/* load.c -- build the model of a whole trace: the events of every stream
- * (one per OS thread, plus the names area) merged into one time order.
+/* load.c -- build the model of a whole trace, or of several traces on one
+ * time axis: the events of every stream (one per OS thread, plus the names
+ * area) merged into one time order.
  *
  * Each stream is a run of packets in sequence order; one packet at a time
  * is decoded into that stream's buffer, and a binary heap on the next
  * event's clock picks which stream goes next.  Memory is one decoded
  * packet per stream, whatever the trace size.
+ *
+ * Several traces: each event's ticks become ns on a common axis (the
+ * trace's wall-clock anchor plus the caller's offset), and its ids are
+ * moved into the trace's namespace (see mprof_model_load_many).
  */
 #include <string.h>
 
 #include "model_internal.h"
 
+/* Where a stream's events come from and how they move onto the axis. */
+typedef struct source_s {
+  const mprof_trace_t *trace;
+  uint32_t index;                 /* the trace's place in the list */
+  uint64_t freq_hz;               /* 0: ticks stay as they are */
+  uint64_t base_ns;               /* axis ns at the trace's tick 0 */
+} source_t;
+
 typedef struct cursor_s {
+  const source_t *source;
   size_t next_packet, end_packet; /* packets of this stream still to decode */
   mprof_event_t *events;          /* the decoded packet */
   size_t count, cap, at;
   int failed;                     /* out of memory while decoding */
 } cursor_t;
+
+/* Does event kind k carry thread ids in a and b? */
+static int names_threads(mprof_event_kind_t k) {
+  return k != MPROF_EVENT_SUSPEND && k != MPROF_EVENT_COUNTER_NAME &&
+         k != MPROF_EVENT_COUNTER_INCREASE && k != MPROF_EVENT_COUNTER_VALUE &&
+         k != MPROF_EVENT_STRING && k != MPROF_EVENT_GC;
+}
+
+static uint64_t thread_in(uint64_t id, uint32_t source) {
+  return id == MPROF_NONE ? id : id ^ (uint64_t)source << 56;
+}
+
+/* Move an event of trace `source` onto the common axis and namespace. */
+static void move_event(const source_t *source, mprof_event_t *ev) {
+  if (source->freq_hz)
+    ev->time_ticks = source->base_ns +
+                     (uint64_t)((unsigned __int128)ev->time_ticks *
+                                1000000000u / source->freq_hz);
+  uint32_t i = source->index;
+  if (i == 0) return;
+  ev->stream ^= i << 24;
+  if (ev->counter) ev->counter ^= i << 24; /* 0: legacy, named by text */
+  ev->thread = thread_in(ev->thread, i);
+  if (names_threads(ev->kind)) {
+    ev->a = thread_in(ev->a, i);
+    ev->b = thread_in(ev->b, i);
+  }
+}
 
 static int collect(void *context, const mprof_event_t *event) {
   cursor_t *c = context;
@@ -24,17 +66,18 @@ static int collect(void *context, const mprof_event_t *event) {
     c->failed = 1;
     return 1;
   }
-  c->events[c->count++] = *event;
+  c->events[c->count] = *event;
+  move_event(c->source, &c->events[c->count++]);
   return 0;
 }
 
 /* Decode packets until one yields events.  Returns 0 (c->at < c->count
  * when an event is ready) or MPROF_ENOMEM.  A damaged packet has been
  * reported by the reader; its good events are used. */
-static int cursor_fill(const mprof_trace_t *trace, cursor_t *c) {
+static int cursor_fill(cursor_t *c) {
   c->count = c->at = 0;
   while (c->count == 0 && c->next_packet < c->end_packet) {
-    mprof_trace_packet_events(trace, c->next_packet++, collect, c);
+    mprof_trace_packet_events(c->source->trace, c->next_packet++, collect, c);
     if (c->failed) return MPROF_ENOMEM;
   }
   return 0;
@@ -63,9 +106,11 @@ static void sift_down(const cursor_t *cursors, uint32_t *heap, size_t n,
   }
 }
 
-/* Split the packets into streams: runs of equal (class, instance). */
-static size_t find_streams(const mprof_trace_t *trace, cursor_t *cursors,
+/* Split the packets into streams: runs of equal (class, instance).
+ * Appends a cursor per stream; returns how many. */
+static size_t find_streams(const source_t *source, cursor_t *cursors,
                            uint64_t *discarded) {
+  const mprof_trace_t *trace = source->trace;
   size_t packets = mprof_trace_packet_count(trace), n = 0;
   for (size_t i = 0; i < packets;) {
     const mprof_packet_info_t *p = mprof_trace_packet(trace, i);
@@ -77,6 +122,7 @@ static size_t find_streams(const mprof_trace_t *trace, cursor_t *cursors,
     /* events_discarded is a running count: the last packet has the total */
     *discarded += mprof_trace_packet(trace, j - 1)->events_discarded;
     memset(&cursors[n], 0, sizeof cursors[n]);
+    cursors[n].source = source;
     cursors[n].next_packet = i;
     cursors[n].end_packet = j;
     n++;
@@ -88,8 +134,8 @@ static size_t find_streams(const mprof_trace_t *trace, cursor_t *cursors,
 /* Feed the top cursor's events to the model for as long as they come
  * before every other cursor's head (its run), then restore the heap: one
  * heap step per run, not per event. */
-static int feed_run(const mprof_trace_t *trace, mprof_model_t *m,
-                    cursor_t *cursors, uint32_t *heap, size_t *live) {
+static int feed_run(mprof_model_t *m, cursor_t *cursors, uint32_t *heap,
+                    size_t *live) {
   uint32_t top = heap[0], next = UINT32_MAX;
   if (*live > 1) next = heap[1];
   if (*live > 2 && earlier(cursors, heap[2], heap[1])) next = heap[2];
@@ -97,7 +143,7 @@ static int feed_run(const mprof_trace_t *trace, mprof_model_t *m,
   do {
     int err = mprof_model_add(m, &c->events[c->at++]);
     if (err) return err;
-    if (c->at == c->count && cursor_fill(trace, c)) return MPROF_ENOMEM;
+    if (c->at == c->count && cursor_fill(c)) return MPROF_ENOMEM;
   } while (c->at < c->count &&
            (next == UINT32_MAX || earlier(cursors, top, next)));
   if (c->at == c->count) heap[0] = heap[--*live];
@@ -106,26 +152,75 @@ static int feed_run(const mprof_trace_t *trace, mprof_model_t *m,
 }
 
 /* Feed every event to the model in time order. */
-static int merge_streams(const mprof_trace_t *trace, mprof_model_t *m,
-                         cursor_t *cursors, size_t n, uint32_t *heap) {
+static int merge_streams(mprof_model_t *m, cursor_t *cursors, size_t n,
+                         uint32_t *heap) {
   size_t live = 0;
   for (size_t i = 0; i < n; i++) {
-    if (cursor_fill(trace, &cursors[i])) return MPROF_ENOMEM;
+    if (cursor_fill(&cursors[i])) return MPROF_ENOMEM;
     if (cursors[i].at < cursors[i].count) heap[live++] = (uint32_t)i;
   }
   for (size_t i = live / 2; i-- > 0;) sift_down(cursors, heap, live, i);
   while (live > 0) {
-    int err = feed_run(trace, m, cursors, heap, &live);
+    int err = feed_run(m, cursors, heap, &live);
     if (err) return err;
   }
   return 0;
 }
 
-int mprof_model_load(const mprof_trace_t *trace, mprof_model_t **out) {
-  const mprof_trace_info_t *info = mprof_trace_info(trace);
-  size_t packets = mprof_trace_packet_count(trace);
+/* Place each trace on the axis: its anchor plus offset, less the
+ * earliest of them (returned), so that every base is >= 0.  One trace with
+ * no offset keeps its own clock. */
+static int64_t place_sources(const mprof_trace_t *const *traces, size_t count,
+                             const int64_t *offsets_ns, source_t *sources) {
+  int64_t origin = INT64_MAX;
+  for (size_t i = 0; i < count; i++) {
+    int64_t at = mprof_trace_info(traces[i])->clock_offset_ns +
+                 (offsets_ns ? offsets_ns[i] : 0);
+    if (at < origin) origin = at;
+  }
+  int alone = count == 1 && (!offsets_ns || offsets_ns[0] == 0);
+  for (size_t i = 0; i < count; i++) {
+    const mprof_trace_info_t *info = mprof_trace_info(traces[i]);
+    int64_t at = info->clock_offset_ns + (offsets_ns ? offsets_ns[i] : 0);
+    sources[i] = (source_t){traces[i], (uint32_t)i,
+                            alone ? 0 : info->clock_freq_hz,
+                            (uint64_t)at - (uint64_t)origin};
+  }
+  return origin;
+}
+
+/* The wall-clock time of the model's time 0. */
+static int64_t wall_start(const mprof_model_t *m, const source_t *first,
+                          int64_t origin) {
+  uint64_t ticks = m->view.start_ticks;
+  if (first->freq_hz) return origin + (int64_t)ticks; /* the axis is in ns */
+  uint64_t freq = mprof_trace_info(first->trace)->clock_freq_hz;
+  return origin + (int64_t)((unsigned __int128)ticks * 1000000000u / freq);
+}
+
+/* The traces can share one model: not too many, all legacy or none. */
+static int sources_check(const mprof_trace_t *const *traces, size_t count) {
+  if (count == 0 || count > MPROF_MODEL_MAX_TRACES) return MPROF_EINVAL;
+  for (size_t i = 1; i < count; i++)
+    if (mprof_trace_info(traces[i])->legacy !=
+        mprof_trace_info(traces[0])->legacy)
+      return MPROF_EINVAL;
+  return 0;
+}
+
+int mprof_model_load_many(const mprof_trace_t *const *traces, size_t count,
+                          const int64_t *offsets_ns, mprof_model_t **out) {
+  int err = sources_check(traces, count);
+  if (err) return err;
+  source_t sources[MPROF_MODEL_MAX_TRACES];
+  int64_t origin = place_sources(traces, count, offsets_ns, sources);
+  size_t packets = 0;
+  for (size_t i = 0; i < count; i++)
+    packets += mprof_trace_packet_count(traces[i]);
   mprof_model_t *m;
-  int err = mprof_model_new(info->clock_freq_hz, info->legacy, &m);
+  const mprof_trace_info_t *first = mprof_trace_info(traces[0]);
+  err = mprof_model_new(sources[0].freq_hz ? 1000000000u : first->clock_freq_hz,
+                        first->legacy, &m);
   if (err) return err;
   cursor_t *cursors = malloc((packets ? packets : 1) * sizeof *cursors);
   uint32_t *heap = malloc((packets ? packets : 1) * sizeof *heap);
@@ -133,8 +228,10 @@ int mprof_model_load(const mprof_trace_t *trace, mprof_model_t **out) {
   if (!cursors || !heap) {
     err = MPROF_ENOMEM;
   } else {
-    size_t n = find_streams(trace, cursors, &discarded);
-    err = merge_streams(trace, m, cursors, n, heap);
+    size_t n = 0;
+    for (size_t i = 0; i < count; i++)
+      n += find_streams(&sources[i], cursors + n, &discarded);
+    err = merge_streams(m, cursors, n, heap);
     for (size_t i = 0; i < n; i++) free(cursors[i].events);
   }
   free(cursors);
@@ -145,6 +242,11 @@ int mprof_model_load(const mprof_trace_t *trace, mprof_model_t **out) {
     return err;
   }
   m->view.discarded = discarded;
+  m->view.wall_start_ns = wall_start(m, &sources[0], origin);
   *out = m;
   return 0;
+}
+
+int mprof_model_load(const mprof_trace_t *trace, mprof_model_t **out) {
+  return mprof_model_load_many(&trace, 1, NULL, out);
 }

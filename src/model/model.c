@@ -40,6 +40,13 @@ const char *mprof_arrow_kind_name(mprof_arrow_kind_t kind) {
   return (unsigned)kind < MPROF_ARROW_KIND_COUNT ? names[kind] : "unknown";
 }
 
+const char *mprof_ending_name(mprof_ending_t ending) {
+  static const char *const names[] = {"pending", "resolved", "failed",
+                                      "merged"};
+  return (unsigned)ending < sizeof names / sizeof *names ? names[ending]
+                                                         : "unknown";
+}
+
 /* --- Strings ----------------------------------------------------------------- */
 
 /* Copy text into the pool; returns its offset (0 is the empty string) or
@@ -303,6 +310,7 @@ static uint32_t counter_of(mprof_model_t *m, uint32_t id, const char *name,
     return MPROF_NO_THREAD;
   memset(&m->counters[n], 0, sizeof m->counters[n]);
   m->counters[n].name = name ? intern_text(m, name, length) : 0;
+  m->counters[n].id = id;
   m->counter_values[n] = 0;
   m->counter_ids[n] = id;
   m->view.counter_count = n + 1;

@@ -1,0 +1,188 @@
+/* combine.c -- several traces as one model, for the commands that put
+ * processes or machines on one time axis (`mprof export`, `mprof merge`):
+ * open them, take `--offset NAME=+-NS` corrections, build the model with
+ * mprof_model_load_many(). */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+typedef struct add_s {
+  cli_traces_t *set;
+  int *problems;
+  int merged; /* members of a merged trace: open MEMBER/.mprof */
+} add_t;
+
+/* Add the trace at path, moved by offset_ns, to set. */
+static int add_trace(void *context, const char *path, int64_t offset_ns) {
+  add_t *add = context;
+  cli_traces_t *set = add->set;
+  if (set->count == MPROF_MODEL_MAX_TRACES) {
+    fprintf(stderr, "mprof: at most %d traces at once\n",
+            MPROF_MODEL_MAX_TRACES);
+    return -1;
+  }
+  size_t length = strlen(path) + 1;
+  char *copy = malloc(length);
+  if (copy) memcpy(copy, path, length);
+  char member[4096];
+  snprintf(member, sizeof member, "%s/.mprof", path);
+  if (!copy || cli_open_trace(add->merged ? member : path, add->problems,
+                              &set->traces[set->count])) {
+    free(copy);
+    return -1;
+  }
+  set->paths[set->count] = copy;
+  set->offsets_ns[set->count++] = offset_ns;
+  return 0;
+}
+
+int cli_traces_open(cli_traces_t *set, char **paths, int count,
+                    int *problems) {
+  memset(set, 0, sizeof *set);
+  set->traces = calloc(MPROF_MODEL_MAX_TRACES, sizeof *set->traces);
+  set->paths = calloc(MPROF_MODEL_MAX_TRACES, sizeof *set->paths);
+  set->offsets_ns = calloc(MPROF_MODEL_MAX_TRACES, sizeof *set->offsets_ns);
+  if (!set->traces || !set->paths || !set->offsets_ns) {
+    cli_traces_close(set);
+    fprintf(stderr, "mprof: out of memory\n");
+    return CLI_FAILED;
+  }
+  for (int i = 0; i < count; i++) {
+    add_t add = {set, problems, cli_merge_is(paths[i])};
+    if (add.merged ? cli_merge_members(paths[i], add_trace, &add)
+                   : add_trace(&add, paths[i], 0)) {
+      cli_traces_close(set);
+      return CLI_FAILED;
+    }
+  }
+  return CLI_OK;
+}
+
+void cli_traces_close(cli_traces_t *set) {
+  for (int i = 0; i < set->count; i++) {
+    mprof_trace_close(set->traces[i]);
+    free(set->paths[i]);
+  }
+  free(set->traces);
+  free(set->paths);
+  free(set->offsets_ns);
+  memset(set, 0, sizeof *set);
+}
+
+/* Does NAME name trace path: the path itself, or its file name? */
+static int names_trace(const char *name, size_t length, const char *path) {
+  const char *slash = strrchr(path, '/');
+  const char *base = slash ? slash + 1 : path;
+  return (strlen(path) == length && !memcmp(path, name, length)) ||
+         (strlen(base) == length && !memcmp(base, name, length));
+}
+
+int cli_traces_offset(cli_traces_t *set, const char *spec) {
+  const char *equals = strrchr(spec, '=');
+  char *end;
+  errno = 0;
+  long long ns = equals ? strtoll(equals + 1, &end, 10) : 0;
+  if (!equals || equals[1] == 0 || *end || errno) {
+    fprintf(stderr, "mprof: --offset %s: want NAME=+NS or NAME=-NS\n", spec);
+    return CLI_USAGE;
+  }
+  for (int i = 0; i < set->count; i++)
+    if (names_trace(spec, (size_t)(equals - spec), set->paths[i])) {
+      set->offsets_ns[i] += ns;
+      return CLI_OK;
+    }
+  fprintf(stderr, "mprof: --offset %s: no trace named %.*s\n", spec,
+          (int)(equals - spec), spec);
+  return CLI_USAGE;
+}
+
+int cli_traces_model(const cli_traces_t *set, mprof_model_t **out) {
+  int err = mprof_model_load_many((const mprof_trace_t *const *)set->traces,
+                                  (size_t)set->count, set->offsets_ns, out);
+  if (err == MPROF_EINVAL)
+    fprintf(stderr, "mprof: legacy (mirage-profile) traces and mprof traces "
+                    "cannot share one time axis\n");
+  else if (err)
+    fprintf(stderr, "mprof: %s\n", mprof_strerror(err));
+  return err ? CLI_FAILED : CLI_OK;
+}
+
+static const char *const align_status[] = {
+    "the reference", "messages both ways", "messages one way",
+    "no messages with the others: not moved",
+    "messages that contradict each other: not moved"};
+
+/* "[low, high]" with unbounded ends as -inf / +inf. */
+static void put_bounds(FILE *f, const mprof_alignment_t *a) {
+  if (a->low_ns == INT64_MIN) fputs("[-inf, ", f);
+  else fprintf(f, "[%" PRId64 ", ", a->low_ns);
+  if (a->high_ns == INT64_MAX) fputs("+inf]", f);
+  else fprintf(f, "%" PRId64 "]", a->high_ns);
+}
+
+int cli_traces_align(cli_traces_t *set, mprof_model_t **model) {
+  mprof_alignment_t *out = calloc((size_t)set->count, sizeof *out);
+  if (!out || mprof_model_align(*model, (size_t)set->count, out)) {
+    free(out);
+    fprintf(stderr, "mprof: align: out of memory\n");
+    return CLI_FAILED;
+  }
+  for (int i = 0; i < set->count; i++) {
+    const mprof_alignment_t *a = &out[i];
+    fputs("mprof: align: ", stderr);
+    cli_put_escaped(stderr, set->paths[i], strlen(set->paths[i]));
+    fprintf(stderr, ": offset %+" PRId64 " ns, %s", a->offset_ns,
+            align_status[a->status]);
+    if (a->messages) {
+      fprintf(stderr, " (%" PRIu32 " messages allow ", a->messages);
+      put_bounds(stderr, a);
+      fputs(")", stderr);
+    }
+    fputs("\n", stderr);
+    set->offsets_ns[i] += a->offset_ns;
+  }
+  free(out);
+  mprof_model_free(*model);
+  *model = NULL;
+  return cli_traces_model(set, model);
+}
+
+int cli_combine_options(cli_combine_t *combine, int argc, char **argv,
+                        const char *help) {
+  static const struct option options[] = {
+      {"format", required_argument, 0, 'f'},
+      {"offset", required_argument, 0, 'O'},
+      {"output", required_argument, 0, 'o'},
+      {"align", no_argument, 0, 'a'},
+      {"help", no_argument, 0, 'h'},
+      {0, 0, 0, 0}};
+  int c;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, "f:o:h", options, NULL)) != -1) {
+    if (c == 'f') combine->format = optarg;
+    else if (c == 'o') combine->output = optarg;
+    else if (c == 'a') combine->align = 1;
+    else if (c == 'O' && combine->offset_count < MPROF_MODEL_MAX_TRACES)
+      combine->offsets[combine->offset_count++] = optarg;
+    else if (c == 'h') return combine->help = 1, fputs(help, stdout), CLI_OK;
+    else return fputs(help, stderr), CLI_USAGE;
+  }
+  combine->paths = argv + optind;
+  combine->count = argc - optind;
+  return combine->count > 0 ? CLI_OK : (fputs(help, stderr), CLI_USAGE);
+}
+
+int cli_combine_load(const cli_combine_t *combine, cli_traces_t *set,
+                     int *problems, mprof_model_t **model) {
+  int code = cli_traces_open(set, combine->paths, combine->count, problems);
+  for (int i = 0; code == CLI_OK && i < combine->offset_count; i++)
+    code = cli_traces_offset(set, combine->offsets[i]);
+  if (code == CLI_OK) code = cli_traces_model(set, model);
+  if (code == CLI_OK && combine->align)
+    code = cli_traces_align(set, model);
+  return code;
+}

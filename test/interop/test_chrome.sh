@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# test_chrome.sh -- `mprof export --format=chrome` read by Chrome DevTools'
+# own trace engine (npm @paulirish/trace_engine, installed here with npm
+# ci): the numbers of async slices, labels, running and idle slices, flows
+# and counter samples it finds equal the model's (model_counts).  On the
+# legacy net.ctf, on a recorded story with a hostile counter name, and on
+# two processes with hostile labels; the JSON is strict (python's parser)
+# and keeps the hostile bytes as \xHH text.
+set -euo pipefail
+build=$1
+net_ctf=$2
+here=$(cd "$(dirname "$0")" && pwd)
+mprof=$build/mprof
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# The engine, pinned by package-lock.json, beside the build (not in the
+# source tree, so two builds never share one node_modules).
+npm_dir=$build/test/interop/npm
+mkdir -p "$npm_dir"
+cp "$here/package.json" "$here/package-lock.json" "$here/check_chrome.mjs" "$npm_dir/"
+(cd "$npm_dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+
+"$build/test/story" "$tmp/story.ctf"
+"$build/test/interop/netpair" client "$tmp/client.ctf" 0
+"$build/test/interop/netpair" server "$tmp/server.ctf" 0
+
+check() { # NAME TRACE...
+  local name=$1
+  shift
+  "$mprof" export --format=chrome -o "$tmp/$name.json" "$@" 2>"$tmp/err" ||
+    fail "$name: export failed: $(cat "$tmp/err")"
+  [ ! -s "$tmp/err" ] || fail "$name: export printed: $(cat "$tmp/err")"
+  /usr/bin/python3 -m json.tool "$tmp/$name.json" >/dev/null ||
+    fail "$name: not strict JSON"
+  "$build/test/interop/model_counts" "$@" >"$tmp/$name.counts"
+  node "$npm_dir/check_chrome.mjs" "$tmp/$name.json" "$tmp/$name.counts" ||
+    fail "$name: the trace engine disagrees with the model"
+}
+check net "$net_ctf"
+check story "$tmp/story.ctf"
+check pair "$tmp/client.ctf" "$tmp/server.ctf"
+
+/usr/bin/python3 - "$tmp" <<'PY'
+import json, sys
+tmp = sys.argv[1]
+def load(name): return json.load(open("%s/%s.json" % (tmp, name)))["traceEvents"]
+def check(cond, what):
+    if not cond: sys.exit("FAIL: " + what)
+story = load("story")
+counters = {e["name"] for e in story if e["ph"] == "C"}
+check("queue\\xff\x1b[31m" in counters, "hostile counter name kept as text: %r" % counters)
+pair = load("pair")
+labels = [e["args"]["label"] for e in pair if e["ph"] == "n"]
+check("GET /\\xff\x1b[31m\"</script>\\\n\x01" in labels, "hostile label: %r" % labels[:3])
+procs = {e["pid"]: e["args"]["name"] for e in pair
+         if e["ph"] == "M" and e["name"] == "process_name"}
+check(sorted(p.split("/")[-1] for p in procs.values()) == ["client.ctf", "server.ctf"],
+      "one process per trace: %r" % procs)
+# the server's requests arrive after the client sent them (anchors agree)
+def times(label_start, pid):
+    return sorted(float(e["ts"]) for e in pair if e["ph"] == "n" and e["pid"] == pid
+                  and e["args"]["label"].startswith(label_start))
+sent, received = times("net send tcp 10.0.0.1", 1), times("net recv tcp 10.0.0.1", 2)
+check(len(sent) == 5 and len(received) == 5, "five requests each way")
+check(all(49.999 < r - s < 80.001 for s, r in zip(sent, received)),
+      "one time axis: request delays %r" % [r - s for s, r in zip(sent, received)])
+PY
+echo "ok: DevTools' trace engine agrees with the model"
