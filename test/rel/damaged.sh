@@ -2,7 +2,7 @@
 # damaged.sh -- the damaged-trace corpus (test/data/damaged, MANIFEST):
 # `mprof check`, `dump`, `stats` and `report` on each file, under a timeout.
 # None may crash, hang or trip a sanitizer; every line on stderr names the
-# file, and for a damaged trace one says at what offset; check gives the
+# file, none is repeated, and for a damaged trace one says at what offset; check gives the
 # exit code of the manifest and keeps at least the undamaged part's events;
 # dump prints as many events as check counts; the others agree on whether
 # anything usable remains.
@@ -21,6 +21,7 @@ run() { # COMMAND: run mprof COMMAND on the file; sets code
   [ $code != 124 ] || fail "$1 hangs"
   [ $code -lt 124 ] || fail "$1 died (exit $code)"
   ! grep -q "Sanitizer\|runtime error" "$tmp/err" || fail "$1: $(grep -m1 'Sanitizer\|runtime error' "$tmp/err")"
+  [ -z "$(sort "$tmp/err" | uniq -d)" ] || fail "$1 told a problem twice: $(sort "$tmp/err" | uniq -d | head -1)"
   if grep -v "^mprof: $file: " "$tmp/err" | grep -q .; then
     fail "$1: a line that does not name the file: $(grep -v "^mprof: $file: " "$tmp/err" | head -1)"
   fi
