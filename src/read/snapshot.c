@@ -32,8 +32,10 @@ int mprof__source_read(const mprof__source_t *s, uint64_t offset, void *dst,
   }
   struct iovec here = {dst, n};
   struct iovec there = {(void *)(uintptr_t)(s->address + offset), n};
-  return process_vm_readv(s->pid, &here, 1, &there, 1, 0) == (ssize_t)n ? 0
-                                                                      : -1;
+  ssize_t got = process_vm_readv(s->pid, &here, 1, &there, 1, 0);
+  if (got == (ssize_t)n) return 0;
+  if (got >= 0) errno = EFAULT; /* a short read: part of it is unmapped */
+  return -1;
 }
 
 /* A u64 the writer may be changing.  Here: an acquire load.  In another
