@@ -39,8 +39,10 @@ int mprof__source_read(const mprof__source_t *s, uint64_t offset, void *dst,
 }
 
 /* A u64 the writer may be changing.  Here: an acquire load.  In another
- * process the kernel copies bytes, not one atomic u64: read it until two
- * reads agree. */
+ * process the kernel copies bytes, not one atomic u64, so it is read until
+ * two reads agree, or else the smaller of the last two is taken: the values
+ * read this way only grow (content_size within a generation, the slot
+ * state's generation), so the smaller one was already published. */
 static int source_u64(const mprof__source_t *s, uint64_t offset,
                       uint64_t *value) {
   if (s->local) {
@@ -48,14 +50,15 @@ static int source_u64(const mprof__source_t *s, uint64_t offset,
                              __ATOMIC_ACQUIRE);
     return 0;
   }
+  uint64_t a = 0, b = 0;
   for (int attempt = 0; attempt < COPY_TRIES; attempt++) {
-    uint64_t a, b;
     if (mprof__source_read(s, offset, &a, 8) ||
         mprof__source_read(s, offset, &b, 8))
       return -1;
-    if (a == b) return *value = a, 0;
+    if (a == b) break;
   }
-  return -1;
+  *value = a < b ? a : b;
+  return 0;
 }
 
 /* Copy one packet (slot state at slot, bytes at packet) into dst.  Returns
