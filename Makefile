@@ -46,6 +46,13 @@ fuzz: deps
 	$(ASAN_BUILD)/test/fuzz_read -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 \
 	  -artifact_prefix=$(ASAN_BUILD)/fuzz- $(ASAN_BUILD)/fuzz-corpus test/fuzz/corpus
 
+# Reliability at length (issue 7): the crash harness SIGKILLs its writer
+# 1000 times, and the live reader takes 10^5 snapshots.
+.PHONY: check-long
+check-long: build
+	test/rel/crash.sh $(BUILD) 1000
+	test/rel/live_reads.sh $(BUILD) 100000
+
 demo: build
 	@scripts/demo.sh $(BUILD)
 

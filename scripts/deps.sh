@@ -16,6 +16,7 @@ packages=(
   wasi-libc libclang-rt-14-dev-wasm32 chromium  # browser viewer: WebAssembly, Playwright
   libgtk-3-dev xvfb xauth               # mprof view (GTK 3, cairo); its tests under Xvfb
   libuv1-dev                            # libuv tracing, mprof record, arp-race demo
+  gdb                                   # gcore: mprof snapshot --core's test
 )
 if [ "${1:-}" = bench ]; then
   packages+=(liblttng-ust-dev lttng-tools python3-barectf)

@@ -306,6 +306,8 @@ class BabeltraceReadsOurTraces(unittest.TestCase):
             path = os.path.join(tmp, "t.ctf")
             writer = subprocess.Popen([GEN, path, "overwrite", str(1 << 20),
                                        "100000000", "2"], stdout=subprocess.DEVNULL)
+            while not started(path):
+                time.sleep(0.01)
             time.sleep(0.5)
             writer.send_signal(signal.SIGKILL)
             writer.wait()

@@ -99,6 +99,22 @@ int mprof_trace_open_memory(const void *data, size_t size, const char *name,
                             mprof_diag_fn diag, void *context,
                             mprof_trace_t **out);
 
+/* Open the trace that running process pid records into its memory (a
+ * buffer given to mprof_start(), not a file): found by its header's magic
+ * in the process's writable mappings, and copied packet by packet with the
+ * snapshot protocol, without stopping the process (Linux; the kernel's
+ * ptrace access rules apply).  The copy is a finished trace.  Returns 0,
+ * MPROF_EIO (cannot read the process: told through diag, with why), or
+ * MPROF_EINVAL (no trace in it). */
+int mprof_trace_open_process(int pid, mprof_diag_fn diag, void *context,
+                             mprof_trace_t **out);
+
+/* Open the trace found in the writable PT_LOAD segments of an ELF core
+ * dump (from gcore, or the kernel).  Returns 0, MPROF_EIO or MPROF_EINVAL
+ * (not a core, or no trace in it). */
+int mprof_trace_open_core(const char *path, mprof_diag_fn diag, void *context,
+                          mprof_trace_t **out);
+
 void mprof_trace_close(mprof_trace_t *trace);
 
 const mprof_trace_info_t *mprof_trace_info(const mprof_trace_t *trace);

@@ -250,8 +250,11 @@ int mprof__strings_load(mprof_trace_t *t) {
   if (!(t->strings = malloc(capacity * sizeof *t->strings))) return MPROF_EIO;
   uint64_t end_ticks, good_bytes;
   for (size_t i = 0; i < t->packet_count; i++)
-    if (t->packets[i].stream_class == MPROF__STREAM_NAMES)
-      mprof__packet_decode(t, i, collect_string, t, &end_ticks, &good_bytes);
+    /* A damaged event is told here, once: later reads of the packet stop
+     * before it. */
+    if (t->packets[i].stream_class == MPROF__STREAM_NAMES &&
+        mprof__packet_decode(t, i, collect_string, t, &end_ticks, &good_bytes) < 0)
+      t->packets[i].content_bytes = good_bytes;
   qsort(t->strings, t->string_count, sizeof *t->strings, string_order);
   return 0;
 }

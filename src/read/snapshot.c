@@ -7,7 +7,9 @@
  * setting the packet up; otherwise it is tried again, and after a few
  * tries dropped (the writer is overwriting it faster than we copy).  The
  * events inside a packet are append-only, so content_size bounds bytes
- * that are already written.
+ * that are already written.  A packet whose header is being written (INIT)
+ * holds no event of its new owner yet: it is copied as empty, at once, so a
+ * writer killed at that instant leaves a trace that still checks clean.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -15,38 +17,83 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 
 #include "format.h"
 #include "trace_internal.h"
 
 #define COPY_TRIES 4
 
-static uint64_t load_acquire_u64(const uint8_t *p) {
-  return __atomic_load_n((const uint64_t *)p, __ATOMIC_ACQUIRE);
+int mprof__source_read(const mprof__source_t *s, uint64_t offset, void *dst,
+                       size_t n) {
+  if (s->local) {
+    memcpy(dst, s->local + offset, n);
+    return 0;
+  }
+#ifdef __linux__
+  struct iovec here = {dst, n};
+  struct iovec there = {(void *)(uintptr_t)(s->address + offset), n};
+  ssize_t got = process_vm_readv(s->pid, &here, 1, &there, 1, 0);
+  if (got == (ssize_t)n) return 0;
+  if (got >= 0) errno = EFAULT; /* a short read: part of it is unmapped */
+#else /* WebAssembly (the browser viewer): no other process to read */
+  errno = ENOSYS;
+#endif
+  return -1;
 }
 
-/* Copy packet i of src into dst.  Returns 1 if copied, 0 if it had to be
- * left empty. */
-static int copy_packet(const uint8_t *src_slot, const uint8_t *src,
-                       uint8_t *dst, uint64_t available) {
+/* A u64 the writer may be changing.  Here: an acquire load.  In another
+ * process the kernel copies bytes, not one atomic u64, so it is read until
+ * two reads agree, or else the smaller of the last two is taken: the values
+ * read this way only grow (content_size within a generation, the slot
+ * state's generation), so the smaller one was already published. */
+static int source_u64(const mprof__source_t *s, uint64_t offset,
+                      uint64_t *value) {
+  if (s->local) {
+    *value = __atomic_load_n((const uint64_t *)(s->local + offset),
+                             __ATOMIC_ACQUIRE);
+    return 0;
+  }
+  uint64_t a = 0, b = 0;
   for (int attempt = 0; attempt < COPY_TRIES; attempt++) {
-    uint64_t before = load_acquire_u64(src_slot);
-    if (before & MPROF__SLOT_INIT) continue;
-    uint64_t content_bits = load_acquire_u64(src + MPROF__PH_CONTENT_SIZE);
+    if (mprof__source_read(s, offset, &a, 8) ||
+        mprof__source_read(s, offset, &b, 8))
+      return -1;
+    if (a == b) break;
+  }
+  *value = a < b ? a : b;
+  return 0;
+}
+
+/* Copy one packet (slot state at slot, bytes at packet) into dst.  Returns
+ * 1 if copied (or empty: being set up), 0 if it had to be left out, -1 if
+ * the source cannot be read. */
+static int copy_packet(const mprof__source_t *src, uint64_t slot,
+                       uint64_t packet, uint8_t *dst, uint64_t available) {
+  uint64_t before = 0, after = 0;
+  for (int attempt = 0; attempt < COPY_TRIES; attempt++) {
+    if (source_u64(src, slot, &before)) return -1;
+    if (before & MPROF__SLOT_INIT) break;
+    uint64_t content_bits;
+    if (source_u64(src, packet + MPROF__PH_CONTENT_SIZE, &content_bits))
+      return -1;
     uint64_t content = content_bits / 8;
     if (content > available) content = available; /* a cut file */
-    memcpy(dst, src, content < MPROF__PACKET_HEADER_SIZE
-                         ? MPROF__PACKET_HEADER_SIZE : content);
+    if (mprof__source_read(src, packet, dst,
+                           content < MPROF__PACKET_HEADER_SIZE
+                               ? MPROF__PACKET_HEADER_SIZE : content))
+      return -1;
     /* content_size as read, not as the header copy may have it later */
     mprof__put_u64(dst + MPROF__PH_CONTENT_SIZE, content_bits);
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
-    uint64_t after = load_acquire_u64(src_slot);
+    if (source_u64(src, slot, &after)) return -1;
     if ((before >> MPROF__SLOT_GEN_SHIFT) == (after >> MPROF__SLOT_GEN_SHIFT) &&
         !(after & MPROF__SLOT_INIT))
       return 1;
+    before = after;
   }
   memset(dst, 0, MPROF__PACKET_HEADER_SIZE);
-  return 0;
+  return (before & MPROF__SLOT_INIT) != 0;
 }
 
 int mprof_trace_save(const mprof_trace_t *t, const char *path) {
@@ -65,32 +112,54 @@ int mprof_trace_save(const mprof_trace_t *t, const char *path) {
   return err;
 }
 
-int mprof__snapshot(mprof_trace_t *t) {
-  size_t size = t->size;
-  uint8_t *copy = mmap(NULL, size, PROT_READ | PROT_WRITE,
+int mprof__snapshot_copy(const mprof__source_t *src,
+                        const mprof__layout_t *layout, uint8_t **out,
+                        uint32_t *dropped) {
+  uint8_t *copy = mmap(NULL, layout->size, PROT_READ | PROT_WRITE,
                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (copy == MAP_FAILED) return MPROF_EIO;
-  memcpy(copy, t->data, t->packets_offset);
-  uint32_t dropped = 0;
-  for (uint32_t i = 0; i < t->info.packet_count; i++) {
-    uint64_t offset = t->packets_offset + (uint64_t)i * t->info.packet_size;
-    uint64_t available = t->size - offset;
-    if (available > t->info.packet_size) available = t->info.packet_size;
-    if (!copy_packet(t->data + t->slots_offset + 8 * (uint64_t)i,
-                     t->data + offset, copy + offset, available))
-      dropped++;
+  if (copy == MAP_FAILED) return MPROF_ENOMEM;
+  int err = mprof__source_read(src, 0, copy, layout->packets_offset);
+  *dropped = 0;
+  for (uint32_t i = 0; i < layout->packet_count && !err; i++) {
+    uint64_t offset = layout->packets_offset + (uint64_t)i * layout->packet_size;
+    uint64_t available = layout->size - offset;
+    if (available > layout->packet_size) available = layout->packet_size;
+    int copied = copy_packet(src, layout->slots_offset + 8 * (uint64_t)i,
+                             offset, copy + offset, available);
+    if (copied < 0) err = 1;
+    if (copied == 0) (*dropped)++;
+  }
+  if (err) {
+    munmap(copy, layout->size);
+    return MPROF_EIO;
   }
   /* The copy is a finished trace: it will not change any more, and its
    * slot states (copied before the packets) say nothing about it. */
   mprof__put_u32(copy + MPROF__TH_STATE, MPROF__STATE_STOPPED);
-  memset(copy + t->slots_offset, 0, 8 * (size_t)t->info.packet_count);
+  memset(copy + layout->slots_offset, 0, 8 * (size_t)layout->packet_count);
+  *out = copy;
+  return 0;
+}
+
+void mprof__diag_dropped(const mprof_trace_t *t, uint32_t dropped) {
   if (dropped)
     mprof__diag(t, "%u packets changed faster than they could be copied; "
                 "left out of the snapshot", dropped);
+}
+
+int mprof__snapshot(mprof_trace_t *t) {
+  mprof__source_t src = {t->data, 0, 0};
+  mprof__layout_t layout = {t->size, t->packets_offset, t->slots_offset,
+                            t->info.packet_count, t->info.packet_size};
+  uint8_t *copy;
+  uint32_t dropped;
+  int err = mprof__snapshot_copy(&src, &layout, &copy, &dropped);
+  if (err) return err;
+  mprof__diag_dropped(t, dropped);
   t->info.metadata = (const char *)copy + (t->info.metadata - (const char *)t->data);
   if (t->map) munmap(t->map, t->map_size);
   t->map = copy;
-  t->map_size = size;
+  t->map_size = layout.size;
   t->data = copy;
   return 0;
 }

@@ -234,19 +234,18 @@ static int open_data(mprof_trace_t *t) {
   return err;
 }
 
-/* A trace over data; map (or NULL) is ours to unmap at close. */
-static int trace_open(const void *data, size_t size, void *map,
-                      const char *name, mprof_diag_fn diag, void *context,
-                      mprof_trace_t **out) {
+int mprof__trace_open_map(const void *data, size_t size, void *map,
+                          size_t map_size, const char *name, mprof_diag_fn diag,
+                          void *context, mprof_trace_t **out) {
   mprof_trace_t *t = calloc(1, sizeof *t);
   if (!t) {
-    if (map) munmap(map, size);
+    if (map) munmap(map, map_size);
     return MPROF_EIO;
   }
   t->data = data;
   t->size = size;
   t->map = map;
-  t->map_size = size;
+  t->map_size = map_size;
   t->diag = diag;
   t->context = context;
   snprintf(t->name, sizeof t->name, "%s", name ? name : "(memory)");
@@ -262,7 +261,7 @@ static int trace_open(const void *data, size_t size, void *map,
 int mprof_trace_open_memory(const void *data, size_t size, const char *name,
                             mprof_diag_fn diag, void *context,
                             mprof_trace_t **out) {
-  return trace_open(data, size, NULL, name, diag, context, out);
+  return mprof__trace_open_map(data, size, NULL, 0, name, diag, context, out);
 }
 
 /* Standard input: copy to an unlinked temporary file, then map it, so even
@@ -305,7 +304,8 @@ int mprof_trace_open(const char *path, mprof_diag_fn diag, void *context,
   void *map = size ? mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0) : NULL;
   close(fd);
   if (size && map == MAP_FAILED) return MPROF_EIO;
-  return trace_open(map ? map : "", size, map, name, diag, context, out);
+  return mprof__trace_open_map(map ? map : "", size, map, size, name, diag,
+                               context, out);
 }
 
 void mprof_trace_close(mprof_trace_t *t) {

@@ -69,6 +69,41 @@ long mprof__packet_decode(const mprof_trace_t *trace, size_t index,
 /* Replace the trace's bytes by a consistent copy (snapshot.c). */
 int mprof__snapshot(mprof_trace_t *trace);
 
+/* Where the bytes of a trace being written are: in this process (local),
+ * or at address in process pid. */
+typedef struct mprof__source_s {
+  const uint8_t *local;
+  int pid;
+  uint64_t address;
+} mprof__source_t;
+
+/* Copy n bytes at offset of the source.  Returns 0, or -1 (errno set). */
+int mprof__source_read(const mprof__source_t *src, uint64_t offset, void *dst,
+                       size_t n);
+
+/* Where a live trace's parts lie (from its trace header, checked to fit). */
+typedef struct mprof__layout_s {
+  size_t size;
+  uint64_t packets_offset, slots_offset;
+  uint32_t packet_count, packet_size;
+} mprof__layout_t;
+
+/* A consistent copy of a live trace in a new private mapping of
+ * layout->size bytes (*out), marked stopped; *dropped packets could not be
+ * copied.  Returns 0, MPROF_ENOMEM or MPROF_EIO (source unreadable). */
+int mprof__snapshot_copy(const mprof__source_t *src,
+                         const mprof__layout_t *layout, uint8_t **out,
+                         uint32_t *dropped);
+
+/* Say that dropped packets were left out of a snapshot (if any). */
+void mprof__diag_dropped(const mprof_trace_t *trace, uint32_t dropped);
+
+/* Open the trace at data (size bytes), which lies in map (map_size bytes,
+ * ours to unmap at close, or NULL). */
+int mprof__trace_open_map(const void *data, size_t size, void *map,
+                          size_t map_size, const char *name, mprof_diag_fn diag,
+                          void *context, mprof_trace_t **out);
+
 /* Set info.start_ticks from the packets holding more than a header. */
 void mprof__find_start(mprof_trace_t *trace, uint64_t header_bytes);
 

@@ -176,9 +176,11 @@ static void close_packet(cursor_t *c) {
   c->packet = c->pos = c->end = 0;
 }
 
-/* Open a new packet for cursor c.  The old one is closed only once a new
- * one is held, so a stream that runs out of packets keeps its last packet
- * and counts what it drops in that packet's events_discarded. */
+/* Open a new packet for cursor c.  The old one is closed only once the new
+ * one is ready (INIT cleared): until then it stays BUSY, so no other OS
+ * thread can reuse it, and a process killed in between still holds this
+ * stream's newest events.  A stream that runs out of packets keeps its last
+ * packet and counts what it drops in that packet's events_discarded. */
 static int open_packet(stream_t *s, cursor_t *c, int names, uint64_t now) {
   int64_t slot =
       names ? claim_slot(recorder.ring_count, recorder.names_count, 0,
@@ -187,7 +189,7 @@ static int open_packet(stream_t *s, cursor_t *c, int names, uint64_t now) {
                          recorder.ring_mode == MPROF_RING_OVERWRITE,
                          MPROF__TH_RING_CLAIMS);
   if (slot < 0) return -1;
-  close_packet(c);
+  cursor_t old = *c;
   c->slot = (uint32_t)slot;
   c->packet = recorder.packets + (uint64_t)slot * recorder.packet_size;
   write_packet_header(s, c, names ? MPROF__STREAM_NAMES : MPROF__STREAM_RING,
@@ -197,6 +199,7 @@ static int open_packet(stream_t *s, cursor_t *c, int names, uint64_t now) {
                    __atomic_load_n(state, __ATOMIC_RELAXED) &
                        ~(uint64_t)MPROF__SLOT_INIT,
                    __ATOMIC_RELEASE);
+  close_packet(&old);
   return 0;
 }
 

@@ -1,0 +1,242 @@
+/* process.c -- the trace a program records into memory rather than into a
+ * file, read out of the running (or stopped) process, or out of its core
+ * dump: the C analog of dumping a dead Xen domain's ring.
+ *
+ * The recorder needs no help: its trace header starts with the magic
+ * "MPROFCTF" at an 8-byte-aligned address and says how big the buffer is.
+ * We look for it in the process's writable mappings (/proc/PID/maps, read
+ * with process_vm_readv, which the kernel allows under the same rules as
+ * ptrace: same user, or CAP_SYS_PTRACE, and Yama's ptrace_scope) or in the
+ * core's PT_LOAD segments.  A running writer is never stopped: its packets
+ * are copied with the snapshot protocol (snapshot.c), as from a live file.
+ */
+#define _GNU_SOURCE
+#include <elf.h>
+#include <stdarg.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "format.h"
+#include "trace_internal.h"
+
+/* Mappings larger than this are not searched (sanitizer shadow memory,
+ * reserved address space); a trace buffer is much smaller. */
+#define MAX_REGION_BYTES ((uint64_t)16 << 30)
+#define SCAN_CHUNK_BYTES ((size_t)1 << 20)
+
+/* Report a problem about the process or core itself (no trace yet). */
+static void report(mprof_diag_fn diag, void *context, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+static void report(mprof_diag_fn diag, void *context, const char *format, ...) {
+  char line[1024];
+  va_list args;
+  va_start(args, format);
+  vsnprintf(line, sizeof line, format, args);
+  va_end(args);
+  if (diag)
+    diag(context, line);
+  else
+    fprintf(stderr, "mprof: %s\n", line);
+}
+
+/* Whether header (128 bytes) starts a trace whose buffer fits in room
+ * bytes; fills layout.  A stale header of a buffer reused since also
+ * passes: the caller prefers one still recording. */
+static int header_fits(const uint8_t *h, uint64_t room, mprof__layout_t *layout) {
+  if (memcmp(h, MPROF__TRACE_MAGIC, 8) ||
+      mprof__get_u32(h + MPROF__TH_VERSION) != MPROF__TRACE_VERSION)
+    return 0;
+  uint64_t size = mprof__get_u64(h + MPROF__TH_BUFFER_SIZE);
+  layout->size = (size_t)size;
+  layout->packet_size = mprof__get_u32(h + MPROF__TH_PACKET_SIZE);
+  layout->packet_count = mprof__get_u32(h + MPROF__TH_PACKET_COUNT);
+  layout->slots_offset = mprof__get_u64(h + MPROF__TH_SLOTS_OFFSET);
+  layout->packets_offset = mprof__get_u64(h + MPROF__TH_PACKETS_OFFSET);
+  return size >= MPROF_MIN_SIZE && size <= room && layout->packet_size >= 1024 &&
+         layout->slots_offset <= size &&
+         layout->packet_count <= (size - layout->slots_offset) / 8 &&
+         layout->packets_offset <= size &&
+         (uint64_t)layout->packet_count * layout->packet_size <=
+             size - layout->packets_offset;
+}
+
+static int is_recording(const uint8_t *h) {
+  return mprof__get_u32(h + MPROF__TH_STATE) == MPROF__STATE_RECORDING;
+}
+
+/* The best trace header so far: one recording beats a stopped one. */
+typedef struct found_s {
+  uint64_t address;
+  mprof__layout_t layout;
+  int count, recording;
+} found_t;
+
+/* Search bytes (n, at address, with room bytes from there to the end of
+ * their mapping) for trace headers. */
+static void search(const uint8_t *bytes, size_t n, uint64_t address,
+                   uint64_t room, found_t *found) {
+  for (size_t at = 0; at + MPROF__TRACE_HEADER_SIZE <= n; at += 8) {
+    mprof__layout_t layout;
+    if (bytes[at] != 'M' || !header_fits(bytes + at, room - at, &layout))
+      continue;
+    int recording = is_recording(bytes + at);
+    if (!found->count++ || (recording && !found->recording)) {
+      found->address = address + at;
+      found->layout = layout;
+      found->recording = recording;
+    }
+  }
+}
+
+/* --- A running process ------------------------------------------------------ */
+
+/* Search one mapping of process pid, a chunk at a time (chunks overlap by a
+ * header, so none is missed at a border).  Returns -1 if unreadable. */
+static int search_region(int pid, uint64_t start, uint64_t end, uint8_t *chunk,
+                         found_t *found) {
+  mprof__source_t src = {NULL, pid, 0};
+  for (uint64_t at = start; at < end;
+       at += SCAN_CHUNK_BYTES - MPROF__TRACE_HEADER_SIZE) {
+    size_t n = end - at < SCAN_CHUNK_BYTES ? (size_t)(end - at) : SCAN_CHUNK_BYTES;
+    if (mprof__source_read(&src, at, chunk, n)) return -1;
+    search(chunk, n, at, end - at, found);
+    if (n < SCAN_CHUNK_BYTES) break;
+  }
+  return 0;
+}
+
+/* Find the trace in pid's writable mappings.  Returns 0 or -errno. */
+static int find_in_process(int pid, found_t *found) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/maps", pid);
+  FILE *maps = fopen(path, "r");
+  if (!maps) return -errno;
+  uint8_t *chunk = malloc(SCAN_CHUNK_BYTES);
+  int err = chunk ? 0 : -ENOMEM;
+  char line[4096];
+  while (!err && fgets(line, sizeof line, maps)) {
+    uint64_t start, end;
+    char perms[8];
+    if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s", &start, &end, perms) != 3 ||
+        perms[0] != 'r' || perms[1] != 'w' || end - start > MAX_REGION_BYTES)
+      continue;
+    /* A mapping that went away meanwhile is no error; a refusal is. */
+    if (search_region(pid, start, end, chunk, found) && errno != EFAULT &&
+        errno != EIO)
+      err = -errno;
+  }
+  free(chunk);
+  fclose(maps);
+  return err;
+}
+
+static void report_access(int pid, int error, mprof_diag_fn diag, void *context) {
+  if (error == -EPERM || error == -EACCES) {
+    FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "r");
+    int scope = 0;
+    if (f && fscanf(f, "%d", &scope) != 1) scope = 0;
+    if (f) fclose(f);
+    report(diag, context,
+           "process %d: cannot read its memory (%s): it must run as your user "
+           "and be traceable%s",
+           pid, strerror(-error),
+           scope >= 1 ? "; /proc/sys/kernel/yama/ptrace_scope is not 0, so run "
+                        "as root, or start the program from mprof's parent, or "
+                        "set the scope to 0"
+                      : "");
+  } else {
+    report(diag, context, "process %d: %s", pid, strerror(-error));
+  }
+}
+
+int mprof_trace_open_process(int pid, mprof_diag_fn diag, void *context,
+                             mprof_trace_t **out) {
+  found_t found = {0};
+  int err = find_in_process(pid, &found);
+  if (err) {
+    report_access(pid, err, diag, context);
+    return MPROF_EIO;
+  }
+  if (!found.count) {
+    report(diag, context, "process %d: no mprof trace in its memory", pid);
+    return MPROF_EINVAL;
+  }
+  mprof__source_t src = {NULL, pid, found.address};
+  uint8_t *copy;
+  uint32_t dropped;
+  err = mprof__snapshot_copy(&src, &found.layout, &copy, &dropped);
+  if (err) {
+    report(diag, context, "process %d: trace at 0x%" PRIx64 ": %s", pid,
+           found.address, strerror(errno));
+    return err;
+  }
+  char name[64];
+  snprintf(name, sizeof name, "process %d", pid);
+  err = mprof__trace_open_map(copy, found.layout.size, copy, found.layout.size,
+                              name, diag, context, out);
+  if (!err) mprof__diag_dropped(*out, dropped);
+  return err;
+}
+
+/* --- A core dump ------------------------------------------------------------- */
+
+/* Search the PT_LOAD segments of the core at data (size bytes). */
+static int find_in_core(const uint8_t *data, size_t size, found_t *found,
+                        uint64_t *offset) {
+  if (size < sizeof(Elf64_Ehdr) || memcmp(data, ELFMAG, SELFMAG) ||
+      data[EI_CLASS] != ELFCLASS64)
+    return -1;
+  const Elf64_Ehdr *eh = (const Elf64_Ehdr *)data;
+  if (eh->e_type != ET_CORE || eh->e_phentsize != sizeof(Elf64_Phdr) ||
+      eh->e_phoff > size || (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr) >
+                                size - eh->e_phoff)
+    return -1;
+  const Elf64_Phdr *ph = (const Elf64_Phdr *)(data + eh->e_phoff);
+  for (int i = 0; i < eh->e_phnum; i++) {
+    if (ph[i].p_type != PT_LOAD || !(ph[i].p_flags & PF_W) ||
+        ph[i].p_offset > size || ph[i].p_filesz > size - ph[i].p_offset)
+      continue;
+    int before = found->count;
+    uint64_t address = found->address;
+    search(data + ph[i].p_offset, ph[i].p_filesz, ph[i].p_vaddr, ph[i].p_filesz,
+           found);
+    if (found->count != before && found->address != address)
+      *offset = ph[i].p_offset + (found->address - ph[i].p_vaddr);
+  }
+  return 0;
+}
+
+int mprof_trace_open_core(const char *path, mprof_diag_fn diag, void *context,
+                          mprof_trace_t **out) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  struct stat st;
+  if (fd < 0 || fstat(fd, &st) < 0 || st.st_size == 0) {
+    report(diag, context, "%s: %s", path, fd < 0 ? strerror(errno) : "empty file");
+    if (fd >= 0) close(fd);
+    return MPROF_EIO;
+  }
+  size_t size = (size_t)st.st_size;
+  uint8_t *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  close(fd);
+  if (map == MAP_FAILED) {
+    report(diag, context, "%s: %s", path, strerror(errno));
+    return MPROF_EIO;
+  }
+  found_t found = {0};
+  uint64_t offset = 0;
+  if (find_in_core(map, size, &found, &offset) || !found.count) {
+    report(diag, context, "%s: not an ELF core dump, or no mprof trace in it",
+           path);
+    munmap(map, size);
+    return MPROF_EINVAL;
+  }
+  return mprof__trace_open_map(map + offset, found.layout.size, map, size, path,
+                               diag, context, out);
+}
