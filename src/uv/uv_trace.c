@@ -194,18 +194,30 @@ static void text_put(text_t *text, const char *part, size_t n) {
   text->length += n;
 }
 
-/* value in base 10 or 16 (16: all 16 digits), after a space.  Each base
- * has its own loop, so the compiler divides by a constant (a multiply). */
+/* The decimal digits of 0 to 99, two by two. */
+static const char digit_pairs[] =
+    "000102030405060708091011121314151617181920212223242526272829"
+    "303132333435363738394041424344454647484950515253545556575859"
+    "606162636465666768697071727374757677787980818283848586878889"
+    "90919293949596979899";
+
+/* value in base 10 or 16 (16: all 16 digits), after a space.  Decimal
+ * digits come two at a time, dividing by a constant (a multiply). */
 static void text_number(text_t *text, uint64_t value, unsigned base) {
   char digits[24];
   char *end = digits + sizeof digits, *at = end;
-  if (base == 16)
+  if (base == 16) {
     for (int i = 0; i < 16; i++, value >>= 4)
       *--at = "0123456789abcdef"[value & 15];
-  else
-    do
-      *--at = (char)('0' + value % 10);
-    while (value /= 10);
+  } else {
+    for (; value >= 10; value /= 100) {
+      const char *pair = digit_pairs + 2 * (value % 100);
+      *--at = pair[1];
+      *--at = pair[0];
+    }
+    if (value || at == end)
+      *--at = (char)('0' + value);
+  }
   *--at = ' ';
   text_put(text, at, (size_t)(end - at));
 }
