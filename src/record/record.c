@@ -521,6 +521,13 @@ void mprof__label(uint64_t thread, const char *label) {
     emit_id_string(s, MPROF__EV_LABEL, thread, 0, text, length, NAMES_OR_RING);
 }
 
+void mprof__label_unique(uint64_t thread, const char *label, size_t length) {
+  if (UNLIKELY(!is_started())) return;
+  size_t limit = string_limit();
+  emit_id_string(stream_get(), MPROF__EV_LABEL, thread, 0, label,
+                 length < limit ? length : limit, NAMES_OR_RING);
+}
+
 void mprof__signal(uint64_t target) {
   if (UNLIKELY(!is_started())) return;
   emit_thread(MPROF__EV_SIGNAL, target);

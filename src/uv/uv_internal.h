@@ -36,6 +36,12 @@ const mprof__uv_real_t *mprof__uv_real(void);
 /* A callback of any type, cast back to its own type before the call. */
 typedef void (*mprof__uv_fn)(void);
 
+/* An IP socket's address as the labels show it: "ip:port", or empty. */
+typedef struct mprof__uv_address_s {
+  char text[64];
+  size_t length; /* strlen(text), so a label takes it without a strlen */
+} mprof__uv_address_t;
+
 /* What the tracing code keeps about one request, handle or loop. */
 typedef struct mprof__uv_entry_s {
   struct mprof__uv_entry_s *next; /* in its hash chain (uv_map.c) */
@@ -48,7 +54,7 @@ typedef struct mprof__uv_entry_s {
   mprof__uv_fn work_cb;           /* work requests: the pool's part */
   uv_prepare_t *poll_mark;        /* loops: runs just before each poll */
   uint64_t sent_bytes, received_bytes; /* TCP: bytes each way so far */
-  char local[64], peer[64];            /* IP sockets: "ip:port", or empty */
+  mprof__uv_address_t local, peer;     /* IP sockets */
 } mprof__uv_entry_t;
 
 /* A new entry for key (replacing any old one); NULL if out of memory. */

@@ -1,9 +1,14 @@
 /* uv_map.c -- the tracing state of each libuv request, handle and loop,
- * found by its address: a chained hash table under one mutex, since a
+ * found by its address: a chained hash table under one lock, since a
  * libuv program may run loops on several OS threads and uv_async_send()
- * and the thread pool reach it from others.
+ * and the thread pool reach it from others.  The lock is a spin lock (that
+ * yields the CPU while it waits): it is taken several times per read and
+ * write, each time for a few loads, where a pthread mutex cost more than
+ * the lookup itself.
  */
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -12,7 +17,16 @@
 #define BUCKETS 4096
 
 static mprof__uv_entry_t *buckets[BUCKETS];
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static atomic_flag locked = ATOMIC_FLAG_INIT;
+
+static void lock(void) {
+  while (atomic_flag_test_and_set_explicit(&locked, memory_order_acquire))
+    sched_yield();
+}
+
+static void unlock(void) {
+  atomic_flag_clear_explicit(&locked, memory_order_release);
+}
 
 static size_t bucket_of(const void *key) {
   uintptr_t k = (uintptr_t)key;
@@ -28,50 +42,47 @@ static mprof__uv_entry_t **link_of(const void *key) {
 }
 
 mprof__uv_entry_t *mprof__uv_map_take(const void *key) {
-  pthread_mutex_lock(&lock);
+  lock();
   mprof__uv_entry_t **link = link_of(key), *entry = *link;
   if (entry)
     *link = entry->next;
-  pthread_mutex_unlock(&lock);
+  unlock();
   return entry;
 }
 
 mprof__uv_entry_t *mprof__uv_map_get(const void *key) {
-  pthread_mutex_lock(&lock);
+  lock();
   mprof__uv_entry_t *entry = *link_of(key);
-  pthread_mutex_unlock(&lock);
+  unlock();
   return entry;
 }
 
 uint64_t mprof__uv_map_thread(const void *key) {
-  pthread_mutex_lock(&lock);
+  lock();
   mprof__uv_entry_t *entry = *link_of(key);
   uint64_t thread = entry ? entry->thread : MPROF_NONE;
-  pthread_mutex_unlock(&lock);
+  unlock();
   return thread;
 }
 
 mprof__uv_entry_t *mprof__uv_map_add(const void *key, uint64_t thread) {
-  mprof__uv_entry_t *entry = calloc(1, sizeof *entry);
+  /* malloc, not calloc: glibc's calloc skips the per-thread cache, and an
+   * entry is made for every traced request. */
+  mprof__uv_entry_t *entry = malloc(sizeof *entry);
   if (!entry)
     return NULL;
-  entry->key = key;
-  entry->thread = thread;
-  pthread_mutex_lock(&lock);
+  *entry = (mprof__uv_entry_t){.key = key, .thread = thread};
+  lock();
   /* A handle initialised again without a close replaces its old state. */
   mprof__uv_entry_t **link = link_of(key), *old = *link;
   entry->next = old ? old->next : NULL;
   *link = entry;
-  pthread_mutex_unlock(&lock);
+  unlock();
   free(old);
   return entry;
 }
 
-/* fork() in another OS thread may leave the lock held in the child. */
-static void fork_prepare(void) { pthread_mutex_lock(&lock); }
-static void fork_parent(void) { pthread_mutex_unlock(&lock); }
-static void fork_child(void) { pthread_mutex_init(&lock, NULL); }
-
+/* fork() in another OS thread may not leave the lock held in the child. */
 __attribute__((constructor)) static void map_init(void) {
-  pthread_atfork(fork_prepare, fork_parent, fork_child);
+  pthread_atfork(lock, unlock, unlock);
 }

@@ -7,11 +7,14 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "uv_internal.h"
 
 static mprof__uv_real_t real;
 static pthread_once_t real_once = PTHREAD_ONCE_INIT;
+/* Set once real is filled: each wrapped call then skips pthread_once. */
+static atomic_int real_ready;
 
 static void real_resolve(void) {
 #define MPROF__UV_RESOLVE(ret, name, params, args)                             \
@@ -23,10 +26,12 @@ static void real_resolve(void) {
   MPROF__UV_HELPERS(MPROF__UV_HELPER_RESOLVE)
 #undef MPROF__UV_RESOLVE
 #undef MPROF__UV_HELPER_RESOLVE
+  atomic_store_explicit(&real_ready, 1, memory_order_release);
 }
 
 const mprof__uv_real_t *mprof__uv_real(void) {
-  pthread_once(&real_once, real_resolve);
+  if (!atomic_load_explicit(&real_ready, memory_order_acquire))
+    pthread_once(&real_once, real_resolve);
   return &real;
 }
 

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../record/record.h"
 #include "uv_internal.h"
 
 #define REAL (mprof__uv_real())
@@ -121,41 +122,42 @@ static mprof__uv_entry_t *watch(const void *handle, mprof__uv_fn cb,
 /* --- Addresses and the network labels --- */
 
 /* "ip:port" or "[ip6]:port" of an IP address; empty for other families. */
-static void address_text(const struct sockaddr *sa, char *out, size_t size) {
+static void address_text(const struct sockaddr *sa, mprof__uv_address_t *out) {
   char ip[INET6_ADDRSTRLEN];
-  out[0] = 0;
+  out->text[0] = 0;
   if (sa->sa_family == AF_INET) {
     const struct sockaddr_in *in = (const struct sockaddr_in *)sa;
     if (inet_ntop(AF_INET, &in->sin_addr, ip, sizeof ip))
-      snprintf(out, size, "%s:%u", ip, ntohs(in->sin_port));
+      snprintf(out->text, sizeof out->text, "%s:%u", ip, ntohs(in->sin_port));
   } else if (sa->sa_family == AF_INET6) {
     const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)sa;
     if (inet_ntop(AF_INET6, &in6->sin6_addr, ip, sizeof ip))
-      snprintf(out, size, "[%s]:%u", ip, ntohs(in6->sin6_port));
+      snprintf(out->text, sizeof out->text, "[%s]:%u", ip,
+               ntohs(in6->sin6_port));
   }
+  out->length = strlen(out->text);
 }
 
 typedef int (*name_fn)(const void *handle, struct sockaddr *name, int *length);
 
-/* Fill *text once from a getsockname-like call; nonzero if it is known. */
-static int address_cached(char *text, size_t size, name_fn fn,
+/* Fill *address once from a getsockname-like call; nonzero if known. */
+static int address_cached(mprof__uv_address_t *address, name_fn fn,
                           const void *handle) {
-  if (!text[0]) {
+  if (!address->length) {
     struct sockaddr_storage name;
     int length = sizeof name;
     if (fn(handle, (struct sockaddr *)&name, &length) == 0)
-      address_text((struct sockaddr *)&name, text, size);
+      address_text((struct sockaddr *)&name, address);
   }
-  return text[0] != 0;
+  return address->length != 0;
 }
 
 /* A TCP handle's two addresses, looked up once; nonzero if both known. */
 static int tcp_addresses(mprof__uv_entry_t *entry, const uv_tcp_t *tcp) {
   return entry->handle_type == UV_TCP &&
-         address_cached(entry->local, sizeof entry->local,
-                        (name_fn)REAL->uv_tcp_getsockname, tcp) &&
-         address_cached(entry->peer, sizeof entry->peer,
-                        (name_fn)REAL->uv_tcp_getpeername, tcp);
+         address_cached(&entry->local, (name_fn)REAL->uv_tcp_getsockname,
+                        tcp) &&
+         address_cached(&entry->peer, (name_fn)REAL->uv_tcp_getpeername, tcp);
 }
 
 static size_t bufs_length(const uv_buf_t bufs[], unsigned int nbufs) {
@@ -179,51 +181,67 @@ static uint64_t payload_hash(const uv_buf_t bufs[], unsigned int nbufs,
 
 /* A label under construction: the network labels are built by hand, as
  * they come with every read and write (snprintf costs several times as
- * much). */
+ * much), from parts whose lengths are known (no strlen). */
 typedef struct text_s {
   char buf[192];
   size_t length;
 } text_t;
 
-static void text_put(text_t *text, const char *part) {
-  size_t n = strlen(part);
+static void text_put(text_t *text, const char *part, size_t n) {
   if (n > sizeof text->buf - 1 - text->length)
     n = sizeof text->buf - 1 - text->length;
   memcpy(text->buf + text->length, part, n);
   text->length += n;
-  text->buf[text->length] = 0;
 }
 
-/* value in base 10 or 16 (16: all 16 digits), after a space. */
+/* The decimal digits of 0 to 99, two by two. */
+static const char digit_pairs[] =
+    "000102030405060708091011121314151617181920212223242526272829"
+    "303132333435363738394041424344454647484950515253545556575859"
+    "606162636465666768697071727374757677787980818283848586878889"
+    "90919293949596979899";
+
+/* value in base 10 or 16 (16: all 16 digits), after a space.  Decimal
+ * digits come two at a time, dividing by a constant (a multiply). */
 static void text_number(text_t *text, uint64_t value, unsigned base) {
   char digits[24];
-  char *at = digits + sizeof digits;
-  *--at = 0;
-  int count = 0;
-  do {
-    *--at = "0123456789abcdef"[value % base];
-    value /= base;
-    count++;
-  } while (value || (base == 16 && count < 16));
+  char *end = digits + sizeof digits, *at = end;
+  if (base == 16) {
+    for (int i = 0; i < 16; i++, value >>= 4)
+      *--at = "0123456789abcdef"[value & 15];
+  } else {
+    for (; value >= 10; value /= 100) {
+      const char *pair = digit_pairs + 2 * (value % 100);
+      *--at = pair[1];
+      *--at = pair[0];
+    }
+    if (value || at == end)
+      *--at = (char)('0' + value);
+  }
   *--at = ' ';
-  text_put(text, at);
+  text_put(text, at, (size_t)(end - at));
 }
 
 /* "net DIRECTION PROTOCOL SOURCE DESTINATION KEY LENGTH" on thread, where
- * KEY is the TCP offset (base 10) or the UDP payload hash (base 16). */
-static void net_label(uint64_t thread, const char *head, const char *source,
-                      const char *destination, uint64_t key, unsigned base,
-                      size_t length) {
-  if (!source[0] || !destination[0])
+ * KEY is the TCP offset (base 10) or the UDP payload hash (base 16); head
+ * is "net DIRECTION PROTOCOL ".  The offsets make each TCP label unique,
+ * so the recorder writes them without interning them. */
+static void net_label(uint64_t thread, const char *head,
+                      const mprof__uv_address_t *source,
+                      const mprof__uv_address_t *destination, uint64_t key,
+                      unsigned base, size_t length) {
+  if (!source->length || !destination->length)
     return;
-  text_t text = {"", 0};
-  text_put(&text, head);
-  text_put(&text, source);
-  text_put(&text, " ");
-  text_put(&text, destination);
+  text_t text; /* not = {0}: zeroing buf would cost more than the label */
+  text.length = 0;
+  text_put(&text, head, strlen(head));
+  text_put(&text, source->text, source->length);
+  text_put(&text, " ", 1);
+  text_put(&text, destination->text, destination->length);
   text_number(&text, key, base);
   text_number(&text, length, 10);
-  mprof_label(thread, text.buf);
+  text.buf[text.length] = 0;
+  mprof__label_unique(thread, text.buf, text.length);
 }
 
 /* "net send tcp ..." on thread: length bytes written to a stream. */
@@ -232,7 +250,7 @@ static void stream_sent(uv_stream_t *stream, uint64_t thread, size_t length) {
   mprof_counter_increase(bytes_written, (int64_t)length);
   if (!handle || !tcp_addresses(handle, (uv_tcp_t *)stream))
     return;
-  net_label(thread, "net send tcp ", handle->local, handle->peer,
+  net_label(thread, "net send tcp ", &handle->local, &handle->peer,
             handle->sent_bytes, 10, length);
   handle->sent_bytes += length;
 }
@@ -243,7 +261,7 @@ static void stream_received(mprof__uv_entry_t *handle, uv_stream_t *stream,
   mprof_counter_increase(bytes_read, (int64_t)length);
   if (!tcp_addresses(handle, (uv_tcp_t *)stream))
     return;
-  net_label(handle->thread, "net recv tcp ", handle->peer, handle->local,
+  net_label(handle->thread, "net recv tcp ", &handle->peer, &handle->local,
             handle->received_bytes, 10, length);
   handle->received_bytes += length;
 }
@@ -635,7 +653,7 @@ int mprof_uv_accept(uv_stream_t *server, uv_stream_t *client) {
   int saved = errno;
   if (tcp_addresses(entry, (uv_tcp_t *)client)) {
     char label[96];
-    snprintf(label, sizeof label, "tcp from %s", entry->peer);
+    snprintf(label, sizeof label, "tcp from %s", entry->peer.text);
     mprof_label(entry->thread, label);
   }
   errno = saved;
@@ -719,9 +737,10 @@ int mprof_uv_tcp_connect(uv_connect_t *req, uv_tcp_t *handle,
                          const struct sockaddr *addr, uv_connect_cb cb) {
   mprof__uv_entry_t *entry = NULL;
   if (cb && addr && mprof_is_started()) {
-    char label[96], target[64];
-    address_text(addr, target, sizeof target);
-    snprintf(label, sizeof label, "connect %s", target);
+    char label[96];
+    mprof__uv_address_t target;
+    address_text(addr, &target);
+    snprintf(label, sizeof label, "connect %s", target.text);
     entry = begin(req, MPROF_CONNECT, label, (mprof__uv_fn)cb);
   }
   return submitted(entry, REAL->uv_tcp_connect(req, handle, addr,
@@ -753,16 +772,14 @@ static void udp_sent(uint64_t thread, uv_udp_t *udp, const uv_buf_t bufs[],
   mprof_counter_increase(bytes_written, (int64_t)length);
   if (!handle)
     return;
-  char destination[64] = "";
+  mprof__uv_address_t destination;
   if (addr)
-    address_text(addr, destination, sizeof destination);
+    address_text(addr, &destination);
   else
-    address_cached(handle->peer, sizeof handle->peer,
-                   (name_fn)REAL->uv_udp_getpeername, udp);
-  address_cached(handle->local, sizeof handle->local,
-                 (name_fn)REAL->uv_udp_getsockname, udp);
-  net_label(thread, "net send udp ", handle->local,
-            addr ? destination : handle->peer,
+    address_cached(&handle->peer, (name_fn)REAL->uv_udp_getpeername, udp);
+  address_cached(&handle->local, (name_fn)REAL->uv_udp_getsockname, udp);
+  net_label(thread, "net send udp ", &handle->local,
+            addr ? &destination : &handle->peer,
             payload_hash(bufs, nbufs, length), 16, length);
 }
 
@@ -786,12 +803,11 @@ static void udp_recv_fire(uv_udp_t *udp, ssize_t nread, const uv_buf_t *buf,
   mprof__uv_entry_t *entry = enter(udp);
   if (nread > 0) {
     mprof_counter_increase(bytes_read, nread);
-    char source[64] = "";
+    mprof__uv_address_t source = {"", 0};
     if (addr)
-      address_text(addr, source, sizeof source);
-    address_cached(entry->local, sizeof entry->local,
-                   (name_fn)REAL->uv_udp_getsockname, udp);
-    net_label(entry->thread, "net recv udp ", source, entry->local,
+      address_text(addr, &source);
+    address_cached(&entry->local, (name_fn)REAL->uv_udp_getsockname, udp);
+    net_label(entry->thread, "net recv udp ", &source, &entry->local,
               payload_hash(buf, 1, (size_t)nread), 16, (size_t)nread);
   }
   ((uv_udp_recv_cb)entry->read_cb)(udp, nread, buf, addr, flags);
@@ -858,12 +874,12 @@ static void getnameinfo_done(uv_getnameinfo_t *req, int status,
 int mprof_uv_getnameinfo(uv_loop_t *loop, uv_getnameinfo_t *req,
                          uv_getnameinfo_cb cb, const struct sockaddr *addr,
                          int flags) {
-  char target[64] = "";
+  mprof__uv_address_t target = {"", 0};
   if (cb && addr && mprof_is_started())
-    address_text(addr, target, sizeof target);
+    address_text(addr, &target);
   mprof__uv_entry_t *entry =
       begin_async(req, (mprof__uv_fn)cb, MPROF_GETNAMEINFO, "getnameinfo",
-                  target[0] ? target : NULL);
+                  target.length ? target.text : NULL);
   return submitted(entry, REAL->uv_getnameinfo(loop, req,
                                                entry ? getnameinfo_done : cb,
                                                addr, flags));
