@@ -167,6 +167,20 @@ static int merge_streams(mprof_model_t *m, cursor_t *cursors, size_t n,
   return 0;
 }
 
+/* a + b, held at the int64 limits: anchors come from the trace (maybe
+ * damaged) and offsets from the user. */
+static int64_t add_ns(int64_t a, int64_t b) {
+  int64_t sum;
+  if (!__builtin_add_overflow(a, b, &sum)) return sum;
+  return b > 0 ? INT64_MAX : INT64_MIN;
+}
+
+/* Ticks at freq as ns, held at INT64_MAX. */
+static int64_t ticks_ns(uint64_t ticks, uint64_t freq) {
+  unsigned __int128 ns = (unsigned __int128)ticks * 1000000000u / freq;
+  return ns > INT64_MAX ? INT64_MAX : (int64_t)ns;
+}
+
 /* Place each trace on the axis: its anchor plus offset, less the
  * earliest of them (returned), so that every base is >= 0.  One trace with
  * no offset keeps its own clock. */
@@ -174,14 +188,14 @@ static int64_t place_sources(const mprof_trace_t *const *traces, size_t count,
                              const int64_t *offsets_ns, source_t *sources) {
   int64_t origin = INT64_MAX;
   for (size_t i = 0; i < count; i++) {
-    int64_t at = mprof_trace_info(traces[i])->clock_offset_ns +
-                 (offsets_ns ? offsets_ns[i] : 0);
+    int64_t at = add_ns(mprof_trace_info(traces[i])->clock_offset_ns,
+                        offsets_ns ? offsets_ns[i] : 0);
     if (at < origin) origin = at;
   }
   int alone = count == 1 && (!offsets_ns || offsets_ns[0] == 0);
   for (size_t i = 0; i < count; i++) {
     const mprof_trace_info_t *info = mprof_trace_info(traces[i]);
-    int64_t at = info->clock_offset_ns + (offsets_ns ? offsets_ns[i] : 0);
+    int64_t at = add_ns(info->clock_offset_ns, offsets_ns ? offsets_ns[i] : 0);
     sources[i] = (source_t){traces[i], (uint32_t)i,
                             alone ? 0 : info->clock_freq_hz,
                             (uint64_t)at - (uint64_t)origin};
@@ -193,9 +207,10 @@ static int64_t place_sources(const mprof_trace_t *const *traces, size_t count,
 static int64_t wall_start(const mprof_model_t *m, const source_t *first,
                           int64_t origin) {
   uint64_t ticks = m->view.start_ticks;
-  if (first->freq_hz) return origin + (int64_t)ticks; /* the axis is in ns */
+  if (first->freq_hz) /* the axis is in ns */
+    return add_ns(origin, ticks > INT64_MAX ? INT64_MAX : (int64_t)ticks);
   uint64_t freq = mprof_trace_info(first->trace)->clock_freq_hz;
-  return origin + (int64_t)((unsigned __int128)ticks * 1000000000u / freq);
+  return add_ns(origin, ticks_ns(ticks, freq));
 }
 
 /* The traces can share one model: not too many, all legacy or none. */
