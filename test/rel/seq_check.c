@@ -12,7 +12,11 @@
  * event) may find its previous packet overwritten by the others, its newest
  * events being the oldest of the ring.  Such a thread's newest values may
  * be missing only if a stream shows exactly that: a newest packet with no
- * value and its predecessor gone.  Any diagnostic from the reader fails
+ * value and its predecessor gone.  And the ring reuses packets by position,
+ * skipping those still held: a packet held while the others lapped it
+ * outlives its stream's next ones, so values may jump forward, never back,
+ * where the stream's sequence numbers show a packet missing (the reader
+ * sees the same gap).  Any diagnostic from the reader fails
  * too.  --live: the trace was copied while the writer ran on, so a packet
  * may have been reused between two packet copies: values must be
  * contiguous within a packet and increasing across packets, and none may be
@@ -30,6 +34,8 @@
 typedef struct check_s {
   int threads, live;
   int packet_start; /* no value of this packet seen yet */
+  int after_gap;    /* this packet's stream lost the packet before it */
+  uint64_t gaps;    /* values jumped over at such gaps */
   int64_t last[MAX_THREADS]; /* -1: none seen */
   uint64_t events, values;
   int failed;
@@ -51,13 +57,14 @@ static int on_event(void *context, const mprof_event_t *ev) {
     return c->failed = 1;
   }
   int64_t *last = &c->last[ev->counter - 1];
-  int gap_allowed = c->live && c->packet_start;
+  int gap_allowed = (c->live || c->after_gap) && c->packet_start;
   c->packet_start = 0;
   if (*last >= 0 && (gap_allowed ? ev->value <= *last : ev->value != *last + 1)) {
     fprintf(stderr, "seq_check: thread %u: value %" PRId64 " after %" PRId64 "\n",
             ev->counter - 1, ev->value, *last);
     return c->failed = 1;
   }
+  if (*last >= 0 && c->after_gap) c->gaps += (uint64_t)(ev->value - *last - 1);
   *last = ev->value;
   c->values++;
   c->packet_values++;
@@ -70,16 +77,17 @@ static void read_packets(const mprof_trace_t *trace, check_t *c) {
   size_t packets = mprof_trace_packet_count(trace);
   for (size_t i = 0; i < packets && !c->failed; i++) {
     const mprof_packet_info_t *p = mprof_trace_packet(trace, i);
-    c->packet_start = 1;
-    c->packet_values = 0;
-    if (mprof_trace_packet_events(trace, i, on_event, c) < 0) c->failed = 1;
     const mprof_packet_info_t *next = mprof_trace_packet(trace, i + 1);
     const mprof_packet_info_t *before = i ? mprof_trace_packet(trace, i - 1) : NULL;
     int newest = !next || next->stream_class != p->stream_class ||
                  next->stream_instance != p->stream_instance;
-    int predecessor = before && before->stream_class == p->stream_class &&
-                      before->stream_instance == p->stream_instance &&
-                      before->seq_num + 1 == p->seq_num;
+    int same_stream = before && before->stream_class == p->stream_class &&
+                      before->stream_instance == p->stream_instance;
+    int predecessor = same_stream && before->seq_num + 1 == p->seq_num;
+    c->packet_start = 1;
+    c->packet_values = 0;
+    c->after_gap = same_stream && !predecessor;
+    if (mprof_trace_packet_events(trace, i, on_event, c) < 0) c->failed = 1;
     if (p->stream_class == 0 && newest && !c->packet_values && !predecessor)
       c->overwritten++;
   }
@@ -122,6 +130,7 @@ int main(int argc, char **argv) {
     }
   }
   if (c.failed) return 1;
+  if (c.gaps) printf("%" PRIu64 " values in packets the ring reused (a sequence gap)\n", c.gaps);
   printf("events %" PRIu64 " values %" PRIu64 "\n", c.events, c.values);
   return 0;
 }
