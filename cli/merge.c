@@ -128,7 +128,7 @@ static int clock_move(const char *path, int64_t delta_ns) {
     return -1;
   }
   text[size] = 0;
-  long long freq, seconds, cycles;
+  long long freq = 0, seconds = 0, cycles = 0;
   char *clock = strstr(text, "\nclock {");
   char *freq_at = clock ? number_after(clock, "\tfreq = ", &freq) : NULL;
   char *seconds_at =
