@@ -486,8 +486,67 @@ static void test_net_ctf(void **state) {
   mprof_trace_close(trace);
 }
 
+/* Events gathered by mprof_trace_packet_events. */
+typedef struct gathered_s {
+  mprof_event_t *events;
+  size_t count, capacity;
+} gathered_t;
+
+static int gather(void *context, const mprof_event_t *event) {
+  gathered_t *g = context;
+  assert_true(g->count < g->capacity);
+  g->events[g->count++] = *event;
+  return 0;
+}
+
+static void quiet(void *context, const char *line) {
+  (void)context;
+  (void)line;
+}
+
+/* mprof_trace_packet_decode gives, packet by packet, exactly what
+ * mprof_trace_packet_events delivers, stops at its capacity, and says
+ * when damage ended a packet; returns how many packets were damaged. */
+static size_t check_packet_decode(const char *path) {
+  mprof_trace_t *trace;
+  assert_int_equal(mprof_trace_open(path, quiet, NULL, &trace), 0);
+  size_t damaged_packets = 0;
+  for (size_t i = 0; i < mprof_trace_packet_count(trace); i++) {
+    size_t most = mprof_trace_packet_max_events(trace, i);
+    gathered_t g = {calloc(most + 1, sizeof *g.events), 0, most};
+    mprof_event_t *events = calloc(most + 1, sizeof *events);
+    assert_non_null(g.events);
+    assert_non_null(events);
+    long delivered = mprof_trace_packet_events(trace, i, gather, &g);
+    int damaged = -1;
+    size_t n = mprof_trace_packet_decode(trace, i, events, most, &damaged);
+    assert_int_equal(n, g.count);
+    assert_int_equal(damaged, delivered < 0);
+    assert_memory_equal(events, g.events, n * sizeof *events);
+    damaged_packets += (size_t)damaged;
+    if (n > 2) {
+      assert_int_equal(mprof_trace_packet_decode(trace, i, events, 2, NULL), 2);
+      assert_memory_equal(events, g.events, 2 * sizeof *events);
+    }
+    free(g.events);
+    free(events);
+  }
+  mprof_trace_close(trace);
+  return damaged_packets;
+}
+
+static const char *damaged_ctf; /* an mprof trace with a bad event id */
+
+static void test_packet_decode(void **state) {
+  (void)state;
+  assert_int_equal(check_packet_decode(net_ctf), 0);
+  assert_int_equal(check_packet_decode(damaged_ctf), 1);
+}
+
 int main(int argc, char **argv) {
   net_ctf = argc > 1 ? argv[1] : "../shared/data/net.ctf";
+  damaged_ctf =
+      argc > 2 ? argv[2] : "test/data/damaged/event-id-out-of-range.ctf";
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_lifetimes_and_arrows),
       cmocka_unit_test(test_becomes_and_bad_input),
@@ -501,6 +560,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_heard_signal_is_fine),
       cmocka_unit_test(test_chain_and_critical_path),
       cmocka_unit_test(test_net_ctf),
+      cmocka_unit_test(test_packet_decode),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

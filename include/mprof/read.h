@@ -133,6 +133,21 @@ typedef int (*mprof_event_fn)(void *context, const mprof_event_t *event);
 long mprof_trace_packet_events(const mprof_trace_t *trace, size_t index,
                                mprof_event_fn fn, void *context);
 
+/* At most how many events packet index holds (a bound from its size): the
+ * capacity mprof_trace_packet_decode needs for the whole packet. */
+size_t mprof_trace_packet_max_events(const mprof_trace_t *trace,
+                                     size_t index);
+
+/* Decode the events of packet index in order into events[0 .. capacity),
+ * as mprof_trace_packet_events delivers them but with no call per event:
+ * the fast way for a reader that keeps a packet's events.  Returns how many
+ * were written.  *damaged (if not NULL) is set to 1 when a damaged event,
+ * reported through the trace's diag, ended the packet early (the events
+ * before it were written), else to 0. */
+size_t mprof_trace_packet_decode(const mprof_trace_t *trace, size_t index,
+                                 mprof_event_t *events, size_t capacity,
+                                 int *damaged);
+
 /* Name of an event kind ("create", ...). */
 const char *mprof_event_kind_name(mprof_event_kind_t kind);
 

@@ -28,7 +28,6 @@ typedef struct cursor_s {
   size_t next_packet, end_packet; /* packets of this stream still to decode */
   mprof_event_t *events;          /* the decoded packet */
   size_t count, cap, at;
-  int failed;                     /* out of memory while decoding */
 } cursor_t;
 
 /* Does event kind k carry thread ids in a and b? */
@@ -59,27 +58,22 @@ static void move_event(const source_t *source, mprof_event_t *ev) {
   }
 }
 
-static int collect(void *context, const mprof_event_t *event) {
-  cursor_t *c = context;
-  if (c->count >= c->cap &&
-      mprof__grow(&c->events, &c->cap, c->count + 1, sizeof *c->events)) {
-    c->failed = 1;
-    return 1;
-  }
-  c->events[c->count] = *event;
-  move_event(c->source, &c->events[c->count++]);
-  return 0;
-}
-
 /* Decode packets until one yields events.  Returns 0 (c->at < c->count
  * when an event is ready) or MPROF_ENOMEM.  A damaged packet has been
  * reported by the reader; its good events are used. */
 static int cursor_fill(cursor_t *c) {
+  const source_t *source = c->source;
   c->count = c->at = 0;
   while (c->count == 0 && c->next_packet < c->end_packet) {
-    mprof_trace_packet_events(c->source->trace, c->next_packet++, collect, c);
-    if (c->failed) return MPROF_ENOMEM;
+    size_t packet = c->next_packet++;
+    size_t most = mprof_trace_packet_max_events(source->trace, packet);
+    if (mprof__grow(&c->events, &c->cap, most, sizeof *c->events))
+      return MPROF_ENOMEM;
+    c->count = mprof_trace_packet_decode(source->trace, packet, c->events,
+                                         c->cap, NULL);
   }
+  if (source->freq_hz || source->index)
+    for (size_t i = 0; i < c->count; i++) move_event(source, &c->events[i]);
   return 0;
 }
 

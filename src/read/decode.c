@@ -9,12 +9,17 @@
 #include "format.h"
 #include "trace_internal.h"
 
+/* Strings that label_ref events name, remembered by id (a few labels are
+ * used over and over): a label costs a table search only the first time. */
+#define STRING_CACHE 16
+
 /* Where decoding of one packet stands. */
 typedef struct decoder_s {
   const uint8_t *p;   /* next byte */
   const uint8_t *end; /* content end */
   uint64_t clock;     /* last clock value */
   uint64_t current;   /* running async thread */
+  const mprof_string_t *strings[STRING_CACHE];
 } decoder_t;
 
 static int take(decoder_t *d, size_t n, const uint8_t **out) {
@@ -158,18 +163,27 @@ static const mprof_string_t *string_find(const mprof_trace_t *t,
   return bsearch(&key, t->strings, t->string_count, sizeof key, string_order);
 }
 
+/* The string a label_ref names, through the decoder's cache. */
+static const mprof_string_t *label_string(const mprof_trace_t *t,
+                                          decoder_t *d, uint64_t stream,
+                                          uint32_t id) {
+  const mprof_string_t **slot = &d->strings[id % STRING_CACHE];
+  if (!*slot || (*slot)->id != id) *slot = string_find(t, stream, id);
+  return *slot;
+}
+
 /* Turn the format's event into the reader's: create_by lists the parent
  * first (the public event puts the child in a), and a label_ref becomes
  * the label it stands for. */
-static void normalise(const mprof_trace_t *t, uint32_t format_id,
-                      mprof_event_t *ev) {
+static void normalise(const mprof_trace_t *t, decoder_t *d,
+                      uint32_t format_id, mprof_event_t *ev) {
   if (ev->kind == MPROF_EVENT_CREATE_BY) {
     uint64_t parent = ev->a;
     ev->a = ev->b;
     ev->b = parent;
   }
   if (format_id == MPROF__EV_LABEL_REF) {
-    const mprof_string_t *s = string_find(t, ev->stream, ev->counter);
+    const mprof_string_t *s = label_string(t, d, ev->stream, ev->counter);
     ev->kind = MPROF_EVENT_LABEL;
     ev->text = s ? s->text : "";
     ev->text_length = s ? s->length : 0;
@@ -178,20 +192,22 @@ static void normalise(const mprof_trace_t *t, uint32_t format_id,
 }
 
 long mprof__packet_decode(const mprof_trace_t *t, size_t index,
-                          mprof_event_fn fn, void *context,
-                          uint64_t *end_ticks, uint64_t *good_bytes) {
+                          mprof__sink_t *sink, uint64_t *end_ticks,
+                          uint64_t *good_bytes) {
   const mprof_packet_info_t *pk = mprof_trace_packet(t, index);
   if (!pk) return MPROF_EINVAL;
   const uint8_t *base = t->data + pk->offset;
   decoder_t d = {base + MPROF__PACKET_HEADER_SIZE, base + pk->content_bytes,
-                 pk->timestamp_begin, pk->current_thread};
+                 pk->timestamp_begin, pk->current_thread, {NULL}};
   long count = 0;
   *end_ticks = pk->timestamp_begin;
   *good_bytes = MPROF__PACKET_HEADER_SIZE;
-  while (d.p < d.end) {
+  while (d.p < d.end && (!sink->out || (size_t)count < sink->capacity)) {
+    sink->count = (size_t)count;
     const uint8_t *start = d.p;
     uint32_t id = 0;
     const char *problem = NULL;
+    mprof_event_t one, *ev = sink->out ? &sink->out[count] : &one;
     if (decode_header(&d, &id)) {
       problem = "event header runs past content_size";
     } else {
@@ -200,22 +216,22 @@ long mprof__packet_decode(const mprof_trace_t *t, size_t index,
       if (kind >= MPROF__EV_COUNT) {
         problem = "unknown event id";
       } else {
-        mprof_event_t ev;
-        memset(&ev, 0, sizeof ev);
-        ev.kind = (mprof_event_kind_t)kind; /* the same numbers up to STRING */
-        ev.time_ticks = d.clock;
-        ev.stream = (uint32_t)pk->stream_instance;
-        ev.thread = d.current;
-        if (decode_payload(&d, kind, wide, &ev))
+        memset(ev, 0, sizeof *ev);
+        ev->kind = (mprof_event_kind_t)kind; /* the same numbers up to STRING */
+        ev->time_ticks = d.clock;
+        ev->stream = (uint32_t)pk->stream_instance;
+        ev->thread = d.current;
+        if (decode_payload(&d, kind, wide, ev))
           problem = "event payload runs past content_size";
         if (!problem) {
-          normalise(t, kind, &ev);
-          if (kind == MPROF__EV_SWITCH) d.current = ev.a;
+          normalise(t, &d, kind, ev);
+          if (kind == MPROF__EV_SWITCH) d.current = ev->a;
           if (kind == MPROF__EV_SUSPEND) d.current = MPROF_NONE;
           count++;
           *end_ticks = d.clock;
           *good_bytes = (uint64_t)(d.p - base);
-          if (fn && fn(context, &ev)) return count;
+          sink->count = (size_t)count;
+          if (sink->fn && sink->fn(sink->context, ev)) return count;
         }
       }
     }
@@ -249,21 +265,44 @@ int mprof__strings_load(mprof_trace_t *t) {
   if (!capacity) return 0;
   if (!(t->strings = malloc(capacity * sizeof *t->strings))) return MPROF_EIO;
   uint64_t end_ticks, good_bytes;
+  mprof__sink_t sink = {collect_string, t, NULL, 0, 0};
   for (size_t i = 0; i < t->packet_count; i++)
     /* A damaged event is told here, once: later reads of the packet stop
      * before it. */
     if (t->packets[i].stream_class == MPROF__STREAM_NAMES &&
-        mprof__packet_decode(t, i, collect_string, t, &end_ticks, &good_bytes) < 0)
+        mprof__packet_decode(t, i, &sink, &end_ticks, &good_bytes) < 0)
       t->packets[i].content_bytes = good_bytes;
   qsort(t->strings, t->string_count, sizeof *t->strings, string_order);
   return 0;
 }
 
-long mprof_trace_packet_events(const mprof_trace_t *t, size_t index,
-                               mprof_event_fn fn, void *context) {
+/* Decode packet index into sink: the mprof or the legacy way. */
+static long packet_decode(const mprof_trace_t *t, size_t index,
+                          mprof__sink_t *sink) {
   uint64_t end_ticks, good_bytes;
   if (index >= t->packet_count) return MPROF_EINVAL;
-  if (t->legacy)
-    return mprof__legacy_decode(t, index, fn, context, &good_bytes);
-  return mprof__packet_decode(t, index, fn, context, &end_ticks, &good_bytes);
+  if (t->legacy) return mprof__legacy_decode(t, index, sink, &good_bytes);
+  return mprof__packet_decode(t, index, sink, &end_ticks, &good_bytes);
+}
+
+long mprof_trace_packet_events(const mprof_trace_t *t, size_t index,
+                               mprof_event_fn fn, void *context) {
+  mprof__sink_t sink = {fn, context, NULL, 0, 0};
+  return packet_decode(t, index, &sink);
+}
+
+size_t mprof_trace_packet_max_events(const mprof_trace_t *t, size_t index) {
+  if (index >= t->packet_count) return 0;
+  uint64_t bytes = t->packets[index].content_bytes;
+  return (size_t)(t->legacy ? bytes / MPROF__LEGACY_MIN_EVENT
+                            : bytes / MPROF__COMPACT_HEADER_SIZE);
+}
+
+size_t mprof_trace_packet_decode(const mprof_trace_t *t, size_t index,
+                                 mprof_event_t *events, size_t capacity,
+                                 int *damaged) {
+  mprof__sink_t sink = {NULL, NULL, events, capacity, 0};
+  long n = packet_decode(t, index, &sink);
+  if (damaged) *damaged = n < 0;
+  return sink.count; /* with damage: the good events before it */
 }

@@ -15,7 +15,7 @@
 #include "format.h"
 #include "trace_internal.h"
 
-enum { LEGACY_EVENT_HEADER_SIZE = 9, LEGACY_MAGIC = 0xC1FC1FC1u };
+enum { LEGACY_EVENT_HEADER_SIZE = MPROF__LEGACY_MIN_EVENT, LEGACY_MAGIC = 0xC1FC1FC1u };
 
 enum legacy_op {
   OP_CREATES, OP_READ, OP_FULFILLS, OP_FAILS, OP_BECOMES, OP_LABEL,
@@ -192,26 +192,25 @@ static int decode_op(cursor_t *c, unsigned op, mprof_event_t *ev) {
 }
 
 long mprof__legacy_decode(const mprof_trace_t *t, size_t index,
-                          mprof_event_fn fn, void *context,
-                          uint64_t *good_bytes) {
+                          mprof__sink_t *sink, uint64_t *good_bytes) {
   const mprof_packet_info_t *pk = &t->packets[index];
   const uint8_t *base = t->data + pk->offset;
   cursor_t c = {base + MPROF__LEGACY_HEADER_SIZE, base + pk->content_bytes};
   uint64_t current = MPROF_NONE;
   long count = 0;
   *good_bytes = MPROF__LEGACY_HEADER_SIZE;
-  while (c.p < c.end) {
+  while (c.p < c.end && (!sink->out || (size_t)count < sink->capacity)) {
     const uint8_t *start = c.p;
-    mprof_event_t ev;
-    memset(&ev, 0, sizeof ev);
+    mprof_event_t one, *ev = sink->out ? &sink->out[count] : &one;
+    memset(ev, 0, sizeof *ev);
     int err = -1;
     unsigned op = 0;
     if (c.end - c.p >= LEGACY_EVENT_HEADER_SIZE) {
-      ev.time_ticks = mprof__get_u64(c.p);
+      ev->time_ticks = mprof__get_u64(c.p);
       op = c.p[8];
       c.p += LEGACY_EVENT_HEADER_SIZE;
-      ev.thread = current;
-      err = decode_op(&c, op, &ev);
+      ev->thread = current;
+      err = decode_op(&c, op, ev);
     }
     if (err) {
       mprof__diag_bad_event(
@@ -220,10 +219,11 @@ long mprof__legacy_decode(const mprof_trace_t *t, size_t index,
           count);
       return MPROF_EINVAL;
     }
-    if (ev.kind == MPROF_EVENT_SWITCH) current = ev.a;
+    if (ev->kind == MPROF_EVENT_SWITCH) current = ev->a;
     count++;
+    sink->count = (size_t)count;
     *good_bytes = (uint64_t)(c.p - base);
-    if (fn && fn(context, &ev)) break;
+    if (sink->fn && sink->fn(sink->context, ev)) break;
   }
   return count;
 }

@@ -60,11 +60,23 @@ void mprof__diag_bad_event(const mprof_trace_t *trace,
 void mprof__diag(const mprof_trace_t *trace, const char *format, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* Decode the events of a packet; *end_ticks gets the last event's clock and
- * *good_bytes the content size up to the last good event. */
+/* Where decoded events go: to fn one by one (out NULL), or into
+ * out[0 .. capacity).  count: how many good events so far. */
+typedef struct mprof__sink_s {
+  mprof_event_fn fn;
+  void *context;
+  mprof_event_t *out;
+  size_t capacity;
+  size_t count;
+} mprof__sink_t;
+
+/* Decode the events of a packet into sink; *end_ticks gets the last
+ * event's clock and *good_bytes the content size up to the last good
+ * event.  Returns the count, or MPROF_EINVAL after reporting a damaged
+ * event. */
 long mprof__packet_decode(const mprof_trace_t *trace, size_t index,
-                          mprof_event_fn fn, void *context,
-                          uint64_t *end_ticks, uint64_t *good_bytes);
+                          mprof__sink_t *sink, uint64_t *end_ticks,
+                          uint64_t *good_bytes);
 
 /* Replace the trace's bytes by a consistent copy (snapshot.c). */
 int mprof__snapshot(mprof_trace_t *trace);
@@ -113,14 +125,15 @@ enum {
   MPROF__LEGACY_PH_SIZE = 20,    /* u32: packet size in bits */
   MPROF__LEGACY_PH_COUNT = 24,   /* u16: packet counter, wraps */
   MPROF__LEGACY_PH_CONTENT = 26, /* u32: content size in bits */
-  MPROF__LEGACY_HEADER_SIZE = 30
+  MPROF__LEGACY_HEADER_SIZE = 30,
+  MPROF__LEGACY_MIN_EVENT = 9 /* a legacy event's clock and op */
 };
 
 int mprof__legacy_detect(const uint8_t *data, size_t size);
 int mprof__legacy_open(mprof_trace_t *trace);
 /* Decode a legacy packet as mprof__packet_decode does an mprof one. */
 long mprof__legacy_decode(const mprof_trace_t *trace, size_t index,
-                          mprof_event_fn fn, void *context,
+                          mprof__sink_t *sink,
                           uint64_t *good_bytes);
 
 /* The CTF form of a legacy trace (legacy_ctf.c): its metadata, and the
