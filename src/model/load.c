@@ -135,8 +135,20 @@ static int feed_run(mprof_model_t *m, cursor_t *cursors, uint32_t *heap,
   if (*live > 2 && earlier(cursors, heap[2], heap[1])) next = heap[2];
   cursor_t *c = &cursors[top];
   do {
-    int err = mprof_model_add(m, &c->events[c->at++]);
+    /* the run within this packet: up to the first event not before next's
+     * head (ties go to the lower cursor) */
+    size_t end = c->count;
+    if (next != UINT32_MAX) {
+      uint64_t limit = head_time(&cursors[next]);
+      end = c->at + 1;
+      while (end < c->count && (c->events[end].time_ticks < limit ||
+                                (c->events[end].time_ticks == limit &&
+                                 top < next)))
+        end++;
+    }
+    int err = mprof__model_add_events(m, c->events + c->at, end - c->at);
     if (err) return err;
+    c->at = end;
     if (c->at == c->count && cursor_fill(c)) return MPROF_ENOMEM;
   } while (c->at < c->count &&
            (next == UINT32_MAX || earlier(cursors, top, next)));

@@ -389,8 +389,10 @@ static int thread_resolve(mprof_model_t *m, uint32_t resolver,
     th->end_ns = t;
     th->ending = ev->kind == MPROF_EVENT_FAIL ? MPROF_ENDING_FAILED
                                                : MPROF_ENDING_RESOLVED;
-    if (ev->kind == MPROF_EVENT_FAIL)
+    if (ev->kind == MPROF_EVENT_FAIL) {
       th->failure = intern_text(m, ev->text, ev->text_length);
+      m->failed_threads++;
+    }
   }
   return arrow_add(m, MPROF_ARROW_RESOLVE, resolver, target, t, s);
 }
@@ -512,8 +514,8 @@ int mprof_model_new(uint64_t clock_freq_hz, int legacy, mprof_model_t **out) {
   return 0;
 }
 
-int mprof_model_add(mprof_model_t *m, const mprof_event_t *ev) {
-  if (m->finished) return MPROF_EINVAL;
+/* Apply one event (the model is not finished). */
+static inline int add_event(mprof_model_t *m, const mprof_event_t *ev) {
   if (!m->have_base) {
     m->view.start_ticks = ev->time_ticks;
     m->have_base = 1;
@@ -542,6 +544,20 @@ int mprof_model_add(mprof_model_t *m, const mprof_event_t *ev) {
   return apply_event(m, ev, s, t);
 }
 
+int mprof__model_add_events(mprof_model_t *m, const mprof_event_t *events,
+                            size_t count) {
+  if (m->finished) return MPROF_EINVAL;
+  for (size_t i = 0; i < count; i++) {
+    int err = add_event(m, &events[i]);
+    if (err) return err;
+  }
+  return 0;
+}
+
+int mprof_model_add(mprof_model_t *m, const mprof_event_t *ev) {
+  return mprof__model_add_events(m, ev, 1);
+}
+
 /* --- Finishing ----------------------------------------------------------------- */
 
 static int close_streams(mprof_model_t *m) {
@@ -554,7 +570,23 @@ static int close_streams(mprof_model_t *m) {
   return 0;
 }
 
-/* Mark hinted threads that never resolved, and end every open line. */
+/* A hinted thread i that never resolved (following merges) is stalled:
+ * its line ends failed at the end of the trace. */
+static void settle_stall(mprof_model_t *m, uint32_t i, int64_t end) {
+  mprof_thread_t *th = m->threads;
+  uint32_t last = mprof__follow_merges(m, i);
+  if (th[last].ending != MPROF_ENDING_PENDING) return;
+  th[i].flags |= MPROF_THREAD_STALLED;
+  th[last].flags |= MPROF_THREAD_STALLED;
+  th[last].ending = MPROF_ENDING_FAILED;
+  th[last].end_ns = end;
+  th[last].failure = intern_text(m, STALLED_TEXT, sizeof STALLED_TEXT - 1);
+  m->failed_threads++;
+}
+
+/* Mark hinted threads that never resolved, and end every open line, in
+ * one pass over the threads (a stall may end a thread before or after i;
+ * either way it ends failed, not by the pending tail). */
 static void settle_endings(mprof_model_t *m) {
   mprof_thread_t *th = m->threads;
   size_t n = m->view.thread_count;
@@ -562,23 +594,14 @@ static void settle_endings(mprof_model_t *m) {
   th[MPROF_ROOT_THREAD].end_ns = end;
   th[MPROF_ROOT_THREAD].ending = MPROF_ENDING_RESOLVED;
   for (size_t i = 1; i < n; i++) {
-    if (!(th[i].flags & MPROF_THREAD_SHOULD_RESOLVE)) continue;
-    uint32_t last = mprof__follow_merges(m, (uint32_t)i);
-    if (th[last].ending != MPROF_ENDING_PENDING) continue;
-    th[i].flags |= MPROF_THREAD_STALLED;
-    th[last].flags |= MPROF_THREAD_STALLED;
-    th[last].ending = MPROF_ENDING_FAILED;
-    th[last].end_ns = end;
-    th[last].failure = intern_text(m, STALLED_TEXT, sizeof STALLED_TEXT - 1);
+    mprof_thread_t *t = &th[i];
+    if (t->flags & MPROF_THREAD_SHOULD_RESOLVE) settle_stall(m, (uint32_t)i, end);
+    if (t->ending == MPROF_ENDING_PENDING) {
+      int64_t tail = t->last_seen_ns + PENDING_TAIL_NS;
+      t->end_ns = tail < end ? tail : end;
+    }
+    if (t->end_ns < t->start_ns) t->end_ns = t->start_ns;
   }
-  for (size_t i = 1; i < n; i++) {
-    if (th[i].ending != MPROF_ENDING_PENDING) continue;
-    int64_t tail = th[i].last_seen_ns + PENDING_TAIL_NS;
-    th[i].end_ns = tail < end ? tail : end;
-    if (th[i].end_ns < th[i].start_ns) th[i].end_ns = th[i].start_ns;
-  }
-  for (size_t i = 1; i < n; i++)
-    if (th[i].end_ns < th[i].start_ns) th[i].end_ns = th[i].start_ns;
 }
 
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
@@ -594,9 +617,11 @@ void mprof_model_arrow_ends(const mprof_model_t *m, const mprof_arrow_t *a,
     *to_ns = min64(a->time_ns, th[a->to].end_ns);
 }
 
-/* A read of a thread that failed carries the exception: its own colour. */
+/* A read of a thread that failed carries the exception: its own colour.
+ * (Nothing to do when no thread failed, the common case.) */
 static void settle_arrows(mprof_model_t *m) {
   const mprof_thread_t *th = m->threads;
+  if (m->failed_threads == 0) return;
   for (size_t i = 0; i < m->view.arrow_count; i++) {
     mprof_arrow_t *a = &m->arrows[i];
     if (a->kind == MPROF_ARROW_READ &&

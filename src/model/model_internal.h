@@ -36,6 +36,7 @@ struct mprof_model_s {
   int legacy;
   int have_base;
   int finished;
+  size_t failed_threads;    /* threads that ended failed (so far) */
 
   mprof_thread_t *threads;  size_t thread_cap;
   mprof_arrow_t *arrows;    size_t arrow_cap;
@@ -80,6 +81,11 @@ int mprof__grow(void *array, size_t *cap, size_t need, size_t elem);
                        sizeof *(m)->array)                                     \
        ? MPROF_ENOMEM                                                          \
        : ((m)->array[(m)->view.count++] = (item), 0))
+
+/* mprof_model_add for each of events[0 .. count), in order (one call for a
+ * run of events: the loader's way). */
+int mprof__model_add_events(mprof_model_t *m, const mprof_event_t *events,
+                            size_t count);
 
 /* Follow merges from thread i to where its line continues (a cycle in bad
  * input is cut after a thousand hops). */
