@@ -486,6 +486,30 @@ static void test_net_ctf(void **state) {
   mprof_trace_close(trace);
 }
 
+/* A label that repeats is kept once; a buffer reused for another text
+ * (same address, other bytes, or a prefix) still gives each its own. */
+static void test_labels_interned_once(void **state) {
+  (void)state;
+  begin();
+  static const char get[] = "GET /";
+  char buf[16];
+  for (uint64_t id = 1; id <= 4; id++) ev(MPROF_EVENT_CREATE, id, 0, id, 0);
+  ev_text(MPROF_EVENT_LABEL, 10, 1, get);
+  ev_text(MPROF_EVENT_LABEL, 11, 2, get);
+  strcpy(buf, "POST /api");
+  ev_text(MPROF_EVENT_LABEL, 12, 3, buf);
+  strcpy(buf, "POST");
+  ev_text(MPROF_EVENT_LABEL, 13, 4, buf);
+  const mprof_model_view_t *v = finish();
+  assert_int_equal(v->label_count, 4);
+  const mprof_label_t *l = v->labels;
+  assert_int_equal(l[0].text, l[1].text);
+  assert_string_equal(v->strings + l[0].text, "GET /");
+  assert_string_equal(v->strings + l[2].text, "POST /api");
+  assert_string_equal(v->strings + l[3].text, "POST");
+  mprof_model_free(model);
+}
+
 /* Events gathered by mprof_trace_packet_events. */
 typedef struct gathered_s {
   mprof_event_t *events;
@@ -561,6 +585,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_chain_and_critical_path),
       cmocka_unit_test(test_net_ctf),
       cmocka_unit_test(test_packet_decode),
+      cmocka_unit_test(test_labels_interned_once),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -49,17 +49,35 @@ const char *mprof_ending_name(mprof_ending_t ending) {
 
 /* --- Strings ----------------------------------------------------------------- */
 
-/* Copy text into the pool; returns its offset (0 is the empty string) or
- * 0 when memory runs out (the text is then shown empty). */
+/* The pool offset of a text copied lately from the same place with the
+ * same bytes, or 0.  Labels repeat (a server labels every request with one
+ * of a few names, and the reader hands out the same bytes each time): the
+ * cache keeps one copy of each, and the bytes are compared, so a caller
+ * that reuses a buffer for other texts gets them right. */
+static uint32_t text_cached(const mprof_model_t *m, const char *text,
+                            size_t length, size_t slot) {
+  uint32_t offset = m->text_cache[slot];
+  if (offset == 0 || offset + length >= m->string_size) return 0;
+  const char *have = m->strings + offset;
+  return have[length] == 0 && memcmp(have, text, length) == 0 ? offset : 0;
+}
+
+/* Copy text into the pool (once, if it repeats); returns its offset (0 is
+ * the empty string) or 0 when memory runs out (the text is then shown
+ * empty). */
 static uint32_t intern_text(mprof_model_t *m, const char *text, size_t length) {
-  if (length == 0 || m->string_size + length + 1 > UINT32_MAX) return 0;
+  size_t slot = ((uintptr_t)text >> 3 ^ length) % MODEL_TEXT_CACHE;
+  uint32_t offset = text_cached(m, text, length, slot);
+  if (offset || length == 0 || m->string_size + length + 1 > UINT32_MAX)
+    return offset;
   if (mprof__grow(&m->strings, &m->string_cap, m->string_size + length + 1, 1))
     return 0;
-  uint32_t offset = (uint32_t)m->string_size;
+  offset = (uint32_t)m->string_size;
   memcpy(m->strings + offset, text, length);
   m->strings[offset + length] = 0;
   m->string_size += length + 1;
   m->view.strings = m->strings;
+  m->text_cache[slot] = offset;
   return offset;
 }
 

@@ -12,6 +12,9 @@
  * to one never overflows. */
 #define MODEL_MAX_NS (INT64_MAX / 4)
 
+/* Texts remembered for interning once (model.c). */
+#define MODEL_TEXT_CACHE 64
+
 /* Per OS-thread stream, while building. */
 typedef struct stream_state_s {
   uint32_t id;             /* stream number in the trace */
@@ -49,6 +52,7 @@ struct mprof_model_s {
   mprof_sample_t *samples;  size_t sample_cap;
   uint32_t *sample_counter; /* each sample's counter (building) */
   char *strings; size_t string_size, string_cap;
+  uint32_t text_cache[MODEL_TEXT_CACHE]; /* see intern_text() */
 
   /* id -> thread index: ids below direct_cap index direct[], others an
    * open-addressing table; a merged thread's entry is pointed at its
