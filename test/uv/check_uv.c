@@ -450,6 +450,10 @@ static const struct expected_s expected_sockets[] = {
     {MPROF_HANDLE, "udp", 2, 2},
     {MPROF_UDP_SEND, "udp send", 0, 0},
     {MPROF_WRITE, "write", 0, 0},
+    /* synchronous, after the loop ran */
+    {MPROF_GETADDRINFO, "getaddrinfo 127.0.0.1", 1, 1},
+    {MPROF_GETNAMEINFO, "getnameinfo 127.0.0.1:0", 1, 1},
+    {MPROF_RANDOM, "random", 1, 1},
 };
 
 static void check_sockets(void) {
@@ -468,6 +472,12 @@ static void check_sockets(void) {
         counter_final("uv bytes written"));
   CHECK(counter_final("uv bytes read") == 7, "read %" PRId64,
         counter_final("uv bytes read"));
+  size_t other;
+  for (uint32_t t = 1; t < view->thread_count; t++)
+    if (view->threads[t].type == MPROF_RANDOM)
+      CHECK(view->threads[t].creator == MPROF_ROOT_THREAD &&
+                spans_of(t, MPROF_NO_THREAD, &other) == 1,
+            "the synchronous random ran once, made by no thread");
 }
 
 int main(int argc, char **argv) {

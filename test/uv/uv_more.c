@@ -9,7 +9,8 @@
  *            read and written, uv_write2() passing a TCP handle over an
  *            IPC pipe, a one-shot signal, a poll handle of a socket
  *   sockets  uv_udp_try_send(), uv_try_write() and uv_try_write2() over
- *            TCP, and uv_tcp_close_reset()
+ *            TCP, and uv_tcp_close_reset(); then uv_getaddrinfo(),
+ *            uv_getnameinfo() and uv_random() without a callback
  * Results are printed in a fixed order once the loop has run, so the output
  * is the same on every run.
  *
@@ -17,6 +18,7 @@
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <netdb.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -369,7 +371,7 @@ static void mode_handles(void) {
 
 /* --- sockets --- */
 
-enum { R_UDP_SENT, R_UDP_RECEIVED, R_TRIED, R_READ, R_RESET, R_CLIENT };
+enum { R_UDP_SENT, R_UDP_RECEIVED, R_TRIED, R_READ, R_RESET, R_CLIENT, R_SYNC };
 static uv_udp_t udp_receiver, udp_sender;
 static uv_tcp_t listener, server_side, client;
 static uv_connect_t connect_req;
@@ -465,10 +467,31 @@ static void tcp_start(void) {
                        connected));
 }
 
+/* The requests that run synchronously without a callback. */
+static void sync_requests(void) {
+  uv_getaddrinfo_t addr_req;
+  uv_getnameinfo_t name_req;
+  uv_random_t random_req;
+  struct addrinfo hints = {.ai_flags = AI_NUMERICHOST};
+  struct sockaddr_in local;
+  char bytes[8];
+  int found = uv_getaddrinfo(loop, &addr_req, NULL, "127.0.0.1", NULL, &hints);
+  if (found == 0)
+    uv_freeaddrinfo(addr_req.addrinfo);
+  CHECK(uv_ip4_addr("127.0.0.1", 0, &local));
+  int named = uv_getnameinfo(loop, &name_req, NULL,
+                             (const struct sockaddr *)&local, NI_NUMERICHOST);
+  int random = uv_random(loop, &random_req, bytes, sizeof bytes, 0, NULL);
+  snprintf(results[R_SYNC], sizeof results[0],
+           "sync: getaddrinfo %s, getnameinfo %s, random %s",
+           status_name(found), status_name(named), status_name(random));
+}
+
 static void mode_sockets(void) {
   udp_start();
   tcp_start();
   CHECK(uv_run(loop, UV_RUN_DEFAULT));
+  sync_requests();
   print_results();
 }
 
