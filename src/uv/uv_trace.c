@@ -1041,21 +1041,22 @@ int mprof_uv_random(uv_loop_t *loop, uv_random_t *req, void *buf, size_t buflen,
 
 /* --- Files --- */
 
-/* The counters of a finished read, write or sendfile. */
-static void fs_count(const uv_fs_t *req) {
-  if (req->result <= 0)
+/* The counters of a read, write or sendfile that moved result bytes (a
+ * result of 0 or less: nothing, and req may not even be filled in). */
+static void fs_count(const uv_fs_t *req, ssize_t result) {
+  if (result <= 0)
     return;
   if (req->fs_type == UV_FS_READ)
-    mprof_counter_increase(bytes_read, req->result);
+    mprof_counter_increase(bytes_read, result);
   else if (req->fs_type == UV_FS_WRITE || req->fs_type == UV_FS_SENDFILE)
-    mprof_counter_increase(bytes_written, req->result);
+    mprof_counter_increase(bytes_written, result);
 }
 
 static void fs_done(uv_fs_t *req) {
   mprof__uv_entry_t *entry = mprof__uv_map_take(req);
   ssize_t result = req->result;
   mprof_switch(entry->thread);
-  fs_count(req);
+  fs_count(req, result);
   ((uv_fs_cb)entry->cb)(req);
   finish(entry, result < 0 ? (int)result : 0);
 }
@@ -1079,7 +1080,7 @@ static int fs_end(const sync_t *sync, mprof__uv_entry_t *entry,
                   const uv_fs_t *req, int result) {
   if (sync->thread != MPROF_NONE) {
     int saved = errno;
-    fs_count(req);
+    fs_count(req, result);
     errno = saved;
   }
   return end_request(sync, entry, result);

@@ -225,6 +225,8 @@ static void touch(const char *path) {
 static void fs_event_seen(uv_fs_event_t *handle, const char *filename,
                           int events, int status) {
   (void)events;
+  if (uv_is_closing((uv_handle_t *)handle)) /* more events of one change */
+    return;
   snprintf(results[R_EVENT], sizeof results[0], "fs event: %s, %s",
            status_name(status), filename ? "named" : "unnamed");
   uv_close((uv_handle_t *)handle, NULL);
