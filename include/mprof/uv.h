@@ -6,7 +6,9 @@
  *   - each request (fs, write, connect, shutdown, udp send, work,
  *     getaddrinfo, getnameinfo, random) as a thread created by the
  *     current thread, switched to while its callback runs, resolved when
- *     the callback returns, or failed with uv_err_name(status);
+ *     the callback returns, or failed with uv_err_name(status); an fs call
+ *     without a callback (synchronous) as a thread created, run and ended
+ *     within the call;
  *   - each handle as a long-lived thread, switched to per callback and
  *     resolved when its close callback returns;
  *   - each loop as a thread that runs while uv_run() runs, idle while the
@@ -100,51 +102,6 @@ extern "C" {
     (uv_loop_t * loop, uv_getaddrinfo_t * req, uv_getaddrinfo_cb cb,           \
      const char *node, const char *service, const struct addrinfo *hints),     \
     (loop, req, cb, node, service, hints))                                     \
-  X(int, uv_fs_open,                                                           \
-    (uv_loop_t * loop, uv_fs_t * req, const char *path, int flags, int mode,   \
-     uv_fs_cb cb),                                                             \
-    (loop, req, path, flags, mode, cb))                                        \
-  X(int, uv_fs_close,                                                          \
-    (uv_loop_t * loop, uv_fs_t * req, uv_file file, uv_fs_cb cb),              \
-    (loop, req, file, cb))                                                     \
-  X(int, uv_fs_read,                                                           \
-    (uv_loop_t * loop, uv_fs_t * req, uv_file file, const uv_buf_t bufs[],     \
-     unsigned int nbufs, int64_t offset, uv_fs_cb cb),                         \
-    (loop, req, file, bufs, nbufs, offset, cb))                                \
-  X(int, uv_fs_write,                                                          \
-    (uv_loop_t * loop, uv_fs_t * req, uv_file file, const uv_buf_t bufs[],     \
-     unsigned int nbufs, int64_t offset, uv_fs_cb cb),                         \
-    (loop, req, file, bufs, nbufs, offset, cb))                                \
-  X(int, uv_fs_stat,                                                           \
-    (uv_loop_t * loop, uv_fs_t * req, const char *path, uv_fs_cb cb),          \
-    (loop, req, path, cb))                                                     \
-  X(int, uv_fs_unlink,                                                         \
-    (uv_loop_t * loop, uv_fs_t * req, const char *path, uv_fs_cb cb),          \
-    (loop, req, path, cb))                                                     \
-  X(int, uv_fs_lstat,                                                          \
-    (uv_loop_t * loop, uv_fs_t * req, const char *path, uv_fs_cb cb),          \
-    (loop, req, path, cb))                                                     \
-  X(int, uv_fs_rmdir,                                                          \
-    (uv_loop_t * loop, uv_fs_t * req, const char *path, uv_fs_cb cb),          \
-    (loop, req, path, cb))                                                     \
-  X(int, uv_fs_mkdir,                                                          \
-    (uv_loop_t * loop, uv_fs_t * req, const char *path, int mode,              \
-     uv_fs_cb cb),                                                             \
-    (loop, req, path, mode, cb))                                               \
-  X(int, uv_fs_scandir,                                                        \
-    (uv_loop_t * loop, uv_fs_t * req, const char *path, int flags,             \
-     uv_fs_cb cb),                                                             \
-    (loop, req, path, flags, cb))                                              \
-  X(int, uv_fs_rename,                                                         \
-    (uv_loop_t * loop, uv_fs_t * req, const char *path, const char *new_path,  \
-     uv_fs_cb cb),                                                             \
-    (loop, req, path, new_path, cb))                                           \
-  X(int, uv_fs_fstat,                                                          \
-    (uv_loop_t * loop, uv_fs_t * req, uv_file file, uv_fs_cb cb),              \
-    (loop, req, file, cb))                                                     \
-  X(int, uv_fs_fsync,                                                          \
-    (uv_loop_t * loop, uv_fs_t * req, uv_file file, uv_fs_cb cb),              \
-    (loop, req, file, cb))                                                     \
   X(int, uv_write2,                                                            \
     (uv_write_t * req, uv_stream_t * handle, const uv_buf_t bufs[],            \
      unsigned int nbufs, uv_stream_t *send_handle, uv_write_cb cb),            \
@@ -182,7 +139,155 @@ extern "C" {
   X(int, uv_random,                                                            \
     (uv_loop_t * loop, uv_random_t * req, void *buf, size_t buflen,            \
      unsigned flags, uv_random_cb cb),                                         \
-    (loop, req, buf, buflen, flags, cb))
+    (loop, req, buf, buflen, flags, cb))                                       \
+  X(int, uv_poll_init_socket,                                                  \
+    (uv_loop_t * loop, uv_poll_t * handle, uv_os_sock_t socket),               \
+    (loop, handle, socket))                                                    \
+  X(int, uv_signal_start_oneshot,                                              \
+    (uv_signal_t * handle, uv_signal_cb signal_cb, int signum),                \
+    (handle, signal_cb, signum))                                               \
+  X(int, uv_tcp_close_reset, (uv_tcp_t * handle, uv_close_cb close_cb),        \
+    (handle, close_cb))                                                        \
+  X(int, uv_try_write2,                                                        \
+    (uv_stream_t * handle, const uv_buf_t bufs[], unsigned int nbufs,          \
+     uv_stream_t *send_handle),                                                \
+    (handle, bufs, nbufs, send_handle))                                        \
+  X(int, uv_udp_try_send,                                                      \
+    (uv_udp_t * handle, const uv_buf_t bufs[], unsigned int nbufs,             \
+     const struct sockaddr *addr),                                             \
+    (handle, bufs, nbufs, addr))
+
+/* The wrapped fs calls, all of the form X(return type, libuv name, its
+ * parameters, its arguments, the path their label shows or NULL): each
+ * takes a loop, a request and, last, a callback. */
+#define MPROF_UV_FS_CALLS(X)                                                   \
+  X(int, uv_fs_access,                                                         \
+    (uv_loop_t * loop, uv_fs_t * req, const char *path, int mode,              \
+     uv_fs_cb cb),                                                             \
+    (loop, req, path, mode, cb), path)                                         \
+  X(int, uv_fs_chmod,                                                          \
+    (uv_loop_t * loop, uv_fs_t * req, const char *path, int mode,              \
+     uv_fs_cb cb),                                                             \
+    (loop, req, path, mode, cb), path)                                         \
+  X(int, uv_fs_chown,                                                          \
+    (uv_loop_t * loop, uv_fs_t * req, const char *path, uv_uid_t uid,          \
+     uv_gid_t gid, uv_fs_cb cb),                                               \
+    (loop, req, path, uid, gid, cb), path)                                     \
+  X(int, uv_fs_close,                                                          \
+    (uv_loop_t * loop, uv_fs_t * req, uv_file file, uv_fs_cb cb),              \
+    (loop, req, file, cb), NULL)                                               \
+  X(int, uv_fs_closedir,                                                       \
+    (uv_loop_t * loop, uv_fs_t * req, uv_dir_t * dir, uv_fs_cb cb),            \
+    (loop, req, dir, cb), NULL)                                                \
+  X(int, uv_fs_copyfile,                                                       \
+    (uv_loop_t * loop, uv_fs_t * req, const char *path, const char *new_path,  \
+     int flags, uv_fs_cb cb),                                                  \
+    (loop, req, path, new_path, flags, cb), path)                              \
+  X(int, uv_fs_fchmod,                                                         \
+    (uv_loop_t * loop, uv_fs_t * req, uv_file file, int mode, uv_fs_cb cb),    \
+    (loop, req, file, mode, cb), NULL)                                         \
+  X(int, uv_fs_fchown,                                                         \
+    (uv_loop_t * loop, uv_fs_t * req, uv_file file, uv_uid_t uid,              \
+     uv_gid_t gid, uv_fs_cb cb),                                               \
+    (loop, req, file, uid, gid, cb), NULL)                                     \
+  X(int, uv_fs_fdatasync,                                                      \
+    (uv_loop_t * loop, uv_fs_t * req, uv_file file, uv_fs_cb cb),              \
+    (loop, req, file, cb), NULL)                                               \
+  X(int, uv_fs_fstat,                                                          \
+    (uv_loop_t * loop, uv_fs_t * req, uv_file file, uv_fs_cb cb),              \
+    (loop, req, file, cb), NULL)                                               \
+  X(int, uv_fs_fsync,                                                          \
+    (uv_loop_t * loop, uv_fs_t * req, uv_file file, uv_fs_cb cb),              \
+    (loop, req, file, cb), NULL)                                               \
+  X(int, uv_fs_ftruncate,                                                      \
+    (uv_loop_t * loop, uv_fs_t * req, uv_file file, int64_t offset,            \
+     uv_fs_cb cb),                                                             \
+    (loop, req, file, offset, cb), NULL)                                       \
+  X(int, uv_fs_futime,                                                         \
+    (uv_loop_t * loop, uv_fs_t * req, uv_file file, double atime,              \
+     double mtime, uv_fs_cb cb),                                               \
+    (loop, req, file, atime, mtime, cb), NULL)                                 \
+  X(int, uv_fs_lchown,                                                         \
+    (uv_loop_t * loop, uv_fs_t * req, const char *path, uv_uid_t uid,          \
+     uv_gid_t gid, uv_fs_cb cb),                                               \
+    (loop, req, path, uid, gid, cb), path)                                     \
+  X(int, uv_fs_link,                                                           \
+    (uv_loop_t * loop, uv_fs_t * req, const char *path, const char *new_path,  \
+     uv_fs_cb cb),                                                             \
+    (loop, req, path, new_path, cb), path)                                     \
+  X(int, uv_fs_lstat,                                                          \
+    (uv_loop_t * loop, uv_fs_t * req, const char *path, uv_fs_cb cb),          \
+    (loop, req, path, cb), path)                                               \
+  X(int, uv_fs_lutime,                                                         \
+    (uv_loop_t * loop, uv_fs_t * req, const char *path, double atime,          \
+     double mtime, uv_fs_cb cb),                                               \
+    (loop, req, path, atime, mtime, cb), path)                                 \
+  X(int, uv_fs_mkdir,                                                          \
+    (uv_loop_t * loop, uv_fs_t * req, const char *path, int mode,              \
+     uv_fs_cb cb),                                                             \
+    (loop, req, path, mode, cb), path)                                         \
+  X(int, uv_fs_mkdtemp,                                                        \
+    (uv_loop_t * loop, uv_fs_t * req, const char *tpl, uv_fs_cb cb),           \
+    (loop, req, tpl, cb), tpl)                                                 \
+  X(int, uv_fs_mkstemp,                                                        \
+    (uv_loop_t * loop, uv_fs_t * req, const char *tpl, uv_fs_cb cb),           \
+    (loop, req, tpl, cb), tpl)                                                 \
+  X(int, uv_fs_open,                                                           \
+    (uv_loop_t * loop, uv_fs_t * req, const char *path, int flags, int mode,   \
+     uv_fs_cb cb),                                                             \
+    (loop, req, path, flags, mode, cb), path)                                  \
+  X(int, uv_fs_opendir,                                                        \
+    (uv_loop_t * loop, uv_fs_t * req, const char *path, uv_fs_cb cb),          \
+    (loop, req, path, cb), path)                                               \
+  X(int, uv_fs_read,                                                           \
+    (uv_loop_t * loop, uv_fs_t * req, uv_file file, const uv_buf_t bufs[],     \
+     unsigned int nbufs, int64_t offset, uv_fs_cb cb),                         \
+    (loop, req, file, bufs, nbufs, offset, cb), NULL)                          \
+  X(int, uv_fs_readdir,                                                        \
+    (uv_loop_t * loop, uv_fs_t * req, uv_dir_t * dir, uv_fs_cb cb),            \
+    (loop, req, dir, cb), NULL)                                                \
+  X(int, uv_fs_readlink,                                                       \
+    (uv_loop_t * loop, uv_fs_t * req, const char *path, uv_fs_cb cb),          \
+    (loop, req, path, cb), path)                                               \
+  X(int, uv_fs_realpath,                                                       \
+    (uv_loop_t * loop, uv_fs_t * req, const char *path, uv_fs_cb cb),          \
+    (loop, req, path, cb), path)                                               \
+  X(int, uv_fs_rename,                                                         \
+    (uv_loop_t * loop, uv_fs_t * req, const char *path, const char *new_path,  \
+     uv_fs_cb cb),                                                             \
+    (loop, req, path, new_path, cb), path)                                     \
+  X(int, uv_fs_rmdir,                                                          \
+    (uv_loop_t * loop, uv_fs_t * req, const char *path, uv_fs_cb cb),          \
+    (loop, req, path, cb), path)                                               \
+  X(int, uv_fs_scandir,                                                        \
+    (uv_loop_t * loop, uv_fs_t * req, const char *path, int flags,             \
+     uv_fs_cb cb),                                                             \
+    (loop, req, path, flags, cb), path)                                        \
+  X(int, uv_fs_sendfile,                                                       \
+    (uv_loop_t * loop, uv_fs_t * req, uv_file out_fd, uv_file in_fd,           \
+     int64_t in_offset, size_t length, uv_fs_cb cb),                           \
+    (loop, req, out_fd, in_fd, in_offset, length, cb), NULL)                   \
+  X(int, uv_fs_stat,                                                           \
+    (uv_loop_t * loop, uv_fs_t * req, const char *path, uv_fs_cb cb),          \
+    (loop, req, path, cb), path)                                               \
+  X(int, uv_fs_statfs,                                                         \
+    (uv_loop_t * loop, uv_fs_t * req, const char *path, uv_fs_cb cb),          \
+    (loop, req, path, cb), path)                                               \
+  X(int, uv_fs_symlink,                                                        \
+    (uv_loop_t * loop, uv_fs_t * req, const char *path, const char *new_path,  \
+     int flags, uv_fs_cb cb),                                                  \
+    (loop, req, path, new_path, flags, cb), path)                              \
+  X(int, uv_fs_unlink,                                                         \
+    (uv_loop_t * loop, uv_fs_t * req, const char *path, uv_fs_cb cb),          \
+    (loop, req, path, cb), path)                                               \
+  X(int, uv_fs_utime,                                                          \
+    (uv_loop_t * loop, uv_fs_t * req, const char *path, double atime,          \
+     double mtime, uv_fs_cb cb),                                               \
+    (loop, req, path, atime, mtime, cb), path)                                 \
+  X(int, uv_fs_write,                                                          \
+    (uv_loop_t * loop, uv_fs_t * req, uv_file file, const uv_buf_t bufs[],     \
+     unsigned int nbufs, int64_t offset, uv_fs_cb cb),                         \
+    (loop, req, file, bufs, nbufs, offset, cb), NULL)
 
 /* The wrapped calls returning nothing, in the same form. */
 #define MPROF_UV_VOID_CALLS(X)                                                 \
@@ -199,9 +304,13 @@ extern "C" {
 
 /* mprof_uv_run(), mprof_uv_close(), ...: one per libuv call above. */
 #define MPROF__UV_DECLARE(ret, name, params, args) ret mprof_##name params;
+#define MPROF__UV_FS_DECLARE(ret, name, params, args, target)                  \
+  MPROF__UV_DECLARE(ret, name, params, args)
 MPROF_UV_CALLS(MPROF__UV_DECLARE)
 MPROF_UV_VOID_CALLS(MPROF__UV_DECLARE)
+MPROF_UV_FS_CALLS(MPROF__UV_FS_DECLARE)
 #undef MPROF__UV_DECLARE
+#undef MPROF__UV_FS_DECLARE
 
 /* The library's own sources see libuv's names unchanged. */
 #ifndef MPROF_UV_NO_MACROS
@@ -262,6 +371,34 @@ MPROF_UV_VOID_CALLS(MPROF__UV_DECLARE)
 #define uv_getnameinfo mprof_uv_getnameinfo
 #define uv_random mprof_uv_random
 #define uv_pipe_connect mprof_uv_pipe_connect
+#define uv_poll_init_socket mprof_uv_poll_init_socket
+#define uv_signal_start_oneshot mprof_uv_signal_start_oneshot
+#define uv_tcp_close_reset mprof_uv_tcp_close_reset
+#define uv_try_write2 mprof_uv_try_write2
+#define uv_udp_try_send mprof_uv_udp_try_send
+#define uv_fs_access mprof_uv_fs_access
+#define uv_fs_chmod mprof_uv_fs_chmod
+#define uv_fs_chown mprof_uv_fs_chown
+#define uv_fs_closedir mprof_uv_fs_closedir
+#define uv_fs_copyfile mprof_uv_fs_copyfile
+#define uv_fs_fchmod mprof_uv_fs_fchmod
+#define uv_fs_fchown mprof_uv_fs_fchown
+#define uv_fs_fdatasync mprof_uv_fs_fdatasync
+#define uv_fs_ftruncate mprof_uv_fs_ftruncate
+#define uv_fs_futime mprof_uv_fs_futime
+#define uv_fs_lchown mprof_uv_fs_lchown
+#define uv_fs_link mprof_uv_fs_link
+#define uv_fs_lutime mprof_uv_fs_lutime
+#define uv_fs_mkdtemp mprof_uv_fs_mkdtemp
+#define uv_fs_mkstemp mprof_uv_fs_mkstemp
+#define uv_fs_opendir mprof_uv_fs_opendir
+#define uv_fs_readdir mprof_uv_fs_readdir
+#define uv_fs_readlink mprof_uv_fs_readlink
+#define uv_fs_realpath mprof_uv_fs_realpath
+#define uv_fs_sendfile mprof_uv_fs_sendfile
+#define uv_fs_statfs mprof_uv_fs_statfs
+#define uv_fs_symlink mprof_uv_fs_symlink
+#define uv_fs_utime mprof_uv_fs_utime
 #endif /* MPROF_UV_NO_MACROS */
 
 #endif /* MPROF_TRACING */

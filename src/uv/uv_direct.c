@@ -4,10 +4,14 @@
 
 static const mprof__uv_real_t real = {
 #define MPROF__UV_INIT(ret, name, params, args) .name = name,
+#define MPROF__UV_FS_INIT(ret, name, params, args, target)                     \
+  MPROF__UV_HELPER_INIT(name)
 #define MPROF__UV_HELPER_INIT(name) .name = name,
     MPROF_UV_CALLS(MPROF__UV_INIT) MPROF_UV_VOID_CALLS(MPROF__UV_INIT)
-        MPROF__UV_HELPERS(MPROF__UV_HELPER_INIT)
+        MPROF_UV_FS_CALLS(MPROF__UV_FS_INIT)
+            MPROF__UV_HELPERS(MPROF__UV_HELPER_INIT)
 #undef MPROF__UV_INIT
+#undef MPROF__UV_FS_INIT
 #undef MPROF__UV_HELPER_INIT
 };
 

@@ -4,7 +4,9 @@
  * and the thread pool reach it from others.  The lock is a spin lock (that
  * yields the CPU while it waits): it is taken several times per read and
  * write, each time for a few loads, where a pthread mutex cost more than
- * the lookup itself.
+ * the lookup itself.  Entries given back are kept for reuse (up to
+ * SPARES of them), since a request's entry lives only as long as the
+ * request, and malloc and free cost more than the reuse.
  */
 #include <pthread.h>
 #include <sched.h>
@@ -15,8 +17,11 @@
 #include "uv_internal.h"
 
 #define BUCKETS 4096
+#define SPARES 256
 
 static mprof__uv_entry_t *buckets[BUCKETS];
+static mprof__uv_entry_t *spares; /* chained by next */
+static size_t spare_count;
 static atomic_flag locked = ATOMIC_FLAG_INIT;
 
 static void lock(void) {
@@ -65,10 +70,38 @@ uint64_t mprof__uv_map_thread(const void *key) {
   return thread;
 }
 
+/* An entry to fill: a spare one, or a new one (NULL if out of memory). */
+static mprof__uv_entry_t *entry_new(void) {
+  lock();
+  mprof__uv_entry_t *entry = spares;
+  if (entry) {
+    spares = entry->next;
+    spare_count--;
+  }
+  unlock();
+  /* malloc, not calloc: glibc's calloc skips the per-thread cache. */
+  return entry ? entry : malloc(sizeof *entry);
+}
+
+void mprof__uv_map_release(mprof__uv_entry_t *entry) {
+  if (!entry)
+    return;
+  if (entry->net)
+    free(entry->net);
+  lock();
+  int kept = spare_count < SPARES;
+  if (kept) {
+    entry->next = spares;
+    spares = entry;
+    spare_count++;
+  }
+  unlock();
+  if (!kept)
+    free(entry);
+}
+
 mprof__uv_entry_t *mprof__uv_map_add(const void *key, uint64_t thread) {
-  /* malloc, not calloc: glibc's calloc skips the per-thread cache, and an
-   * entry is made for every traced request. */
-  mprof__uv_entry_t *entry = malloc(sizeof *entry);
+  mprof__uv_entry_t *entry = entry_new();
   if (!entry)
     return NULL;
   *entry = (mprof__uv_entry_t){.key = key, .thread = thread};
@@ -78,7 +111,7 @@ mprof__uv_entry_t *mprof__uv_map_add(const void *key, uint64_t thread) {
   entry->next = old ? old->next : NULL;
   *link = entry;
   unlock();
-  free(old);
+  mprof__uv_map_release(old);
   return entry;
 }
 

@@ -19,12 +19,16 @@ static atomic_int real_ready;
 static void real_resolve(void) {
 #define MPROF__UV_RESOLVE(ret, name, params, args)                             \
   real.name = (__typeof__(real.name))dlsym(RTLD_NEXT, #name);
+#define MPROF__UV_FS_RESOLVE(ret, name, params, args, target)                  \
+  MPROF__UV_HELPER_RESOLVE(name)
 #define MPROF__UV_HELPER_RESOLVE(name)                                         \
   real.name = (__typeof__(real.name))dlsym(RTLD_NEXT, #name);
   MPROF_UV_CALLS(MPROF__UV_RESOLVE)
   MPROF_UV_VOID_CALLS(MPROF__UV_RESOLVE)
+  MPROF_UV_FS_CALLS(MPROF__UV_FS_RESOLVE)
   MPROF__UV_HELPERS(MPROF__UV_HELPER_RESOLVE)
 #undef MPROF__UV_RESOLVE
+#undef MPROF__UV_FS_RESOLVE
 #undef MPROF__UV_HELPER_RESOLVE
   atomic_store_explicit(&real_ready, 1, memory_order_release);
 }
@@ -40,5 +44,8 @@ const mprof__uv_real_t *mprof__uv_real(void) {
   ret name params { return mprof_##name args; }
 #define MPROF__UV_FORWARD_VOID(ret, name, params, args)                        \
   ret name params { mprof_##name args; }
+#define MPROF__UV_FORWARD_FS(ret, name, params, args, target)                  \
+  MPROF__UV_FORWARD(ret, name, params, args)
 MPROF_UV_CALLS(MPROF__UV_FORWARD)
 MPROF_UV_VOID_CALLS(MPROF__UV_FORWARD_VOID)
+MPROF_UV_FS_CALLS(MPROF__UV_FORWARD_FS)

@@ -29,6 +29,13 @@
 /* The thread of the loop that uv_run() runs on this OS thread. */
 static _Thread_local uint64_t running_loop MPROF__UV_TLS;
 
+/* Nonzero inside a wrapped libuv call that calls another wrapped one
+ * through the PLT, which the shim sees too (uv_tcp_init() and
+ * uv_udp_init() their _ex forms, uv_poll_init_socket() uv_poll_init(),
+ * uv_try_write() uv_try_write2()): the outer call records, the inner one
+ * only forwards. */
+static _Thread_local int in_wrapped MPROF__UV_TLS;
+
 static mprof_counter_t bytes_read, bytes_written;
 
 __attribute__((constructor)) static void counters_init(void) {
@@ -57,25 +64,48 @@ static mprof__uv_entry_t *begin(const void *key, mprof_type_t type,
   return entry;
 }
 
-/* begin() with the label "WHAT TARGET" (cut to fit), or "WHAT". */
+/* The label "WHAT TARGET" (cut to fit), or "WHAT". */
+static void label_text(char *label, size_t size, const char *what,
+                       const char *target) {
+  if (target)
+    snprintf(label, size, "%s %s", what, target);
+  else
+    snprintf(label, size, "%s", what);
+}
+
+/* begin() with the label of label_text(). */
 static mprof__uv_entry_t *begin_labelled(const void *key, mprof__uv_fn cb,
                                          mprof_type_t type, const char *what,
                                          const char *target) {
   if (!mprof_is_started())
     return NULL;
   char label[512];
-  if (target)
-    snprintf(label, sizeof label, "%s %s", what, target);
-  else
-    snprintf(label, sizeof label, "%s", what);
+  label_text(label, sizeof label, what, target);
   return begin(key, type, label, cb);
 }
 
-/* A request that libuv runs asynchronously only when it has a callback. */
-static mprof__uv_entry_t *begin_async(const void *req, mprof__uv_fn cb,
-                                      mprof_type_t type, const char *what,
-                                      const char *target) {
-  return cb ? begin_labelled(req, cb, type, what, target) : NULL;
+/* A synchronous request's thread and the thread that made the call. */
+typedef struct sync_s {
+  uint64_t thread, caller;
+} sync_t;
+
+/* Before a request that libuv runs asynchronously only when it has a
+ * callback: with one, begin_labelled(); without (a synchronous call), its
+ * thread, created by the current one and switched to while the call runs,
+ * in *sync. */
+static mprof__uv_entry_t *begin_request(sync_t *sync, const void *req,
+                                        mprof__uv_fn cb, mprof_type_t type,
+                                        const char *what, const char *target) {
+  sync->thread = MPROF_NONE;
+  if (cb || !mprof_is_started())
+    return cb ? begin_labelled(req, cb, type, what, target) : NULL;
+  char label[512];
+  label_text(label, sizeof label, what, target);
+  sync->caller = mprof_current();
+  sync->thread = mprof_create(type);
+  mprof_label(sync->thread, label);
+  mprof_switch(sync->thread);
+  return NULL;
 }
 
 /* After the submitting call: a request or handle that failed to start
@@ -85,7 +115,24 @@ static int submitted(mprof__uv_entry_t *entry, int result) {
     return result;
   int saved = errno;
   mprof_fail(entry->thread, REAL->uv_err_name(result));
-  free(mprof__uv_map_take(entry->key));
+  mprof__uv_map_release(mprof__uv_map_take(entry->key));
+  errno = saved;
+  return result;
+}
+
+/* After a request's call: a synchronous one ends now, as others do when
+ * their callback returns; an asynchronous one as in submitted().  Keeps
+ * result and errno. */
+static int end_request(const sync_t *sync, mprof__uv_entry_t *entry,
+                       int result) {
+  if (sync->thread == MPROF_NONE)
+    return submitted(entry, result);
+  int saved = errno;
+  if (result < 0)
+    mprof_fail(sync->thread, REAL->uv_err_name(result));
+  else
+    mprof_resolve(sync->thread);
+  mprof_switch(sync->caller);
   errno = saved;
   return result;
 }
@@ -97,7 +144,7 @@ static void finish(mprof__uv_entry_t *entry, int status) {
   else
     mprof_resolve(entry->thread);
   mprof_switch(running_loop);
-  free(entry);
+  mprof__uv_map_release(entry);
 }
 
 /* A handle's entry, switched to for one of its callbacks. */
@@ -152,12 +199,11 @@ static int address_cached(mprof__uv_address_t *address, name_fn fn,
   return address->length != 0;
 }
 
-/* A TCP handle's two addresses, looked up once; nonzero if both known. */
-static int tcp_addresses(mprof__uv_entry_t *entry, const uv_tcp_t *tcp) {
-  return entry->handle_type == UV_TCP &&
-         address_cached(&entry->local, (name_fn)REAL->uv_tcp_getsockname,
-                        tcp) &&
-         address_cached(&entry->peer, (name_fn)REAL->uv_tcp_getpeername, tcp);
+/* The handle's net part, made at its first use; NULL if out of memory. */
+static mprof__uv_net_t *net_of(mprof__uv_entry_t *entry) {
+  if (!entry->net)
+    entry->net = calloc(1, sizeof *entry->net);
+  return entry->net;
 }
 
 static size_t bufs_length(const uv_buf_t bufs[], unsigned int nbufs) {
@@ -179,17 +225,12 @@ static uint64_t payload_hash(const uv_buf_t bufs[], unsigned int nbufs,
   return hash;
 }
 
-/* A label under construction: the network labels are built by hand, as
- * they come with every read and write (snprintf costs several times as
- * much), from parts whose lengths are known (no strlen). */
-typedef struct text_s {
-  char buf[192];
-  size_t length;
-} text_t;
-
-static void text_put(text_t *text, const char *part, size_t n) {
-  if (n > sizeof text->buf - 1 - text->length)
-    n = sizeof text->buf - 1 - text->length;
+/* The network labels are built by hand, as they come with every read and
+ * write (snprintf costs several times as much), from parts whose lengths
+ * are known (no strlen). */
+static void text_put(mprof__uv_text_t *text, const char *part, size_t n) {
+  if (n > sizeof text->buf - text->length)
+    n = sizeof text->buf - text->length;
   memcpy(text->buf + text->length, part, n);
   text->length += n;
 }
@@ -203,7 +244,7 @@ static const char digit_pairs[] =
 
 /* value in base 10 or 16 (16: all 16 digits), after a space.  Decimal
  * digits come two at a time, dividing by a constant (a multiply). */
-static void text_number(text_t *text, uint64_t value, unsigned base) {
+static void text_number(mprof__uv_text_t *text, uint64_t value, unsigned base) {
   char digits[24];
   char *end = digits + sizeof digits, *at = end;
   if (base == 16) {
@@ -222,48 +263,78 @@ static void text_number(text_t *text, uint64_t value, unsigned base) {
   text_put(text, at, (size_t)(end - at));
 }
 
-/* "net DIRECTION PROTOCOL SOURCE DESTINATION KEY LENGTH" on thread, where
- * KEY is the TCP offset (base 10) or the UDP payload hash (base 16); head
- * is "net DIRECTION PROTOCOL ".  The offsets make each TCP label unique,
- * so the recorder writes them without interning them. */
-static void net_label(uint64_t thread, const char *head,
+/* text = head ("net DIRECTION PROTOCOL ") "SOURCE DESTINATION". */
+static void text_head(mprof__uv_text_t *text, const char *head,
                       const mprof__uv_address_t *source,
-                      const mprof__uv_address_t *destination, uint64_t key,
+                      const mprof__uv_address_t *destination) {
+  text->length = 0;
+  text_put(text, head, strlen(head));
+  text_put(text, source->text, source->length);
+  text_put(text, " ", 1);
+  text_put(text, destination->text, destination->length);
+}
+
+/* Records text_head()'s text, then " KEY LENGTH", on thread, where KEY is
+ * the TCP offset (base 10) or the UDP payload hash (base 16); text keeps
+ * its head.  The TCP offsets make each label unique, so the recorder
+ * writes them without interning them. */
+static void text_emit(uint64_t thread, mprof__uv_text_t *text, uint64_t key,
                       unsigned base, size_t length) {
-  if (!source->length || !destination->length)
-    return;
-  text_t text; /* not = {0}: zeroing buf would cost more than the label */
-  text.length = 0;
-  text_put(&text, head, strlen(head));
-  text_put(&text, source->text, source->length);
-  text_put(&text, " ", 1);
-  text_put(&text, destination->text, destination->length);
-  text_number(&text, key, base);
-  text_number(&text, length, 10);
-  text.buf[text.length] = 0;
-  mprof__label_unique(thread, text.buf, text.length);
+  size_t head = text->length;
+  text_number(text, key, base);
+  text_number(text, length, 10);
+  mprof__label_unique(thread, text->buf, text->length);
+  text->length = head;
+}
+
+/* A TCP handle's net part with its two label heads, built once; NULL while
+ * an address is unknown. */
+static mprof__uv_net_t *tcp_net(mprof__uv_entry_t *entry, const uv_tcp_t *tcp) {
+  mprof__uv_net_t *net = entry->net;
+  if (net && net->send.length)
+    return net;
+  if (entry->handle_type != UV_TCP || !(net = net_of(entry)) ||
+      !address_cached(&net->local, (name_fn)REAL->uv_tcp_getsockname, tcp) ||
+      !address_cached(&net->peer, (name_fn)REAL->uv_tcp_getpeername, tcp))
+    return NULL;
+  text_head(&net->send, "net send tcp ", &net->local, &net->peer);
+  text_head(&net->recv, "net recv tcp ", &net->peer, &net->local);
+  return net;
 }
 
 /* "net send tcp ..." on thread: length bytes written to a stream. */
 static void stream_sent(uv_stream_t *stream, uint64_t thread, size_t length) {
   mprof__uv_entry_t *handle = mprof__uv_map_get(stream);
   mprof_counter_increase(bytes_written, (int64_t)length);
-  if (!handle || !tcp_addresses(handle, (uv_tcp_t *)stream))
+  mprof__uv_net_t *net = handle ? tcp_net(handle, (uv_tcp_t *)stream) : NULL;
+  if (!net)
     return;
-  net_label(thread, "net send tcp ", &handle->local, &handle->peer,
-            handle->sent_bytes, 10, length);
-  handle->sent_bytes += length;
+  text_emit(thread, &net->send, net->sent_bytes, 10, length);
+  net->sent_bytes += length;
 }
 
 /* "net recv tcp ..." on the handle's thread: length bytes read. */
 static void stream_received(mprof__uv_entry_t *handle, uv_stream_t *stream,
                             size_t length) {
   mprof_counter_increase(bytes_read, (int64_t)length);
-  if (!tcp_addresses(handle, (uv_tcp_t *)stream))
+  mprof__uv_net_t *net = tcp_net(handle, (uv_tcp_t *)stream);
+  if (!net)
     return;
-  net_label(handle->thread, "net recv tcp ", &handle->peer, &handle->local,
-            handle->received_bytes, 10, length);
-  handle->received_bytes += length;
+  text_emit(handle->thread, &net->recv, net->received_bytes, 10, length);
+  net->received_bytes += length;
+}
+
+/* "net DIRECTION udp SOURCE DESTINATION HASH LENGTH" of a datagram. */
+static void udp_label(uint64_t thread, const char *head,
+                      const mprof__uv_address_t *source,
+                      const mprof__uv_address_t *destination,
+                      const uv_buf_t bufs[], unsigned int nbufs,
+                      size_t length) {
+  if (!source->length || !destination->length)
+    return;
+  mprof__uv_text_t text;
+  text_head(&text, head, source, destination);
+  text_emit(thread, &text, payload_hash(bufs, nbufs, length), 16, length);
 }
 
 /* --- Loops --- */
@@ -336,7 +407,7 @@ int mprof_uv_loop_close(uv_loop_t *loop) {
   if (entry && result == 0) {
     int saved = errno;
     mprof_resolve(entry->thread);
-    free(mprof__uv_map_take(loop));
+    mprof__uv_map_release(mprof__uv_map_take(loop));
     errno = saved;
   }
   return result;
@@ -390,11 +461,25 @@ static void close_fire(uv_handle_t *handle) {
   finish(entry, 0);
 }
 
-void mprof_uv_close(uv_handle_t *handle, uv_close_cb close_cb) {
+/* A traced handle's entry, holding close_cb for close_fire(); NULL if the
+ * handle is not traced.  libuv's uv_tcp_close_reset() calls uv_close()
+ * with the callback it got, then our own close_fire. */
+static mprof__uv_entry_t *close_watch(uv_handle_t *handle,
+                                      uv_close_cb close_cb) {
   mprof__uv_entry_t *entry = mprof__uv_map_get(handle);
   if (entry && close_cb != close_fire)
     entry->close_cb = (mprof__uv_fn)close_cb;
+  return entry;
+}
+
+void mprof_uv_close(uv_handle_t *handle, uv_close_cb close_cb) {
+  mprof__uv_entry_t *entry = close_watch(handle, close_cb);
   REAL->uv_close(handle, entry ? close_fire : close_cb);
+}
+
+int mprof_uv_tcp_close_reset(uv_tcp_t *handle, uv_close_cb close_cb) {
+  mprof__uv_entry_t *entry = close_watch((uv_handle_t *)handle, close_cb);
+  return REAL->uv_tcp_close_reset(handle, entry ? close_fire : close_cb);
 }
 
 /* The callbacks with only the handle as argument. */
@@ -481,7 +566,9 @@ int mprof_uv_signal_init(uv_loop_t *loop, uv_signal_t *handle) {
                        REAL->uv_signal_init(loop, handle));
 }
 
-int mprof_uv_signal_start(uv_signal_t *handle, uv_signal_cb cb, int signum) {
+/* A signal handle's entry, holding cb, with its label "signal N". */
+static mprof__uv_entry_t *signal_watch(uv_signal_t *handle, uv_signal_cb cb,
+                                       int signum) {
   mprof__uv_entry_t *entry =
       watch(handle, (mprof__uv_fn)cb, (mprof__uv_fn)signal_fire, 0);
   if (entry) {
@@ -489,7 +576,19 @@ int mprof_uv_signal_start(uv_signal_t *handle, uv_signal_cb cb, int signum) {
     snprintf(label, sizeof label, "signal %d", signum);
     mprof_label(entry->thread, label);
   }
+  return entry;
+}
+
+int mprof_uv_signal_start(uv_signal_t *handle, uv_signal_cb cb, int signum) {
+  mprof__uv_entry_t *entry = signal_watch(handle, cb, signum);
   return REAL->uv_signal_start(handle, entry ? signal_fire : cb, signum);
+}
+
+int mprof_uv_signal_start_oneshot(uv_signal_t *handle, uv_signal_cb cb,
+                                  int signum) {
+  mprof__uv_entry_t *entry = signal_watch(handle, cb, signum);
+  return REAL->uv_signal_start_oneshot(handle, entry ? signal_fire : cb,
+                                       signum);
 }
 
 /* The callbacks of requests that take (req, status); libuv lets most of
@@ -515,8 +614,18 @@ static void poll_fire(uv_poll_t *handle, int status, int events) {
 }
 
 int mprof_uv_poll_init(uv_loop_t *loop, uv_poll_t *handle, int fd) {
-  return handle_inited(loop, handle, UV_POLL, MPROF_HANDLE, "poll",
-                       REAL->uv_poll_init(loop, handle, fd));
+  int result = REAL->uv_poll_init(loop, handle, fd);
+  return in_wrapped ? result
+                    : handle_inited(loop, handle, UV_POLL, MPROF_HANDLE, "poll",
+                                    result);
+}
+
+int mprof_uv_poll_init_socket(uv_loop_t *loop, uv_poll_t *handle,
+                              uv_os_sock_t socket) {
+  in_wrapped++;
+  int result = REAL->uv_poll_init_socket(loop, handle, socket);
+  in_wrapped--;
+  return handle_inited(loop, handle, UV_POLL, MPROF_HANDLE, "poll", result);
 }
 
 int mprof_uv_poll_start(uv_poll_t *handle, int events, uv_poll_cb cb) {
@@ -603,22 +712,18 @@ int mprof_uv_spawn(uv_loop_t *loop, uv_process_t *handle,
 
 /* --- Streams: TCP, pipes, TTYs --- */
 
-/* libuv's uv_tcp_init() and uv_udp_init() call their _ex forms, which
- * the shim sees too: the handle gets its thread from the outer call. */
-static _Thread_local int in_plain_init MPROF__UV_TLS;
-
 int mprof_uv_tcp_init_ex(uv_loop_t *loop, uv_tcp_t *handle,
                          unsigned int flags) {
   int result = REAL->uv_tcp_init_ex(loop, handle, flags);
-  return in_plain_init
+  return in_wrapped
              ? result
              : handle_inited(loop, handle, UV_TCP, MPROF_HANDLE, "tcp", result);
 }
 
 int mprof_uv_tcp_init(uv_loop_t *loop, uv_tcp_t *handle) {
-  in_plain_init++;
+  in_wrapped++;
   int result = REAL->uv_tcp_init(loop, handle);
-  in_plain_init--;
+  in_wrapped--;
   return handle_inited(loop, handle, UV_TCP, MPROF_HANDLE, "tcp", result);
 }
 
@@ -651,9 +756,10 @@ int mprof_uv_accept(uv_stream_t *server, uv_stream_t *client) {
   if (!entry)
     return result;
   int saved = errno;
-  if (tcp_addresses(entry, (uv_tcp_t *)client)) {
+  mprof__uv_net_t *net = tcp_net(entry, (uv_tcp_t *)client);
+  if (net) {
     char label[96];
-    snprintf(label, sizeof label, "tcp from %s", entry->peer.text);
+    snprintf(label, sizeof label, "tcp from %s", net->peer.text);
     mprof_label(entry->thread, label);
   }
   errno = saved;
@@ -710,19 +816,32 @@ int mprof_uv_write2(uv_write_t *req, uv_stream_t *handle, const uv_buf_t bufs[],
 void mprof_uv_pipe_connect(uv_connect_t *req, uv_pipe_t *handle,
                            const char *name, uv_connect_cb cb) {
   mprof__uv_entry_t *entry =
-      begin_async(req, (mprof__uv_fn)cb, MPROF_CONNECT, "connect", name);
+      begin_labelled(req, (mprof__uv_fn)cb, MPROF_CONNECT, "connect", name);
   REAL->uv_pipe_connect(req, handle, name, entry ? connect_done : cb);
 }
 
-int mprof_uv_try_write(uv_stream_t *handle, const uv_buf_t bufs[],
-                       unsigned int nbufs) {
-  int result = REAL->uv_try_write(handle, bufs, nbufs);
+/* After a try_write: its bytes and the net label, on the handle's thread. */
+static int try_written(uv_stream_t *handle, int result) {
   if (result > 0 && mprof_is_started()) {
     int saved = errno;
     stream_sent(handle, mprof__uv_map_thread(handle), (size_t)result);
     errno = saved;
   }
   return result;
+}
+
+int mprof_uv_try_write(uv_stream_t *handle, const uv_buf_t bufs[],
+                       unsigned int nbufs) {
+  in_wrapped++;
+  int result = REAL->uv_try_write(handle, bufs, nbufs);
+  in_wrapped--;
+  return try_written(handle, result);
+}
+
+int mprof_uv_try_write2(uv_stream_t *handle, const uv_buf_t bufs[],
+                        unsigned int nbufs, uv_stream_t *send_handle) {
+  int result = REAL->uv_try_write2(handle, bufs, nbufs, send_handle);
+  return in_wrapped ? result : try_written(handle, result);
 }
 
 int mprof_uv_shutdown(uv_shutdown_t *req, uv_stream_t *handle,
@@ -753,15 +872,15 @@ int mprof_uv_tcp_connect(uv_connect_t *req, uv_tcp_t *handle,
 int mprof_uv_udp_init_ex(uv_loop_t *loop, uv_udp_t *handle,
                          unsigned int flags) {
   int result = REAL->uv_udp_init_ex(loop, handle, flags);
-  return in_plain_init
+  return in_wrapped
              ? result
              : handle_inited(loop, handle, UV_UDP, MPROF_HANDLE, "udp", result);
 }
 
 int mprof_uv_udp_init(uv_loop_t *loop, uv_udp_t *handle) {
-  in_plain_init++;
+  in_wrapped++;
   int result = REAL->uv_udp_init(loop, handle);
-  in_plain_init--;
+  in_wrapped--;
   return handle_inited(loop, handle, UV_UDP, MPROF_HANDLE, "udp", result);
 }
 
@@ -770,17 +889,17 @@ static void udp_sent(uint64_t thread, uv_udp_t *udp, const uv_buf_t bufs[],
   mprof__uv_entry_t *handle = mprof__uv_map_get(udp);
   size_t length = bufs_length(bufs, nbufs);
   mprof_counter_increase(bytes_written, (int64_t)length);
-  if (!handle)
+  mprof__uv_net_t *net = handle ? net_of(handle) : NULL;
+  if (!net)
     return;
   mprof__uv_address_t destination;
   if (addr)
     address_text(addr, &destination);
   else
-    address_cached(&handle->peer, (name_fn)REAL->uv_udp_getpeername, udp);
-  address_cached(&handle->local, (name_fn)REAL->uv_udp_getsockname, udp);
-  net_label(thread, "net send udp ", &handle->local,
-            addr ? &destination : &handle->peer,
-            payload_hash(bufs, nbufs, length), 16, length);
+    address_cached(&net->peer, (name_fn)REAL->uv_udp_getpeername, udp);
+  address_cached(&net->local, (name_fn)REAL->uv_udp_getsockname, udp);
+  udp_label(thread, "net send udp ", &net->local,
+            addr ? &destination : &net->peer, bufs, nbufs, length);
 }
 
 int mprof_uv_udp_send(uv_udp_send_t *req, uv_udp_t *handle,
@@ -798,17 +917,30 @@ int mprof_uv_udp_send(uv_udp_send_t *req, uv_udp_t *handle,
   return submitted(entry, result);
 }
 
+int mprof_uv_udp_try_send(uv_udp_t *handle, const uv_buf_t bufs[],
+                          unsigned int nbufs, const struct sockaddr *addr) {
+  int result = REAL->uv_udp_try_send(handle, bufs, nbufs, addr);
+  if (result >= 0 && mprof_is_started()) {
+    int saved = errno;
+    udp_sent(mprof__uv_map_thread(handle), handle, bufs, nbufs, addr);
+    errno = saved;
+  }
+  return result;
+}
+
 static void udp_recv_fire(uv_udp_t *udp, ssize_t nread, const uv_buf_t *buf,
                           const struct sockaddr *addr, unsigned flags) {
   mprof__uv_entry_t *entry = enter(udp);
-  if (nread > 0) {
+  mprof__uv_net_t *net = nread > 0 ? net_of(entry) : NULL;
+  if (nread > 0)
     mprof_counter_increase(bytes_read, nread);
+  if (net) {
     mprof__uv_address_t source = {"", 0};
     if (addr)
       address_text(addr, &source);
-    address_cached(&entry->local, (name_fn)REAL->uv_udp_getsockname, udp);
-    net_label(entry->thread, "net recv udp ", &source, &entry->local,
-              payload_hash(buf, 1, (size_t)nread), 16, (size_t)nread);
+    address_cached(&net->local, (name_fn)REAL->uv_udp_getsockname, udp);
+    udp_label(entry->thread, "net recv udp ", &source, &net->local, buf, 1,
+              (size_t)nread);
   }
   ((uv_udp_recv_cb)entry->read_cb)(udp, nread, buf, addr, flags);
   mprof_switch(running_loop);
@@ -855,12 +987,14 @@ static void getaddrinfo_done(uv_getaddrinfo_t *req, int status,
 int mprof_uv_getaddrinfo(uv_loop_t *loop, uv_getaddrinfo_t *req,
                          uv_getaddrinfo_cb cb, const char *node,
                          const char *service, const struct addrinfo *hints) {
+  sync_t sync;
   mprof__uv_entry_t *entry =
-      begin_async(req, (mprof__uv_fn)cb, MPROF_GETADDRINFO, "getaddrinfo",
-                  node ? node : service);
-  return submitted(entry, REAL->uv_getaddrinfo(loop, req,
-                                               entry ? getaddrinfo_done : cb,
-                                               node, service, hints));
+      begin_request(&sync, req, (mprof__uv_fn)cb, MPROF_GETADDRINFO,
+                    "getaddrinfo", node ? node : service);
+  return end_request(&sync, entry,
+                     REAL->uv_getaddrinfo(loop, req,
+                                          entry ? getaddrinfo_done : cb, node,
+                                          service, hints));
 }
 
 static void getnameinfo_done(uv_getnameinfo_t *req, int status,
@@ -875,14 +1009,16 @@ int mprof_uv_getnameinfo(uv_loop_t *loop, uv_getnameinfo_t *req,
                          uv_getnameinfo_cb cb, const struct sockaddr *addr,
                          int flags) {
   mprof__uv_address_t target = {"", 0};
-  if (cb && addr && mprof_is_started())
+  if (addr && mprof_is_started())
     address_text(addr, &target);
+  sync_t sync;
   mprof__uv_entry_t *entry =
-      begin_async(req, (mprof__uv_fn)cb, MPROF_GETNAMEINFO, "getnameinfo",
-                  target.length ? target.text : NULL);
-  return submitted(entry, REAL->uv_getnameinfo(loop, req,
-                                               entry ? getnameinfo_done : cb,
-                                               addr, flags));
+      begin_request(&sync, req, (mprof__uv_fn)cb, MPROF_GETNAMEINFO,
+                    "getnameinfo", target.length ? target.text : NULL);
+  return end_request(&sync, entry,
+                     REAL->uv_getnameinfo(loop, req,
+                                          entry ? getnameinfo_done : cb, addr,
+                                          flags));
 }
 
 static void random_done(uv_random_t *req, int status, void *buf,
@@ -895,95 +1031,69 @@ static void random_done(uv_random_t *req, int status, void *buf,
 
 int mprof_uv_random(uv_loop_t *loop, uv_random_t *req, void *buf, size_t buflen,
                     unsigned flags, uv_random_cb cb) {
+  sync_t sync;
   mprof__uv_entry_t *entry =
-      begin_async(req, (mprof__uv_fn)cb, MPROF_RANDOM, "random", NULL);
-  return submitted(entry, REAL->uv_random(loop, req, buf, buflen, flags,
-                                          entry ? random_done : cb));
+      begin_request(&sync, req, (mprof__uv_fn)cb, MPROF_RANDOM, "random", NULL);
+  return end_request(
+      &sync, entry,
+      REAL->uv_random(loop, req, buf, buflen, flags, entry ? random_done : cb));
 }
 
 /* --- Files --- */
+
+/* The counters of a read, write or sendfile that moved result bytes (a
+ * result of 0 or less: nothing, and req may not even be filled in). */
+static void fs_count(const uv_fs_t *req, ssize_t result) {
+  if (result <= 0)
+    return;
+  if (req->fs_type == UV_FS_READ)
+    mprof_counter_increase(bytes_read, result);
+  else if (req->fs_type == UV_FS_WRITE || req->fs_type == UV_FS_SENDFILE)
+    mprof_counter_increase(bytes_written, result);
+}
 
 static void fs_done(uv_fs_t *req) {
   mprof__uv_entry_t *entry = mprof__uv_map_take(req);
   ssize_t result = req->result;
   mprof_switch(entry->thread);
-  if (result > 0 && req->fs_type == UV_FS_READ)
-    mprof_counter_increase(bytes_read, result);
-  if (result > 0 && req->fs_type == UV_FS_WRITE)
-    mprof_counter_increase(bytes_written, result);
+  fs_count(req, result);
   ((uv_fs_cb)entry->cb)(req);
   finish(entry, result < 0 ? (int)result : 0);
 }
 
-/* A file request: traced when it has a callback (else it is synchronous). */
-static mprof__uv_entry_t *fs_begin(uv_fs_t *req, uv_fs_cb cb, const char *what,
-                                   const char *path) {
-  return begin_async(req, (mprof__uv_fn)cb, MPROF_FS, what, path);
+/* Before an fs call NAME ("open") with its label's target (or NULL), as
+ * begin_request().  libuv's own synchronous calls, made with no loop from
+ * inside uv_fs_copyfile(), are not traced. */
+static mprof__uv_entry_t *fs_begin(sync_t *sync, const uv_loop_t *loop,
+                                   uv_fs_t *req, uv_fs_cb cb, const char *name,
+                                   const char *target) {
+  sync->thread = MPROF_NONE;
+  if (!mprof_is_started() || (!cb && !loop))
+    return NULL;
+  char what[32];
+  snprintf(what, sizeof what, "fs %s", name);
+  return begin_request(sync, req, (mprof__uv_fn)cb, MPROF_FS, what, target);
 }
 
-int mprof_uv_fs_open(uv_loop_t *loop, uv_fs_t *req, const char *path, int flags,
-                     int mode, uv_fs_cb cb) {
-  mprof__uv_entry_t *entry = fs_begin(req, cb, "fs open", path);
-  return submitted(entry, REAL->uv_fs_open(loop, req, path, flags, mode,
-                                           entry ? fs_done : cb));
-}
-
-int mprof_uv_fs_read(uv_loop_t *loop, uv_fs_t *req, uv_file file,
-                     const uv_buf_t bufs[], unsigned int nbufs, int64_t offset,
-                     uv_fs_cb cb) {
-  mprof__uv_entry_t *entry = fs_begin(req, cb, "fs read", NULL);
-  return submitted(entry, REAL->uv_fs_read(loop, req, file, bufs, nbufs, offset,
-                                           entry ? fs_done : cb));
-}
-
-int mprof_uv_fs_write(uv_loop_t *loop, uv_fs_t *req, uv_file file,
-                      const uv_buf_t bufs[], unsigned int nbufs, int64_t offset,
-                      uv_fs_cb cb) {
-  mprof__uv_entry_t *entry = fs_begin(req, cb, "fs write", NULL);
-  return submitted(entry, REAL->uv_fs_write(loop, req, file, bufs, nbufs,
-                                            offset, entry ? fs_done : cb));
-}
-
-/* The calls that take a path, or a file, and a callback. */
-#define MPROF__UV_FS_PATH(name, what)                                          \
-  int mprof_uv_fs_##name(uv_loop_t *loop, uv_fs_t *req, const char *path,      \
-                         uv_fs_cb cb) {                                        \
-    mprof__uv_entry_t *entry = fs_begin(req, cb, what, path);                  \
-    return submitted(                                                          \
-        entry, REAL->uv_fs_##name(loop, req, path, entry ? fs_done : cb));     \
+/* After the fs call, as end_request(), counting a synchronous call's bytes. */
+static int fs_end(const sync_t *sync, mprof__uv_entry_t *entry,
+                  const uv_fs_t *req, int result) {
+  if (sync->thread != MPROF_NONE) {
+    int saved = errno;
+    fs_count(req, result);
+    errno = saved;
   }
-#define MPROF__UV_FS_FILE(name, what)                                          \
-  int mprof_uv_fs_##name(uv_loop_t *loop, uv_fs_t *req, uv_file file,          \
-                         uv_fs_cb cb) {                                        \
-    mprof__uv_entry_t *entry = fs_begin(req, cb, what, NULL);                  \
-    return submitted(                                                          \
-        entry, REAL->uv_fs_##name(loop, req, file, entry ? fs_done : cb));     \
+  return end_request(sync, entry, result);
+}
+
+/* Every fs call alike: its callback, if any, becomes fs_done. */
+#define MPROF__UV_FS_WRAPPER(ret, name, params, args, target)                  \
+  ret mprof_##name params {                                                    \
+    sync_t sync;                                                               \
+    mprof__uv_entry_t *entry =                                                 \
+        fs_begin(&sync, loop, req, cb, &#name[sizeof "uv_fs_" - 1], target);   \
+    if (entry)                                                                 \
+      cb = fs_done;                                                            \
+    return fs_end(&sync, entry, req, REAL->name args);                         \
   }
-MPROF__UV_FS_PATH(stat, "fs stat")
-MPROF__UV_FS_PATH(lstat, "fs lstat")
-MPROF__UV_FS_PATH(unlink, "fs unlink")
-MPROF__UV_FS_PATH(rmdir, "fs rmdir")
-MPROF__UV_FS_FILE(close, "fs close")
-MPROF__UV_FS_FILE(fstat, "fs fstat")
-MPROF__UV_FS_FILE(fsync, "fs fsync")
-
-int mprof_uv_fs_mkdir(uv_loop_t *loop, uv_fs_t *req, const char *path, int mode,
-                      uv_fs_cb cb) {
-  mprof__uv_entry_t *entry = fs_begin(req, cb, "fs mkdir", path);
-  return submitted(
-      entry, REAL->uv_fs_mkdir(loop, req, path, mode, entry ? fs_done : cb));
-}
-
-int mprof_uv_fs_scandir(uv_loop_t *loop, uv_fs_t *req, const char *path,
-                        int flags, uv_fs_cb cb) {
-  mprof__uv_entry_t *entry = fs_begin(req, cb, "fs scandir", path);
-  return submitted(
-      entry, REAL->uv_fs_scandir(loop, req, path, flags, entry ? fs_done : cb));
-}
-
-int mprof_uv_fs_rename(uv_loop_t *loop, uv_fs_t *req, const char *path,
-                       const char *new_path, uv_fs_cb cb) {
-  mprof__uv_entry_t *entry = fs_begin(req, cb, "fs rename", path);
-  return submitted(entry, REAL->uv_fs_rename(loop, req, path, new_path,
-                                             entry ? fs_done : cb));
-}
+MPROF_UV_FS_CALLS(MPROF__UV_FS_WRAPPER)

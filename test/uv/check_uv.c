@@ -6,6 +6,7 @@
  *   exit-in-callback  the timer that exited, running at the end
  *   no-loop           the timer's thread and nothing run
  *   threads           four loops on four OS threads, a timer each
+ *   fs, handles, sockets  the modes of test/uv/uv_more.c
  * Prints each failed check; exits 1 if any failed. */
 #include <inttypes.h>
 #include <stdio.h>
@@ -107,7 +108,10 @@ typedef struct flow_s {
   uint64_t next_send, next_recv;
 } flow_t;
 
-static void check_tcp_labels(void) {
+/* Checks that there are `flows` of them, each of `bytes` both ways;
+ * counts the send and the receive labels. */
+static void check_tcp_offsets(size_t flows_expected, uint64_t bytes,
+                              size_t *sends_out, size_t *receives_out) {
   flow_t flows[4];
   size_t flow_count = 0, sends = 0, receives = 0;
   for (size_t i = 0; i < view->label_count; i++) {
@@ -138,13 +142,21 @@ static void check_tcp_labels(void) {
     sends += send;
     receives += !send;
   }
-  CHECK(flow_count == 2, "%zu TCP flows", flow_count);
+  CHECK(flow_count == flows_expected, "%zu TCP flows", flow_count);
   for (size_t f = 0; f < flow_count; f++) {
-    CHECK(flows[f].next_send == 11, "%s -> %s sent %" PRIu64, flows[f].source,
-          flows[f].destination, flows[f].next_send);
-    CHECK(flows[f].next_recv == 11, "%s -> %s received %" PRIu64,
+    CHECK(flows[f].next_send == bytes, "%s -> %s sent %" PRIu64,
+          flows[f].source, flows[f].destination, flows[f].next_send);
+    CHECK(flows[f].next_recv == bytes, "%s -> %s received %" PRIu64,
           flows[f].source, flows[f].destination, flows[f].next_recv);
   }
+  *sends_out = sends;
+  *receives_out = receives;
+}
+
+/* uv_prog's echo: "hello" and "world!" each way. */
+static void check_tcp_labels(void) {
+  size_t sends, receives;
+  check_tcp_offsets(2, 11, &sends, &receives);
   CHECK(sends == 3, "%zu net send tcp labels", sends);
   CHECK(receives >= 2, "%zu net recv tcp labels", receives);
 }
@@ -182,8 +194,9 @@ static const struct expected_s {
   const char *prefix;
   size_t count, resolved;
 } expected[] = {
-    {MPROF_FS, "fs ", 13, 12}, /* the stat of the unlinked file fails */
-    {MPROF_FS, "fs open /", 2, 2},
+    /* the stat of the unlinked file fails, and the synchronous open */
+    {MPROF_FS, "fs ", 14, 12},
+    {MPROF_FS, "fs open /", 3, 2},
     {MPROF_FS, "fs stat /", 2, 1},
     {MPROF_FS, "fs mkdir /", 1, 1},
     {MPROF_FS, "fs scandir /", 1, 1},
@@ -202,13 +215,14 @@ static const struct expected_s {
     {MPROF_HANDLE, "poll", 1, 1},
 };
 
-static void check_counts(void) {
-  for (size_t i = 0; i < sizeof expected / sizeof *expected; i++) {
+/* The threads of each row of table (count rows). */
+static void check_counts(const struct expected_s *table, size_t count) {
+  for (size_t i = 0; i < count; i++) {
     size_t resolved,
-        n = count_threads(expected[i].type, expected[i].prefix, &resolved);
-    CHECK(n == expected[i].count && resolved == expected[i].resolved,
+        n = count_threads(table[i].type, table[i].prefix, &resolved);
+    CHECK(n == table[i].count && resolved == table[i].resolved,
           "%s \"%s\": %zu threads, %zu resolved",
-          mprof_type_name(expected[i].type), expected[i].prefix, n, resolved);
+          mprof_type_name(table[i].type), table[i].prefix, n, resolved);
   }
 }
 
@@ -229,9 +243,10 @@ static void check_all(void) {
     if (view->running[i].thread == loop)
       loop_stream = view->running[i].stream;
 
-  check_counts();
-  CHECK(failed_with(MPROF_FS, "ENOENT") == 1,
-        "the stat of a missing file failed with ENOENT");
+  check_counts(expected, sizeof expected / sizeof *expected);
+  CHECK(failed_with(MPROF_FS, "ENOENT") == 2,
+        "the stat of a missing file and the synchronous open of one failed "
+        "with ENOENT");
   CHECK(failed_with(MPROF_WRITE, "EBADF") == 1,
         "the write before connecting failed with EBADF");
 
@@ -309,10 +324,167 @@ static void check_threads(void) {
   CHECK(view->stream_count >= 4, "%u streams", view->stream_count);
 }
 
+/* --- the modes of uv_more.c --- */
+
+static const struct expected_s expected_fs[] = {
+    /* synchronous: the set-up, and the closes in callbacks */
+    {MPROF_FS, "fs mkdtemp /", 1, 1},
+    {MPROF_FS, "fs open /", 2, 2},
+    {MPROF_FS, "fs write", 1, 1},
+    {MPROF_FS, "fs close", 4, 4}, /* 3 closes and the closedir */
+    /* asynchronous */
+    {MPROF_FS, "fs copyfile /", 1, 1},
+    {MPROF_FS, "fs sendfile", 1, 1},
+    {MPROF_FS, "fs ftruncate", 1, 1},
+    {MPROF_FS, "fs fdatasync", 1, 1},
+    {MPROF_FS, "fs fchmod", 1, 1},
+    {MPROF_FS, "fs futime", 1, 1},
+    {MPROF_FS, "fs fchown", 1, 1},
+    {MPROF_FS, "fs access /", 1, 1},
+    {MPROF_FS, "fs chmod /", 1, 1},
+    {MPROF_FS, "fs utime /", 1, 1},
+    {MPROF_FS, "fs lutime /", 1, 1},
+    {MPROF_FS, "fs chown /", 1, 1},
+    {MPROF_FS, "fs lchown /", 1, 1},
+    {MPROF_FS, "fs statfs /", 1, 1},
+    {MPROF_FS, "fs realpath /", 1, 1},
+    {MPROF_FS, "fs link /", 1, 1},
+    {MPROF_FS, "fs symlink /", 1, 1},
+    {MPROF_FS, "fs mkstemp /", 1, 1},
+    {MPROF_FS, "fs opendir /", 1, 1},
+    {MPROF_FS, "fs readdir", 1, 1},
+    {MPROF_FS, "fs closedir", 1, 1},
+    {MPROF_FS, "fs readlink /", 1, 1},
+    {MPROF_FS, "fs ", 29, 29},
+};
+
+/* The synchronous closes: each ran, switched to, within the callback of
+ * the request that made it. */
+static void check_fs_sync(void) {
+  size_t by_closedir = 0, by_mkstemp = 0, other;
+  for (uint32_t t = 1; t < view->thread_count; t++) {
+    if (strcmp(first_label(t), "fs close"))
+      continue;
+    const char *creator = first_label(view->threads[t].creator);
+    by_closedir += !strcmp(creator, "fs closedir");
+    by_mkstemp += !strncmp(creator, "fs mkstemp /", 12);
+    CHECK(spans_of(t, MPROF_NO_THREAD, &other) == 1, "close %u ran once", t);
+  }
+  CHECK(by_closedir == 2 && by_mkstemp == 1,
+        "%zu closes made by closedir, %zu by mkstemp", by_closedir, by_mkstemp);
+  uint32_t made = MPROF_NO_THREAD;
+  for (uint32_t t = 1; made == MPROF_NO_THREAD && t < view->thread_count; t++)
+    if (!strncmp(first_label(t), "fs mkdtemp /", 12))
+      made = t;
+  CHECK(made != MPROF_NO_THREAD &&
+            view->threads[made].creator == MPROF_ROOT_THREAD,
+        "mkdtemp, called before the loop ran, made by no thread");
+}
+
+static void check_fs(void) {
+  check_counts(expected_fs, sizeof expected_fs / sizeof *expected_fs);
+  check_fs_sync();
+  /* the synchronous write and the sendfile, 16 bytes each */
+  CHECK(counter_final("uv bytes written") == 32, "written %" PRId64,
+        counter_final("uv bytes written"));
+}
+
+/* A handle's thread by its first label: resolved, with at least spans
+ * running spans and, if second is not NULL, a second label that starts
+ * with it. */
+static void check_handle(const char *label, size_t spans, const char *second) {
+  size_t other;
+  uint32_t t = find_thread(MPROF_HANDLE, label);
+  CHECK(t != MPROF_NO_THREAD, "no %s handle", label);
+  if (t == MPROF_NO_THREAD)
+    return;
+  const mprof_thread_t *thread = &view->threads[t];
+  CHECK(thread->ending == MPROF_ENDING_RESOLVED, "%s: not resolved", label);
+  CHECK(spans_of(t, MPROF_NO_THREAD, &other) >= spans, "%s: %zu spans", label,
+        spans_of(t, MPROF_NO_THREAD, &other));
+  if (second)
+    CHECK(
+        thread->label_count == 2 &&
+            !strncmp(view->strings + view->labels[thread->first_label + 1].text,
+                     second, strlen(second)),
+        "%s: second label", label);
+}
+
+static const struct expected_s expected_handles[] = {
+    {MPROF_WRITE, "write", 2, 2}, /* to the tty, write2 on the pipe */
+    {MPROF_HANDLE, "pipe", 2, 2},
+    {MPROF_HANDLE, "tcp", 2, 2},  /* passed, received */
+    {MPROF_HANDLE, "poll", 1, 1}, /* of a socket */
+};
+
+static void check_handles(void) {
+  check_handle("fs event", 2, "fs event /"); /* the event, the close */
+  check_handle("fs poll", 3, "fs poll /");   /* ENOENT, the file, close */
+  check_handle("tty", 2, NULL);              /* the read, the close */
+  check_handle("signal", 2, "signal 12");
+  check_handle("poll", 2, NULL);
+  check_counts(expected_handles,
+               sizeof expected_handles / sizeof *expected_handles);
+  /* tty: "tty\n" in, "ok\n" out; the pipe: 1 byte */
+  CHECK(counter_final("uv bytes read") == 5, "read %" PRId64,
+        counter_final("uv bytes read"));
+  CHECK(counter_final("uv bytes written") == 4, "written %" PRId64,
+        counter_final("uv bytes written"));
+}
+
+/* The net labels of a direction and protocol ("net send tcp "): how many,
+ * and how many on a handle's thread (not a request's). */
+static size_t net_labels(const char *head, size_t *on_handles) {
+  size_t n = 0;
+  *on_handles = 0;
+  for (size_t i = 0; i < view->label_count; i++)
+    if (!strncmp(view->strings + view->labels[i].text, head, strlen(head))) {
+      n++;
+      *on_handles += view->threads[view->labels[i].thread].type == MPROF_HANDLE;
+    }
+  return n;
+}
+
+static const struct expected_s expected_sockets[] = {
+    {MPROF_HANDLE, "tcp", 3, 3}, /* listener, server side (reset), client */
+    {MPROF_HANDLE, "udp", 2, 2},
+    {MPROF_UDP_SEND, "udp send", 0, 0},
+    {MPROF_WRITE, "write", 0, 0},
+    /* synchronous, after the loop ran */
+    {MPROF_GETADDRINFO, "getaddrinfo 127.0.0.1", 1, 1},
+    {MPROF_GETNAMEINFO, "getnameinfo 127.0.0.1:0", 1, 1},
+    {MPROF_RANDOM, "random", 1, 1},
+};
+
+static void check_sockets(void) {
+  size_t on_handles, sends, receives;
+  check_counts(expected_sockets,
+               sizeof expected_sockets / sizeof *expected_sockets);
+  /* try_write "hi", try_write2 "!": each labelled once, on the client */
+  CHECK(net_labels("net send tcp ", &on_handles) == 2 && on_handles == 2,
+        "net send tcp labels");
+  CHECK(net_labels("net send udp ", &on_handles) == 1 && on_handles == 1,
+        "net send udp label");
+  CHECK(net_labels("net recv udp ", &on_handles) == 1, "net recv udp label");
+  check_tcp_offsets(1, 3, &sends, &receives);
+  CHECK(receives >= 1, "%zu net recv tcp labels", receives);
+  CHECK(counter_final("uv bytes written") == 7, "written %" PRId64,
+        counter_final("uv bytes written"));
+  CHECK(counter_final("uv bytes read") == 7, "read %" PRId64,
+        counter_final("uv bytes read"));
+  size_t other;
+  for (uint32_t t = 1; t < view->thread_count; t++)
+    if (view->threads[t].type == MPROF_RANDOM)
+      CHECK(view->threads[t].creator == MPROF_ROOT_THREAD &&
+                spans_of(t, MPROF_NO_THREAD, &other) == 1,
+            "the synchronous random ran once, made by no thread");
+}
+
 int main(int argc, char **argv) {
   if (argc != 3) {
     fprintf(stderr, "usage: check_uv TRACE "
-                    "all|all-ipv4|exit-in-callback|no-loop|threads\n");
+                    "all|all-ipv4|exit-in-callback|no-loop|threads|fs|handles|"
+                    "sockets\n");
     return 2;
   }
   mprof_trace_t *trace;
@@ -330,6 +502,12 @@ int main(int argc, char **argv) {
     check_threads();
   else if (!strcmp(argv[2], "exit-in-callback"))
     check_exit_in_callback();
+  else if (!strcmp(argv[2], "fs"))
+    check_fs();
+  else if (!strcmp(argv[2], "handles"))
+    check_handles();
+  else if (!strcmp(argv[2], "sockets"))
+    check_sockets();
   else
     check_no_loop();
   printf("check_uv %s %s: %zu threads, %d failed checks\n", argv[1], argv[2],

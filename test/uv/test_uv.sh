@@ -4,7 +4,7 @@
 # record` (uv_prog_plain).  The program's output must be the same as
 # without tracing, and check_uv must find in each trace what it recorded;
 # then the odd cases: exit or abort inside a callback, no loop, many loops
-# on many OS threads, fork and exec.
+# on many OS threads, fork and exec; last test/uv/uv_more.c's modes.
 set -u
 build=$1
 bin=$build/test/uv
@@ -12,17 +12,18 @@ out=$build/test/uv/out
 rm -rf "$out" && mkdir -p "$out"
 status=0
 fail() { echo "FAIL: $*"; status=1; }
+prog=uv_prog # the program three_ways runs
 
 # Run one mode three ways; each way's output in $out/MODE.WAY.txt.
 three_ways() {
   mode=$1 expect=$2
-  "$bin/uv_prog_plain" "$out" "$mode" > "$out/$mode.plain.txt"
+  "$bin/${prog}_plain" "$out" "$mode" > "$out/$mode.plain.txt"
   [ $? -eq "$expect" ] || fail "$mode: plain exit status"
   "$build/mprof" record -o "$out/$mode.shim.ctf" -- \
-    "$bin/uv_prog_plain" "$out" "$mode" > "$out/$mode.shim.txt" \
+    "$bin/${prog}_plain" "$out" "$mode" > "$out/$mode.shim.txt" \
     2> "$out/$mode.record.txt"
   [ $? -eq "$expect" ] || fail "$mode: mprof record exit status"
-  MPROF_TRACE="$out/$mode.traced.ctf" "$bin/uv_prog_traced" "$out" "$mode" \
+  MPROF_TRACE="$out/$mode.traced.ctf" "$bin/${prog}_traced" "$out" "$mode" \
     > "$out/$mode.traced.txt"
   [ $? -eq "$expect" ] || fail "$mode: traced exit status"
   for way in shim traced; do
@@ -77,6 +78,21 @@ done
 # exec: the shim stays preloaded and the new image records its own trace.
 three_ways exec 0
 "$bin/check_uv" "$out/exec.shim.ctf" no-loop || fail "exec: shim trace"
+# The calls uv_prog leaves out: every fs call (synchronous ones too),
+# fs event and poll handles, a tty, write2, the try_ calls, close_reset.
+prog=uv_more
+for mode in fs handles sockets; do
+  three_ways $mode 0
+  for way in shim traced; do
+    "$bin/check_uv" "$out/$mode.$way.ctf" $mode || fail "$mode: $way trace"
+  done
+done
+grep -q "^fs readdir: 6 entries$" "$out/fs.plain.txt" || fail "fs: readdir"
+grep -q "^write2: 1 byte, 1 handle passed$" "$out/handles.plain.txt" ||
+  fail "handles: write2 passed no handle"
+grep -q "^tcp: client got ECONNRESET$" "$out/sockets.plain.txt" ||
+  fail "sockets: no reset"
+
 # mprof record itself: usage, a program that cannot run.
 "$build/mprof" record --help | grep -q "^usage: mprof record" || fail "record --help"
 "$build/mprof" record -o "$out/x.ctf" 2>/dev/null; [ $? -eq 2 ] || fail "record without a program"

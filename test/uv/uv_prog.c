@@ -20,20 +20,13 @@
 
 #include <mprof/uv.h>
 
+#include "uv_check.h"
+
 static uv_loop_t *loop;
 static char path[1024];
 static char file_text[] = "0123456789abcdef";
 static char read_buf[64];
 static uv_fs_t fs_req;
-
-#define CHECK(call)                                                            \
-  do {                                                                         \
-    int check_result = (call);                                                 \
-    if (check_result < 0) {                                                    \
-      fprintf(stderr, "uv_prog: %s: %s\n", #call, uv_strerror(check_result));  \
-      exit(1);                                                                 \
-    }                                                                          \
-  } while (0)
 
 /* --- files: write, read back, stat, unlink --- */
 
