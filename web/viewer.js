@@ -10,7 +10,7 @@
 
 (function () {
   const PRIM_WORDS = 10; /* mprof_prim_t: x0 y0 x1 y1 kind colour alpha width thread role_text */
-  const PRIM_LINE = 0, PRIM_RECT = 1;
+  const PRIM_RECT = 1, PRIM_TEXT = 2;
   const ROW_HEIGHT = 16;
   const ZOOM_STEP = 1.2;
   const FONT = '11px sans-serif';
@@ -172,7 +172,10 @@
     drawDivergence(p, ctx, h);
   }
 
-  /* Paint the display list, batching runs of lines of one style. */
+  /* Paint the display list.  Rectangles and the lines along an axis
+   * (nearly all of them: thread lines, creations, ticks) are filled as
+   * rectangles on the pixel grid, which the canvas blits; slanted lines
+   * (arrows) are stroked as one path per run of one style. */
   function paint(ctx, ptr, count, textPtr) {
     const f = new Float32Array(wasm.memory.buffer, ptr, count * PRIM_WORDS);
     const u = new Uint32Array(wasm.memory.buffer, ptr, count * PRIM_WORDS);
@@ -182,22 +185,27 @@
     let colour = -1, alpha = -1, width = -1, open = false;
     for (let i = 0; i < count; i++) {
       const o = i * PRIM_WORDS, kind = u[o + 4];
-      if (kind !== PRIM_LINE || u[o + 5] !== colour || f[o + 6] !== alpha || f[o + 7] !== width) {
+      if (u[o + 5] !== colour || f[o + 6] !== alpha || f[o + 7] !== width) {
         if (open) { ctx.stroke(); open = false; }
         if (u[o + 5] !== colour) ctx.fillStyle = ctx.strokeStyle = palette[colour = u[o + 5]];
         if (f[o + 6] !== alpha) ctx.globalAlpha = alpha = f[o + 6];
         if (f[o + 7] !== width) ctx.lineWidth = width = f[o + 7];
       }
-      if (kind === PRIM_LINE) {
-        if (!open) { ctx.beginPath(); open = true; }
-        const x0 = f[o], y0 = f[o + 1], x1 = f[o + 2], y1 = f[o + 3];
-        const snap = f[o + 7] % 2 ? 0.5 : 0;
-        ctx.moveTo(x0 === x1 ? Math.round(x0) + snap : x0, y0 === y1 ? Math.round(y0) + snap : y0);
-        ctx.lineTo(x0 === x1 ? Math.round(x1) + snap : x1, y0 === y1 ? Math.round(y1) + snap : y1);
-      } else if (kind === PRIM_RECT) {
-        ctx.fillRect(f[o], f[o + 1], f[o + 2] - f[o], f[o + 3] - f[o + 1]);
+      const x0 = f[o], y0 = f[o + 1], x1 = f[o + 2], y1 = f[o + 3];
+      if (kind === PRIM_RECT) {
+        ctx.fillRect(x0, y0, x1 - x0, y1 - y0);
+      } else if (kind === PRIM_TEXT) {
+        fitText(ctx, textAt(mem, textPtr + (u[o + 9] >>> 4)), x0, y0, x1 - x0);
+      } else if (y0 === y1) {
+        const y = Math.round(y0) - (width >> 1);
+        ctx.fillRect(Math.min(x0, x1), y, Math.abs(x1 - x0), width);
+      } else if (x0 === x1) {
+        const x = Math.round(x0) - (width >> 1);
+        ctx.fillRect(x, Math.min(y0, y1), width, Math.abs(y1 - y0));
       } else {
-        fitText(ctx, textAt(mem, textPtr + (u[o + 9] >>> 4)), f[o], f[o + 1], f[o + 2] - f[o]);
+        if (!open) { ctx.beginPath(); open = true; }
+        ctx.moveTo(x0, y0);
+        ctx.lineTo(x1, y1);
       }
     }
     if (open) ctx.stroke();

@@ -126,7 +126,9 @@ int mprof_scene_build(mprof_scene_t *scene, const mprof_model_t *model,
                       const mprof_scene_options_t *options);
 
 /* The display list of the last build, in painting order; *count gets its
- * length. */
+ * length.  Lines along a row and rectangles of one look that follow one
+ * another less than half a pixel apart are merged into the first (whose
+ * `thread` they keep), so a dense row costs a few primitives. */
 const mprof_prim_t *mprof_scene_prims(const mprof_scene_t *scene,
                                       size_t *count);
 

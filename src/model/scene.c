@@ -575,6 +575,46 @@ static void draw_counters(frame_t *f) {
   }
 }
 
+/* --- Merging
+ * ------------------------------------------------------------------- */
+
+/* Primitives closer than this (px) along a row are drawn as one. */
+#define MERGE_GAP_PX 0.5f
+
+/* Whether b, painted right after a, continues it along the same row: the
+ * same look, the same band of pixels, starting within MERGE_GAP_PX of a's
+ * end, and too short for a label (wider ones keep their own primitive, and
+ * so their thread). */
+static int continues(const mprof_prim_t *a, const mprof_prim_t *b) {
+  if (a->kind != b->kind || b->kind == MPROF_PRIM_TEXT ||
+      a->colour != b->colour || a->alpha != b->alpha ||
+      a->width != b->width || a->role_text != b->role_text ||
+      a->y0 != b->y0 || a->y1 != b->y1)
+    return 0;
+  if (b->kind == MPROF_PRIM_LINE && b->y0 != b->y1)
+    return 0; /* only horizontal lines */
+  return a->x0 <= b->x0 && b->x0 <= a->x1 + MERGE_GAP_PX && b->x0 <= b->x1 &&
+         b->x1 - b->x0 < MPROF_SCENE_LABEL_MIN_PX && a->x0 <= a->x1;
+}
+
+/* Merge each run of primitives that continue one another into its first
+ * (which keeps its thread): a dense row zoomed out is one line and a few
+ * running spans, not one per pixel, and painters pay per primitive.  The
+ * painting order is kept. */
+static void merge_runs(mprof_scene_t *s) {
+  size_t kept = 0;
+  for (size_t i = 0; i < s->count; i++) {
+    mprof_prim_t *a = kept ? &s->prims[kept - 1] : NULL;
+    if (a && continues(a, &s->prims[i])) {
+      if (s->prims[i].x1 > a->x1)
+        a->x1 = s->prims[i].x1;
+    } else {
+      s->prims[kept++] = s->prims[i];
+    }
+  }
+  s->count = kept;
+}
+
 /* --- Building
  * ------------------------------------------------------------------ */
 
@@ -632,6 +672,7 @@ int mprof_scene_build(mprof_scene_t *scene, const mprof_model_t *model,
   draw_rows(&f);
   draw_arrows(&f);
   draw_counters(&f);
+  merge_runs(scene);
   return scene->failed ? MPROF_ENOMEM : 0;
 }
 

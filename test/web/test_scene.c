@@ -322,7 +322,8 @@ static void test_counter_scales(void **state) {
       int k = name[0] == 'o' ? 2 : name[6] == '1' ? 0 : 1;
       if (pass == 0 && p[i].kind == MPROF_PRIM_LINE)
         top[k] = p[i].y0;
-      if (pass == 1 && p[i].kind == MPROF_PRIM_RECT && p[i].x0 == 19)
+      if (pass == 1 && p[i].kind == MPROF_PRIM_RECT && p[i].x0 <= 19 &&
+          p[i].x1 > 19)
         level[k] = top[k] + MPROF_SCENE_COUNTER_PX - 2 - p[i].y0;
     }
   assert_true(level[0] > 30);           /* queue#1 fills its strip */
@@ -331,7 +332,8 @@ static void test_counter_scales(void **state) {
   done();
 }
 
-/* 200000 short threads: the list stays bounded by the pixels. */
+/* 200000 short threads: the list stays bounded by the pixels, and a
+ * dense row is merged into one line. */
 static void test_bounded(void **state) {
   (void)state;
   enum { N = 200000 };
@@ -351,6 +353,13 @@ static void test_bounded(void **state) {
   uint32_t rows = (300 - MPROF_SCENE_AXIS_PX) / 10 + 1;
   assert_true(n > 0);
   assert_true(n <= (size_t)rows * 500 * 4 + 100);
+  /* a thread every 5 ns at 4000 ns a pixel: each row's pixels are one
+   * merged line, however many summaries its window query answered */
+  size_t lines = 0;
+  const mprof_prim_t *p = mprof_scene_prims(scene, &n);
+  for (size_t i = 0; i < n; i++)
+    lines += MPROF_PRIM_ROLE(&p[i]) == MPROF_ROLE_THREAD;
+  assert_int_equal(lines, mprof_model_view(model)->row_count);
   done();
 }
 
