@@ -18,12 +18,14 @@
   let wasm = null;       /* the instance's exports */
   let palette = [];      /* '#rrggbb' by mprof_colour_t */
   const panes = [];      /* one per open trace (two: compare) */
-  const view = { t0: 0, t1: 1, drawPending: false, lastFrameMs: 0, frames: 0, analysed: false, divergence: null };
+  const view = { t0: 0, t1: 1, drawPending: false, lastFrameMs: 0, frames: 0, analysed: false, divergence: null,
+    timing: {} }; /* timing: the last open's readMs, modelMs, frameMs */
   const $ = (id) => document.getElementById(id);
 
   /* --- The WebAssembly side ------------------------------------------------ */
 
   function base64Bytes(text) {
+    if (Uint8Array.fromBase64) return Uint8Array.fromBase64(text);
     const raw = atob(text);
     const bytes = new Uint8Array(raw.length);
     for (let i = 0; i < raw.length; i++) bytes[i] = raw.charCodeAt(i);
@@ -61,11 +63,42 @@
     try { return fn(ptr); } finally { wasm.mprof_web_free(ptr); }
   }
 
-  /* Open a trace's bytes: the handle, or an exception saying why not. */
-  function openTrace(bytes) {
-    const ptr = wasm.mprof_web_alloc(bytes.length);
-    new Uint8Array(wasm.memory.buffer, ptr, bytes.length).set(bytes);
-    const handle = wasm.mprof_web_open(ptr, bytes.length);
+  /* A trace's bytes are written straight into WebAssembly memory (no copy
+   * kept on the JS side); mprof_web_open() frees them once the model is
+   * built.  A loaded trace: {name, ptr, size}. */
+  function wasmBytes(ptr, size) { return new Uint8Array(wasm.memory.buffer, ptr, size); }
+
+  /* A file's bytes, read into WebAssembly memory a slice at a time (a
+   * slice's ArrayBuffer is all the JS side holds at once). */
+  const READ_SLICE = 32 << 20;
+  async function loadFile(file) {
+    const ptr = wasm.mprof_web_alloc(file.size);
+    if (!ptr) throw new Error(`${file.name}: out of memory`);
+    try {
+      for (let at = 0; at < file.size; at += READ_SLICE) {
+        const slice = new Uint8Array(await file.slice(at, at + READ_SLICE).arrayBuffer());
+        if (at + slice.length > file.size) throw new Error(`${file.name}: changed while read`);
+        wasmBytes(ptr + at, slice.length).set(slice);
+      }
+    } catch (e) { wasm.mprof_web_free(ptr); throw e; }
+    return { name: file.name, ptr, size: file.size };
+  }
+
+  /* A trace embedded in the page as base64, decoded into WebAssembly
+   * memory. */
+  function loadBase64(name, text) {
+    const size = Math.floor(text.length / 4) * 3 - (text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0);
+    const ptr = wasm.mprof_web_alloc(size);
+    if (!ptr) throw new Error(`${name}: out of memory`);
+    const target = wasmBytes(ptr, size);
+    if (target.setFromBase64) target.setFromBase64(text);
+    else target.set(base64Bytes(text));
+    return { name, ptr, size };
+  }
+
+  /* Open a loaded trace: the handle, or an exception saying why not. */
+  function openTrace(t) {
+    const handle = wasm.mprof_web_open(t.ptr, t.size);
     if (!handle) throw new Error(cString(wasm.mprof_web_strerror(wasm.mprof_web_last_error())));
     return handle;
   }
@@ -90,17 +123,23 @@
     $('panes').replaceChildren();
   }
 
-  /* Show these traces ([{name, bytes}]): one, or two to compare. */
+  /* Show these loaded traces: one, or two to compare. */
   function showTraces(traces) {
-    closePanes();
     const opened = [];
+    const modelStart = performance.now();
     try {
-      for (const t of traces.slice(0, 2)) opened.push(makePane(openTrace(t.bytes), t.name));
+      traces.forEach((t, i) => {
+        try { opened.push(makePane(openTrace(t), t.name)); } catch (e) {
+          for (const rest of traces.slice(i + 1)) wasm.mprof_web_free(rest.ptr);
+          throw e;
+        }
+      });
     } catch (e) {
       for (const p of opened) wasm.mprof_web_close(p.handle);
       status('cannot open ' + traces.map((t) => t.name).join(', ') + ': ' + e.message);
       return;
     }
+    view.timing.modelMs = performance.now() - modelStart;
     for (const p of opened) { panes.push(p); $('panes').append(p.el); attachInput(p); }
     if (panes.length === 2) view.divergence = json(wasm.mprof_web_diverge(panes[0].handle, panes[1].handle));
     else view.divergence = null;
@@ -138,6 +177,7 @@
     view.lastFrameMs = performance.now() - start;
     view.frames++;
     if (view.openedAt !== undefined) { /* the first frame of traces just opened */
+      view.timing.frameMs = performance.now() - start;
       view.openToFrameMs = performance.now() - view.openedAt;
       view.openedAt = undefined;
     }
@@ -364,9 +404,18 @@
     const list = [...files].slice(0, 2);
     if (!list.length) return;
     view.openedAt = performance.now();
+    view.timing = {};
     status('opening ' + list.map((f) => f.name).join(', ') + '…');
+    closePanes(); /* their memory first */
     const traces = [];
-    for (const f of list) traces.push({ name: f.name, bytes: new Uint8Array(await f.arrayBuffer()) });
+    try {
+      for (const f of list) traces.push(await loadFile(f));
+    } catch (e) {
+      for (const t of traces) wasm.mprof_web_free(t.ptr);
+      status('cannot read ' + list.map((f) => f.name).join(', ') + ': ' + e.message);
+      return;
+    }
+    view.timing.readMs = performance.now() - view.openedAt;
     showTraces(traces);
   }
 
@@ -527,7 +576,13 @@
     await loadWasm();
     const data = window.MPROF_DATA.traces || [];
     view.openedAt = 0; /* from the navigation */
-    if (data.length) showTraces(data.map((t) => ({ name: t.name, bytes: base64Bytes(t.data) })));
+    view.timing = {};
+    if (data.length) {
+      const read = performance.now();
+      const traces = data.map((t) => loadBase64(t.name, t.data));
+      view.timing.readMs = performance.now() - read;
+      showTraces(traces);
+    }
     window.mprofViewer.ready = true;
   }
 

@@ -79,6 +79,9 @@ async function pageMemory(page, cdp) {
     'budget_1500ms', 1500);
   const events = await page.evaluate(() => window.mprofViewer.panes[0].summary.events);
   console.error(`bench: big trace: ${events} events, ${fs.statSync(bigTrace).size} bytes`);
+  const t = await page.evaluate(() => window.mprofViewer.view.timing);
+  console.error(`bench: big trace's first frame: file into WebAssembly memory ${t.readMs.toFixed(0)} ms, `
+    + `decode and model ${t.modelMs.toFixed(0)} ms, first frame ${t.frameMs.toFixed(0)} ms`);
   const pans = await frames(page, 'pan', 60, 'const s = d / 50; return [i * s / 60 * 10, i * s / 60 * 10 + s];');
   emit('web_pan', 'frame_ms_median', median(pans), 'budget_16ms', 16);
   emit('web_pan', 'frame_ms_p95', p95(pans), 'budget_16ms', 16);
