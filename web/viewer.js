@@ -114,7 +114,7 @@
     title.textContent = name;
     el.append(canvas, title);
     const summary = json(wasm.mprof_web_summary(handle));
-    return { handle, name, el, canvas, summary, scroll: 0, selected: -1 };
+    return { handle, name, el, canvas, summary, scroll: 0, selected: -1, offset: 0 }; /* offset: see align() */
   }
 
   function closePanes() {
@@ -143,6 +143,7 @@
     for (const p of opened) { panes.push(p); $('panes').append(p.el); attachInput(p); }
     if (panes.length === 2) view.divergence = json(wasm.mprof_web_diverge(panes[0].handle, panes[1].handle));
     else view.divergence = null;
+    compare();
     palette = panes[0].summary.palette.map((c) => c.rgb);
     fillLegend(panes[0].summary.palette);
     fillCounters();
@@ -201,7 +202,7 @@
   function drawPane(p) {
     const { ctx, w, h } = sizeCanvas(p);
     const built = performance.now();
-    const count = wasm.mprof_web_build(p.handle, view.t0, view.t1, w, h, p.scroll, ROW_HEIGHT);
+    const count = wasm.mprof_web_build(p.handle, view.t0 - p.offset, view.t1 - p.offset, w, h, p.scroll, ROW_HEIGHT);
     view.lastBuildMs = performance.now() - built;
     view.lastPrims = count;
     ctx.globalAlpha = 1;
@@ -274,7 +275,7 @@
     const d = view.divergence;
     if (!d) return;
     const t = p === panes[0] ? d.a_time : d.b_time;
-    const x = Math.round((t - view.t0) / (view.t1 - view.t0) * p.el.clientWidth) + 0.5;
+    const x = Math.round((t + p.offset - view.t0) / (view.t1 - view.t0) * p.el.clientWidth) + 0.5;
     ctx.save();
     ctx.strokeStyle = '#ff00ff';
     ctx.lineWidth = 2;
@@ -291,7 +292,46 @@
 
   /* --- View changes ---------------------------------------------------------------- */
 
-  function duration() { return Math.max(1, ...panes.map((p) => p.summary.duration)); }
+  /* --- Compare: one time axis, one scroll, one scale per counter ------------- */
+
+  /* Put the second trace on the first one's time axis: its time t is
+   * drawn at t + offset, and its axis labels say the first trace's times.
+   * view.align: 'starts' (both from their first event), 'wall' (by the
+   * traces' wall clocks) or 'divergence' (the first divergence at one x). */
+  function align() {
+    const [a, b] = panes;
+    if (!b) return;
+    const d = view.divergence;
+    b.offset = view.align === 'wall' ? wasm.mprof_web_wall_offset(a.handle, b.handle)
+      : view.align === 'divergence' && d ? d.a_time - d.b_time : 0;
+    wasm.mprof_web_align(b.handle, b.offset);
+    requestDraw();
+  }
+
+  /* A new pair of traces: counters on shared scales, aligned at the first
+   * divergence if there is one. */
+  function compare() {
+    $('align').hidden = panes.length !== 2;
+    if (panes.length !== 2) return;
+    wasm.mprof_web_share_scales(panes[0].handle, panes[1].handle);
+    wasm.mprof_web_share_scales(panes[1].handle, panes[0].handle);
+    view.align = $('align').value = view.divergence ? 'divergence' : 'starts';
+    align();
+  }
+
+  /* Every pane scrolled to the same rows (each as far as it has rows). */
+  function scrollTo(px) {
+    for (const p of panes) {
+      const maxScroll = Math.max(0, p.summary.rows * ROW_HEIGHT - p.el.clientHeight / 2);
+      p.scroll = Math.min(maxScroll, Math.max(0, px));
+    }
+  }
+
+  /* The time range of all panes on the shared axis. */
+  function extent() {
+    if (!panes.length) return [0, 1];
+    return [Math.min(...panes.map((p) => p.offset)), Math.max(1, ...panes.map((p) => p.offset + p.summary.duration))];
+  }
 
   function setRange(t0, t1) {
     const span = Math.max(10, t1 - t0);
@@ -301,9 +341,9 @@
   }
 
   function fit() {
-    const d = duration();
-    setRange(-d * 0.02, d * 1.02);
-    for (const p of panes) p.scroll = 0;
+    const [lo, hi] = extent(), d = hi - lo;
+    setRange(lo - d * 0.02, hi + d * 0.02);
+    scrollTo(0);
   }
 
   /* Zoom by factor around x (CSS px in a pane of width w). */
@@ -316,8 +356,7 @@
   function pan(p, dxPx, dyPx) {
     const nsPerPx = (view.t1 - view.t0) / Math.max(1, p.el.clientWidth);
     setRange(view.t0 - dxPx * nsPerPx, view.t1 - dxPx * nsPerPx);
-    const maxScroll = Math.max(0, p.summary.rows * ROW_HEIGHT - p.el.clientHeight / 2);
-    p.scroll = Math.min(maxScroll, Math.max(0, p.scroll - dyPx));
+    scrollTo(p.scroll - dyPx);
   }
 
   /* Bring thread (its details) into view in pane p, highlighted. */
@@ -325,8 +364,8 @@
     const t = json(wasm.mprof_web_thread(p.handle, thread));
     if (!t) return;
     const pad = Math.max(1000, (t.end - t.start) * 0.25);
-    setRange(t.start - pad, t.end + pad);
-    p.scroll = Math.max(0, t.row * ROW_HEIGHT - p.el.clientHeight / 3);
+    setRange(t.start + p.offset - pad, t.end + p.offset + pad);
+    scrollTo(t.row * ROW_HEIGHT - p.el.clientHeight / 3);
     select(p, thread);
   }
 
@@ -356,7 +395,7 @@
     }, { passive: false });
     c.addEventListener('dblclick', (e) => {
       const r = c.getBoundingClientRect();
-      wasm.mprof_web_build(p.handle, view.t0, view.t1, r.width, r.height, p.scroll, ROW_HEIGHT);
+      wasm.mprof_web_build(p.handle, view.t0 - p.offset, view.t1 - p.offset, r.width, r.height, p.scroll, ROW_HEIGHT);
       select(p, wasm.mprof_web_hit(p.handle, e.clientX - r.left, e.clientY - r.top));
     });
   }
@@ -425,6 +464,7 @@
     $('zoom-in').addEventListener('click', () => panes[0] && zoom(ZOOM_STEP, panes[0].el.clientWidth / 2, panes[0].el.clientWidth));
     $('zoom-out').addEventListener('click', () => panes[0] && zoom(1 / ZOOM_STEP, panes[0].el.clientWidth / 2, panes[0].el.clientWidth));
     $('fit').addEventListener('click', fit);
+    $('align').addEventListener('change', () => { view.align = $('align').value; align(); });
     $('help-button').addEventListener('click', () => { $('help').hidden = !$('help').hidden; });
     $('search').addEventListener('input', onSearch);
     window.addEventListener('keydown', onKey);

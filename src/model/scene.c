@@ -53,6 +53,8 @@ struct mprof_scene_s {
   int64_t *col_min, *col_max; /* counter columns, width_px */
   size_t item_capacity;
   int failed; /* an allocation failed during the build */
+  int64_t axis_offset;                   /* see mprof_scene_compare() */
+  const int64_t *counter_lo, *counter_hi; /* likewise */
 };
 
 /* What one build reads. */
@@ -80,6 +82,13 @@ void mprof_scene_free(mprof_scene_t *scene) {
   free(scene->col_min);
   free(scene->col_max);
   free(scene);
+}
+
+void mprof_scene_compare(mprof_scene_t *scene, int64_t axis_offset_ns,
+                         const int64_t *counter_lo, const int64_t *counter_hi) {
+  scene->axis_offset = axis_offset_ns;
+  scene->counter_lo = counter_lo;
+  scene->counter_hi = counter_hi;
 }
 
 const mprof_prim_t *mprof_scene_prims(const mprof_scene_t *scene,
@@ -303,13 +312,15 @@ static void format_time(int64_t t, int64_t step, char *buf) {
   buf[o] = 0;
 }
 
+/* Ticks at round times of the axis (the trace's times + the scene's axis
+ * offset). */
 static void draw_axis(frame_t *f) {
-  int64_t step = tick_step(f);
-  int64_t t = f->vp->t0_ns / step * step;
-  if (t < f->vp->t0_ns)
+  int64_t step = tick_step(f), offset = f->scene->axis_offset;
+  int64_t t = (f->vp->t0_ns + offset) / step * step;
+  if (t < f->vp->t0_ns + offset)
     t += step;
-  for (; t < f->vp->t1_ns; t += step) {
-    float x = (float)mprof_scene_x(f->vp, t);
+  for (; t < f->vp->t1_ns + offset; t += step) {
+    float x = (float)mprof_scene_x(f->vp, t - offset);
     char buf[48];
     line(f, MPROF_COLOUR_AXIS, MPROF_ROLE_AXIS, x, MPROF_SCENE_AXIS_PX - 6, x,
          (float)f->rows_bottom, 1, MPROF_NO_THREAD);
@@ -511,31 +522,41 @@ static void draw_arrows(frame_t *f) {
 /* --- Counters ----------------------------------------------------------------
  */
 
-/* Whether two counter names share a scale: the same up to a '#' (as
- * mirage-trace-viewer did: tx_window#445 and tx_window#446). */
+/* Whether two counter names share a scale: the same up to a '#'. */
 static int same_scale(const char *a, const char *b) {
   while (*a && *a != '#' && *a == *b)
     a++, b++;
   return (*a == 0 || *a == '#') && (*b == 0 || *b == '#');
 }
 
-/* The value range of counter c's scale: from min(0, lowest) to the highest
- * of every counter that shares it, over the whole trace (so panning keeps
- * the scale). */
-static void counter_scale(const frame_t *f, uint32_t c, int64_t *lo,
-                          int64_t *hi) {
-  const mprof_model_view_t *v = f->view;
-  *lo = 0;
-  *hi = 0;
+/* Over the whole trace, so panning keeps the scale. */
+void mprof_scene_widen_scale(const mprof_model_t *model, const char *name,
+                             int64_t *lo, int64_t *hi) {
+  const mprof_model_view_t *v = mprof_model_view(model);
   for (uint32_t k = 0; k < v->counter_count; k++) {
-    if (!same_scale(v->strings + v->counters[c].name,
-                    v->strings + v->counters[k].name))
+    if (!same_scale(name, v->strings + v->counters[k].name))
       continue;
     if (v->counters[k].min_value < *lo)
       *lo = v->counters[k].min_value;
     if (v->counters[k].max_value > *hi)
       *hi = v->counters[k].max_value;
   }
+}
+
+/* The value range of counter c's graph: the scene's compare scale if set,
+ * else from min(0, lowest) to the highest of the trace's counters that
+ * share it. */
+static void counter_scale(const frame_t *f, uint32_t c, int64_t *lo,
+                          int64_t *hi) {
+  if (f->scene->counter_lo && f->scene->counter_hi) {
+    *lo = f->scene->counter_lo[c];
+    *hi = f->scene->counter_hi[c];
+    return;
+  }
+  *lo = 0;
+  *hi = 0;
+  mprof_scene_widen_scale(f->model, f->view->strings + f->view->counters[c].name,
+                          lo, hi);
 }
 
 static void draw_counter(frame_t *f, uint32_t c, float top) {
