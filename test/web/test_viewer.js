@@ -315,6 +315,16 @@ async function testGenerated(context) {
   await page.close();
 }
 
+/* `mprof html - -o stdin` of the story: the trace came from standard input. */
+async function testStdin(context) {
+  const page = await open(context, 'stdin/index.html');
+  const status = await text(page, '#status');
+  check(status.includes('stdin.ctf: 9 threads'), 'the trace read from stdin is shown: ' + status);
+  check(fs.readFileSync(path.join(out, 'stdin', 'stdin.ctf')).equals(fs.readFileSync(path.join(out, 'story.ctf'))),
+    'the directory holds the trace read from stdin');
+  await page.close();
+}
+
 async function testOpenFile(context) {
   const page = await open(context, 'net/index.html');
   await page.setInputFiles('#file', path.join(out, 'xss.ctf'));
@@ -348,7 +358,7 @@ async function testOpenFile(context) {
     ['xss (directory)', (c) => testXss(c, 'xss/index.html')],
     ['xss (single file)', (c) => testXss(c, 'xss.html')],
     ['generated', testGenerated], ['compare', testCompare], ['compare runs', testCompareRuns],
-    ['open, drop, help', testOpenFile]]) {
+    ['stdin', testStdin], ['open, drop, help', testOpenFile]]) {
     try {
       await run(context);
       console.log('ok', name);

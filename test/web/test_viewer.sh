@@ -22,6 +22,11 @@ mprof=$build/mprof
 "$mprof" html "$out/xss.ctf" -o "$out/xss"
 "$mprof" html --single-file "$out/xss.ctf" -o "$out/xss.html"
 "$mprof" html "$out/story.ctf" "$out/xss.ctf" -o "$out/compare"
+# the trace from standard input; nothing on it is an error
+"$mprof" html - -o "$out/stdin" <"$out/story.ctf"
+if "$mprof" html --single-file - -o "$out/empty.html" </dev/null 2>/dev/null; then
+  echo "not ok: mprof html - accepted an empty standard input"; exit 1
+fi
 # two runs of one program, 60 and 20 requests in flight (one counter name)
 "$build/test/web/web_trace" load "$out/wide.ctf" 4000 60
 "$build/test/web/web_trace" load "$out/narrow.ctf" 4000 20
