@@ -315,11 +315,15 @@ static void format_time(int64_t t, int64_t step, char *buf) {
 /* Ticks at round times of the axis (the trace's times + the scene's axis
  * offset). */
 static void draw_axis(frame_t *f) {
-  int64_t step = tick_step(f), offset = f->scene->axis_offset;
-  int64_t t = (f->vp->t0_ns + offset) / step * step;
-  if (t < f->vp->t0_ns + offset)
+  int64_t step = tick_step(f), offset = f->scene->axis_offset, t0, t1;
+  if (__builtin_add_overflow(f->vp->t0_ns, offset, &t0) ||
+      __builtin_add_overflow(f->vp->t1_ns, offset, &t1) ||
+      t1 > INT64_MAX - step)
+    return; /* no round times out there */
+  int64_t t = t0 / step * step;
+  if (t < t0)
     t += step;
-  for (; t < f->vp->t1_ns + offset; t += step) {
+  for (; t < t1; t += step) {
     float x = (float)mprof_scene_x(f->vp, t - offset);
     char buf[48];
     line(f, MPROF_COLOUR_AXIS, MPROF_ROLE_AXIS, x, MPROF_SCENE_AXIS_PX - 6, x,

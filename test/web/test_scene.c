@@ -377,6 +377,9 @@ static void test_axis_offset(void **state) {
   build(&vp, NULL, &n);
   assert_float_equal(tick_x("100 ns"), 50, 0.01);
   assert_float_equal(tick_x("900 ns"), 850, 0.01);
+  mprof_scene_compare(scene, INT64_MAX - 500, NULL, NULL); /* no overflow */
+  build(&vp, NULL, &n);
+  assert_float_equal(tick_x("100 ns"), -1, 0.01);
   done();
 }
 

@@ -164,8 +164,12 @@ void mprof_web_show_counter(mprof_web_t *w, int counter, int shown) {
 /* --- Compare
  * ------------------------------------------------------------------ */
 
+/* Offsets beyond +-100 years (or NaN) are taken as 0. */
+#define MAX_OFFSET_NS 3e18
+
 void mprof_web_align(mprof_web_t *w, double offset_ns) {
-  w->axis_offset = (int64_t)offset_ns;
+  int sane = offset_ns > -MAX_OFFSET_NS && offset_ns < MAX_OFFSET_NS;
+  w->axis_offset = sane ? (int64_t)offset_ns : 0;
   mprof_scene_compare(w->scene, w->axis_offset, w->scale_lo, w->scale_hi);
 }
 
