@@ -69,14 +69,18 @@
   function wasmBytes(ptr, size) { return new Uint8Array(wasm.memory.buffer, ptr, size); }
 
   /* A file's bytes, read into WebAssembly memory a slice at a time (a
-   * slice's ArrayBuffer is all the JS side holds at once). */
+   * slice's ArrayBuffer, two at most, is all the JS side holds): the
+   * browser reads the next slice while this one is copied. */
   const READ_SLICE = 32 << 20;
   async function loadFile(file) {
     const ptr = wasm.mprof_web_alloc(file.size);
     if (!ptr) throw new Error(`${file.name}: out of memory`);
+    const read = (at) => file.slice(at, at + READ_SLICE).arrayBuffer();
     try {
+      let next = read(0);
       for (let at = 0; at < file.size; at += READ_SLICE) {
-        const slice = new Uint8Array(await file.slice(at, at + READ_SLICE).arrayBuffer());
+        const slice = new Uint8Array(await next);
+        if (at + READ_SLICE < file.size) next = read(at + READ_SLICE);
         if (at + slice.length > file.size) throw new Error(`${file.name}: changed while read`);
         wasmBytes(ptr + at, slice.length).set(slice);
       }
