@@ -279,6 +279,9 @@ async function testCompareRuns(context) {
   await page.selectOption('#align', 'starts');
   await redraw(page);
   check((await marks(0)) !== (await marks(1)), 'compare: aligned by their starts, the divergence lines part');
+  await page.selectOption('#align', 'wall');
+  const wall = await page.evaluate(() => window.mprofViewer.panes[1].offset);
+  check(wall > 0, `compare: by the wall clocks the narrow run (recorded second) starts later (${wall} ns)`);
   await page.selectOption('#align', 'divergence');
   await redraw(page);
   /* one scroll: dragging the first pane up by 100 px scrolls both */
