@@ -18,6 +18,10 @@ enum {
 
 /* Open a trace, counting diagnostics (printed to stderr) in *problems. */
 int cli_open_trace(const char *path, int *problems, mprof_trace_t **out);
+/* The same for a trace in memory (kept alive by the caller), called name
+ * in diagnostics. */
+int cli_open_trace_memory(const void *data, size_t size, const char *name,
+                          int *problems, mprof_trace_t **out);
 
 /* Open each of paths[0..count) in turn and hand it to fn (which adds the
  * problems it finds to *problems); returns the exit code for all of them. */

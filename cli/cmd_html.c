@@ -62,13 +62,18 @@ static void put_js_string(FILE *f, const char *text) {
 
 /* A trace file's bytes. */
 typedef struct trace_file_s {
-  const char *path;
+  const char *path; /* "-": standard input */
   unsigned char *data;
   size_t size;
 } trace_file_t;
 
+static int is_stdin(const trace_file_t *t) {
+  return strcmp(t->path, "-") == 0;
+}
+
+/* Read the whole file (or standard input); -1 with errno set if not. */
 static int read_file(trace_file_t *t) {
-  FILE *f = fopen(t->path, "rb");
+  FILE *f = is_stdin(t) ? stdin : fopen(t->path, "rb");
   if (!f)
     return -1;
   size_t cap = 1 << 16;
@@ -84,14 +89,22 @@ static int read_file(trace_file_t *t) {
       t->data = d;
     }
   }
-  int err = ferror(f) || !t->data;
-  fclose(f);
+  int err = ferror(f) ? EIO : !t->data ? ENOMEM : 0;
+  if (f != stdin)
+    fclose(f);
+  errno = err;
   return err ? -1 : 0;
 }
 
-static const char *base_name(const char *path) {
-  const char *slash = strrchr(path, '/');
-  return slash ? slash + 1 : path;
+/* The trace's name in messages. */
+static const char *shown_name(const trace_file_t *t) {
+  return is_stdin(t) ? "(stdin)" : t->path;
+}
+
+/* The trace's file name in the page and the output directory. */
+static const char *base_name(const trace_file_t *t) {
+  const char *slash = strrchr(t->path, '/');
+  return is_stdin(t) ? "stdin.ctf" : slash ? slash + 1 : t->path;
 }
 
 /* window.MPROF_DATA: the wasm and the traces. */
@@ -102,7 +115,7 @@ static void put_data(FILE *f, const trace_file_t *traces, int count) {
   fputs("\", traces: [", f);
   for (int i = 0; i < count; i++) {
     fputs(i ? ", {name: " : "{name: ", f);
-    put_js_string(f, base_name(traces[i].path));
+    put_js_string(f, base_name(&traces[i]));
     fputs(", data: \"", f);
     put_base64(f, traces[i].data, traces[i].size);
     fputs("\"}", f);
@@ -189,7 +202,7 @@ static int write_directory(const char *dir, const trace_file_t *traces,
       return -1;
   }
   for (int i = 0; i < count; i++) { /* the traces themselves, to download */
-    snprintf(path, sizeof path, "%s/%s", dir, base_name(traces[i].path));
+    snprintf(path, sizeof path, "%s/%s", dir, base_name(&traces[i]));
     if (write_part(path, TRACE, &traces[i], 1, 0))
       return -1;
   }
@@ -199,6 +212,7 @@ static int write_directory(const char *dir, const trace_file_t *traces,
 static int usage(FILE *f, int code) {
   fprintf(
       f, "usage: mprof html [--single-file] TRACE [TRACE2] -o OUT\n"
+         "  (a TRACE of - is read from standard input)\n"
          "  Write the browser viewer with the trace in it: a directory OUT\n"
          "  (index.html, assets, the trace) that works from disk or any\n"
          "  static server, or with --single-file one self-contained OUT.html.\n"
@@ -207,21 +221,20 @@ static int usage(FILE *f, int code) {
   return code;
 }
 
-/* Check each trace opens (damage is told and counted), then read it. */
+/* Read each trace (a file, or standard input for "-"), then check it
+ * opens (damage is told and counted). */
 static int load_traces(trace_file_t *traces, int count, int *problems) {
   for (int i = 0; i < count; i++) {
     mprof_trace_t *trace;
-    if (strcmp(traces[i].path, "-") == 0) {
-      fprintf(stderr, "mprof: html: needs trace files, not stdin\n");
+    if (read_file(&traces[i])) {
+      fprintf(stderr, "mprof: html: %s: %s\n", shown_name(&traces[i]),
+              strerror(errno));
       return -1;
     }
-    if (cli_open_trace(traces[i].path, problems, &trace))
+    if (cli_open_trace_memory(traces[i].data, traces[i].size,
+                              shown_name(&traces[i]), problems, &trace))
       return -1;
     mprof_trace_close(trace);
-    if (read_file(&traces[i])) {
-      fprintf(stderr, "mprof: html: %s: cannot read\n", traces[i].path);
-      return -1;
-    }
   }
   return 0;
 }

@@ -46,6 +46,11 @@ int cli_open_trace(const char *path, int *problems, mprof_trace_t **out) {
   return mprof_trace_open(path, count_problem, problems, out);
 }
 
+int cli_open_trace_memory(const void *data, size_t size, const char *name,
+                          int *problems, mprof_trace_t **out) {
+  return mprof_trace_open_memory(data, size, name, count_problem, problems, out);
+}
+
 int cli_for_each_trace(char **paths, int count, cli_trace_fn fn, void *context) {
   int problems = 0, failed = 0;
   for (int i = 0; i < count; i++) {

@@ -10,7 +10,7 @@
 
 (function () {
   const PRIM_WORDS = 10; /* mprof_prim_t: x0 y0 x1 y1 kind colour alpha width thread role_text */
-  const PRIM_LINE = 0, PRIM_RECT = 1;
+  const PRIM_RECT = 1, PRIM_TEXT = 2;
   const ROW_HEIGHT = 16;
   const ZOOM_STEP = 1.2;
   const FONT = '11px sans-serif';
@@ -18,12 +18,14 @@
   let wasm = null;       /* the instance's exports */
   let palette = [];      /* '#rrggbb' by mprof_colour_t */
   const panes = [];      /* one per open trace (two: compare) */
-  const view = { t0: 0, t1: 1, drawPending: false, lastFrameMs: 0, frames: 0, analysed: false, divergence: null };
+  const view = { t0: 0, t1: 1, drawPending: false, lastFrameMs: 0, frames: 0, analysed: false, divergence: null,
+    timing: {} }; /* timing: the last open's readMs, modelMs, frameMs */
   const $ = (id) => document.getElementById(id);
 
   /* --- The WebAssembly side ------------------------------------------------ */
 
   function base64Bytes(text) {
+    if (Uint8Array.fromBase64) return Uint8Array.fromBase64(text);
     const raw = atob(text);
     const bytes = new Uint8Array(raw.length);
     for (let i = 0; i < raw.length; i++) bytes[i] = raw.charCodeAt(i);
@@ -61,11 +63,46 @@
     try { return fn(ptr); } finally { wasm.mprof_web_free(ptr); }
   }
 
-  /* Open a trace's bytes: the handle, or an exception saying why not. */
-  function openTrace(bytes) {
-    const ptr = wasm.mprof_web_alloc(bytes.length);
-    new Uint8Array(wasm.memory.buffer, ptr, bytes.length).set(bytes);
-    const handle = wasm.mprof_web_open(ptr, bytes.length);
+  /* A trace's bytes are written straight into WebAssembly memory (no copy
+   * kept on the JS side); mprof_web_open() frees them once the model is
+   * built.  A loaded trace: {name, ptr, size}. */
+  function wasmBytes(ptr, size) { return new Uint8Array(wasm.memory.buffer, ptr, size); }
+
+  /* A file's bytes, read into WebAssembly memory a slice at a time (a
+   * slice's ArrayBuffer, two at most, is all the JS side holds): the
+   * browser reads the next slice while this one is copied. */
+  const READ_SLICE = 32 << 20;
+  async function loadFile(file) {
+    const ptr = wasm.mprof_web_alloc(file.size);
+    if (!ptr) throw new Error(`${file.name}: out of memory`);
+    const read = (at) => file.slice(at, at + READ_SLICE).arrayBuffer();
+    try {
+      let next = read(0);
+      for (let at = 0; at < file.size; at += READ_SLICE) {
+        const slice = new Uint8Array(await next);
+        if (at + READ_SLICE < file.size) next = read(at + READ_SLICE);
+        if (at + slice.length > file.size) throw new Error(`${file.name}: changed while read`);
+        wasmBytes(ptr + at, slice.length).set(slice);
+      }
+    } catch (e) { wasm.mprof_web_free(ptr); throw e; }
+    return { name: file.name, ptr, size: file.size };
+  }
+
+  /* A trace embedded in the page as base64, decoded into WebAssembly
+   * memory. */
+  function loadBase64(name, text) {
+    const size = Math.floor(text.length / 4) * 3 - (text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0);
+    const ptr = wasm.mprof_web_alloc(size);
+    if (!ptr) throw new Error(`${name}: out of memory`);
+    const target = wasmBytes(ptr, size);
+    if (target.setFromBase64) target.setFromBase64(text);
+    else target.set(base64Bytes(text));
+    return { name, ptr, size };
+  }
+
+  /* Open a loaded trace: the handle, or an exception saying why not. */
+  function openTrace(t) {
+    const handle = wasm.mprof_web_open(t.ptr, t.size);
     if (!handle) throw new Error(cString(wasm.mprof_web_strerror(wasm.mprof_web_last_error())));
     return handle;
   }
@@ -81,7 +118,7 @@
     title.textContent = name;
     el.append(canvas, title);
     const summary = json(wasm.mprof_web_summary(handle));
-    return { handle, name, el, canvas, summary, scroll: 0, selected: -1 };
+    return { handle, name, el, canvas, summary, scroll: 0, selected: -1, offset: 0 }; /* offset: see align() */
   }
 
   function closePanes() {
@@ -90,20 +127,27 @@
     $('panes').replaceChildren();
   }
 
-  /* Show these traces ([{name, bytes}]): one, or two to compare. */
+  /* Show these loaded traces: one, or two to compare. */
   function showTraces(traces) {
-    closePanes();
     const opened = [];
+    const modelStart = performance.now();
     try {
-      for (const t of traces.slice(0, 2)) opened.push(makePane(openTrace(t.bytes), t.name));
+      traces.forEach((t, i) => {
+        try { opened.push(makePane(openTrace(t), t.name)); } catch (e) {
+          for (const rest of traces.slice(i + 1)) wasm.mprof_web_free(rest.ptr);
+          throw e;
+        }
+      });
     } catch (e) {
       for (const p of opened) wasm.mprof_web_close(p.handle);
       status('cannot open ' + traces.map((t) => t.name).join(', ') + ': ' + e.message);
       return;
     }
+    view.timing.modelMs = performance.now() - modelStart;
     for (const p of opened) { panes.push(p); $('panes').append(p.el); attachInput(p); }
     if (panes.length === 2) view.divergence = json(wasm.mprof_web_diverge(panes[0].handle, panes[1].handle));
     else view.divergence = null;
+    compare();
     palette = panes[0].summary.palette.map((c) => c.rgb);
     fillLegend(panes[0].summary.palette);
     fillCounters();
@@ -138,6 +182,7 @@
     view.lastFrameMs = performance.now() - start;
     view.frames++;
     if (view.openedAt !== undefined) { /* the first frame of traces just opened */
+      view.timing.frameMs = performance.now() - start;
       view.openToFrameMs = performance.now() - view.openedAt;
       view.openedAt = undefined;
     }
@@ -161,7 +206,7 @@
   function drawPane(p) {
     const { ctx, w, h } = sizeCanvas(p);
     const built = performance.now();
-    const count = wasm.mprof_web_build(p.handle, view.t0, view.t1, w, h, p.scroll, ROW_HEIGHT);
+    const count = wasm.mprof_web_build(p.handle, view.t0 - p.offset, view.t1 - p.offset, w, h, p.scroll, ROW_HEIGHT);
     view.lastBuildMs = performance.now() - built;
     view.lastPrims = count;
     ctx.globalAlpha = 1;
@@ -172,7 +217,10 @@
     drawDivergence(p, ctx, h);
   }
 
-  /* Paint the display list, batching runs of lines of one style. */
+  /* Paint the display list.  Rectangles and the lines along an axis
+   * (nearly all of them: thread lines, creations, ticks) are filled as
+   * rectangles on the pixel grid, which the canvas blits; slanted lines
+   * (arrows) are stroked as one path per run of one style. */
   function paint(ctx, ptr, count, textPtr) {
     const f = new Float32Array(wasm.memory.buffer, ptr, count * PRIM_WORDS);
     const u = new Uint32Array(wasm.memory.buffer, ptr, count * PRIM_WORDS);
@@ -182,22 +230,27 @@
     let colour = -1, alpha = -1, width = -1, open = false;
     for (let i = 0; i < count; i++) {
       const o = i * PRIM_WORDS, kind = u[o + 4];
-      if (kind !== PRIM_LINE || u[o + 5] !== colour || f[o + 6] !== alpha || f[o + 7] !== width) {
+      if (u[o + 5] !== colour || f[o + 6] !== alpha || f[o + 7] !== width) {
         if (open) { ctx.stroke(); open = false; }
         if (u[o + 5] !== colour) ctx.fillStyle = ctx.strokeStyle = palette[colour = u[o + 5]];
         if (f[o + 6] !== alpha) ctx.globalAlpha = alpha = f[o + 6];
         if (f[o + 7] !== width) ctx.lineWidth = width = f[o + 7];
       }
-      if (kind === PRIM_LINE) {
-        if (!open) { ctx.beginPath(); open = true; }
-        const x0 = f[o], y0 = f[o + 1], x1 = f[o + 2], y1 = f[o + 3];
-        const snap = f[o + 7] % 2 ? 0.5 : 0;
-        ctx.moveTo(x0 === x1 ? Math.round(x0) + snap : x0, y0 === y1 ? Math.round(y0) + snap : y0);
-        ctx.lineTo(x0 === x1 ? Math.round(x1) + snap : x1, y0 === y1 ? Math.round(y1) + snap : y1);
-      } else if (kind === PRIM_RECT) {
-        ctx.fillRect(f[o], f[o + 1], f[o + 2] - f[o], f[o + 3] - f[o + 1]);
+      const x0 = f[o], y0 = f[o + 1], x1 = f[o + 2], y1 = f[o + 3];
+      if (kind === PRIM_RECT) {
+        ctx.fillRect(x0, y0, x1 - x0, y1 - y0);
+      } else if (kind === PRIM_TEXT) {
+        fitText(ctx, textAt(mem, textPtr + (u[o + 9] >>> 4)), x0, y0, x1 - x0);
+      } else if (y0 === y1) {
+        const y = Math.round(y0) - (width >> 1);
+        ctx.fillRect(Math.min(x0, x1), y, Math.abs(x1 - x0), width);
+      } else if (x0 === x1) {
+        const x = Math.round(x0) - (width >> 1);
+        ctx.fillRect(x, Math.min(y0, y1), width, Math.abs(y1 - y0));
       } else {
-        fitText(ctx, textAt(mem, textPtr + (u[o + 9] >>> 4)), f[o], f[o + 1], f[o + 2] - f[o]);
+        if (!open) { ctx.beginPath(); open = true; }
+        ctx.moveTo(x0, y0);
+        ctx.lineTo(x1, y1);
       }
     }
     if (open) ctx.stroke();
@@ -226,7 +279,7 @@
     const d = view.divergence;
     if (!d) return;
     const t = p === panes[0] ? d.a_time : d.b_time;
-    const x = Math.round((t - view.t0) / (view.t1 - view.t0) * p.el.clientWidth) + 0.5;
+    const x = Math.round((t + p.offset - view.t0) / (view.t1 - view.t0) * p.el.clientWidth) + 0.5;
     ctx.save();
     ctx.strokeStyle = '#ff00ff';
     ctx.lineWidth = 2;
@@ -243,7 +296,46 @@
 
   /* --- View changes ---------------------------------------------------------------- */
 
-  function duration() { return Math.max(1, ...panes.map((p) => p.summary.duration)); }
+  /* --- Compare: one time axis, one scroll, one scale per counter ------------- */
+
+  /* Put the second trace on the first one's time axis: its time t is
+   * drawn at t + offset, and its axis labels say the first trace's times.
+   * view.align: 'starts' (both from their first event), 'wall' (by the
+   * traces' wall clocks) or 'divergence' (the first divergence at one x). */
+  function align() {
+    const [a, b] = panes;
+    if (!b) return;
+    const d = view.divergence;
+    b.offset = view.align === 'wall' ? wasm.mprof_web_wall_offset(a.handle, b.handle)
+      : view.align === 'divergence' && d ? d.a_time - d.b_time : 0;
+    wasm.mprof_web_align(b.handle, b.offset);
+    requestDraw();
+  }
+
+  /* A new pair of traces: counters on shared scales, aligned at the first
+   * divergence if there is one. */
+  function compare() {
+    $('align').hidden = panes.length !== 2;
+    if (panes.length !== 2) return;
+    wasm.mprof_web_share_scales(panes[0].handle, panes[1].handle);
+    wasm.mprof_web_share_scales(panes[1].handle, panes[0].handle);
+    view.align = $('align').value = view.divergence ? 'divergence' : 'starts';
+    align();
+  }
+
+  /* Every pane scrolled to the same rows (each as far as it has rows). */
+  function scrollTo(px) {
+    for (const p of panes) {
+      const maxScroll = Math.max(0, p.summary.rows * ROW_HEIGHT - p.el.clientHeight / 2);
+      p.scroll = Math.min(maxScroll, Math.max(0, px));
+    }
+  }
+
+  /* The time range of all panes on the shared axis. */
+  function extent() {
+    if (!panes.length) return [0, 1];
+    return [Math.min(...panes.map((p) => p.offset)), Math.max(1, ...panes.map((p) => p.offset + p.summary.duration))];
+  }
 
   function setRange(t0, t1) {
     const span = Math.max(10, t1 - t0);
@@ -253,9 +345,9 @@
   }
 
   function fit() {
-    const d = duration();
-    setRange(-d * 0.02, d * 1.02);
-    for (const p of panes) p.scroll = 0;
+    const [lo, hi] = extent(), d = hi - lo;
+    setRange(lo - d * 0.02, hi + d * 0.02);
+    scrollTo(0);
   }
 
   /* Zoom by factor around x (CSS px in a pane of width w). */
@@ -268,8 +360,7 @@
   function pan(p, dxPx, dyPx) {
     const nsPerPx = (view.t1 - view.t0) / Math.max(1, p.el.clientWidth);
     setRange(view.t0 - dxPx * nsPerPx, view.t1 - dxPx * nsPerPx);
-    const maxScroll = Math.max(0, p.summary.rows * ROW_HEIGHT - p.el.clientHeight / 2);
-    p.scroll = Math.min(maxScroll, Math.max(0, p.scroll - dyPx));
+    scrollTo(p.scroll - dyPx);
   }
 
   /* Bring thread (its details) into view in pane p, highlighted. */
@@ -277,8 +368,8 @@
     const t = json(wasm.mprof_web_thread(p.handle, thread));
     if (!t) return;
     const pad = Math.max(1000, (t.end - t.start) * 0.25);
-    setRange(t.start - pad, t.end + pad);
-    p.scroll = Math.max(0, t.row * ROW_HEIGHT - p.el.clientHeight / 3);
+    setRange(t.start + p.offset - pad, t.end + p.offset + pad);
+    scrollTo(t.row * ROW_HEIGHT - p.el.clientHeight / 3);
     select(p, thread);
   }
 
@@ -308,7 +399,7 @@
     }, { passive: false });
     c.addEventListener('dblclick', (e) => {
       const r = c.getBoundingClientRect();
-      wasm.mprof_web_build(p.handle, view.t0, view.t1, r.width, r.height, p.scroll, ROW_HEIGHT);
+      wasm.mprof_web_build(p.handle, view.t0 - p.offset, view.t1 - p.offset, r.width, r.height, p.scroll, ROW_HEIGHT);
       select(p, wasm.mprof_web_hit(p.handle, e.clientX - r.left, e.clientY - r.top));
     });
   }
@@ -356,9 +447,18 @@
     const list = [...files].slice(0, 2);
     if (!list.length) return;
     view.openedAt = performance.now();
+    view.timing = {};
     status('opening ' + list.map((f) => f.name).join(', ') + '…');
+    closePanes(); /* their memory first */
     const traces = [];
-    for (const f of list) traces.push({ name: f.name, bytes: new Uint8Array(await f.arrayBuffer()) });
+    try {
+      for (const f of list) traces.push(await loadFile(f));
+    } catch (e) {
+      for (const t of traces) wasm.mprof_web_free(t.ptr);
+      status('cannot read ' + list.map((f) => f.name).join(', ') + ': ' + e.message);
+      return;
+    }
+    view.timing.readMs = performance.now() - view.openedAt;
     showTraces(traces);
   }
 
@@ -368,6 +468,7 @@
     $('zoom-in').addEventListener('click', () => panes[0] && zoom(ZOOM_STEP, panes[0].el.clientWidth / 2, panes[0].el.clientWidth));
     $('zoom-out').addEventListener('click', () => panes[0] && zoom(1 / ZOOM_STEP, panes[0].el.clientWidth / 2, panes[0].el.clientWidth));
     $('fit').addEventListener('click', fit);
+    $('align').addEventListener('change', () => { view.align = $('align').value; align(); });
     $('help-button').addEventListener('click', () => { $('help').hidden = !$('help').hidden; });
     $('search').addEventListener('input', onSearch);
     window.addEventListener('keydown', onKey);
@@ -519,7 +620,13 @@
     await loadWasm();
     const data = window.MPROF_DATA.traces || [];
     view.openedAt = 0; /* from the navigation */
-    if (data.length) showTraces(data.map((t) => ({ name: t.name, bytes: base64Bytes(t.data) })));
+    view.timing = {};
+    if (data.length) {
+      const read = performance.now();
+      const traces = data.map((t) => loadBase64(t.name, t.data));
+      view.timing.readMs = performance.now() - read;
+      showTraces(traces);
+    }
     window.mprofViewer.ready = true;
   }
 

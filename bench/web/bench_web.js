@@ -25,19 +25,27 @@ function emit(bench, metric, value, baseline, baselineValue) {
 const median = (a) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)];
 const p95 = (a) => [...a].sort((x, y) => x - y)[Math.floor(a.length * 0.95)];
 
-/* Frame times (ms) of `steps` views given by fn(i) -> [t0, t1]. */
-async function frames(page, steps, fn) {
-  return page.evaluate(([steps, fnText]) => {
-    const v = window.mprofViewer, f = new Function('i', 'd', fnText), d = v.panes[0].summary.duration, out = [];
+/* Frame times (ms) of `steps` views given by fn(i) -> [t0, t1], each to
+ * its pixels: reading one back makes the canvas rasterize what it recorded
+ * (else a frame painted over by the next one is never rasterized at all).
+ * The scene's build time (WebAssembly) goes to stderr as a note. */
+async function frames(page, name, steps, fn) {
+  const [out, builds] = await page.evaluate(([steps, fnText]) => {
+    const v = window.mprofViewer, f = new Function('i', 'd', fnText), d = v.panes[0].summary.duration;
+    const out = [], builds = [];
     for (let i = 0; i < steps; i++) {
       const [t0, t1] = f(i, d);
       v.setRange(t0, t1);
       const start = performance.now();
       v.redraw();
+      for (const p of v.panes) p.canvas.getContext('2d').getImageData(0, 0, 1, 1);
       out.push(performance.now() - start);
+      builds.push(v.view.lastBuildMs);
     }
-    return out;
+    return [out, builds];
   }, [steps, fn]);
+  console.error(`bench: ${name}: frame median ${median(out).toFixed(1)} ms, of which the scene's build ${median(builds).toFixed(1)} ms`);
+  return out;
 }
 
 async function pageMemory(page, cdp) {
@@ -71,13 +79,16 @@ async function pageMemory(page, cdp) {
     'budget_1500ms', 1500);
   const events = await page.evaluate(() => window.mprofViewer.panes[0].summary.events);
   console.error(`bench: big trace: ${events} events, ${fs.statSync(bigTrace).size} bytes`);
-  const pans = await frames(page, 60, 'const s = d / 50; return [i * s / 60 * 10, i * s / 60 * 10 + s];');
+  const t = await page.evaluate(() => window.mprofViewer.view.timing);
+  console.error(`bench: big trace's first frame: file into WebAssembly memory ${t.readMs.toFixed(0)} ms, `
+    + `decode and model ${t.modelMs.toFixed(0)} ms, first frame ${t.frameMs.toFixed(0)} ms`);
+  const pans = await frames(page, 'pan', 60, 'const s = d / 50; return [i * s / 60 * 10, i * s / 60 * 10 + s];');
   emit('web_pan', 'frame_ms_median', median(pans), 'budget_16ms', 16);
   emit('web_pan', 'frame_ms_p95', p95(pans), 'budget_16ms', 16);
-  const zooms = await frames(page, 60, 'const s = d / Math.pow(1.2, i % 40); return [d / 2 - s / 2, d / 2 + s / 2];');
+  const zooms = await frames(page, 'zoom', 60, 'const s = d / Math.pow(1.2, i % 40); return [d / 2 - s / 2, d / 2 + s / 2];');
   emit('web_zoom', 'frame_ms_median', median(zooms), 'budget_16ms', 16);
   emit('web_zoom', 'frame_ms_p95', p95(zooms), 'budget_16ms', 16);
-  const fit = await frames(page, 10, 'return [0, d];');
+  const fit = await frames(page, 'fit', 10, 'return [0, d];');
   emit('web_fit', 'frame_ms_median', median(fit), 'budget_16ms', 16);
   const size = fs.statSync(bigTrace).size;
   emit('web_memory', 'page_bytes_per_file_byte', (await pageMemory(page, cdp)) / size, 'budget_3x_file', 3);

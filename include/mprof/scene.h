@@ -125,13 +125,34 @@ int mprof_scene_build(mprof_scene_t *scene, const mprof_model_t *model,
                       const mprof_viewport_t *viewport,
                       const mprof_scene_options_t *options);
 
+/* Compare: set how the following builds of `scene` draw a trace shown
+ * with another one.  axis_offset_ns is added to the trace's times in the
+ * axis labels, so that both traces' ticks fall at the same x with the same
+ * times (the caller shifts the viewport by the same; 0: its own times).
+ * counter_lo and counter_hi give each counter's graph its value range,
+ * replacing the trace's own scale (one scale for both traces, see
+ * mprof_scene_widen_scale()); NULL: the trace's own.  The arrays are read
+ * at each build: keep them alive. */
+void mprof_scene_compare(mprof_scene_t *scene, int64_t axis_offset_ns,
+                         const int64_t *counter_lo, const int64_t *counter_hi);
+
 /* The display list of the last build, in painting order; *count gets its
- * length. */
+ * length.  Lines along a row and rectangles of one look that follow one
+ * another less than half a pixel apart are merged into the first (whose
+ * `thread` they keep), so a dense row costs a few primitives. */
 const mprof_prim_t *mprof_scene_prims(const mprof_scene_t *scene,
                                       size_t *count);
 
 /* The texts of the last build (NUL-terminated, at the prims' offsets). */
 const char *mprof_scene_text(const mprof_scene_t *scene);
+
+/* Widen [*lo, *hi] to the values of every counter of `model` that shares
+ * a scale with a counter called `name`: the same name up to a '#' (as
+ * mirage-trace-viewer did: tx_window#445 and tx_window#446).  A counter's
+ * own scale is [0, 0] widened by its own trace; compared traces widen it
+ * by both. */
+void mprof_scene_widen_scale(const mprof_model_t *model, const char *name,
+                             int64_t *lo, int64_t *hi);
 
 /* x of time t in the viewport (may be outside 0..width). */
 double mprof_scene_x(const mprof_viewport_t *viewport, int64_t t_ns);

@@ -40,6 +40,19 @@ static size_t first_at_least(column_t c, size_t lo, size_t hi, int64_t t) {
   return lo;
 }
 
+/* The same, searching forward from lo in steps that double: O(log d) for
+ * an answer d items on, and those items are near each other in memory
+ * (the next item of a window is usually close, the row is long). */
+static size_t gallop(column_t c, size_t lo, size_t hi, int64_t t) {
+  size_t b = lo, step = 1;
+  while (b < hi && at(c, b) < t) {
+    lo = b + 1;
+    b = hi - lo > step ? lo + step : hi;
+    step *= 2;
+  }
+  return first_at_least(c, lo, b, t);
+}
+
 static column_t plain(const int64_t *array) {
   return (column_t){(const char *)array, sizeof *array};
 }
@@ -60,7 +73,7 @@ static size_t window(column_t start, column_t maxend, const uint32_t *ids,
     int64_t pixel_end =
         begin > INT64_MAX - ns_per_pixel ? INT64_MAX : begin + ns_per_pixel;
     int64_t covered = at(maxend, i) > pixel_end ? at(maxend, i) : pixel_end;
-    size_t next = first_at_least(start, i + 1, hi, covered);
+    size_t next = gallop(start, i + 1, hi, covered);
     items[n].start_ns = begin;
     items[n].end_ns = at(maxend, next - 1);
     items[n].first = ids ? ids[i] : (uint32_t)i;
@@ -150,20 +163,6 @@ static int pyramid_build(pyramid_t *p, const mprof_sample_t *s, size_t n) {
   return 0;
 }
 
-/* The last sample before t in [lo, hi), or hi if none. */
-static size_t sample_before(const mprof_sample_t *s, size_t lo, size_t hi,
-                            int64_t t) {
-  size_t a = lo, b = hi;
-  while (a < b) {
-    size_t mid = a + (b - a) / 2;
-    if (s[mid].time_ns < t)
-      a = mid + 1;
-    else
-      b = mid;
-  }
-  return a == lo ? hi : a - 1;
-}
-
 int mprof_model_counter_range(const mprof_model_t *m, uint32_t counter,
                               int64_t t0, int64_t t1, uint32_t columns,
                               int64_t *min, int64_t *max) {
@@ -174,17 +173,16 @@ int mprof_model_counter_range(const mprof_model_t *m, uint32_t counter,
   const mprof_sample_t *s = m->samples + c->first_sample;
   const pyramid_t *p = &m->pyramids[counter];
   size_t n = c->sample_count;
+  column_t time = {n ? (const char *)&s->time_ns : NULL, sizeof *s};
   double width = (double)(t1 - t0) / columns;
+  size_t i = first_at_least(time, 0, n, t0);
   for (uint32_t col = 0; col < columns; col++) {
-    int64_t a = t0 + (int64_t)(width * col);
     int64_t b = col + 1 == columns ? t1 : t0 + (int64_t)(width * (col + 1));
-    size_t carried = sample_before(s, 0, n, a);
-    int64_t value = carried < n ? s[carried].value : 0;
-    size_t i = carried < n ? carried + 1 : 0;
-    size_t j = sample_before(s, i, n, b);
-    j = j < n ? j + 1 : i;
-    min[col] = max[col] = value;
+    /* samples [i, j) fall in the column; the one before i carries in */
+    size_t j = gallop(time, i, n, b);
+    min[col] = max[col] = i > 0 ? s[i - 1].value : 0;
     range_minmax(p, s, -1, i, j, &min[col], &max[col]);
+    i = j;
   }
   return 0;
 }

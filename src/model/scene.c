@@ -53,6 +53,8 @@ struct mprof_scene_s {
   int64_t *col_min, *col_max; /* counter columns, width_px */
   size_t item_capacity;
   int failed; /* an allocation failed during the build */
+  int64_t axis_offset;                   /* see mprof_scene_compare() */
+  const int64_t *counter_lo, *counter_hi; /* likewise */
 };
 
 /* What one build reads. */
@@ -80,6 +82,13 @@ void mprof_scene_free(mprof_scene_t *scene) {
   free(scene->col_min);
   free(scene->col_max);
   free(scene);
+}
+
+void mprof_scene_compare(mprof_scene_t *scene, int64_t axis_offset_ns,
+                         const int64_t *counter_lo, const int64_t *counter_hi) {
+  scene->axis_offset = axis_offset_ns;
+  scene->counter_lo = counter_lo;
+  scene->counter_hi = counter_hi;
 }
 
 const mprof_prim_t *mprof_scene_prims(const mprof_scene_t *scene,
@@ -303,13 +312,19 @@ static void format_time(int64_t t, int64_t step, char *buf) {
   buf[o] = 0;
 }
 
+/* Ticks at round times of the axis (the trace's times + the scene's axis
+ * offset). */
 static void draw_axis(frame_t *f) {
-  int64_t step = tick_step(f);
-  int64_t t = f->vp->t0_ns / step * step;
-  if (t < f->vp->t0_ns)
+  int64_t step = tick_step(f), offset = f->scene->axis_offset, t0, t1;
+  if (__builtin_add_overflow(f->vp->t0_ns, offset, &t0) ||
+      __builtin_add_overflow(f->vp->t1_ns, offset, &t1) ||
+      t1 > INT64_MAX - step)
+    return; /* no round times out there */
+  int64_t t = t0 / step * step;
+  if (t < t0)
     t += step;
-  for (; t < f->vp->t1_ns; t += step) {
-    float x = (float)mprof_scene_x(f->vp, t);
+  for (; t < t1; t += step) {
+    float x = (float)mprof_scene_x(f->vp, t - offset);
     char buf[48];
     line(f, MPROF_COLOUR_AXIS, MPROF_ROLE_AXIS, x, MPROF_SCENE_AXIS_PX - 6, x,
          (float)f->rows_bottom, 1, MPROF_NO_THREAD);
@@ -511,31 +526,41 @@ static void draw_arrows(frame_t *f) {
 /* --- Counters ----------------------------------------------------------------
  */
 
-/* Whether two counter names share a scale: the same up to a '#' (as
- * mirage-trace-viewer did: tx_window#445 and tx_window#446). */
+/* Whether two counter names share a scale: the same up to a '#'. */
 static int same_scale(const char *a, const char *b) {
   while (*a && *a != '#' && *a == *b)
     a++, b++;
   return (*a == 0 || *a == '#') && (*b == 0 || *b == '#');
 }
 
-/* The value range of counter c's scale: from min(0, lowest) to the highest
- * of every counter that shares it, over the whole trace (so panning keeps
- * the scale). */
-static void counter_scale(const frame_t *f, uint32_t c, int64_t *lo,
-                          int64_t *hi) {
-  const mprof_model_view_t *v = f->view;
-  *lo = 0;
-  *hi = 0;
+/* Over the whole trace, so panning keeps the scale. */
+void mprof_scene_widen_scale(const mprof_model_t *model, const char *name,
+                             int64_t *lo, int64_t *hi) {
+  const mprof_model_view_t *v = mprof_model_view(model);
   for (uint32_t k = 0; k < v->counter_count; k++) {
-    if (!same_scale(v->strings + v->counters[c].name,
-                    v->strings + v->counters[k].name))
+    if (!same_scale(name, v->strings + v->counters[k].name))
       continue;
     if (v->counters[k].min_value < *lo)
       *lo = v->counters[k].min_value;
     if (v->counters[k].max_value > *hi)
       *hi = v->counters[k].max_value;
   }
+}
+
+/* The value range of counter c's graph: the scene's compare scale if set,
+ * else from min(0, lowest) to the highest of the trace's counters that
+ * share it. */
+static void counter_scale(const frame_t *f, uint32_t c, int64_t *lo,
+                          int64_t *hi) {
+  if (f->scene->counter_lo && f->scene->counter_hi) {
+    *lo = f->scene->counter_lo[c];
+    *hi = f->scene->counter_hi[c];
+    return;
+  }
+  *lo = 0;
+  *hi = 0;
+  mprof_scene_widen_scale(f->model, f->view->strings + f->view->counters[c].name,
+                          lo, hi);
 }
 
 static void draw_counter(frame_t *f, uint32_t c, float top) {
@@ -573,6 +598,46 @@ static void draw_counters(frame_t *f) {
     draw_counter(f, c, top);
     top += MPROF_SCENE_COUNTER_PX;
   }
+}
+
+/* --- Merging
+ * ------------------------------------------------------------------- */
+
+/* Primitives closer than this (px) along a row are drawn as one. */
+#define MERGE_GAP_PX 0.5f
+
+/* Whether b, painted right after a, continues it along the same row: the
+ * same look, the same band of pixels, starting within MERGE_GAP_PX of a's
+ * end, and too short for a label (wider ones keep their own primitive, and
+ * so their thread). */
+static int continues(const mprof_prim_t *a, const mprof_prim_t *b) {
+  if (a->kind != b->kind || b->kind == MPROF_PRIM_TEXT ||
+      a->colour != b->colour || a->alpha != b->alpha ||
+      a->width != b->width || a->role_text != b->role_text ||
+      a->y0 != b->y0 || a->y1 != b->y1)
+    return 0;
+  if (b->kind == MPROF_PRIM_LINE && b->y0 != b->y1)
+    return 0; /* only horizontal lines */
+  return a->x0 <= b->x0 && b->x0 <= a->x1 + MERGE_GAP_PX && b->x0 <= b->x1 &&
+         b->x1 - b->x0 < MPROF_SCENE_LABEL_MIN_PX && a->x0 <= a->x1;
+}
+
+/* Merge each run of primitives that continue one another into its first
+ * (which keeps its thread): a dense row zoomed out is one line and a few
+ * running spans, not one per pixel, and painters pay per primitive.  The
+ * painting order is kept. */
+static void merge_runs(mprof_scene_t *s) {
+  size_t kept = 0;
+  for (size_t i = 0; i < s->count; i++) {
+    mprof_prim_t *a = kept ? &s->prims[kept - 1] : NULL;
+    if (a && continues(a, &s->prims[i])) {
+      if (s->prims[i].x1 > a->x1)
+        a->x1 = s->prims[i].x1;
+    } else {
+      s->prims[kept++] = s->prims[i];
+    }
+  }
+  s->count = kept;
 }
 
 /* --- Building
@@ -632,6 +697,7 @@ int mprof_scene_build(mprof_scene_t *scene, const mprof_model_t *model,
   draw_rows(&f);
   draw_arrows(&f);
   draw_counters(&f);
+  merge_runs(scene);
   return scene->failed ? MPROF_ENOMEM : 0;
 }
 

@@ -84,6 +84,18 @@ static const mprof_prim_t *find(mprof_prim_role_t role, uint32_t thread) {
   return NULL;
 }
 
+/* x of the axis tick labelled `label` (its text starts 2 px right of it),
+ * or -1. */
+static float tick_x(const char *label) {
+  size_t n;
+  const mprof_prim_t *p = mprof_scene_prims(scene, &n);
+  for (size_t i = 0; i < n; i++)
+    if (p[i].kind == MPROF_PRIM_TEXT && MPROF_PRIM_ROLE(&p[i]) == MPROF_ROLE_AXIS &&
+        strcmp(mprof_scene_text(scene) + MPROF_PRIM_TEXT_OFFSET(&p[i]), label) == 0)
+      return p[i].x0 - 2;
+  return -1;
+}
+
 static int has_text(const char *want) {
   size_t n;
   const mprof_prim_t *p = mprof_scene_prims(scene, &n);
@@ -287,6 +299,30 @@ static void test_counters(void **state) {
 
 /* queue#1 (0..99) and queue#2 (0..9) share a scale; other (0..9) has its own.
  */
+/* Each of the three counter graphs' level in its last column, in px above
+ * its strip's bottom (queue#1, queue#2, other). */
+static void counter_levels(const mprof_viewport_t *vp,
+                           const mprof_scene_options_t *opt, float level[3]) {
+  size_t n;
+  const mprof_prim_t *p = build(vp, opt, &n);
+  float top[3] = {0, 0, 0};
+  const mprof_model_view_t *v = mprof_model_view(model);
+  level[0] = level[1] = level[2] = 0;
+  for (int pass = 0; pass < 2; pass++)
+    for (size_t i = 0; i < n; i++) {
+      if (MPROF_PRIM_ROLE(&p[i]) != MPROF_ROLE_COUNTER ||
+          p[i].kind == MPROF_PRIM_TEXT)
+        continue;
+      const char *name = v->strings + v->counters[p[i].thread].name;
+      int k = name[0] == 'o' ? 2 : name[6] == '1' ? 0 : 1;
+      if (pass == 0 && p[i].kind == MPROF_PRIM_LINE)
+        top[k] = p[i].y0;
+      if (pass == 1 && p[i].kind == MPROF_PRIM_RECT && p[i].x0 <= 19 &&
+          p[i].x1 > 19)
+        level[k] = top[k] + MPROF_SCENE_COUNTER_PX - 2 - p[i].y0;
+    }
+}
+
 static void test_counter_scales(void **state) {
   (void)state;
   const char *names[] = {"queue#1", "queue#2", "other"};
@@ -308,30 +344,47 @@ static void test_counter_scales(void **state) {
   uint8_t shown[3] = {1, 1, 1};
   mprof_scene_options_t opt = {NULL, NULL, shown};
   mprof_viewport_t vp = {0, 20, 20, 300, 0, 20};
-  size_t n;
-  const mprof_prim_t *p = build(&vp, &opt, &n);
-  /* each graph's level in its last column, in px above its strip's bottom */
-  float top[3] = {0, 0, 0}, level[3] = {0, 0, 0};
-  const mprof_model_view_t *v = mprof_model_view(model);
-  for (int pass = 0; pass < 2; pass++)
-    for (size_t i = 0; i < n; i++) {
-      if (MPROF_PRIM_ROLE(&p[i]) != MPROF_ROLE_COUNTER ||
-          p[i].kind == MPROF_PRIM_TEXT)
-        continue;
-      const char *name = v->strings + v->counters[p[i].thread].name;
-      int k = name[0] == 'o' ? 2 : name[6] == '1' ? 0 : 1;
-      if (pass == 0 && p[i].kind == MPROF_PRIM_LINE)
-        top[k] = p[i].y0;
-      if (pass == 1 && p[i].kind == MPROF_PRIM_RECT && p[i].x0 == 19)
-        level[k] = top[k] + MPROF_SCENE_COUNTER_PX - 2 - p[i].y0;
-    }
+  float level[3];
+  counter_levels(&vp, &opt, level);
   assert_true(level[0] > 30);           /* queue#1 fills its strip */
   assert_true(level[1] < level[0] / 5); /* queue#2 on the same scale */
   assert_true(level[2] > 30);           /* other on its own */
+  /* compared with a trace where "other" reached 90: one scale for both */
+  int64_t lo[3] = {0, 0, 0}, hi[3] = {99, 99, 0};
+  mprof_scene_widen_scale(model, "queue", &lo[0], &hi[0]);
+  hi[2] = 90;
+  mprof_scene_widen_scale(model, "other", &lo[2], &hi[2]);
+  assert_int_equal(hi[0], 99);
+  assert_int_equal(hi[2], 90);
+  mprof_scene_compare(scene, 0, lo, hi);
+  counter_levels(&vp, &opt, level);
+  assert_true(level[0] > 30);
+  assert_true(level[2] < level[0] / 5); /* 9 of 90 */
   done();
 }
 
-/* 200000 short threads: the list stays bounded by the pixels. */
+/* Compare: an axis offset moves the ticks to round times of the other
+ * trace's axis. */
+static void test_axis_offset(void **state) {
+  (void)state;
+  story();
+  mprof_viewport_t vp = {0, 1000, 1000, 200, 0, 20}; /* ticks every 100 ns */
+  size_t n;
+  build(&vp, NULL, &n);
+  assert_true(has_text("100 ns"));
+  assert_float_equal(tick_x("100 ns"), 100, 0.01);
+  mprof_scene_compare(scene, 50, NULL, NULL); /* our 0 is their 50 ns */
+  build(&vp, NULL, &n);
+  assert_float_equal(tick_x("100 ns"), 50, 0.01);
+  assert_float_equal(tick_x("900 ns"), 850, 0.01);
+  mprof_scene_compare(scene, INT64_MAX - 500, NULL, NULL); /* no overflow */
+  build(&vp, NULL, &n);
+  assert_float_equal(tick_x("100 ns"), -1, 0.01);
+  done();
+}
+
+/* 200000 short threads: the list stays bounded by the pixels, and a
+ * dense row is merged into one line. */
 static void test_bounded(void **state) {
   (void)state;
   enum { N = 200000 };
@@ -351,6 +404,13 @@ static void test_bounded(void **state) {
   uint32_t rows = (300 - MPROF_SCENE_AXIS_PX) / 10 + 1;
   assert_true(n > 0);
   assert_true(n <= (size_t)rows * 500 * 4 + 100);
+  /* a thread every 5 ns at 4000 ns a pixel: each row's pixels are one
+   * merged line, however many summaries its window query answered */
+  size_t lines = 0;
+  const mprof_prim_t *p = mprof_scene_prims(scene, &n);
+  for (size_t i = 0; i < n; i++)
+    lines += MPROF_PRIM_ROLE(&p[i]) == MPROF_ROLE_THREAD;
+  assert_int_equal(lines, mprof_model_view(model)->row_count);
   done();
 }
 
@@ -420,6 +480,7 @@ int main(void) {
       cmocka_unit_test(test_hit),
       cmocka_unit_test(test_counters),
       cmocka_unit_test(test_counter_scales),
+      cmocka_unit_test(test_axis_offset),
       cmocka_unit_test(test_bounded),
       cmocka_unit_test(test_summary_keeps_wide_thread),
       cmocka_unit_test(test_divergence),

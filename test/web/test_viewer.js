@@ -54,7 +54,7 @@ async function where(page, name, pane = 0) {
     const v = window.mprofViewer, p = v.panes[pane], t = v.find(pane, name);
     if (!t) return null;
     const w = p.canvas.clientWidth, span = v.view.t1 - v.view.t0;
-    const x = (ns) => Math.min(w - 1, Math.max(0, (ns - v.view.t0) / span * w));
+    const x = (ns) => Math.min(w - 1, Math.max(0, (ns + p.offset - v.view.t0) / span * w));
     return { t, x0: x(t.start), x1: x(t.end), xm: (x(t.start) + x(t.end)) / 2,
       y: AXIS + t.row * ROW + ROW / 2 - p.scroll, w, canvasTop: p.canvas.getBoundingClientRect().top,
       canvasLeft: p.canvas.getBoundingClientRect().left };
@@ -66,6 +66,16 @@ async function pixel(page, x, y, pane = 0) {
     const c = window.mprofViewer.panes[pane].canvas;
     return Array.from(c.getContext('2d').getImageData(Math.round(x), Math.round(y), 1, 1).data.slice(0, 3));
   }, [x, y, pane]);
+}
+
+/* Drag the mouse from (x, y) by (dx, dy), in two halves, and redraw. */
+async function drag(page, x, y, dx, dy) {
+  await page.mouse.move(x, y);
+  await page.mouse.down();
+  await page.mouse.move(x + dx / 2, y + dy / 2, { steps: 4 });
+  await page.mouse.move(x + dx, y + dy, { steps: 4 });
+  await page.mouse.up();
+  await redraw(page);
 }
 
 const near = (a, b) => a.every((v, i) => Math.abs(v - b[i]) <= 24);
@@ -176,12 +186,7 @@ async function testZoom(page) {
   const after = c0 + (c1 - c0) * px / box[2];
   check(Math.abs(after - before) < (c1 - c0) * 0.01, `the time under the pointer stays (${before} vs ${after})`);
   /* dragging right by 200 px shows what was 200 px to the left */
-  await page.mouse.move(box[0] + 500, box[1] + 200);
-  await page.mouse.down();
-  await page.mouse.move(box[0] + 600, box[1] + 200, { steps: 4 });
-  await page.mouse.move(box[0] + 700, box[1] + 200, { steps: 4 });
-  await page.mouse.up();
-  await redraw(page);
+  await drag(page, box[0] + 500, box[1] + 200, 200, 0);
   const [d0, d1] = await range();
   const shift = (c0 - d0) / ((c1 - c0) / box[2]);
   check(Math.abs(shift - 200) < 2 && Math.abs((d1 - d0) - (c1 - c0)) < 1, `a 200 px drag pans by 200 px (${shift})`);
@@ -232,6 +237,67 @@ async function testCompare(context) {
   await page.close();
 }
 
+/* Pane `pane`'s pixels on row y, as [r, g, b] per x. */
+async function pixelRow(page, y, pane) {
+  return page.evaluate(([y, pane]) => {
+    const c = window.mprofViewer.panes[pane].canvas;
+    const d = c.getContext('2d').getImageData(0, Math.round(y), c.width, 1).data;
+    const row = [];
+    for (let x = 0; x < c.width; x++) row.push([d[4 * x], d[4 * x + 1], d[4 * x + 2]]);
+    return row;
+  }, [y, pane]);
+}
+
+const BACKGROUND = [232, 232, 232], COUNTER = [112, 64, 160];
+
+/* Two runs of one program (60 and 20 requests in flight): one time axis
+ * (the first divergence at one x, the ticks of both panes at the same x),
+ * one vertical scroll, and one scale for the counter both have. */
+async function testCompareRuns(context) {
+  const page = await open(context, 'compare-runs/index.html');
+  check(await page.isVisible('#align'), 'compare: the alignment choice is shown');
+  check(await page.inputValue('#align') === 'divergence', 'compare: aligned at the first divergence');
+  const offset = await page.evaluate(() => window.mprofViewer.panes[1].offset);
+  check(offset !== 0, `compare: the runs diverge at different times (offset ${offset} ns)`);
+  /* one scale: 20 in flight is a third of 60, so the narrow run's graph
+   * stays below 20 px of its 38 px strip, while the wide run's passes it */
+  const level = async (pane) => {
+    const h = await page.evaluate((i) => window.mprofViewer.panes[i].canvas.clientHeight, pane);
+    return (await pixelRow(page, h - 2 - 20, pane)).filter((c) => near(c, COUNTER)).length;
+  };
+  check(await level(0) > 0, 'compare: the wide run\'s counter reaches 20 px');
+  check(await level(1) === 0, 'compare: the narrow run\'s counter, on the same scale, stays below 20 px');
+  /* 2 µs around the divergence, where the runs' offset is many pixels */
+  await page.evaluate(() => { const v = window.mprofViewer, t = v.view.divergence.a_time; v.setRange(t - 1000, t + 1000); });
+  await redraw(page);
+  /* above the tick labels only the dashed divergence line is drawn, below
+   * them the ticks too */
+  const marks = async (pane) => (await Promise.all([2, 16].map((y) => pixelRow(page, y, pane))))
+    .map((row) => row.map((c, x) => (near(c, BACKGROUND) ? -1 : x)).filter((x) => x >= 0).join(',')).join(' / ');
+  const [a, b] = [await marks(0), await marks(1)];
+  check(a.length > 0 && a === b, `compare: one time axis: the same ticks and divergence in both panes (${a} / ${b})`);
+  await page.selectOption('#align', 'starts');
+  await redraw(page);
+  check((await marks(0)) !== (await marks(1)), 'compare: aligned by their starts, the divergence lines part');
+  await page.selectOption('#align', 'wall');
+  const wall = await page.evaluate(() => window.mprofViewer.panes[1].offset);
+  check(wall > 0, `compare: by the wall clocks the narrow run (recorded second) starts later (${wall} ns)`);
+  await page.selectOption('#align', 'divergence');
+  await redraw(page);
+  /* one scroll: dragging the first pane up by 100 px scrolls both */
+  const before = await pixelRow(page, 160, 1);
+  const box = await page.evaluate(() => { const r = window.mprofViewer.panes[0].canvas.getBoundingClientRect(); return [r.left, r.top]; });
+  await drag(page, box[0] + 300, box[1] + 200, 0, -100);
+  const scrolls = await page.evaluate(() => window.mprofViewer.panes.map((p) => p.scroll));
+  check(scrolls[0] === 100 && scrolls[1] === 100, 'compare: both panes scrolled by 100 px: ' + scrolls);
+  const after = await pixelRow(page, 60, 1);
+  check(JSON.stringify(after) === JSON.stringify(before) && before.some((c) => !near(c, BACKGROUND)),
+    'compare: the second pane\'s rows moved up by 100 px');
+  check(page.errors.length === 0, 'compare: no page errors: ' + page.errors);
+  await shot(page, 'compare-runs');
+  await page.close();
+}
+
 /* trace_gen's trace (two OS threads): the page counts what mprof stats
  * counts and finds what mprof report finds; its tasks failed. */
 async function testGenerated(context) {
@@ -249,6 +315,16 @@ async function testGenerated(context) {
   check(task.ending === 'failed' && task.failure === 'failed', 'generated: a request failed: ' + JSON.stringify(task));
   check(page.errors.length === 0, 'generated: no page errors: ' + page.errors);
   await shot(page, 'generated');
+  await page.close();
+}
+
+/* `mprof html - -o stdin` of the story: the trace came from standard input. */
+async function testStdin(context) {
+  const page = await open(context, 'stdin/index.html');
+  const status = await text(page, '#status');
+  check(status.includes('stdin.ctf: 9 threads'), 'the trace read from stdin is shown: ' + status);
+  check(fs.readFileSync(path.join(out, 'stdin', 'stdin.ctf')).equals(fs.readFileSync(path.join(out, 'story.ctf'))),
+    'the directory holds the trace read from stdin');
   await page.close();
 }
 
@@ -284,7 +360,8 @@ async function testOpenFile(context) {
   for (const [name, run] of [['net.ctf', testNet], ['story', testStory],
     ['xss (directory)', (c) => testXss(c, 'xss/index.html')],
     ['xss (single file)', (c) => testXss(c, 'xss.html')],
-    ['generated', testGenerated], ['compare', testCompare], ['open, drop, help', testOpenFile]]) {
+    ['generated', testGenerated], ['compare', testCompare], ['compare runs', testCompareRuns],
+    ['stdin', testStdin], ['open, drop, help', testOpenFile]]) {
     try {
       await run(context);
       console.log('ok', name);

@@ -22,6 +22,15 @@ mprof=$build/mprof
 "$mprof" html "$out/xss.ctf" -o "$out/xss"
 "$mprof" html --single-file "$out/xss.ctf" -o "$out/xss.html"
 "$mprof" html "$out/story.ctf" "$out/xss.ctf" -o "$out/compare"
+# the trace from standard input; nothing on it is an error
+"$mprof" html - -o "$out/stdin" <"$out/story.ctf"
+if "$mprof" html --single-file - -o "$out/empty.html" </dev/null 2>/dev/null; then
+  echo "not ok: mprof html - accepted an empty standard input"; exit 1
+fi
+# two runs of one program, 60 and 20 requests in flight (one counter name)
+"$build/test/web/web_trace" load "$out/wide.ctf" 4000 60
+"$build/test/web/web_trace" load "$out/narrow.ctf" 4000 20
+"$mprof" html "$out/wide.ctf" "$out/narrow.ctf" -o "$out/compare-runs"
 # a trace of two OS threads from trace_gen, and what mprof stats counts in it
 "$build/test/trace_gen" "$out/gen.ctf" discard 4194304 200 2 >/dev/null
 "$mprof" html --single-file "$out/gen.ctf" -o "$out/gen.html"

@@ -1,7 +1,8 @@
 /* web_trace.c -- traces for the browser viewer's tests and benchmark.
  *
  *   web_trace xss OUT          labels that are HTML and script
- *   web_trace load OUT EVENTS  about EVENTS events of many small requests
+ *   web_trace load OUT EVENTS [N]  about EVENTS events of many small
+ *                                  requests, N in flight (default 8)
  *
  * xss: a "client" task creates "<img src=x onerror=alert(1)>", which
  * creates "</script><script>alert(2)</script>"; the client waits for both;
@@ -36,13 +37,14 @@ static void xss(void) {
   mprof_suspend();
 }
 
-/* Requests of 10 events each, 8 in flight. */
-static void load(long events) {
+/* Requests of 10 events each, `width` in flight. */
+enum { MAX_IN_FLIGHT = 64 };
+static void load(long events, long width) {
   mprof_counter_t queue = mprof_counter_make("in flight");
   uint64_t loop = mprof_named_task("loop");
-  uint64_t flight[8] = {0};
+  uint64_t flight[MAX_IN_FLIGHT] = {0};
   for (long i = 0; i * 10 < events; i++) {
-    uint64_t *slot = &flight[i % 8];
+    uint64_t *slot = &flight[i % width];
     mprof_switch(loop);
     if (*slot) {
       mprof_resolve(*slot);
@@ -62,9 +64,12 @@ static void load(long events) {
 }
 
 int main(int argc, char **argv) {
-  int is_load = argc == 4 && strcmp(argv[1], "load") == 0;
-  if (!is_load && !(argc == 3 && strcmp(argv[1], "xss") == 0)) {
-    fprintf(stderr, "usage: web_trace xss OUT | web_trace load OUT EVENTS\n");
+  int is_load = (argc == 4 || argc == 5) && strcmp(argv[1], "load") == 0;
+  long width = argc == 5 ? atol(argv[4]) : 8;
+  if ((!is_load && !(argc == 3 && strcmp(argv[1], "xss") == 0)) ||
+      width < 1 || width > MAX_IN_FLIGHT) {
+    fprintf(stderr, "usage: web_trace xss OUT | web_trace load OUT EVENTS "
+                    "[IN_FLIGHT <= 64]\n");
     return 2;
   }
   long events = is_load ? atol(argv[3]) : 100;
@@ -74,7 +79,7 @@ int main(int argc, char **argv) {
   if (mprof_unix_start(&opt))
     return 1;
   if (is_load)
-    load(events);
+    load(events, width);
   else
     xss();
   mprof_unix_stop();

@@ -22,6 +22,9 @@ struct mprof_web_s {
   mprof_scene_t *scene;
   uint8_t *highlighted, *matches, *counters_shown;
   int any_highlighted, any_matches;
+  int64_t axis_offset;          /* compare: see mprof_web_align() */
+  int64_t *scale_lo, *scale_hi; /* compare: shared counter scales (one
+                                   block), or NULL */
   mprof_viewport_t viewport; /* of the last build */
   mprof_web_json_t json;     /* the last JSON answer */
 };
@@ -46,6 +49,7 @@ void mprof_web_close(mprof_web_t *w) {
   free(w->highlighted);
   free(w->matches);
   free(w->counters_shown);
+  free(w->scale_lo); /* scale_hi is in the same block */
   free(w->json.text);
   free(w);
 }
@@ -155,6 +159,42 @@ void mprof_web_show_counter(mprof_web_t *w, int counter, int shown) {
   if (counter >= 0 &&
       (size_t)counter < mprof_model_view(w->model)->counter_count)
     w->counters_shown[counter] = shown != 0;
+}
+
+/* --- Compare
+ * ------------------------------------------------------------------ */
+
+/* Offsets beyond +-100 years (or NaN) are taken as 0. */
+#define MAX_OFFSET_NS 3e18
+
+void mprof_web_align(mprof_web_t *w, double offset_ns) {
+  int sane = offset_ns > -MAX_OFFSET_NS && offset_ns < MAX_OFFSET_NS;
+  w->axis_offset = sane ? (int64_t)offset_ns : 0;
+  mprof_scene_compare(w->scene, w->axis_offset, w->scale_lo, w->scale_hi);
+}
+
+double mprof_web_wall_offset(const mprof_web_t *a, const mprof_web_t *b) {
+  int64_t wa = mprof_model_view(a->model)->wall_start_ns;
+  int64_t wb = mprof_model_view(b->model)->wall_start_ns;
+  return wa && wb ? (double)(wb - wa) : 0;
+}
+
+int mprof_web_share_scales(mprof_web_t *w, const mprof_web_t *other) {
+  const mprof_model_view_t *v = mprof_model_view(w->model);
+  size_t n = v->counter_count + 1;
+  int64_t *lo = realloc(w->scale_lo, 2 * n * sizeof *lo), *hi = lo + n;
+  if (!lo)
+    return MPROF_ENOMEM;
+  w->scale_lo = lo;
+  w->scale_hi = hi;
+  for (uint32_t c = 0; c < v->counter_count; c++) {
+    const char *name = v->strings + v->counters[c].name;
+    lo[c] = hi[c] = 0;
+    mprof_scene_widen_scale(w->model, name, &lo[c], &hi[c]);
+    mprof_scene_widen_scale(other->model, name, &lo[c], &hi[c]);
+  }
+  mprof_scene_compare(w->scene, w->axis_offset, lo, hi);
+  return 0;
 }
 
 /* --- Search

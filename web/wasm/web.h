@@ -47,6 +47,17 @@ int mprof_web_hit(const mprof_web_t *w, double x, double y);
 double mprof_web_duration(const mprof_web_t *w);
 int mprof_web_row_count(const mprof_web_t *w);
 
+/* Compare.  Draw w on another trace's time axis: offset_ns (that trace's
+ * time at w's time 0) is added to w's times in the axis labels; the
+ * caller shifts w's viewport by the same. */
+void mprof_web_align(mprof_web_t *w, double offset_ns);
+/* Where b's time 0 falls on a's time axis by the traces' wall clocks, in
+ * ns; 0 if either has no wall-clock anchor. */
+double mprof_web_wall_offset(const mprof_web_t *a, const mprof_web_t *b);
+/* Scale w's counter graphs to the values of both w and other (by name,
+ * see mprof_scene_widen_scale()).  Returns 0 or MPROF_ENOMEM. */
+int mprof_web_share_scales(mprof_web_t *w, const mprof_web_t *other);
+
 /* Highlight a thread and all it touched (-1: none).  Returns how many. */
 int mprof_web_highlight(mprof_web_t *w, int thread);
 /* Show or hide counter c's graph. */
