@@ -5,7 +5,11 @@
  * target ratio >= 0.97.
  *
  *   mprof_bench_uv --echo UV_ECHO --shim SHIM [--rounds N] [--dir DIR]
- *                  [--messages N] [--size BYTES]
+ *                  [--messages N] [--size BYTES] [--trace-size SIZE]
+ *
+ * The shim records as `mprof record` does by default (MPROF_SIZE unset: an
+ * 8 MiB ring, which this run overwrites a few times), or into a trace of
+ * --trace-size (e.g. 64M, big enough to keep the whole run).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -18,16 +22,18 @@ typedef struct options_s {
   const char *echo, *shim, *dir;
   int rounds;
   unsigned long messages, size;
+  const char *trace_size;         /* MPROF_SIZE, or NULL: the default */
 } options_t;
 
 static void usage(void) {
   fprintf(stderr, "usage: mprof_bench_uv --echo UV_ECHO --shim SHIM "
-                  "[--rounds N] [--dir DIR] [--messages N] [--size BYTES]\n");
+                  "[--rounds N] [--dir DIR] [--messages N] [--size BYTES] "
+                  "[--trace-size SIZE]\n");
   exit(2);
 }
 
 static void parse(int argc, char **argv, options_t *o) {
-  *o = (options_t){NULL, NULL, "/tmp", 15, 20000, 16384};
+  *o = (options_t){NULL, NULL, "/tmp", 15, 20000, 16384, NULL};
   for (int i = 1; i + 1 < argc; i += 2) {
     const char *value = argv[i + 1];
     if (!strcmp(argv[i], "--echo"))
@@ -42,6 +48,9 @@ static void parse(int argc, char **argv, options_t *o) {
       o->messages = strtoul(value, NULL, 10);
     else if (!strcmp(argv[i], "--size"))
       o->size = strtoul(value, NULL, 10);
+    else if (!strcmp(argv[i], "--trace-size") &&
+             strspn(value, "0123456789KMG") == strlen(value)) /* no quoting */
+      o->trace_size = value;
     else
       usage();
   }
@@ -56,9 +65,11 @@ static double run_echo(const options_t *o, int shim) {
   char command[8192];
   if (shim)
     snprintf(command, sizeof command,
-             "LD_PRELOAD='%s' MPROF_TRACE='%s/bench-uv.ctf' MPROF_SIZE=64M "
-             "'%s' %lu %lu 2000",
-             o->shim, o->dir, o->echo, o->messages, o->size);
+             "LD_PRELOAD='%s' MPROF_TRACE='%s/bench-uv.ctf' %s%s '%s' %lu %lu "
+             "2000",
+             o->shim, o->dir, o->trace_size ? "MPROF_SIZE=" : "",
+             o->trace_size ? o->trace_size : "", o->echo, o->messages,
+             o->size);
   else
     snprintf(command, sizeof command, "'%s' %lu %lu 2000", o->echo, o->messages,
              o->size);
