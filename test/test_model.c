@@ -510,6 +510,38 @@ static void test_labels_interned_once(void **state) {
   mprof_model_free(model);
 }
 
+/* A model fed from a trace holds nothing of the trace's bytes: freed
+ * before mprof_model_finish() (ASan would see a later read), it still
+ * finishes into what mprof_model_load() makes. */
+static void test_feed_then_free_trace(void **state) {
+  (void)state;
+  FILE *f = fopen(net_ctf, "rb");
+  assert_non_null(f);
+  static uint8_t copy[4 << 20];
+  size_t size = fread(copy, 1, sizeof copy, f);
+  fclose(f);
+  uint8_t *bytes = malloc(size);
+  assert_non_null(bytes);
+  memcpy(bytes, copy, size);
+  mprof_trace_t *trace;
+  assert_int_equal(mprof_trace_open_memory(bytes, size, "net", NULL, NULL, &trace), 0);
+  const mprof_trace_t *traces[] = {trace};
+  assert_int_equal(mprof_model_feed_many(traces, 1, NULL, &model), 0);
+  mprof_trace_close(trace);
+  memset(bytes, 0xff, size);
+  free(bytes);
+  const mprof_model_view_t *v = finish();
+  assert_int_equal(v->events, 10078);
+  assert_int_equal(v->thread_count, 1818);
+  assert_int_equal(v->label_count, 2185);
+  assert_string_equal(v->strings + v->counters[0].name, "gntref");
+  size_t named = 0;
+  for (size_t i = 0; i < v->label_count; i++)
+    named += v->strings[v->labels[i].text] != 0;
+  assert_int_equal(named, v->label_count);
+  mprof_model_free(model);
+}
+
 /* Events gathered by mprof_trace_packet_events. */
 typedef struct gathered_s {
   mprof_event_t *events;
@@ -586,6 +618,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_net_ctf),
       cmocka_unit_test(test_packet_decode),
       cmocka_unit_test(test_labels_interned_once),
+      cmocka_unit_test(test_feed_then_free_trace),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

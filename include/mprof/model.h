@@ -183,6 +183,15 @@ int mprof_model_load(const mprof_trace_t *trace, mprof_model_t **out);
 int mprof_model_load_many(const mprof_trace_t *const *traces, size_t count,
                           const int64_t *offsets_ns, mprof_model_t **out);
 
+/* mprof_model_load_many() but for the last step: the model holds every
+ * event, copied (strings too), and mprof_model_finish() is left to the
+ * caller.  The traces, and the bytes they were opened from, may be closed
+ * and freed first: a viewer short of memory (the browser's WebAssembly
+ * heap) then lays out the model where the trace's bytes were.  Returns 0
+ * or MPROF_EINVAL / MPROF_ENOMEM. */
+int mprof_model_feed_many(const mprof_trace_t *const *traces, size_t count,
+                          const int64_t *offsets_ns, mprof_model_t **out);
+
 void mprof_model_free(mprof_model_t *model);
 
 /* The model's arrays (after mprof_model_finish()). */

@@ -229,7 +229,7 @@ static int sources_check(const mprof_trace_t *const *traces, size_t count) {
   return 0;
 }
 
-int mprof_model_load_many(const mprof_trace_t *const *traces, size_t count,
+int mprof_model_feed_many(const mprof_trace_t *const *traces, size_t count,
                           const int64_t *offsets_ns, mprof_model_t **out) {
   int err = sources_check(traces, count);
   if (err) return err;
@@ -257,13 +257,26 @@ int mprof_model_load_many(const mprof_trace_t *const *traces, size_t count,
   }
   free(cursors);
   free(heap);
-  if (!err) err = mprof_model_finish(m);
   if (err) {
     mprof_model_free(m);
     return err;
   }
   m->view.discarded = discarded;
   m->view.wall_start_ns = wall_start(m, &sources[0], origin);
+  *out = m;
+  return 0;
+}
+
+int mprof_model_load_many(const mprof_trace_t *const *traces, size_t count,
+                          const int64_t *offsets_ns, mprof_model_t **out) {
+  mprof_model_t *m;
+  int err = mprof_model_feed_many(traces, count, offsets_ns, &m);
+  if (err) return err;
+  err = mprof_model_finish(m);
+  if (err) {
+    mprof_model_free(m);
+    return err;
+  }
   *out = m;
   return 0;
 }

@@ -54,16 +54,21 @@ void mprof_web_close(mprof_web_t *w) {
   free(w);
 }
 
-/* The model of a trace's bytes; the bytes and the trace are freed once it
- * is built (the model keeps its own copies of the strings). */
+/* The model of a trace's bytes.  The bytes and the trace are freed as soon
+ * as the model holds every event (it keeps its own copies of the strings),
+ * before the layout: the heap's peak is then the trace or the layout's
+ * work, not both. */
 static int open_model(mprof_web_t *w, uint8_t *bytes, size_t size) {
   mprof_trace_t *trace;
   int err = mprof_trace_open_memory(bytes, size, "trace", NULL, NULL, &trace);
   if (!err) {
-    err = mprof_model_load(trace, &w->model);
+    err = mprof_model_feed_many((const mprof_trace_t *const *)&trace, 1, NULL,
+                                &w->model);
     mprof_trace_close(trace);
   }
   free(bytes);
+  if (!err)
+    err = mprof_model_finish(w->model);
   if (!err)
     err = mprof_scene_new(&w->scene);
   if (err)
