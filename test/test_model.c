@@ -526,7 +526,11 @@ static void test_feed_then_free_trace(void **state) {
   mprof_trace_t *trace;
   assert_int_equal(mprof_trace_open_memory(bytes, size, "net", NULL, NULL, &trace), 0);
   const mprof_trace_t *traces[] = {trace};
-  assert_int_equal(mprof_model_feed_many(traces, 1, NULL, &model), 0);
+  mprof_model_sizes_t sizes;
+  assert_int_equal(mprof_model_count(traces, 1, &sizes), 0);
+  assert_true(sizes.threads >= 1818 && sizes.threads < 2 * 1818);
+  assert_true(sizes.labels >= 2185 && sizes.labels < 2 * 2185);
+  assert_int_equal(mprof_model_feed_many(traces, 1, NULL, &sizes, &model), 0);
   mprof_trace_close(trace);
   memset(bytes, 0xff, size);
   free(bytes);
@@ -599,6 +603,32 @@ static void test_packet_decode(void **state) {
   assert_int_equal(check_packet_decode(damaged_ctf), 1);
 }
 
+/* mprof_model_count() bounds what the load makes, on a legacy trace and on
+ * an mprof one (damaged: the count stops where the load does). */
+static void check_sizes(const char *path) {
+  mprof_trace_t *trace;
+  assert_int_equal(mprof_trace_open(path, quiet, NULL, &trace), 0);
+  const mprof_trace_t *traces[] = {trace};
+  mprof_model_sizes_t sizes;
+  assert_int_equal(mprof_model_count(traces, 1, &sizes), 0);
+  assert_int_equal(mprof_model_load(trace, &model), 0);
+  const mprof_model_view_t *v = mprof_model_view(model);
+  assert_true(v->thread_count <= sizes.threads);
+  assert_true(v->arrow_count <= sizes.arrows);
+  assert_true(v->label_count <= sizes.labels);
+  assert_true(v->running_count <= sizes.spans);
+  assert_true(v->sample_count <= sizes.samples);
+  assert_true(sizes.arrows < 2 * v->arrow_count + 16);
+  mprof_model_free(model);
+  mprof_trace_close(trace);
+}
+
+static void test_sizes_bound_the_load(void **state) {
+  (void)state;
+  check_sizes(net_ctf);
+  check_sizes(damaged_ctf);
+}
+
 int main(int argc, char **argv) {
   net_ctf = argc > 1 ? argv[1] : "../shared/data/net.ctf";
   damaged_ctf =
@@ -619,6 +649,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_packet_decode),
       cmocka_unit_test(test_labels_interned_once),
       cmocka_unit_test(test_feed_then_free_trace),
+      cmocka_unit_test(test_sizes_bound_the_load),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

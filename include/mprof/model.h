@@ -183,14 +183,30 @@ int mprof_model_load(const mprof_trace_t *trace, mprof_model_t **out);
 int mprof_model_load_many(const mprof_trace_t *const *traces, size_t count,
                           const int64_t *offsets_ns, mprof_model_t **out);
 
+/* How many items a model of some traces will hold, at most (threads: the
+ * ones created, with some room for threads from before the trace). */
+typedef struct mprof_model_sizes_s {
+  size_t threads, arrows, labels, spans, samples;
+} mprof_model_sizes_t;
+
+/* Count the traces' events by kind into *out: one pass of decoding, about
+ * the cost of the load's own.  Returns 0 or MPROF_ENOMEM. */
+int mprof_model_count(const mprof_trace_t *const *traces, size_t count,
+                      mprof_model_sizes_t *out);
+
 /* mprof_model_load_many() but for the last step: the model holds every
  * event, copied (strings too), and mprof_model_finish() is left to the
  * caller.  The traces, and the bytes they were opened from, may be closed
  * and freed first: a viewer short of memory (the browser's WebAssembly
- * heap) then lays out the model where the trace's bytes were.  Returns 0
- * or MPROF_EINVAL / MPROF_ENOMEM. */
+ * heap) then lays out the model where the trace's bytes were.  With sizes
+ * (from mprof_model_count(); NULL: arrays grow as they fill) the arrays
+ * are made that big at once, so that a heap that cannot grow an array in
+ * place never holds two copies of one.  Returns 0 or MPROF_EINVAL /
+ * MPROF_ENOMEM. */
 int mprof_model_feed_many(const mprof_trace_t *const *traces, size_t count,
-                          const int64_t *offsets_ns, mprof_model_t **out);
+                          const int64_t *offsets_ns,
+                          const mprof_model_sizes_t *sizes,
+                          mprof_model_t **out);
 
 void mprof_model_free(mprof_model_t *model);
 

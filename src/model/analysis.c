@@ -33,7 +33,7 @@ typedef struct context_s {
   size_t thread_count;
   adjacency_t adjacency;
   wait_edge_t *edges;      /* by waiter, then start */
-  size_t edge_count, edge_cap;
+  size_t edge_count;
   uint32_t *edges_first;   /* edges of thread t: [first[t], first[t+1]) */
   mprof_analysis_t *out;
   size_t cap_stalls, cap_lost, cap_waits, cap_chains, cap_chain_threads,
@@ -102,13 +102,18 @@ static int64_t wait_end(const context_t *c, const mprof_arrow_t *a) {
 }
 
 static int collect_waits(context_t *c) {
-  for (size_t i = 0; i < c->model->view.arrow_count; i++) {
+  /* counted first, so that the array is made once (a heap that never
+   * shrinks would keep every smaller copy) */
+  size_t waits = 0, arrows = c->model->view.arrow_count;
+  for (size_t i = 0; i < arrows; i++)
+    waits += c->arrows[i].kind == MPROF_ARROW_TRY_READ;
+  c->edges = malloc((waits ? waits : 1) * sizeof *c->edges);
+  if (!c->edges) return MPROF_ENOMEM;
+  for (size_t i = 0; i < arrows; i++) {
     const mprof_arrow_t *a = &c->arrows[i];
     if (a->kind != MPROF_ARROW_TRY_READ) continue;
-    wait_edge_t e = {a->from, a->to, a->time_ns, wait_end(c, a)};
-    if (mprof__grow(&c->edges, &c->edge_cap, c->edge_count + 1, sizeof e))
-      return MPROF_ENOMEM;
-    c->edges[c->edge_count++] = e;
+    c->edges[c->edge_count++] = (wait_edge_t){a->from, a->to, a->time_ns,
+                                              wait_end(c, a)};
   }
   /* group by waiter (stable: arrows were in time order) */
   size_t n = c->thread_count;

@@ -203,6 +203,13 @@ static int group_running(mprof_model_t *m) {
     m->running_maxend[i] = sorted[i].end_ns;
   }
   prefix_max(first, rows, m->running_maxend);
+  /* the columns fill 16 of the block's 24 bytes a span: the rest goes back
+   * to the heap (shrinking keeps the start of a block where it is) */
+  int64_t *columns = realloc(m->running_start, (n ? 2 * n : 1) * sizeof *columns);
+  if (columns) {
+    m->running_start = columns;
+    m->running_maxend = columns + n;
+  }
   return 0;
 }
 
@@ -210,28 +217,42 @@ static int group_running(mprof_model_t *m) {
  * are numbered as they appear, so most already are in start order: those
  * are kept as they are; the few others (threads from before the trace
  * began, clocks that disagree) are sorted apart and merged in. */
+/* Split threads 1..n into those already in start order (into in_order;
+ * returns how many) and the others (into late, unless NULL; *others
+ * counts them). */
+static size_t split_by_start(const mprof_thread_t *th, size_t n,
+                             uint32_t *in_order, sort_key_t *late,
+                             size_t *others) {
+  size_t kept = 0;
+  *others = 0;
+  for (uint32_t i = 1; i <= n; i++)
+    if (kept == 0 || th[i].start_ns >= th[in_order[kept - 1]].start_ns)
+      in_order[kept++] = i;
+    else if (late)
+      late[(*others)++] = (sort_key_t){th[i].start_ns, i};
+    else
+      (*others)++;
+  return kept;
+}
+
 static uint32_t *threads_by_start(const mprof_model_t *m, size_t n) {
   const mprof_thread_t *th = m->threads;
-  uint32_t *order = malloc((n ? n : 1) * sizeof *order);
   uint32_t *in_order = malloc((n ? n : 1) * sizeof *in_order);
-  sort_key_t *late = malloc((n ? n : 1) * sizeof *late);
-  if (!order || !in_order || !late) {
+  if (!in_order) return NULL;
+  size_t others;
+  split_by_start(th, n, in_order, NULL, &others);
+  if (others == 0) return in_order; /* the common case: no merge */
+  /* the others, sorted apart (their array sized now: a heap that never
+   * shrinks, WebAssembly's, keeps whatever is asked for) */
+  uint32_t *order = malloc((n ? n : 1) * sizeof *order);
+  sort_key_t *late = malloc(others * sizeof *late);
+  if (!order || !late) {
     free(order);
     free(in_order);
     free(late);
     return NULL;
   }
-  size_t kept = 0, others = 0;
-  for (uint32_t i = 1; i <= n; i++)
-    if (kept == 0 || th[i].start_ns >= th[in_order[kept - 1]].start_ns)
-      in_order[kept++] = i;
-    else
-      late[others++] = (sort_key_t){th[i].start_ns, i};
-  if (others == 0) { /* the common case: no merge */
-    free(order);
-    free(late);
-    return in_order;
-  }
+  size_t kept = split_by_start(th, n, in_order, late, &others);
   qsort(late, others, sizeof *late, compare_keys);
   size_t a = 0, b = 0;
   for (size_t k = 0; k < n; k++) {

@@ -229,8 +229,79 @@ static int sources_check(const mprof_trace_t *const *traces, size_t count) {
   return 0;
 }
 
+/* Add a packet's events to the sizes they will need. */
+static void count_events(const mprof_event_t *events, size_t n,
+                         mprof_model_sizes_t *sizes) {
+  for (size_t i = 0; i < n; i++) {
+    switch (events[i].kind) {
+    case MPROF_EVENT_CREATE:
+    case MPROF_EVENT_CREATE_BY:
+      sizes->threads++;
+      sizes->arrows++;
+      break;
+    case MPROF_EVENT_READ:
+    case MPROF_EVENT_SIGNAL: /* legacy: they also switch */
+      sizes->spans++;
+      sizes->arrows++;
+      break;
+    case MPROF_EVENT_TRY_READ:
+    case MPROF_EVENT_RESOLVE:
+    case MPROF_EVENT_FAIL:
+      sizes->arrows++;
+      break;
+    case MPROF_EVENT_BECOMES: /* may end a span on every stream */
+      sizes->arrows++;
+      sizes->spans += 64;
+      break;
+    case MPROF_EVENT_SWITCH: /* ends what ran, if it was another */
+      sizes->spans += events[i].thread != MPROF_NONE &&
+                      events[i].thread != events[i].a;
+      break;
+    case MPROF_EVENT_SUSPEND:
+      sizes->spans += events[i].thread != MPROF_NONE;
+      break;
+    case MPROF_EVENT_LABEL:
+      sizes->labels++;
+      break;
+    case MPROF_EVENT_COUNTER_INCREASE:
+    case MPROF_EVENT_COUNTER_VALUE:
+      sizes->samples++;
+      break;
+    default:
+      break;
+    }
+  }
+}
+
+int mprof_model_count(const mprof_trace_t *const *traces, size_t count,
+                      mprof_model_sizes_t *out) {
+  memset(out, 0, sizeof *out);
+  mprof_event_t *events = NULL;
+  size_t cap = 0, streams = 0;
+  for (size_t t = 0; t < count; t++) {
+    streams += mprof_trace_info(traces[t])->streams;
+    for (size_t i = 0; i < mprof_trace_packet_count(traces[t]); i++) {
+      size_t most = mprof_trace_packet_max_events(traces[t], i);
+      if (mprof__grow(&events, &cap, most, sizeof *events)) {
+        free(events);
+        return MPROF_ENOMEM;
+      }
+      count_events(events,
+                   mprof_trace_packet_decode(traces[t], i, events, cap, NULL),
+                   out);
+    }
+  }
+  free(events);
+  /* the root, threads from before the trace, each stream's last span */
+  out->threads += 1 + out->threads / 256 + 1024;
+  out->spans += streams + 1;
+  return 0;
+}
+
 int mprof_model_feed_many(const mprof_trace_t *const *traces, size_t count,
-                          const int64_t *offsets_ns, mprof_model_t **out) {
+                          const int64_t *offsets_ns,
+                          const mprof_model_sizes_t *sizes,
+                          mprof_model_t **out) {
   int err = sources_check(traces, count);
   if (err) return err;
   source_t sources[MPROF_MODEL_MAX_TRACES];
@@ -243,6 +314,10 @@ int mprof_model_feed_many(const mprof_trace_t *const *traces, size_t count,
   err = mprof_model_new(sources[0].freq_hz ? 1000000000u : first->clock_freq_hz,
                         first->legacy, &m);
   if (err) return err;
+  if (sizes && (err = mprof__model_reserve(m, sizes))) {
+    mprof_model_free(m);
+    return err;
+  }
   cursor_t *cursors = malloc((packets ? packets : 1) * sizeof *cursors);
   uint32_t *heap = malloc((packets ? packets : 1) * sizeof *heap);
   uint64_t discarded = 0;
@@ -270,7 +345,7 @@ int mprof_model_feed_many(const mprof_trace_t *const *traces, size_t count,
 int mprof_model_load_many(const mprof_trace_t *const *traces, size_t count,
                           const int64_t *offsets_ns, mprof_model_t **out) {
   mprof_model_t *m;
-  int err = mprof_model_feed_many(traces, count, offsets_ns, &m);
+  int err = mprof_model_feed_many(traces, count, offsets_ns, NULL, &m);
   if (err) return err;
   err = mprof_model_finish(m);
   if (err) {

@@ -139,13 +139,11 @@ static int hash_rebuild(mprof_model_t *m, size_t cap) {
   return 0;
 }
 
-/* Grow the direct array to cover id, if that keeps it within a few times
- * the thread count.  Returns 0 (id may still be beyond it) or
- * MPROF_ENOMEM. */
-static int direct_grow(mprof_model_t *m, uint64_t id) {
-  if (id >= 8 * (uint64_t)m->view.thread_count + DIRECT_SPARE) return 0;
-  size_t old_cap = m->direct_cap, cap = old_cap ? old_cap : DIRECT_FIRST;
-  while (cap <= id) cap *= 2;
+/* Make the direct array cover ids below cap; ids the hash table holds
+ * there move over.  Returns 0 or MPROF_ENOMEM. */
+static int direct_resize(mprof_model_t *m, size_t cap) {
+  size_t old_cap = m->direct_cap;
+  if (cap <= old_cap) return 0;
   uint32_t *grown = realloc(m->direct, cap * sizeof *grown);
   if (!grown) return MPROF_ENOMEM;
   memset(grown + old_cap, 0xff, (cap - old_cap) * sizeof *grown);
@@ -156,6 +154,16 @@ static int direct_grow(mprof_model_t *m, uint64_t id) {
     return MPROF_ENOMEM;
   }
   return 0;
+}
+
+/* Grow the direct array to cover id, if that keeps it within a few times
+ * the thread count.  Returns 0 (id may still be beyond it) or
+ * MPROF_ENOMEM. */
+static int direct_grow(mprof_model_t *m, uint64_t id) {
+  if (id >= 8 * (uint64_t)m->view.thread_count + DIRECT_SPARE) return 0;
+  size_t cap = m->direct_cap ? m->direct_cap : DIRECT_FIRST;
+  while (cap <= id) cap *= 2;
+  return direct_resize(m, cap);
 }
 
 /* Where id's thread index is kept (MPROF_NO_THREAD: an unknown id). */
@@ -560,6 +568,38 @@ static inline int add_event(mprof_model_t *m, const mprof_event_t *ev) {
     s->run_start_ns = t;
   }
   return apply_event(m, ev, s, t);
+}
+
+/* Grow *array (capacity *cap) to exactly need items, if it holds fewer. */
+static int reserve_exact(void *array, size_t *cap, size_t need, size_t elem) {
+  if (need <= *cap) return 0;
+  void **p = array;
+  void *grown = realloc(*p, need * elem);
+  if (!grown) return MPROF_ENOMEM;
+  *p = grown;
+  *cap = need;
+  return 0;
+}
+
+int mprof__model_reserve(mprof_model_t *m, const mprof_model_sizes_t *sizes) {
+  size_t counter_cap = m->sample_cap; /* sample_counter follows samples */
+  /* the recorder's ids are dense from 1: made once, the id array leaves no
+   * smaller copies behind */
+  return direct_resize(m, sizes->threads) ||
+                 reserve_exact(&m->threads, &m->thread_cap, sizes->threads,
+                       sizeof *m->threads) ||
+                 reserve_exact(&m->arrows, &m->arrow_cap, sizes->arrows,
+                               sizeof *m->arrows) ||
+                 reserve_exact(&m->labels, &m->label_cap, sizes->labels,
+                               sizeof *m->labels) ||
+                 reserve_exact(&m->running, &m->running_cap, sizes->spans,
+                               sizeof *m->running) ||
+                 reserve_exact(&m->sample_counter, &counter_cap,
+                               sizes->samples, sizeof *m->sample_counter) ||
+                 reserve_exact(&m->samples, &m->sample_cap, sizes->samples,
+                               sizeof *m->samples)
+             ? MPROF_ENOMEM
+             : 0;
 }
 
 int mprof__model_add_events(mprof_model_t *m, const mprof_event_t *events,

@@ -91,6 +91,10 @@ int mprof__grow(void *array, size_t *cap, size_t need, size_t elem);
 int mprof__model_add_events(mprof_model_t *m, const mprof_event_t *events,
                             size_t count);
 
+/* Make the arrays hold sizes' items without growing.  Returns 0 or
+ * MPROF_ENOMEM. */
+int mprof__model_reserve(mprof_model_t *m, const mprof_model_sizes_t *sizes);
+
 /* Follow merges from thread i to where its line continues (a cycle in bad
  * input is cut after a thousand hops). */
 uint32_t mprof__follow_merges(const mprof_model_t *m, uint32_t i);

@@ -62,8 +62,13 @@ static int open_model(mprof_web_t *w, uint8_t *bytes, size_t size) {
   mprof_trace_t *trace;
   int err = mprof_trace_open_memory(bytes, size, "trace", NULL, NULL, &trace);
   if (!err) {
-    err = mprof_model_feed_many((const mprof_trace_t *const *)&trace, 1, NULL,
-                                &w->model);
+    /* the arrays made at their size at once: the WebAssembly heap cannot
+     * grow one in place, and never shrinks */
+    const mprof_trace_t *const traces[] = {trace};
+    mprof_model_sizes_t sizes;
+    err = mprof_model_count(traces, 1, &sizes);
+    if (!err)
+      err = mprof_model_feed_many(traces, 1, NULL, &sizes, &w->model);
     mprof_trace_close(trace);
   }
   free(bytes);
