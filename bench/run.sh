@@ -168,6 +168,8 @@ if command -v node >/dev/null 2>&1 && [ -x /usr/bin/chromium ]; then
   "$(dirname "$0")/web/bench_web.sh" "$build" "$dir" || { note "bench/web failed"; status=1; }
 else
   note "no node or /usr/bin/chromium: browser viewer benchmark skipped"
+fi
+
 # The libuv shim: a plain libuv echo with and without it (bench/uv).
 if [ -x "$bin/mprof_bench_uv" ]; then
   note "running mprof_bench_uv"
