@@ -229,9 +229,10 @@ static int sources_check(const mprof_trace_t *const *traces, size_t count) {
   return 0;
 }
 
-/* Add a packet's events to the sizes they will need. */
+/* Add a packet's events to the sizes they will need (*becomes: merges,
+ * each of which may end a span on every stream). */
 static void count_events(const mprof_event_t *events, size_t n,
-                         mprof_model_sizes_t *sizes) {
+                         mprof_model_sizes_t *sizes, size_t *becomes) {
   for (size_t i = 0; i < n; i++) {
     switch (events[i].kind) {
     case MPROF_EVENT_CREATE:
@@ -249,9 +250,9 @@ static void count_events(const mprof_event_t *events, size_t n,
     case MPROF_EVENT_FAIL:
       sizes->arrows++;
       break;
-    case MPROF_EVENT_BECOMES: /* may end a span on every stream */
+    case MPROF_EVENT_BECOMES:
       sizes->arrows++;
-      sizes->spans += 64;
+      ++*becomes;
       break;
     case MPROF_EVENT_SWITCH: /* ends what ran, if it was another */
       sizes->spans += events[i].thread != MPROF_NONE &&
@@ -277,7 +278,7 @@ int mprof_model_count(const mprof_trace_t *const *traces, size_t count,
                       mprof_model_sizes_t *out) {
   memset(out, 0, sizeof *out);
   mprof_event_t *events = NULL;
-  size_t cap = 0, streams = 0;
+  size_t cap = 0, streams = 0, becomes = 0;
   for (size_t t = 0; t < count; t++) {
     streams += mprof_trace_info(traces[t])->streams;
     for (size_t i = 0; i < mprof_trace_packet_count(traces[t]); i++) {
@@ -288,13 +289,13 @@ int mprof_model_count(const mprof_trace_t *const *traces, size_t count,
       }
       count_events(events,
                    mprof_trace_packet_decode(traces[t], i, events, cap, NULL),
-                   out);
+                   out, &becomes);
     }
   }
   free(events);
   /* the root, threads from before the trace, each stream's last span */
   out->threads += 1 + out->threads / 256 + 1024;
-  out->spans += streams + 1;
+  out->spans += becomes * streams + streams + 1;
   return 0;
 }
 

@@ -203,7 +203,6 @@ long mprof__packet_decode(const mprof_trace_t *t, size_t index,
   *end_ticks = pk->timestamp_begin;
   *good_bytes = MPROF__PACKET_HEADER_SIZE;
   while (d.p < d.end && (!sink->out || (size_t)count < sink->capacity)) {
-    sink->count = (size_t)count;
     const uint8_t *start = d.p;
     uint32_t id = 0;
     const char *problem = NULL;
