@@ -127,6 +127,7 @@ static void stage_timers(void) {
 
 static uv_work_t works[2];
 static long sums[2];
+static int work_statuses[2] = {-1, -1};
 
 static void work_sum(uv_work_t *req) {
   long n = (long)(req - works + 1) * 1000, sum = 0;
@@ -135,8 +136,15 @@ static void work_sum(uv_work_t *req) {
   sums[req - works] = sum;
 }
 
+/* The two works finish in either order on the pool's threads, so their
+ * statuses are printed after the stage, in index order. */
 static void work_after(uv_work_t *req, int status) {
-  printf("work %d: status %d\n", (int)(req - works), status);
+  work_statuses[req - works] = status;
+}
+
+static void print_works(void) {
+  for (int i = 0; i < 2; i++)
+    printf("work %d: status %d\n", i, work_statuses[i]);
 }
 
 static void stage_work(void) {
@@ -589,6 +597,7 @@ int main(int argc, char **argv) {
   run(stage_files);
   run(stage_timers);
   run(stage_work);
+  print_works();
   run(stage_async);
   uv_thread_join(&sender);
   run(stage_tcp);
