@@ -47,11 +47,13 @@ fuzz: deps
 	  -artifact_prefix=$(ASAN_BUILD)/fuzz- $(ASAN_BUILD)/fuzz-corpus test/fuzz/corpus
 
 # Reliability at length (issue 7): the crash harness SIGKILLs its writer
-# 1000 times, and the live reader takes 10^5 snapshots.
+# 1000 times, and the live reader takes 10^5 snapshots; and a 4.6 GB trace
+# recorded in full (in $TMPDIR) is read whole.
 .PHONY: check-long
 check-long: build
 	test/rel/crash.sh $(BUILD) 1000
 	test/rel/live_reads.sh $(BUILD) 100000
+	test/test_big_trace.sh $(BUILD) --real
 
 demo: build
 	@scripts/demo.sh $(BUILD)

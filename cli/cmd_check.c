@@ -25,18 +25,14 @@ static int check_one(const char *path) {
     printf("%s: unusable\n", path);
     return CLI_FAILED;
   }
-  uint64_t events = 0, discarded = 0;
+  uint64_t events = 0;
   size_t packets = mprof_trace_packet_count(trace);
-  for (size_t i = 0; i < packets; i++) {
-    const mprof_packet_info_t *p = mprof_trace_packet(trace, i);
-    if (p->events_discarded > discarded) discarded = p->events_discarded;
-  }
   cli_trace_events(trace, "check", count_event, &events, &problems);
   const mprof_trace_info_t *info = mprof_trace_info(trace);
   printf("%s: %s, %" PRIu64 " events in %zu packets of %u streams, %" PRIu64
          " discarded%s\n",
          path, problems ? "damaged" : "ok", events, packets, info->streams,
-         discarded, info->recording ? ", still being written" : "");
+         info->discarded, info->recording ? ", still being written" : "");
   mprof_trace_close(trace);
   return problems ? CLI_DAMAGED : CLI_OK;
 }

@@ -15,71 +15,111 @@ static const char help[] =
     "events_by_type, threads, labels, counters (name -> final value),\n"
     "time_span_ns, discarded, bytes_per_event, packets, streams.\n";
 
-/* A set of thread ids: open addressing, grows at half full. */
+/* A set of thread ids, kept as 64-id words: the key of a word is id / 64
+ * (plus one: a key of 0 marks an empty slot) and its bits say which of its
+ * ids were seen.  Recorders hand out ids from 1 up, so a trace's ids fill
+ * few words, which stay in cache; open addressing, grows at half full. */
+typedef struct id_word_s {
+  uint64_t key, bits;
+} id_word_t;
+
 typedef struct id_set_s {
-  uint64_t *slots; /* 0 is "empty": MPROF_NONE is never a member */
-  size_t capacity, count;
+  id_word_t *words;
+  size_t capacity, used; /* slots, and slots holding a word */
+  uint64_t count;        /* ids in the set */
 } id_set_t;
+
+static id_word_t *id_set_slot(id_word_t *words, size_t capacity, uint64_t key) {
+  size_t j = (key * 0x9E3779B97F4A7C15u) >> 20 & (capacity - 1);
+  while (words[j].key && words[j].key != key) j = (j + 1) & (capacity - 1);
+  return &words[j];
+}
+
+static int id_set_grow(id_set_t *set) {
+  size_t capacity = set->capacity ? 2 * set->capacity : 1024;
+  id_word_t *words = calloc(capacity, sizeof *words);
+  if (!words) return -1;
+  for (size_t i = 0; i < set->capacity; i++)
+    if (set->words[i].key)
+      *id_set_slot(words, capacity, set->words[i].key) = set->words[i];
+  free(set->words);
+  set->words = words;
+  set->capacity = capacity;
+  return 0;
+}
 
 static int id_set_add(id_set_t *set, uint64_t id) {
   if (id == MPROF_NONE) return 0;
-  if (2 * (set->count + 1) > set->capacity) {
-    size_t capacity = set->capacity ? 2 * set->capacity : 1024;
-    uint64_t *slots = calloc(capacity, sizeof *slots);
-    if (!slots) return -1;
-    for (size_t i = 0; i < set->capacity; i++)
-      if (set->slots[i]) {
-        size_t j = (set->slots[i] * 0x9E3779B97F4A7C15u) & (capacity - 1);
-        while (slots[j]) j = (j + 1) & (capacity - 1);
-        slots[j] = set->slots[i];
-      }
-    free(set->slots);
-    set->slots = slots;
-    set->capacity = capacity;
+  if (2 * (set->used + 1) > set->capacity && id_set_grow(set)) return -1;
+  id_word_t *word = id_set_slot(set->words, set->capacity, (id >> 6) + 1);
+  uint64_t bit = (uint64_t)1 << (id & 63);
+  if (!word->key) {
+    word->key = (id >> 6) + 1;
+    set->used++;
   }
-  size_t j = (id * 0x9E3779B97F4A7C15u) & (set->capacity - 1);
-  while (set->slots[j] && set->slots[j] != id) j = (j + 1) & (set->capacity - 1);
-  if (!set->slots[j]) {
-    set->slots[j] = id;
+  if (!(word->bits & bit)) {
+    word->bits |= bit;
     set->count++;
   }
   return 0;
 }
 
+/* A counter of an mprof trace (named by id): its value so far. */
+typedef struct counter_value_s {
+  int64_t value;
+  int seen;
+} counter_value_t;
+
 typedef struct stats_s {
   uint64_t events, labels, first_ticks, last_ticks;
   uint64_t by_kind[MPROF_EVENT_KIND_COUNT];
   id_set_t threads;
+  counter_value_t *by_id; /* mprof counters, indexed by id */
+  size_t by_id_count;
   json_t *counter_names;  /* counter id (as text) -> name */
-  json_t *counter_values; /* counter key (id as text, or legacy name) -> value */
+  json_t *legacy_values;  /* legacy counter name -> value */
+  int out_of_memory;
 } stats_t;
 
-/* Counters are named by id in mprof traces and by text in legacy ones
- * (made valid UTF-8, as JSON object keys must be). */
-static void counter_key(const mprof_event_t *ev, char *key, size_t size) {
-  json_t *text = ev->counter || !ev->text
-                     ? NULL
-                     : cli_json_text(ev->text, ev->text_length);
-  if (text)
-    snprintf(key, size, "%s", json_string_value(text));
-  else
-    snprintf(key, size, "%" PRIu32, ev->counter);
-  json_decref(text);
-}
-
-static void note_counter(stats_t *s, const mprof_event_t *ev) {
-  char key[256];
-  counter_key(ev, key, sizeof key);
-  if (ev->kind == MPROF_EVENT_COUNTER_NAME) {
-    json_object_set_new(s->counter_names, key,
-                        cli_json_text(ev->text, ev->text_length));
-    return;
-  }
+/* Legacy counters are named by text (made valid UTF-8, as JSON object keys
+ * must be); their traces are small, so a JSON object holds their values. */
+static void note_legacy_counter(stats_t *s, const mprof_event_t *ev) {
+  json_t *name = cli_json_text(ev->text ? ev->text : "", ev->text_length);
+  const char *key = json_string_value(name);
   json_int_t value = ev->value;
-  json_t *old = json_object_get(s->counter_values, key);
+  json_t *old = json_object_get(s->legacy_values, key);
   if (ev->kind == MPROF_EVENT_COUNTER_INCREASE && old)
     value += json_integer_value(old);
-  json_object_set_new(s->counter_values, key, json_integer(value));
+  json_object_set_new(s->legacy_values, key, json_integer(value));
+  json_decref(name);
+}
+
+static int note_counter(stats_t *s, const mprof_event_t *ev) {
+  char key[24];
+  if (ev->kind == MPROF_EVENT_COUNTER_NAME) {
+    snprintf(key, sizeof key, "%" PRIu32, ev->counter);
+    json_object_set_new(s->counter_names, key,
+                        cli_json_text(ev->text, ev->text_length));
+    return 0;
+  }
+  if (!ev->counter) {
+    note_legacy_counter(s, ev);
+    return 0;
+  }
+  if (ev->counter >= s->by_id_count) {
+    size_t count = (size_t)ev->counter + 1;
+    counter_value_t *by_id = realloc(s->by_id, count * sizeof *by_id);
+    if (!by_id) return -1;
+    memset(by_id + s->by_id_count, 0,
+           (count - s->by_id_count) * sizeof *by_id);
+    s->by_id = by_id;
+    s->by_id_count = count;
+  }
+  counter_value_t *c = &s->by_id[ev->counter];
+  c->value = ev->kind == MPROF_EVENT_COUNTER_INCREASE ? c->value + ev->value
+                                                     : ev->value;
+  c->seen = 1;
+  return 0;
 }
 
 static int note_event(void *context, const mprof_event_t *ev) {
@@ -92,7 +132,7 @@ static int note_event(void *context, const mprof_event_t *ev) {
   case MPROF_EVENT_COUNTER_NAME:
   case MPROF_EVENT_COUNTER_INCREASE:
   case MPROF_EVENT_COUNTER_VALUE:
-    note_counter(s, ev);
+    if (note_counter(s, ev)) s->out_of_memory = 1;
     return 0;
   case MPROF_EVENT_LABEL:
     s->labels++;
@@ -104,21 +144,24 @@ static int note_event(void *context, const mprof_event_t *ev) {
   default:
     break;
   }
-  id_set_add(&s->threads, ev->thread);
-  id_set_add(&s->threads, ev->a);
-  if (ev->kind == MPROF_EVENT_BECOMES || ev->kind == MPROF_EVENT_CREATE_BY)
-    id_set_add(&s->threads, ev->b);
+  int b = ev->kind == MPROF_EVENT_BECOMES || ev->kind == MPROF_EVENT_CREATE_BY;
+  if (id_set_add(&s->threads, ev->thread) || id_set_add(&s->threads, ev->a) ||
+      (b && id_set_add(&s->threads, ev->b)))
+    s->out_of_memory = 1;
   return 0;
 }
 
-/* Counter values keyed by name (ids resolved through counter_name). */
+/* Counter values keyed by name (ids resolved through counter_name; a
+ * counter whose name is missing is keyed by its id). */
 static json_t *named_counters(const stats_t *s) {
-  json_t *out = json_object();
-  const char *key;
-  json_t *value;
-  json_object_foreach(s->counter_values, key, value) {
+  json_t *out = json_deep_copy(s->legacy_values);
+  for (size_t id = 0; id < s->by_id_count; id++) {
+    if (!s->by_id[id].seen) continue;
+    char key[24];
+    snprintf(key, sizeof key, "%zu", id);
     json_t *name = json_object_get(s->counter_names, key);
-    json_object_set(out, name ? json_string_value(name) : key, value);
+    json_object_set_new(out, name ? json_string_value(name) : key,
+                        json_integer((json_int_t)s->by_id[id].value));
   }
   return out;
 }
@@ -127,19 +170,16 @@ static json_t *trace_stats(const char *path, mprof_trace_t *trace, int *problems
   stats_t s;
   memset(&s, 0, sizeof s);
   s.counter_names = json_object();
-  s.counter_values = json_object();
-  uint64_t bytes = 0, discarded = 0;
+  s.legacy_values = json_object();
+  uint64_t bytes = 0;
   size_t packets = mprof_trace_packet_count(trace);
-  for (size_t i = 0; i < packets; i++) {
-    const mprof_packet_info_t *p = mprof_trace_packet(trace, i);
-    bytes += p->content_bytes;
-    /* events_discarded runs per stream: the stream's last packet has it. */
-    const mprof_packet_info_t *next = mprof_trace_packet(trace, i + 1);
-    if (!next || next->stream_instance != p->stream_instance ||
-        next->stream_class != p->stream_class)
-      discarded += p->events_discarded;
-  }
+  for (size_t i = 0; i < packets; i++)
+    bytes += mprof_trace_packet(trace, i)->content_bytes;
   cli_trace_events(trace, "stats", note_event, &s, problems);
+  if (s.out_of_memory) {
+    fprintf(stderr, "mprof stats: %s: out of memory: counts are short\n", path);
+    (*problems)++;
+  }
   const mprof_trace_info_t *info = mprof_trace_info(trace);
   json_t *by_type = json_object();
   for (int k = 0; k < MPROF_EVENT_KIND_COUNT; k++)
@@ -153,13 +193,14 @@ static json_t *trace_stats(const char *path, mprof_trace_t *trace, int *problems
       path, "events", (json_int_t)s.events, "events_by_type", by_type,
       "threads", (json_int_t)s.threads.count, "labels", (json_int_t)s.labels,
       "counters", named_counters(&s), "time_span_ns", (json_int_t)span_ns,
-      "discarded", (json_int_t)discarded, "bytes_per_event",
+      "discarded", (json_int_t)info->discarded, "bytes_per_event",
       s.events ? (double)bytes / (double)s.events : 0.0, "packets",
       (json_int_t)packets, "streams", (json_int_t)info->streams, "legacy",
       info->legacy);
   json_decref(s.counter_names);
-  json_decref(s.counter_values);
-  free(s.threads.slots);
+  json_decref(s.legacy_values);
+  free(s.threads.words);
+  free(s.by_id);
   return o;
 }
 

@@ -69,6 +69,9 @@ typedef struct mprof_trace_info_s {
   uint32_t packets_used;    /* packets that hold a valid packet */
   uint32_t streams;         /* distinct OS-thread streams */
   uint64_t start_ticks;     /* clock at the earliest packet with events */
+  uint64_t discarded;       /* events the writer dropped (ring full): each
+                               stream's count plus those of OS threads that
+                               never had a packet; 0 for legacy traces */
   int recording;            /* the writer had not stopped */
   int legacy;               /* written by OCaml's mirage-profile */
   mprof_ring_mode_t ring_mode;

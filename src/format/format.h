@@ -24,7 +24,12 @@
 
 #define MPROF__TRACE_MAGIC "MPROFCTF"
 #define MPROF__TRACE_VERSION 1u
-#define MPROF__TRACE_HEADER_SIZE 128u
+#define MPROF__TRACE_HEADER_SIZE 136u
+/* Traces written before the header grew to 136 bytes have 128 (their
+ * metadata at offset 128) and no MPROF__TH_ORPHAN_DISCARDED. */
+#define MPROF__TRACE_HEADER_SIZE_V1_0 128u
+/* Largest packet a writer makes and a reader accepts. */
+#define MPROF__MAX_PACKET_SIZE (1u << 30)
 
 /* Byte offsets of the trace header's fields. */
 enum {
@@ -46,7 +51,9 @@ enum {
   MPROF__TH_STREAM_COUNT = 100,    /* u32: streams handed out (live) */
   MPROF__TH_RING_CLAIMS = 104,     /* u64: ring packets claimed (live) */
   MPROF__TH_NAMES_CLAIMS = 112,    /* u64: names packets claimed (live) */
-  MPROF__TH_START_TICKS = 120      /* u64: clock at mprof_start() */
+  MPROF__TH_START_TICKS = 120,     /* u64: clock at mprof_start() */
+  MPROF__TH_ORPHAN_DISCARDED = 128 /* u64: events dropped by OS threads that
+                                      never had a ring packet (live) */
 };
 
 enum { MPROF__STATE_RECORDING = 1, MPROF__STATE_STOPPED = 2 };

@@ -102,8 +102,7 @@ static void sift_down(const cursor_t *cursors, uint32_t *heap, size_t n,
 
 /* Split the packets into streams: runs of equal (class, instance).
  * Appends a cursor per stream; returns how many. */
-static size_t find_streams(const source_t *source, cursor_t *cursors,
-                           uint64_t *discarded) {
+static size_t find_streams(const source_t *source, cursor_t *cursors) {
   const mprof_trace_t *trace = source->trace;
   size_t packets = mprof_trace_packet_count(trace), n = 0;
   for (size_t i = 0; i < packets;) {
@@ -113,8 +112,6 @@ static size_t find_streams(const source_t *source, cursor_t *cursors,
            mprof_trace_packet(trace, j)->stream_class == p->stream_class &&
            mprof_trace_packet(trace, j)->stream_instance == p->stream_instance)
       j++;
-    /* events_discarded is a running count: the last packet has the total */
-    *discarded += mprof_trace_packet(trace, j - 1)->events_discarded;
     memset(&cursors[n], 0, sizeof cursors[n]);
     cursors[n].source = source;
     cursors[n].next_packet = i;
@@ -326,8 +323,10 @@ int mprof_model_feed_many(const mprof_trace_t *const *traces, size_t count,
     err = MPROF_ENOMEM;
   } else {
     size_t n = 0;
-    for (size_t i = 0; i < count; i++)
-      n += find_streams(&sources[i], cursors + n, &discarded);
+    for (size_t i = 0; i < count; i++) {
+      n += find_streams(&sources[i], cursors + n);
+      discarded += mprof_trace_info(sources[i].trace)->discarded;
+    }
     err = merge_streams(m, cursors, n, heap);
     for (size_t i = 0; i < n; i++) free(cursors[i].events);
   }

@@ -59,7 +59,7 @@ void mprof__diag_bad_event(const mprof_trace_t *t,
 static int read_trace_header(mprof_trace_t *t) {
   const uint8_t *d = t->data;
   mprof_trace_info_t *info = &t->info;
-  if (t->size < MPROF__TRACE_HEADER_SIZE ||
+  if (t->size < MPROF__TRACE_HEADER_SIZE_V1_0 ||
       memcmp(d, MPROF__TRACE_MAGIC, 8) != 0) {
     mprof__diag(t, "offset 0: not an mprof trace (bad magic)");
     return MPROF_EINVAL;
@@ -89,8 +89,12 @@ static int read_trace_header(mprof_trace_t *t) {
   }
   info->metadata = (const char *)d + metadata_offset;
   info->metadata_size = metadata_size;
+  /* The header's fields end where the metadata starts: older traces lack
+   * the count of drops by OS threads without a ring packet. */
+  if (metadata_offset >= MPROF__TH_ORPHAN_DISCARDED + 8)
+    info->discarded = mprof__get_u64(d + MPROF__TH_ORPHAN_DISCARDED);
   if (info->packet_size < MPROF__PACKET_HEADER_SIZE + 16 ||
-      info->packet_size > (1u << 30) || info->clock_freq_hz == 0) {
+      info->packet_size > MPROF__MAX_PACKET_SIZE || info->clock_freq_hz == 0) {
     mprof__diag(t, "offset 24: bad packet size %u or clock frequency",
                 info->packet_size);
     return MPROF_EINVAL;
@@ -202,10 +206,14 @@ static int collect_packets(mprof_trace_t *t) {
     }
     if (!kept || t->packets[kept - 1].stream_instance !=
                      t->packets[i].stream_instance ||
-        t->packets[kept - 1].stream_class != t->packets[i].stream_class)
+        t->packets[kept - 1].stream_class != t->packets[i].stream_class) {
       streams++;
+      if (kept) t->info.discarded += t->packets[kept - 1].events_discarded;
+    }
     t->packets[kept++] = t->packets[i];
   }
+  /* events_discarded runs per stream: its last packet has the stream's. */
+  if (kept) t->info.discarded += t->packets[kept - 1].events_discarded;
   t->packet_count = kept;
   mprof__find_start(t, MPROF__PACKET_HEADER_SIZE);
   t->info.packets_used = (uint32_t)kept;

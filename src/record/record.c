@@ -203,10 +203,17 @@ static int open_packet(stream_t *s, cursor_t *c, int names, uint64_t now) {
   return 0;
 }
 
+/* Count a dropped event in the stream's ring packet, or, for an OS thread
+ * that never got one (discard mode, the ring used up before it started),
+ * in the trace header, which all such threads share. */
 static void count_discarded(stream_t *s) {
   s->discarded++;
   if (s->ring.packet)
     mprof__put_u64(s->ring.packet + MPROF__PH_DISCARDED, s->discarded);
+  else
+    __atomic_fetch_add(
+        (uint64_t *)(recorder.header + MPROF__TH_ORPHAN_DISCARDED), 1,
+        __ATOMIC_RELAXED);
 }
 
 /* --- Streams -------------------------------------------------------------- */
@@ -701,7 +708,8 @@ int mprof_start(const mprof_config_t *config) {
   if (config->size < MPROF_MIN_SIZE) return MPROF_ENOSPC;
   uint32_t packet_size =
       config->packet_size ? config->packet_size : choose_packet_size(config->size);
-  if (packet_size < 1024 || (packet_size & (packet_size - 1)) ||
+  if (packet_size < 1024 || packet_size > MPROF__MAX_PACKET_SIZE ||
+      (packet_size & (packet_size - 1)) ||
       (config->ring_mode != MPROF_RING_OVERWRITE &&
        config->ring_mode != MPROF_RING_DISCARD))
     return MPROF_EINVAL;

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# test_big_trace.sh -- traces over 4 GiB read whole, and losses are counted.
+#
+#   test_big_trace.sh BUILD          (make check)
+#   test_big_trace.sh BUILD --real   (make check-long)
+#
+# make check: a 9 GiB trace with 1 GiB packets, sparse on disk, whose last
+# ring packets start past 4 GiB; and a small discard-mode ring that more OS
+# threads record into than it has packets, so some never get one.  --real:
+# a 4.6 GB trace recorded in full in $TMPDIR (4.6 GB of disk for a minute).
+# Each time `mprof check`, `stats` and `dump` must see every event the
+# writer kept, and count as discarded exactly what the writer dropped.
+set -euo pipefail
+build=$1
+mprof=$build/mprof
+gen=$build/test/trace_gen
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# Field KEY of the JSON object in file FILE (a number, or an object's field
+# with KEY.FIELD).
+json() {
+  /usr/bin/python3 -c 'import json, sys
+v = json.load(open(sys.argv[1]))
+for k in sys.argv[2].split("."): v = v.get(k, 0)
+print(v)' "$1" "$2"
+}
+
+# TRACE GEN_OUTPUT STREAMS: the reader finds what trace_gen says it kept.
+check_trace() {
+  local trace=$1 gen_out=$2 streams=$3
+  local attempted discarded
+  attempted=$(awk '$1 == "events" {print $2}' "$gen_out")
+  discarded=$(awk '$1 == "discarded" {print $2}' "$gen_out")
+  "$mprof" check "$trace" >"$tmp/check" 2>"$tmp/err" ||
+    fail "check $trace: $(cat "$tmp/check" "$tmp/err")"
+  [ ! -s "$tmp/err" ] || fail "check $trace printed: $(cat "$tmp/err")"
+  grep -q ", $discarded discarded\$" "$tmp/check" ||
+    fail "check $trace: not $discarded discarded: $(cat "$tmp/check")"
+  "$mprof" stats --json "$trace" >"$tmp/stats"
+  local events strings kept
+  events=$(json "$tmp/stats" events)
+  strings=$(json "$tmp/stats" events_by_type.string)
+  kept=$((events - strings))
+  [ "$kept" = $((attempted - discarded)) ] ||
+    fail "$trace: $kept events besides strings, not $attempted - $discarded"
+  [ "$(json "$tmp/stats" discarded)" = "$discarded" ] ||
+    fail "$trace: stats discarded $(json "$tmp/stats" discarded), not $discarded"
+  [ "$(json "$tmp/stats" streams)" -ge "$streams" ] ||
+    fail "$trace: $(json "$tmp/stats" streams) streams, fewer than $streams"
+  local lines
+  lines=$("$mprof" dump "$trace" | wc -l)
+  [ "$lines" = "$events" ] || fail "$trace: dump has $lines lines, not $events"
+}
+
+if [ "${2:-}" = --real ]; then
+  big=${TMPDIR:-/tmp}/mprof-big-$$.ctf
+  trap 'rm -rf "$tmp" "$big"' EXIT
+  "$gen" "$big" discard 4600000000 20000000 2 >"$tmp/gen"
+  [ "$(stat -c %s "$big")" -gt $((4 << 30)) ] || fail "$big is not over 4 GiB"
+  check_trace "$big" "$tmp/gen" 3
+  echo "a 4.6 GB trace: $(cat "$tmp/check")"
+  exit 0
+fi
+
+# Six writer threads take ring packets 0-5 of 1 GiB each: 4 and 5 start
+# past 4 GiB, and so do the names packets.
+"$gen" "$tmp/sparse.ctf" sparse $((9 << 30)) 1000 6 $((1 << 30)) >"$tmp/gen"
+[ "$(stat -c %s "$tmp/sparse.ctf")" = $((9 << 30)) ] || fail "sparse trace size"
+grep -q "^discarded 0$" "$tmp/gen" || fail "sparse trace dropped events"
+check_trace "$tmp/sparse.ctf" "$tmp/gen" 7
+[ "$(json "$tmp/stats" events_by_type.create)" = $((3 * 1000 * 6)) ] ||
+  fail "sparse trace: not every thread's creates were read"
+
+# 20 writer threads, 13 ring packets: 7 threads never get one and drop all.
+"$gen" "$tmp/small.ctf" discard 65536 10 20 >"$tmp/gen"
+grep -q "^discarded [1-9]" "$tmp/gen" || fail "the small ring dropped nothing"
+check_trace "$tmp/small.ctf" "$tmp/gen" 13
+echo "ok: a 9 GiB sparse trace and a ring too small for its threads"
