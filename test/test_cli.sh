@@ -44,6 +44,12 @@ fi
 # Standard input: "-" reads a trace piped in, legacy or ours.
 [ "$("$mprof" dump - < "$tmp/good.ctf" | wc -l)" = 30003 ] || fail "dump - of our trace"
 [ "$(cat "$net_ctf" | "$mprof" dump - | wc -l)" = 10078 ] || fail "dump - of net.ctf"
+# A pipe is copied to $TMPDIR; where that fails, the line says so.
+[ "$(cat "$net_ctf" | TMPDIR="$tmp" "$mprof" dump - | wc -l)" = 10078 ] \
+  || fail "dump - with TMPDIR"
+TMPDIR="$tmp/none" expect_exit 3 "$mprof" check - < <(cat "$net_ctf")
+grep -q "^mprof: (stdin): copying it to a temporary file: No such file" "$tmp/err" \
+  || fail "stdin spool failure: $(cat "$tmp/err")"
 
 # Cut mid-ring: the packets before the cut are kept, one line says where.
 head -c 500000 "$tmp/good.ctf" > "$tmp/cut.ctf"

@@ -272,21 +272,36 @@ int mprof_trace_open_memory(const void *data, size_t size, const char *name,
   return mprof__trace_open_map(data, size, NULL, 0, name, diag, context, out);
 }
 
-/* Standard input: copy to an unlinked temporary file, then map it, so even
- * a pipe of gigabytes never sits in the heap. */
+/* Standard input: a file redirected in is mapped as it is; anything else
+ * (a pipe) is copied to an unlinked temporary file in $TMPDIR (or /tmp),
+ * then mapped, so even a pipe of gigabytes never sits in the heap. */
 static int spool_stdin(void) {
-  char path[] = "/tmp/mprof-stdin-XXXXXX";
+  struct stat st;
+  if (fstat(0, &st) == 0 && S_ISREG(st.st_mode) && lseek(0, 0, SEEK_CUR) == 0)
+    return dup(0);
+  const char *dir = getenv("TMPDIR");
+  char path[4096];
+  snprintf(path, sizeof path, "%s/mprof-stdin-XXXXXX", dir && *dir ? dir : "/tmp");
   int fd = mkstemp(path);
   if (fd < 0) return -1;
   unlink(path);
   char buffer[1 << 16];
-  ssize_t n;
-  while ((n = read(0, buffer, sizeof buffer)) > 0)
-    if (write(fd, buffer, (size_t)n) != n) {
+  for (;;) {
+    ssize_t n = read(0, buffer, sizeof buffer);
+    if (n == 0) return fd;
+    if (n < 0 && errno == EINTR) continue;
+    for (ssize_t done = 0, w; n > 0 && done < n; done += w)
+      if ((w = write(fd, buffer + done, (size_t)(n - done))) < 0 && errno != EINTR)
+        n = -1;
+      else if (w < 0)
+        w = 0;
+    if (n < 0) {
+      int saved = errno;
       close(fd);
+      errno = saved;
       return -1;
     }
-  return n < 0 ? (close(fd), -1) : fd;
+  }
 }
 
 int mprof_trace_open(const char *path, mprof_diag_fn diag, void *context,
@@ -294,7 +309,9 @@ int mprof_trace_open(const char *path, mprof_diag_fn diag, void *context,
   int from_stdin = strcmp(path, "-") == 0;
   int fd = from_stdin ? spool_stdin() : open(path, O_RDONLY | O_CLOEXEC);
   struct stat st;
-  const char *name = from_stdin ? "(stdin)" : path;
+  const char *name = !from_stdin ? path
+                     : fd < 0   ? "(stdin): copying it to a temporary file"
+                                : "(stdin)";
   if (fd < 0 || fstat(fd, &st) < 0) {
     int saved = errno;
     if (diag) {
