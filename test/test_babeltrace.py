@@ -286,6 +286,18 @@ class BabeltraceReadsOurTraces(unittest.TestCase):
             self.assertEqual(len(events) - strings + discarded, attempted)
             self.assertEqual(lost_events, discarded)
 
+    def test_every_drop_reported(self):
+        """More OS threads than ring packets: some threads drop all their
+        events (no packet to count them in), the others drop after their
+        only packet; babeltrace2 reports each drop once, as mprof does."""
+        with tempfile.TemporaryDirectory() as tmp:
+            trace, attempted, discarded = record(tmp, "discard", 64 << 10, 200, 20)
+            directory = to_ctf(tmp, trace)
+            events, lost_events, _ = self.check_same_events(trace, directory)
+            strings = sum(1 for e in events if e[1] == "string")
+            self.assertEqual(len(events) - strings + discarded, attempted)
+            self.assertEqual(lost_events, discarded)
+
     def test_wrapped_ring_reads_in_order(self):
         with tempfile.TemporaryDirectory() as tmp:
             trace, attempted, _ = record(tmp, "overwrite", 256 << 10, 20000, 2)

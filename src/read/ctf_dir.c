@@ -2,9 +2,11 @@
  * other CTF tools read: a metadata, and one file per stream with its
  * packets in packet_seq_num order.  Each packet is copied as recorded,
  * except that timestamp_end is made exact (a crashed or running writer
- * leaves it stale), packet_size is trimmed to the content, and a damaged
- * tail is cut off at the last good event.  An mprof trace keeps its own
- * metadata; a legacy one gets a new one (legacy_ctf.c).
+ * leaves it stale), packet_size is trimmed to the content, a damaged tail
+ * is cut off at the last good event, and events_discarded is moved so that
+ * babeltrace2 reports every drop (write_stream), with one more stream for
+ * the drops of OS threads that never had a packet.  An mprof trace keeps
+ * its own metadata; a legacy one gets a new one (legacy_ctf.c).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -49,19 +51,91 @@ static uint64_t ctf_header(const mprof_trace_t *t, size_t index,
   return good_bytes;
 }
 
-/* Append packet index to f: its patched header, then its good events. */
-static int write_packet(const mprof_trace_t *t, size_t index, FILE *f) {
+/* Append packet index to f: its patched header, then its good events.
+ * An mprof packet's events_discarded is written as `discarded` (see
+ * write_stream).  header gets the header as written. */
+static int write_packet(const mprof_trace_t *t, size_t index, FILE *f,
+                        uint64_t discarded,
+                        uint8_t header[MPROF__PACKET_HEADER_SIZE]) {
   _Static_assert(
       (int)MPROF__LEGACY_HEADER_SIZE <= (int)MPROF__PACKET_HEADER_SIZE,
       "one buffer holds either header");
-  uint8_t header[MPROF__PACKET_HEADER_SIZE];
   size_t header_size =
       t->legacy ? MPROF__LEGACY_HEADER_SIZE : MPROF__PACKET_HEADER_SIZE;
   uint64_t good_bytes = t->legacy ? mprof__legacy_ctf_header(t, index, header)
                                   : ctf_header(t, index, header);
+  if (!t->legacy) mprof__put_u64(header + MPROF__PH_DISCARDED, discarded);
   if (write_all(f, header, header_size)) return -1;
   return write_all(f, t->data + t->packets[index].offset + header_size,
                    good_bytes - header_size);
+}
+
+/* Append an empty packet to f, after the one whose header is `after` (or
+ * shaped as it, for a stream of its own): sequence number seq, at that
+ * packet's end, counting `discarded` events dropped so far. */
+static int write_drops_packet(FILE *f, const uint8_t *after, uint64_t seq,
+                              uint64_t discarded) {
+  uint8_t header[MPROF__PACKET_HEADER_SIZE];
+  memcpy(header, after, sizeof header);
+  memcpy(header + MPROF__PH_TIMESTAMP_BEGIN, after + MPROF__PH_TIMESTAMP_END, 8);
+  mprof__put_u64(header + MPROF__PH_CONTENT_SIZE, sizeof header * 8);
+  mprof__put_u64(header + MPROF__PH_PACKET_SIZE, sizeof header * 8);
+  mprof__put_u64(header + MPROF__PH_SEQ_NUM, seq);
+  mprof__put_u64(header + MPROF__PH_DISCARDED, discarded);
+  return write_all(f, header, sizeof header);
+}
+
+/* Write one ring or names stream: packets first .. end-1 of t.
+ *
+ * Drops.  A ring packet's events_discarded counts the drops up to its end,
+ * those after its last event included (its writer found no free packet);
+ * babeltrace2 reports count(n) - count(n - 1) between packets n - 1 and n,
+ * and nothing for a stream's first packet.  So each packet is written with
+ * the count its predecessor ended with (0 for the first), and a packet
+ * whose own count is higher is followed by an empty packet at its end that
+ * carries it: babeltrace2 then reports every drop, after the events it
+ * followed. */
+static int write_stream(const mprof_trace_t *t, size_t first, size_t end,
+                        FILE *f, mprof_progress_fn progress, void *context) {
+  uint8_t header[MPROF__PACKET_HEADER_SIZE];
+  uint64_t before = 0;
+  for (size_t i = first; i < end; i++) {
+    if (write_packet(t, i, f, before, header)) return -1;
+    if (progress) progress(context, i + 1, t->packet_count);
+    if (!t->legacy) before = t->packets[i].events_discarded;
+  }
+  if (before > mprof__get_u64(header + MPROF__PH_DISCARDED) &&
+      write_drops_packet(f, header, t->packets[end - 1].seq_num + 1, before))
+    return -1;
+  return 0;
+}
+
+/* Drops of OS threads that never had a ring packet: a ring stream of its
+ * own, two empty packets at the trace's end that count 0 and then them. */
+static int write_orphan_drops(const mprof_trace_t *t, const char *directory) {
+  if (!t->orphan_discarded || !t->packet_count) return 0;
+  uint64_t instance = 0, end_ticks = 0;
+  for (size_t i = 0; i < t->packet_count; i++) {
+    if (t->packets[i].stream_instance >= instance)
+      instance = t->packets[i].stream_instance + 1;
+    if (t->packets[i].timestamp_end > end_ticks)
+      end_ticks = t->packets[i].timestamp_end;
+  }
+  uint8_t header[MPROF__PACKET_HEADER_SIZE];
+  memcpy(header, t->data + t->packets[0].offset, sizeof header);
+  mprof__put_u32(header + MPROF__PH_STREAM_ID, MPROF__STREAM_RING);
+  mprof__put_u64(header + MPROF__PH_STREAM_INSTANCE, instance);
+  mprof__put_u64(header + MPROF__PH_TIMESTAMP_END, end_ticks);
+  mprof__put_u64(header + MPROF__PH_CURRENT_THREAD, 0);
+  mprof__put_u32(header + MPROF__PH_OS_THREAD_ID, 0);
+  char path[4096];
+  snprintf(path, sizeof path, "%s/ring_%llu", directory,
+           (unsigned long long)instance);
+  FILE *f = fopen(path, "wb");
+  if (!f) return -1;
+  int err = write_drops_packet(f, header, 0, 0) ||
+            write_drops_packet(f, header, 1, t->orphan_discarded);
+  return fclose(f) || err ? -1 : 0;
 }
 
 /* Stream files of an earlier conversion into the same directory would be
@@ -84,26 +158,21 @@ int mprof_trace_write_ctf(const mprof_trace_t *t, const char *directory,
   if (mkdir(directory, 0755) < 0 && errno != EEXIST) return MPROF_EIO;
   if (remove_old_streams(directory)) return MPROF_EIO;
   if (write_metadata(t, directory)) return MPROF_EIO;
-  FILE *f = NULL;
-  for (size_t i = 0; i < t->packet_count; i++) {
+  for (size_t i = 0, end; i < t->packet_count; i = end) {
     const mprof_packet_info_t *pk = &t->packets[i];
-    int new_stream = i == 0 ||
-                     pk->stream_class != t->packets[i - 1].stream_class ||
-                     pk->stream_instance != t->packets[i - 1].stream_instance;
-    if (new_stream) {
-      if (f && fclose(f)) return MPROF_EIO;
-      char path[4096];
-      snprintf(path, sizeof path, "%s/%s_%llu", directory,
-               pk->stream_class == MPROF__STREAM_RING ? "ring" : "names",
-               (unsigned long long)pk->stream_instance);
-      if (!(f = fopen(path, "wb"))) return MPROF_EIO;
-    }
-    if (write_packet(t, i, f)) {
-      fclose(f);
-      return MPROF_EIO;
-    }
-    if (progress) progress(context, i + 1, t->packet_count);
+    for (end = i + 1; end < t->packet_count &&
+                      t->packets[end].stream_class == pk->stream_class &&
+                      t->packets[end].stream_instance == pk->stream_instance;
+         end++)
+      ;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s_%llu", directory,
+             pk->stream_class == MPROF__STREAM_RING ? "ring" : "names",
+             (unsigned long long)pk->stream_instance);
+    FILE *f = fopen(path, "wb");
+    if (!f) return MPROF_EIO;
+    int err = write_stream(t, i, end, f, progress, context);
+    if (fclose(f) || err) return MPROF_EIO;
   }
-  if (f && fclose(f)) return MPROF_EIO;
-  return 0;
+  return write_orphan_drops(t, directory) ? MPROF_EIO : 0;
 }

@@ -92,7 +92,8 @@ static int read_trace_header(mprof_trace_t *t) {
   /* The header's fields end where the metadata starts: older traces lack
    * the count of drops by OS threads without a ring packet. */
   if (metadata_offset >= MPROF__TH_ORPHAN_DISCARDED + 8)
-    info->discarded = mprof__get_u64(d + MPROF__TH_ORPHAN_DISCARDED);
+    info->discarded = t->orphan_discarded =
+        mprof__get_u64(d + MPROF__TH_ORPHAN_DISCARDED);
   if (info->packet_size < MPROF__PACKET_HEADER_SIZE + 16 ||
       info->packet_size > MPROF__MAX_PACKET_SIZE || info->clock_freq_hz == 0) {
     mprof__diag(t, "offset 24: bad packet size %u or clock frequency",

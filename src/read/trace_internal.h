@@ -21,6 +21,7 @@ struct mprof_trace_s {
   mprof_packet_info_t *packets; /* good packets, in order */
   size_t packet_count;
   int legacy;          /* a mirage-profile trace (legacy.c) */
+  uint64_t orphan_discarded; /* drops of OS threads without a ring packet */
   struct mprof_string_s *strings; /* interned label strings, sorted */
   size_t string_count;
 };
