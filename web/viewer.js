@@ -18,7 +18,8 @@
   let wasm = null;       /* the instance's exports */
   let palette = [];      /* '#rrggbb' by mprof_colour_t */
   const panes = [];      /* one per open trace (two: compare) */
-  const view = { t0: 0, t1: 1, drawPending: false, lastFrameMs: 0, frames: 0, analysed: false, divergence: null,
+  const view = { t0: 0, t1: 1, lastFrameMs: 0, frames: 0, analysed: false, divergence: null,
+    drawPending: 0, /* the requested animation frame's id */
     timing: {}, /* the last open's readMs, previewMs, modelMs, frameMs */
     loads: 0 }; /* files opened so far: a load that is no longer the last one stops */
   /* How files are read: a slice at a time, and once the first `preview`
@@ -99,16 +100,27 @@
     return { name: file.name, ptr, size: file.size };
   }
 
-  /* A trace embedded in the page as base64, decoded into WebAssembly
-   * memory. */
-  function loadBase64(name, text) {
-    const size = Math.floor(text.length / 4) * 3 - (text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0);
-    const ptr = wasm.mprof_web_alloc(size);
-    if (!ptr) throw new Error(`${name}: out of memory`);
-    const target = wasmBytes(ptr, size);
-    if (target.setFromBase64) target.setFromBase64(text);
-    else target.set(base64Bytes(text));
-    return { name, ptr, size };
+  /* A trace embedded in the page: {name, size, parts: [[offset, base64],
+   * ...]}, the bytes between its parts zeros (`mprof html` leaves out long
+   * runs of them), decoded into WebAssembly memory. */
+  function loadBase64(t) {
+    const ptr = wasm.mprof_web_alloc(t.size);
+    if (!ptr) throw new Error(`${t.name}: out of memory`);
+    const target = wasmBytes(ptr, t.size);
+    let at = 0;
+    for (const [offset, text] of t.parts) {
+      target.fill(0, at, offset);
+      const part = target.subarray(offset);
+      if (part.setFromBase64) {
+        at = offset + part.setFromBase64(text).written;
+      } else {
+        const bytes = base64Bytes(text);
+        part.set(bytes);
+        at = offset + bytes.length;
+      }
+    }
+    target.fill(0, at);
+    return { name: t.name, ptr, size: t.size };
   }
 
   /* Open a loaded trace: the handle, or an exception saying why not. */
@@ -167,6 +179,7 @@
     status(describe());
     if (kept) keepView(kept); else fit();
     if ($('search').value) onSearch();
+    drawNow();
   }
 
   /* Put opened panes on the page, with their legend and counters. */
@@ -198,6 +211,7 @@
       $('findings').replaceChildren(el('span', 'after loading'));
       fit();
       view.previewFit = { t0: view.t0, t1: view.t1, scroll: 0 };
+      drawNow();
     }
     status(panes.length ? describe() : `opening ${name}…`);
     if (panes.length && reading.gate) await reading.gate;
@@ -239,8 +253,15 @@
 
   function requestDraw() {
     if (view.drawPending) return;
-    view.drawPending = true;
-    requestAnimationFrame(() => { view.drawPending = false; drawAll(); });
+    view.drawPending = requestAnimationFrame(() => { view.drawPending = 0; drawAll(); });
+  }
+
+  /* Draw now, not at the next animation frame (the first frame of traces
+   * just opened). */
+  function drawNow() {
+    cancelAnimationFrame(view.drawPending);
+    view.drawPending = 0;
+    drawAll();
   }
 
   function drawAll() {
@@ -709,7 +730,7 @@
     view.timing = {};
     if (data.length) {
       const read = performance.now();
-      const traces = data.map((t) => loadBase64(t.name, t.data));
+      const traces = data.map(loadBase64);
       view.timing.readMs = performance.now() - read;
       showTraces(traces);
     }
