@@ -26,7 +26,7 @@
    * bytes of a single file are in (0: never), the model of that prefix is
    * shown while the rest is read.  `gate`, if set, is a promise each slice
    * after the preview waits for (tests hold a load there). */
-  const reading = { slice: 16 << 20, preview: 4 << 20, gate: null };
+  const reading = { slice: 32 << 20, preview: 4 << 20, gate: null };
   const $ = (id) => document.getElementById(id);
 
   /* --- The WebAssembly side ------------------------------------------------ */
