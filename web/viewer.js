@@ -571,7 +571,10 @@
 
   function attachPage() {
     $('open').addEventListener('click', () => $('file').click());
-    $('file').addEventListener('change', () => openFiles($('file').files));
+    $('file').addEventListener('change', () => {
+      openFiles($('file').files);
+      $('file').value = ''; /* the same file chosen again opens again */
+    });
     $('zoom-in').addEventListener('click', () => panes[0] && zoom(ZOOM_STEP, panes[0].el.clientWidth / 2, panes[0].el.clientWidth));
     $('zoom-out').addEventListener('click', () => panes[0] && zoom(1 / ZOOM_STEP, panes[0].el.clientWidth / 2, panes[0].el.clientWidth));
     $('fit').addEventListener('click', fit);

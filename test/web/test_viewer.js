@@ -417,8 +417,20 @@ async function testProgressive(context) {
   const end = await where(page, 'late phase');
   check(end && await drawnOn(page, end) > (end.x1 - end.x0) / 2, 'loaded: the late phase is drawn along its row');
   await page.waitForFunction(() => window.mprofViewer.view.analysed);
-  check(page.errors.length === 0, 'progressive: no page errors: ' + page.errors);
   await shot(page, 'loaded');
+  /* another file opened during a load replaces it; the first load stops */
+  await slices(page, true);
+  await page.setInputFiles('#file', path.join(out, 'phases.ctf'));
+  await page.waitForFunction(() => window.mprofViewer.view.openToFrameMs !== undefined && window.mprofViewer.panes[0].preview);
+  await page.evaluate(() => Object.assign(window.mprofViewer.reading, { gate: null, slice: 32 << 20 }));
+  await page.setInputFiles('#file', path.join(out, 'xss.ctf'));
+  await page.waitForFunction(() => window.mprofViewer.view.openToCompleteMs !== undefined);
+  await page.evaluate(() => window.releaseLoad()); /* the first load could read all the rest at once now */
+  await page.waitForTimeout(1000);
+  check((await text(page, '#status')).includes('xss.ctf: 3 threads') && await page.isHidden('#loading'),
+    'a file opened during a load replaces it: ' + await text(page, '#status'));
+  check(await page.evaluate(() => window.mprofViewer.panes.length) === 1, 'the stopped load left no pane');
+  check(page.errors.length === 0, 'progressive: no page errors: ' + page.errors);
   await page.close();
 }
 
