@@ -211,9 +211,9 @@
       $('findings').replaceChildren(el('span', 'after loading'));
       fit();
       view.previewFit = { t0: view.t0, t1: view.t1, scroll: 0 };
+      status(describe());
       drawNow();
     }
-    status(panes.length ? describe() : `opening ${name}…`);
     if (panes.length && reading.gate) await reading.gate;
   }
 

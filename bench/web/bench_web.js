@@ -105,6 +105,8 @@ async function singlePass(context) {
   await page.evaluate(() => { window.mprofViewer.reading.preview = 0; });
   const r = await openBig(page);
   await page.close();
+  console.error(`bench: big trace in one pass: file into WebAssembly memory ${r.timing.readMs.toFixed(0)} ms, `
+    + `then decode and model ${r.timing.modelMs.toFixed(0)} ms`);
   return r.openToCompleteMs;
 }
 
