@@ -31,6 +31,9 @@ struct mprof_web_s {
 
 static int last_error;
 
+/* Traces from this size on are counted before their model is built. */
+#define COUNT_FROM (16u << 20)
+
 void *mprof_web_alloc(size_t size) { return malloc(size ? size : 1); }
 
 void mprof_web_free(void *p) { free(p); }
@@ -62,13 +65,17 @@ static int open_model(mprof_web_t *w, uint8_t *bytes, size_t size, int own) {
   mprof_trace_t *trace;
   int err = mprof_trace_open_memory(bytes, size, "trace", NULL, NULL, &trace);
   if (!err) {
-    /* the arrays made at their size at once: the WebAssembly heap cannot
-     * grow one in place, and never shrinks */
+    /* the arrays of a big trace's model made at their size at once (one
+     * more decode): the WebAssembly heap cannot grow one in place, and
+     * never shrinks; a small one's grow as they fill, sooner */
     const mprof_trace_t *const traces[] = {trace};
     mprof_model_sizes_t sizes;
-    err = mprof_model_count(traces, 1, &sizes);
+    int count = size >= COUNT_FROM;
+    if (count)
+      err = mprof_model_count(traces, 1, &sizes);
     if (!err)
-      err = mprof_model_feed_many(traces, 1, NULL, &sizes, &w->model);
+      err = mprof_model_feed_many(traces, 1, NULL, count ? &sizes : NULL,
+                                  &w->model);
     mprof_trace_close(trace);
   }
   if (own)
