@@ -107,6 +107,37 @@ static const char *base_name(const trace_file_t *t) {
   return is_stdin(t) ? "stdin.ctf" : slash ? slash + 1 : t->path;
 }
 
+/* Runs of zeros at least this long are left out of the page's copy of a
+ * trace (most of a trace file can be packets never written). */
+#define ZERO_RUN 4096
+
+static size_t zeros_at(const unsigned char *data, size_t at, size_t size) {
+  size_t end = at;
+  while (end < size && data[end] == 0)
+    end++;
+  return end - at;
+}
+
+/* A trace's bytes as [[offset, "base64"], ...]: the parts between runs of
+ * ZERO_RUN zeros or more, which the page fills in. */
+static void put_parts(FILE *f, const unsigned char *data, size_t size) {
+  const char *sep = "";
+  fputc('[', f);
+  for (size_t at = 0; at < size;) {
+    size_t end = at, run;
+    while ((run = zeros_at(data, end, size)) < ZERO_RUN && end < size)
+      end += run ? run : 1;
+    if (end > at) {
+      fprintf(f, "%s[%zu, \"", sep, at);
+      put_base64(f, data + at, end - at);
+      fputs("\"]", f);
+      sep = ", ";
+    }
+    at = end + run;
+  }
+  fputc(']', f);
+}
+
 /* window.MPROF_DATA: the wasm and the traces. */
 static void put_data(FILE *f, const trace_file_t *traces, int count) {
   const mprof_web_asset_t *wasm = asset("mprof.wasm");
@@ -116,9 +147,9 @@ static void put_data(FILE *f, const trace_file_t *traces, int count) {
   for (int i = 0; i < count; i++) {
     fputs(i ? ", {name: " : "{name: ", f);
     put_js_string(f, base_name(&traces[i]));
-    fputs(", data: \"", f);
-    put_base64(f, traces[i].data, traces[i].size);
-    fputs("\"}", f);
+    fprintf(f, ", size: %zu, parts: ", traces[i].size);
+    put_parts(f, traces[i].data, traces[i].size);
+    fputc('}', f);
   }
   fputs("]};\n", f);
 }

@@ -18,8 +18,15 @@
   let wasm = null;       /* the instance's exports */
   let palette = [];      /* '#rrggbb' by mprof_colour_t */
   const panes = [];      /* one per open trace (two: compare) */
-  const view = { t0: 0, t1: 1, drawPending: false, lastFrameMs: 0, frames: 0, analysed: false, divergence: null,
-    timing: {} }; /* timing: the last open's readMs, modelMs, frameMs */
+  const view = { t0: 0, t1: 1, lastFrameMs: 0, frames: 0, analysed: false, divergence: null,
+    drawPending: 0, /* the requested animation frame's id */
+    timing: {}, /* the last open's readMs, previewMs, modelMs, frameMs */
+    loads: 0 }; /* files opened so far: a load that is no longer the last one stops */
+  /* How files are read: a slice at a time, and once the first `preview`
+   * bytes of a single file are in (0: never), the model of that prefix is
+   * shown while the rest is read.  `gate`, if set, is a promise each slice
+   * after the preview waits for (tests hold a load there). */
+  const reading = { slice: 32 << 20, preview: 4 << 20, gate: null };
   const $ = (id) => document.getElementById(id);
 
   /* --- The WebAssembly side ------------------------------------------------ */
@@ -70,34 +77,50 @@
 
   /* A file's bytes, read into WebAssembly memory a slice at a time (a
    * slice's ArrayBuffer, two at most, is all the JS side holds): the
-   * browser reads the next slice while this one is copied. */
-  const READ_SLICE = 32 << 20;
-  async function loadFile(file) {
+   * browser reads the next slice while this one is copied.  After each
+   * slice, onSlice(ptr, bytes in so far), if given, is awaited.  Stops
+   * (throws) once another load has begun. */
+  async function loadFile(file, load, onSlice) {
     const ptr = wasm.mprof_web_alloc(file.size);
     if (!ptr) throw new Error(`${file.name}: out of memory`);
-    const read = (at) => file.slice(at, at + READ_SLICE).arrayBuffer();
+    const read = (at, n) => file.slice(at, Math.min(file.size, at + n)).arrayBuffer();
     try {
-      let next = read(0);
-      for (let at = 0; at < file.size; at += READ_SLICE) {
+      let next = read(0, onSlice ? reading.preview : reading.slice);
+      for (let at = 0; at < file.size;) {
         const slice = new Uint8Array(await next);
-        if (at + READ_SLICE < file.size) next = read(at + READ_SLICE);
-        if (at + slice.length > file.size) throw new Error(`${file.name}: changed while read`);
+        if (load !== view.loads) throw new Error('another file was opened');
+        if (!slice.length || at + slice.length > file.size) throw new Error(`${file.name}: changed while read`);
+        if (at + slice.length < file.size) next = read(at + slice.length, reading.slice);
         wasmBytes(ptr + at, slice.length).set(slice);
+        at += slice.length;
+        if (onSlice) await onSlice(ptr, at);
+        if (load !== view.loads) throw new Error('another file was opened');
       }
     } catch (e) { wasm.mprof_web_free(ptr); throw e; }
     return { name: file.name, ptr, size: file.size };
   }
 
-  /* A trace embedded in the page as base64, decoded into WebAssembly
-   * memory. */
-  function loadBase64(name, text) {
-    const size = Math.floor(text.length / 4) * 3 - (text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0);
-    const ptr = wasm.mprof_web_alloc(size);
-    if (!ptr) throw new Error(`${name}: out of memory`);
-    const target = wasmBytes(ptr, size);
-    if (target.setFromBase64) target.setFromBase64(text);
-    else target.set(base64Bytes(text));
-    return { name, ptr, size };
+  /* A trace embedded in the page: {name, size, parts: [[offset, base64],
+   * ...]}, the bytes between its parts zeros (`mprof html` leaves out long
+   * runs of them), decoded into WebAssembly memory. */
+  function loadBase64(t) {
+    const ptr = wasm.mprof_web_alloc(t.size);
+    if (!ptr) throw new Error(`${t.name}: out of memory`);
+    const target = wasmBytes(ptr, t.size);
+    let at = 0;
+    for (const [offset, text] of t.parts) {
+      target.fill(0, at, offset);
+      const part = target.subarray(offset);
+      if (part.setFromBase64) {
+        at = offset + part.setFromBase64(text).written;
+      } else {
+        const bytes = base64Bytes(text);
+        part.set(bytes);
+        at = offset + bytes.length;
+      }
+    }
+    target.fill(0, at);
+    return { name: t.name, ptr, size: t.size };
   }
 
   /* Open a loaded trace: the handle, or an exception saying why not. */
@@ -127,8 +150,12 @@
     $('panes').replaceChildren();
   }
 
-  /* Show these loaded traces: one, or two to compare. */
+  /* Show these loaded traces: one, or two to compare.  A preview of the
+   * file being read, if shown, is closed first (its memory before the
+   * model's), and the view on it kept if the user moved it. */
   function showTraces(traces) {
+    const kept = previewView();
+    closePanes();
     const opened = [];
     const modelStart = performance.now();
     try {
@@ -144,23 +171,77 @@
       return;
     }
     view.timing.modelMs = performance.now() - modelStart;
-    for (const p of opened) { panes.push(p); $('panes').append(p.el); attachInput(p); }
+    showPanes(opened);
     if (panes.length === 2) view.divergence = json(wasm.mprof_web_diverge(panes[0].handle, panes[1].handle));
-    else view.divergence = null;
     compare();
+    $('findings').replaceChildren(el('span', 'analysing…'));
+    requestAnimationFrame(() => setTimeout(fillFindings, 0)); /* after the first frame */
+    status(describe());
+    if (kept) keepView(kept); else fit();
+    if ($('search').value) onSearch();
+    drawNow();
+  }
+
+  /* Put opened panes on the page, with their legend and counters. */
+  function showPanes(opened) {
+    for (const p of opened) { panes.push(p); $('panes').append(p.el); attachInput(p); }
+    view.divergence = null;
+    view.analysed = false;
     palette = panes[0].summary.palette.map((c) => c.rgb);
     fillLegend(panes[0].summary.palette);
     fillCounters();
-    $('findings').replaceChildren(el('span', 'analysing…'));
-    view.analysed = false;
-    requestAnimationFrame(() => setTimeout(fillFindings, 0)); /* after the first frame */
     showDetails(null, -1);
-    status(describe());
-    fit();
+  }
+
+  /* --- A file shown while it loads ---------------------------------------------- */
+
+  /* After each slice of a single file: the first time, the model of the
+   * bytes in so far is shown (the reader takes them as a trace cut
+   * short); every time, the share read. */
+  async function previewSlice(name, size, ptr, have) {
+    loading(have / size);
+    if (!view.previewTried && have < size) {
+      view.previewTried = true;
+      const handle = wasm.mprof_web_open_prefix(ptr, have);
+      if (!handle) return; /* e.g. a legacy trace: its prefix may not read */
+      const p = makePane(handle, name);
+      p.preview = true;
+      view.timing.previewMs = performance.now() - view.openedAt;
+      showPanes([p]);
+      $('findings').replaceChildren(el('span', 'after loading'));
+      fit();
+      view.previewFit = { t0: view.t0, t1: view.t1, scroll: 0 };
+      status(describe());
+      drawNow();
+    }
+    if (panes.length && reading.gate) await reading.gate;
+  }
+
+  /* The indicator of a load: "loading N %", hidden at 1. */
+  function loading(share) {
+    $('loading').hidden = share >= 1;
+    $('loading').textContent = `loading ${Math.floor(share * 100)} %`;
+  }
+
+  /* The preview's viewport if the user moved it since it was shown, else
+   * null; times are kept with the preview's wall-clock start. */
+  function previewView() {
+    const p = panes[0], f = view.previewFit;
+    if (!p || !p.preview || !f || (f.t0 === view.t0 && f.t1 === view.t1 && f.scroll === p.scroll)) return null;
+    return { t0: view.t0, t1: view.t1, scroll: p.scroll, wall: p.summary.wall_start };
+  }
+
+  /* The kept viewport on the new trace's time axis (shifted by the
+   * difference of the wall-clock starts, when both have one). */
+  function keepView(kept) {
+    const wall = panes[0].summary.wall_start;
+    const shift = kept.wall !== '0' && wall !== '0' ? Number(BigInt(wall) - BigInt(kept.wall)) : 0;
+    setRange(kept.t0 - shift, kept.t1 - shift);
+    scrollTo(kept.scroll);
   }
 
   function describe() {
-    const s = panes.map((p) => `${p.name}: ${p.summary.threads} threads, ${p.summary.events} events`);
+    const s = panes.map((p) => `${p.name}: ${p.summary.threads} threads, ${p.summary.events} events${p.preview ? ' so far' : ''}`);
     if (panes.length === 2) {
       const d = view.divergence;
       s.push(d ? `first divergence: arrow ${d.index}, at ${formatNs(d.a_time)} / ${formatNs(d.b_time)}` : 'no divergence');
@@ -172,8 +253,15 @@
 
   function requestDraw() {
     if (view.drawPending) return;
-    view.drawPending = true;
-    requestAnimationFrame(() => { view.drawPending = false; drawAll(); });
+    view.drawPending = requestAnimationFrame(() => { view.drawPending = 0; drawAll(); });
+  }
+
+  /* Draw now, not at the next animation frame (the first frame of traces
+   * just opened). */
+  function drawNow() {
+    cancelAnimationFrame(view.drawPending);
+    view.drawPending = 0;
+    drawAll();
   }
 
   function drawAll() {
@@ -181,10 +269,14 @@
     for (const p of panes) drawPane(p);
     view.lastFrameMs = performance.now() - start;
     view.frames++;
-    if (view.openedAt !== undefined) { /* the first frame of traces just opened */
-      view.timing.frameMs = performance.now() - start;
-      view.openToFrameMs = performance.now() - view.openedAt;
-      view.openedAt = undefined;
+    if (view.openedAt !== undefined && panes.length) { /* the first frames of traces just opened */
+      const sinceOpen = performance.now() - view.openedAt;
+      if (view.openToFrameMs === undefined) view.openToFrameMs = sinceOpen; /* of a preview, or complete */
+      if (!panes[0].preview) {
+        view.timing.frameMs = view.lastFrameMs;
+        view.openToCompleteMs = sinceOpen;
+        view.openedAt = undefined;
+      }
     }
     $('range').textContent = `${formatNs(view.t0)} – ${formatNs(view.t1)}`;
     $('range').dataset.t0 = String(view.t0);
@@ -443,28 +535,46 @@
     if (next >= 0) reveal(p, next);
   }
 
+  /* Open one or two files (compare).  One file is shown while it loads
+   * (previewSlice()). */
   async function openFiles(files) {
     const list = [...files].slice(0, 2);
     if (!list.length) return;
-    view.openedAt = performance.now();
-    view.timing = {};
+    const load = ++view.loads;
+    Object.assign(view, { openedAt: performance.now(), openToFrameMs: undefined, openToCompleteMs: undefined,
+      timing: {}, previewTried: false, previewFit: null });
     status('opening ' + list.map((f) => f.name).join(', ') + '…');
     closePanes(); /* their memory first */
+    const onSlice = list.length === 1 && reading.preview > 0
+      ? (ptr, have) => previewSlice(list[0].name, list[0].size, ptr, have) : null;
     const traces = [];
     try {
-      for (const f of list) traces.push(await loadFile(f));
+      for (const f of list) traces.push(await loadFile(f, load, onSlice));
     } catch (e) {
       for (const t of traces) wasm.mprof_web_free(t.ptr);
-      status('cannot read ' + list.map((f) => f.name).join(', ') + ': ' + e.message);
+      if (load === view.loads) {
+        loading(1);
+        closePanes(); /* a preview of it */
+        status('cannot read ' + list.map((f) => f.name).join(', ') + ': ' + e.message);
+      }
       return;
     }
     view.timing.readMs = performance.now() - view.openedAt;
+    if (panes.length) { /* a preview: say what comes before the page stops to build the model */
+      $('loading').textContent = 'loading 100 %: building the model…';
+      await new Promise((done) => requestAnimationFrame(() => setTimeout(done, 0)));
+    }
+    if (load !== view.loads) { for (const t of traces) wasm.mprof_web_free(t.ptr); return; }
+    loading(1);
     showTraces(traces);
   }
 
   function attachPage() {
     $('open').addEventListener('click', () => $('file').click());
-    $('file').addEventListener('change', () => openFiles($('file').files));
+    $('file').addEventListener('change', () => {
+      openFiles($('file').files);
+      $('file').value = ''; /* the same file chosen again opens again */
+    });
     $('zoom-in').addEventListener('click', () => panes[0] && zoom(ZOOM_STEP, panes[0].el.clientWidth / 2, panes[0].el.clientWidth));
     $('zoom-out').addEventListener('click', () => panes[0] && zoom(1 / ZOOM_STEP, panes[0].el.clientWidth / 2, panes[0].el.clientWidth));
     $('fit').addEventListener('click', fit);
@@ -611,7 +721,7 @@
       withCString($('search').value, (ptr) => wasm.mprof_web_search(p.handle, ptr));
       return i >= 0 ? json(wasm.mprof_web_thread(p.handle, i)) : null;
     },
-    setRange, redraw: drawAll, rowHeight: ROW_HEIGHT,
+    setRange, redraw: drawAll, rowHeight: ROW_HEIGHT, reading,
     wasmMemoryBytes: () => wasm.memory.buffer.byteLength,
   };
 
@@ -623,7 +733,7 @@
     view.timing = {};
     if (data.length) {
       const read = performance.now();
-      const traces = data.map((t) => loadBase64(t.name, t.data));
+      const traces = data.map(loadBase64);
       view.timing.readMs = performance.now() - read;
       showTraces(traces);
     }

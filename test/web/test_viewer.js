@@ -354,6 +354,107 @@ async function testOpenFile(context) {
   await page.close();
 }
 
+/* Read files chosen next in 256 KiB slices, the preview after the first;
+ * with hold, the load waits after its preview until releaseLoad(). */
+async function slices(page, hold) {
+  await page.evaluate((hold) => {
+    const r = window.mprofViewer.reading;
+    r.slice = r.preview = 256 << 10;
+    r.gate = hold ? new Promise((go) => { window.releaseLoad = go; }) : null;
+  }, hold);
+}
+
+/* How many pixels of thread w's row (see where()), from its start to its
+ * end, are not the background. */
+async function drawnOn(page, w) {
+  const row = await pixelRow(page, w.y, 0);
+  return row.slice(Math.floor(w.x0), Math.ceil(w.x1) + 1).filter((c) => c.join() !== BACKGROUND.join()).length;
+}
+
+const range = (page) => page.evaluate(() => [window.mprofViewer.view.t0, window.mprofViewer.view.t1]);
+
+/* A trace of 13 MB read in slices: its first part is drawn (with "loading
+ * N %") while the rest is read, and the input on it kept; then the whole
+ * trace, where a thread of its end is drawn. */
+async function testProgressive(context) {
+  const page = await open(context, 'phases.html'); /* the whole trace, for reference */
+  const whole = await page.evaluate(() => window.mprofViewer.panes[0].summary);
+  const [early, loop, late] = await Promise.all(['early phase', 'loop', 'late phase'].map(async (n) => (await where(page, n)).t));
+  await slices(page, true);
+  await page.setInputFiles('#file', path.join(out, 'phases.ctf'));
+  await page.waitForFunction(() => window.mprofViewer.view.openToFrameMs !== undefined);
+  await redraw(page);
+  const preview = await page.evaluate(() => window.mprofViewer.panes[0].summary);
+  const indicator = await text(page, '#loading');
+  const share = Number((/^loading (\d+) %$/.exec(indicator) || [])[1]);
+  check(await page.isVisible('#loading') && share > 0 && share < 100, 'loading: the indicator says how much: ' + indicator);
+  check((await text(page, '#status')).includes(`phases.ctf: ${preview.threads} threads, ${preview.events} events so far`),
+    'loading: the status line counts the part read');
+  check(preview.threads > 0 && preview.threads < whole.threads / 2 && preview.duration < late.start,
+    `loading: the preview holds the first part only (${preview.threads} of ${whole.threads} threads)`);
+  /* its labels are at the end of the file: threads go by type and id */
+  const first = await where(page, `task#${early.id}`), line = await where(page, `task#${loop.id}`);
+  check(first && first.t.start === early.start, 'loading: the early phase is in the preview');
+  check(await drawnOn(page, line) > (line.x1 - line.x0) / 2, 'loading: the first loop is drawn along its row');
+  check(!(await where(page, `task#${late.id}`)), 'loading: the late phase is not in the preview');
+  await shot(page, 'preview');
+  /* input during the load: zoom in on the preview, kept after it */
+  const box = await page.evaluate(() => { const r = window.mprofViewer.panes[0].canvas.getBoundingClientRect(); return [r.left, r.top]; });
+  await page.mouse.move(box[0] + 200, box[1] + 100);
+  for (let i = 0; i < 3; i++) await page.mouse.wheel(0, -100);
+  await page.waitForTimeout(100);
+  const zoomed = await range(page);
+  await page.evaluate(() => window.releaseLoad());
+  await page.waitForFunction(() => window.mprofViewer.view.openToCompleteMs !== undefined, null, { timeout: 60000 });
+  await redraw(page);
+  check(await page.isHidden('#loading'), 'loaded: the indicator is gone');
+  check((await text(page, '#status')).includes(`phases.ctf: ${whole.threads} threads, ${whole.events} events`),
+    'loaded: the status line counts the whole trace');
+  const kept = await range(page);
+  check(Math.abs(kept[0] - zoomed[0]) < 1 && Math.abs(kept[1] - zoomed[1]) < 1, `loaded: the zoom is kept (${zoomed} / ${kept})`);
+  await page.click('#fit');
+  await redraw(page);
+  const end = await where(page, 'late phase');
+  check(end && await drawnOn(page, end) > (end.x1 - end.x0) / 2, 'loaded: the late phase is drawn along its row');
+  await page.waitForFunction(() => window.mprofViewer.view.analysed);
+  await shot(page, 'loaded');
+  /* another file opened during a load replaces it; the first load stops */
+  await slices(page, true);
+  await page.setInputFiles('#file', path.join(out, 'phases.ctf'));
+  await page.waitForFunction(() => window.mprofViewer.view.openToFrameMs !== undefined && window.mprofViewer.panes[0].preview);
+  await page.evaluate(() => Object.assign(window.mprofViewer.reading, { gate: null, slice: 32 << 20 }));
+  await page.setInputFiles('#file', path.join(out, 'xss.ctf'));
+  await page.waitForFunction(() => window.mprofViewer.view.openToCompleteMs !== undefined);
+  await page.evaluate(() => window.releaseLoad()); /* the first load could read all the rest at once now */
+  await page.waitForTimeout(1000);
+  check((await text(page, '#status')).includes('xss.ctf: 3 threads') && await page.isHidden('#loading'),
+    'a file opened during a load replaces it: ' + await text(page, '#status'));
+  check(await page.evaluate(() => window.mprofViewer.panes.length) === 1, 'the stopped load left no pane');
+  check(page.errors.length === 0, 'progressive: no page errors: ' + page.errors);
+  await page.close();
+}
+
+/* A trace cut in the middle of a packet, another packet's magic broken:
+ * read in slices, the page counts what mprof stats counts. */
+async function testDamaged(context) {
+  const stats = JSON.parse(fs.readFileSync(path.join(out, 'damaged.json'), 'utf8'));
+  const told = fs.readFileSync(path.join(out, 'damaged.txt'), 'utf8');
+  check(told.includes('bad packet magic') && told.includes('truncated'), 'damaged: mprof stats finds the damage: ' + told);
+  const page = await open(context, 'net/index.html');
+  await slices(page, false);
+  await page.setInputFiles('#file', path.join(out, 'damaged.ctf'));
+  await page.waitForFunction(() => window.mprofViewer.view.openToCompleteMs !== undefined, null, { timeout: 60000 });
+  await redraw(page);
+  check(await page.evaluate(() => window.mprofViewer.view.timing.previewMs > 0), 'damaged: a preview was shown');
+  const status = await text(page, '#status');
+  check(status.includes(`damaged.ctf: ${stats.threads} threads, ${stats.events} events`) && stats.events > 0,
+    `damaged: the good packets are read (${stats.threads} threads, ${stats.events} events): ${status}`);
+  check((await pixelRow(page, AXIS + ROW / 2, 0)).some((c) => !near(c, BACKGROUND)), 'damaged: its first row is drawn');
+  check(page.errors.length === 0, 'damaged: no page errors: ' + page.errors);
+  await shot(page, 'damaged');
+  await page.close();
+}
+
 (async () => {
   const { context, profile } = await launch();
   let failed = false;
@@ -361,7 +462,8 @@ async function testOpenFile(context) {
     ['xss (directory)', (c) => testXss(c, 'xss/index.html')],
     ['xss (single file)', (c) => testXss(c, 'xss.html')],
     ['generated', testGenerated], ['compare', testCompare], ['compare runs', testCompareRuns],
-    ['stdin', testStdin], ['open, drop, help', testOpenFile]]) {
+    ['stdin', testStdin], ['open, drop, help', testOpenFile], ['progressive load', testProgressive],
+    ['damaged file', testDamaged]]) {
     try {
       await run(context);
       console.log('ok', name);

@@ -36,4 +36,13 @@ fi
 "$mprof" html --single-file "$out/gen.ctf" -o "$out/gen.html"
 "$mprof" stats --json "$out/gen.ctf" >"$out/gen.json"
 "$mprof" report --json "$out/gen.ctf" >"$out/gen-report.json"
+# a trace read in many slices (the page shows it as it loads), and a copy
+# cut in the middle of a packet with the magic of an earlier packet broken
+"$build/test/web/web_trace" phases "$out/phases.ctf" 200000
+"$mprof" html --single-file "$out/phases.ctf" -o "$out/phases.html"
+packets=$(od -An -tu8 -j56 -N8 "$out/phases.ctf" | tr -d ' ')
+packet=$(od -An -tu4 -j24 -N4 "$out/phases.ctf" | tr -d ' ')
+head -c $((packets + 14 * packet + 777)) "$out/phases.ctf" >"$out/damaged.ctf"
+printf 'BAD!' | dd of="$out/damaged.ctf" bs=1 seek=$((packets + 5 * packet)) conv=notrunc status=none
+"$mprof" stats --json "$out/damaged.ctf" >"$out/damaged.json" 2>"$out/damaged.txt" || true
 NODE_PATH=$npm_dir/node_modules node "$source/test/web/test_viewer.js" "$out" "$net_ctf"

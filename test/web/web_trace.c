@@ -3,6 +3,10 @@
  *   web_trace xss OUT          labels that are HTML and script
  *   web_trace load OUT EVENTS [N]  about EVENTS events of many small
  *                                  requests, N in flight (default 8)
+ *   web_trace phases OUT EVENTS    the same, 8 in flight, in two halves:
+ *                                  "early phase" runs through the first,
+ *                                  "late phase" starts after the second
+ *                                  (and runs through a tenth more)
  *
  * xss: a "client" task creates "<img src=x onerror=alert(1)>", which
  * creates "</script><script>alert(2)</script>"; the client waits for both;
@@ -63,16 +67,33 @@ static void load(long events, long width) {
   }
 }
 
+/* A task that starts before the first half of the requests and ends after
+ * it, and one that starts after the second half (for a trace read in
+ * parts: the first is in its beginning, the second only at its end). */
+static void phases(long events) {
+  uint64_t early = mprof_named_task("early phase");
+  mprof_switch(early);
+  load(events / 2, 8);
+  mprof_switch(early);
+  mprof_resolve(early);
+  load(events / 2, 8);
+  uint64_t late = mprof_named_task("late phase");
+  load(events / 10, 8);
+  mprof_switch(late);
+  mprof_resolve(late);
+}
+
 int main(int argc, char **argv) {
   int is_load = (argc == 4 || argc == 5) && strcmp(argv[1], "load") == 0;
+  int is_phases = argc == 4 && strcmp(argv[1], "phases") == 0;
   long width = argc == 5 ? atol(argv[4]) : 8;
-  if ((!is_load && !(argc == 3 && strcmp(argv[1], "xss") == 0)) ||
+  if ((!is_load && !is_phases && !(argc == 3 && strcmp(argv[1], "xss") == 0)) ||
       width < 1 || width > MAX_IN_FLIGHT) {
     fprintf(stderr, "usage: web_trace xss OUT | web_trace load OUT EVENTS "
-                    "[IN_FLIGHT <= 64]\n");
+                    "[IN_FLIGHT <= 64] | web_trace phases OUT EVENTS\n");
     return 2;
   }
-  long events = is_load ? atol(argv[3]) : 100;
+  long events = is_load || is_phases ? atol(argv[3]) : 100;
   mprof_unix_options_t opt = {.path = argv[2],
                               .size = (size_t)events * 24 + (8u << 20),
                               .ring_mode = MPROF_RING_DISCARD};
@@ -80,6 +101,8 @@ int main(int argc, char **argv) {
     return 1;
   if (is_load)
     load(events, width);
+  else if (is_phases)
+    phases(events);
   else
     xss();
   mprof_unix_stop();

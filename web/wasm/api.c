@@ -31,6 +31,9 @@ struct mprof_web_s {
 
 static int last_error;
 
+/* Traces from this size on are counted before their model is built. */
+#define COUNT_FROM (16u << 20)
+
 void *mprof_web_alloc(size_t size) { return malloc(size ? size : 1); }
 
 void mprof_web_free(void *p) { free(p); }
@@ -54,24 +57,29 @@ void mprof_web_close(mprof_web_t *w) {
   free(w);
 }
 
-/* The model of a trace's bytes.  The bytes and the trace are freed as soon
- * as the model holds every event (it keeps its own copies of the strings),
+/* The model of a trace's bytes.  Bytes it owns (own) are freed as soon as
+ * the model holds every event (it keeps its own copies of the strings),
  * before the layout: the heap's peak is then the trace or the layout's
  * work, not both. */
-static int open_model(mprof_web_t *w, uint8_t *bytes, size_t size) {
+static int open_model(mprof_web_t *w, uint8_t *bytes, size_t size, int own) {
   mprof_trace_t *trace;
   int err = mprof_trace_open_memory(bytes, size, "trace", NULL, NULL, &trace);
   if (!err) {
-    /* the arrays made at their size at once: the WebAssembly heap cannot
-     * grow one in place, and never shrinks */
+    /* the arrays of a big trace's model made at their size at once (one
+     * more decode): the WebAssembly heap cannot grow one in place, and
+     * never shrinks; a small one's grow as they fill, sooner */
     const mprof_trace_t *const traces[] = {trace};
     mprof_model_sizes_t sizes;
-    err = mprof_model_count(traces, 1, &sizes);
+    int count = size >= COUNT_FROM;
+    if (count)
+      err = mprof_model_count(traces, 1, &sizes);
     if (!err)
-      err = mprof_model_feed_many(traces, 1, NULL, &sizes, &w->model);
+      err = mprof_model_feed_many(traces, 1, NULL, count ? &sizes : NULL,
+                                  &w->model);
     mprof_trace_close(trace);
   }
-  free(bytes);
+  if (own)
+    free(bytes);
   if (!err)
     err = mprof_model_finish(w->model);
   if (!err)
@@ -88,19 +96,30 @@ static int open_model(mprof_web_t *w, uint8_t *bytes, size_t size) {
   return 0;
 }
 
-mprof_web_t *mprof_web_open(uint8_t *bytes, size_t size) {
+static mprof_web_t *open_web(uint8_t *bytes, size_t size, int own) {
   mprof_web_t *w = calloc(1, sizeof *w);
   if (!w) {
-    free(bytes);
+    if (own)
+      free(bytes);
     last_error = MPROF_ENOMEM;
     return NULL;
   }
-  last_error = open_model(w, bytes, size);
+  last_error = open_model(w, bytes, size, own);
   if (last_error) {
     mprof_web_close(w);
     return NULL;
   }
   return w;
+}
+
+mprof_web_t *mprof_web_open(uint8_t *bytes, size_t size) {
+  return open_web(bytes, size, 1);
+}
+
+/* The reader takes a prefix as a trace cut short: the packets past its end
+ * are absent, a packet it cuts keeps the events before the cut. */
+mprof_web_t *mprof_web_open_prefix(uint8_t *bytes, size_t size) {
+  return open_web(bytes, size, 0);
 }
 
 /* The analysis, made the first time it is asked for; NULL if memory ran

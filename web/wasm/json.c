@@ -114,6 +114,10 @@ void mprof_web_json_summary(mprof_web_json_t *j, const mprof_model_t *m) {
   num(j, "threads", (int64_t)v->thread_count - 1);
   num(j, "events", (int64_t)v->events);
   num(j, "discarded", (int64_t)v->discarded);
+  /* a string: JS numbers hold ns since 1970 only to 256 ns (BigInt it) */
+  char wall[32];
+  snprintf(wall, sizeof wall, "%lld", (long long)v->wall_start_ns);
+  str(j, "wall_start", wall);
   begin(j, "counters", "[");
   for (size_t c = 0; c < v->counter_count; c++)
     str(j, NULL, v->strings + v->counters[c].name);

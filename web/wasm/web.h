@@ -30,6 +30,9 @@ void mprof_web_free(void *p);
  * once the model is built (or on failure).  Returns NULL on failure: see
  * mprof_web_last_error() and mprof_web_strerror(). */
 mprof_web_t *mprof_web_open(uint8_t *bytes, size_t size);
+/* Open the model of the first `size` bytes of a trace still being read
+ * (a preview; the bytes stay the caller's).  NULL on failure, as above. */
+mprof_web_t *mprof_web_open_prefix(uint8_t *bytes, size_t size);
 int mprof_web_last_error(void);
 const char *mprof_web_strerror(int error);
 void mprof_web_close(mprof_web_t *w);
