@@ -20,6 +20,8 @@ typedef struct decoder_s {
   uint64_t clock;     /* last clock value */
   uint64_t current;   /* running async thread */
   const mprof_string_t *strings[STRING_CACHE];
+  size_t index;       /* the packet's */
+  uint32_t nets;      /* net_label events so far */
 } decoder_t;
 
 static int take(decoder_t *d, size_t n, const uint8_t **out) {
@@ -49,17 +51,18 @@ static int decode_header(decoder_t *d, uint32_t *id) {
   return 0;
 }
 
-/* Read one field into ev.  "slot" counts thread fields: first goes to a,
- * second to b. */
+/* Read one field into ev.  slot[0] counts thread fields: the first goes
+ * to a, the second to b; slot[1] value fields: the first goes to value, the
+ * second (net_label's length) to b. */
 static int decode_field(decoder_t *d, const mprof__field_t *f, int wide,
-                        int *slot, mprof_event_t *ev) {
+                        int slot[2], mprof_event_t *ev) {
   const uint8_t *b;
   switch (f->kind) {
   case MPROF__F_THREAD: {
     uint64_t v;
     if (take(d, wide ? 8 : 4, &b)) return -1;
     v = wide ? mprof__get_u64(b) : mprof__get_u32(b);
-    if ((*slot)++ == 0)
+    if (slot[0]++ == 0)
       ev->a = v;
     else
       ev->b = v;
@@ -74,10 +77,15 @@ static int decode_field(decoder_t *d, const mprof__field_t *f, int wide,
     if (take(d, 2, &b)) return -1;
     ev->counter = mprof__get_u16(b);
     return 0;
-  case MPROF__F_VALUE:
+  case MPROF__F_VALUE: {
     if (take(d, wide ? 8 : 4, &b)) return -1;
-    ev->value = wide ? (int64_t)mprof__get_u64(b) : (int32_t)mprof__get_u32(b);
+    int64_t v = wide ? (int64_t)mprof__get_u64(b) : (int32_t)mprof__get_u32(b);
+    if (slot[1]++ == 0)
+      ev->value = v;
+    else
+      ev->b = (uint64_t)v;
     return 0;
+  }
   case MPROF__F_STRING:
     return mprof__take_string(&d->p, d->end, ev);
   }
@@ -99,7 +107,8 @@ static const uint8_t fixed_size[MPROF__EV_COUNT] = {
     [MPROF__EV_SUSPEND] = 0,          [MPROF__EV_SHOULD_RESOLVE] = 4,
     [MPROF__EV_COUNTER_NAME] = FIXED_NONE,
     [MPROF__EV_COUNTER_INCREASE] = 6, [MPROF__EV_COUNTER_VALUE] = 6,
-    [MPROF__EV_STRING] = FIXED_NONE,  [MPROF__EV_LABEL_REF] = 6};
+    [MPROF__EV_STRING] = FIXED_NONE,  [MPROF__EV_LABEL_REF] = 6,
+    [MPROF__EV_NET_LABEL] = 14};
 
 /* Read the payload of a compact fixed-size event of class kind (its size,
  * fixed_size[kind], already checked against the content end). */
@@ -117,6 +126,12 @@ static void decode_fixed(decoder_t *d, uint32_t kind, mprof_event_t *ev) {
   case MPROF__EV_LABEL_REF:
     ev->a = mprof__get_u32(p);
     ev->counter = mprof__get_u16(p + 4);
+    return;
+  case MPROF__EV_NET_LABEL:
+    ev->a = mprof__get_u32(p);
+    ev->counter = mprof__get_u16(p + 4);
+    ev->value = (int32_t)mprof__get_u32(p + 6);
+    ev->b = (uint64_t)(int64_t)(int32_t)mprof__get_u32(p + 10);
     return;
   case MPROF__EV_CREATE_BY:
     ev->a = mprof__get_u32(p);
@@ -144,9 +159,9 @@ static int decode_payload(decoder_t *d, uint32_t kind, int wide,
     return 0;
   }
   const mprof__event_class_t *ec = &mprof__event_classes[kind];
-  int slot = 0;
+  int slot[2] = {0, 0};
   for (int i = 0; i < ec->field_count; i++)
-    if (decode_field(d, &ec->fields[i], wide, &slot, ev)) return -1;
+    if (decode_field(d, &ec->fields[i], wide, slot, ev)) return -1;
   return 0;
 }
 
@@ -172,10 +187,82 @@ static const mprof_string_t *label_string(const mprof_trace_t *t,
   return *slot;
 }
 
+static int collect_string(void *context, const mprof_event_t *ev);
+
+/* Where the texts of the net_label events of a packet are made: a first
+ * pass measures them (text NULL), a second writes them. */
+typedef struct net_maker_s {
+  const mprof_trace_t *t;
+  mprof__net_texts_t *texts;
+  size_t length; /* text bytes so far */
+} net_maker_t;
+
+/* One net_label event of the packet (raw: head string id in counter,
+ * offset in value, length in b): its text, measured or written. */
+static int make_net_text(void *context, const mprof_event_t *ev) {
+  net_maker_t *m = context;
+  if (ev->kind != (mprof_event_kind_t)MPROF__EV_NET_LABEL) return 0;
+  mprof__net_texts_t *texts = m->texts;
+  /* Without its head (a damaged names packet) the label is empty, as a
+   * label_ref's. */
+  const mprof_string_t *head = string_find(m->t, ev->stream, ev->counter);
+  if (!texts->text)
+    m->length += head ? head->length + MPROF__NET_LABEL_TAIL : 0;
+  else if (head)
+    m->length += mprof__net_label_text(texts->text + m->length, head->text,
+                                       head->length, (uint64_t)ev->value,
+                                       ev->b);
+  if (texts->text) texts->offsets[texts->count + 1] = (uint32_t)m->length;
+  texts->count++;
+  return 0;
+}
+
+/* Make the texts of packet index's net_label events: two raw passes over
+ * the packet.  On failure (memory) the texts stay empty. */
+static void make_net_texts(const mprof_trace_t *t, size_t index,
+                           mprof__net_texts_t *texts) {
+  net_maker_t maker = {t, texts, 0};
+  mprof__sink_t sink = {make_net_text, &maker, NULL, 0, 0};
+  uint64_t end_ticks, good_bytes;
+  texts->made = 1;
+  mprof__packet_decode(t, index, &sink, &end_ticks, &good_bytes);
+  texts->text = malloc(maker.length ? maker.length : 1);
+  texts->offsets = malloc((texts->count + 1) * sizeof *texts->offsets);
+  if (!texts->text || !texts->offsets) {
+    free(texts->text);
+    free(texts->offsets);
+    *texts = (mprof__net_texts_t){1, NULL, NULL, 0};
+    return;
+  }
+  texts->offsets[0] = 0;
+  texts->count = 0;
+  maker.length = 0;
+  mprof__packet_decode(t, index, &sink, &end_ticks, &good_bytes);
+}
+
+/* A net_label event becomes the label "HEAD OFFSET LENGTH" it stands for,
+ * its text made with the packet's others the first time one is met. */
+static void net_label(const mprof_trace_t *t, decoder_t *d,
+                      mprof_event_t *ev) {
+  mprof__net_texts_t *texts = t->net_texts ? &t->net_texts[d->index] : NULL;
+  uint32_t k = d->nets++;
+  if (texts && !texts->made) make_net_texts(t, d->index, texts);
+  ev->kind = MPROF_EVENT_LABEL;
+  ev->text = "";
+  ev->text_length = 0;
+  if (texts && k < texts->count) {
+    ev->text = texts->text + texts->offsets[k];
+    ev->text_length = texts->offsets[k + 1] - texts->offsets[k];
+  }
+  ev->counter = 0;
+  ev->value = 0;
+  ev->b = 0;
+}
+
 /* Turn the format's event into the reader's: create_by lists the parent
- * first (the public event puts the child in a), and a label_ref becomes
- * the label it stands for. */
-static void normalise(const mprof_trace_t *t, decoder_t *d,
+ * first (the public event puts the child in a), and a label_ref or (unless
+ * raw) a net_label becomes the label it stands for. */
+static void normalise(const mprof_trace_t *t, decoder_t *d, int raw_net,
                       uint32_t format_id, mprof_event_t *ev) {
   if (ev->kind == MPROF_EVENT_CREATE_BY) {
     uint64_t parent = ev->a;
@@ -189,6 +276,7 @@ static void normalise(const mprof_trace_t *t, decoder_t *d,
     ev->text_length = s ? s->length : 0;
     ev->counter = 0;
   }
+  if (format_id == MPROF__EV_NET_LABEL && !raw_net) net_label(t, d, ev);
 }
 
 long mprof__packet_decode(const mprof_trace_t *t, size_t index,
@@ -197,8 +285,18 @@ long mprof__packet_decode(const mprof_trace_t *t, size_t index,
   const mprof_packet_info_t *pk = mprof_trace_packet(t, index);
   if (!pk) return MPROF_EINVAL;
   const uint8_t *base = t->data + pk->offset;
-  decoder_t d = {base + MPROF__PACKET_HEADER_SIZE, base + pk->content_bytes,
-                 pk->timestamp_begin, pk->current_thread, {NULL}};
+  decoder_t d = {base + MPROF__PACKET_HEADER_SIZE,
+                 base + pk->content_bytes,
+                 pk->timestamp_begin,
+                 pk->current_thread,
+                 {NULL},
+                 index,
+                 0};
+  /* make_net_texts()'s own passes, and the collecting of strings that
+   * their texts need, see net_label events raw; the former leave damage to
+   * be reported by the decoding that asked for them. */
+  int quiet = sink->fn == make_net_text;
+  int raw_net = quiet || sink->fn == collect_string;
   long count = 0;
   *end_ticks = pk->timestamp_begin;
   *good_bytes = MPROF__PACKET_HEADER_SIZE;
@@ -223,7 +321,7 @@ long mprof__packet_decode(const mprof_trace_t *t, size_t index,
         if (decode_payload(&d, kind, wide, ev))
           problem = "event payload runs past content_size";
         if (!problem) {
-          normalise(t, &d, kind, ev);
+          normalise(t, &d, raw_net, kind, ev);
           if (kind == MPROF__EV_SWITCH) d.current = ev->a;
           if (kind == MPROF__EV_SUSPEND) d.current = MPROF_NONE;
           count++;
@@ -234,6 +332,7 @@ long mprof__packet_decode(const mprof_trace_t *t, size_t index,
         }
       }
     }
+    if (problem && quiet) return MPROF_EINVAL;
     if (problem) {
       mprof__diag_bad_event(t, pk, (uint64_t)(start - base), problem, "id",
                             (unsigned)id, count);
@@ -256,6 +355,8 @@ static int collect_string(void *context, const mprof_event_t *ev) {
 
 int mprof__strings_load(mprof_trace_t *t) {
   if (t->legacy) return 0;
+  t->net_texts = calloc(t->packet_count + 1, sizeof *t->net_texts);
+  if (!t->net_texts) return MPROF_EIO;
   /* A string event takes at least 7 bytes: bound the table by that. */
   size_t capacity = 0;
   for (size_t i = 0; i < t->packet_count; i++)
@@ -273,6 +374,15 @@ int mprof__strings_load(mprof_trace_t *t) {
       t->packets[i].content_bytes = good_bytes;
   qsort(t->strings, t->string_count, sizeof *t->strings, string_order);
   return 0;
+}
+
+void mprof__net_texts_free(mprof_trace_t *t) {
+  if (!t->net_texts) return;
+  for (size_t i = 0; i < t->packet_count; i++) {
+    free(t->net_texts[i].text);
+    free(t->net_texts[i].offsets);
+  }
+  free(t->net_texts);
 }
 
 /* Decode packet index into sink: the mprof or the legacy way. */

@@ -376,10 +376,11 @@ static uint64_t hash_bytes(const char *text, size_t length) {
   return h;
 }
 
-/* The string id of text in this stream, defining it in the names area the
- * first time; 0 if it cannot be interned (names area full, ids used up). */
-static uint32_t intern(stream_t *s, const char *text, size_t length) {
-  uint64_t hash = hash_bytes(text, length);
+/* The string id of text (of FNV-1a hash `hash`) in this stream, defining
+ * it in the names area the first time; 0 if it cannot be interned (names
+ * area full, ids used up). */
+static uint32_t intern(stream_t *s, const char *text, size_t length,
+                       uint64_t hash) {
   interned_t *slot = NULL;
   for (uint32_t i = 0; i < INTERN_PROBES; i++) {
     interned_t *probe = &s->interned[(hash + i) % INTERN_SLOTS];
@@ -514,7 +515,7 @@ void mprof__label(uint64_t thread, const char *label) {
   stream_t *s = stream_get();
   const char *text = label ? label : "";
   size_t length = string_length(text, string_limit());
-  uint32_t string_id = intern(s, text, length);
+  uint32_t string_id = intern(s, text, length, hash_bytes(text, length));
   if (string_id)
     emit_label_ref(s, thread, string_id);
   else
@@ -526,6 +527,61 @@ void mprof__label_unique(uint64_t thread, const char *label, size_t length) {
   size_t limit = string_limit();
   emit_id_string(stream_get(), MPROF__EV_LABEL, thread, 0, label,
                  length < limit ? length : limit, NAMES_OR_RING);
+}
+
+uint64_t mprof__label_hash(const char *text, size_t length) {
+  return hash_bytes(text, length);
+}
+
+/* A net_label event: thread, the head's string id, offset and length. */
+static void emit_net_label(stream_t *s, uint64_t thread, uint32_t string_id,
+                           uint64_t offset, uint64_t length) {
+  int wide = !fits32(thread) || offset > INT32_MAX || length > INT32_MAX;
+  uint32_t width = wide ? 8 : 4;
+  uint32_t size = 3 * width + 2;
+  uint32_t id = MPROF__EV_NET_LABEL + (wide ? MPROF__WIDE : 0);
+  cursor_t *c = &s->names;
+  uint8_t *p = reserve(s, c, id, size);
+  if (!p) p = reserve(s, c = &s->ring, id, size);
+  if (!p) return;
+  if (wide) {
+    mprof__put_u64(p, thread);
+    mprof__put_u16(p + 8, (uint16_t)string_id);
+    mprof__put_u64(p + 10, offset);
+    mprof__put_u64(p + 18, length);
+  } else {
+    mprof__put_u32(p, (uint32_t)thread);
+    mprof__put_u16(p + 4, (uint16_t)string_id);
+    mprof__put_u32(p + 6, (uint32_t)offset);
+    mprof__put_u32(p + 10, (uint32_t)length);
+  }
+  commit(c, p + size);
+}
+
+/* A net label whose head is too long or cannot be interned: its whole
+ * text as a label event, cut to the string limit. */
+COLD static void emit_net_text(stream_t *s, uint64_t thread, const char *head,
+                               size_t head_length, uint64_t offset,
+                               uint64_t length) {
+  char text[MAX_STRING_BYTES + MPROF__NET_LABEL_TAIL];
+  size_t limit = string_limit();
+  if (head_length > MAX_STRING_BYTES) head_length = MAX_STRING_BYTES;
+  size_t n = mprof__net_label_text(text, head, head_length, offset, length);
+  emit_id_string(s, MPROF__EV_LABEL, thread, 0, text, n < limit ? n : limit,
+                 NAMES_OR_RING);
+}
+
+void mprof__label_net(uint64_t thread, const char *head, size_t head_length,
+                      uint64_t head_hash, uint64_t offset, uint64_t length) {
+  if (UNLIKELY(!is_started())) return;
+  stream_t *s = stream_get();
+  uint32_t string_id = head_length + MPROF__NET_LABEL_TAIL <= string_limit()
+                           ? intern(s, head, head_length, head_hash)
+                           : 0;
+  if (LIKELY(string_id))
+    emit_net_label(s, thread, string_id, offset, length);
+  else
+    emit_net_text(s, thread, head, head_length, offset, length);
 }
 
 void mprof__signal(uint64_t target) {

@@ -16,4 +16,16 @@ void mprof__forget_after_fork(void);
  * repeat.  The reader sees the same label as from mprof_label(). */
 void mprof__label_unique(uint64_t thread, const char *label, size_t length);
 
+/* The hash that mprof__label_net() takes for a head of `length` bytes:
+ * computed once by a caller that labels many times with the same head. */
+uint64_t mprof__label_hash(const char *text, size_t length);
+
+/* mprof_label() of "HEAD OFFSET LENGTH" (the numbers in decimal), where
+ * head (head_length bytes, no NUL needed, of hash head_hash from
+ * mprof__label_hash()) repeats and the numbers do not: the libuv shim's TCP
+ * labels.  Written as a net_label event (the head interned, the numbers
+ * binary), which readers turn back into the same label text. */
+void mprof__label_net(uint64_t thread, const char *head, size_t head_length,
+                      uint64_t head_hash, uint64_t offset, uint64_t length);
+
 #endif /* MPROF_RECORD_H */

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../format/format.h"
 #include "../record/record.h"
 #include "uv_internal.h"
 
@@ -235,32 +236,14 @@ static void text_put(mprof__uv_text_t *text, const char *part, size_t n) {
   text->length += n;
 }
 
-/* The decimal digits of 0 to 99, two by two. */
-static const char digit_pairs[] =
-    "000102030405060708091011121314151617181920212223242526272829"
-    "303132333435363738394041424344454647484950515253545556575859"
-    "606162636465666768697071727374757677787980818283848586878889"
-    "90919293949596979899";
-
-/* value in base 10 or 16 (16: all 16 digits), after a space.  Decimal
- * digits come two at a time, dividing by a constant (a multiply). */
-static void text_number(mprof__uv_text_t *text, uint64_t value, unsigned base) {
-  char digits[24];
-  char *end = digits + sizeof digits, *at = end;
-  if (base == 16) {
-    for (int i = 0; i < 16; i++, value >>= 4)
-      *--at = "0123456789abcdef"[value & 15];
-  } else {
-    for (; value >= 10; value /= 100) {
-      const char *pair = digit_pairs + 2 * (value % 100);
-      *--at = pair[1];
-      *--at = pair[0];
-    }
-    if (value || at == end)
-      *--at = (char)('0' + value);
-  }
-  *--at = ' ';
-  text_put(text, at, (size_t)(end - at));
+/* " HASH LENGTH": hash in base 16 (all 16 digits), length in base 10. */
+static void text_tail(mprof__uv_text_t *text, uint64_t hash, size_t length) {
+  char tail[18 + 20];
+  tail[0] = ' ';
+  for (int i = 16; i > 0; i--, hash >>= 4)
+    tail[i] = "0123456789abcdef"[hash & 15];
+  tail[17] = ' ';
+  text_put(text, tail, 18 + mprof__put_decimal(tail + 18, length));
 }
 
 /* text = head ("net DIRECTION PROTOCOL ") "SOURCE DESTINATION". */
@@ -274,17 +257,13 @@ static void text_head(mprof__uv_text_t *text, const char *head,
   text_put(text, destination->text, destination->length);
 }
 
-/* Records text_head()'s text, then " KEY LENGTH", on thread, where KEY is
- * the TCP offset (base 10) or the UDP payload hash (base 16); text keeps
- * its head.  The TCP offsets make each label unique, so the recorder
- * writes them without interning them. */
-static void text_emit(uint64_t thread, mprof__uv_text_t *text, uint64_t key,
-                      unsigned base, size_t length) {
-  size_t head = text->length;
-  text_number(text, key, base);
-  text_number(text, length, 10);
+/* Records text_head()'s text, then text_tail(), on thread.  The payload
+ * hashes make each label unique, so the recorder writes them without
+ * interning them. */
+static void text_emit(uint64_t thread, mprof__uv_text_t *text, uint64_t hash,
+                      size_t length) {
+  text_tail(text, hash, length);
   mprof__label_unique(thread, text->buf, text->length);
-  text->length = head;
 }
 
 /* A TCP handle's net part with its two label heads, built once; NULL while
@@ -299,6 +278,8 @@ static mprof__uv_net_t *tcp_net(mprof__uv_entry_t *entry, const uv_tcp_t *tcp) {
     return NULL;
   text_head(&net->send, "net send tcp ", &net->local, &net->peer);
   text_head(&net->recv, "net recv tcp ", &net->peer, &net->local);
+  net->send.hash = mprof__label_hash(net->send.buf, net->send.length);
+  net->recv.hash = mprof__label_hash(net->recv.buf, net->recv.length);
   return net;
 }
 
@@ -309,7 +290,8 @@ static void stream_sent(uv_stream_t *stream, uint64_t thread, size_t length) {
   mprof__uv_net_t *net = handle ? tcp_net(handle, (uv_tcp_t *)stream) : NULL;
   if (!net)
     return;
-  text_emit(thread, &net->send, net->sent_bytes, 10, length);
+  mprof__label_net(thread, net->send.buf, net->send.length, net->send.hash,
+                   net->sent_bytes, length);
   net->sent_bytes += length;
 }
 
@@ -320,7 +302,8 @@ static void stream_received(mprof__uv_entry_t *handle, uv_stream_t *stream,
   mprof__uv_net_t *net = tcp_net(handle, (uv_tcp_t *)stream);
   if (!net)
     return;
-  text_emit(handle->thread, &net->recv, net->received_bytes, 10, length);
+  mprof__label_net(handle->thread, net->recv.buf, net->recv.length,
+                   net->recv.hash, net->received_bytes, length);
   net->received_bytes += length;
 }
 
@@ -334,7 +317,7 @@ static void udp_label(uint64_t thread, const char *head,
     return;
   mprof__uv_text_t text;
   text_head(&text, head, source, destination);
-  text_emit(thread, &text, payload_hash(bufs, nbufs, length), 16, length);
+  text_emit(thread, &text, payload_hash(bufs, nbufs, length), length);
 }
 
 /* --- Loops --- */
