@@ -106,7 +106,7 @@ typedef enum mprof__field_kind_e {
   MPROF__F_NAME     /* string id of the stream's string table: u16 */
 } mprof__field_kind_t;
 
-#define MPROF__MAX_FIELDS 4
+#define MPROF__MAX_FIELDS 5
 
 typedef struct mprof__field_s {
   uint8_t kind; /* mprof__field_kind_t */
@@ -138,8 +138,10 @@ typedef enum mprof__event_id_e {
   MPROF__EV_COUNTER_VALUE,    /* counter, value */
   MPROF__EV_STRING,           /* string_id, text: defines an interned string */
   MPROF__EV_LABEL_REF,        /* thread, string_id: a label, interned */
-  MPROF__EV_NET_LABEL,        /* thread, string_id, offset, length: the label
-                                 "HEAD OFFSET LENGTH", HEAD interned */
+  MPROF__EV_NET_LABEL,        /* thread, string_id, counter, offset, length:
+                                 counter += length (counter 0: none), then
+                                 the label "HEAD OFFSET LENGTH", HEAD
+                                 interned */
   MPROF__EV_COUNT
 } mprof__event_id_t;
 

@@ -39,9 +39,10 @@ const mprof__event_class_t mprof__event_classes[MPROF__EV_COUNT] = {
     [MPROF__EV_STRING] = {"string", 2, {NAME("string_id"), STRING("text")}},
     [MPROF__EV_LABEL_REF] = {"label_ref", 2,
                              {THREAD("thread"), NAME("string_id")}},
-    [MPROF__EV_NET_LABEL] = {"net_label", 4,
+    [MPROF__EV_NET_LABEL] = {"net_label", 5,
                              {THREAD("thread"), NAME("string_id"),
-                              VALUE("offset"), VALUE("length")}},
+                              COUNTER("counter"), VALUE("offset"),
+                              VALUE("length")}},
 };
 
 /* A bounded text writer: once full it stays full, and the caller sees it. */

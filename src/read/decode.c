@@ -22,6 +22,7 @@ typedef struct decoder_s {
   const mprof_string_t *strings[STRING_CACHE];
   size_t index;       /* the packet's */
   uint32_t nets;      /* net_label events so far */
+  uint32_t net_counter; /* the last net_label's counter */
 } decoder_t;
 
 static int take(decoder_t *d, size_t n, const uint8_t **out) {
@@ -51,18 +52,17 @@ static int decode_header(decoder_t *d, uint32_t *id) {
   return 0;
 }
 
-/* Read one field into ev.  slot[0] counts thread fields: the first goes
- * to a, the second to b; slot[1] value fields: the first goes to value, the
- * second (net_label's length) to b. */
+/* Read one field into ev.  "slot" counts thread fields: first goes to a,
+ * second to b. */
 static int decode_field(decoder_t *d, const mprof__field_t *f, int wide,
-                        int slot[2], mprof_event_t *ev) {
+                        int *slot, mprof_event_t *ev) {
   const uint8_t *b;
   switch (f->kind) {
   case MPROF__F_THREAD: {
     uint64_t v;
     if (take(d, wide ? 8 : 4, &b)) return -1;
     v = wide ? mprof__get_u64(b) : mprof__get_u32(b);
-    if (slot[0]++ == 0)
+    if ((*slot)++ == 0)
       ev->a = v;
     else
       ev->b = v;
@@ -77,15 +77,10 @@ static int decode_field(decoder_t *d, const mprof__field_t *f, int wide,
     if (take(d, 2, &b)) return -1;
     ev->counter = mprof__get_u16(b);
     return 0;
-  case MPROF__F_VALUE: {
+  case MPROF__F_VALUE:
     if (take(d, wide ? 8 : 4, &b)) return -1;
-    int64_t v = wide ? (int64_t)mprof__get_u64(b) : (int32_t)mprof__get_u32(b);
-    if (slot[1]++ == 0)
-      ev->value = v;
-    else
-      ev->b = (uint64_t)v;
+    ev->value = wide ? (int64_t)mprof__get_u64(b) : (int32_t)mprof__get_u32(b);
     return 0;
-  }
   case MPROF__F_STRING:
     return mprof__take_string(&d->p, d->end, ev);
   }
@@ -108,7 +103,7 @@ static const uint8_t fixed_size[MPROF__EV_COUNT] = {
     [MPROF__EV_COUNTER_NAME] = FIXED_NONE,
     [MPROF__EV_COUNTER_INCREASE] = 6, [MPROF__EV_COUNTER_VALUE] = 6,
     [MPROF__EV_STRING] = FIXED_NONE,  [MPROF__EV_LABEL_REF] = 6,
-    [MPROF__EV_NET_LABEL] = 14};
+    [MPROF__EV_NET_LABEL] = FIXED_NONE};
 
 /* Read the payload of a compact fixed-size event of class kind (its size,
  * fixed_size[kind], already checked against the content end). */
@@ -127,12 +122,6 @@ static void decode_fixed(decoder_t *d, uint32_t kind, mprof_event_t *ev) {
     ev->a = mprof__get_u32(p);
     ev->counter = mprof__get_u16(p + 4);
     return;
-  case MPROF__EV_NET_LABEL:
-    ev->a = mprof__get_u32(p);
-    ev->counter = mprof__get_u16(p + 4);
-    ev->value = (int32_t)mprof__get_u32(p + 6);
-    ev->b = (uint64_t)(int64_t)(int32_t)mprof__get_u32(p + 10);
-    return;
   case MPROF__EV_CREATE_BY:
     ev->a = mprof__get_u32(p);
     ev->b = mprof__get_u32(p + 4);
@@ -149,19 +138,40 @@ static void decode_fixed(decoder_t *d, uint32_t kind, mprof_event_t *ev) {
   }
 }
 
+/* A net_label's payload, raw: the thread in a, the head's string id in
+ * counter, the offset in value, the length in b; its counter in
+ * d->net_counter.  Returns 0 or -1. */
+static int decode_net_label(decoder_t *d, int wide, mprof_event_t *ev) {
+  const uint8_t *p;
+  if (take(d, wide ? 28 : 16, &p)) return -1;
+  ev->counter = mprof__get_u16(p + (wide ? 8 : 4));
+  d->net_counter = mprof__get_u16(p + (wide ? 10 : 6));
+  if (wide) {
+    ev->a = mprof__get_u64(p);
+    ev->value = (int64_t)mprof__get_u64(p + 12);
+    ev->b = mprof__get_u64(p + 20);
+  } else {
+    ev->a = mprof__get_u32(p);
+    ev->value = (int32_t)mprof__get_u32(p + 8);
+    ev->b = (uint64_t)(int64_t)(int32_t)mprof__get_u32(p + 12);
+  }
+  return 0;
+}
+
 /* Read the payload of event class kind into ev.  Returns 0 or -1 (it runs
  * past the content end). */
 static int decode_payload(decoder_t *d, uint32_t kind, int wide,
                           mprof_event_t *ev) {
+  if (kind == MPROF__EV_NET_LABEL) return decode_net_label(d, wide, ev);
   if (!wide && fixed_size[kind] != FIXED_NONE) {
     if ((size_t)(d->end - d->p) < fixed_size[kind]) return -1;
     decode_fixed(d, kind, ev);
     return 0;
   }
   const mprof__event_class_t *ec = &mprof__event_classes[kind];
-  int slot[2] = {0, 0};
+  int slot = 0;
   for (int i = 0; i < ec->field_count; i++)
-    if (decode_field(d, &ec->fields[i], wide, slot, ev)) return -1;
+    if (decode_field(d, &ec->fields[i], wide, &slot, ev)) return -1;
   return 0;
 }
 
@@ -259,6 +269,20 @@ static void net_label(const mprof_trace_t *t, decoder_t *d,
   ev->b = 0;
 }
 
+/* The first of the two events a net_label with a counter stands for: the
+ * counter's increase by the length, by the thread running. */
+static mprof_event_t net_increase(const mprof_event_t *raw, uint32_t counter) {
+  mprof_event_t increase;
+  memset(&increase, 0, sizeof increase);
+  increase.time_ticks = raw->time_ticks;
+  increase.kind = MPROF_EVENT_COUNTER_INCREASE;
+  increase.stream = raw->stream;
+  increase.thread = raw->thread;
+  increase.counter = counter;
+  increase.value = (int64_t)raw->b;
+  return increase;
+}
+
 /* Turn the format's event into the reader's: create_by lists the parent
  * first (the public event puts the child in a), and a label_ref or (unless
  * raw) a net_label becomes the label it stands for. */
@@ -291,6 +315,7 @@ long mprof__packet_decode(const mprof_trace_t *t, size_t index,
                  pk->current_thread,
                  {NULL},
                  index,
+                 0,
                  0};
   /* make_net_texts()'s own passes, and the collecting of strings that
    * their texts need, see net_label events raw; the former leave damage to
@@ -320,6 +345,18 @@ long mprof__packet_decode(const mprof_trace_t *t, size_t index,
         ev->thread = d.current;
         if (decode_payload(&d, kind, wide, ev))
           problem = "event payload runs past content_size";
+        if (!problem && kind == MPROF__EV_NET_LABEL && d.net_counter &&
+            !raw_net) {
+          /* Two events: leave it to the next call if the array has no
+           * room for both. */
+          if (sink->out && (size_t)count + 2 > sink->capacity) break;
+          mprof_event_t label = *ev;
+          *ev = net_increase(&label, d.net_counter);
+          sink->count = (size_t)++count;
+          if (sink->fn && sink->fn(sink->context, ev)) return count;
+          ev = sink->out ? &sink->out[count] : &one;
+          *ev = label;
+        }
         if (!problem) {
           normalise(t, &d, raw_net, kind, ev);
           if (kind == MPROF__EV_SWITCH) d.current = ev->a;

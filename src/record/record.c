@@ -533,37 +533,42 @@ uint64_t mprof__label_hash(const char *text, size_t length) {
   return hash_bytes(text, length);
 }
 
-/* A net_label event: thread, the head's string id, offset and length. */
+/* A net_label event: thread, the head's string id, counter (or 0), offset
+ * and length.  In the ring, as the counter events it stands for: its
+ * counter's increase needs the running thread, which only the ring keeps. */
 static void emit_net_label(stream_t *s, uint64_t thread, uint32_t string_id,
-                           uint64_t offset, uint64_t length) {
+                           mprof_counter_t counter, uint64_t offset,
+                           uint64_t length) {
   int wide = !fits32(thread) || offset > INT32_MAX || length > INT32_MAX;
   uint32_t width = wide ? 8 : 4;
-  uint32_t size = 3 * width + 2;
+  uint32_t size = 3 * width + 4;
   uint32_t id = MPROF__EV_NET_LABEL + (wide ? MPROF__WIDE : 0);
-  cursor_t *c = &s->names;
-  uint8_t *p = reserve(s, c, id, size);
-  if (!p) p = reserve(s, c = &s->ring, id, size);
+  uint8_t *p = reserve(s, &s->ring, id, size);
   if (!p) return;
   if (wide) {
     mprof__put_u64(p, thread);
     mprof__put_u16(p + 8, (uint16_t)string_id);
-    mprof__put_u64(p + 10, offset);
-    mprof__put_u64(p + 18, length);
+    mprof__put_u16(p + 10, (uint16_t)counter);
+    mprof__put_u64(p + 12, offset);
+    mprof__put_u64(p + 20, length);
   } else {
     mprof__put_u32(p, (uint32_t)thread);
     mprof__put_u16(p + 4, (uint16_t)string_id);
-    mprof__put_u32(p + 6, (uint32_t)offset);
-    mprof__put_u32(p + 10, (uint32_t)length);
+    mprof__put_u16(p + 6, (uint16_t)counter);
+    mprof__put_u32(p + 8, (uint32_t)offset);
+    mprof__put_u32(p + 12, (uint32_t)length);
   }
-  commit(c, p + size);
+  commit(&s->ring, p + size);
 }
 
-/* A net label whose head is too long or cannot be interned: its whole
- * text as a label event, cut to the string limit. */
+/* A net label whose head is too long or cannot be interned: the counter's
+ * increase, then its whole text as a label event, cut to the string
+ * limit. */
 COLD static void emit_net_text(stream_t *s, uint64_t thread, const char *head,
-                               size_t head_length, uint64_t offset,
-                               uint64_t length) {
+                               size_t head_length, mprof_counter_t counter,
+                               uint64_t offset, uint64_t length) {
   char text[MAX_STRING_BYTES + MPROF__NET_LABEL_TAIL];
+  if (counter) emit_counter(MPROF__EV_COUNTER_INCREASE, counter, (int64_t)length);
   size_t limit = string_limit();
   if (head_length > MAX_STRING_BYTES) head_length = MAX_STRING_BYTES;
   size_t n = mprof__net_label_text(text, head, head_length, offset, length);
@@ -572,16 +577,17 @@ COLD static void emit_net_text(stream_t *s, uint64_t thread, const char *head,
 }
 
 void mprof__label_net(uint64_t thread, const char *head, size_t head_length,
-                      uint64_t head_hash, uint64_t offset, uint64_t length) {
+                      uint64_t head_hash, mprof_counter_t counter,
+                      uint64_t offset, uint64_t length) {
   if (UNLIKELY(!is_started())) return;
   stream_t *s = stream_get();
   uint32_t string_id = head_length + MPROF__NET_LABEL_TAIL <= string_limit()
                            ? intern(s, head, head_length, head_hash)
                            : 0;
   if (LIKELY(string_id))
-    emit_net_label(s, thread, string_id, offset, length);
+    emit_net_label(s, thread, string_id, counter, offset, length);
   else
-    emit_net_text(s, thread, head, head_length, offset, length);
+    emit_net_text(s, thread, head, head_length, counter, offset, length);
 }
 
 void mprof__signal(uint64_t target) {

@@ -286,24 +286,26 @@ static mprof__uv_net_t *tcp_net(mprof__uv_entry_t *entry, const uv_tcp_t *tcp) {
 /* "net send tcp ..." on thread: length bytes written to a stream. */
 static void stream_sent(uv_stream_t *stream, uint64_t thread, size_t length) {
   mprof__uv_entry_t *handle = mprof__uv_map_get(stream);
-  mprof_counter_increase(bytes_written, (int64_t)length);
   mprof__uv_net_t *net = handle ? tcp_net(handle, (uv_tcp_t *)stream) : NULL;
-  if (!net)
+  if (!net) {
+    mprof_counter_increase(bytes_written, (int64_t)length);
     return;
+  }
   mprof__label_net(thread, net->send.buf, net->send.length, net->send.hash,
-                   net->sent_bytes, length);
+                   bytes_written, net->sent_bytes, length);
   net->sent_bytes += length;
 }
 
 /* "net recv tcp ..." on the handle's thread: length bytes read. */
 static void stream_received(mprof__uv_entry_t *handle, uv_stream_t *stream,
                             size_t length) {
-  mprof_counter_increase(bytes_read, (int64_t)length);
   mprof__uv_net_t *net = tcp_net(handle, (uv_tcp_t *)stream);
-  if (!net)
+  if (!net) {
+    mprof_counter_increase(bytes_read, (int64_t)length);
     return;
+  }
   mprof__label_net(handle->thread, net->recv.buf, net->recv.length,
-                   net->recv.hash, net->received_bytes, length);
+                   net->recv.hash, bytes_read, net->received_bytes, length);
   net->received_bytes += length;
 }
 
