@@ -510,16 +510,29 @@ void mprof__becomes(uint64_t old_thread, uint64_t new_thread) {
   emit_two_threads(MPROF__EV_BECOMES, old_thread, new_thread);
 }
 
-void mprof__label(uint64_t thread, const char *label) {
-  if (UNLIKELY(!is_started())) return;
-  stream_t *s = stream_get();
-  const char *text = label ? label : "";
-  size_t length = string_length(text, string_limit());
-  uint32_t string_id = intern(s, text, length, hash_bytes(text, length));
+/* A label of text, interned if it can be (hash: its hash_bytes()). */
+static void emit_label(stream_t *s, uint64_t thread, const char *text,
+                       size_t length, uint64_t hash) {
+  uint32_t string_id = intern(s, text, length, hash);
   if (string_id)
     emit_label_ref(s, thread, string_id);
   else
     emit_id_string(s, MPROF__EV_LABEL, thread, 0, text, length, NAMES_OR_RING);
+}
+
+void mprof__label(uint64_t thread, const char *label) {
+  if (UNLIKELY(!is_started())) return;
+  const char *text = label ? label : "";
+  size_t length = string_length(text, string_limit());
+  emit_label(stream_get(), thread, text, length, hash_bytes(text, length));
+}
+
+void mprof__label_hashed(uint64_t thread, const char *label, size_t length,
+                         uint64_t hash) {
+  if (UNLIKELY(!is_started())) return;
+  size_t limit = string_limit();
+  if (UNLIKELY(length > limit)) hash = hash_bytes(label, length = limit);
+  emit_label(stream_get(), thread, label, length, hash);
 }
 
 void mprof__label_unique(uint64_t thread, const char *label, size_t length) {

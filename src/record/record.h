@@ -18,9 +18,16 @@ void mprof__forget_after_fork(void);
  * repeat.  The reader sees the same label as from mprof_label(). */
 void mprof__label_unique(uint64_t thread, const char *label, size_t length);
 
-/* The hash that mprof__label_net() takes for a head of `length` bytes:
- * computed once by a caller that labels many times with the same head. */
+/* The hash that mprof__label_hashed() and mprof__label_net() take for a
+ * label or head of `length` bytes: computed once by a caller that labels
+ * many times with the same text. */
 uint64_t mprof__label_hash(const char *text, size_t length);
+
+/* mprof_label() of label (length bytes, no NUL needed) whose
+ * mprof__label_hash() is hash: without measuring and hashing it again (the
+ * libuv shim's "write", once per write). */
+void mprof__label_hashed(uint64_t thread, const char *label, size_t length,
+                         uint64_t hash);
 
 /* mprof_counter_increase(counter, length) (none if counter is 0), then
  * mprof_label() of "HEAD OFFSET LENGTH" (the numbers in decimal), where

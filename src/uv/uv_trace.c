@@ -39,15 +39,31 @@ static _Thread_local int in_wrapped MPROF__UV_TLS;
 
 static mprof_counter_t bytes_read, bytes_written;
 
+/* The label of every write request, hashed once. */
+static const char write_label[] = "write";
+static uint64_t write_label_hash;
+
 __attribute__((constructor)) static void counters_init(void) {
   bytes_read = mprof_counter_make("uv bytes read");
   bytes_written = mprof_counter_make("uv bytes written");
+  write_label_hash = mprof__label_hash(write_label, sizeof write_label - 1);
 }
 
 /* Our prepare handles carry this in their data, so uv_walk() skips them. */
 static const char poll_mark_tag[] = "mprof poll mark";
 
 /* --- Threads of requests and handles --- */
+
+/* The entry of key, a new thread's, holding cb; NULL if out of memory. */
+static mprof__uv_entry_t *entry_add(const void *key, uint64_t thread,
+                                    mprof__uv_fn cb) {
+  mprof__uv_entry_t *entry = mprof__uv_map_add(key, thread);
+  if (entry)
+    entry->cb = cb;
+  else
+    mprof_fail(thread, "mprof: out of memory");
+  return entry;
+}
 
 /* A new thread for key, created by the current one, with its entry; NULL
  * when not recording (the call then goes through untraced). */
@@ -57,12 +73,17 @@ static mprof__uv_entry_t *begin(const void *key, mprof_type_t type,
     return NULL;
   uint64_t thread = mprof_create(type);
   mprof_label(thread, label);
-  mprof__uv_entry_t *entry = mprof__uv_map_add(key, thread);
-  if (entry)
-    entry->cb = cb;
-  else
-    mprof_fail(thread, "mprof: out of memory");
-  return entry;
+  return entry_add(key, thread, cb);
+}
+
+/* begin() of a write request: its label is hashed once. */
+static mprof__uv_entry_t *begin_write(uv_write_t *req, uv_write_cb cb) {
+  if (!mprof_is_started())
+    return NULL;
+  uint64_t thread = mprof_create(MPROF_WRITE);
+  mprof__label_hashed(thread, write_label, sizeof write_label - 1,
+                      write_label_hash);
+  return entry_add(req, thread, (mprof__uv_fn)cb);
 }
 
 /* The label "WHAT TARGET" (cut to fit), or "WHAT". */
@@ -780,10 +801,14 @@ static int write_submitted(mprof__uv_entry_t *entry, uv_stream_t *handle,
 
 int mprof_uv_write(uv_write_t *req, uv_stream_t *handle, const uv_buf_t bufs[],
                    unsigned int nbufs, uv_write_cb cb) {
-  mprof__uv_entry_t *entry = begin(req, MPROF_WRITE, "write", (mprof__uv_fn)cb);
+  mprof__uv_entry_t *entry = begin_write(req, cb);
+  if (!entry)
+    return REAL->uv_write(req, handle, bufs, nbufs, cb);
+  /* What libuv's uv_write() does, without its call of uv_write2() through
+   * the PLT, which would come back into the shim. */
   return write_submitted(
       entry, handle, bufs, nbufs,
-      REAL->uv_write(req, handle, bufs, nbufs, entry ? write_done : cb));
+      REAL->uv_write2(req, handle, bufs, nbufs, NULL, write_done));
 }
 
 int mprof_uv_write2(uv_write_t *req, uv_stream_t *handle, const uv_buf_t bufs[],
@@ -792,7 +817,7 @@ int mprof_uv_write2(uv_write_t *req, uv_stream_t *handle, const uv_buf_t bufs[],
   /* libuv's uv_write() calls uv_write2(), which the shim sees too. */
   if (cb == write_done)
     return REAL->uv_write2(req, handle, bufs, nbufs, send_handle, cb);
-  mprof__uv_entry_t *entry = begin(req, MPROF_WRITE, "write", (mprof__uv_fn)cb);
+  mprof__uv_entry_t *entry = begin_write(req, cb);
   return write_submitted(entry, handle, bufs, nbufs,
                          REAL->uv_write2(req, handle, bufs, nbufs, send_handle,
                                          entry ? write_done : cb));
