@@ -3,9 +3,11 @@
  * increase and the label text "HEAD OFFSET LENGTH", in its compact and
  * wide forms, when the head falls out of the stream's string table, when
  * it cannot be interned, and through both ways of decoding (per event, and
- * into an array whose texts must outlive the decoding of other packets).
+ * into an array whose texts must outlive the decoding of other packets),
+ * also by several OS threads at once.
  */
 #include <inttypes.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -254,12 +256,66 @@ static void uninternable_heads_fall_back_to_text(void **state) {
   free(b);
 }
 
+/* One OS thread's decoding of every packet: how many of its labels have
+ * the text that label_net() gave their thread below. */
+typedef struct decoder_arg_s {
+  mprof_trace_t *trace;
+  size_t good;
+} decoder_arg_t;
+
+static int count_good(void *context, const mprof_event_t *ev) {
+  decoder_arg_t *arg = context;
+  char want[96];
+  if (ev->kind != MPROF_EVENT_LABEL) return 0;
+  snprintf(want, sizeof want, "net send tcp 10.0.0.1:1 10.0.0.2:2 %" PRIu64
+           " 7", ev->a * 7);
+  arg->good += ev->text_length == strlen(want) &&
+               !memcmp(ev->text, want, ev->text_length);
+  return 0;
+}
+
+static void *decode_all(void *context) {
+  decoder_arg_t *arg = context;
+  for (size_t i = 0; i < mprof_trace_packet_count(arg->trace); i++)
+    mprof_trace_packet_events(arg->trace, i, count_good, arg);
+  return NULL;
+}
+
+/* Four OS threads decode one trace at once: each packet's texts are made
+ * once and shared, and every thread sees every label right. */
+static void decoded_by_several_threads_at_once(void **state) {
+  (void)state;
+  size_t size = 1 << 20;
+  void *b = buffer_new(size);
+  start(b, size, 4096);
+  for (uint64_t i = 0; i < 5000; i++)
+    label_net(i, "net send tcp 10.0.0.1:1 10.0.0.2:2", i * 7, 7);
+  mprof_stop();
+  mprof_trace_t *trace;
+  assert_int_equal(mprof_trace_open_memory(b, size, "t", on_diag, NULL, &trace),
+                   0);
+  pthread_t threads[4];
+  decoder_arg_t args[4];
+  for (int i = 0; i < 4; i++) {
+    args[i] = (decoder_arg_t){trace, 0};
+    assert_int_equal(pthread_create(&threads[i], NULL, decode_all, &args[i]),
+                     0);
+  }
+  for (int i = 0; i < 4; i++) {
+    pthread_join(threads[i], NULL);
+    assert_int_equal(args[i].good, 5000);
+  }
+  mprof_trace_close(trace);
+  free(b);
+}
+
 int main(void) {
   bytes = mprof_counter_make("bytes");
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(compact_and_wide_forms_read_back),
       cmocka_unit_test(heads_evicted_and_defined_again),
       cmocka_unit_test(uninternable_heads_fall_back_to_text),
+      cmocka_unit_test(decoded_by_several_threads_at_once),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -23,6 +23,7 @@ typedef struct decoder_s {
   size_t index;       /* the packet's */
   uint32_t nets;      /* net_label events so far */
   uint32_t net_counter; /* the last net_label's counter */
+  const struct mprof__net_texts_s *texts; /* the packet's, once asked for */
 } decoder_t;
 
 static int take(decoder_t *d, size_t n, const uint8_t **out) {
@@ -200,11 +201,12 @@ static const mprof_string_t *label_string(const mprof_trace_t *t,
 static int collect_string(void *context, const mprof_event_t *ev);
 
 /* Where the texts of the net_label events of a packet are made: a first
- * pass measures them (text NULL), a second writes them. */
+ * pass counts and measures them (texts NULL), a second writes them. */
 typedef struct net_maker_s {
   const mprof_trace_t *t;
   mprof__net_texts_t *texts;
-  size_t length; /* text bytes so far */
+  uint32_t count;  /* net_label events so far */
+  size_t length;   /* text bytes so far */
 } net_maker_t;
 
 /* One net_label event of the packet (raw: head string id in counter,
@@ -216,47 +218,62 @@ static int make_net_text(void *context, const mprof_event_t *ev) {
   /* Without its head (a damaged names packet) the label is empty, as a
    * label_ref's. */
   const mprof_string_t *head = string_find(m->t, ev->stream, ev->counter);
-  if (!texts->text)
+  if (!texts)
     m->length += head ? head->length + MPROF__NET_LABEL_TAIL : 0;
   else if (head)
     m->length += mprof__net_label_text(texts->text + m->length, head->text,
                                        head->length, (uint64_t)ev->value,
                                        ev->b);
-  if (texts->text) texts->offsets[texts->count + 1] = (uint32_t)m->length;
-  texts->count++;
+  if (texts) texts->offsets[m->count + 1] = (uint32_t)m->length;
+  m->count++;
   return 0;
 }
 
-/* Make the texts of packet index's net_label events: two raw passes over
- * the packet.  On failure (memory) the texts stay empty. */
-static void make_net_texts(const mprof_trace_t *t, size_t index,
-                           mprof__net_texts_t *texts) {
-  net_maker_t maker = {t, texts, 0};
+/* The texts of packet index's net_label events, in one block: two raw
+ * passes over the packet.  NULL if out of memory. */
+static mprof__net_texts_t *make_net_texts(const mprof_trace_t *t,
+                                          size_t index) {
+  net_maker_t maker = {t, NULL, 0, 0};
   mprof__sink_t sink = {make_net_text, &maker, NULL, 0, 0};
   uint64_t end_ticks, good_bytes;
-  texts->made = 1;
   mprof__packet_decode(t, index, &sink, &end_ticks, &good_bytes);
-  texts->text = malloc(maker.length ? maker.length : 1);
-  texts->offsets = malloc((texts->count + 1) * sizeof *texts->offsets);
-  if (!texts->text || !texts->offsets) {
-    free(texts->text);
-    free(texts->offsets);
-    *texts = (mprof__net_texts_t){1, NULL, NULL, 0};
-    return;
-  }
+  size_t offsets = (maker.count + 1) * sizeof(uint32_t);
+  mprof__net_texts_t *texts =
+      malloc(sizeof *texts + offsets + maker.length);
+  if (!texts) return NULL;
+  texts->count = maker.count;
+  texts->text = (char *)texts->offsets + offsets;
   texts->offsets[0] = 0;
-  texts->count = 0;
-  maker.length = 0;
+  maker = (net_maker_t){t, texts, 0, 0};
   mprof__packet_decode(t, index, &sink, &end_ticks, &good_bytes);
+  return texts;
 }
 
-/* A net_label event becomes the label "HEAD OFFSET LENGTH" it stands for,
- * its text made with the packet's others the first time one is met. */
+/* The texts of the decoder's packet, made the first time they are asked
+ * for.  Two OS threads decoding the packet at once may both make them:
+ * the first to publish its texts wins, the other frees its own. */
+static const mprof__net_texts_t *net_texts(const mprof_trace_t *t,
+                                           decoder_t *d) {
+  if (d->texts || !t->net_texts) return d->texts;
+  mprof__net_texts_t **slot = &t->net_texts[d->index];
+  mprof__net_texts_t *texts = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+  if (!texts) {
+    mprof__net_texts_t *made = make_net_texts(t, d->index);
+    if (made && __atomic_compare_exchange_n(slot, &texts, made, 0,
+                                            __ATOMIC_ACQ_REL,
+                                            __ATOMIC_ACQUIRE))
+      texts = made;
+    else
+      free(made);
+  }
+  return d->texts = texts;
+}
+
+/* A net_label event becomes the label "HEAD OFFSET LENGTH" it stands for. */
 static void net_label(const mprof_trace_t *t, decoder_t *d,
                       mprof_event_t *ev) {
-  mprof__net_texts_t *texts = t->net_texts ? &t->net_texts[d->index] : NULL;
+  const mprof__net_texts_t *texts = net_texts(t, d);
   uint32_t k = d->nets++;
-  if (texts && !texts->made) make_net_texts(t, d->index, texts);
   ev->kind = MPROF_EVENT_LABEL;
   ev->text = "";
   ev->text_length = 0;
@@ -316,7 +333,8 @@ long mprof__packet_decode(const mprof_trace_t *t, size_t index,
                  {NULL},
                  index,
                  0,
-                 0};
+                 0,
+                 NULL};
   /* make_net_texts()'s own passes, and the collecting of strings that
    * their texts need, see net_label events raw; the former leave damage to
    * be reported by the decoding that asked for them. */
@@ -415,10 +433,7 @@ int mprof__strings_load(mprof_trace_t *t) {
 
 void mprof__net_texts_free(mprof_trace_t *t) {
   if (!t->net_texts) return;
-  for (size_t i = 0; i < t->packet_count; i++) {
-    free(t->net_texts[i].text);
-    free(t->net_texts[i].offsets);
-  }
+  for (size_t i = 0; i < t->packet_count; i++) free(t->net_texts[i]);
   free(t->net_texts);
 }
 

@@ -23,19 +23,20 @@ struct mprof_trace_s {
   int legacy;          /* a mirage-profile trace (legacy.c) */
   struct mprof_string_s *strings; /* interned label strings, sorted */
   size_t string_count;
-  /* Per packet: the texts of its net_label events, made when it is first
-   * decoded (decode.c); NULL for a legacy trace. */
-  struct mprof__net_texts_s *net_texts;
+  /* Per packet: the texts of its net_label events, NULL until a decoding
+   * first needs them (decode.c), then set once, atomically; the array is
+   * NULL for a legacy trace. */
+  struct mprof__net_texts_s **net_texts;
 };
 
 /* The texts that a packet's net_label events stand for, in event order:
- * the k-th is text[offsets[k] .. offsets[k + 1]).  They live as long as
- * the trace, as every event's text does. */
+ * the k-th is text[offsets[k] .. offsets[k + 1]); one allocation, text
+ * after the offsets.  They live as long as the trace, as every event's
+ * text does. */
 typedef struct mprof__net_texts_s {
-  int made;          /* the packet has been decoded for them */
-  char *text;
-  uint32_t *offsets; /* count + 1 of them */
   uint32_t count;
+  char *text;
+  uint32_t offsets[]; /* count + 1 of them */
 } mprof__net_texts_t;
 
 /* An interned string: the text of (stream, id). */
