@@ -47,6 +47,13 @@ static void start(void *buffer, size_t size, uint32_t packet_size) {
   mprof_switch(42);
 }
 
+/* A new buffer of size bytes, recording (packet_size 0: the default). */
+static void *recording(size_t size, uint32_t packet_size) {
+  void *b = buffer_new(size);
+  start(b, size, packet_size);
+  return b;
+}
+
 /* The counter the labels below increase (0: none). */
 static mprof_counter_t bytes;
 
@@ -141,8 +148,7 @@ static size_t labels_equal(uint64_t thread, const char *text) {
 static void compact_and_wide_forms_read_back(void **state) {
   (void)state;
   size_t size = 1 << 20;
-  void *b = buffer_new(size);
-  start(b, size, 0);
+  void *b = recording(size, 0);
   const char *head = "net send tcp 127.0.0.1:5000 127.0.0.1:41234";
   label_net(7, head, 0, 16384);
   label_net(7, head, 16384, 5);
@@ -183,8 +189,7 @@ static void compact_and_wide_forms_read_back(void **state) {
 static void heads_evicted_and_defined_again(void **state) {
   (void)state;
   size_t size = 4 << 20;
-  void *b = buffer_new(size);
-  start(b, size, 0);
+  void *b = recording(size, 0);
   char head[64], want[96];
   for (int round = 0; round < 3; round++)
     for (int h = 0; h < 300; h++) {
@@ -212,8 +217,7 @@ static void heads_evicted_and_defined_again(void **state) {
 static void uninternable_heads_fall_back_to_text(void **state) {
   (void)state;
   size_t size = 64 << 10;
-  void *b = buffer_new(size);
-  start(b, size, 1024);
+  void *b = recording(size, 1024);
   char head[1200];
   memset(head, 'h', sizeof head - 1);
   head[sizeof head - 1] = 0;
@@ -286,8 +290,7 @@ static void *decode_all(void *context) {
 static void decoded_by_several_threads_at_once(void **state) {
   (void)state;
   size_t size = 1 << 20;
-  void *b = buffer_new(size);
-  start(b, size, 4096);
+  void *b = recording(size, 4096);
   for (uint64_t i = 0; i < 5000; i++)
     label_net(i, "net send tcp 10.0.0.1:1 10.0.0.2:2", i * 7, 7);
   mprof_stop();
