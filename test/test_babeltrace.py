@@ -24,6 +24,7 @@ NET_CTF = (os.path.abspath(sys.argv.pop(1)) if len(sys.argv) > 1
            else os.path.join(os.path.dirname(__file__), "../../shared/data/net.ctf"))
 MPROF = os.path.join(BUILD, "mprof")
 GEN = os.path.join(BUILD, "test", "trace_gen")
+UV_PROG = os.path.join(BUILD, "test", "uv", "uv_prog_plain")
 
 # The payload field that mprof dump prints as target=/child=... per event.
 FIELDS = {
@@ -35,6 +36,7 @@ FIELDS = {
     "counter_name": ("counter", "name"), "counter_increase": ("counter", "amount"),
     "counter_value": ("counter", "value"), "string": ("string_id", "text"),
     "label_ref": ("thread", "string_id"),
+    "net_label": ("thread", "string_id", "offset", "length"),
 }
 
 
@@ -91,13 +93,15 @@ def bt2_events(directory):
         event = (msg.default_clock_snapshot.value, ev.name) + tuple(values)
         if ev.name == "string":
             strings[(ev.stream.id, values[0])] = values[1]
-        if ev.name == "label_ref":
+        if ev.name in ("label_ref", "net_label"):
             refs.append((len(events), ev.stream.id))
         events.append(event)
-    # mprof's reader shows a label_ref as the label it stands for.
+    # mprof's reader shows a label_ref as the label it stands for, and a
+    # net_label as the label "HEAD OFFSET LENGTH".
     for index, stream in refs:
-        clock, _, thread, string_id = events[index]
-        events[index] = (clock, "label", thread, strings[(stream, string_id)])
+        clock, _, thread, string_id, *numbers = events[index]
+        text = " ".join([strings[(stream, string_id)]] + [str(n) for n in numbers])
+        events[index] = (clock, "label", thread, text)
     return events, discarded_events, discarded_packets
 
 
@@ -275,6 +279,36 @@ class BabeltraceReadsOurTraces(unittest.TestCase):
             self.assertEqual(events, [t for t, _, _, _ in dump(NET_CTF)])
             cli = subprocess.run(["babeltrace2", directory], capture_output=True, text=True)
             self.assertEqual((cli.returncode, cli.stderr), (0, ""))
+
+    @unittest.skipUnless(os.path.exists(UV_PROG), "no libuv tracing built")
+    def test_libuv_shim_net_labels(self):
+        """A trace of the libuv shim (uv_prog's echo over loopback): its TCP
+        labels are net_label events, which babeltrace2 reads with their
+        fields and mprof's reader shows as the same label texts."""
+        with tempfile.TemporaryDirectory() as tmp:
+            trace = os.path.join(tmp, "uv.ctf")
+            subprocess.run([MPROF, "record", "-o", trace, "--", UV_PROG, tmp, "all"],
+                           check=True, capture_output=True)
+            directory = to_ctf(tmp, trace)
+            messages, _, _ = bt2_read(directory)
+            net = [m.event.payload_field for m in messages
+                   if m.event.name == "net_label"]
+            self.assertGreaterEqual(len(net), 5)
+            self.assertEqual(sorted(int(f["length"]) for f in net
+                                    if int(f["offset"]) == 0)[:1], [5])
+            # Labels only: the trace has thread types mprof_events() does
+            # not number.
+            theirs = [e for e in bt2_events(directory)[0] if e[1] == "label"]
+            ours = [(ticks, name, int(kv["target"]), text)
+                    for ticks, name, kv, text in dump(trace) if name == "label"]
+            self.assertEqual(collections.Counter(ours), collections.Counter(theirs))
+            texts = [e[3] for e in ours]
+            tcp = [t for t in texts if t.startswith("net send tcp ")]
+            self.assertGreaterEqual(len(tcp), 3)
+            self.assertTrue(all(len(t.split()) == 7 for t in tcp), tcp)
+            cli = subprocess.run(["babeltrace2", directory], capture_output=True, text=True)
+            self.assertEqual((cli.returncode, cli.stderr), (0, ""))
+            self.assertIn("net_label", cli.stdout)
 
     def test_discard_mode_counts_match(self):
         with tempfile.TemporaryDirectory() as tmp:

@@ -113,7 +113,7 @@ typedef enum mprof__field_kind_e {
   MPROF__F_NAME     /* string id of the stream's string table: u16 */
 } mprof__field_kind_t;
 
-#define MPROF__MAX_FIELDS 3
+#define MPROF__MAX_FIELDS 5
 
 typedef struct mprof__field_s {
   uint8_t kind; /* mprof__field_kind_t */
@@ -145,6 +145,10 @@ typedef enum mprof__event_id_e {
   MPROF__EV_COUNTER_VALUE,    /* counter, value */
   MPROF__EV_STRING,           /* string_id, text: defines an interned string */
   MPROF__EV_LABEL_REF,        /* thread, string_id: a label, interned */
+  MPROF__EV_NET_LABEL,        /* thread, string_id, counter, offset, length:
+                                 counter += length (counter 0: none), then
+                                 the label "HEAD OFFSET LENGTH", HEAD
+                                 interned */
   MPROF__EV_COUNT
 } mprof__event_id_t;
 
@@ -174,6 +178,39 @@ size_t mprof__metadata_write(char *out, size_t capacity,
   "typealias integer { size = 64; align = 8; signed = false; } := uint64_t;\n" \
   "typealias integer { size = 32; align = 8; signed = true; } := int32_t;\n"   \
   "typealias integer { size = 64; align = 8; signed = true; } := int64_t;\n"
+
+/* --- The text of a net_label event --------------------------------------
+ * "HEAD OFFSET LENGTH", the numbers in decimal: what the recorder writes
+ * as a plain label when it cannot intern HEAD, and what the reader makes
+ * of a net_label, so both give the same text. */
+
+/* Longest " OFFSET LENGTH" (two u64s in decimal, each after a space). */
+#define MPROF__NET_LABEL_TAIL 42u
+
+/* v in decimal at out (20 bytes at most); returns the digits written. */
+static inline size_t mprof__put_decimal(char *out, uint64_t v) {
+  char digits[20];
+  size_t n = 0;
+  do {
+    digits[n++] = (char)('0' + v % 10);
+    v /= 10;
+  } while (v);
+  for (size_t i = 0; i < n; i++) out[i] = digits[n - 1 - i];
+  return n;
+}
+
+/* Writes HEAD (head_length bytes), " OFFSET LENGTH" at out, which has room
+ * for head_length + MPROF__NET_LABEL_TAIL bytes; returns the length. */
+static inline size_t mprof__net_label_text(char *out, const char *head,
+                                           size_t head_length, uint64_t offset,
+                                           uint64_t length) {
+  size_t n = head_length;
+  for (size_t i = 0; i < n; i++) out[i] = head[i];
+  out[n++] = ' ';
+  n += mprof__put_decimal(out + n, offset);
+  out[n++] = ' ';
+  return n + mprof__put_decimal(out + n, length);
+}
 
 /* --- Little-endian loads and stores (unaligned-safe) --------------------- */
 

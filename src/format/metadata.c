@@ -39,6 +39,10 @@ const mprof__event_class_t mprof__event_classes[MPROF__EV_COUNT] = {
     [MPROF__EV_STRING] = {"string", 2, {NAME("string_id"), STRING("text")}},
     [MPROF__EV_LABEL_REF] = {"label_ref", 2,
                              {THREAD("thread"), NAME("string_id")}},
+    [MPROF__EV_NET_LABEL] = {"net_label", 5,
+                             {THREAD("thread"), NAME("string_id"),
+                              COUNTER("counter"), VALUE("offset"),
+                              VALUE("length")}},
 };
 
 /* A bounded text writer: once full it stays full, and the caller sees it. */
@@ -62,15 +66,8 @@ static void put(text_t *t, const char *s) {
 }
 
 static void put_u64(text_t *t, uint64_t v) {
-  char digits[21];
-  int n = 0;
-  do {
-    digits[n++] = (char)('0' + v % 10);
-    v /= 10;
-  } while (v);
-  char s[22];
-  for (int i = 0; i < n; i++) s[i] = digits[n - 1 - i];
-  s[n] = 0;
+  char s[21];
+  s[mprof__put_decimal(s, v)] = 0;
   put(t, s);
 }
 

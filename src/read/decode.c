@@ -20,6 +20,10 @@ typedef struct decoder_s {
   uint64_t clock;     /* last clock value */
   uint64_t current;   /* running async thread */
   const mprof_string_t *strings[STRING_CACHE];
+  size_t index;       /* the packet's */
+  uint32_t nets;      /* net_label events so far */
+  uint32_t net_counter; /* the last net_label's counter */
+  const struct mprof__net_texts_s *texts; /* the packet's, once asked for */
 } decoder_t;
 
 static int take(decoder_t *d, size_t n, const uint8_t **out) {
@@ -99,7 +103,8 @@ static const uint8_t fixed_size[MPROF__EV_COUNT] = {
     [MPROF__EV_SUSPEND] = 0,          [MPROF__EV_SHOULD_RESOLVE] = 4,
     [MPROF__EV_COUNTER_NAME] = FIXED_NONE,
     [MPROF__EV_COUNTER_INCREASE] = 6, [MPROF__EV_COUNTER_VALUE] = 6,
-    [MPROF__EV_STRING] = FIXED_NONE,  [MPROF__EV_LABEL_REF] = 6};
+    [MPROF__EV_STRING] = FIXED_NONE,  [MPROF__EV_LABEL_REF] = 6,
+    [MPROF__EV_NET_LABEL] = FIXED_NONE};
 
 /* Read the payload of a compact fixed-size event of class kind (its size,
  * fixed_size[kind], already checked against the content end). */
@@ -134,10 +139,31 @@ static void decode_fixed(decoder_t *d, uint32_t kind, mprof_event_t *ev) {
   }
 }
 
+/* A net_label's payload, raw: the thread in a, the head's string id in
+ * counter, the offset in value, the length in b; its counter in
+ * d->net_counter.  Returns 0 or -1. */
+static int decode_net_label(decoder_t *d, int wide, mprof_event_t *ev) {
+  const uint8_t *p;
+  if (take(d, wide ? 28 : 16, &p)) return -1;
+  ev->counter = mprof__get_u16(p + (wide ? 8 : 4));
+  d->net_counter = mprof__get_u16(p + (wide ? 10 : 6));
+  if (wide) {
+    ev->a = mprof__get_u64(p);
+    ev->value = (int64_t)mprof__get_u64(p + 12);
+    ev->b = mprof__get_u64(p + 20);
+  } else {
+    ev->a = mprof__get_u32(p);
+    ev->value = (int32_t)mprof__get_u32(p + 8);
+    ev->b = (uint64_t)(int64_t)(int32_t)mprof__get_u32(p + 12);
+  }
+  return 0;
+}
+
 /* Read the payload of event class kind into ev.  Returns 0 or -1 (it runs
  * past the content end). */
 static int decode_payload(decoder_t *d, uint32_t kind, int wide,
                           mprof_event_t *ev) {
+  if (kind == MPROF__EV_NET_LABEL) return decode_net_label(d, wide, ev);
   if (!wide && fixed_size[kind] != FIXED_NONE) {
     if ((size_t)(d->end - d->p) < fixed_size[kind]) return -1;
     decode_fixed(d, kind, ev);
@@ -172,10 +198,112 @@ static const mprof_string_t *label_string(const mprof_trace_t *t,
   return *slot;
 }
 
+static int collect_string(void *context, const mprof_event_t *ev);
+
+/* Where the texts of the net_label events of a packet are made: a first
+ * pass counts and measures them (texts NULL), a second writes them. */
+typedef struct net_maker_s {
+  const mprof_trace_t *t;
+  mprof__net_texts_t *texts;
+  uint32_t count;  /* net_label events so far */
+  size_t length;   /* text bytes so far */
+} net_maker_t;
+
+/* One net_label event of the packet (raw: head string id in counter,
+ * offset in value, length in b): its text, measured or written. */
+static int make_net_text(void *context, const mprof_event_t *ev) {
+  net_maker_t *m = context;
+  if (ev->kind != (mprof_event_kind_t)MPROF__EV_NET_LABEL) return 0;
+  mprof__net_texts_t *texts = m->texts;
+  /* Without its head (a damaged names packet) the label is empty, as a
+   * label_ref's. */
+  const mprof_string_t *head = string_find(m->t, ev->stream, ev->counter);
+  if (!texts)
+    m->length += head ? head->length + MPROF__NET_LABEL_TAIL : 0;
+  else if (head)
+    m->length += mprof__net_label_text(texts->text + m->length, head->text,
+                                       head->length, (uint64_t)ev->value,
+                                       ev->b);
+  if (texts) texts->offsets[m->count + 1] = (uint32_t)m->length;
+  m->count++;
+  return 0;
+}
+
+/* The texts of packet index's net_label events, in one block: two raw
+ * passes over the packet.  NULL if out of memory. */
+static mprof__net_texts_t *make_net_texts(const mprof_trace_t *t,
+                                          size_t index) {
+  net_maker_t maker = {t, NULL, 0, 0};
+  mprof__sink_t sink = {make_net_text, &maker, NULL, 0, 0};
+  uint64_t end_ticks, good_bytes;
+  mprof__packet_decode(t, index, &sink, &end_ticks, &good_bytes);
+  size_t offsets = (maker.count + 1) * sizeof(uint32_t);
+  mprof__net_texts_t *texts =
+      malloc(sizeof *texts + offsets + maker.length);
+  if (!texts) return NULL;
+  texts->count = maker.count;
+  texts->text = (char *)texts->offsets + offsets;
+  texts->offsets[0] = 0;
+  maker = (net_maker_t){t, texts, 0, 0};
+  mprof__packet_decode(t, index, &sink, &end_ticks, &good_bytes);
+  return texts;
+}
+
+/* The texts of the decoder's packet, made the first time they are asked
+ * for.  Two OS threads decoding the packet at once may both make them:
+ * the first to publish its texts wins, the other frees its own. */
+static const mprof__net_texts_t *net_texts(const mprof_trace_t *t,
+                                           decoder_t *d) {
+  if (d->texts || !t->net_texts) return d->texts;
+  mprof__net_texts_t **slot = &t->net_texts[d->index];
+  mprof__net_texts_t *texts = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+  if (!texts) {
+    mprof__net_texts_t *made = make_net_texts(t, d->index);
+    if (made && __atomic_compare_exchange_n(slot, &texts, made, 0,
+                                            __ATOMIC_ACQ_REL,
+                                            __ATOMIC_ACQUIRE))
+      texts = made;
+    else
+      free(made);
+  }
+  return d->texts = texts;
+}
+
+/* A net_label event becomes the label "HEAD OFFSET LENGTH" it stands for. */
+static void net_label(const mprof_trace_t *t, decoder_t *d,
+                      mprof_event_t *ev) {
+  const mprof__net_texts_t *texts = net_texts(t, d);
+  uint32_t k = d->nets++;
+  ev->kind = MPROF_EVENT_LABEL;
+  ev->text = "";
+  ev->text_length = 0;
+  if (texts && k < texts->count) {
+    ev->text = texts->text + texts->offsets[k];
+    ev->text_length = texts->offsets[k + 1] - texts->offsets[k];
+  }
+  ev->counter = 0;
+  ev->value = 0;
+  ev->b = 0;
+}
+
+/* The first of the two events a net_label with a counter stands for: the
+ * counter's increase by the length, by the thread running. */
+static mprof_event_t net_increase(const mprof_event_t *raw, uint32_t counter) {
+  mprof_event_t increase;
+  memset(&increase, 0, sizeof increase);
+  increase.time_ticks = raw->time_ticks;
+  increase.kind = MPROF_EVENT_COUNTER_INCREASE;
+  increase.stream = raw->stream;
+  increase.thread = raw->thread;
+  increase.counter = counter;
+  increase.value = (int64_t)raw->b;
+  return increase;
+}
+
 /* Turn the format's event into the reader's: create_by lists the parent
- * first (the public event puts the child in a), and a label_ref becomes
- * the label it stands for. */
-static void normalise(const mprof_trace_t *t, decoder_t *d,
+ * first (the public event puts the child in a), and a label_ref or (unless
+ * raw) a net_label becomes the label it stands for. */
+static void normalise(const mprof_trace_t *t, decoder_t *d, int raw_net,
                       uint32_t format_id, mprof_event_t *ev) {
   if (ev->kind == MPROF_EVENT_CREATE_BY) {
     uint64_t parent = ev->a;
@@ -189,6 +317,7 @@ static void normalise(const mprof_trace_t *t, decoder_t *d,
     ev->text_length = s ? s->length : 0;
     ev->counter = 0;
   }
+  if (format_id == MPROF__EV_NET_LABEL && !raw_net) net_label(t, d, ev);
 }
 
 long mprof__packet_decode(const mprof_trace_t *t, size_t index,
@@ -197,8 +326,20 @@ long mprof__packet_decode(const mprof_trace_t *t, size_t index,
   const mprof_packet_info_t *pk = mprof_trace_packet(t, index);
   if (!pk) return MPROF_EINVAL;
   const uint8_t *base = t->data + pk->offset;
-  decoder_t d = {base + MPROF__PACKET_HEADER_SIZE, base + pk->content_bytes,
-                 pk->timestamp_begin, pk->current_thread, {NULL}};
+  decoder_t d = {base + MPROF__PACKET_HEADER_SIZE,
+                 base + pk->content_bytes,
+                 pk->timestamp_begin,
+                 pk->current_thread,
+                 {NULL},
+                 index,
+                 0,
+                 0,
+                 NULL};
+  /* make_net_texts()'s own passes, and the collecting of strings that
+   * their texts need, see net_label events raw; the former leave damage to
+   * be reported by the decoding that asked for them. */
+  int quiet = sink->fn == make_net_text;
+  int raw_net = quiet || sink->fn == collect_string;
   long count = 0;
   *end_ticks = pk->timestamp_begin;
   *good_bytes = MPROF__PACKET_HEADER_SIZE;
@@ -222,8 +363,20 @@ long mprof__packet_decode(const mprof_trace_t *t, size_t index,
         ev->thread = d.current;
         if (decode_payload(&d, kind, wide, ev))
           problem = "event payload runs past content_size";
+        if (!problem && kind == MPROF__EV_NET_LABEL && d.net_counter &&
+            !raw_net) {
+          /* Two events: leave it to the next call if the array has no
+           * room for both. */
+          if (sink->out && (size_t)count + 2 > sink->capacity) break;
+          mprof_event_t label = *ev;
+          *ev = net_increase(&label, d.net_counter);
+          sink->count = (size_t)++count;
+          if (sink->fn && sink->fn(sink->context, ev)) return count;
+          ev = sink->out ? &sink->out[count] : &one;
+          *ev = label;
+        }
         if (!problem) {
-          normalise(t, &d, kind, ev);
+          normalise(t, &d, raw_net, kind, ev);
           if (kind == MPROF__EV_SWITCH) d.current = ev->a;
           if (kind == MPROF__EV_SUSPEND) d.current = MPROF_NONE;
           count++;
@@ -234,6 +387,7 @@ long mprof__packet_decode(const mprof_trace_t *t, size_t index,
         }
       }
     }
+    if (problem && quiet) return MPROF_EINVAL;
     if (problem) {
       mprof__diag_bad_event(t, pk, (uint64_t)(start - base), problem, "id",
                             (unsigned)id, count);
@@ -256,6 +410,8 @@ static int collect_string(void *context, const mprof_event_t *ev) {
 
 int mprof__strings_load(mprof_trace_t *t) {
   if (t->legacy) return 0;
+  t->net_texts = calloc(t->packet_count + 1, sizeof *t->net_texts);
+  if (!t->net_texts) return MPROF_EIO;
   /* A string event takes at least 7 bytes: bound the table by that. */
   size_t capacity = 0;
   for (size_t i = 0; i < t->packet_count; i++)
@@ -273,6 +429,12 @@ int mprof__strings_load(mprof_trace_t *t) {
       t->packets[i].content_bytes = good_bytes;
   qsort(t->strings, t->string_count, sizeof *t->strings, string_order);
   return 0;
+}
+
+void mprof__net_texts_free(mprof_trace_t *t) {
+  if (!t->net_texts) return;
+  for (size_t i = 0; i < t->packet_count; i++) free(t->net_texts[i]);
+  free(t->net_texts);
 }
 
 /* Decode packet index into sink: the mprof or the legacy way. */

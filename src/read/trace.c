@@ -337,6 +337,7 @@ int mprof_trace_open(const char *path, mprof_diag_fn diag, void *context,
 void mprof_trace_close(mprof_trace_t *t) {
   if (!t) return;
   free(t->strings);
+  mprof__net_texts_free(t);
   if (t->map) munmap(t->map, t->map_size);
   free(t->packets);
   free(t);

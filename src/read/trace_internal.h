@@ -24,7 +24,21 @@ struct mprof_trace_s {
   uint64_t orphan_discarded; /* drops of OS threads without a ring packet */
   struct mprof_string_s *strings; /* interned label strings, sorted */
   size_t string_count;
+  /* Per packet: the texts of its net_label events, NULL until a decoding
+   * first needs them (decode.c), then set once, atomically; the array is
+   * NULL for a legacy trace. */
+  struct mprof__net_texts_s **net_texts;
 };
+
+/* The texts that a packet's net_label events stand for, in event order:
+ * the k-th is text[offsets[k] .. offsets[k + 1]); one allocation, text
+ * after the offsets.  They live as long as the trace, as every event's
+ * text does. */
+typedef struct mprof__net_texts_s {
+  uint32_t count;
+  char *text;
+  uint32_t offsets[]; /* count + 1 of them */
+} mprof__net_texts_t;
 
 /* An interned string: the text of (stream, id). */
 typedef struct mprof_string_s {
@@ -34,8 +48,12 @@ typedef struct mprof_string_s {
   const char *text;
 } mprof_string_t;
 
-/* Collect the STRING events of every names packet (decode.c). */
+/* Collect the STRING events of every names packet, and make room for the
+ * net_label texts (decode.c). */
 int mprof__strings_load(mprof_trace_t *trace);
+
+/* Free the net_label texts that decoding made (decode.c). */
+void mprof__net_texts_free(mprof_trace_t *trace);
 
 /* Take a NUL-terminated string at *p, before end, as ev's text; advance *p
  * past the NUL.  Returns -1 (nothing taken) if no NUL comes before end. */

@@ -383,10 +383,11 @@ static uint64_t hash_bytes(const char *text, size_t length) {
   return h;
 }
 
-/* The string id of text in this stream, defining it in the names area the
- * first time; 0 if it cannot be interned (names area full, ids used up). */
-static uint32_t intern(stream_t *s, const char *text, size_t length) {
-  uint64_t hash = hash_bytes(text, length);
+/* The string id of text (of FNV-1a hash `hash`) in this stream, defining
+ * it in the names area the first time; 0 if it cannot be interned (names
+ * area full, ids used up). */
+static uint32_t intern(stream_t *s, const char *text, size_t length,
+                       uint64_t hash) {
   interned_t *slot = NULL;
   for (uint32_t i = 0; i < INTERN_PROBES; i++) {
     interned_t *probe = &s->interned[(hash + i) % INTERN_SLOTS];
@@ -516,16 +517,29 @@ void mprof__becomes(uint64_t old_thread, uint64_t new_thread) {
   emit_two_threads(MPROF__EV_BECOMES, old_thread, new_thread);
 }
 
-void mprof__label(uint64_t thread, const char *label) {
-  if (UNLIKELY(!is_started())) return;
-  stream_t *s = stream_get();
-  const char *text = label ? label : "";
-  size_t length = string_length(text, string_limit());
-  uint32_t string_id = intern(s, text, length);
+/* A label of text, interned if it can be (hash: its hash_bytes()). */
+static void emit_label(stream_t *s, uint64_t thread, const char *text,
+                       size_t length, uint64_t hash) {
+  uint32_t string_id = intern(s, text, length, hash);
   if (string_id)
     emit_label_ref(s, thread, string_id);
   else
     emit_id_string(s, MPROF__EV_LABEL, thread, 0, text, length, NAMES_OR_RING);
+}
+
+void mprof__label(uint64_t thread, const char *label) {
+  if (UNLIKELY(!is_started())) return;
+  const char *text = label ? label : "";
+  size_t length = string_length(text, string_limit());
+  emit_label(stream_get(), thread, text, length, hash_bytes(text, length));
+}
+
+void mprof__label_hashed(uint64_t thread, const char *label, size_t length,
+                         uint64_t hash) {
+  if (UNLIKELY(!is_started())) return;
+  size_t limit = string_limit();
+  if (UNLIKELY(length > limit)) hash = hash_bytes(label, length = limit);
+  emit_label(stream_get(), thread, label, length, hash);
 }
 
 void mprof__label_unique(uint64_t thread, const char *label, size_t length) {
@@ -533,6 +547,67 @@ void mprof__label_unique(uint64_t thread, const char *label, size_t length) {
   size_t limit = string_limit();
   emit_id_string(stream_get(), MPROF__EV_LABEL, thread, 0, label,
                  length < limit ? length : limit, NAMES_OR_RING);
+}
+
+uint64_t mprof__label_hash(const char *text, size_t length) {
+  return hash_bytes(text, length);
+}
+
+/* A net_label event: thread, the head's string id, counter (or 0), offset
+ * and length.  In the ring, as the counter events it stands for: its
+ * counter's increase needs the running thread, which only the ring keeps. */
+static void emit_net_label(stream_t *s, uint64_t thread, uint32_t string_id,
+                           mprof_counter_t counter, uint64_t offset,
+                           uint64_t length) {
+  int wide = !fits32(thread) || offset > INT32_MAX || length > INT32_MAX;
+  uint32_t width = wide ? 8 : 4;
+  uint32_t size = 3 * width + 4;
+  uint32_t id = MPROF__EV_NET_LABEL + (wide ? MPROF__WIDE : 0);
+  uint8_t *p = reserve(s, &s->ring, id, size);
+  if (!p) return;
+  if (wide) {
+    mprof__put_u64(p, thread);
+    mprof__put_u16(p + 8, (uint16_t)string_id);
+    mprof__put_u16(p + 10, (uint16_t)counter);
+    mprof__put_u64(p + 12, offset);
+    mprof__put_u64(p + 20, length);
+  } else {
+    mprof__put_u32(p, (uint32_t)thread);
+    mprof__put_u16(p + 4, (uint16_t)string_id);
+    mprof__put_u16(p + 6, (uint16_t)counter);
+    mprof__put_u32(p + 8, (uint32_t)offset);
+    mprof__put_u32(p + 12, (uint32_t)length);
+  }
+  commit(&s->ring, p + size);
+}
+
+/* A net label whose head is too long or cannot be interned: the counter's
+ * increase, then its whole text as a label event, cut to the string
+ * limit. */
+COLD static void emit_net_text(stream_t *s, uint64_t thread, const char *head,
+                               size_t head_length, mprof_counter_t counter,
+                               uint64_t offset, uint64_t length) {
+  char text[MAX_STRING_BYTES + MPROF__NET_LABEL_TAIL];
+  if (counter) emit_counter(MPROF__EV_COUNTER_INCREASE, counter, (int64_t)length);
+  size_t limit = string_limit();
+  if (head_length > MAX_STRING_BYTES) head_length = MAX_STRING_BYTES;
+  size_t n = mprof__net_label_text(text, head, head_length, offset, length);
+  emit_id_string(s, MPROF__EV_LABEL, thread, 0, text, n < limit ? n : limit,
+                 NAMES_OR_RING);
+}
+
+void mprof__label_net(uint64_t thread, const char *head, size_t head_length,
+                      uint64_t head_hash, mprof_counter_t counter,
+                      uint64_t offset, uint64_t length) {
+  if (UNLIKELY(!is_started())) return;
+  stream_t *s = stream_get();
+  uint32_t string_id = head_length + MPROF__NET_LABEL_TAIL <= string_limit()
+                           ? intern(s, head, head_length, head_hash)
+                           : 0;
+  if (LIKELY(string_id))
+    emit_net_label(s, thread, string_id, counter, offset, length);
+  else
+    emit_net_text(s, thread, head, head_length, counter, offset, length);
 }
 
 void mprof__signal(uint64_t target) {

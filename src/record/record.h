@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mprof.h"
+
 /* In a forked child: stop recording without writing a byte to the parent's
  * trace, which the child still maps. */
 void mprof__forget_after_fork(void);
@@ -15,5 +17,26 @@ void mprof__forget_after_fork(void);
  * whole, without the interning that would only evict the labels that do
  * repeat.  The reader sees the same label as from mprof_label(). */
 void mprof__label_unique(uint64_t thread, const char *label, size_t length);
+
+/* The hash that mprof__label_hashed() and mprof__label_net() take for a
+ * label or head of `length` bytes: computed once by a caller that labels
+ * many times with the same text. */
+uint64_t mprof__label_hash(const char *text, size_t length);
+
+/* mprof_label() of label (length bytes, no NUL needed) whose
+ * mprof__label_hash() is hash: without measuring and hashing it again (the
+ * libuv shim's "write", once per write). */
+void mprof__label_hashed(uint64_t thread, const char *label, size_t length,
+                         uint64_t hash);
+
+/* mprof_counter_increase(counter, length) (none if counter is 0), then
+ * mprof_label() of "HEAD OFFSET LENGTH" (the numbers in decimal), where
+ * head (head_length bytes, no NUL needed, of hash head_hash from
+ * mprof__label_hash()) repeats and the numbers do not: the libuv shim's TCP
+ * reads and writes.  Written as one net_label event (the head interned, the
+ * numbers binary), which readers turn back into the same two events. */
+void mprof__label_net(uint64_t thread, const char *head, size_t head_length,
+                      uint64_t head_hash, mprof_counter_t counter,
+                      uint64_t offset, uint64_t length);
 
 #endif /* MPROF_RECORD_H */

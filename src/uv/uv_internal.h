@@ -48,10 +48,12 @@ typedef struct mprof__uv_address_s {
   size_t length; /* strlen(text), so a label takes it without a strlen */
 } mprof__uv_address_t;
 
-/* A network label under construction (uv_trace.c): its text, unterminated. */
+/* A network label under construction (uv_trace.c): its text, unterminated,
+ * and (TCP label heads) the hash the recorder interns it by. */
 typedef struct mprof__uv_text_s {
   char buf[192];
   size_t length;
+  uint64_t hash;
 } mprof__uv_text_t;
 
 /* What an IP socket's handle keeps for its network labels, made at its

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../format/format.h"
 #include "../record/record.h"
 #include "uv_internal.h"
 
@@ -38,15 +39,31 @@ static _Thread_local int in_wrapped MPROF__UV_TLS;
 
 static mprof_counter_t bytes_read, bytes_written;
 
+/* The label of every write request, hashed once. */
+static const char write_label[] = "write";
+static uint64_t write_label_hash;
+
 __attribute__((constructor)) static void counters_init(void) {
   bytes_read = mprof_counter_make("uv bytes read");
   bytes_written = mprof_counter_make("uv bytes written");
+  write_label_hash = mprof__label_hash(write_label, sizeof write_label - 1);
 }
 
 /* Our prepare handles carry this in their data, so uv_walk() skips them. */
 static const char poll_mark_tag[] = "mprof poll mark";
 
 /* --- Threads of requests and handles --- */
+
+/* The entry of key, a new thread's, holding cb; NULL if out of memory. */
+static mprof__uv_entry_t *entry_add(const void *key, uint64_t thread,
+                                    mprof__uv_fn cb) {
+  mprof__uv_entry_t *entry = mprof__uv_map_add(key, thread);
+  if (entry)
+    entry->cb = cb;
+  else
+    mprof_fail(thread, "mprof: out of memory");
+  return entry;
+}
 
 /* A new thread for key, created by the current one, with its entry; NULL
  * when not recording (the call then goes through untraced). */
@@ -56,12 +73,17 @@ static mprof__uv_entry_t *begin(const void *key, mprof_type_t type,
     return NULL;
   uint64_t thread = mprof_create(type);
   mprof_label(thread, label);
-  mprof__uv_entry_t *entry = mprof__uv_map_add(key, thread);
-  if (entry)
-    entry->cb = cb;
-  else
-    mprof_fail(thread, "mprof: out of memory");
-  return entry;
+  return entry_add(key, thread, cb);
+}
+
+/* begin() of a write request: its label is hashed once. */
+static mprof__uv_entry_t *begin_write(uv_write_t *req, uv_write_cb cb) {
+  if (!mprof_is_started())
+    return NULL;
+  uint64_t thread = mprof_create(MPROF_WRITE);
+  mprof__label_hashed(thread, write_label, sizeof write_label - 1,
+                      write_label_hash);
+  return entry_add(req, thread, (mprof__uv_fn)cb);
 }
 
 /* The label "WHAT TARGET" (cut to fit), or "WHAT". */
@@ -235,32 +257,14 @@ static void text_put(mprof__uv_text_t *text, const char *part, size_t n) {
   text->length += n;
 }
 
-/* The decimal digits of 0 to 99, two by two. */
-static const char digit_pairs[] =
-    "000102030405060708091011121314151617181920212223242526272829"
-    "303132333435363738394041424344454647484950515253545556575859"
-    "606162636465666768697071727374757677787980818283848586878889"
-    "90919293949596979899";
-
-/* value in base 10 or 16 (16: all 16 digits), after a space.  Decimal
- * digits come two at a time, dividing by a constant (a multiply). */
-static void text_number(mprof__uv_text_t *text, uint64_t value, unsigned base) {
-  char digits[24];
-  char *end = digits + sizeof digits, *at = end;
-  if (base == 16) {
-    for (int i = 0; i < 16; i++, value >>= 4)
-      *--at = "0123456789abcdef"[value & 15];
-  } else {
-    for (; value >= 10; value /= 100) {
-      const char *pair = digit_pairs + 2 * (value % 100);
-      *--at = pair[1];
-      *--at = pair[0];
-    }
-    if (value || at == end)
-      *--at = (char)('0' + value);
-  }
-  *--at = ' ';
-  text_put(text, at, (size_t)(end - at));
+/* " HASH LENGTH": hash in base 16 (all 16 digits), length in base 10. */
+static void text_tail(mprof__uv_text_t *text, uint64_t hash, size_t length) {
+  char tail[18 + 20];
+  tail[0] = ' ';
+  for (int i = 16; i > 0; i--, hash >>= 4)
+    tail[i] = "0123456789abcdef"[hash & 15];
+  tail[17] = ' ';
+  text_put(text, tail, 18 + mprof__put_decimal(tail + 18, length));
 }
 
 /* text = head ("net DIRECTION PROTOCOL ") "SOURCE DESTINATION". */
@@ -274,17 +278,13 @@ static void text_head(mprof__uv_text_t *text, const char *head,
   text_put(text, destination->text, destination->length);
 }
 
-/* Records text_head()'s text, then " KEY LENGTH", on thread, where KEY is
- * the TCP offset (base 10) or the UDP payload hash (base 16); text keeps
- * its head.  The TCP offsets make each label unique, so the recorder
- * writes them without interning them. */
-static void text_emit(uint64_t thread, mprof__uv_text_t *text, uint64_t key,
-                      unsigned base, size_t length) {
-  size_t head = text->length;
-  text_number(text, key, base);
-  text_number(text, length, 10);
+/* Records text_head()'s text, then text_tail(), on thread.  The payload
+ * hashes make each label unique, so the recorder writes them without
+ * interning them. */
+static void text_emit(uint64_t thread, mprof__uv_text_t *text, uint64_t hash,
+                      size_t length) {
+  text_tail(text, hash, length);
   mprof__label_unique(thread, text->buf, text->length);
-  text->length = head;
 }
 
 /* A TCP handle's net part with its two label heads, built once; NULL while
@@ -299,28 +299,34 @@ static mprof__uv_net_t *tcp_net(mprof__uv_entry_t *entry, const uv_tcp_t *tcp) {
     return NULL;
   text_head(&net->send, "net send tcp ", &net->local, &net->peer);
   text_head(&net->recv, "net recv tcp ", &net->peer, &net->local);
+  net->send.hash = mprof__label_hash(net->send.buf, net->send.length);
+  net->recv.hash = mprof__label_hash(net->recv.buf, net->recv.length);
   return net;
 }
 
 /* "net send tcp ..." on thread: length bytes written to a stream. */
 static void stream_sent(uv_stream_t *stream, uint64_t thread, size_t length) {
   mprof__uv_entry_t *handle = mprof__uv_map_get(stream);
-  mprof_counter_increase(bytes_written, (int64_t)length);
   mprof__uv_net_t *net = handle ? tcp_net(handle, (uv_tcp_t *)stream) : NULL;
-  if (!net)
+  if (!net) {
+    mprof_counter_increase(bytes_written, (int64_t)length);
     return;
-  text_emit(thread, &net->send, net->sent_bytes, 10, length);
+  }
+  mprof__label_net(thread, net->send.buf, net->send.length, net->send.hash,
+                   bytes_written, net->sent_bytes, length);
   net->sent_bytes += length;
 }
 
 /* "net recv tcp ..." on the handle's thread: length bytes read. */
 static void stream_received(mprof__uv_entry_t *handle, uv_stream_t *stream,
                             size_t length) {
-  mprof_counter_increase(bytes_read, (int64_t)length);
   mprof__uv_net_t *net = tcp_net(handle, (uv_tcp_t *)stream);
-  if (!net)
+  if (!net) {
+    mprof_counter_increase(bytes_read, (int64_t)length);
     return;
-  text_emit(handle->thread, &net->recv, net->received_bytes, 10, length);
+  }
+  mprof__label_net(handle->thread, net->recv.buf, net->recv.length,
+                   net->recv.hash, bytes_read, net->received_bytes, length);
   net->received_bytes += length;
 }
 
@@ -334,7 +340,7 @@ static void udp_label(uint64_t thread, const char *head,
     return;
   mprof__uv_text_t text;
   text_head(&text, head, source, destination);
-  text_emit(thread, &text, payload_hash(bufs, nbufs, length), 16, length);
+  text_emit(thread, &text, payload_hash(bufs, nbufs, length), length);
 }
 
 /* --- Loops --- */
@@ -795,10 +801,14 @@ static int write_submitted(mprof__uv_entry_t *entry, uv_stream_t *handle,
 
 int mprof_uv_write(uv_write_t *req, uv_stream_t *handle, const uv_buf_t bufs[],
                    unsigned int nbufs, uv_write_cb cb) {
-  mprof__uv_entry_t *entry = begin(req, MPROF_WRITE, "write", (mprof__uv_fn)cb);
+  mprof__uv_entry_t *entry = begin_write(req, cb);
+  if (!entry)
+    return REAL->uv_write(req, handle, bufs, nbufs, cb);
+  /* What libuv's uv_write() does, without its call of uv_write2() through
+   * the PLT, which would come back into the shim. */
   return write_submitted(
       entry, handle, bufs, nbufs,
-      REAL->uv_write(req, handle, bufs, nbufs, entry ? write_done : cb));
+      REAL->uv_write2(req, handle, bufs, nbufs, NULL, write_done));
 }
 
 int mprof_uv_write2(uv_write_t *req, uv_stream_t *handle, const uv_buf_t bufs[],
@@ -807,7 +817,7 @@ int mprof_uv_write2(uv_write_t *req, uv_stream_t *handle, const uv_buf_t bufs[],
   /* libuv's uv_write() calls uv_write2(), which the shim sees too. */
   if (cb == write_done)
     return REAL->uv_write2(req, handle, bufs, nbufs, send_handle, cb);
-  mprof__uv_entry_t *entry = begin(req, MPROF_WRITE, "write", (mprof__uv_fn)cb);
+  mprof__uv_entry_t *entry = begin_write(req, cb);
   return write_submitted(entry, handle, bufs, nbufs,
                          REAL->uv_write2(req, handle, bufs, nbufs, send_handle,
                                          entry ? write_done : cb));
