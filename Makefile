@@ -30,11 +30,12 @@ check-asan: deps
 	@cmake --build $(ASAN_BUILD) -j$(JOBS)
 	cd $(ASAN_BUILD) && ctest --output-on-failure -j$(JOBS)
 
-# The multi-thread recorder tests under ThreadSanitizer.
+# The multi-thread recorder tests, and four threads decoding one trace,
+# under ThreadSanitizer.
 check-tsan: deps
 	@CC=clang cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DMPROF_TSAN=ON >/dev/null
-	@cmake --build $(TSAN_BUILD) -j$(JOBS) --target test_record trace_gen mprof_cli
-	cd $(TSAN_BUILD) && ctest --output-on-failure -R '^(record|babeltrace2)$$'
+	@cmake --build $(TSAN_BUILD) -j$(JOBS) --target test_record test_net_label trace_gen mprof_cli
+	cd $(TSAN_BUILD) && ctest --output-on-failure -R '^(record|record_net_label|babeltrace2)$$'
 
 # The reader's fuzzer at length (libFuzzer, ASan+UBSan); crashes land in
 # $(ASAN_BUILD)/fuzz-crash-*: fix them and add the input to test/fuzz/corpus.
