@@ -102,14 +102,20 @@
 
   /* A trace embedded in the page: {name, size, parts: [[offset, base64],
    * ...]}, the bytes between its parts zeros (`mprof html` leaves out long
-   * runs of them), decoded into WebAssembly memory. */
+   * runs of them), decoded into WebAssembly memory.  The memory the heap
+   * grew by for it is zero already (memory.grow zeroes, malloc writes its
+   * headers outside the block), so only what lies below the heap's old
+   * end is zeroed: pages not written are never touched (a fresh page's
+   * first touch costs; most of net.ctf is zeros the reader never reads). */
   function loadBase64(t) {
+    const heapEnd = wasm.memory.buffer.byteLength;
     const ptr = wasm.mprof_web_alloc(t.size);
     if (!ptr) throw new Error(`${t.name}: out of memory`);
     const target = wasmBytes(ptr, t.size);
+    const used = Math.max(0, heapEnd - ptr); /* bytes that may hold old data */
     let at = 0;
     for (const [offset, text] of t.parts) {
-      target.fill(0, at, offset);
+      target.fill(0, at, Math.min(offset, used));
       const part = target.subarray(offset);
       if (part.setFromBase64) {
         at = offset + part.setFromBase64(text).written;
@@ -119,7 +125,7 @@
         at = offset + bytes.length;
       }
     }
-    target.fill(0, at);
+    target.fill(0, at, Math.max(at, used));
     return { name: t.name, ptr, size: t.size };
   }
 
@@ -132,7 +138,8 @@
 
   /* --- Panes ------------------------------------------------------------------ */
 
-  function makePane(handle, name) {
+  /* A pane's elements: {el, canvas}. */
+  function paneShell(name) {
     const el = document.createElement('div');
     el.className = 'pane';
     const canvas = document.createElement('canvas');
@@ -140,33 +147,42 @@
     title.className = 'pane-title';
     title.textContent = name;
     el.append(canvas, title);
+    return { el, canvas };
+  }
+
+  /* The pane of an opened trace, in shell (paneShell()) if given. */
+  function makePane(handle, name, shell) {
+    const { el, canvas } = shell || paneShell(name);
     const summary = json(wasm.mprof_web_summary(handle));
     return { handle, name, el, canvas, summary, scroll: 0, selected: -1, offset: 0 }; /* offset: see align() */
   }
 
-  function closePanes() {
+  /* Close the panes; the shells in keep (if any) stay on the page. */
+  function closePanes(keep = []) {
     for (const p of panes) wasm.mprof_web_close(p.handle);
     panes.length = 0;
-    $('panes').replaceChildren();
+    $('panes').replaceChildren(...keep.map((s) => s.el));
   }
 
   /* Show these loaded traces: one, or two to compare.  A preview of the
    * file being read, if shown, is closed first (its memory before the
-   * model's), and the view on it kept if the user moved it. */
-  function showTraces(traces) {
+   * model's), and the view on it kept if the user moved it.  shells: the
+   * traces' pane shells already on the page, if any (embeddedShells()). */
+  function showTraces(traces, shells = []) {
     const kept = previewView();
-    closePanes();
+    closePanes(shells);
     const opened = [];
     const modelStart = performance.now();
     try {
       traces.forEach((t, i) => {
-        try { opened.push(makePane(openTrace(t), t.name)); } catch (e) {
+        try { opened.push(makePane(openTrace(t), t.name, shells[i])); } catch (e) {
           for (const rest of traces.slice(i + 1)) wasm.mprof_web_free(rest.ptr);
           throw e;
         }
       });
     } catch (e) {
       for (const p of opened) wasm.mprof_web_close(p.handle);
+      closePanes();
       status('cannot open ' + traces.map((t) => t.name).join(', ') + ': ' + e.message);
       return;
     }
@@ -184,7 +200,11 @@
 
   /* Put opened panes on the page, with their legend and counters. */
   function showPanes(opened) {
-    for (const p of opened) { panes.push(p); $('panes').append(p.el); attachInput(p); }
+    for (const p of opened) {
+      panes.push(p);
+      if (p.el.parentNode !== $('panes')) $('panes').append(p.el);
+      attachInput(p);
+    }
     view.divergence = null;
     view.analysed = false;
     palette = panes[0].summary.palette.map((c) => c.rgb);
@@ -725,17 +745,39 @@
     wasmMemoryBytes: () => wasm.memory.buffer.byteLength,
   };
 
+  /* Pane shells for the traces embedded in the page, put on the page and
+   * their canvases painted once (blank, and a first text) while the wasm
+   * compiles off the main thread: a canvas's first drawing allocates and
+   * clears its pixels (20-40 ms for a screenful here) and its first text
+   * loads the font, so the first frame no longer waits for them. */
+  function embeddedShells(data) {
+    const shells = data.map((t) => paneShell(t.name));
+    if (!shells.length) return shells;
+    $('panes').replaceChildren(...shells.map((s) => s.el));
+    status('opening ' + data.map((t) => t.name).join(', ') + '…'); /* the status line's height, as when shown */
+    for (const s of shells) {
+      const { ctx, w, h } = sizeCanvas(s);
+      ctx.fillStyle = '#ffffff';
+      ctx.fillRect(0, 0, w, h);
+      ctx.font = FONT;
+      ctx.fillText('…', 0, 0);
+    }
+    return shells;
+  }
+
   async function start() {
+    const compiled = loadWasm(); /* first: it compiles while the rest runs */
     attachPage();
-    await loadWasm();
     const data = window.MPROF_DATA.traces || [];
+    const shells = embeddedShells(data);
+    await compiled;
     view.openedAt = 0; /* from the navigation */
     view.timing = {};
     if (data.length) {
       const read = performance.now();
       const traces = data.map(loadBase64);
       view.timing.readMs = performance.now() - read;
-      showTraces(traces);
+      showTraces(traces, shells);
     }
     window.mprofViewer.ready = true;
   }

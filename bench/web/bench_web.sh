@@ -2,18 +2,24 @@
 # bench_web.sh BUILD_DIR DIR -- the browser viewer's benchmark (bench_web.js)
 # on a generated trace of MPROF_BENCH_WEB_EVENTS events (default 10000000)
 # written in DIR, and on net.ctf.  JSON lines on stdout, notes on stderr.
+# MPROF_BENCH_WEB_NET_ONLY=1: net.ctf's load only (no big trace; seconds).
 set -eu
 build=$1 dir=$2
 here=$(cd "$(dirname "$0")" && pwd)
 source_dir=$here/../..
 events=${MPROF_BENCH_WEB_EVENTS:-10000000}
 npm_dir=$build/web/npm
+mkdir -p "$dir"
 if ! cmp -s "$source_dir/web/package-lock.json" "$npm_dir/package-lock.json"; then
   mkdir -p "$npm_dir"
   cp "$source_dir/web/package.json" "$source_dir/web/package-lock.json" "$npm_dir/"
   (cd "$npm_dir" && npm ci --no-audit --no-fund --loglevel=error >&2)
 fi
-"$build/bench/web/mprof_bench_web_trace" load "$dir/web-big.ctf" "$events"
+if [ -z "${MPROF_BENCH_WEB_NET_ONLY:-}" ]; then
+  "$build/bench/web/mprof_bench_web_trace" load "$dir/web-big.ctf" "$events"
+fi
 "$build/mprof" html "$source_dir/../shared/data/net.ctf" -o "$dir/web-net"
-NODE_PATH=$npm_dir/node_modules node "$here/bench_web.js" "$dir/web-net" "$dir/web-big.ctf"
+big=$dir/web-big.ctf
+[ -z "${MPROF_BENCH_WEB_NET_ONLY:-}" ] || big=
+NODE_PATH=$npm_dir/node_modules node "$here/bench_web.js" "$dir/web-net" $big
 rm -rf "$dir/web-big.ctf" "$dir/web-net"
