@@ -198,8 +198,6 @@ static const mprof_string_t *label_string(const mprof_trace_t *t,
   return *slot;
 }
 
-static int collect_string(void *context, const mprof_event_t *ev);
-
 /* Where the texts of the net_label events of a packet are made: a first
  * pass counts and measures them (texts NULL), a second writes them. */
 typedef struct net_maker_s {
@@ -234,7 +232,7 @@ static int make_net_text(void *context, const mprof_event_t *ev) {
 static mprof__net_texts_t *make_net_texts(const mprof_trace_t *t,
                                           size_t index) {
   net_maker_t maker = {t, NULL, 0, 0};
-  mprof__sink_t sink = {make_net_text, &maker, NULL, 0, 0};
+  mprof__sink_t sink = {make_net_text, &maker, NULL, 0, 0, 1, 1};
   uint64_t end_ticks, good_bytes;
   mprof__packet_decode(t, index, &sink, &end_ticks, &good_bytes);
   size_t offsets = (maker.count + 1) * sizeof(uint32_t);
@@ -336,10 +334,9 @@ long mprof__packet_decode(const mprof_trace_t *t, size_t index,
                  0,
                  NULL};
   /* make_net_texts()'s own passes, and the collecting of strings that
-   * their texts need, see net_label events raw; the former leave damage to
-   * be reported by the decoding that asked for them. */
-  int quiet = sink->fn == make_net_text;
-  int raw_net = quiet || sink->fn == collect_string;
+   * their texts need, ask for net_label events raw; the former leave damage
+   * to be reported by the decoding that asked for them. */
+  int quiet = sink->quiet, raw_net = sink->raw_net;
   long count = 0;
   *end_ticks = pk->timestamp_begin;
   *good_bytes = MPROF__PACKET_HEADER_SIZE;
@@ -420,7 +417,7 @@ int mprof__strings_load(mprof_trace_t *t) {
   if (!capacity) return 0;
   if (!(t->strings = malloc(capacity * sizeof *t->strings))) return MPROF_EIO;
   uint64_t end_ticks, good_bytes;
-  mprof__sink_t sink = {collect_string, t, NULL, 0, 0};
+  mprof__sink_t sink = {collect_string, t, NULL, 0, 0, 1, 0};
   for (size_t i = 0; i < t->packet_count; i++)
     /* A damaged event is told here, once: later reads of the packet stop
      * before it. */
@@ -448,7 +445,7 @@ static long packet_decode(const mprof_trace_t *t, size_t index,
 
 long mprof_trace_packet_events(const mprof_trace_t *t, size_t index,
                                mprof_event_fn fn, void *context) {
-  mprof__sink_t sink = {fn, context, NULL, 0, 0};
+  mprof__sink_t sink = {fn, context, NULL, 0, 0, 0, 0};
   return packet_decode(t, index, &sink);
 }
 
@@ -462,7 +459,7 @@ size_t mprof_trace_packet_max_events(const mprof_trace_t *t, size_t index) {
 size_t mprof_trace_packet_decode(const mprof_trace_t *t, size_t index,
                                  mprof_event_t *events, size_t capacity,
                                  int *damaged) {
-  mprof__sink_t sink = {NULL, NULL, events, capacity, 0};
+  mprof__sink_t sink = {NULL, NULL, events, capacity, 0, 0, 0};
   long n = packet_decode(t, index, &sink);
   if (damaged) *damaged = n < 0;
   return sink.count; /* with damage: the good events before it */

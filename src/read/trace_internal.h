@@ -87,6 +87,10 @@ typedef struct mprof__sink_s {
   mprof_event_t *out;
   size_t capacity;
   size_t count;
+  uint8_t raw_net; /* net_label events as stored (one event: the raw
+                      fields, not the counter increase and label text) */
+  uint8_t quiet;   /* damage not reported: a decoding that asked for this
+                      one reports it */
 } mprof__sink_t;
 
 /* Decode the events of a packet into sink; *end_ticks gets the last
