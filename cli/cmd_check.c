@@ -8,8 +8,10 @@
 static const char help[] =
     "usage: mprof check TRACE...\n"
     "Validate traces: every packet header and every event is decoded.\n"
-    "Prints one line per problem and a summary per trace.  Exit code 0: all\n"
-    "good; 1: damaged but with good parts; 3: nothing usable.\n";
+    "Prints one line per problem and a summary per trace: events, packets,\n"
+    "streams, events discarded, and whole packets lost (the oldest ones\n"
+    "when the ring wrapped, others when missing).  Exit code 0: all good;\n"
+    "1: damaged but with good parts; 3: nothing usable.\n";
 
 static int count_event(void *context, const mprof_event_t *ev) {
   (void)ev;
@@ -30,9 +32,15 @@ static int check_one(const char *path) {
   cli_trace_events(trace, "check", count_event, &events, &problems);
   const mprof_trace_info_t *info = mprof_trace_info(trace);
   printf("%s: %s, %" PRIu64 " events in %zu packets of %u streams, %" PRIu64
-         " discarded%s\n",
+         " discarded",
          path, problems ? "damaged" : "ok", events, packets, info->streams,
-         info->discarded, info->recording ? ", still being written" : "");
+         info->discarded);
+  if (info->packets_overwritten)
+    printf(", ring wrapped: %" PRIu64 " packets overwritten",
+           info->packets_overwritten);
+  if (info->packets_missing)
+    printf(", %" PRIu64 " packets missing", info->packets_missing);
+  printf("%s\n", info->recording ? ", still being written" : "");
   mprof_trace_close(trace);
   return problems ? CLI_DAMAGED : CLI_OK;
 }

@@ -13,7 +13,8 @@ static const char help[] =
     "usage: mprof stats [--json] TRACE...\n"
     "Summarise traces.  --json prints one object per trace with: events,\n"
     "events_by_type, threads, labels, counters (name -> final value),\n"
-    "time_span_ns, discarded, bytes_per_event, packets, streams.\n";
+    "time_span_ns, discarded, bytes_per_event, packets, packets_overwritten\n"
+    "(the oldest, lost when the ring wrapped), packets_missing, streams.\n";
 
 /* A set of thread ids, kept as 64-id words: the key of a word is id / 64
  * (plus one: a key of 0 marks an empty slot) and its bits say which of its
@@ -189,14 +190,17 @@ static json_t *trace_stats(const char *path, mprof_trace_t *trace, int *problems
   double span_ns = (double)(s.last_ticks - s.first_ticks) * 1e9 /
                    (double)info->clock_freq_hz;
   json_t *o = json_pack(
-      "{s:s, s:I, s:o, s:I, s:I, s:o, s:I, s:I, s:f, s:I, s:I, s:b}", "trace",
+      "{s:s, s:I, s:o, s:I, s:I, s:o, s:I, s:I, s:f, s:I, s:I, s:I, s:I, s:b}",
+      "trace",
       path, "events", (json_int_t)s.events, "events_by_type", by_type,
       "threads", (json_int_t)s.threads.count, "labels", (json_int_t)s.labels,
       "counters", named_counters(&s), "time_span_ns", (json_int_t)span_ns,
       "discarded", (json_int_t)info->discarded, "bytes_per_event",
       s.events ? (double)bytes / (double)s.events : 0.0, "packets",
-      (json_int_t)packets, "streams", (json_int_t)info->streams, "legacy",
-      info->legacy);
+      (json_int_t)packets, "packets_overwritten",
+      (json_int_t)info->packets_overwritten, "packets_missing",
+      (json_int_t)info->packets_missing, "streams", (json_int_t)info->streams,
+      "legacy", info->legacy);
   json_decref(s.counter_names);
   json_decref(s.legacy_values);
   free(s.threads.words);

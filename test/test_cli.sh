@@ -73,11 +73,22 @@ TMPDIR="$tmp/none" expect_exit 3 "$mprof" check - < <(cat "$net_ctf")
 grep -q "^mprof: (stdin): copying it to a temporary file: No such file" "$tmp/err" \
   || fail "stdin spool failure: $(cat "$tmp/err")"
 
-# Cut mid-ring: the packets before the cut are kept, one line says where.
+# check_damage FILE LINE SUMMARY: `mprof check FILE` exits 1, tells the
+# damage in one line only, LINE (a grep pattern for the whole line after
+# "mprof: FILE: "), and its summary matches SUMMARY.
+check_damage() {
+  expect_exit 1 "$mprof" check "$1"
+  grep -qx "mprof: $1: $2" "$tmp/err" || fail "$1: $(cat "$tmp/err")"
+  [ "$(wc -l < "$tmp/err")" = 1 ] || fail "$1 told in more than one line: $(cat "$tmp/err")"
+  grep -q "$3" "$tmp/out" || fail "$1: $(cat "$tmp/out")"
+}
+# poke FILE OFFSET BYTE: overwrite one byte (BYTE as printf writes it).
+poke() { printf "$3" | dd of="$1" bs=1 seek="$2" conv=notrunc 2>/dev/null; }
+
+# Cut mid-ring: the packets before the cut are kept, one line says where
+# (not a second one for the packet cut, nor a third for its torn event).
 head -c 500000 "$tmp/good.ctf" > "$tmp/cut.ctf"
-expect_exit 1 "$mprof" check "$tmp/cut.ctf"
-grep -q "^mprof: $tmp/cut.ctf: offset 500000: file ends within packet" "$tmp/err" \
-  || fail "no clear truncation line: $(cat "$tmp/err")"
+check_damage "$tmp/cut.ctf" "offset 500000: the file ends [0-9]* bytes into packet [0-9]*, of the [0-9]* the header lists (truncated?); what comes before the cut is kept" "damaged"
 kept=$(sed -n 's/.*damaged, \([0-9]*\) events.*/\1/p' "$tmp/out")
 [ "$kept" -gt 20000 ] || fail "only $kept events kept of a cut trace"
 
@@ -98,15 +109,70 @@ grep -q "^mprof: $tmp/noise.ctf: offset 0: not an mprof trace" "$tmp/err" \
 # A flipped byte in one packet header: that packet is skipped, the others kept.
 cp "$tmp/good.ctf" "$tmp/flip.ctf"
 packets=$(od -An -t u8 -j 56 -N 8 "$tmp/flip.ctf" | tr -d ' ')
-printf '\xff' | dd of="$tmp/flip.ctf" bs=1 seek=$((packets + 4096 * 0 + 1)) conv=notrunc 2>/dev/null
+poke "$tmp/flip.ctf" $((packets + 1)) '\xff'
 expect_exit 1 "$mprof" check "$tmp/flip.ctf"
 grep -q "packet 0 at offset $packets: bad packet magic; packet skipped" "$tmp/err" \
   || fail "flipped magic: $(cat "$tmp/err")"
 
+# Whole packets lost.  A ring in overwrite mode that went round: its
+# streams' oldest packets are gone, which check and stats count (no damage).
+"$gen" "$tmp/wrap.ctf" overwrite 131072 20000 1 >/dev/null
+expect_exit 0 "$mprof" check "$tmp/wrap.ctf"
+overwritten=$(sed -n 's/.*: ok, .* ring wrapped: \([0-9]*\) packets overwritten$/\1/p' "$tmp/out")
+[ "${overwritten:-0}" -gt 100 ] || fail "wrapped ring: $(cat "$tmp/out")"
+"$mprof" stats --json "$tmp/wrap.ctf" "$tmp/good.ctf" | /usr/bin/python3 -c '
+import json, sys
+wrap, good = (json.loads(line) for line in sys.stdin)
+assert wrap["packets_overwritten"] == int(sys.argv[1]), wrap
+assert wrap["packets_missing"] == 0, wrap
+assert good["packets_overwritten"] == 0 and good["packets_missing"] == 0, good
+' "$overwritten" || fail "stats of lost packets"
+grep -q "overwritten" <("$mprof" check "$tmp/good.ctf") && fail "good.ctf said to be wrapped"
+# In discard mode packets are never reused: a packet zeroed in the middle of
+# its stream is damage, told once, and counted as missing.
+"$gen" "$tmp/disc.ctf" discard 1048576 2000 2 >/dev/null
+/usr/bin/python3 - "$tmp/disc.ctf" <<'PY' || fail "no packet to zero"
+import struct, sys
+data = bytearray(open(sys.argv[1], "rb").read())
+size, count = struct.unpack_from("<II", data, 24)
+first = struct.unpack_from("<Q", data, 56)[0]
+headers = [(struct.unpack_from("<IQ", data, at + 20), struct.unpack_from("<Q", data, at + 64)[0], at)
+           for at in (first + i * size for i in range(count))
+           if struct.unpack_from("<I", data, at)[0]]
+last = {}
+for (cls, stream), seq, at in headers:
+    last[cls, stream] = max(seq, last.get((cls, stream), 0))
+(cls, stream), seq, at = next(h for h in headers
+                             if h[0][0] == 0 and h[1] == 1 and last[h[0]] >= 2)
+data[at:at + size] = bytes(size)
+open(sys.argv[1], "wb").write(data)
+print(stream, at)
+PY
+check_damage "$tmp/disc.ctf" "packet [0-9]* at offset [0-9]*: stream [0-9]*'s packet_seq_num jumps from 0 to 2: 1 of its packets are lost (zeroed or damaged?)" \
+  "damaged, .* 1 packets missing$"
+
+# The legacy trace with a damaged packet header: the packets after it are
+# still read (the next good header is looked for), and so is a trace whose
+# very first header is damaged.
+cp "$net_ctf" "$tmp/net-bad1.ctf"
+poke "$tmp/net-bad1.ctf" 250880 '\0'
+check_damage "$tmp/net-bad1.ctf" "packet 1 at offset 250880: bad packet magic; skipped to the next good packet header, at offset 501760" \
+  "damaged, 8946 events in 3 packets"
+cp "$net_ctf" "$tmp/net-bad0.ctf"
+poke "$tmp/net-bad0.ctf" 0 '\0'
+check_damage "$tmp/net-bad0.ctf" "packet 0 at offset 0: bad packet magic; skipped to the next good packet header, at offset 250880" \
+  "damaged, 1132 events in 3 packets"
+# A legacy ring that went round once: packet counters 4, 1, 2, 3.
+cp "$net_ctf" "$tmp/net-wrap.ctf"
+poke "$tmp/net-wrap.ctf" 24 '\x04'
+expect_exit 0 "$mprof" check "$tmp/net-wrap.ctf"
+grep -q "ok, 10078 events in 4 packets .* ring wrapped: 1 packets overwritten$" "$tmp/out" \
+  || fail "legacy wrap: $(cat "$tmp/out")"
+
 # A trace left "recording" (its writer killed) and then cut short: the
 # snapshot reader must not read past the end of the file.
 cp "$tmp/good.ctf" "$tmp/live-cut.ctf"
-printf '\x01' | dd of="$tmp/live-cut.ctf" bs=1 seek=96 conv=notrunc 2>/dev/null
+poke "$tmp/live-cut.ctf" 96 '\x01'
 truncate -s 100000 "$tmp/live-cut.ctf"
 expect_exit 1 "$mprof" check "$tmp/live-cut.ctf"
 grep -q "damaged, .* events in .* still being written" "$tmp/out" \

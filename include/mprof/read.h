@@ -77,6 +77,12 @@ typedef struct mprof_trace_info_s {
   mprof_ring_mode_t ring_mode;
   const char *metadata;     /* CTF TSDL text */
   size_t metadata_size;
+  /* Whole packets lost, from gaps in each stream's packet_seq_num (for
+   * legacy traces, in the packet counter): */
+  uint64_t packets_overwritten; /* a stream's oldest ones: the ring wrapped */
+  uint64_t packets_missing;     /* between two that are there: a live reader
+                                   skipped them, the ring reused them out of
+                                   order, or they were damaged */
 } mprof_trace_info_t;
 
 typedef struct mprof_packet_info_s {
@@ -89,6 +95,10 @@ typedef struct mprof_packet_info_s {
   uint64_t events_discarded;
   uint64_t current_thread;  /* running when the packet began */
   uint32_t os_thread_id;
+  uint32_t position;        /* its place in the file, 0 first (diagnostics
+                               name packets by it) */
+  int cut;                  /* the file ends inside it: its events up to the
+                               cut are there, the last may be partial */
 } mprof_packet_info_t;
 
 /* Open a trace file ("-" is standard input).  diag may be NULL (problems

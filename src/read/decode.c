@@ -318,6 +318,8 @@ static void normalise(const mprof_trace_t *t, decoder_t *d, int raw_net,
   if (format_id == MPROF__EV_NET_LABEL && !raw_net) net_label(t, d, ev);
 }
 
+static const char unknown_id[] = "unknown event id";
+
 long mprof__packet_decode(const mprof_trace_t *t, size_t index,
                           mprof__sink_t *sink, uint64_t *end_ticks,
                           uint64_t *good_bytes) {
@@ -351,7 +353,7 @@ long mprof__packet_decode(const mprof_trace_t *t, size_t index,
       int wide = id >= MPROF__WIDE && id < MPROF__WIDE + MPROF__EV_COUNT;
       uint32_t kind = wide ? id - MPROF__WIDE : id;
       if (kind >= MPROF__EV_COUNT) {
-        problem = "unknown event id";
+        problem = unknown_id;
       } else {
         memset(ev, 0, sizeof *ev);
         ev->kind = (mprof_event_kind_t)kind; /* the same numbers up to STRING */
@@ -384,7 +386,10 @@ long mprof__packet_decode(const mprof_trace_t *t, size_t index,
         }
       }
     }
-    if (problem && quiet) return MPROF_EINVAL;
+    /* An event running past a cut packet's end is the truncation, which
+     * has its own line. */
+    int at_cut = pk->cut && problem && problem != unknown_id;
+    if (problem && (quiet || at_cut)) return MPROF_EINVAL;
     if (problem) {
       mprof__diag_bad_event(t, pk, (uint64_t)(start - base), problem, "id",
                             (unsigned)id, count);

@@ -23,9 +23,45 @@ enum legacy_op {
   OP_READ_LATER, OP_SIGNAL_ONLY
 };
 
+/* What is wrong with the packet header at offset (offset + 30 <= size),
+ * against the trace's uuid; NULL if nothing. */
+static const char *header_problem(const uint8_t *data, uint64_t offset,
+                                  const uint8_t *uuid) {
+  const uint8_t *h = data + offset;
+  uint64_t packet_bytes = mprof__get_u32(h + MPROF__LEGACY_PH_SIZE) / 8;
+  uint64_t content_bytes = mprof__get_u32(h + MPROF__LEGACY_PH_CONTENT) / 8;
+  if (mprof__get_u32(h) != LEGACY_MAGIC) return "bad packet magic";
+  if (memcmp(h + 4, uuid, 16) != 0) return "uuid differs from the trace's";
+  if (packet_bytes < MPROF__LEGACY_HEADER_SIZE)
+    return "packet size out of range";
+  if (content_bytes < MPROF__LEGACY_HEADER_SIZE || content_bytes > packet_bytes)
+    return "content size out of range";
+  return NULL;
+}
+
+/* The first good header after offset `after` (or at 0 when after is
+ * UINT64_MAX): the magic, sane sizes, and the given uuid or, with none yet,
+ * its own.  Returns size if there is none.  This is how a damaged header
+ * is stepped over: legacy packets hold no other way to find the next. */
+static uint64_t next_good_header(const uint8_t *data, uint64_t size,
+                                 uint64_t after, const uint8_t *uuid) {
+  for (uint64_t at = after + 1; at + MPROF__LEGACY_HEADER_SIZE <= size; at++) {
+    const uint8_t *hit = memchr(data + at, LEGACY_MAGIC & 0xff,
+                                size - MPROF__LEGACY_HEADER_SIZE + 1 - at);
+    if (!hit) break;
+    at = (uint64_t)(hit - data);
+    if (!header_problem(data, at, uuid ? uuid : hit + 4)) return at;
+  }
+  return size;
+}
+
+/* A legacy trace starts with a legacy packet header, or, if its first one
+ * is damaged (and the file is not one of ours), has a good one later. */
 int mprof__legacy_detect(const uint8_t *data, size_t size) {
-  return size >= MPROF__LEGACY_HEADER_SIZE &&
-         mprof__get_u32(data) == LEGACY_MAGIC;
+  if (size < MPROF__LEGACY_HEADER_SIZE) return 0;
+  if (mprof__get_u32(data) == LEGACY_MAGIC) return 1;
+  return memcmp(data, MPROF__TRACE_MAGIC, 8) != 0 &&
+         next_good_header(data, size, UINT64_MAX, NULL) < size;
 }
 
 static uint64_t legacy_id(uint64_t raw) { return raw + 1; }
@@ -33,7 +69,8 @@ static uint64_t legacy_id(uint64_t raw) { return raw + 1; }
 /* Packets are ordered by a 16-bit counter that wraps: the oldest is the
  * first whose counter drops (by more than half the range) from the
  * previous packet's, else the first in the file (as the original viewer
- * did). */
+ * did).  The writer counts packets from 0, so the oldest's counter is how
+ * many came before it (modulo 65,536): sequence numbers start there. */
 static void order_by_counter(mprof_trace_t *t, uint16_t *counters, size_t n) {
   size_t oldest = 0;
   for (size_t i = 1; i < n; i++)
@@ -42,7 +79,8 @@ static void order_by_counter(mprof_trace_t *t, uint16_t *counters, size_t n) {
       break;
     }
   for (size_t i = 0; i < n; i++)
-    t->packets[i].seq_num = (uint16_t)(counters[i] - counters[oldest]);
+    t->packets[i].seq_num =
+        counters[oldest] + (uint16_t)(counters[i] - counters[oldest]);
   /* insertion sort: at most a few packets in practice, any count works */
   for (size_t i = 1; i < n; i++) {
     mprof_packet_info_t p = t->packets[i];
@@ -53,81 +91,115 @@ static void order_by_counter(mprof_trace_t *t, uint16_t *counters, size_t n) {
   }
 }
 
-/* At least as many packets as mprof__legacy_open() keeps: their sizes
- * followed from the first until one is too small or the file ends.  (A
- * bound from the file's size alone, a packet per header's bytes, made a
- * 1 MB trace's packet table 2.6 MB, all zeroed: in WebAssembly, where
- * calloc() zeroes and fresh memory is slow to touch, 20 ms of its load.) */
-static size_t count_packets(const mprof_trace_t *t) {
-  size_t n = 0;
-  for (uint64_t offset = 0, bytes;
-       offset + MPROF__LEGACY_HEADER_SIZE <= t->size; offset += bytes) {
-    n++;
-    bytes = mprof__get_u32(t->data + offset + MPROF__LEGACY_PH_SIZE) / 8;
-    if (bytes < MPROF__LEGACY_HEADER_SIZE)
-      break;
+/* The packets found so far and their counters, grown by doubling (a ring
+ * has a few; a bound from the file's size would make a 1 MB trace's table
+ * 2.6 MB, zeroed: in WebAssembly, where fresh memory is slow, 20 ms). */
+typedef struct found_s {
+  uint16_t *counters;
+  size_t n, capacity;
+} found_t;
+
+static mprof_packet_info_t *found_add(mprof_trace_t *t, found_t *f,
+                                      uint16_t counter) {
+  if (f->n == f->capacity) {
+    size_t capacity = f->capacity ? 2 * f->capacity : 8;
+    mprof_packet_info_t *packets =
+        realloc(t->packets, capacity * sizeof *packets);
+    if (packets) t->packets = packets;
+    uint16_t *counters = realloc(f->counters, capacity * sizeof *counters);
+    if (counters) f->counters = counters;
+    if (!packets || !counters) return NULL;
+    f->capacity = capacity;
   }
-  return n;
+  f->counters[f->n] = counter;
+  mprof_packet_info_t *p = &t->packets[f->n++];
+  memset(p, 0, sizeof *p);
+  return p;
 }
 
+/* Record the good packet whose header is at offset; returns its size in
+ * the file (cut at the file's end, which is told here). */
+static uint64_t add_packet(mprof_trace_t *t, found_t *f, uint64_t offset,
+                           uint32_t position) {
+  const uint8_t *h = t->data + offset;
+  uint64_t packet_bytes = mprof__get_u32(h + MPROF__LEGACY_PH_SIZE) / 8;
+  uint64_t content_bytes = mprof__get_u32(h + MPROF__LEGACY_PH_CONTENT) / 8;
+  mprof_packet_info_t *p =
+      found_add(t, f, mprof__get_u16(h + MPROF__LEGACY_PH_COUNT));
+  if (!p) return 0;
+  if (packet_bytes > t->size - offset) {
+    mprof__diag(t, "packet %u at offset %llu: the file ends %llu bytes into "
+                "this %llu-byte packet (truncated?); its events up to there "
+                "are kept", position, (unsigned long long)offset,
+                (unsigned long long)(t->size - offset),
+                (unsigned long long)packet_bytes);
+    packet_bytes = t->size - offset;
+    if (content_bytes > packet_bytes) content_bytes = packet_bytes;
+    p->cut = 1;
+  }
+  p->offset = offset;
+  p->position = position;
+  p->content_bytes = content_bytes;
+  p->current_thread = MPROF_NONE;
+  if (content_bytes >= MPROF__LEGACY_HEADER_SIZE + 8)
+    p->timestamp_begin = p->timestamp_end =
+        mprof__get_u64(h + MPROF__LEGACY_HEADER_SIZE);
+  return packet_bytes;
+}
+
+/* Walk the packets from the first good header; a damaged header is told
+ * in one line and stepped over to the next good one, so every good packet
+ * is kept. */
 int mprof__legacy_open(mprof_trace_t *t) {
-  const uint8_t *uuid = t->data + 4;
-  size_t capacity = count_packets(t) + 1;
-  uint16_t counters_stack[64];
-  uint16_t *counters = counters_stack;
+  uint64_t offset = next_good_header(t->data, t->size, UINT64_MAX, NULL);
+  if (offset == t->size) {
+    mprof__diag(t, "offset 0: no good mirage-profile packet header");
+    return MPROF_EINVAL;
+  }
+  const uint8_t *uuid = t->data + offset + 4;
   t->legacy = t->info.legacy = 1;
   t->info.clock_freq_hz = 1000000000u;
   memcpy(t->info.uuid, uuid, 16);
-  if (!(t->packets = calloc(capacity, sizeof *t->packets))) return MPROF_EIO;
-  if (capacity > 64 && !(counters = calloc(capacity, sizeof *counters)))
-    return MPROF_EIO;
-  size_t n = 0;
-  uint64_t offset = 0;
-  while (offset + MPROF__LEGACY_HEADER_SIZE <= t->size) {
-    const uint8_t *h = t->data + offset;
-    const char *problem = NULL;
-    uint64_t packet_bytes = mprof__get_u32(h + MPROF__LEGACY_PH_SIZE) / 8;
-    uint64_t content_bytes = mprof__get_u32(h + MPROF__LEGACY_PH_CONTENT) / 8;
-    if (mprof__get_u32(h) != LEGACY_MAGIC)
-      problem = "bad packet magic";
-    else if (memcmp(h + 4, uuid, 16) != 0)
-      problem = "uuid differs from the first packet's";
-    else if (packet_bytes < MPROF__LEGACY_HEADER_SIZE)
-      problem = "packet size out of range";
-    else if (content_bytes < MPROF__LEGACY_HEADER_SIZE ||
-             content_bytes > packet_bytes)
-      problem = "content size out of range";
-    if (problem) {
-      mprof__diag(t, "packet %zu at offset %llu: %s; rest of the file skipped",
-                  n, (unsigned long long)offset, problem);
-      break;
-    }
-    if (packet_bytes > t->size - offset) {
-      mprof__diag(t, "packet %zu at offset %llu: file ends %llu bytes into "
-                  "this %llu-byte packet (truncated?); its events up to there "
-                  "are kept", n, (unsigned long long)offset,
-                  (unsigned long long)(t->size - offset),
-                  (unsigned long long)packet_bytes);
-      packet_bytes = t->size - offset;
-      if (content_bytes > packet_bytes) content_bytes = packet_bytes;
-    }
-    mprof_packet_info_t *p = &t->packets[n];
-    p->offset = offset;
-    p->content_bytes = content_bytes;
-    p->current_thread = MPROF_NONE;
-    if (content_bytes >= MPROF__LEGACY_HEADER_SIZE + 8)
-      p->timestamp_begin = p->timestamp_end =
-          mprof__get_u64(h + MPROF__LEGACY_HEADER_SIZE);
-    counters[n++] = mprof__get_u16(h + MPROF__LEGACY_PH_COUNT);
-    offset += packet_bytes;
+  found_t f = {NULL, 0, 0};
+  uint32_t position = 0;
+  uint64_t damaged = 0;
+  if (offset > 0) {
+    mprof__diag(t, "packet 0 at offset 0: %s; skipped to the next good "
+                "packet header, at offset %llu",
+                header_problem(t->data, 0, uuid), (unsigned long long)offset);
+    position++, damaged++;
   }
-  order_by_counter(t, counters, n);
-  if (counters != counters_stack) free(counters);
-  t->packet_count = n;
+  while (offset + MPROF__LEGACY_HEADER_SIZE <= t->size) {
+    const char *problem = header_problem(t->data, offset, uuid);
+    if (problem) {
+      uint64_t next = next_good_header(t->data, t->size, offset, uuid);
+      if (next < t->size)
+        mprof__diag(t, "packet %u at offset %llu: %s; skipped to the next "
+                    "good packet header, at offset %llu", position,
+                    (unsigned long long)offset, problem,
+                    (unsigned long long)next);
+      else
+        mprof__diag(t, "packet %u at offset %llu: %s; no good packet after "
+                    "it", position, (unsigned long long)offset, problem);
+      position++, damaged++;
+      offset = next;
+      continue;
+    }
+    uint64_t bytes = add_packet(t, &f, offset, position++);
+    if (!bytes) {
+      free(f.counters);
+      return MPROF_EIO;
+    }
+    offset += bytes;
+  }
+  order_by_counter(t, f.counters, f.n);
+  free(f.counters);
+  t->packet_count = f.n;
+  mprof__count_lost_packets(t, damaged);
   mprof__find_start(t, MPROF__LEGACY_HEADER_SIZE);
-  t->info.packet_count = t->info.packets_used = (uint32_t)n;
-  t->info.streams = n ? 1 : 0;
-  return n ? 0 : MPROF_EINVAL;
+  t->info.packet_count = t->info.packets_used = (uint32_t)f.n;
+  t->info.streams = f.n ? 1 : 0;
+  return f.n ? 0 : MPROF_EINVAL;
 }
 
 /* Bounds-checked reads from one packet's content. */

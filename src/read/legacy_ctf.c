@@ -106,7 +106,8 @@ uint64_t mprof__legacy_ctf_header(const mprof_trace_t *t, size_t index,
   mprof__legacy_decode(t, index, &sink, &good_bytes);
   memcpy(header, t->data + pk->offset, MPROF__LEGACY_HEADER_SIZE);
   mprof__put_u32(header + MPROF__LEGACY_PH_SIZE, (uint32_t)(good_bytes * 8));
-  mprof__put_u16(header + MPROF__LEGACY_PH_COUNT, (uint16_t)pk->seq_num);
+  mprof__put_u16(header + MPROF__LEGACY_PH_COUNT,
+                 (uint16_t)(pk->seq_num - t->packets[0].seq_num));
   mprof__put_u32(header + MPROF__LEGACY_PH_CONTENT, (uint32_t)(good_bytes * 8));
   return good_bytes;
 }

@@ -47,9 +47,9 @@ void mprof__diag_bad_event(const mprof_trace_t *t,
                            uint64_t event_offset, const char *what,
                            const char *code_name, unsigned code, long kept) {
   mprof__diag(t,
-              "packet at offset %llu: event at offset %llu: %s (%s %u); "
+              "packet %u at offset %llu: event at offset %llu: %s (%s %u); "
               "kept %ld events of this packet",
-              (unsigned long long)pk->offset,
+              pk->position, (unsigned long long)pk->offset,
               (unsigned long long)(pk->offset + event_offset), what,
               code_name, code, kept);
 }
@@ -102,16 +102,26 @@ static int read_trace_header(mprof_trace_t *t) {
   }
   /* Packets past the end of a truncated file are simply absent. */
   if (t->packets_offset > t->size) t->packets_offset = t->size;
-  /* A last packet cut short still gives the events before the cut. */
-  uint64_t fit = (t->size - t->packets_offset + info->packet_size -
-                  MPROF__PACKET_HEADER_SIZE) / info->packet_size;
-  if (fit < info->packet_count) {
-    mprof__diag(t,
-                "offset %llu: file ends within packet %llu of %u (truncated?); "
-                "the packets before are kept",
-                (unsigned long long)t->size, (unsigned long long)fit,
-                info->packet_count);
-    info->packet_count = (uint32_t)fit;
+  /* A last packet cut short still gives the events before the cut: this
+   * one line tells the truncation (check_packet() marks that packet cut). */
+  uint64_t bytes = t->size - t->packets_offset;
+  uint64_t whole = bytes / info->packet_size, into = bytes % info->packet_size;
+  if (whole < info->packet_count) {
+    if (into)
+      mprof__diag(t,
+                  "offset %llu: the file ends %llu bytes into packet %llu, of "
+                  "the %u the header lists (truncated?); what comes before "
+                  "the cut is kept",
+                  (unsigned long long)t->size, (unsigned long long)into,
+                  (unsigned long long)whole, info->packet_count);
+    else
+      mprof__diag(t,
+                  "offset %llu: the file ends before packet %llu, of the %u "
+                  "the header lists (truncated?); the packets before are kept",
+                  (unsigned long long)t->size, (unsigned long long)whole,
+                  info->packet_count);
+    info->packet_count =
+        (uint32_t)(whole + (into >= MPROF__PACKET_HEADER_SIZE ? 1 : 0));
   }
   if (t->slots_offset > t->size ||
       (uint64_t)info->packet_count * 8 > t->size - t->slots_offset)
@@ -157,12 +167,9 @@ static int check_packet(mprof_trace_t *t, uint32_t i, mprof_packet_info_t *p) {
                 (unsigned long long)offset, problem);
     return -1;
   }
-  if (content_bits / 8 > t->size - offset) {
-    mprof__diag(t, "packet %u at offset %llu: cut by the end of the file; "
-                "its events before the cut are kept", i,
-                (unsigned long long)offset);
-    content_bits = (t->size - offset) * 8;
-  }
+  p->cut = content_bits / 8 > t->size - offset; /* told by the header check */
+  if (p->cut) content_bits = (t->size - offset) * 8;
+  p->position = i;
   p->stream_class = stream_class;
   p->stream_instance = mprof__get_u64(h + MPROF__PH_STREAM_INSTANCE);
   p->seq_num = mprof__get_u64(h + MPROF__PH_SEQ_NUM);
@@ -186,21 +193,72 @@ static int packet_order(const void *a, const void *b) {
   return 0;
 }
 
+/* Whole packets lost show as gaps in a stream's packet_seq_num: a first
+ * number k > 0 means its k oldest packets are gone, a jump between two
+ * packets that some in the middle are.  Packets already reported damaged
+ * (`damaged` of them, streams unknown) explain gaps first: those count as
+ * missing.  Where packets are reused (a ring in overwrite mode, and every
+ * legacy ring) the rest of a first gap is the ring wrapping, and the rest
+ * of a middle one packets the ring or a live reader left out; where they
+ * never are, the rest is damage, told in one line. */
+void mprof__count_lost_packets(mprof_trace_t *t, uint64_t damaged) {
+  const mprof_packet_info_t *p = t->packets;
+  for (size_t i = 0; i < t->packet_count; i++) {
+    int first = i == 0 || p[i - 1].stream_class != p[i].stream_class ||
+                p[i - 1].stream_instance != p[i].stream_instance;
+    uint64_t expected = first ? 0 : p[i - 1].seq_num + 1;
+    if (p[i].seq_num <= expected) continue;
+    uint64_t lost = p[i].seq_num - expected;
+    uint64_t explained = lost < damaged ? lost : damaged;
+    damaged -= explained;
+    int reused = t->legacy || (p[i].stream_class == MPROF__STREAM_RING &&
+                               t->info.ring_mode == MPROF_RING_OVERWRITE);
+    if (reused && first) {
+      t->info.packets_missing += explained;
+      t->info.packets_overwritten += lost - explained;
+      continue;
+    }
+    t->info.packets_missing += lost;
+    if (reused || explained == lost) continue;
+    if (first)
+      mprof__diag(t, "packet %u at offset %llu: stream %llu begins at "
+                  "packet_seq_num %llu, not 0: %llu of its packets are lost "
+                  "(zeroed or damaged?)", p[i].position,
+                  (unsigned long long)p[i].offset,
+                  (unsigned long long)p[i].stream_instance,
+                  (unsigned long long)p[i].seq_num,
+                  (unsigned long long)(lost - explained));
+    else
+      mprof__diag(t, "packet %u at offset %llu: stream %llu's packet_seq_num "
+                  "jumps from %llu to %llu: %llu of its packets are lost "
+                  "(zeroed or damaged?)", p[i].position,
+                  (unsigned long long)p[i].offset,
+                  (unsigned long long)p[i].stream_instance,
+                  (unsigned long long)(expected - 1),
+                  (unsigned long long)p[i].seq_num,
+                  (unsigned long long)(lost - explained));
+  }
+}
+
 static int collect_packets(mprof_trace_t *t) {
   t->packets = calloc(t->info.packet_count ? t->info.packet_count : 1,
                       sizeof *t->packets);
   if (!t->packets) return MPROF_EIO;
   size_t n = 0;
-  for (uint32_t i = 0; i < t->info.packet_count; i++)
-    if (check_packet(t, i, &t->packets[n]) > 0) n++;
+  uint64_t damaged = 0;
+  for (uint32_t i = 0; i < t->info.packet_count; i++) {
+    int good = check_packet(t, i, &t->packets[n]);
+    if (good > 0) n++;
+    if (good < 0) damaged++;
+  }
   qsort(t->packets, n, sizeof *t->packets, packet_order);
   /* Two packets of one stream with one sequence number: keep the first. */
   size_t kept = 0;
   uint32_t streams = 0;
   for (size_t i = 0; i < n; i++) {
     if (kept && packet_order(&t->packets[kept - 1], &t->packets[i]) == 0) {
-      mprof__diag(t, "packet at offset %llu: duplicate packet_seq_num %llu; "
-                  "packet skipped",
+      mprof__diag(t, "packet %u at offset %llu: duplicate packet_seq_num "
+                  "%llu; packet skipped", t->packets[i].position,
                   (unsigned long long)t->packets[i].offset,
                   (unsigned long long)t->packets[i].seq_num);
       continue;
@@ -216,6 +274,7 @@ static int collect_packets(mprof_trace_t *t) {
   /* events_discarded runs per stream: its last packet has the stream's. */
   if (kept) t->info.discarded += t->packets[kept - 1].events_discarded;
   t->packet_count = kept;
+  mprof__count_lost_packets(t, damaged);
   mprof__find_start(t, MPROF__PACKET_HEADER_SIZE);
   t->info.packets_used = (uint32_t)kept;
   t->info.streams = streams;

@@ -142,6 +142,11 @@ int mprof__trace_open_map(const void *data, size_t size, void *map,
 /* Set info.start_ticks from the packets holding more than a header. */
 void mprof__find_start(mprof_trace_t *trace, uint64_t header_bytes);
 
+/* Count the packets lost from each stream, from the gaps in the sorted
+ * packets' sequence numbers (info.packets_overwritten, packets_missing);
+ * `damaged` packets were already reported, so explain that many lost. */
+void mprof__count_lost_packets(mprof_trace_t *trace, uint64_t damaged);
+
 /* Legacy mirage-profile traces (legacy.c): each packet starts with this
  * 30-byte header; fields are little-endian and unaligned. */
 enum {
