@@ -65,6 +65,14 @@ assert counters == {"queue\\xff\x1b[31m": 3}, counters
 import json, sys
 lines = [json.loads(l) for l in open(sys.argv[1])]
 assert lines[0]["events"] == 10078 and lines[0]["threads"] == 1817, lines[0]["threads"]
+# Lwt binds wait on their inputs (reads of inputs pending when the reader
+# began): the longest chain runs from bind#90 down to "ring.write".
+chain = lines[0]["wait_chains"][0]
+names = [t["name"] for t in chain["threads"]]
+assert (names[0], names[1], names[-1]) == ("bind#90", "bind#399", "ring.write"), names
+assert len(names) == 10 and chain["start_ns"] == 7531892, chain
+main = next(t for t in lines[0]["thread_times"] if t["thread"]["id"] == 1)
+assert main["waiting_ns"] > 7e6, main
 ' "$tmp/two.json" || fail "net.ctf report"
 set +e
 "$mprof" report >/dev/null 2>&1; [ $? = 2 ] || fail "no trace: usage error"

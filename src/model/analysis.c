@@ -9,7 +9,12 @@
  *  - the critical path of the longest resolved thread, back through
  *    resolves, reads and creations.
  * A wait is a try_read of a pending input: it lasts until the waiter reads
- * that input, or the input ends, or the waiter does.
+ * that input, or the input ends, or the waiter does.  Legacy traces of
+ * Lwt programs hold no try_read (older mirage-profile wrote none): there a
+ * bind makes a thread that waits for its input and reads it once the input
+ * resolved, so a read of an input that was still pending when the reader
+ * was created stands for a wait from the reader's creation to the input's
+ * end.
  */
 #include <string.h>
 
@@ -101,20 +106,45 @@ static int64_t wait_end(const context_t *c, const mprof_arrow_t *a) {
   return end > a->time_ns ? end : a->time_ns;
 }
 
+/* The wait that legacy read arrow `a` stands for (see the top): 1 and
+ * *edge set, or 0 if its input was not pending when the reader began. */
+static int read_wait(const context_t *c, const mprof_arrow_t *a,
+                     wait_edge_t *edge) {
+  const mprof_thread_t *input = &c->threads[a->from];
+  const mprof_thread_t *reader = &c->threads[a->to];
+  if (a->kind != MPROF_ARROW_READ && a->kind != MPROF_ARROW_READ_FAILED)
+    return 0;
+  if (never_ends(input) || input->end_ns <= reader->start_ns) return 0;
+  int64_t end = input->end_ns < a->time_ns ? input->end_ns : a->time_ns;
+  *edge = (wait_edge_t){a->to, a->from, reader->start_ns, end};
+  return 1;
+}
+
+/* The wait arrow i begins, if any: a try_read, or a legacy read standing
+ * for one where the trace holds no try_read at all. */
+static int arrow_wait(const context_t *c, size_t i, int reads_are_waits,
+                      wait_edge_t *edge) {
+  const mprof_arrow_t *a = &c->arrows[i];
+  if (reads_are_waits) return read_wait(c, a, edge);
+  if (a->kind != MPROF_ARROW_TRY_READ) return 0;
+  *edge = (wait_edge_t){a->from, a->to, a->time_ns, wait_end(c, a)};
+  return 1;
+}
+
 static int collect_waits(context_t *c) {
   /* counted first, so that the array is made once (a heap that never
    * shrinks would keep every smaller copy) */
   size_t waits = 0, arrows = c->model->view.arrow_count;
   for (size_t i = 0; i < arrows; i++)
     waits += c->arrows[i].kind == MPROF_ARROW_TRY_READ;
+  int reads_are_waits = waits == 0 && c->model->legacy;
+  wait_edge_t edge;
+  if (reads_are_waits)
+    for (size_t i = 0; i < arrows; i++) waits += read_wait(c, &c->arrows[i], &edge);
   c->edges = malloc((waits ? waits : 1) * sizeof *c->edges);
   if (!c->edges) return MPROF_ENOMEM;
-  for (size_t i = 0; i < arrows; i++) {
-    const mprof_arrow_t *a = &c->arrows[i];
-    if (a->kind != MPROF_ARROW_TRY_READ) continue;
-    c->edges[c->edge_count++] = (wait_edge_t){a->from, a->to, a->time_ns,
-                                              wait_end(c, a)};
-  }
+  for (size_t i = 0; i < arrows; i++)
+    if (arrow_wait(c, i, reads_are_waits, &edge)) c->edges[c->edge_count++] = edge;
   /* group by waiter (stable: arrows were in time order) */
   size_t n = c->thread_count;
   c->edges_first = calloc(n + 1, sizeof *c->edges_first);
