@@ -290,6 +290,10 @@ const char *mprof_web_summary(mprof_web_t *w) {
 const char *mprof_web_thread(mprof_web_t *w, int thread) {
   mprof_web_json_t *j = &w->json;
   j->length = 0;
+  /* Its findings and times come from the analysis, which a double-click
+   * may ask for before the findings panel has (left empty if memory ran
+   * out). */
+  analysis(w);
   if (thread < 0 || (size_t)thread >= mprof_model_view(w->model)->thread_count)
     mprof_web_json_raw(j, "null");
   else
