@@ -29,11 +29,13 @@ expect_progress() {
   wiped "$1" || fail "progress line not wiped: $(od -c "$1" | tail -3)"
 }
 
-# Export's writing phase: a small trace, stdout read only after 1.2 s.
+# Export's writing phase: a small trace, stdout read only after 2.5 s, so
+# that the second has passed even if a loaded machine was slow to start
+# mprof (a sanitizer build's start takes long), and much is left to write.
 "$gen" "$tmp/small.ctf" overwrite 1048576 2000 1 >/dev/null
-$on_terminal --wait 1.2 "$mprof" export "$tmp/small.ctf" >"$tmp/tty"
+$on_terminal --wait 2.5 "$mprof" export "$tmp/small.ctf" >"$tmp/tty"
 expect_progress "$tmp/tty" '^mprof: export: writing: [0-9]*% (item [0-9]*/[0-9]*)$'
-$on_terminal --wait 1.2 "$mprof" export --format=otlp "$tmp/small.ctf" >"$tmp/tty"
+$on_terminal --wait 2.5 "$mprof" export --format=otlp "$tmp/small.ctf" >"$tmp/tty"
 expect_progress "$tmp/tty" '^mprof: export: writing: [0-9]*% (span [0-9]*/[0-9]*)$'
 "$mprof" export "$tmp/small.ctf" 2>"$tmp/err" | { sleep 1.2; cat >/dev/null; }
 [ ! -s "$tmp/err" ] || fail "slow export printed: $(cat "$tmp/err")"
