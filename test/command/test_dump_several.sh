@@ -3,15 +3,10 @@
 # before each trace's events, as head(1) does; one trace's dump has none.
 #
 #   test_dump_several.sh BUILD NET_CTF
-set -euo pipefail
-build=$1
+. "$(dirname "$0")/common.sh"
 net_ctf=$2
-mprof=$build/mprof
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
 cd "$tmp"
-"$build/test/trace_gen" ours.ctf overwrite 1048576 2000 1 >/dev/null
+"$gen" ours.ctf overwrite 1048576 2000 1 >/dev/null
 
 # One trace: events only, the first line an event.
 "$mprof" dump ours.ctf >one.txt

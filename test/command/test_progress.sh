@@ -10,15 +10,9 @@
 # big trace tried; it doubles until loading it takes 2 s, so that the
 # test holds on fast and slow machines (and in sanitizer builds, which
 # start smaller).
-set -euo pipefail
-build=$1
+. "$(dirname "$0")/common.sh"
 rounds=$2
-mprof=$build/mprof
-gen=$build/test/trace_gen
-on_terminal="/usr/bin/python3 $(dirname "$0")/on_terminal.py"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+on_terminal="/usr/bin/python3 $(dirname "$0")/../on_terminal.py"
 # The lines of progress in FILE (what the terminal got), one a line.
 lines() { tr '\r' '\n' <"$1" | sed 's/\x1b\[K$//'; }
 # FILE ends with the progress line wiped: \r, then erase to the line's end.

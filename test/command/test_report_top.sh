@@ -3,13 +3,8 @@
 # times (10 by default), and every thread's with --top 0.
 #
 #   test_report_top.sh BUILD NET_CTF   (net.ctf: 1817 threads)
-set -euo pipefail
-build=$1
+. "$(dirname "$0")/common.sh"
 net_ctf=$2
-mprof=$build/mprof
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
 
 # How many thread times the JSON report holds, and how many threads.
 times() {
