@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # test_progress.sh -- progress on stderr for work over a second, on a
-# terminal only: `mprof report`, `export` and `view` while they load the
-# model (mprof_model_load_with's packets), report while it analyses, export
-# while it writes.  Nothing when stderr is no terminal.
+# terminal only: `mprof report`, `export`, `merge` and `view` while they
+# load the model (mprof_model_load_with's packets), report while it
+# analyses, export while it writes.  Nothing when stderr is no terminal.
 #
 #   test_progress.sh BUILD ROUNDS
 #
@@ -83,6 +83,10 @@ big_checks() {
   wiped "$tmp/tty" || fail "report: progress line not wiped"
   lines "$tmp/tty" | grep -q '^mprof: report: analysing$' \
     || fail "report: no analysis line: $(lines "$tmp/tty" | tail -3)"
+  rm -rf "$tmp/merged.ctf"
+  shows_load "$mprof" merge "$tmp/big.ctf" -o "$tmp/merged.ctf" || return 1
+  wiped "$tmp/tty" || fail "merge: progress line not wiped"
+  rm -rf "$tmp/merged.ctf"
   if "$mprof" view --help >/dev/null 2>&1; then
     shows_load "$mprof" view --png "$tmp/big.png" --width 200 --height 100 \
       "$tmp/big.ctf" || return 1
