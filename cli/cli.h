@@ -36,15 +36,28 @@ void cli_put_escaped(FILE *f, const char *text, size_t length);
 
 /* Progress through a trace's packets on stderr (progress.c), shown only on
  * a terminal and for work over a second: "mprof: dump: 45% (packet 1/4)".
- * A NULL command shows nothing. */
+ * A NULL command shows nothing; so does a NULL progress, except in
+ * cli_progress_start. */
 typedef struct cli_progress_s {
   const char *command;
   size_t total;  /* packets */
   double next_s; /* monotonic time of the next redraw */
+  const char *unit; /* what total counts: "packet" unless a phase says */
+  size_t done;      /* what cli_progress_step has counted */
 } cli_progress_t;
 void cli_progress_start(cli_progress_t *progress, const char *command,
                         size_t total);
 void cli_progress_update(cli_progress_t *progress, size_t done);
+/* The work's next phase, told as command ("export: writing"; NULL: show no
+ * more) with total units (0: no count, just the words): its line comes
+ * when the work since cli_progress_start has taken a second. */
+void cli_progress_phase(cli_progress_t *progress, const char *command,
+                        size_t total, const char *unit);
+/* One more unit of the phase done (the line redrawn now and then). */
+void cli_progress_step(cli_progress_t *progress);
+/* An mprof_progress_fn for a cli_progress_t context: done of total
+ * packets, e.g. of mprof_model_load_with(). */
+void cli_progress_packets(void *context, size_t done, size_t total);
 void cli_progress_finish(cli_progress_t *progress);
 /* Erase the progress line, if one is shown, before other text. */
 void cli_progress_wipe(void);
@@ -82,6 +95,7 @@ typedef struct cli_traces_s {
   char **paths;        /* names: a path, or MERGED/MEMBER */
   int64_t *offsets_ns; /* per trace: from a merged trace, --offset, --align */
   int count;
+  cli_progress_t *progress; /* told of loads and writes, or NULL */
 } cli_traces_t;
 /* Open every trace of paths, the members of merged traces each (at their
  * offsets): an exit code (all closed again on failure). */
@@ -91,7 +105,8 @@ void cli_traces_close(cli_traces_t *set);
 /* Add an --offset NAME=+-NS (NAME: a trace's path or file name); returns
  * an exit code, saying why on stderr. */
 int cli_traces_offset(cli_traces_t *set, const char *spec);
-/* Their model (mprof_model_load_many); returns an exit code. */
+/* Their model (mprof_model_load_many, telling set->progress); returns an
+ * exit code. */
 int cli_traces_model(const cli_traces_t *set, mprof_model_t **out);
 /* Align the traces of *model by their send/receive labels
  * (mprof_model_align), say how on stderr, add the offsets found and
@@ -106,6 +121,7 @@ typedef struct cli_combine_s {
   int offset_count, align, help;
   char **paths;
   int count;
+  cli_progress_t *progress; /* for the set, or NULL */
 } cli_combine_t;
 /* Parse it (help: print help, set ->help); returns an exit code. */
 int cli_combine_options(cli_combine_t *combine, int argc, char **argv,

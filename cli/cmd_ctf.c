@@ -15,17 +15,13 @@ static const char help[] =
     "get a metadata that describes their bytes.  With several traces, each\n"
     "goes to DIR/NAME, NAME its file name (stdin for -).\n";
 
-static void show_progress(void *context, size_t done, size_t total) {
-  (void)total;
-  cli_progress_update(context, done);
-}
-
 static int write_ctf(mprof_trace_t *trace, const char *path,
                      const char *output) {
   (void)path;
   cli_progress_t progress;
   cli_progress_start(&progress, "ctf", mprof_trace_packet_count(trace));
-  int err = mprof_trace_write_ctf(trace, output, show_progress, &progress);
+  int err = mprof_trace_write_ctf(trace, output, cli_progress_packets,
+                                  &progress);
   int saved = errno;
   cli_progress_finish(&progress);
   if (!err) return 0;

@@ -1,8 +1,11 @@
 /* cmd_dump.c -- `mprof dump TRACE...`: every event on one line, in stream
  * and packet order: time since trace start (ns), stream, event, fields.
- * Strings are escaped, so the output is greppable and terminal-safe. */
+ * Strings are escaped, so the output is greppable and terminal-safe.
+ * Several traces (or the members of a merged one): a line "==> PATH <=="
+ * before each one's events, as head(1) does. */
 #include <getopt.h>
 #include <inttypes.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -11,7 +14,16 @@ static const char help[] =
     "usage: mprof dump [--ticks] TRACE...\n"
     "Print one event per line: time stream event fields (strings escaped).\n"
     "Time is in ns since the trace's first packet, or with --ticks the raw\n"
-    "clock value (as babeltrace2's clock snapshots show it).\n";
+    "clock value (as babeltrace2's clock snapshots show it).  With several\n"
+    "traces, a line ==> TRACE <== comes before each one's events, and an\n"
+    "empty line between traces.\n";
+
+/* The command line's choices, and where the dump is. */
+typedef struct dump_options_s {
+  int raw_ticks;
+  int headers;     /* several traces: say which one each is */
+  int traces_done; /* traces dumped so far */
+} dump_options_t;
 
 typedef struct dump_s {
   const mprof_trace_info_t *info;
@@ -67,13 +79,22 @@ static int print_event(void *context, const mprof_event_t *ev) {
   return 0;
 }
 
+/* "==> PATH <==" (escaped), after an empty line unless it is the first. */
+static void put_header(dump_options_t *options, const char *path) {
+  if (options->traces_done++) fputc('\n', stdout);
+  fputs("==> ", stdout);
+  cli_put_escaped(stdout, path, strlen(path));
+  fputs(" <==\n", stdout);
+}
+
 /* On a terminal the events scrolling by are the progress: a progress line
  * would only be torn by them. */
 static void dump_trace(void *context, const char *path, mprof_trace_t *trace,
                        int *problems) {
-  (void)path;
+  dump_options_t *options = context;
+  if (options->headers) put_header(options, path);
   const mprof_trace_info_t *info = mprof_trace_info(trace);
-  dump_t d = {info, info->start_ticks, *(int *)context};
+  dump_t d = {info, info->start_ticks, options->raw_ticks};
   cli_trace_events(trace, isatty(STDOUT_FILENO) ? NULL : "dump", print_event,
                    &d, problems);
 }
@@ -82,13 +103,15 @@ int cmd_dump(int argc, char **argv) {
   static const struct option options[] = {{"help", no_argument, 0, 'h'},
                                           {"ticks", no_argument, 0, 't'},
                                           {0, 0, 0, 0}};
-  int c, raw_ticks = 0;
+  dump_options_t chosen = {0, 0, 0};
+  int c;
   optind = 1;
   while ((c = getopt_long(argc, argv, "ht", options, NULL)) != -1) {
-    if (c == 't') raw_ticks = 1;
+    if (c == 't') chosen.raw_ticks = 1;
     else if (c == 'h') return fputs(help, stdout), CLI_OK;
     else return fputs(help, stderr), CLI_USAGE;
   }
   if (optind >= argc) return fputs(help, stderr), CLI_USAGE;
-  return cli_for_each_trace(argv + optind, argc - optind, dump_trace, &raw_ticks);
+  chosen.headers = argc - optind > 1 || cli_merge_is(argv[optind]);
+  return cli_for_each_trace(argv + optind, argc - optind, dump_trace, &chosen);
 }

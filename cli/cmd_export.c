@@ -14,6 +14,7 @@
  */
 #include <inttypes.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -35,6 +36,7 @@ typedef struct chrome_s {
   const mprof_model_view_t *view;
   int first; /* no event written yet (no comma before the next) */
   size_t messages; /* message flows written */
+  cli_progress_t *progress; /* counts the model's items written */
 } chrome_t;
 
 /* Microseconds with the nanoseconds kept: Chrome's unit is the us. */
@@ -94,6 +96,7 @@ static void put_names(chrome_t *c, char **paths, int count) {
 static void put_thread(chrome_t *c, uint32_t t) {
   const mprof_thread_t *th = &c->view->threads[t];
   char name[256];
+  cli_progress_step(c->progress);
   mprof_model_thread_name(c->model, t, name, sizeof name);
   uint32_t pid = thread_pid(c, t);
   event_open(c, 'b', pid, 0, th->start_ns);
@@ -122,6 +125,7 @@ static void put_thread(chrome_t *c, uint32_t t) {
 /* A running interval or band as a complete slice on its stream's track. */
 static void put_span(chrome_t *c, const mprof_span_t *span, const char *cat,
                      const char *name) {
+  cli_progress_step(c->progress);
   event_open(c, 'X', stream_pid(c, span->stream), stream_tid(c, span->stream),
              span->start_ns);
   fprintf(c->f, ",\"cat\":\"%s\",\"dur\":", cat);
@@ -170,6 +174,7 @@ static void put_flow_end(chrome_t *c, const flow_end_t *end, size_t id,
 static void put_arrows(chrome_t *c) {
   for (size_t i = 0; i < c->view->arrow_count; i++) {
     const mprof_arrow_t *a = &c->view->arrows[i];
+    cli_progress_step(c->progress);
     flow_end_t from = {stream_pid(c, a->stream), stream_tid(c, a->stream), 0,
                        "arrow",
                        mprof_arrow_kind_name((mprof_arrow_kind_t)a->kind)};
@@ -199,6 +204,7 @@ static void put_counters(chrome_t *c) {
     const mprof_counter_series_t *s = &c->view->counters[i];
     for (uint32_t j = 0; j < s->sample_count; j++) {
       const mprof_sample_t *sample = &c->view->samples[s->first_sample + j];
+      cli_progress_step(c->progress);
       event_open(c, 'C', MPROF_MODEL_TRACE(s->id) + 1, 0, sample->time_ns);
       put_name(c->f, 0, "name", c->view->strings + s->name);
       fprintf(c->f, ",\"args\":{\"value\":%" PRId64 "}}", sample->value);
@@ -206,11 +212,16 @@ static void put_counters(chrome_t *c) {
   }
 }
 
-static int write_chrome(FILE *f, const mprof_model_t *m, char **paths,
-                        int count) {
-  chrome_t c = {f, m, mprof_model_view(m), 1, 0};
+static int write_chrome(FILE *f, const mprof_model_t *m,
+                        const cli_traces_t *set) {
+  chrome_t c = {f, m, mprof_model_view(m), 1, 0, set->progress};
+  cli_progress_phase(c.progress, "export: writing",
+                     c.view->thread_count - 1 + c.view->running_count +
+                         c.view->band_count + c.view->arrow_count +
+                         c.view->sample_count,
+                     "item");
   fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", f);
-  put_names(&c, paths, count);
+  put_names(&c, set->paths, set->count);
   for (uint32_t t = 1; t < c.view->thread_count; t++) put_thread(&c, t);
   put_spans(&c);
   put_arrows(&c);
@@ -221,18 +232,21 @@ static int write_chrome(FILE *f, const mprof_model_t *m, char **paths,
 }
 
 /* Write the model to path ("-": standard output) in format: an exit
- * code. */
+ * code.  On a terminal the JSON scrolling by is the progress: a progress
+ * line would only be torn by it. */
 static int export_to(const char *path, const char *format,
                      const mprof_model_t *m, const cli_traces_t *set) {
   FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+  if (!f || (f == stdout && isatty(STDOUT_FILENO)))
+    cli_progress_phase(set->progress, NULL, 0, NULL);
   if (!f) {
     perror(path);
     return CLI_FAILED;
   }
-  int failed = strcmp(format, "otlp")
-                   ? write_chrome(f, m, set->paths, set->count)
-                   : cli_export_otlp(f, m, set);
+  int failed = strcmp(format, "otlp") ? write_chrome(f, m, set)
+                                      : cli_export_otlp(f, m, set);
   if (f == stdout ? fflush(f) : fclose(f)) failed = 1;
+  cli_progress_finish(set->progress);
   if (failed) fprintf(stderr, "mprof: export: %s: write failed\n", path);
   return failed ? CLI_FAILED : CLI_OK;
 }
@@ -249,8 +263,12 @@ int cmd_export(int argc, char **argv) {
   int problems = 0;
   cli_traces_t set;
   mprof_model_t *m = NULL;
+  cli_progress_t progress;
+  cli_progress_start(&progress, "export", 0);
+  combine.progress = &progress;
   code = cli_combine_load(&combine, &set, &problems, &m);
   if (code == CLI_OK) code = export_to(combine.output, combine.format, m, &set);
+  cli_progress_finish(&progress);
   mprof_model_free(m);
   cli_traces_close(&set);
   return code == CLI_OK && problems ? CLI_DAMAGED : code;

@@ -16,8 +16,9 @@ static const char help[] =
     "Analyse traces: should_resolve threads that never resolved (with the\n"
     "interactions just before they stalled), lost wake-ups (a signal nobody\n"
     "waited for, then a wait on it that never ends), time running, waiting\n"
-    "and idle for the N longest-lived threads (default 10), the longest wait\n"
-    "chains, and the critical path of the longest resolved thread.\n"
+    "and idle for the N longest-lived threads (default 10, 0 for all), the\n"
+    "longest wait chains, and the critical path of the longest resolved\n"
+    "thread.\n"
     "--json prints one object per trace (JSON lines).  A merged trace\n"
     "(mprof merge) is analysed as one: its processes on one time axis.\n";
 
@@ -123,7 +124,8 @@ static int by_life(const void *pa, const void *pb) {
   return a->thread < b->thread ? -1 : a->thread > b->thread;
 }
 
-/* The `top` longest-lived threads (a sorted copy; NULL on no memory). */
+/* The `top` longest-lived threads, or all of them for a top of 0 (a sorted
+ * copy; NULL on no memory). */
 static mprof_thread_time_t *longest_lived(const mprof_analysis_t *a,
                                           size_t *count, size_t top) {
   size_t n = a->time_count > 1 ? a->time_count - 1 : 0; /* not the root */
@@ -131,7 +133,7 @@ static mprof_thread_time_t *longest_lived(const mprof_analysis_t *a,
   if (!sorted) return NULL;
   if (n) memcpy(sorted, a->times + 1, n * sizeof *sorted);
   qsort(sorted, n, sizeof *sorted, by_life);
-  *count = n < top ? n : top;
+  *count = top && top < n ? top : n;
   return sorted;
 }
 
@@ -140,7 +142,10 @@ static int text_times(const mprof_model_t *m, const mprof_analysis_t *a,
   size_t count;
   mprof_thread_time_t *sorted = longest_lived(a, &count, top);
   if (!sorted) return -1;
-  printf("\nTime per thread (the %zu longest-lived):\n", count);
+  if (top && count == top)
+    printf("\nTime per thread (the %zu longest-lived):\n", count);
+  else
+    printf("\nTime per thread (all %zu, longest-lived first):\n", count);
   for (size_t i = 0; i < count; i++) {
     const mprof_thread_time_t *t = &sorted[i];
     printf("  ");
@@ -367,10 +372,15 @@ static int report_json(const char *path, const mprof_model_t *m,
 
 /* --- The command ----------------------------------------------------------------- */
 
-/* Analyse and print a model of path. */
-static void report_model(report_t *r, const char *path, mprof_model_t *m) {
+/* Analyse and print a model of path, progress told until the analysis is
+ * done. */
+static void report_model(report_t *r, const char *path, mprof_model_t *m,
+                         cli_progress_t *progress) {
   mprof_analysis_t a;
+  cli_progress_phase(progress, "report: analysing", 0, NULL);
+  cli_progress_update(progress, 0);
   int err = mprof_model_analyse(m, &a);
+  cli_progress_finish(progress);
   if (err) {
     fprintf(stderr, "mprof: %s: %s\n", path, mprof_strerror(err));
     r->failed = 1;
@@ -389,13 +399,19 @@ static void report_one(void *context, const char *path, mprof_trace_t *trace,
   report_t *r = context;
   (void)problems;
   mprof_model_t *m;
-  int err = mprof_model_load(trace, &m);
+  cli_progress_t progress;
+  cli_progress_start(&progress, "report", 0);
+  mprof_model_load_options_t options = {NULL, cli_progress_packets,
+                                        &progress};
+  int err = mprof_model_load_with((const mprof_trace_t *const *)&trace, 1,
+                                  &options, &m);
   if (err) {
+    cli_progress_finish(&progress);
     fprintf(stderr, "mprof: %s: %s\n", path, mprof_strerror(err));
     r->failed = 1;
     return;
   }
-  report_model(r, path, m);
+  report_model(r, path, m, &progress);
   mprof_model_free(m);
 }
 
@@ -404,9 +420,13 @@ static int report_merged(report_t *r, char *path) {
   int problems = 0;
   cli_traces_t set;
   mprof_model_t *m = NULL;
+  cli_progress_t progress;
+  cli_progress_start(&progress, "report", 0);
   int code = cli_traces_open(&set, &path, 1, &problems);
+  set.progress = &progress;
   if (code == CLI_OK) code = cli_traces_model(&set, &m);
-  if (code == CLI_OK) report_model(r, path, m);
+  if (code == CLI_OK) report_model(r, path, m, &progress);
+  cli_progress_finish(&progress);
   mprof_model_free(m);
   cli_traces_close(&set);
   return code == CLI_OK && problems ? CLI_DAMAGED : code;

@@ -1,7 +1,7 @@
 /* combine.c -- several traces as one model, for the commands that put
  * processes or machines on one time axis (`mprof export`, `mprof merge`):
  * open them, take `--offset NAME=+-NS` corrections, build the model with
- * mprof_model_load_many(). */
+ * mprof_model_load_with() (with progress, if the command shows it). */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -101,8 +101,12 @@ int cli_traces_offset(cli_traces_t *set, const char *spec) {
 }
 
 int cli_traces_model(const cli_traces_t *set, mprof_model_t **out) {
-  int err = mprof_model_load_many((const mprof_trace_t *const *)set->traces,
-                                  (size_t)set->count, set->offsets_ns, out);
+  mprof_model_load_options_t options = {
+      set->offsets_ns, set->progress ? cli_progress_packets : NULL,
+      set->progress};
+  int err = mprof_model_load_with((const mprof_trace_t *const *)set->traces,
+                                  (size_t)set->count, &options, out);
+  if (err) cli_progress_wipe();
   if (err == MPROF_EINVAL)
     fprintf(stderr, "mprof: legacy (mirage-profile) traces and mprof traces "
                     "cannot share one time axis\n");
@@ -125,6 +129,7 @@ static void put_bounds(FILE *f, const mprof_alignment_t *a) {
 }
 
 int cli_traces_align(cli_traces_t *set, mprof_model_t **model) {
+  cli_progress_wipe(); /* before the lines that say how */
   mprof_alignment_t *out = calloc((size_t)set->count, sizeof *out);
   if (!out || mprof_model_align(*model, (size_t)set->count, out)) {
     free(out);
@@ -179,6 +184,7 @@ int cli_combine_options(cli_combine_t *combine, int argc, char **argv,
 int cli_combine_load(const cli_combine_t *combine, cli_traces_t *set,
                      int *problems, mprof_model_t **model) {
   int code = cli_traces_open(set, combine->paths, combine->count, problems);
+  set->progress = combine->progress;
   for (int i = 0; code == CLI_OK && i < combine->offset_count; i++)
     code = cli_traces_offset(set, combine->offsets[i]);
   if (code == CLI_OK) code = cli_traces_model(set, model);

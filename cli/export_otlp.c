@@ -248,6 +248,7 @@ static void put_resource(const otlp_t *o, uint32_t i) {
   int first = 1;
   for (uint32_t t = 1; t < o->view->thread_count; t++)
     if (MPROF_MODEL_THREAD_TRACE(o->view->threads[t].id) == i) {
+      cli_progress_step(o->set->progress);
       put_span(o, t, first);
       first = 0;
     }
@@ -257,8 +258,11 @@ static void put_resource(const otlp_t *o, uint32_t i) {
 int cli_export_otlp(FILE *f, const mprof_model_t *m, const cli_traces_t *set) {
   otlp_t o = {f, m, mprof_model_view(m), set, NULL, NULL,
               NULL, NULL,  NULL, 0, 0, 0};
+  cli_progress_phase(set->progress, "export: writing",
+                     o.view->thread_count - 1, "span");
   if (index_model(&o)) {
     index_free(&o);
+    cli_progress_wipe();
     fprintf(stderr, "mprof: export: out of memory\n");
     return -1;
   }

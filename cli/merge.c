@@ -229,8 +229,12 @@ int cmd_merge(int argc, char **argv) {
   int problems = 0;
   cli_traces_t set;
   mprof_model_t *m = NULL;
+  cli_progress_t progress;
+  cli_progress_start(&progress, "merge", 0);
+  combine.progress = &progress;
   /* the model, even unaligned: traces that cannot share one are refused */
   code = cli_combine_load(&combine, &set, &problems, &m);
+  cli_progress_finish(&progress);
   if (code == CLI_OK) code = merge_write(&set, combine.output);
   mprof_model_free(m);
   cli_traces_close(&set);

@@ -2,7 +2,9 @@
  * command works through a big trace.  Shown only on a terminal, and only
  * once the work has taken a second: scripts and short runs never see it.
  * Redrawn at most four times a second, and wiped when the work is done so
- * the command's own output starts on a clean line.
+ * the command's own output starts on a clean line.  Work in phases (load
+ * the model, then write it out) goes on in one line and one second:
+ * "mprof: export: writing: 45% (item 123/456)".
  */
 #define _POSIX_C_SOURCE 200809L
 #include <time.h>
@@ -23,18 +25,46 @@ static double now_s(void) {
 
 void cli_progress_start(cli_progress_t *p, const char *command, size_t total) {
   p->command = command && isatty(STDERR_FILENO) ? command : NULL;
+  p->unit = "packet";
   p->total = total;
+  p->done = 0;
   p->next_s = p->command ? now_s() + PROGRESS_DELAY_S : 0;
 }
 
+void cli_progress_phase(cli_progress_t *p, const char *command, size_t total,
+                        const char *unit) {
+  if (!command) cli_progress_wipe();
+  if (!p || !p->command) return;
+  p->command = command;
+  p->unit = unit;
+  p->total = total;
+  p->done = 0;
+  if (line_shown) p->next_s = 0; /* the line says the old phase: redraw */
+}
+
+/* The line ends by erasing what a longer line of an earlier phase left. */
 void cli_progress_update(cli_progress_t *p, size_t done) {
-  if (!p->command) return;
+  if (!p || !p->command) return;
   double now = now_s();
   if (now < p->next_s) return;
   p->next_s = now + PROGRESS_PERIOD_S;
   line_shown = 1;
-  fprintf(stderr, "\rmprof: %s: %d%% (packet %zu/%zu)", p->command,
-          (int)(100.0 * (double)done / (double)p->total), done, p->total);
+  if (p->total)
+    fprintf(stderr, "\rmprof: %s: %d%% (%s %zu/%zu)\033[K", p->command,
+            (int)(100.0 * (double)done / (double)p->total), p->unit, done,
+            p->total);
+  else
+    fprintf(stderr, "\rmprof: %s\033[K", p->command);
+}
+
+void cli_progress_step(cli_progress_t *p) {
+  if (p && ++p->done % 1024 == 0) cli_progress_update(p, p->done);
+}
+
+void cli_progress_packets(void *context, size_t done, size_t total) {
+  cli_progress_t *p = context;
+  p->total = total;
+  cli_progress_update(p, done);
 }
 
 void cli_progress_wipe(void) {
@@ -44,7 +74,7 @@ void cli_progress_wipe(void) {
 
 void cli_progress_finish(cli_progress_t *p) {
   cli_progress_wipe();
-  p->command = NULL;
+  if (p) p->command = NULL;
 }
 
 void cli_trace_events(mprof_trace_t *trace, const char *command,

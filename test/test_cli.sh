@@ -31,33 +31,12 @@ expect_exit 0 "$mprof" ctf "$tmp/good.ctf" -o "$tmp/good-dir"
 [ ! -s "$tmp/err" ] || fail "ctf of a good trace printed: $(cat "$tmp/err")"
 
 # On a terminal, progress shows once the work has taken a second, and its
-# line is wiped at the end.  Python's pty module gives mprof a terminal for
-# stderr while its stdout goes to a pipe read only after 1.2 s; everything
-# the terminal receives is collected until mprof has exited.
-/usr/bin/python3 - "$mprof" "$tmp/good.ctf" >"$tmp/tty" <<'PY'
-import os, pty, subprocess, sys, threading, time
-master, slave = pty.openpty()
-dump = subprocess.Popen([sys.argv[1], "dump", sys.argv[2]],
-                        stdout=subprocess.PIPE, stderr=slave)
-os.close(slave)
-received = []
-def collect():
-    while True:
-        try:
-            chunk = os.read(master, 4096)
-        except OSError:  # EIO: every writer of the terminal is gone
-            return
-        if not chunk:
-            return
-        received.append(chunk)
-reader = threading.Thread(target=collect)
-reader.start()
-time.sleep(1.2)
-dump.stdout.read()
-dump.wait()
-reader.join()
-sys.stdout.buffer.write(b"".join(received))
-PY
+# line is wiped at the end.  on_terminal.py gives mprof a terminal for
+# stderr while its stdout goes to a pipe read only after 2.5 s (the second
+# has then passed even where a loaded machine was slow to start mprof);
+# everything the terminal receives is collected until mprof has exited.
+/usr/bin/python3 "$(dirname "$0")/on_terminal.py" --wait 2.5 \
+  "$mprof" dump "$tmp/good.ctf" >"$tmp/tty"
 grep -q "^.mprof: dump: [0-9]*% (packet [0-9]*/[0-9]*)" "$tmp/tty" \
   || fail "no progress on a terminal: $(od -c "$tmp/tty" | head -3)"
 [ "$(tail -c 4 "$tmp/tty" | od -An -c | tr -d ' ')" = '\r033[K' ] \

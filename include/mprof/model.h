@@ -183,6 +183,22 @@ int mprof_model_load(const mprof_trace_t *trace, mprof_model_t **out);
 int mprof_model_load_many(const mprof_trace_t *const *traces, size_t count,
                           const int64_t *offsets_ns, mprof_model_t **out);
 
+/* How mprof_model_load_with() loads; every field may be 0 (NULL). */
+typedef struct mprof_model_load_options_s {
+  const int64_t *offsets_ns;  /* per trace, as for mprof_model_load_many */
+  mprof_progress_fn progress; /* told after each packet is decoded: done of
+                                 total, the packets of all the traces */
+  void *progress_context;     /* progress's first argument */
+} mprof_model_load_options_t;
+
+/* mprof_model_load_many() with options (NULL: none), for a caller that
+ * shows how far a long load has come.  progress is the caller's: the model
+ * only calls it (done rises to total, then the model is finished, which
+ * takes a last part of the time).  Returns as mprof_model_load_many(). */
+int mprof_model_load_with(const mprof_trace_t *const *traces, size_t count,
+                          const mprof_model_load_options_t *options,
+                          mprof_model_t **out);
+
 /* How many items a model of some traces will hold, at most (threads: the
  * ones created, with some room for threads from before the trace). */
 typedef struct mprof_model_sizes_s {

@@ -10,6 +10,9 @@
  * Several traces: each event's ticks become ns on a common axis (the
  * trace's wall-clock anchor plus the caller's offset), and its ids are
  * moved into the trace's namespace (see mprof_model_load_many).
+ *
+ * The caller may be told of each packet decoded (mprof_model_load_with):
+ * a function it passes, called, never an OS call made here.
  */
 #include <string.h>
 
@@ -23,8 +26,16 @@ typedef struct source_s {
   uint64_t base_ns;               /* axis ns at the trace's tick 0 */
 } source_t;
 
+/* Packets decoded so far, told to the caller's progress function. */
+typedef struct progress_s {
+  mprof_progress_fn fn;           /* NULL: nobody is told */
+  void *context;
+  size_t done, total;
+} progress_t;
+
 typedef struct cursor_s {
   const source_t *source;
+  progress_t *progress;
   size_t next_packet, end_packet; /* packets of this stream still to decode */
   mprof_event_t *events;          /* the decoded packet */
   size_t count, cap, at;
@@ -71,6 +82,8 @@ static int cursor_fill(cursor_t *c) {
       return MPROF_ENOMEM;
     c->count = mprof_trace_packet_decode(source->trace, packet, c->events,
                                          c->cap, NULL);
+    progress_t *p = c->progress;
+    if (p->fn) p->fn(p->context, ++p->done, p->total);
   }
   if (source->freq_hz || source->index)
     for (size_t i = 0; i < c->count; i++) move_event(source, &c->events[i]);
@@ -102,7 +115,8 @@ static void sift_down(const cursor_t *cursors, uint32_t *heap, size_t n,
 
 /* Split the packets into streams: runs of equal (class, instance).
  * Appends a cursor per stream; returns how many. */
-static size_t find_streams(const source_t *source, cursor_t *cursors) {
+static size_t find_streams(const source_t *source, progress_t *progress,
+                           cursor_t *cursors) {
   const mprof_trace_t *trace = source->trace;
   size_t packets = mprof_trace_packet_count(trace), n = 0;
   for (size_t i = 0; i < packets;) {
@@ -114,6 +128,7 @@ static size_t find_streams(const source_t *source, cursor_t *cursors) {
       j++;
     memset(&cursors[n], 0, sizeof cursors[n]);
     cursors[n].source = source;
+    cursors[n].progress = progress;
     cursors[n].next_packet = i;
     cursors[n].end_packet = j;
     n++;
@@ -296,10 +311,10 @@ int mprof_model_count(const mprof_trace_t *const *traces, size_t count,
   return 0;
 }
 
-int mprof_model_feed_many(const mprof_trace_t *const *traces, size_t count,
-                          const int64_t *offsets_ns,
-                          const mprof_model_sizes_t *sizes,
-                          mprof_model_t **out) {
+/* mprof_model_feed_many(), telling progress of each packet decoded. */
+static int feed(const mprof_trace_t *const *traces, size_t count,
+                const int64_t *offsets_ns, const mprof_model_sizes_t *sizes,
+                progress_t *progress, mprof_model_t **out) {
   int err = sources_check(traces, count);
   if (err) return err;
   source_t sources[MPROF_MODEL_MAX_TRACES];
@@ -307,6 +322,7 @@ int mprof_model_feed_many(const mprof_trace_t *const *traces, size_t count,
   size_t packets = 0;
   for (size_t i = 0; i < count; i++)
     packets += mprof_trace_packet_count(traces[i]);
+  progress->total = packets;
   mprof_model_t *m;
   const mprof_trace_info_t *first = mprof_trace_info(traces[0]);
   err = mprof_model_new(sources[0].freq_hz ? 1000000000u : first->clock_freq_hz,
@@ -324,7 +340,7 @@ int mprof_model_feed_many(const mprof_trace_t *const *traces, size_t count,
   } else {
     size_t n = 0;
     for (size_t i = 0; i < count; i++) {
-      n += find_streams(&sources[i], cursors + n);
+      n += find_streams(&sources[i], progress, cursors + n);
       discarded += mprof_trace_info(sources[i].trace)->discarded;
     }
     err = merge_streams(m, cursors, n, heap);
@@ -342,10 +358,22 @@ int mprof_model_feed_many(const mprof_trace_t *const *traces, size_t count,
   return 0;
 }
 
-int mprof_model_load_many(const mprof_trace_t *const *traces, size_t count,
-                          const int64_t *offsets_ns, mprof_model_t **out) {
+int mprof_model_feed_many(const mprof_trace_t *const *traces, size_t count,
+                          const int64_t *offsets_ns,
+                          const mprof_model_sizes_t *sizes,
+                          mprof_model_t **out) {
+  progress_t nobody = {NULL, NULL, 0, 0};
+  return feed(traces, count, offsets_ns, sizes, &nobody, out);
+}
+
+int mprof_model_load_with(const mprof_trace_t *const *traces, size_t count,
+                          const mprof_model_load_options_t *options,
+                          mprof_model_t **out) {
+  static const mprof_model_load_options_t none = {NULL, NULL, NULL};
+  if (!options) options = &none;
+  progress_t progress = {options->progress, options->progress_context, 0, 0};
   mprof_model_t *m;
-  int err = mprof_model_feed_many(traces, count, offsets_ns, NULL, &m);
+  int err = feed(traces, count, options->offsets_ns, NULL, &progress, &m);
   if (err) return err;
   err = mprof_model_finish(m);
   if (err) {
@@ -354,6 +382,12 @@ int mprof_model_load_many(const mprof_trace_t *const *traces, size_t count,
   }
   *out = m;
   return 0;
+}
+
+int mprof_model_load_many(const mprof_trace_t *const *traces, size_t count,
+                          const int64_t *offsets_ns, mprof_model_t **out) {
+  mprof_model_load_options_t options = {offsets_ns, NULL, NULL};
+  return mprof_model_load_with(traces, count, &options, out);
 }
 
 int mprof_model_load(const mprof_trace_t *trace, mprof_model_t **out) {

@@ -26,8 +26,9 @@ static const char *file_name(const char *path) {
   return slash && slash[1] ? slash + 1 : path;
 }
 
-int mprof__view_doc_load(const char *path, int *damaged,
-                         mprof_view_doc_t **out) {
+int mprof__view_doc_load_with(const char *path, int *damaged,
+                              mprof_progress_fn progress, void *context,
+                              mprof_view_doc_t **out) {
   mprof_view_doc_t *doc = calloc(1, sizeof *doc);
   if (!doc) return MPROF_ENOMEM;
   mprof_trace_t *trace;
@@ -36,7 +37,9 @@ int mprof__view_doc_load(const char *path, int *damaged,
     free(doc);
     return err;
   }
-  err = mprof_model_load(trace, &doc->model);
+  mprof_model_load_options_t options = {NULL, progress, context};
+  err = mprof_model_load_with((const mprof_trace_t *const *)&trace, 1,
+                              &options, &doc->model);
   mprof_trace_close(trace);
   if (!err) err = mprof_model_analyse(doc->model, &doc->analysis);
   doc->path = copy_string(path);
@@ -48,6 +51,11 @@ int mprof__view_doc_load(const char *path, int *damaged,
   }
   *out = doc;
   return 0;
+}
+
+int mprof__view_doc_load(const char *path, int *damaged,
+                         mprof_view_doc_t **out) {
+  return mprof__view_doc_load_with(path, damaged, NULL, NULL, out);
 }
 
 void mprof__view_doc_free(mprof_view_doc_t *doc) {

@@ -30,6 +30,11 @@ typedef struct mprof_view_doc_s {
  * they are not told.  Returns 0 or a negative mprof error. */
 int mprof__view_doc_load(const char *path, int *damaged,
                          mprof_view_doc_t **out);
+/* The same, telling progress (may be NULL) how far the model's load has
+ * come, as mprof_model_load_with() does. */
+int mprof__view_doc_load_with(const char *path, int *damaged,
+                              mprof_progress_fn progress, void *context,
+                              mprof_view_doc_t **out);
 void mprof__view_doc_free(mprof_view_doc_t *doc);
 
 /* text from a trace, shown as text: valid UTF-8 kept, control characters,

@@ -36,7 +36,9 @@ PY
 "$mprof" check all.ctf >check.txt || fail "check: $(cat check.txt)"
 [ "$(grep -c '^all.ctf/.*/.mprof: ok' check.txt)" -eq 2 ] || fail "check of members: $(cat check.txt)"
 [ "$("$mprof" stats all.ctf | grep -c '^all.ctf/')" -eq 2 ] || fail "stats of members"
-[ "$("$mprof" dump all.ctf | wc -l)" -eq "$events" ] || fail "dump of members"
+"$mprof" dump all.ctf >dump.txt # each member's events after ==> all.ctf/MEMBER <==
+[ "$(grep -c '^==> all.ctf/.* <==$' dump.txt)" -eq 2 ] &&
+  [ "$(grep -vc '^==> \|^$' dump.txt)" -eq "$events" ] || fail "dump of members"
 
 # export: the merged trace is already aligned.
 "$mprof" export all.ctf -o all.json
