@@ -34,6 +34,11 @@ int cli_for_each_trace(char **paths, int count, cli_trace_fn fn, void *context);
  * can neither break a line nor drive the terminal. */
 void cli_put_escaped(FILE *f, const char *text, size_t length);
 
+/* Write a file name (or a line that holds one) to f with its control
+ * characters as \xHH, so a name cannot move the cursor or forge a line;
+ * other bytes, UTF-8 included, are the name's own. */
+void cli_put_name(FILE *f, const char *text);
+
 /* Progress through a trace's packets on stderr (progress.c), shown only on
  * a terminal and for work over a second: "mprof: dump: 45% (packet 1/4)".
  * A NULL command shows nothing; so does a NULL progress, except in

@@ -24,16 +24,18 @@ static int check_one(const char *path) {
   int problems = 0;
   mprof_trace_t *trace;
   if (cli_open_trace(path, &problems, &trace)) {
-    printf("%s: unusable\n", path);
+    cli_put_name(stdout, path);
+    puts(": unusable");
     return CLI_FAILED;
   }
   uint64_t events = 0;
   size_t packets = mprof_trace_packet_count(trace);
   cli_trace_events(trace, "check", count_event, &events, &problems);
   const mprof_trace_info_t *info = mprof_trace_info(trace);
-  printf("%s: %s, %" PRIu64 " events in %zu packets of %u streams, %" PRIu64
+  cli_put_name(stdout, path);
+  printf(": %s, %" PRIu64 " events in %zu packets of %u streams, %" PRIu64
          " discarded",
-         path, problems ? "damaged" : "ok", events, packets, info->streams,
+         problems ? "damaged" : "ok", events, packets, info->streams,
          info->discarded);
   if (info->packets_overwritten)
     printf(", ring wrapped: %" PRIu64 " packets overwritten",

@@ -35,11 +35,21 @@ static void usage(FILE *f) {
           "            2 usage error, 3 nothing usable or output failed\n");
 }
 
+void cli_put_name(FILE *f, const char *text) {
+  for (const unsigned char *c = (const unsigned char *)text; *c; c++)
+    if (*c < 0x20 || *c == 0x7f)
+      fprintf(f, "\\x%02x", *c);
+    else
+      fputc(*c, f);
+}
+
 static void count_problem(void *context, const char *message) {
   int *problems = context;
   (*problems)++;
   cli_progress_wipe();
-  fprintf(stderr, "mprof: %s\n", message);
+  fputs("mprof: ", stderr);
+  cli_put_name(stderr, message); /* it names the file */
+  fputc('\n', stderr);
 }
 
 int cli_open_trace(const char *path, int *problems, mprof_trace_t **out) {

@@ -84,6 +84,13 @@ head -c 4096 /dev/urandom > "$tmp/noise.ctf"
 expect_exit 3 "$mprof" check "$tmp/noise.ctf"
 grep -q "^mprof: $tmp/noise.ctf: offset 0: not an mprof trace" "$tmp/err" \
   || fail "noise: $(cat "$tmp/err")"
+# ... under a name with an escape sequence in it: shown, not obeyed.
+cp "$tmp/noise.ctf" "$tmp/red$(printf '\033')[31m.ctf"
+expect_exit 3 "$mprof" check "$tmp/red$(printf '\033')[31m.ctf"
+grep -qF "mprof: $tmp/red\x1b[31m.ctf: offset 0: not an mprof trace" "$tmp/err" \
+  && grep -qxF "$tmp/red\x1b[31m.ctf: unusable" "$tmp/out" \
+  && ! grep -q "$(printf '\033')" "$tmp/err" "$tmp/out" \
+  || fail "a name's escape sequence: $(od -c "$tmp/err" "$tmp/out" | head -5)"
 
 # A flipped byte in one packet header: that packet is skipped, the others kept.
 cp "$tmp/good.ctf" "$tmp/flip.ctf"
