@@ -187,14 +187,14 @@ static size_t slice_bytes(void) {
   return n >= 1024 && !*end ? (size_t)n : SLICE_BYTES;
 }
 
-/* The spans of t, and its slices if it is big enough to have several (none
- * in a single file); -1 if memory ran out. */
-static int plan_trace(trace_file_t *t, int single) {
+/* The spans of t, and its slices if it is big enough to have several; -1
+ * if memory ran out. */
+static int plan_trace(trace_file_t *t) {
   t->spans = trace_spans(t->data, t->size, slice_bytes(), &t->spans_count);
   if (!t->spans)
     return -1;
   size_t last = t->spans_count ? t->spans[t->spans_count - 1].slice : 0;
-  t->slices = single || last == 0 ? 0 : last + 1;
+  t->slices = last == 0 ? 0 : last + 1;
   return 0;
 }
 
@@ -221,8 +221,10 @@ static void put_slice(FILE *f, int index, const trace_file_t *t, size_t k,
   *span = end;
 }
 
-/* window.MPROF_DATA: the wasm and the traces. */
-static void put_data(FILE *f, const trace_file_t *traces, int count) {
+/* window.MPROF_DATA: the wasm and the traces (their slices, if any, inline
+ * in the page if single, else in data/). */
+static void put_data(FILE *f, const trace_file_t *traces, int count,
+                     int single) {
   const mprof_web_asset_t *wasm = asset("mprof.wasm");
   fputs("window.MPROF_DATA = {wasm: \"", f);
   put_base64(f, wasm->data, wasm->size);
@@ -232,7 +234,8 @@ static void put_data(FILE *f, const trace_file_t *traces, int count) {
     put_js_string(f, base_name(&traces[i]));
     fprintf(f, ", size: %zu", traces[i].size);
     if (traces[i].slices) {
-      fprintf(f, ", slices: %zu}", traces[i].slices);
+      fprintf(f, ", slices: %zu%s}", traces[i].slices,
+              single ? ", inline: true" : "");
       continue;
     }
     fputs(", parts: ", f);
@@ -240,6 +243,21 @@ static void put_data(FILE *f, const trace_file_t *traces, int count) {
     fputc('}', f);
   }
   fputs("]};\n", f);
+}
+
+/* The slices of the traces that have them, each in its own <script> (after
+ * viewer.js, which is running and shows the first while the parser reads
+ * the rest). */
+static void put_inline_slices(FILE *f, const trace_file_t *traces,
+                              int count) {
+  for (int i = 0; i < count; i++) {
+    size_t span = 0;
+    for (size_t k = 0; k < traces[i].slices; k++) {
+      fputs("\n<script>", f);
+      put_slice(f, i, &traces[i], k, &span);
+      fputs("</script>", f);
+    }
+  }
 }
 
 /* index.html with its two marks replaced by what single or not needs. */
@@ -261,10 +279,11 @@ static void put_page(FILE *f, const trace_file_t *traces, int count,
   fwrite(style, 1, (size_t)(scripts - style), f);
   if (single) {
     fputs("<script>\n", f);
-    put_data(f, traces, count);
+    put_data(f, traces, count, 1);
     fputs("</script>\n<script>\n", f);
     put_asset(f, "viewer.js");
     fputs("</script>", f);
+    put_inline_slices(f, traces, count);
   } else {
     fputs("<script src=\"data.js\"></script>\n"
           "<script src=\"viewer.js\"></script>",
@@ -315,7 +334,7 @@ static int write_part(const char *path, part_t part, const trace_file_t *traces,
   if (part == SCRIPT)
     put_asset(f, "viewer.js");
   if (part == DATA)
-    put_data(f, traces, count);
+    put_data(f, traces, count, 0);
   if (part == TRACE)
     fwrite(traces->data, 1, traces->size, f);
   return finish(f, path);
@@ -383,8 +402,7 @@ static int usage(FILE *f, int code) {
 
 /* Read each trace (a file, or standard input for "-"), check it opens
  * (damage is told and counted), and plan what the page gets of it. */
-static int load_traces(trace_file_t *traces, int count, int single,
-                       int *problems) {
+static int load_traces(trace_file_t *traces, int count, int *problems) {
   for (int i = 0; i < count; i++) {
     mprof_trace_t *trace;
     if (read_file(&traces[i])) {
@@ -396,7 +414,7 @@ static int load_traces(trace_file_t *traces, int count, int single,
                               shown_name(&traces[i]), problems, &trace))
       return -1;
     mprof_trace_close(trace);
-    if (plan_trace(&traces[i], single)) {
+    if (plan_trace(&traces[i])) {
       fprintf(stderr, "mprof: html: %s: out of memory\n",
               shown_name(&traces[i]));
       return -1;
@@ -425,7 +443,7 @@ int cmd_html(int argc, char **argv) {
   }
   if (!out || count == 0)
     return usage(stderr, CLI_USAGE);
-  int err = load_traces(traces, count, single, &problems);
+  int err = load_traces(traces, count, &problems);
   if (!err)
     err = single ? write_part(out, PAGE, traces, count, 1)
                  : write_directory(out, traces, count);

@@ -151,7 +151,10 @@
     }
     return slicesIn.get(key);
   }
-  window.mprofSlice = (trace, index, end, spans, fn) => sliceBox(`${trace} ${index}`).arrived({ end, spans, fn });
+  window.mprofSlice = (trace, index, end, spans, fn) => {
+    if (document.currentScript) document.currentScript.remove(); /* its text is fn's source now */
+    sliceBox(`${trace} ${index}`).arrived({ end, spans, fn });
+  };
 
   function scriptSlices(trace, inline) {
     let index = 0;
@@ -160,7 +163,6 @@
       if (!inline) {
         const script = document.createElement('script');
         script.src = `data/${trace}-${index}.js`;
-        script.onload = () => script.remove();
         script.onerror = () => box.failed(new Error(`cannot load ${script.src}`));
         document.head.append(script);
       }
