@@ -124,8 +124,9 @@ static size_t zeros_at(const unsigned char *data, size_t at, size_t size) {
 }
 
 /* The bytes of a trace that the page gets: the spans between runs of
- * ZERO_RUN zeros or more, cut where their running total crosses a multiple
- * of `slice` bytes (0: never); a span's `slice` says which one it is in. */
+ * ZERO_RUN zeros or more, cut into slices by their running total: the first
+ * slice `slice` / 4 bytes (the page draws it first: it comes sooner), the
+ * others `slice` bytes; a span's `slice` says which one it is in. */
 typedef struct span_s {
   size_t start, end, slice;
 } span_t;
@@ -135,14 +136,17 @@ typedef struct span_s {
 static span_t *trace_spans(const unsigned char *data, size_t size,
                            size_t slice, size_t *count) {
   span_t *spans = NULL;
-  size_t n = 0, cap = 0, total = 0;
+  size_t n = 0, cap = 0, total = 0, index = 0, cut_at = slice / 4;
   for (size_t at = 0; at < size;) {
     size_t end = at, run;
     while ((run = zeros_at(data, end, size)) < ZERO_RUN && end < size)
       end += run ? run : 1;
     while (at < end) {
-      size_t room = slice ? slice - total % slice : end - at;
-      size_t cut = end - at < room ? end : at + room;
+      if (total == cut_at) {
+        index++;
+        cut_at += slice;
+      }
+      size_t cut = end - at < cut_at - total ? end : at + (cut_at - total);
       if (n == cap) {
         span_t *s = realloc(spans, (cap = cap ? cap * 2 : 64) * sizeof *s);
         if (!s) {
@@ -151,7 +155,7 @@ static span_t *trace_spans(const unsigned char *data, size_t size,
         }
         spans = s;
       }
-      spans[n++] = (span_t){at, cut, slice ? total / slice : 0};
+      spans[n++] = (span_t){at, cut, index};
       total += cut - at;
       at = cut;
     }
@@ -175,9 +179,10 @@ static void put_parts(FILE *f, const trace_file_t *t) {
 }
 
 /* Traces of more than this many bytes (leaving out runs of zeros) go to
- * the page in slices of this many, each a script the page loads one after
- * the other, showing the trace from the first one on.  MPROF_HTML_SLICE
- * sets it (bytes, at least 1024: tests make many slices of a small trace). */
+ * the page in slices of this many (the first a quarter of it), each a
+ * script the page loads in turn, showing the trace from the first one on.
+ * MPROF_HTML_SLICE sets it (bytes, at least 1024: tests make many slices
+ * of a small trace). */
 #define SLICE_BYTES ((size_t)4 << 20)
 
 static size_t slice_bytes(void) {
@@ -187,14 +192,16 @@ static size_t slice_bytes(void) {
   return n >= 1024 && !*end ? (size_t)n : SLICE_BYTES;
 }
 
-/* The spans of t, and its slices if it is big enough to have several; -1
- * if memory ran out. */
+/* The spans of t, and its slices if it has more than one slice's bytes;
+ * -1 if memory ran out. */
 static int plan_trace(trace_file_t *t) {
-  t->spans = trace_spans(t->data, t->size, slice_bytes(), &t->spans_count);
+  size_t slice = slice_bytes(), bytes = 0;
+  t->spans = trace_spans(t->data, t->size, slice, &t->spans_count);
   if (!t->spans)
     return -1;
-  size_t last = t->spans_count ? t->spans[t->spans_count - 1].slice : 0;
-  t->slices = last == 0 ? 0 : last + 1;
+  for (size_t i = 0; i < t->spans_count; i++)
+    bytes += t->spans[i].end - t->spans[i].start;
+  t->slices = bytes > slice ? t->spans[t->spans_count - 1].slice + 1 : 0;
   return 0;
 }
 

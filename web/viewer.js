@@ -25,8 +25,9 @@
   /* How files are read: a slice at a time, and once the first `preview`
    * bytes of a single file are in (0: never), the model of that prefix is
    * shown while the rest is read.  `gate`, if set, is a promise each slice
-   * after the preview waits for (tests hold a load there). */
-  const reading = { slice: 32 << 20, preview: 4 << 20, gate: null };
+   * after the preview waits for (tests hold a load there).  Embedded slices
+   * (scriptSlices()): `scriptsAhead` scripts load ahead. */
+  const reading = { slice: 32 << 20, preview: 4 << 20, gate: null, scriptsAhead: 3 };
   const $ = (id) => document.getElementById(id);
 
   /* --- The WebAssembly side ------------------------------------------------ */
@@ -140,8 +141,11 @@
    * (data/T-K.js: slice K of trace T), in order, for loadSlices(): each
    * script calls mprofSlice(T, K, end, [[offset, bytes], ...], function ()
    * {/\*the parts' base64*\/}), whose comment (parsed much faster than a
-   * string) is read back with toString.  A slice's script is added to the
-   * page when it is asked for; in a single file (inline) it is there. */
+   * string) is read back with toString.  The first slice's script is added
+   * to the page at once, alone (the first frame waits for it); from the
+   * second on, `reading.scriptsAhead` more load while one is used (the
+   * browser loads several at once faster than one after the other).  In a
+   * single file (inline) they are all there. */
   const slicesIn = new Map(); /* 'T K' -> {promise, arrived, failed} */
   function sliceBox(key) {
     if (!slicesIn.has(key)) {
@@ -156,16 +160,12 @@
     sliceBox(`${trace} ${index}`).arrived({ end, spans, fn });
   };
 
-  function scriptSlices(trace, inline) {
-    let index = 0;
+  function scriptSlices(trace, count, inline) {
+    let index = 0, asked = inline ? count : 1;
+    if (!inline) addSliceScript(trace, 0); /* now: it loads while the page starts */
     return () => {
       const key = `${trace} ${index}`, box = sliceBox(key);
-      if (!inline) {
-        const script = document.createElement('script');
-        script.src = `data/${trace}-${index}.js`;
-        script.onerror = () => box.failed(new Error(`cannot load ${script.src}`));
-        document.head.append(script);
-      }
+      for (; index && asked <= Math.min(count - 1, index + reading.scriptsAhead); asked++) addSliceScript(trace, asked);
       index++;
       return box.promise.then(({ end, spans, fn }) => {
         slicesIn.delete(key);
@@ -179,6 +179,14 @@
         return partsSlice(end, parts);
       });
     };
+  }
+
+  /* The script of slice `index` of a trace, added to the page. */
+  function addSliceScript(trace, index) {
+    const box = sliceBox(`${trace} ${index}`), script = document.createElement('script');
+    script.src = `data/${trace}-${index}.js`;
+    script.onerror = () => box.failed(new Error(`cannot load ${script.src}`));
+    document.head.append(script);
   }
 
   /* A slice for loadSlices(): parts (putParts()) up to byte `end`, the
@@ -853,13 +861,14 @@
     const compiled = loadWasm(); /* first: it compiles while the rest runs */
     attachPage();
     const data = window.MPROF_DATA.traces || [];
+    const sliced = data.map((t, i) => t.slices && scriptSlices(i, t.slices, t.inline)); /* first slices load now */
     const shells = embeddedShells(data);
     await compiled;
     view.openedAt = 0; /* from the navigation */
     view.timing = {};
     if (data.some((t) => t.slices)) { /* a big trace: shown from its first slice on */
       await openSources(data.map((t, i) => ({ name: t.name, size: t.size,
-        slices: () => (t.slices ? scriptSlices(i, t.inline) : () => Promise.resolve(partsSlice(t.size, t.parts))) })), 0, shells);
+        slices: () => (t.slices ? sliced[i] : () => Promise.resolve(partsSlice(t.size, t.parts))) })), 0, shells);
     } else if (data.length) {
       const read = performance.now();
       const traces = data.map(loadBase64);
