@@ -172,7 +172,7 @@
         const source = fn.toString();
         let at = source.indexOf('/*') + 2;
         const parts = spans.map(([offset, bytes]) => {
-          const text = source.substr(at, Math.ceil(bytes / 3) * 4);
+          const text = source.slice(at, at + Math.ceil(bytes / 3) * 4);
           at += text.length;
           return [offset, text];
         });
