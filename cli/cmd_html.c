@@ -133,8 +133,8 @@ typedef struct span_s {
 
 /* The spans of data[size] (an array to free, *count of them); NULL if
  * memory ran out. */
-static span_t *trace_spans(const unsigned char *data, size_t size,
-                           size_t slice, size_t *count) {
+static span_t *trace_spans(const unsigned char *data, size_t size, size_t slice,
+                           size_t *count) {
   span_t *spans = NULL;
   size_t n = 0, cap = 0, total = 0, index = 0, cut_at = slice / 4;
   for (size_t at = 0; at < size;) {
@@ -255,8 +255,7 @@ static void put_data(FILE *f, const trace_file_t *traces, int count,
 /* The slices of the traces that have them, each in its own <script> (after
  * viewer.js, which is running and shows the first while the parser reads
  * the rest). */
-static void put_inline_slices(FILE *f, const trace_file_t *traces,
-                              int count) {
+static void put_inline_slices(FILE *f, const trace_file_t *traces, int count) {
   for (int i = 0; i < count; i++) {
     size_t span = 0;
     for (size_t k = 0; k < traces[i].slices; k++) {
