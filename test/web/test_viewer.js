@@ -7,6 +7,7 @@
  */
 'use strict';
 const fs = require('fs');
+const http = require('http');
 const os = require('os');
 const path = require('path');
 const { chromium } = require('playwright-core');
@@ -523,6 +524,42 @@ async function testSlicedPage(context) {
   await page.close();
 }
 
+/* The sliced page from a static HTTP server (Node's http, files from the
+ * artifacts): every slice's script is asked for once, and the whole trace
+ * counts what mprof stats counts. */
+async function testSlicedHttp(context) {
+  const stats = JSON.parse(fs.readFileSync(path.join(out, 'phases.json'), 'utf8'));
+  const slices = fs.readdirSync(path.join(out, 'phases-dir', 'data')).length;
+  const asked = [];
+  const types = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css' };
+  const root = path.resolve(out);
+  const server = http.createServer((req, res) => {
+    const file = path.join(root, decodeURIComponent(new URL(req.url, 'http://x').pathname));
+    asked.push(req.url);
+    if (!file.startsWith(root + path.sep) || !fs.existsSync(file)) { res.writeHead(404); res.end(); return; }
+    res.writeHead(200, { 'Content-Type': types[path.extname(file)] || 'application/octet-stream' });
+    fs.createReadStream(file).pipe(res);
+  });
+  await new Promise((ready) => server.listen(0, '127.0.0.1', ready));
+  try {
+    const page = await context.newPage();
+    page.errors = [];
+    page.on('pageerror', (e) => page.errors.push(e.message));
+    await page.goto(`http://127.0.0.1:${server.address().port}/phases-dir/index.html`, { waitUntil: 'commit' });
+    await page.waitForFunction(() => window.mprofViewer && window.mprofViewer.view.openToCompleteMs !== undefined, null, { timeout: 60000 });
+    const whole = await page.evaluate(() => window.mprofViewer.panes[0].summary);
+    check(whole.threads === stats.threads && whole.events === stats.events,
+      `http: the whole trace counts what mprof stats counts (${whole.threads} / ${stats.threads} threads)`);
+    const sliceAsks = asked.filter((u) => u.startsWith('/phases-dir/data/'));
+    check(sliceAsks.length === slices && new Set(sliceAsks).size === slices, `http: each of ${slices} slices asked for once: ${sliceAsks.length}`);
+    check(await page.evaluate(() => window.mprofViewer.view.timing.previewMs > 0), 'http: a preview was shown');
+    check(page.errors.length === 0, 'http: no page errors: ' + page.errors);
+    await page.close();
+  } finally {
+    server.close();
+  }
+}
+
 (async () => {
   const { context, profile } = await launch();
   let failed = false;
@@ -531,7 +568,7 @@ async function testSlicedPage(context) {
     ['xss (single file)', (c) => testXss(c, 'xss.html')],
     ['generated', testGenerated], ['compare', testCompare], ['compare runs', testCompareRuns],
     ['stdin', testStdin], ['open, drop, help', testOpenFile], ['progressive load', testProgressive],
-    ['damaged file', testDamaged], ['sliced page', testSlicedPage]]) {
+    ['damaged file', testDamaged], ['sliced page', testSlicedPage], ['sliced page over http', testSlicedHttp]]) {
     try {
       await run(context);
       console.log('ok', name);
