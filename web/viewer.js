@@ -4,7 +4,8 @@
  *
  * A classic script, not a module: pages opened from file:// may not load
  * modules or fetch files, so `mprof html` hands over the wasm and the
- * traces as base64 in window.MPROF_DATA.  Strings from traces reach the
+ * traces as base64 in window.MPROF_DATA (a big trace in slices, scripts
+ * that call mprofSlice(): scriptSlices()).  Strings from traces reach the
  * page only through textContent and the canvas only through fillText. */
 'use strict';
 

@@ -1,7 +1,8 @@
 /* test_viewer.js -- the browser viewer in Debian's Chromium (headless, via
  * playwright-core): what is drawn (pixels at known thread rows), the side
  * panel after a double-click, search highlights, zoom, findings, the
- * compare view, opening a file, and labels that are HTML or script.
+ * compare view, opening a file, a trace in slices (from file:// and
+ * HTTP), and labels that are HTML or script.
  *
  *   node test_viewer.js ARTIFACTS NET_CTF   (run by test_viewer.sh)
  */
