@@ -5,7 +5,9 @@
  * The page's assets are embedded in this program (web/web_assets.h).  The
  * wasm and the traces travel as base64 in a classic script (data.js, or
  * inline in the single file), because pages opened from file:// may not
- * fetch files or load modules. */
+ * fetch files or load modules; a big trace goes in slices, scripts of a
+ * few MB in DIR/data/ that the page loads one after the other, drawing the
+ * trace from the first one on. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,6 +67,9 @@ typedef struct trace_file_s {
   const char *path; /* "-": standard input */
   unsigned char *data;
   size_t size;
+  struct span_s *spans; /* the bytes the page gets (trace_spans()) */
+  size_t spans_count;
+  size_t slices; /* 0: in data.js; else data/T-I.js, I < slices */
 } trace_file_t;
 
 static int is_stdin(const trace_file_t *t) {
@@ -118,28 +123,115 @@ static size_t zeros_at(const unsigned char *data, size_t at, size_t size) {
   return end - at;
 }
 
-/* A trace's bytes as [[offset, "base64"], ...]: the parts between runs of
- * ZERO_RUN zeros or more, which the page fills in. */
-static void put_parts(FILE *f, const unsigned char *data, size_t size) {
-  const char *sep = "";
-  fputc('[', f);
+/* The bytes of a trace that the page gets: the spans between runs of
+ * ZERO_RUN zeros or more, cut into slices by their running total: the first
+ * slice `slice` / 4 bytes (the page draws it first: it comes sooner), the
+ * others `slice` bytes; a span's `slice` says which one it is in. */
+typedef struct span_s {
+  size_t start, end, slice;
+} span_t;
+
+/* The spans of data[size] (an array to free, *count of them); NULL if
+ * memory ran out. */
+static span_t *trace_spans(const unsigned char *data, size_t size, size_t slice,
+                           size_t *count) {
+  span_t *spans = NULL;
+  size_t n = 0, cap = 0, total = 0, index = 0, cut_at = slice / 4;
   for (size_t at = 0; at < size;) {
     size_t end = at, run;
     while ((run = zeros_at(data, end, size)) < ZERO_RUN && end < size)
       end += run ? run : 1;
-    if (end > at) {
-      fprintf(f, "%s[%zu, \"", sep, at);
-      put_base64(f, data + at, end - at);
-      fputs("\"]", f);
-      sep = ", ";
+    while (at < end) {
+      if (total == cut_at) {
+        index++;
+        cut_at += slice;
+      }
+      size_t cut = end - at < cut_at - total ? end : at + (cut_at - total);
+      if (n == cap) {
+        span_t *s = realloc(spans, (cap = cap ? cap * 2 : 64) * sizeof *s);
+        if (!s) {
+          free(spans);
+          return NULL;
+        }
+        spans = s;
+      }
+      spans[n++] = (span_t){at, cut, index};
+      total += cut - at;
+      at = cut;
     }
     at = end + run;
+  }
+  *count = n;
+  return spans ? spans : malloc(1);
+}
+
+/* A trace's bytes as [[offset, "base64"], ...]: its spans, the page fills
+ * in the zeros between them. */
+static void put_parts(FILE *f, const trace_file_t *t) {
+  fputc('[', f);
+  for (size_t i = 0; i < t->spans_count; i++) {
+    const span_t *s = &t->spans[i];
+    fprintf(f, "%s[%zu, \"", i ? ", " : "", s->start);
+    put_base64(f, t->data + s->start, s->end - s->start);
+    fputs("\"]", f);
   }
   fputc(']', f);
 }
 
-/* window.MPROF_DATA: the wasm and the traces. */
-static void put_data(FILE *f, const trace_file_t *traces, int count) {
+/* Traces of more than this many bytes (leaving out runs of zeros) go to
+ * the page in slices of this many (the first a quarter of it), each a
+ * script the page loads in turn, showing the trace from the first one on.
+ * MPROF_HTML_SLICE sets it (bytes, at least 1024: tests make many slices
+ * of a small trace). */
+#define SLICE_BYTES ((size_t)4 << 20)
+
+static size_t slice_bytes(void) {
+  const char *v = getenv("MPROF_HTML_SLICE");
+  char *end;
+  unsigned long long n = v && *v ? strtoull(v, &end, 10) : 0;
+  return n >= 1024 && !*end ? (size_t)n : SLICE_BYTES;
+}
+
+/* The spans of t, and its slices if it has more than one slice's bytes;
+ * -1 if memory ran out. */
+static int plan_trace(trace_file_t *t) {
+  size_t slice = slice_bytes(), bytes = 0;
+  t->spans = trace_spans(t->data, t->size, slice, &t->spans_count);
+  if (!t->spans)
+    return -1;
+  for (size_t i = 0; i < t->spans_count; i++)
+    bytes += t->spans[i].end - t->spans[i].start;
+  t->slices = bytes > slice ? t->spans[t->spans_count - 1].slice + 1 : 0;
+  return 0;
+}
+
+/* Slice k of trace `index`, its spans from *span on, as the script
+ * mprofSlice(index, k, end, [[offset, bytes], ...], function () {/\*the
+ * spans' base64, in a row*\/}): the base64 is in a comment, which the
+ * browser's parser skips (a string literal this long parses several times
+ * slower); the page reads it back with Function.prototype.toString. */
+static void put_slice(FILE *f, int index, const trace_file_t *t, size_t k,
+                      size_t *span) {
+  size_t first = *span, end = first;
+  while (end < t->spans_count && t->spans[end].slice == k)
+    end++;
+  fprintf(f, "mprofSlice(%d, %zu, %zu, [", index, k,
+          end == t->spans_count ? t->size : t->spans[end - 1].end);
+  for (size_t i = first; i < end; i++)
+    fprintf(f, "%s[%zu, %zu]", i > first ? ", " : "", t->spans[i].start,
+            t->spans[i].end - t->spans[i].start);
+  fputs("], function () {/*", f);
+  for (size_t i = first; i < end; i++)
+    put_base64(f, t->data + t->spans[i].start,
+               t->spans[i].end - t->spans[i].start);
+  fputs("*/});\n", f);
+  *span = end;
+}
+
+/* window.MPROF_DATA: the wasm and the traces (their slices, if any, inline
+ * in the page if single, else in data/). */
+static void put_data(FILE *f, const trace_file_t *traces, int count,
+                     int single) {
   const mprof_web_asset_t *wasm = asset("mprof.wasm");
   fputs("window.MPROF_DATA = {wasm: \"", f);
   put_base64(f, wasm->data, wasm->size);
@@ -147,11 +239,31 @@ static void put_data(FILE *f, const trace_file_t *traces, int count) {
   for (int i = 0; i < count; i++) {
     fputs(i ? ", {name: " : "{name: ", f);
     put_js_string(f, base_name(&traces[i]));
-    fprintf(f, ", size: %zu, parts: ", traces[i].size);
-    put_parts(f, traces[i].data, traces[i].size);
+    fprintf(f, ", size: %zu", traces[i].size);
+    if (traces[i].slices) {
+      fprintf(f, ", slices: %zu%s}", traces[i].slices,
+              single ? ", inline: true" : "");
+      continue;
+    }
+    fputs(", parts: ", f);
+    put_parts(f, &traces[i]);
     fputc('}', f);
   }
   fputs("]};\n", f);
+}
+
+/* The slices of the traces that have them, each in its own <script> (after
+ * viewer.js, which is running and shows the first while the parser reads
+ * the rest). */
+static void put_inline_slices(FILE *f, const trace_file_t *traces, int count) {
+  for (int i = 0; i < count; i++) {
+    size_t span = 0;
+    for (size_t k = 0; k < traces[i].slices; k++) {
+      fputs("\n<script>", f);
+      put_slice(f, i, &traces[i], k, &span);
+      fputs("</script>", f);
+    }
+  }
 }
 
 /* index.html with its two marks replaced by what single or not needs. */
@@ -173,10 +285,11 @@ static void put_page(FILE *f, const trace_file_t *traces, int count,
   fwrite(style, 1, (size_t)(scripts - style), f);
   if (single) {
     fputs("<script>\n", f);
-    put_data(f, traces, count);
+    put_data(f, traces, count, 1);
     fputs("</script>\n<script>\n", f);
     put_asset(f, "viewer.js");
     fputs("</script>", f);
+    put_inline_slices(f, traces, count);
   } else {
     fputs("<script src=\"data.js\"></script>\n"
           "<script src=\"viewer.js\"></script>",
@@ -188,14 +301,38 @@ static void put_page(FILE *f, const trace_file_t *traces, int count,
 
 typedef enum part_e { PAGE, STYLE, SCRIPT, DATA, TRACE } part_t;
 
-/* Write one file of the output; returns 0, or -1 after saying why. */
-static int write_part(const char *path, part_t part, const trace_file_t *traces,
-                      int count, int single) {
+/* Open path to write; NULL after saying why not. */
+static FILE *create(const char *path) {
   FILE *f = fopen(path, "wb");
-  if (!f) {
+  if (!f)
+    fprintf(stderr, "mprof: html: %s: %s\n", path, strerror(errno));
+  return f;
+}
+
+/* Close f, written to path; -1 after saying so if writing failed. */
+static int finish(FILE *f, const char *path) {
+  if (fclose(f) != 0) {
+    fprintf(stderr, "mprof: html: %s: write failed\n", path);
+    return -1;
+  }
+  return 0;
+}
+
+/* Make directory path if it is not there; -1 after saying why not. */
+static int make_dir(const char *path) {
+  if (mkdir(path, 0777) != 0 && errno != EEXIST) {
     fprintf(stderr, "mprof: html: %s: %s\n", path, strerror(errno));
     return -1;
   }
+  return 0;
+}
+
+/* Write one file of the output; returns 0, or -1 after saying why. */
+static int write_part(const char *path, part_t part, const trace_file_t *traces,
+                      int count, int single) {
+  FILE *f = create(path);
+  if (!f)
+    return -1;
   if (part == PAGE)
     put_page(f, traces, count, single);
   if (part == STYLE)
@@ -203,12 +340,31 @@ static int write_part(const char *path, part_t part, const trace_file_t *traces,
   if (part == SCRIPT)
     put_asset(f, "viewer.js");
   if (part == DATA)
-    put_data(f, traces, count);
+    put_data(f, traces, count, 0);
   if (part == TRACE)
     fwrite(traces->data, 1, traces->size, f);
-  if (fclose(f) != 0) {
-    fprintf(stderr, "mprof: html: %s: write failed\n", path);
+  return finish(f, path);
+}
+
+/* The slices of the traces that have them: DIR/data/T-K.js, slice K of
+ * trace T. */
+static int write_slices(const char *dir, const trace_file_t *traces,
+                        int count) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/data", dir);
+  if ((traces[0].slices || (count > 1 && traces[1].slices)) && make_dir(path))
     return -1;
+  for (int i = 0; i < count; i++) {
+    size_t span = 0;
+    for (size_t k = 0; k < traces[i].slices; k++) {
+      snprintf(path, sizeof path, "%s/data/%d-%zu.js", dir, i, k);
+      FILE *f = create(path);
+      if (!f)
+        return -1;
+      put_slice(f, i, &traces[i], k, &span);
+      if (finish(f, path))
+        return -1;
+    }
   }
   return 0;
 }
@@ -222,10 +378,8 @@ static int write_directory(const char *dir, const trace_file_t *traces,
                {"viewer.css", STYLE},
                {"viewer.js", SCRIPT},
                {"data.js", DATA}};
-  if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-    fprintf(stderr, "mprof: html: %s: %s\n", dir, strerror(errno));
+  if (make_dir(dir) || write_slices(dir, traces, count))
     return -1;
-  }
   char path[4096];
   for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) {
     snprintf(path, sizeof path, "%s/%s", dir, parts[i].name);
@@ -252,8 +406,8 @@ static int usage(FILE *f, int code) {
   return code;
 }
 
-/* Read each trace (a file, or standard input for "-"), then check it
- * opens (damage is told and counted). */
+/* Read each trace (a file, or standard input for "-"), check it opens
+ * (damage is told and counted), and plan what the page gets of it. */
 static int load_traces(trace_file_t *traces, int count, int *problems) {
   for (int i = 0; i < count; i++) {
     mprof_trace_t *trace;
@@ -266,6 +420,11 @@ static int load_traces(trace_file_t *traces, int count, int *problems) {
                               shown_name(&traces[i]), problems, &trace))
       return -1;
     mprof_trace_close(trace);
+    if (plan_trace(&traces[i])) {
+      fprintf(stderr, "mprof: html: %s: out of memory\n",
+              shown_name(&traces[i]));
+      return -1;
+    }
   }
   return 0;
 }
@@ -294,7 +453,9 @@ int cmd_html(int argc, char **argv) {
   if (!err)
     err = single ? write_part(out, PAGE, traces, count, 1)
                  : write_directory(out, traces, count);
-  for (int i = 0; i < count; i++)
+  for (int i = 0; i < count; i++) {
     free(traces[i].data);
+    free(traces[i].spans);
+  }
   return err ? CLI_FAILED : problems ? CLI_DAMAGED : CLI_OK;
 }

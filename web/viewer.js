@@ -4,7 +4,8 @@
  *
  * A classic script, not a module: pages opened from file:// may not load
  * modules or fetch files, so `mprof html` hands over the wasm and the
- * traces as base64 in window.MPROF_DATA.  Strings from traces reach the
+ * traces as base64 in window.MPROF_DATA (a big trace in slices, scripts
+ * that call mprofSlice(): scriptSlices()).  Strings from traces reach the
  * page only through textContent and the canvas only through fillText. */
 'use strict';
 
@@ -25,8 +26,9 @@
   /* How files are read: a slice at a time, and once the first `preview`
    * bytes of a single file are in (0: never), the model of that prefix is
    * shown while the rest is read.  `gate`, if set, is a promise each slice
-   * after the preview waits for (tests hold a load there). */
-  const reading = { slice: 32 << 20, preview: 4 << 20, gate: null };
+   * after the preview waits for (tests hold a load there).  Embedded slices
+   * (scriptSlices()): `scriptsAhead` scripts load ahead. */
+  const reading = { slice: 32 << 20, preview: 4 << 20, gate: null, scriptsAhead: 3 };
   const $ = (id) => document.getElementById(id);
 
   /* --- The WebAssembly side ------------------------------------------------ */
@@ -75,29 +77,123 @@
    * built.  A loaded trace: {name, ptr, size}. */
   function wasmBytes(ptr, size) { return new Uint8Array(wasm.memory.buffer, ptr, size); }
 
-  /* A file's bytes, read into WebAssembly memory a slice at a time (a
-   * slice's ArrayBuffer, two at most, is all the JS side holds): the
-   * browser reads the next slice while this one is copied.  After each
-   * slice, onSlice(ptr, bytes in so far), if given, is awaited.  Stops
-   * (throws) once another load has begun. */
-  async function loadFile(file, load, onSlice) {
-    const ptr = wasm.mprof_web_alloc(file.size);
-    if (!ptr) throw new Error(`${file.name}: out of memory`);
-    const read = (at, n) => file.slice(at, Math.min(file.size, at + n)).arrayBuffer();
+  /* A trace's bytes, read into WebAssembly memory a slice at a time from
+   * next() (fileSlices(), scriptSlices()): the next slice is asked for while
+   * this one is copied.  After each slice, onSlice(ptr, bytes in so far), if
+   * given, is awaited.  Stops (throws) once another load has begun.  The
+   * memory the heap grows by is zero already, so a slice zeroes the bytes it
+   * leaves out (runs of zeros) only below the heap's old end. */
+  async function loadSlices(name, size, next, load, onSlice) {
+    const heapEnd = wasm.memory.buffer.byteLength;
+    const ptr = wasm.mprof_web_alloc(size);
+    if (!ptr) throw new Error(`${name}: out of memory`);
+    const used = Math.max(0, heapEnd - ptr); /* bytes that may hold old data */
     try {
-      let next = read(0, onSlice ? reading.preview : reading.slice);
-      for (let at = 0; at < file.size;) {
-        const slice = new Uint8Array(await next);
+      let slice = next();
+      for (let at = 0; at < size;) {
+        const s = await slice;
         if (load !== view.loads) throw new Error('another file was opened');
-        if (!slice.length || at + slice.length > file.size) throw new Error(`${file.name}: changed while read`);
-        if (at + slice.length < file.size) next = read(at + slice.length, reading.slice);
-        wasmBytes(ptr + at, slice.length).set(slice);
-        at += slice.length;
+        if (s.end <= at || s.end > size) throw new Error(`${name}: changed while read`);
+        if (s.end < size) slice = next();
+        s.put(wasmBytes(ptr, size), at, used);
+        at = s.end;
         if (onSlice) await onSlice(ptr, at);
         if (load !== view.loads) throw new Error('another file was opened');
       }
     } catch (e) { wasm.mprof_web_free(ptr); throw e; }
-    return { name: file.name, ptr, size: file.size };
+    return { name, ptr, size };
+  }
+
+  /* A file's slices for loadSlices(): `first` bytes, then `reading.slice`
+   * at a time (a slice's ArrayBuffer, two at most, is all the JS side
+   * holds). */
+  function fileSlices(file, first) {
+    let at = 0;
+    return () => {
+      const start = at;
+      at = Math.min(file.size, at + (start ? reading.slice : first));
+      const end = at;
+      return file.slice(start, end).arrayBuffer().then((b) => ({
+        end: start + b.byteLength === end ? end : -1,
+        put: (target) => target.set(new Uint8Array(b), start),
+      }));
+    };
+  }
+
+  /* Decode parts [[offset, base64], ...] into target, zeroing the bytes
+   * from `at` to each part below `used`; returns where the last part ends.
+   * Uint8Array.prototype.setFromBase64 where the browser has it. */
+  function putParts(target, parts, at, used) {
+    for (const [offset, text] of parts) {
+      target.fill(0, at, Math.min(offset, used));
+      const part = target.subarray(offset);
+      if (part.setFromBase64) {
+        at = offset + part.setFromBase64(text).written;
+      } else {
+        const bytes = base64Bytes(text);
+        part.set(bytes);
+        at = offset + bytes.length;
+      }
+    }
+    return at;
+  }
+
+  /* The slices of a big trace that `mprof html` wrote as scripts
+   * (data/T-K.js: slice K of trace T), in order, for loadSlices(): each
+   * script calls mprofSlice(T, K, end, [[offset, bytes], ...], function ()
+   * {/\*the parts' base64*\/}), whose comment (parsed much faster than a
+   * string) is read back with toString.  The first slice's script is added
+   * to the page at once, alone (the first frame waits for it); from the
+   * second on, `reading.scriptsAhead` more load while one is used (the
+   * browser loads several at once faster than one after the other).  In a
+   * single file (inline) they are all there. */
+  const slicesIn = new Map(); /* 'T K' -> {promise, arrived, failed} */
+  function sliceBox(key) {
+    if (!slicesIn.has(key)) {
+      const box = {};
+      box.promise = new Promise((arrived, failed) => Object.assign(box, { arrived, failed }));
+      slicesIn.set(key, box);
+    }
+    return slicesIn.get(key);
+  }
+  window.mprofSlice = (trace, index, end, spans, fn) => {
+    if (document.currentScript) document.currentScript.remove(); /* its text is fn's source now */
+    sliceBox(`${trace} ${index}`).arrived({ end, spans, fn });
+  };
+
+  function scriptSlices(trace, count, inline) {
+    let index = 0, asked = inline ? count : 1;
+    if (!inline) addSliceScript(trace, 0); /* now: it loads while the page starts */
+    return () => {
+      const key = `${trace} ${index}`, box = sliceBox(key);
+      for (; index && asked <= Math.min(count - 1, index + reading.scriptsAhead); asked++) addSliceScript(trace, asked);
+      index++;
+      return box.promise.then(({ end, spans, fn }) => {
+        slicesIn.delete(key);
+        const source = fn.toString();
+        let at = source.indexOf('/*') + 2;
+        const parts = spans.map(([offset, bytes]) => {
+          const text = source.slice(at, at + Math.ceil(bytes / 3) * 4);
+          at += text.length;
+          return [offset, text];
+        });
+        return partsSlice(end, parts);
+      });
+    };
+  }
+
+  /* The script of slice `index` of a trace, added to the page. */
+  function addSliceScript(trace, index) {
+    const box = sliceBox(`${trace} ${index}`), script = document.createElement('script');
+    script.src = `data/${trace}-${index}.js`;
+    script.onerror = () => box.failed(new Error(`cannot load ${script.src}`));
+    document.head.append(script);
+  }
+
+  /* A slice for loadSlices(): parts (putParts()) up to byte `end`, the
+   * bytes after the last part zeros. */
+  function partsSlice(end, parts) {
+    return { end, put: (target, from, used) => target.fill(0, putParts(target, parts, from, used), Math.min(end, used)) };
   }
 
   /* A trace embedded in the page: {name, size, parts: [[offset, base64],
@@ -113,19 +209,7 @@
     if (!ptr) throw new Error(`${t.name}: out of memory`);
     const target = wasmBytes(ptr, t.size);
     const used = Math.max(0, heapEnd - ptr); /* bytes that may hold old data */
-    let at = 0;
-    for (const [offset, text] of t.parts) {
-      target.fill(0, at, Math.min(offset, used));
-      const part = target.subarray(offset);
-      if (part.setFromBase64) {
-        at = offset + part.setFromBase64(text).written;
-      } else {
-        const bytes = base64Bytes(text);
-        part.set(bytes);
-        at = offset + bytes.length;
-      }
-    }
-    target.fill(0, at, Math.max(at, used));
+    partsSlice(t.size, t.parts).put(target, 0, used);
     return { name: t.name, ptr, size: t.size };
   }
 
@@ -217,14 +301,14 @@
 
   /* After each slice of a single file: the first time, the model of the
    * bytes in so far is shown (the reader takes them as a trace cut
-   * short); every time, the share read. */
-  async function previewSlice(name, size, ptr, have) {
+   * short), in shell if given; every time, the share read. */
+  async function previewSlice(name, size, ptr, have, shell) {
     loading(have / size);
     if (!view.previewTried && have < size) {
       view.previewTried = true;
       const handle = wasm.mprof_web_open_prefix(ptr, have);
       if (!handle) return; /* e.g. a legacy trace: its prefix may not read */
-      const p = makePane(handle, name);
+      const p = makePane(handle, name, shell);
       p.preview = true;
       view.timing.previewMs = performance.now() - view.openedAt;
       showPanes([p]);
@@ -555,27 +639,36 @@
     if (next >= 0) reveal(p, next);
   }
 
-  /* Open one or two files (compare).  One file is shown while it loads
-   * (previewSlice()). */
-  async function openFiles(files) {
+  /* Open one or two files (compare). */
+  function openFiles(files) {
     const list = [...files].slice(0, 2);
     if (!list.length) return;
+    openSources(list.map((f) => ({ name: f.name, size: f.size,
+      slices: (preview) => fileSlices(f, preview ? reading.preview : reading.slice) })), performance.now());
+  }
+
+  /* Open one or two traces (compare) read a slice at a time: sources
+   * [{name, size, slices(preview)}], slices() giving loadSlices() its
+   * next(), the first slice small if preview.  One trace is shown while it
+   * loads (previewSlice()), in shells[0] if given (embeddedShells()).  The
+   * times count from openedAt. */
+  async function openSources(sources, openedAt, shells = []) {
     const load = ++view.loads;
-    Object.assign(view, { openedAt: performance.now(), openToFrameMs: undefined, openToCompleteMs: undefined,
+    Object.assign(view, { openedAt, openToFrameMs: undefined, openToCompleteMs: undefined,
       timing: {}, previewTried: false, previewFit: null });
-    status('opening ' + list.map((f) => f.name).join(', ') + '…');
-    closePanes(); /* their memory first */
-    const onSlice = list.length === 1 && reading.preview > 0
-      ? (ptr, have) => previewSlice(list[0].name, list[0].size, ptr, have) : null;
+    status('opening ' + sources.map((f) => f.name).join(', ') + '…');
+    closePanes(shells); /* their memory first */
+    const preview = sources.length === 1 && reading.preview > 0;
+    const onSlice = preview ? (ptr, have) => previewSlice(sources[0].name, sources[0].size, ptr, have, shells[0]) : null;
     const traces = [];
     try {
-      for (const f of list) traces.push(await loadFile(f, load, onSlice));
+      for (const f of sources) traces.push(await loadSlices(f.name, f.size, f.slices(preview), load, onSlice));
     } catch (e) {
       for (const t of traces) wasm.mprof_web_free(t.ptr);
       if (load === view.loads) {
         loading(1);
         closePanes(); /* a preview of it */
-        status('cannot read ' + list.map((f) => f.name).join(', ') + ': ' + e.message);
+        status('cannot read ' + sources.map((f) => f.name).join(', ') + ': ' + e.message);
       }
       return;
     }
@@ -586,7 +679,7 @@
     }
     if (load !== view.loads) { for (const t of traces) wasm.mprof_web_free(t.ptr); return; }
     loading(1);
-    showTraces(traces);
+    showTraces(traces, panes.length ? [] : shells); /* a preview took the shell */
   }
 
   function attachPage() {
@@ -769,11 +862,15 @@
     const compiled = loadWasm(); /* first: it compiles while the rest runs */
     attachPage();
     const data = window.MPROF_DATA.traces || [];
+    const sliced = data.map((t, i) => t.slices && scriptSlices(i, t.slices, t.inline)); /* first slices load now */
     const shells = embeddedShells(data);
     await compiled;
     view.openedAt = 0; /* from the navigation */
     view.timing = {};
-    if (data.length) {
+    if (data.some((t) => t.slices)) { /* a big trace: shown from its first slice on */
+      await openSources(data.map((t, i) => ({ name: t.name, size: t.size,
+        slices: () => (t.slices ? sliced[i] : () => Promise.resolve(partsSlice(t.size, t.parts))) })), 0, shells);
+    } else if (data.length) {
       const read = performance.now();
       const traces = data.map(loadBase64);
       view.timing.readMs = performance.now() - read;

@@ -3,11 +3,12 @@
  * view, pan and zoom frame times, and page memory against the trace file's
  * size.
  *
- *   node bench_web.js VIEWER_DIR [BIG_TRACE]
+ *   node bench_web.js VIEWER_DIR [BIG_TRACE [BIG_VIEWER_DIR]]
  *
  * VIEWER_DIR is `mprof html net.ctf -o VIEWER_DIR`; the big trace is opened
  * through the page's file picker, as a user would (without one: net.ctf's
- * load only).  Prints JSON lines
+ * load only), and BIG_VIEWER_DIR, `mprof html BIG_TRACE -o BIG_VIEWER_DIR`,
+ * is opened from file:// (its first frame and complete view).  Prints JSON lines
  * {"bench","metric","value","baseline","baseline_value","ratio"} on stdout.
  * The baselines are the issue's budgets (16 ms a frame, 1.5 s to the first
  * frame, 3x the file in memory), stated as such, or measured in this run:
@@ -20,7 +21,7 @@ const os = require('os');
 const path = require('path');
 const { chromium } = require('playwright-core');
 
-const [viewerDir, bigTrace] = process.argv.slice(2);
+const [viewerDir, bigTrace, bigViewerDir] = process.argv.slice(2);
 
 function emit(bench, metric, value, baseline, baselineValue) {
   console.log(JSON.stringify({ bench, metric, value: Number(value.toFixed(3)), baseline,
@@ -147,6 +148,39 @@ async function bigTraceBench(context) {
   emit('web_fit', 'frame_ms_median', median(fit), 'budget_16ms', 16);
   const size = fs.statSync(bigTrace).size;
   emit('web_memory', 'page_bytes_per_file_byte', (await pageMemory(page, cdp)) / size, 'budget_3x_file', 3);
+  await page.close();
+  if (!bigViewerDir) return;
+  const html = await bigHtml(context);
+  emit('web_big_html_first_frame', 'ms_to_first_frame', html.first, 'budget_1500ms', 1500);
+  emit('web_big_html_complete', 'ms_to_complete_view', html.complete, 'file_picker_complete_view', big.openToCompleteMs);
+}
+
+/* The big trace's `mprof html` directory, opened from file:// HTML_RUNS
+ * times (MPROF_BENCH_WEB_HTML_RUNS, default 3) in fresh tabs: the medians
+ * of the ms from the navigation to its first frame (the preview, from the
+ * first slice) and to its complete view. */
+const HTML_RUNS = Number(process.env.MPROF_BENCH_WEB_HTML_RUNS) || 3;
+async function bigHtml(context) {
+  const runs = [];
+  for (let i = 0; i < HTML_RUNS; i++) {
+    const page = await context.newPage();
+    await page.goto('file://' + path.resolve(bigViewerDir, 'index.html'), { waitUntil: 'commit' });
+    await page.waitForFunction(() => window.mprofViewer && window.mprofViewer.view.openToCompleteMs !== undefined, null,
+      { timeout: 300000, polling: 50 });
+    runs.push(await page.evaluate(() => {
+      const v = window.mprofViewer.view;
+      return { first: v.openToFrameMs, complete: v.openToCompleteMs, timing: v.timing,
+        domInteractive: performance.getEntriesByType('navigation')[0].domInteractive };
+    }));
+    await page.close();
+  }
+  const first = median(runs.map((r) => r.first)), complete = median(runs.map((r) => r.complete));
+  const m = runs.find((r) => r.complete === complete), t = m.timing;
+  console.error(`bench: big trace's mprof html page: first frames ${runs.map((r) => r.first.toFixed(0)).join(' ')} ms, `
+    + `complete views ${runs.map((r) => r.complete.toFixed(0)).join(' ')} ms; the median run: domInteractive `
+    + `${m.domInteractive.toFixed(0)} ms, preview at ${t.previewMs.toFixed(0)} ms, slices into WebAssembly memory by `
+    + `${t.readMs.toFixed(0)} ms, then decode and model ${t.modelMs.toFixed(0)} ms`);
+  return { first, complete };
 }
 
 (async () => {

@@ -1,7 +1,8 @@
 #!/bin/sh
 # bench_web.sh BUILD_DIR DIR -- the browser viewer's benchmark (bench_web.js)
 # on a generated trace of MPROF_BENCH_WEB_EVENTS events (default 10000000)
-# written in DIR, and on net.ctf.  JSON lines on stdout, notes on stderr.
+# written in DIR (opened with the file picker, and as the directory that
+# `mprof html` writes), and on net.ctf.  JSON lines on stdout, notes on stderr.
 # MPROF_BENCH_WEB_NET_ONLY=1: net.ctf's load only (no big trace; seconds).
 set -eu
 build=$1 dir=$2
@@ -17,9 +18,10 @@ if ! cmp -s "$source_dir/web/package-lock.json" "$npm_dir/package-lock.json"; th
 fi
 if [ -z "${MPROF_BENCH_WEB_NET_ONLY:-}" ]; then
   "$build/bench/web/mprof_bench_web_trace" load "$dir/web-big.ctf" "$events"
+  "$build/mprof" html "$dir/web-big.ctf" -o "$dir/web-big-html"
 fi
 "$build/mprof" html "$source_dir/../shared/data/net.ctf" -o "$dir/web-net"
-big=$dir/web-big.ctf
+big="$dir/web-big.ctf $dir/web-big-html"
 [ -z "${MPROF_BENCH_WEB_NET_ONLY:-}" ] || big=
 NODE_PATH=$npm_dir/node_modules node "$here/bench_web.js" "$dir/web-net" $big
-rm -rf "$dir/web-big.ctf" "$dir/web-net"
+rm -rf "$dir/web-big.ctf" "$dir/web-big-html" "$dir/web-net"

@@ -1,12 +1,14 @@
 /* test_viewer.js -- the browser viewer in Debian's Chromium (headless, via
  * playwright-core): what is drawn (pixels at known thread rows), the side
  * panel after a double-click, search highlights, zoom, findings, the
- * compare view, opening a file, and labels that are HTML or script.
+ * compare view, opening a file, a trace in slices (from file:// and
+ * HTTP), and labels that are HTML or script.
  *
  *   node test_viewer.js ARTIFACTS NET_CTF   (run by test_viewer.sh)
  */
 'use strict';
 const fs = require('fs');
+const http = require('http');
 const os = require('os');
 const path = require('path');
 const { chromium } = require('playwright-core');
@@ -455,6 +457,110 @@ async function testDamaged(context) {
   await page.close();
 }
 
+/* Hold the load of the page opened next after its preview, until
+ * releaseLoad(): the gate is set as viewer.js makes window.mprofViewer. */
+async function holdAfterPreview(page) {
+  await page.addInitScript(() => {
+    Object.defineProperty(window, 'mprofViewer', { configurable: true,
+      set(v) {
+        Object.defineProperty(window, 'mprofViewer', { value: v, writable: true, configurable: true });
+        v.reading.gate = new Promise((go) => { window.releaseLoad = go; });
+      } });
+  });
+}
+
+/* The 13 MB trace as `mprof html` writes a big one, in slices (scripts in
+ * data/, 128 KiB each here), opened from file://: its first slice is drawn
+ * while the rest loads, then the whole trace counts what mprof stats
+ * counts; its single files, without slices and with them inline, count it
+ * too. */
+async function testSlicedPage(context) {
+  const stats = JSON.parse(fs.readFileSync(path.join(out, 'phases.json'), 'utf8'));
+  const slices = fs.readdirSync(path.join(out, 'phases-dir', 'data')).length;
+  check(slices > 10, `sliced: mprof html wrote the trace in slices (${slices})`);
+  let names;
+  for (const file of ['phases.html', 'phases-sliced.html']) {
+    const single = await open(context, file);
+    check((await text(single, '#status')).includes(`phases.ctf: ${stats.threads} threads, ${stats.events} events`)
+      && await single.isHidden('#loading'), `sliced: ${file} counts what mprof stats counts: ` + await text(single, '#status'));
+    check(single.errors.length === 0, `sliced: ${file}: no page errors: ` + single.errors);
+    names = names || await Promise.all(['early phase', 'loop', 'late phase'].map(async (n) => (await where(single, n)).t));
+    await single.close();
+  }
+  const [early, loop, late] = names;
+  const page = await context.newPage();
+  page.errors = [];
+  page.on('pageerror', (e) => page.errors.push(e.message));
+  await holdAfterPreview(page);
+  await page.goto('file://' + path.resolve(out, 'phases-dir/index.html'), { waitUntil: 'commit' });
+  await page.waitForFunction(() => window.mprofViewer && window.mprofViewer.view.openToFrameMs !== undefined, null, { timeout: 30000 });
+  await redraw(page);
+  const preview = await page.evaluate(() => window.mprofViewer.panes[0].summary);
+  const share = Number((/^loading (\d+) %$/.exec(await text(page, '#loading')) || [])[1]); /* the first of > 10 slices */
+  check(await page.isVisible('#loading') && share >= 0 && share < 10, 'sliced: the indicator says how much: ' + share);
+  check((await text(page, '#status')).includes(`phases.ctf: ${preview.threads} threads, ${preview.events} events so far`),
+    'sliced: the status line counts the first slice: ' + await text(page, '#status'));
+  check(preview.threads > 0 && preview.threads < stats.threads / 2 && preview.duration < late.start,
+    `sliced: the preview holds the first slice only (${preview.threads} of ${stats.threads} threads)`);
+  const first = await where(page, `task#${early.id}`), line = await where(page, `task#${loop.id}`);
+  check(first && first.t.start === early.start, 'sliced: the early phase is in the preview');
+  check(await drawnOn(page, line) > (line.x1 - line.x0) / 2, 'sliced: the first loop is drawn along its row');
+  check(await page.evaluate(() => window.mprofViewer.panes.length) === 1 && await page.locator('.pane').count() === 1,
+    'sliced: one pane on the page');
+  await shot(page, 'sliced-preview');
+  await page.evaluate(() => window.releaseLoad());
+  await page.waitForFunction(() => window.mprofViewer.view.openToCompleteMs !== undefined && window.mprofViewer.view.analysed,
+    null, { timeout: 60000 });
+  await redraw(page);
+  const whole = await page.evaluate(() => window.mprofViewer.panes[0].summary);
+  check(whole.threads === stats.threads && whole.events === stats.events,
+    `sliced: the whole trace counts what mprof stats counts (${whole.threads} / ${stats.threads} threads)`);
+  check((await text(page, '#status')).includes(`phases.ctf: ${stats.threads} threads, ${stats.events} events`)
+    && !(await text(page, '#status')).includes('so far') && await page.isHidden('#loading'), 'sliced: loaded: ' + await text(page, '#status'));
+  const end = await where(page, 'late phase');
+  check(end && await drawnOn(page, end) > (end.x1 - end.x0) / 2, 'sliced: the late phase is drawn along its row');
+  check(await page.locator('.pane').count() === 1, 'sliced: one pane on the page once loaded');
+  check(page.errors.length === 0, 'sliced: no page errors: ' + page.errors);
+  await shot(page, 'sliced-loaded');
+  await page.close();
+}
+
+/* The sliced page from a static HTTP server (Node's http, files from the
+ * artifacts): every slice's script is asked for once, and the whole trace
+ * counts what mprof stats counts. */
+async function testSlicedHttp(context) {
+  const stats = JSON.parse(fs.readFileSync(path.join(out, 'phases.json'), 'utf8'));
+  const slices = fs.readdirSync(path.join(out, 'phases-dir', 'data')).length;
+  const asked = [];
+  const types = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css' };
+  const root = path.resolve(out);
+  const server = http.createServer((req, res) => {
+    const file = path.join(root, decodeURIComponent(new URL(req.url, 'http://x').pathname));
+    asked.push(req.url);
+    if (!file.startsWith(root + path.sep) || !fs.existsSync(file)) { res.writeHead(404); res.end(); return; }
+    res.writeHead(200, { 'Content-Type': types[path.extname(file)] || 'application/octet-stream' });
+    fs.createReadStream(file).pipe(res);
+  });
+  await new Promise((ready) => server.listen(0, '127.0.0.1', ready));
+  try {
+    const page = await context.newPage();
+    page.errors = [];
+    page.on('pageerror', (e) => page.errors.push(e.message));
+    await page.goto(`http://127.0.0.1:${server.address().port}/phases-dir/index.html`, { waitUntil: 'commit' });
+    await page.waitForFunction(() => window.mprofViewer && window.mprofViewer.view.openToCompleteMs !== undefined, null, { timeout: 60000 });
+    const whole = await page.evaluate(() => window.mprofViewer.panes[0].summary);
+    check(whole.threads === stats.threads && whole.events === stats.events,
+      `http: the whole trace counts what mprof stats counts (${whole.threads} / ${stats.threads} threads)`);
+    const sliceAsks = asked.filter((u) => u.startsWith('/phases-dir/data/'));
+    check(sliceAsks.length === slices && new Set(sliceAsks).size === slices, `http: each of ${slices} slices asked for once: ${sliceAsks.length}`);
+    check(await page.evaluate(() => window.mprofViewer.view.timing.previewMs > 0), 'http: a preview was shown');
+    check(page.errors.length === 0, 'http: no page errors: ' + page.errors);
+    await page.close();
+  } finally {
+    server.close();
+  }
+}
+
 (async () => {
   const { context, profile } = await launch();
   let failed = false;
@@ -463,7 +569,7 @@ async function testDamaged(context) {
     ['xss (single file)', (c) => testXss(c, 'xss.html')],
     ['generated', testGenerated], ['compare', testCompare], ['compare runs', testCompareRuns],
     ['stdin', testStdin], ['open, drop, help', testOpenFile], ['progressive load', testProgressive],
-    ['damaged file', testDamaged]]) {
+    ['damaged file', testDamaged], ['sliced page', testSlicedPage], ['sliced page over http', testSlicedHttp]]) {
     try {
       await run(context);
       console.log('ok', name);

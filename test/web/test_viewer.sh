@@ -40,6 +40,11 @@ fi
 # cut in the middle of a packet with the magic of an earlier packet broken
 "$build/test/web/web_trace" phases "$out/phases.ctf" 200000
 "$mprof" html --single-file "$out/phases.ctf" -o "$out/phases.html"
+# the same trace as `mprof html` writes a big one: in slices (of 128 KiB),
+# as scripts in a directory and inline in a single file
+MPROF_HTML_SLICE=131072 "$mprof" html "$out/phases.ctf" -o "$out/phases-dir"
+MPROF_HTML_SLICE=131072 "$mprof" html --single-file "$out/phases.ctf" -o "$out/phases-sliced.html"
+"$mprof" stats --json "$out/phases.ctf" >"$out/phases.json"
 packets=$(od -An -tu8 -j56 -N8 "$out/phases.ctf" | tr -d ' ')
 packet=$(od -An -tu4 -j24 -N4 "$out/phases.ctf" | tr -d ' ')
 head -c $((packets + 14 * packet + 777)) "$out/phases.ctf" >"$out/damaged.ctf"
