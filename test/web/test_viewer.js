@@ -99,9 +99,64 @@ async function testNet(context) {
   check(!near(line, [232, 232, 232]) && !near(line, [180, 180, 180]),
     `net.ctf: something is drawn on Gntshr.grant_access's row (${line})`);
   check((await page.$$('#counters input')).length === 4, 'net.ctf: four counter toggles');
+  check(!(await page.evaluate(() => window.mprofViewer.view.firstFrameNative)),
+    'net.ctf: no native first frame in a window of another size than it was built for');
   await shot(page, 'net');
   console.log(`net.ctf opened and drawn in ${loadMs} ms`);
   await page.close();
+}
+
+/* The canvas's pixels in a page: a hash of them, how many differ from the
+ * background, and the pixel at (x, y). */
+async function canvasPixels(page, x, y) {
+  return page.evaluate(([x, y]) => {
+    const c = document.querySelector('#panes canvas'), d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let hash = 2166136261, drawn = 0;
+    for (let i = 0; i < d.length; i++) hash = Math.imul(hash ^ d[i], 16777619) >>> 0;
+    for (let i = 0; i < d.length; i += 4) if (d[i] !== 232 || d[i + 1] !== 232 || d[i + 2] !== 232) drawn++;
+    const at = (Math.round(y) * c.width + Math.round(x)) * 4;
+    return { hash, drawn, at: Array.from(d.slice(at, at + 3)), native: !!window.mprofViewer.view.firstFrameNative };
+  }, [x, y]);
+}
+
+/* The first frame `mprof html` built natively, painted before the page's
+ * model exists (a 1600x900 window: the pane it was built for), is the
+ * picture the model then draws: a copy of the page without data.js shows
+ * it alone; the page, and the single file, replace it with the model's. */
+async function testFirstFrame(context) {
+  const opened = async (file, ready) => {
+    const page = await context.newPage();
+    page.errors = [];
+    page.on('pageerror', (e) => page.errors.push(e.message));
+    await page.setViewportSize({ width: 1600, height: 900 });
+    await page.goto('file://' + path.resolve(out, file));
+    await page.waitForFunction(ready, null, { timeout: 30000 });
+    return page;
+  };
+  const model = await opened('net/index.html', () => window.mprofViewer && window.mprofViewer.ready);
+  await redraw(model);
+  const g = await where(model, 'Gntshr.grant_access');
+  const drawn = await canvasPixels(model, g.xm, g.y);
+  check(drawn.native, 'first frame: the page painted the native first frame');
+  check((await text(model, '#status')).includes('1817 threads'), 'first frame: then the model is ready (status)');
+  const alone = await opened('net-frame/index.html', () => window.mprofViewer && window.mprofViewer.view.openToFrameMs !== undefined);
+  await alone.waitForFunction(() => document.getElementById('status').textContent.includes('data.js'));
+  const first = await canvasPixels(alone, g.xm, g.y);
+  await shot(alone, 'first-frame');
+  check(first.native && !(await text(alone, '#status')).includes('threads'),
+    'first frame: drawn without the model (the status says it did not load)');
+  check(!near(first.at, [232, 232, 232]) && first.at.join() === drawn.at.join(),
+    `first frame: Gntshr.grant_access's row drawn as the model draws it (${first.at} / ${drawn.at})`);
+  check(first.drawn > 100000 && first.drawn === drawn.drawn && first.hash === drawn.hash,
+    `first frame: the same pixels as the model's frame (${first.drawn} drawn, hash ${first.hash} / ${drawn.drawn}, ${drawn.hash})`);
+  const single = await opened('net.html', () => window.mprofViewer && window.mprofViewer.ready);
+  await redraw(single);
+  const again = await canvasPixels(single, g.xm, g.y);
+  check(again.native && again.hash === drawn.hash, 'first frame: the single file paints it too, then the same frame');
+  for (const p of [model, alone, single]) {
+    check(p.errors.length === 0, 'first frame: no page errors: ' + p.errors);
+    await p.close();
+  }
 }
 
 async function testStory(context) {
@@ -214,9 +269,12 @@ async function testXss(context, file) {
     img: document.querySelectorAll('img').length,
     b: document.querySelectorAll('b, i').length,
     scripts: document.scripts.length,
+    ours: [...document.scripts].every((s) => (s.src ? s.src.endsWith('/data.js')
+      : /^\s*(window\.MPROF_(FRAME|DATA) = |\/\* viewer\.js)/.test(s.text))),
   }));
   check(dom.img === 0 && dom.b === 0, file + ': no element came from a label ' + JSON.stringify(dom));
-  check(dom.scripts === 2, file + ': only the viewer\'s two scripts ' + JSON.stringify(dom));
+  check(dom.scripts === 3 && dom.ours, file + ': only the viewer\'s three scripts (first frame, viewer, data) '
+    + JSON.stringify(dom));
   check(page.dialogs.length === 0, file + ': no dialog opened: ' + page.dialogs);
   check(page.errors.length === 0, file + ': no page errors: ' + page.errors);
   await shot(page, file.replace(/\W/g, '_'));
@@ -458,7 +516,7 @@ async function testDamaged(context) {
 (async () => {
   const { context, profile } = await launch();
   let failed = false;
-  for (const [name, run] of [['net.ctf', testNet], ['story', testStory],
+  for (const [name, run] of [['net.ctf', testNet], ['first frame', testFirstFrame], ['story', testStory],
     ['xss (directory)', (c) => testXss(c, 'xss/index.html')],
     ['xss (single file)', (c) => testXss(c, 'xss.html')],
     ['generated', testGenerated], ['compare', testCompare], ['compare runs', testCompareRuns],
