@@ -72,6 +72,7 @@ async function netLoad(context) {
     page = await context.newPage();
     await page.goto('file://' + path.resolve(viewerDir, 'index.html'));
     await page.waitForFunction(() => window.mprofViewer && window.mprofViewer.view.openToShownMs !== undefined
+      && window.mprofViewer.view.openToCompleteMs !== undefined /* the model's frame, after a native first frame */
       && performance.getEntriesByType('paint').some((p) => p.name === 'first-contentful-paint'));
     const r = await page.evaluate(() => ({ frame: window.mprofViewer.view.openToFrameMs, timing: window.mprofViewer.view.timing,
       shown: window.mprofViewer.view.openToShownMs, native: !!window.mprofViewer.view.firstFrameNative,
