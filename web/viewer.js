@@ -794,7 +794,9 @@
     ctx.fillRect(0, 0, w, h);
     const prims = base64Bytes(frame.prims), words = new Uint32Array(prims.buffer, 0, prims.length >> 2);
     paint(ctx, new Float32Array(words.buffer, 0, words.length), words, base64Bytes(frame.text), 0);
-    showRange(frame.t0, frame.t1);
+    view.t0 = frame.t0; /* the view it shows (fit, as the model's first frame) */
+    view.t1 = frame.t1;
+    showRange(view.t0, view.t1);
     firstFrameDrawn(0); /* from the navigation */
     view.firstFrameNative = true;
     return true;

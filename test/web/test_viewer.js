@@ -31,16 +31,21 @@ async function launch() {
   return { context, profile };
 }
 
-/* A page of the viewer, its dialogs and errors recorded. */
-async function open(context, file) {
+/* The window `mprof html` builds a trace's first frame for. */
+const FRAME_WINDOW = { width: 1600, height: 900 };
+
+/* A page of the viewer, its dialogs and errors recorded, in a window of
+ * the context's size or of viewport's, once ready(). */
+async function open(context, file, viewport = null,
+  ready = () => window.mprofViewer && window.mprofViewer.ready && window.mprofViewer.view.analysed) {
   const page = await context.newPage();
   page.dialogs = [];
   page.errors = [];
   page.on('dialog', (d) => { page.dialogs.push(d.message()); d.dismiss(); });
   page.on('pageerror', (e) => page.errors.push(e.message));
+  if (viewport) await page.setViewportSize(viewport);
   await page.goto('file://' + path.resolve(out, file));
-  await page.waitForFunction(() => window.mprofViewer && window.mprofViewer.ready
-    && window.mprofViewer.view.analysed, null, { timeout: 30000 });
+  await page.waitForFunction(ready, null, { timeout: 30000 });
   await redraw(page);
   return page;
 }
@@ -124,33 +129,24 @@ async function canvasPixels(page, x, y) {
  * picture the model then draws: a copy of the page without data.js shows
  * it alone; the page, and the single file, replace it with the model's. */
 async function testFirstFrame(context) {
-  const opened = async (file, ready) => {
-    const page = await context.newPage();
-    page.errors = [];
-    page.on('pageerror', (e) => page.errors.push(e.message));
-    await page.setViewportSize({ width: 1600, height: 900 });
-    await page.goto('file://' + path.resolve(out, file));
-    await page.waitForFunction(ready, null, { timeout: 30000 });
-    return page;
-  };
-  const model = await opened('net/index.html', () => window.mprofViewer && window.mprofViewer.ready);
-  await redraw(model);
+  const model = await open(context, 'net/index.html', FRAME_WINDOW);
   const g = await where(model, 'Gntshr.grant_access');
   const drawn = await canvasPixels(model, g.xm, g.y);
   check(drawn.native, 'first frame: the page painted the native first frame');
   check((await text(model, '#status')).includes('1817 threads'), 'first frame: then the model is ready (status)');
-  const alone = await opened('net-frame/index.html', () => window.mprofViewer && window.mprofViewer.view.openToFrameMs !== undefined);
+  const alone = await open(context, 'net-frame/index.html', FRAME_WINDOW,
+    () => window.mprofViewer && window.mprofViewer.view.openToFrameMs !== undefined);
   await alone.waitForFunction(() => document.getElementById('status').textContent.includes('data.js'));
   const first = await canvasPixels(alone, g.xm, g.y);
   await shot(alone, 'first-frame');
   check(first.native && !(await text(alone, '#status')).includes('threads'),
     'first frame: drawn without the model (the status says it did not load)');
+  check(await text(alone, '#range') === await text(model, '#range'), 'first frame: the time range of the fit view');
   check(!near(first.at, [232, 232, 232]) && first.at.join() === drawn.at.join(),
     `first frame: Gntshr.grant_access's row drawn as the model draws it (${first.at} / ${drawn.at})`);
   check(first.drawn > 100000 && first.drawn === drawn.drawn && first.hash === drawn.hash,
     `first frame: the same pixels as the model's frame (${first.drawn} drawn, hash ${first.hash} / ${drawn.drawn}, ${drawn.hash})`);
-  const single = await opened('net.html', () => window.mprofViewer && window.mprofViewer.ready);
-  await redraw(single);
+  const single = await open(context, 'net.html', FRAME_WINDOW);
   const again = await canvasPixels(single, g.xm, g.y);
   check(again.native && again.hash === drawn.hash, 'first frame: the single file paints it too, then the same frame');
   for (const p of [model, alone, single]) {
@@ -251,7 +247,8 @@ async function testZoom(page) {
 }
 
 async function testXss(context, file) {
-  const page = await open(context, file);
+  const page = await open(context, file, FRAME_WINDOW); /* its labels in the first frame built by mprof html */
+  check(await page.evaluate(() => window.mprofViewer.view.firstFrameNative), file + ': the first frame built by mprof html');
   const img = await where(page, '<img src=x onerror=alert(1)>');
   check(img, file + ': the <img> label is a thread name');
   await page.mouse.dblclick(img.canvasLeft + img.xm, img.canvasTop + img.y);
