@@ -7,7 +7,10 @@
  * inline in the single file), because pages opened from file:// may not
  * fetch files or load modules; a big trace goes in slices, scripts of a
  * few MB in DIR/data/ that the page loads one after the other, drawing the
- * trace from the first one on. */
+ * trace from the first one on.  A page of one trace that is not in slices
+ * also holds its first frame, built here (html_frame.c), in a small script
+ * before viewer.js, which paints it at once and reads the rest (data.js)
+ * after. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +18,8 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "html_frame.h"
+#include "mprof/scene.h"
 #include "web_assets.h"
 
 #define STYLE_MARK "<!--MPROF:STYLE-->"
@@ -266,40 +271,93 @@ static void put_inline_slices(FILE *f, const trace_file_t *traces, int count) {
   }
 }
 
-/* index.html with its two marks replaced by what single or not needs. */
-static void put_page(FILE *f, const trace_file_t *traces, int count,
-                     int single) {
+/* window.MPROF_FRAME: the first frame (html_frame.h) of the trace named
+ * name; data_src: the script holding MPROF_DATA, or NULL where it follows
+ * inline. */
+static void put_frame(FILE *f, const html_frame_t *frame, const char *name,
+                      const char *data_src) {
+  fputs("window.MPROF_FRAME = {name: ", f);
+  put_js_string(f, name);
+  fprintf(f, ", width: %d, height: %d, row: %d, t0: %.17g, t1: %.17g",
+          HTML_FRAME_WIDTH_PX, HTML_FRAME_HEIGHT_PX, HTML_FRAME_ROW_PX,
+          frame->t0_ns, frame->t1_ns);
+  fputs(", palette: [", f);
+  for (int c = 0; c < MPROF_COLOUR_COUNT; c++)
+    fprintf(f, "%s\"#%06x\"", c ? ", " : "",
+            (unsigned)mprof_scene_palette[c].rgb);
+  fputs("], prims: \"", f);
+  put_base64(f, frame->prims, frame->prims_size);
+  fputs("\", text: \"", f);
+  put_base64(f, (const unsigned char *)frame->text, frame->text_size);
+  fputc('"', f);
+  if (data_src) {
+    fputs(", data: ", f);
+    put_js_string(f, data_src);
+  }
+  fputs("};\n", f);
+}
+
+/* What is written: the traces, their first frame (NULL: none) and whether
+ * in a single file. */
+typedef struct page_s {
+  const trace_file_t *traces;
+  int count;
+  const html_frame_t *frame;
+  int single;
+} page_t;
+
+/* The data: inline in a single file, else data.js. */
+static void put_data_script(FILE *f, const page_t *pg) {
+  if (!pg->single) {
+    fputs("<script src=\"data.js\"></script>\n", f);
+    return;
+  }
+  fputs("<script>\n", f);
+  put_data(f, pg->traces, pg->count, 1);
+  fputs("</script>\n", f);
+}
+
+/* The scripts of a page, viewer.js inline (no fetch before the first
+ * frame).  With a first frame: the frame, viewer.js, then the data inline
+ * (single file; in a directory viewer.js loads data.js once the frame is
+ * shown); without: the data, then viewer.js, then in a single file the
+ * slices of the traces in slices (never framed: see cmd_html()). */
+static void put_scripts(FILE *f, const page_t *pg) {
+  if (pg->frame) {
+    fputs("<script>\n", f);
+    put_frame(f, pg->frame, base_name(&pg->traces[0]),
+              pg->single ? NULL : "data.js");
+    fputs("</script>\n", f);
+  } else {
+    put_data_script(f, pg);
+  }
+  fputs("<script>\n", f);
+  put_asset(f, "viewer.js");
+  fputs("</script>\n", f);
+  if (pg->frame && pg->single)
+    put_data_script(f, pg);
+  if (pg->single)
+    put_inline_slices(f, pg->traces, pg->count);
+}
+
+/* index.html with its two marks replaced by the style and the scripts. */
+static void put_page(FILE *f, const page_t *pg) {
   const mprof_web_asset_t *page = asset("index.html");
   const char *text = (const char *)page->data, *end = text + page->size;
   const char *style = strstr(text, STYLE_MARK);
   const char *scripts = strstr(text, SCRIPTS_MARK);
   fwrite(text, 1, (size_t)(style - text), f);
-  if (single) {
-    fputs("<style>\n", f);
-    put_asset(f, "viewer.css");
-    fputs("</style>", f);
-  } else {
-    fputs("<link rel=\"stylesheet\" href=\"viewer.css\">", f);
-  }
+  fputs("<style>\n", f);
+  put_asset(f, "viewer.css");
+  fputs("</style>", f);
   style += strlen(STYLE_MARK);
   fwrite(style, 1, (size_t)(scripts - style), f);
-  if (single) {
-    fputs("<script>\n", f);
-    put_data(f, traces, count, 1);
-    fputs("</script>\n<script>\n", f);
-    put_asset(f, "viewer.js");
-    fputs("</script>", f);
-    put_inline_slices(f, traces, count);
-  } else {
-    fputs("<script src=\"data.js\"></script>\n"
-          "<script src=\"viewer.js\"></script>",
-          f);
-  }
+  put_scripts(f, pg);
   scripts += strlen(SCRIPTS_MARK);
   fwrite(scripts, 1, (size_t)(end - scripts), f);
 }
 
-typedef enum part_e { PAGE, STYLE, SCRIPT, DATA, TRACE } part_t;
+typedef enum part_e { PAGE, DATA, TRACE } part_t;
 
 /* Open path to write; NULL after saying why not. */
 static FILE *create(const char *path) {
@@ -327,22 +385,19 @@ static int make_dir(const char *path) {
   return 0;
 }
 
-/* Write one file of the output; returns 0, or -1 after saying why. */
-static int write_part(const char *path, part_t part, const trace_file_t *traces,
-                      int count, int single) {
+/* Write one file of the output (TRACE: the trace file pg->traces[trace]);
+ * returns 0, or -1 after saying why. */
+static int write_part(const char *path, part_t part, const page_t *pg,
+                      int trace) {
   FILE *f = create(path);
   if (!f)
     return -1;
   if (part == PAGE)
-    put_page(f, traces, count, single);
-  if (part == STYLE)
-    put_asset(f, "viewer.css");
-  if (part == SCRIPT)
-    put_asset(f, "viewer.js");
+    put_page(f, pg);
   if (part == DATA)
-    put_data(f, traces, count, 0);
+    put_data(f, pg->traces, pg->count, pg->single);
   if (part == TRACE)
-    fwrite(traces->data, 1, traces->size, f);
+    fwrite(pg->traces[trace].data, 1, pg->traces[trace].size, f);
   return finish(f, path);
 }
 
@@ -369,26 +424,22 @@ static int write_slices(const char *dir, const trace_file_t *traces,
   return 0;
 }
 
-static int write_directory(const char *dir, const trace_file_t *traces,
-                           int count) {
+static int write_directory(const char *dir, const page_t *pg) {
   static const struct {
     const char *name;
     part_t part;
-  } parts[] = {{"index.html", PAGE},
-               {"viewer.css", STYLE},
-               {"viewer.js", SCRIPT},
-               {"data.js", DATA}};
-  if (make_dir(dir) || write_slices(dir, traces, count))
+  } parts[] = {{"index.html", PAGE}, {"data.js", DATA}};
+  if (make_dir(dir) || write_slices(dir, pg->traces, pg->count))
     return -1;
   char path[4096];
   for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) {
     snprintf(path, sizeof path, "%s/%s", dir, parts[i].name);
-    if (write_part(path, parts[i].part, traces, count, 0))
+    if (write_part(path, parts[i].part, pg, 0))
       return -1;
   }
-  for (int i = 0; i < count; i++) { /* the traces themselves, to download */
-    snprintf(path, sizeof path, "%s/%s", dir, base_name(&traces[i]));
-    if (write_part(path, TRACE, &traces[i], 1, 0))
+  for (int i = 0; i < pg->count; i++) { /* the traces, to download */
+    snprintf(path, sizeof path, "%s/%s", dir, base_name(&pg->traces[i]));
+    if (write_part(path, TRACE, pg, i))
       return -1;
   }
   return 0;
@@ -450,9 +501,17 @@ int cmd_html(int argc, char **argv) {
   if (!out || count == 0)
     return usage(stderr, CLI_USAGE);
   int err = load_traces(traces, count, &problems);
+  html_frame_t frame = {0};
+  /* one trace, not in slices: its first frame (none if its model cannot
+   * be built).  A trace in slices is big: its model would cost mprof html
+   * the time and memory of a load; the page draws it from its first slice
+   * on instead. */
+  int framed = !err && count == 1 && !traces[0].slices &&
+               html_frame_build(traces[0].data, traces[0].size, &frame) == 0;
+  page_t pg = {traces, count, framed ? &frame : NULL, single};
   if (!err)
-    err = single ? write_part(out, PAGE, traces, count, 1)
-                 : write_directory(out, traces, count);
+    err = single ? write_part(out, PAGE, &pg, 0) : write_directory(out, &pg);
+  html_frame_free(&frame);
   for (int i = 0; i < count; i++) {
     free(traces[i].data);
     free(traces[i].spans);

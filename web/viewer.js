@@ -5,8 +5,10 @@
  * A classic script, not a module: pages opened from file:// may not load
  * modules or fetch files, so `mprof html` hands over the wasm and the
  * traces as base64 in window.MPROF_DATA (a big trace in slices, scripts
- * that call mprofSlice(): scriptSlices()).  Strings from traces reach the
- * page only through textContent and the canvas only through fillText. */
+ * that call mprofSlice(): scriptSlices()), and for one trace not in slices
+ * the first frame it built, window.MPROF_FRAME (paintFirstFrame()).
+ * Strings from traces reach the page only through textContent and the
+ * canvas only through fillText. */
 'use strict';
 
 (function () {
@@ -375,16 +377,28 @@
     view.frames++;
     if (view.openedAt !== undefined && panes.length) { /* the first frames of traces just opened */
       const sinceOpen = performance.now() - view.openedAt;
-      if (view.openToFrameMs === undefined) view.openToFrameMs = sinceOpen; /* of a preview, or complete */
+      if (view.openToFrameMs === undefined) firstFrameDrawn(view.openedAt); /* of a preview, or complete */
       if (!panes[0].preview) {
         view.timing.frameMs = view.lastFrameMs;
         view.openToCompleteMs = sinceOpen;
         view.openedAt = undefined;
       }
     }
-    $('range').textContent = `${formatNs(view.t0)} – ${formatNs(view.t1)}`;
-    $('range').dataset.t0 = String(view.t0);
-    $('range').dataset.t1 = String(view.t1);
+    showRange(view.t0, view.t1);
+  }
+
+  /* The first frame of traces opened at openedAt is drawn: ms to now, and
+   * to the next animation frame (when the browser begins to put it on
+   * screen, once the page lets it). */
+  function firstFrameDrawn(openedAt) {
+    view.openToFrameMs = performance.now() - openedAt;
+    requestAnimationFrame(() => { view.openToShownMs = performance.now() - openedAt; });
+  }
+
+  function showRange(t0, t1) {
+    $('range').textContent = `${formatNs(t0)} – ${formatNs(t1)}`;
+    $('range').dataset.t0 = String(t0);
+    $('range').dataset.t1 = String(t1);
   }
 
   function sizeCanvas(p) {
@@ -409,7 +423,9 @@
     ctx.fillStyle = palette[0];
     ctx.fillRect(0, 0, w, h);
     if (count < 0) return;
-    paint(ctx, wasm.mprof_web_prims(p.handle), count, wasm.mprof_web_text(p.handle));
+    const ptr = wasm.mprof_web_prims(p.handle), buffer = wasm.memory.buffer;
+    paint(ctx, new Float32Array(buffer, ptr, count * PRIM_WORDS), new Uint32Array(buffer, ptr, count * PRIM_WORDS),
+      new Uint8Array(buffer), wasm.mprof_web_text(p.handle));
     drawDivergence(p, ctx, h);
   }
 
@@ -417,10 +433,8 @@
    * (nearly all of them: thread lines, creations, ticks) are filled as
    * rectangles on the pixel grid, which the canvas blits; slanted lines
    * (arrows) are stroked as one path per run of one style. */
-  function paint(ctx, ptr, count, textPtr) {
-    const f = new Float32Array(wasm.memory.buffer, ptr, count * PRIM_WORDS);
-    const u = new Uint32Array(wasm.memory.buffer, ptr, count * PRIM_WORDS);
-    const mem = new Uint8Array(wasm.memory.buffer);
+  function paint(ctx, f, u, mem, textPtr) {
+    const count = u.length / PRIM_WORDS;
     ctx.font = FONT;
     ctx.textBaseline = 'alphabetic';
     let colour = -1, alpha = -1, width = -1, open = false;
@@ -838,16 +852,21 @@
     wasmMemoryBytes: () => wasm.memory.buffer.byteLength,
   };
 
-  /* Pane shells for the traces embedded in the page, put on the page and
-   * their canvases painted once (blank, and a first text) while the wasm
-   * compiles off the main thread: a canvas's first drawing allocates and
-   * clears its pixels (20-40 ms for a screenful here) and its first text
-   * loads the font, so the first frame no longer waits for them. */
-  function embeddedShells(data) {
-    const shells = data.map((t) => paneShell(t.name));
+  /* Pane shells for the traces embedded in the page (their names), put on
+   * the page before their model exists. */
+  function embeddedShells(names) {
+    const shells = names.map(paneShell);
     if (!shells.length) return shells;
     $('panes').replaceChildren(...shells.map((s) => s.el));
-    status('opening ' + data.map((t) => t.name).join(', ') + '…'); /* the status line's height, as when shown */
+    status('opening ' + names.join(', ') + '…'); /* until the model is built; the layout as when it is */
+    return shells;
+  }
+
+  /* Paint the shells' canvases once (blank, and a first text) while the
+   * wasm compiles off the main thread: a canvas's first drawing allocates
+   * and clears its pixels (20-40 ms for a screenful here) and its first
+   * text loads the font, so the first frame no longer waits for them. */
+  function warmUp(shells) {
     for (const s of shells) {
       const { ctx, w, h } = sizeCanvas(s);
       ctx.fillStyle = '#ffffff';
@@ -855,15 +874,58 @@
       ctx.font = FONT;
       ctx.fillText('…', 0, 0);
     }
-    return shells;
+  }
+
+  /* The first frame `mprof html` built with the same model and scene code
+   * (window.MPROF_FRAME: the fit view's display list for a pane of
+   * frame.width x frame.height), painted in shell if its pane has that
+   * size: the picture the model will draw there, before the model exists.
+   * Returns whether it was painted. */
+  function paintFirstFrame(frame, shell) {
+    if (shell.el.clientWidth !== frame.width || shell.el.clientHeight !== frame.height || frame.row !== ROW_HEIGHT) return false;
+    const { ctx, w, h } = sizeCanvas(shell);
+    palette = frame.palette;
+    ctx.fillStyle = palette[0];
+    ctx.fillRect(0, 0, w, h);
+    const prims = base64Bytes(frame.prims), words = new Uint32Array(prims.buffer, 0, prims.length >> 2);
+    paint(ctx, new Float32Array(words.buffer, 0, words.length), words, base64Bytes(frame.text), 0);
+    view.t0 = frame.t0; /* the view it shows (fit, as the model's first frame) */
+    view.t1 = frame.t1;
+    showRange(view.t0, view.t1);
+    firstFrameDrawn(0); /* from the navigation */
+    view.firstFrameNative = true;
+    return true;
+  }
+
+  /* The embedded traces' script (`mprof html` puts data.js after the first
+   * frame, or inline after viewer.js in a single file): loaded, or parsed. */
+  function loadData(src) {
+    return new Promise((done, fail) => {
+      if (!src) { document.addEventListener('DOMContentLoaded', done, { once: true }); return; }
+      const s = document.createElement('script');
+      s.src = src;
+      s.onload = done;
+      s.onerror = () => fail(new Error('cannot load ' + src));
+      document.body.append(s);
+    });
+  }
+
+  /* Resolves once the frame just painted is on its way to the screen (the
+   * next animation frame has begun, and the page has let it be drawn). */
+  function shown() {
+    return new Promise((done) => requestAnimationFrame(() => setTimeout(done, 0)));
   }
 
   async function start() {
-    const compiled = loadWasm(); /* first: it compiles while the rest runs */
     attachPage();
+    const frame = window.MPROF_FRAME; /* never with a trace in slices */
+    const shells = embeddedShells(frame ? [frame.name] : (window.MPROF_DATA.traces || []).map((t) => t.name));
+    if (frame && paintFirstFrame(frame, shells[0])) await shown();
+    if (!window.MPROF_DATA) await loadData(frame.data);
+    const compiled = loadWasm(); /* first: it compiles while the rest runs */
     const data = window.MPROF_DATA.traces || [];
     const sliced = data.map((t, i) => t.slices && scriptSlices(i, t.slices, t.inline)); /* first slices load now */
-    const shells = embeddedShells(data);
+    if (!view.firstFrameNative) warmUp(shells);
     await compiled;
     view.openedAt = 0; /* from the navigation */
     view.timing = {};

@@ -63,7 +63,7 @@ async function netLoad(context) {
   const emptyPage = path.join(viewerDir, 'empty.html');
   fs.writeFileSync(emptyPage, '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>empty</title></head>'
     + '<body><p>An empty page.</p></body></html>');
-  const frame = [], empty = [], split = [];
+  const frame = [], empty = [], split = [], shown = [], fcp = [];
   for (let i = 0; i < NET_RUNS; i++) {
     let page = await context.newPage();
     await page.goto('file://' + emptyPage);
@@ -72,17 +72,26 @@ async function netLoad(context) {
     await page.close();
     page = await context.newPage();
     await page.goto('file://' + path.resolve(viewerDir, 'index.html'));
-    await page.waitForFunction(() => window.mprofViewer && window.mprofViewer.view.openToFrameMs !== undefined);
+    await page.waitForFunction(() => window.mprofViewer && window.mprofViewer.view.openToShownMs !== undefined
+      && window.mprofViewer.view.openToCompleteMs !== undefined /* the model's frame, after a native first frame */
+      && performance.getEntriesByType('paint').some((p) => p.name === 'first-contentful-paint'));
     const r = await page.evaluate(() => ({ frame: window.mprofViewer.view.openToFrameMs, timing: window.mprofViewer.view.timing,
+      shown: window.mprofViewer.view.openToShownMs, native: !!window.mprofViewer.view.firstFrameNative,
+      fcp: performance.getEntriesByType('paint').find((p) => p.name === 'first-contentful-paint').startTime,
       domInteractive: performance.getEntriesByType('navigation')[0].domInteractive }));
     frame.push(r.frame);
+    shown.push(r.shown);
+    fcp.push(r.fcp);
     split.push(r);
     await page.close();
   }
   const m = split.find((r) => r.frame === median(frame)), t = m.timing;
   console.error(`bench: net.ctf: first frames ${frame.map((x) => x.toFixed(0)).join(' ')} ms, an empty page's first paints `
     + `${empty.map((x) => x.toFixed(0)).join(' ')} ms; the median run: domInteractive ${m.domInteractive.toFixed(0)} ms, `
-    + `trace into WebAssembly memory ${t.readMs.toFixed(0)} ms, model ${t.modelMs.toFixed(0)} ms, frame ${t.frameMs.toFixed(0)} ms`);
+    + `first frame ${m.native ? 'built by mprof html' : 'from the model'}, trace into WebAssembly memory `
+    + `${t.readMs.toFixed(0)} ms, model ${t.modelMs.toFixed(0)} ms, the model's frame ${t.frameMs.toFixed(0)} ms`);
+  console.error(`bench: net.ctf: medians: the next animation frame after the first frame ${median(shown).toFixed(0)} ms, `
+    + `the page's first contentful paint ${median(fcp).toFixed(0)} ms (presented; the empty page's: ${median(empty).toFixed(0)} ms)`);
   return { frame: median(frame), empty: median(empty) };
 }
 

@@ -1,8 +1,9 @@
 /* test_viewer.js -- the browser viewer in Debian's Chromium (headless, via
  * playwright-core): what is drawn (pixels at known thread rows), the side
  * panel after a double-click, search highlights, zoom, findings, the
- * compare view, opening a file, a trace in slices (from file:// and
- * HTTP), and labels that are HTML or script.
+ * compare view, opening a file, the first frame `mprof html` builds, a
+ * trace in slices (from file:// and HTTP; no first frame built), and
+ * labels that are HTML or script.
  *
  *   node test_viewer.js ARTIFACTS NET_CTF   (run by test_viewer.sh)
  */
@@ -33,16 +34,21 @@ async function launch() {
   return { context, profile };
 }
 
-/* A page of the viewer, its dialogs and errors recorded. */
-async function open(context, file) {
+/* The window `mprof html` builds a trace's first frame for. */
+const FRAME_WINDOW = { width: 1600, height: 900 };
+
+/* A page of the viewer, its dialogs and errors recorded, in a window of
+ * the context's size or of viewport's, once ready(). */
+async function open(context, file, viewport = null,
+  ready = () => window.mprofViewer && window.mprofViewer.ready && window.mprofViewer.view.analysed) {
   const page = await context.newPage();
   page.dialogs = [];
   page.errors = [];
   page.on('dialog', (d) => { page.dialogs.push(d.message()); d.dismiss(); });
   page.on('pageerror', (e) => page.errors.push(e.message));
+  if (viewport) await page.setViewportSize(viewport);
   await page.goto('file://' + path.resolve(out, file));
-  await page.waitForFunction(() => window.mprofViewer && window.mprofViewer.ready
-    && window.mprofViewer.view.analysed, null, { timeout: 30000 });
+  await page.waitForFunction(ready, null, { timeout: 30000 });
   await redraw(page);
   return page;
 }
@@ -101,9 +107,55 @@ async function testNet(context) {
   check(!near(line, [232, 232, 232]) && !near(line, [180, 180, 180]),
     `net.ctf: something is drawn on Gntshr.grant_access's row (${line})`);
   check((await page.$$('#counters input')).length === 4, 'net.ctf: four counter toggles');
+  check(!(await page.evaluate(() => window.mprofViewer.view.firstFrameNative)),
+    'net.ctf: no native first frame in a window of another size than it was built for');
   await shot(page, 'net');
   console.log(`net.ctf opened and drawn in ${loadMs} ms`);
   await page.close();
+}
+
+/* The canvas's pixels in a page: a hash of them, how many differ from the
+ * background, and the pixel at (x, y). */
+async function canvasPixels(page, x, y) {
+  return page.evaluate(([x, y]) => {
+    const c = document.querySelector('#panes canvas'), d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let hash = 2166136261, drawn = 0;
+    for (let i = 0; i < d.length; i++) hash = Math.imul(hash ^ d[i], 16777619) >>> 0;
+    for (let i = 0; i < d.length; i += 4) if (d[i] !== 232 || d[i + 1] !== 232 || d[i + 2] !== 232) drawn++;
+    const at = (Math.round(y) * c.width + Math.round(x)) * 4;
+    return { hash, drawn, at: Array.from(d.slice(at, at + 3)), native: !!window.mprofViewer.view.firstFrameNative };
+  }, [x, y]);
+}
+
+/* The first frame `mprof html` built natively, painted before the page's
+ * model exists (a 1600x900 window: the pane it was built for), is the
+ * picture the model then draws: a copy of the page without data.js shows
+ * it alone; the page, and the single file, replace it with the model's. */
+async function testFirstFrame(context) {
+  const model = await open(context, 'net/index.html', FRAME_WINDOW);
+  const g = await where(model, 'Gntshr.grant_access');
+  const drawn = await canvasPixels(model, g.xm, g.y);
+  check(drawn.native, 'first frame: the page painted the native first frame');
+  check((await text(model, '#status')).includes('1817 threads'), 'first frame: then the model is ready (status)');
+  const alone = await open(context, 'net-frame/index.html', FRAME_WINDOW,
+    () => window.mprofViewer && window.mprofViewer.view.openToFrameMs !== undefined);
+  await alone.waitForFunction(() => document.getElementById('status').textContent.includes('data.js'));
+  const first = await canvasPixels(alone, g.xm, g.y);
+  await shot(alone, 'first-frame');
+  check(first.native && !(await text(alone, '#status')).includes('threads'),
+    'first frame: drawn without the model (the status says it did not load)');
+  check(await text(alone, '#range') === await text(model, '#range'), 'first frame: the time range of the fit view');
+  check(!near(first.at, [232, 232, 232]) && first.at.join() === drawn.at.join(),
+    `first frame: Gntshr.grant_access's row drawn as the model draws it (${first.at} / ${drawn.at})`);
+  check(first.drawn > 100000 && first.drawn === drawn.drawn && first.hash === drawn.hash,
+    `first frame: the same pixels as the model's frame (${first.drawn} drawn, hash ${first.hash} / ${drawn.drawn}, ${drawn.hash})`);
+  const single = await open(context, 'net.html', FRAME_WINDOW);
+  const again = await canvasPixels(single, g.xm, g.y);
+  check(again.native && again.hash === drawn.hash, 'first frame: the single file paints it too, then the same frame');
+  for (const p of [model, alone, single]) {
+    check(p.errors.length === 0, 'first frame: no page errors: ' + p.errors);
+    await p.close();
+  }
 }
 
 async function testStory(context) {
@@ -198,7 +250,8 @@ async function testZoom(page) {
 }
 
 async function testXss(context, file) {
-  const page = await open(context, file);
+  const page = await open(context, file, FRAME_WINDOW); /* its labels in the first frame built by mprof html */
+  check(await page.evaluate(() => window.mprofViewer.view.firstFrameNative), file + ': the first frame built by mprof html');
   const img = await where(page, '<img src=x onerror=alert(1)>');
   check(img, file + ': the <img> label is a thread name');
   await page.mouse.dblclick(img.canvasLeft + img.xm, img.canvasTop + img.y);
@@ -216,9 +269,12 @@ async function testXss(context, file) {
     img: document.querySelectorAll('img').length,
     b: document.querySelectorAll('b, i').length,
     scripts: document.scripts.length,
+    ours: [...document.scripts].every((s) => (s.src ? s.src.endsWith('/data.js')
+      : /^\s*(window\.MPROF_(FRAME|DATA) = |\/\* viewer\.js)/.test(s.text))),
   }));
   check(dom.img === 0 && dom.b === 0, file + ': no element came from a label ' + JSON.stringify(dom));
-  check(dom.scripts === 2, file + ': only the viewer\'s two scripts ' + JSON.stringify(dom));
+  check(dom.scripts === 3 && dom.ours, file + ': only the viewer\'s three scripts (first frame, viewer, data) '
+    + JSON.stringify(dom));
   check(page.dialogs.length === 0, file + ': no dialog opened: ' + page.dialogs);
   check(page.errors.length === 0, file + ': no page errors: ' + page.errors);
   await shot(page, file.replace(/\W/g, '_'));
@@ -478,12 +534,19 @@ async function testSlicedPage(context) {
   const stats = JSON.parse(fs.readFileSync(path.join(out, 'phases.json'), 'utf8'));
   const slices = fs.readdirSync(path.join(out, 'phases-dir', 'data')).length;
   check(slices > 10, `sliced: mprof html wrote the trace in slices (${slices})`);
+  const files = fs.readdirSync(path.join(out, 'phases-dir')).sort().join(' ');
+  check(files === 'data data.js index.html phases.ctf',
+    'sliced: the directory holds index.html (the style and viewer.js inline), data.js, the trace and data/: ' + files);
   let names;
   for (const file of ['phases.html', 'phases-sliced.html']) {
     const single = await open(context, file);
     check((await text(single, '#status')).includes(`phases.ctf: ${stats.threads} threads, ${stats.events} events`)
       && await single.isHidden('#loading'), `sliced: ${file} counts what mprof stats counts: ` + await text(single, '#status'));
     check(single.errors.length === 0, `sliced: ${file}: no page errors: ` + single.errors);
+    if (file === 'phases-sliced.html') {
+      check(await single.evaluate(() => window.MPROF_FRAME === undefined && !window.mprofViewer.view.firstFrameNative),
+        `sliced: ${file}: no first frame built by mprof html`);
+    }
     names = names || await Promise.all(['early phase', 'loop', 'late phase'].map(async (n) => (await where(single, n)).t));
     await single.close();
   }
@@ -520,6 +583,8 @@ async function testSlicedPage(context) {
   const end = await where(page, 'late phase');
   check(end && await drawnOn(page, end) > (end.x1 - end.x0) / 2, 'sliced: the late phase is drawn along its row');
   check(await page.locator('.pane').count() === 1, 'sliced: one pane on the page once loaded');
+  check(await page.evaluate(() => window.MPROF_FRAME === undefined && !window.mprofViewer.view.firstFrameNative),
+    'sliced: no first frame built by mprof html (a trace in slices has none)');
   check(page.errors.length === 0, 'sliced: no page errors: ' + page.errors);
   await shot(page, 'sliced-loaded');
   await page.close();
@@ -564,7 +629,7 @@ async function testSlicedHttp(context) {
 (async () => {
   const { context, profile } = await launch();
   let failed = false;
-  for (const [name, run] of [['net.ctf', testNet], ['story', testStory],
+  for (const [name, run] of [['net.ctf', testNet], ['first frame', testFirstFrame], ['story', testStory],
     ['xss (directory)', (c) => testXss(c, 'xss/index.html')],
     ['xss (single file)', (c) => testXss(c, 'xss.html')],
     ['generated', testGenerated], ['compare', testCompare], ['compare runs', testCompareRuns],

@@ -18,6 +18,9 @@ fi
 "$build/test/web/web_trace" xss "$out/xss.ctf"
 mprof=$build/mprof
 "$mprof" html "$net_ctf" -o "$out/net"
+# its first frame alone (no data.js), and in a single file
+cp -r "$out/net" "$out/net-frame" && rm "$out/net-frame/data.js"
+"$mprof" html --single-file "$net_ctf" -o "$out/net.html"
 "$mprof" html --single-file "$out/story.ctf" -o "$out/story.html"
 "$mprof" html "$out/xss.ctf" -o "$out/xss"
 "$mprof" html --single-file "$out/xss.ctf" -o "$out/xss.html"
