@@ -10,13 +10,7 @@
 # a 4.6 GB trace recorded in full in $TMPDIR (4.6 GB of disk for a minute).
 # Each time `mprof check`, `stats` and `dump` must see every event the
 # writer kept, and count as discarded exactly what the writer dropped.
-set -euo pipefail
-build=$1
-mprof=$build/mprof
-gen=$build/test/trace_gen
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "$0")/command/common.sh"
 
 # Field KEY of the JSON object in file FILE (a number, or an object's field
 # with KEY.FIELD).

@@ -1,6 +1,7 @@
-# common.sh -- what the scripts of test/command share, sourced with their
-# arguments (BUILD first): the mprof command and trace_gen of BUILD, a
-# temporary directory $tmp removed at exit, and fail.
+# common.sh -- what the test scripts share (test/command/*,
+# test/test_big_trace.sh), sourced with their arguments (BUILD first): the
+# mprof command and trace_gen of BUILD, a temporary directory $tmp removed
+# at exit, and fail.
 set -euo pipefail
 build=$1
 mprof=$build/mprof
