@@ -386,13 +386,12 @@ long mprof__packet_decode(const mprof_trace_t *t, size_t index,
         }
       }
     }
-    /* An event running past a cut packet's end is the truncation, which
-     * has its own line. */
-    int at_cut = pk->cut && problem && problem != unknown_id;
-    if (problem && (quiet || at_cut)) return MPROF_EINVAL;
     if (problem) {
-      mprof__diag_bad_event(t, pk, (uint64_t)(start - base), problem, "id",
-                            (unsigned)id, count);
+      /* An event running past a cut packet's end is the truncation, which
+       * has its own line. */
+      if (!quiet && !(pk->cut && problem != unknown_id))
+        mprof__diag_bad_event(t, pk, (uint64_t)(start - base), problem, "id",
+                              (unsigned)id, count);
       return MPROF_EINVAL;
     }
   }

@@ -302,10 +302,13 @@ long mprof__legacy_decode(const mprof_trace_t *t, size_t index,
       err = decode_op(&c, op, ev);
     }
     if (err) {
-      mprof__diag_bad_event(
-          t, pk, (uint64_t)(start - base),
-          err == -2 ? "unknown op" : "event runs past content_size", "op", op,
-          count);
+      /* An event running past a cut packet's end is the truncation, which
+       * has its own line. */
+      if (!(pk->cut && err == -1))
+        mprof__diag_bad_event(
+            t, pk, (uint64_t)(start - base),
+            err == -2 ? "unknown op" : "event runs past content_size", "op",
+            op, count);
       return MPROF_EINVAL;
     }
     if (ev->kind == MPROF_EVENT_SWITCH) current = ev->a;
