@@ -16,6 +16,10 @@ enum {
   CLI_FAILED = 3    /* nothing usable: unreadable input or output error */
 };
 
+/* The reader's diagnostic function (mprof_diag_fn) of the commands: prints
+ * message on stderr, a file name's control characters escaped, and counts
+ * it in *(int *)context. */
+void cli_count_problem(void *context, const char *message);
 /* Open a trace, counting diagnostics (printed to stderr) in *problems. */
 int cli_open_trace(const char *path, int *problems, mprof_trace_t **out);
 /* The same for a trace in memory (kept alive by the caller), called name

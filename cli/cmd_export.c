@@ -136,12 +136,12 @@ static void put_span(chrome_t *c, const mprof_span_t *span, const char *cat,
 
 static void put_spans(chrome_t *c) {
   char name[256];
-  for (size_t i = 0; i < c->view->running_count; i++) {
+  for (size_t i = 0; i < c->view->running_count && !ferror(c->f); i++) {
     const mprof_span_t *span = &c->view->running[i];
     mprof_model_thread_name(c->model, span->thread, name, sizeof name);
     put_span(c, span, "running", name);
   }
-  for (size_t i = 0; i < c->view->band_count; i++) {
+  for (size_t i = 0; i < c->view->band_count && !ferror(c->f); i++) {
     const mprof_band_t *band = &c->view->bands[i];
     put_span(c, &band->span, "idle",
              band->kind == MPROF_BAND_GC ? "gc" : "idle");
@@ -172,7 +172,7 @@ static void put_flow_end(chrome_t *c, const flow_end_t *end, size_t id,
 
 /* An arrow: both ends on the stream where its event happened. */
 static void put_arrows(chrome_t *c) {
-  for (size_t i = 0; i < c->view->arrow_count; i++) {
+  for (size_t i = 0; i < c->view->arrow_count && !ferror(c->f); i++) {
     const mprof_arrow_t *a = &c->view->arrows[i];
     cli_progress_step(c->progress);
     flow_end_t from = {stream_pid(c, a->stream), stream_tid(c, a->stream), 0,
@@ -202,7 +202,7 @@ static int put_message(void *context, const mprof_message_t *msg) {
 static void put_counters(chrome_t *c) {
   for (size_t i = 0; i < c->view->counter_count; i++) {
     const mprof_counter_series_t *s = &c->view->counters[i];
-    for (uint32_t j = 0; j < s->sample_count; j++) {
+    for (uint32_t j = 0; j < s->sample_count && !ferror(c->f); j++) {
       const mprof_sample_t *sample = &c->view->samples[s->first_sample + j];
       cli_progress_step(c->progress);
       event_open(c, 'C', MPROF_MODEL_TRACE(s->id) + 1, 0, sample->time_ns);
@@ -222,7 +222,8 @@ static int write_chrome(FILE *f, const mprof_model_t *m,
                      "item");
   fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", f);
   put_names(&c, set->paths, set->count);
-  for (uint32_t t = 1; t < c.view->thread_count; t++) put_thread(&c, t);
+  for (uint32_t t = 1; t < c.view->thread_count && !ferror(f); t++)
+    put_thread(&c, t);
   put_spans(&c);
   put_arrows(&c);
   if (mprof_model_messages(m, put_message, &c)) return -1;

@@ -137,9 +137,9 @@ int cmd_view(int argc, char **argv) {
   for (int i = 0; i < count && code == CLI_OK; i++) {
     cli_progress_t progress;
     cli_progress_start(&progress, "view", 0);
-    int err = mprof__view_doc_load_with(argv[optind + i], &damaged,
-                                        cli_progress_packets, &progress,
-                                        &docs[i]);
+    int err = mprof__view_doc_load(argv[optind + i], cli_count_problem,
+                                   &damaged, cli_progress_packets, &progress,
+                                   &docs[i]);
     cli_progress_finish(&progress);
     if (err) {
       fprintf(stderr, "mprof: view: %s: %s\n", argv[optind + i], mprof_strerror(err));

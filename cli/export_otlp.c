@@ -246,7 +246,7 @@ static void put_resource(const otlp_t *o, uint32_t i) {
         "\"version\":\"0.1.0\"},\"spans\":[\n",
         o->f);
   int first = 1;
-  for (uint32_t t = 1; t < o->view->thread_count; t++)
+  for (uint32_t t = 1; t < o->view->thread_count && !ferror(o->f); t++)
     if (MPROF_MODEL_THREAD_TRACE(o->view->threads[t].id) == i) {
       cli_progress_step(o->set->progress);
       put_span(o, t, first);

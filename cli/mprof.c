@@ -43,7 +43,7 @@ void cli_put_name(FILE *f, const char *text) {
       fputc(*c, f);
 }
 
-static void count_problem(void *context, const char *message) {
+void cli_count_problem(void *context, const char *message) {
   int *problems = context;
   (*problems)++;
   cli_progress_wipe();
@@ -53,12 +53,12 @@ static void count_problem(void *context, const char *message) {
 }
 
 int cli_open_trace(const char *path, int *problems, mprof_trace_t **out) {
-  return mprof_trace_open(path, count_problem, problems, out);
+  return mprof_trace_open(path, cli_count_problem, problems, out);
 }
 
 int cli_open_trace_memory(const void *data, size_t size, const char *name,
                           int *problems, mprof_trace_t **out) {
-  return mprof_trace_open_memory(data, size, name, count_problem, problems, out);
+  return mprof_trace_open_memory(data, size, name, cli_count_problem, problems, out);
 }
 
 int cli_for_each_trace(char **paths, int count, cli_trace_fn fn, void *context) {

@@ -17,6 +17,7 @@ packages=(
   libgtk-3-dev xvfb xauth               # mprof view (GTK 3, cairo); its tests under Xvfb
   libuv1-dev                            # libuv tracing, mprof record, arp-race demo
   gdb                                   # gcore: mprof snapshot --core's test
+  strace                                # export_closed counts the writes that fail
 )
 if [ "${1:-}" = bench ]; then
   packages+=(liblttng-ust-dev lttng-tools python3-barectf)

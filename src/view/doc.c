@@ -6,13 +6,6 @@
 
 #include "view.h"
 
-static void count_problem(void *context, const char *message) {
-  int *damaged = context;
-  if (!damaged) return;
-  (*damaged)++;
-  fprintf(stderr, "mprof: %s\n", message);
-}
-
 static char *copy_string(const char *s) {
   size_t n = strlen(s) + 1;
   char *copy = malloc(n);
@@ -26,18 +19,18 @@ static const char *file_name(const char *path) {
   return slash && slash[1] ? slash + 1 : path;
 }
 
-int mprof__view_doc_load_with(const char *path, int *damaged,
-                              mprof_progress_fn progress, void *context,
-                              mprof_view_doc_t **out) {
+int mprof__view_doc_load(const char *path, mprof_diag_fn diag,
+                         void *diag_context, mprof_progress_fn progress,
+                         void *progress_context, mprof_view_doc_t **out) {
   mprof_view_doc_t *doc = calloc(1, sizeof *doc);
   if (!doc) return MPROF_ENOMEM;
   mprof_trace_t *trace;
-  int err = mprof_trace_open(path, count_problem, damaged, &trace);
+  int err = mprof_trace_open(path, diag, diag_context, &trace);
   if (err) {
     free(doc);
     return err;
   }
-  mprof_model_load_options_t options = {NULL, progress, context};
+  mprof_model_load_options_t options = {NULL, progress, progress_context};
   err = mprof_model_load_with((const mprof_trace_t *const *)&trace, 1,
                               &options, &doc->model);
   mprof_trace_close(trace);
@@ -51,11 +44,6 @@ int mprof__view_doc_load_with(const char *path, int *damaged,
   }
   *out = doc;
   return 0;
-}
-
-int mprof__view_doc_load(const char *path, int *damaged,
-                         mprof_view_doc_t **out) {
-  return mprof__view_doc_load_with(path, damaged, NULL, NULL, out);
 }
 
 void mprof__view_doc_free(mprof_view_doc_t *doc) {

@@ -46,7 +46,7 @@ static int carry_state(mprof_view_window_t *w, const mprof_view_doc_t *old,
 static void reload_pane(mprof_view_window_t *w, mprof_view_pane_t *pane) {
   mprof_view_doc_t *doc;
   mprof_view_state_t state;
-  if (mprof__view_doc_load(pane->doc->path, NULL, &doc)) return;
+  if (mprof__view_doc_load(pane->doc->path, NULL, NULL, NULL, NULL, &doc)) return;
   if (carry_state(w, pane->doc, &pane->state, doc, &state)) {
     mprof__view_doc_free(doc);
     return;

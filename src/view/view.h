@@ -26,15 +26,13 @@ typedef struct mprof_view_doc_s {
 } mprof_view_doc_t;
 
 /* Read path (a trace, or "-") and build its model and analysis.  Problems
- * in the trace go to stderr and *damaged counts them; with damaged NULL
- * they are not told.  Returns 0 or a negative mprof error. */
-int mprof__view_doc_load(const char *path, int *damaged,
-                         mprof_view_doc_t **out);
-/* The same, telling progress (may be NULL) how far the model's load has
- * come, as mprof_model_load_with() does. */
-int mprof__view_doc_load_with(const char *path, int *damaged,
-                              mprof_progress_fn progress, void *context,
-                              mprof_view_doc_t **out);
+ * in the trace go to diag (with diag_context), as mprof_trace_open() tells
+ * them; progress (with progress_context) hears how far the model's load has
+ * come, as mprof_model_load_with() tells it.  Either may be NULL.  Returns 0
+ * or a negative mprof error. */
+int mprof__view_doc_load(const char *path, mprof_diag_fn diag,
+                         void *diag_context, mprof_progress_fn progress,
+                         void *progress_context, mprof_view_doc_t **out);
 void mprof__view_doc_free(mprof_view_doc_t *doc);
 
 /* text from a trace, shown as text: valid UTF-8 kept, control characters,

@@ -83,6 +83,18 @@ code() { set +e; "$@" >/dev/null 2>"$tmp/err"; echo $?; set -e; }
 [ "$(code "$mprof" view "$tmp/story.ctf")" = 3 ] || fail "a window with no display"
 grep -q "no display\|cannot open a display" "$tmp/err" || fail "says why: $(cat "$tmp/err")"
 
+# A damaged trace under a name with an escape sequence: drawn from its good
+# packets, exit 1, the problem told in one line with the name escaped.
+red="$tmp/red$(printf '\033')[31m.ctf"
+cp "$tmp/story.ctf" "$red"
+packets=$(od -An -t u8 -j 56 -N 8 "$red" | tr -d ' ')
+printf '\xff' | dd of="$red" bs=1 seek=$((packets + 1)) conv=notrunc status=none
+[ "$(code "$mprof" view --png "$tmp/red.png" "$red")" = 1 ] || fail "a damaged trace's exit code"
+grep -qF "mprof: $tmp/red\x1b[31m.ctf: packet 0 at offset $packets: bad packet magic" "$tmp/err" \
+  && ! grep -q "$(printf '\033')" "$tmp/err" \
+  || fail "a damaged trace's problem line: $(od -c "$tmp/err" | head -5)"
+[ -s "$tmp/red.png" ] || fail "a damaged trace not drawn"
+
 # Standard input.
 "$mprof" view --png "$tmp/stdin.png" --width $W --height $H - <"$tmp/story.ctf" || fail "--png of -"
 cmp -s "$tmp/all.png" "$tmp/stdin.png" || fail "stdin drew another picture"
