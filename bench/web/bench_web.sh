@@ -14,7 +14,7 @@ mkdir -p "$dir"
 if ! cmp -s "$source_dir/web/package-lock.json" "$npm_dir/package-lock.json"; then
   mkdir -p "$npm_dir"
   cp "$source_dir/web/package.json" "$source_dir/web/package-lock.json" "$npm_dir/"
-  (cd "$npm_dir" && npm ci --no-audit --no-fund --loglevel=error >&2)
+  "$source_dir/scripts/npm_ci.sh" "$npm_dir" >&2
 fi
 if [ -z "${MPROF_BENCH_WEB_NET_ONLY:-}" ]; then
   "$build/bench/web/mprof_bench_web_trace" load "$dir/web-big.ctf" "$events"

@@ -20,7 +20,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 npm_dir=$build/test/interop/npm
 mkdir -p "$npm_dir"
 cp "$here/package.json" "$here/package-lock.json" "$here/check_chrome.mjs" "$npm_dir/"
-(cd "$npm_dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+"$here/../../scripts/npm_ci.sh" "$npm_dir" >/dev/null
 
 "$build/test/story" "$tmp/story.ctf"
 "$build/test/interop/netpair" client "$tmp/client.ctf" 0

@@ -13,7 +13,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 npm_dir=$build/test/interop/npm-otlp
 mkdir -p "$npm_dir"
 cp "$here/package.json" "$here/package-lock.json" "$here/check_otlp.cjs" "$npm_dir/"
-(cd "$npm_dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+"$here/../../scripts/npm_ci.sh" "$npm_dir" >/dev/null
 "$build/test/trace_gen" gen.ctf overwrite 262144 20 2 >/dev/null
 
 check() { # NAME TRACE...

@@ -12,7 +12,7 @@ rm -rf "$out" && mkdir -p "$out"
 if ! cmp -s "$source/web/package-lock.json" "$npm_dir/package-lock.json"; then
   mkdir -p "$npm_dir"
   cp "$source/web/package.json" "$source/web/package-lock.json" "$npm_dir/"
-  (cd "$npm_dir" && npm ci --no-audit --no-fund --loglevel=error)
+  "$source/scripts/npm_ci.sh" "$npm_dir"
 fi
 "$build/test/story" "$out/story.ctf"
 "$build/test/web/web_trace" xss "$out/xss.ctf"
@@ -30,9 +30,12 @@ cp -r "$out/net" "$out/net-frame" && rm "$out/net-frame/data.js"
 if "$mprof" html --single-file - -o "$out/empty.html" </dev/null 2>/dev/null; then
   echo "not ok: mprof html - accepted an empty standard input"; exit 1
 fi
-# two runs of one program, 60 and 20 requests in flight (one counter name)
+# two runs of one program, 60 and 20 requests in flight (one counter name),
+# the second paused 20 µs (or more) early on, so that their first
+# divergences come that much apart from their starts (by the real clocks
+# alone they may come at the same ns, and the alignments look the same)
 "$build/test/web/web_trace" load "$out/wide.ctf" 4000 60
-"$build/test/web/web_trace" load "$out/narrow.ctf" 4000 20
+"$build/test/web/web_trace" load "$out/narrow.ctf" 4000 20 20
 "$mprof" html "$out/wide.ctf" "$out/narrow.ctf" -o "$out/compare-runs"
 # a trace of two OS threads from trace_gen, and what mprof stats counts in it
 "$build/test/trace_gen" "$out/gen.ctf" discard 4194304 200 2 >/dev/null

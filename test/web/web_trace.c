@@ -1,8 +1,11 @@
 /* web_trace.c -- traces for the browser viewer's tests and benchmark.
  *
  *   web_trace xss OUT          labels that are HTML and script
- *   web_trace load OUT EVENTS [N]  about EVENTS events of many small
- *                                  requests, N in flight (default 8)
+ *   web_trace load OUT EVENTS [N [PAUSE_US]]  about EVENTS events of many
+ *                                  small requests, N in flight (default
+ *                                  8), a pause of PAUSE_US µs before the
+ *                                  10th (two runs of other N then diverge
+ *                                  at times apart by at least the pause)
  *   web_trace phases OUT EVENTS    the same, 8 in flight, in two halves:
  *                                  "early phase" runs through the first,
  *                                  "late phase" starts after the second
@@ -13,9 +16,11 @@
  * the inner one resolves, the outer one fails with reason "<b>boom</b>";
  * a counter is named "<i>c</i>".
  */
+#define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "mprof.h"
 #include "mprof/unix.h"
@@ -41,14 +46,19 @@ static void xss(void) {
   mprof_suspend();
 }
 
-/* Requests of 10 events each, `width` in flight. */
+/* Requests of 10 events each, `width` in flight, a pause of pause_us
+ * before the 10th. */
 enum { MAX_IN_FLIGHT = 64 };
-static void load(long events, long width) {
+static void load(long events, long width, long pause_us) {
   mprof_counter_t queue = mprof_counter_make("in flight");
   uint64_t loop = mprof_named_task("loop");
   uint64_t flight[MAX_IN_FLIGHT] = {0};
   for (long i = 0; i * 10 < events; i++) {
     uint64_t *slot = &flight[i % width];
+    if (i == 10 && pause_us > 0) {
+      struct timespec pause = {pause_us / 1000000, pause_us % 1000000 * 1000};
+      nanosleep(&pause, NULL);
+    }
     mprof_switch(loop);
     if (*slot) {
       mprof_resolve(*slot);
@@ -73,24 +83,25 @@ static void load(long events, long width) {
 static void phases(long events) {
   uint64_t early = mprof_named_task("early phase");
   mprof_switch(early);
-  load(events / 2, 8);
+  load(events / 2, 8, 0);
   mprof_switch(early);
   mprof_resolve(early);
-  load(events / 2, 8);
+  load(events / 2, 8, 0);
   uint64_t late = mprof_named_task("late phase");
-  load(events / 10, 8);
+  load(events / 10, 8, 0);
   mprof_switch(late);
   mprof_resolve(late);
 }
 
 int main(int argc, char **argv) {
-  int is_load = (argc == 4 || argc == 5) && strcmp(argv[1], "load") == 0;
+  int is_load = argc >= 4 && argc <= 6 && strcmp(argv[1], "load") == 0;
   int is_phases = argc == 4 && strcmp(argv[1], "phases") == 0;
-  long width = argc == 5 ? atol(argv[4]) : 8;
+  long width = argc >= 5 ? atol(argv[4]) : 8;
+  long pause_us = argc == 6 ? atol(argv[5]) : 0;
   if ((!is_load && !is_phases && !(argc == 3 && strcmp(argv[1], "xss") == 0)) ||
       width < 1 || width > MAX_IN_FLIGHT) {
     fprintf(stderr, "usage: web_trace xss OUT | web_trace load OUT EVENTS "
-                    "[IN_FLIGHT <= 64] | web_trace phases OUT EVENTS\n");
+                    "[IN_FLIGHT <= 64 [PAUSE_US]] | web_trace phases OUT EVENTS\n");
     return 2;
   }
   long events = is_load || is_phases ? atol(argv[3]) : 100;
@@ -100,7 +111,7 @@ int main(int argc, char **argv) {
   if (mprof_unix_start(&opt))
     return 1;
   if (is_load)
-    load(events, width);
+    load(events, width, pause_us);
   else if (is_phases)
     phases(events);
   else
