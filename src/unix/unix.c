@@ -69,18 +69,41 @@ static int tsc_is_invariant(void) {
   return invariant;
 }
 
+/* CLOCK_MONOTONIC_RAW and the TSC at one moment: the TSC is read on both
+ * sides of the clock, and of a few tries the one whose two reads are
+ * closest is kept (its TSC the middle), so that a preemption between the
+ * two clocks' reads cannot skew the calibration. */
+typedef struct clock_pair_s {
+  int64_t ns;
+  uint64_t tsc;
+} clock_pair_t;
+
+static clock_pair_t read_clock_pair(void) {
+  clock_pair_t best = {0, 0};
+  uint64_t best_gap = UINT64_MAX;
+  for (int i = 0; i < 8; i++) {
+    struct timespec ts;
+    uint64_t before = __builtin_ia32_rdtsc();
+    clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+    uint64_t after = __builtin_ia32_rdtsc();
+    if (after - before < best_gap) {
+      best_gap = after - before;
+      best.ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+      best.tsc = before + (after - before) / 2;
+    }
+  }
+  return best;
+}
+
 /* Count TSC ticks over 10 ms of CLOCK_MONOTONIC_RAW. */
 static uint64_t calibrate_tsc(void) {
-  struct timespec a, b, pause = {0, 10 * 1000 * 1000};
-  clock_gettime(CLOCK_MONOTONIC_RAW, &a);
-  uint64_t t0 = __builtin_ia32_rdtsc();
+  struct timespec pause = {0, 10 * 1000 * 1000};
+  clock_pair_t a = read_clock_pair();
   nanosleep(&pause, NULL);
-  clock_gettime(CLOCK_MONOTONIC_RAW, &b);
-  uint64_t t1 = __builtin_ia32_rdtsc();
-  int64_t ns = (int64_t)(b.tv_sec - a.tv_sec) * 1000000000 +
-               (b.tv_nsec - a.tv_nsec);
+  clock_pair_t b = read_clock_pair();
+  int64_t ns = b.ns - a.ns;
   if (ns <= 0) return 0;
-  return (uint64_t)((__uint128_t)(t1 - t0) * 1000000000u / (uint64_t)ns);
+  return (uint64_t)((__uint128_t)(b.tsc - a.tsc) * 1000000000u / (uint64_t)ns);
 }
 #endif
 
