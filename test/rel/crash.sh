@@ -14,9 +14,9 @@ mprof=$build/mprof
 writer=$build/test/rel/seq_writer
 checker=$build/test/rel/seq_check
 tmp=$(mktemp -d)
-pid=
+pid= delay=
 trap '[ -z "$pid" ] || kill -KILL $pid 2>/dev/null || true; rm -rf "$tmp"' EXIT
-fail() { echo "FAIL (kill $i): $*" >&2; cp "$tmp/t.ctf" "$tmp/side" /tmp/ 2>/dev/null || true; exit 1; }
+fail() { echo "FAIL (kill $i, ${delay}s after tracing began): $*" >&2; cp "$tmp/t.ctf" "$tmp/side" /tmp/ 2>/dev/null || true; exit 1; }
 threads=4
 values=0
 overwritten=0
@@ -31,7 +31,8 @@ for ((i = 1; i <= kills; i++)); do
     kill -0 $pid 2>/dev/null || fail "the writer died on its own"
     sleep 0.005
   done
-  sleep "0.$(printf %03d $((RANDOM % 250)))"
+  delay=0.$(printf %03d $((RANDOM % 250)))
+  sleep "$delay"
   kill -KILL $pid
   wait $pid 2>/dev/null || true
   pid=

@@ -22,6 +22,7 @@ check_ok() { # TRACE: mprof check must say ok, finished
 "$build/test/rel/seq_writer" memory "$tmp/side" 2 1048576 &
 pid=$!
 until [ "$(od -An -t u8 -j 8 -N 8 "$tmp/side" 2>/dev/null | tr -d ' ')" -gt 100000 ] 2>/dev/null; do
+  kill -0 $pid 2>/dev/null || fail "the writer died on its own"
   sleep 0.05
 done
 "$mprof" snapshot --pid $pid -w "$tmp/running.ctf" || fail "snapshot --pid of a running process"
