@@ -31,9 +31,9 @@ if "$mprof" html --single-file - -o "$out/empty.html" </dev/null 2>/dev/null; th
   echo "not ok: mprof html - accepted an empty standard input"; exit 1
 fi
 # two runs of one program, 60 and 20 requests in flight (one counter name),
-# the second paused 20 µs (or more) early on, so that their first
-# divergences come that much apart from their starts (by the real clocks
-# alone they may come at the same ns, and the alignments look the same)
+# the second paused 20 µs early on, so that their first divergences come
+# about that much apart from their starts (by the real clocks alone they
+# may come at the same ns, and the alignments look the same)
 "$build/test/web/web_trace" load "$out/wide.ctf" 4000 60
 "$build/test/web/web_trace" load "$out/narrow.ctf" 4000 20 20
 "$mprof" html "$out/wide.ctf" "$out/narrow.ctf" -o "$out/compare-runs"

@@ -5,7 +5,7 @@
  *                                  small requests, N in flight (default
  *                                  8), a pause of PAUSE_US µs before the
  *                                  10th (two runs of other N then diverge
- *                                  at times apart by at least the pause)
+ *                                  about the pause apart from their starts)
  *   web_trace phases OUT EVENTS    the same, 8 in flight, in two halves:
  *                                  "early phase" runs through the first,
  *                                  "late phase" starts after the second
@@ -46,6 +46,16 @@ static void xss(void) {
   mprof_suspend();
 }
 
+/* Wait us µs on the CPU: a sleep would give the CPU away, and on a loaded
+ * machine come back milliseconds late. */
+static void spin_us(long us) {
+  struct timespec a, b;
+  clock_gettime(CLOCK_MONOTONIC, &a);
+  do
+    clock_gettime(CLOCK_MONOTONIC, &b);
+  while ((b.tv_sec - a.tv_sec) * 1000000L + (b.tv_nsec - a.tv_nsec) / 1000 < us);
+}
+
 /* Requests of 10 events each, `width` in flight, a pause of pause_us
  * before the 10th. */
 enum { MAX_IN_FLIGHT = 64 };
@@ -55,10 +65,7 @@ static void load(long events, long width, long pause_us) {
   uint64_t flight[MAX_IN_FLIGHT] = {0};
   for (long i = 0; i * 10 < events; i++) {
     uint64_t *slot = &flight[i % width];
-    if (i == 10 && pause_us > 0) {
-      struct timespec pause = {pause_us / 1000000, pause_us % 1000000 * 1000};
-      nanosleep(&pause, NULL);
-    }
+    if (i == 10) spin_us(pause_us);
     mprof_switch(loop);
     if (*slot) {
       mprof_resolve(*slot);
