@@ -418,7 +418,7 @@
     const built = performance.now();
     const count = wasm.mprof_web_build(p.handle, view.t0 - p.offset, view.t1 - p.offset, w, h, p.scroll, ROW_HEIGHT);
     view.lastBuildMs = performance.now() - built;
-    view.lastPrims = count;
+    view.lastPrims = p.prims = count;
     ctx.globalAlpha = 1;
     ctx.fillStyle = palette[0];
     ctx.fillRect(0, 0, w, h);
@@ -614,7 +614,10 @@
     });
   }
 
+  /* The keys the help (index.html) lists; with Ctrl, Alt or Meta they are
+   * the browser's (its zoom, back, ...). */
   function onKey(e) {
+    if (e.ctrlKey || e.altKey || e.metaKey) return;
     if (e.target instanceof HTMLInputElement) {
       if (e.key === 'Escape') e.target.blur();
       if (e.key === 'Enter') nextMatch();
@@ -848,6 +851,17 @@
       withCString($('search').value, (ptr) => wasm.mprof_web_search(p.handle, ptr));
       return i >= 0 ? json(wasm.mprof_web_thread(p.handle, i)) : null;
     },
+    /* pane i's display list as last drawn, and an arrow's kind */
+    displayList(i) {
+      const p = panes[i], ptr = wasm.mprof_web_prims(p.handle), buffer = wasm.memory.buffer, n = Math.max(0, p.prims);
+      const f = new Float32Array(buffer, ptr, n * PRIM_WORDS), u = new Uint32Array(buffer, ptr, n * PRIM_WORDS);
+      return Array.from({ length: n }, (_, k) => {
+        const o = k * PRIM_WORDS;
+        return { x0: f[o], y0: f[o + 1], x1: f[o + 2], y1: f[o + 3], kind: u[o + 4], colour: u[o + 5],
+          alpha: f[o + 6], width: f[o + 7], thread: u[o + 8], role: u[o + 9] & 15 };
+      });
+    },
+    arrowKind: (i, arrow) => cString(wasm.mprof_web_arrow_kind(panes[i].handle, arrow)),
     setRange, redraw: drawAll, rowHeight: ROW_HEIGHT, reading,
     wasmMemoryBytes: () => wasm.memory.buffer.byteLength,
   };

@@ -7,15 +7,19 @@
  *                                  "early phase" runs through the first,
  *                                  "late phase" starts after the second
  *                                  (and runs through a tenth more)
+ *   web_trace idle OUT             every arrow kind, an idle hiatus of
+ *                                  30 ms, two counters on one scale
  *
  * xss: a "client" task creates "<img src=x onerror=alert(1)>", which
  * creates "</script><script>alert(2)</script>"; the client waits for both;
  * the inner one resolves, the outer one fails with reason "<b>boom</b>";
  * a counter is named "<i>c</i>".
  */
+#define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "mprof.h"
 #include "mprof/unix.h"
@@ -83,14 +87,74 @@ static void phases(long events) {
   mprof_resolve(late);
 }
 
+static void pause_ms(long ms) {
+  struct timespec ts = {0, ms * 1000000L};
+  nanosleep(&ts, NULL);
+}
+
+/* Every arrow kind, then an idle hiatus: "before idle" (created, try_read
+ * of "io", signalled, reads "io" resolved and "bad io" failed), "old"
+ * becomes "new", "before idle" resolves and the loop is idle at once for
+ * 30 ms (mprof_suspend: an idle band), then "after idle" is made and runs.  Counters "queue#1" (up to 10) and
+ * "queue#2" (up to 30) are named alike up to the '#': one scale. */
+static void idle(void) {
+  mprof_counter_t q1 = mprof_counter_make("queue#1");
+  mprof_counter_t q2 = mprof_counter_make("queue#2");
+  uint64_t loop = mprof_named_task("loop");
+  mprof_switch(loop);
+  uint64_t before = mprof_named_task("before idle");
+  pause_ms(1); /* each arrow a few pixels from the next in the fit view */
+  uint64_t io = mprof_named_wait("io"), bad = mprof_named_wait("bad io");
+  mprof_counter_increase(q1, 10);
+  mprof_counter_increase(q2, 30);
+  mprof_switch(before);
+  pause_ms(1);
+  mprof_try_read(io);
+  pause_ms(3);
+  mprof_switch(loop);
+  mprof_resolve(io);
+  mprof_fail(bad, "io error");
+  pause_ms(1);
+  mprof_signal(before);
+  pause_ms(1);
+  mprof_switch(before);
+  mprof_read(io);
+  pause_ms(1);
+  mprof_read(bad);
+  pause_ms(3);
+  mprof_switch(loop);
+  mprof_counter_increase(q2, -20);
+  uint64_t old = mprof_named_task("old");
+  pause_ms(1);
+  uint64_t new_thread = mprof_named_task("new");
+  pause_ms(1);
+  mprof_becomes(old, new_thread);
+  pause_ms(2);
+  mprof_switch(before);
+  mprof_resolve(before);
+  mprof_suspend();
+  pause_ms(30);
+  mprof_switch(loop);
+  uint64_t after = mprof_named_task("after idle");
+  mprof_switch(after);
+  mprof_counter_increase(q1, -5);
+  pause_ms(5);
+  mprof_resolve(after);
+  mprof_switch(loop);
+  mprof_resolve(loop);
+}
+
 int main(int argc, char **argv) {
   int is_load = (argc == 4 || argc == 5) && strcmp(argv[1], "load") == 0;
   int is_phases = argc == 4 && strcmp(argv[1], "phases") == 0;
+  int is_idle = argc == 3 && strcmp(argv[1], "idle") == 0;
   long width = argc == 5 ? atol(argv[4]) : 8;
-  if ((!is_load && !is_phases && !(argc == 3 && strcmp(argv[1], "xss") == 0)) ||
+  if ((!is_load && !is_phases && !is_idle &&
+       !(argc == 3 && strcmp(argv[1], "xss") == 0)) ||
       width < 1 || width > MAX_IN_FLIGHT) {
     fprintf(stderr, "usage: web_trace xss OUT | web_trace load OUT EVENTS "
-                    "[IN_FLIGHT <= 64] | web_trace phases OUT EVENTS\n");
+                    "[IN_FLIGHT <= 64] | web_trace phases OUT EVENTS | "
+                    "web_trace idle OUT\n");
     return 2;
   }
   long events = is_load || is_phases ? atol(argv[3]) : 100;
@@ -103,6 +167,8 @@ int main(int argc, char **argv) {
     load(events, width);
   else if (is_phases)
     phases(events);
+  else if (is_idle)
+    idle();
   else
     xss();
   mprof_unix_stop();
