@@ -233,14 +233,41 @@ static void put_slice(FILE *f, int index, const trace_file_t *t, size_t k,
   *span = end;
 }
 
-/* window.MPROF_DATA: the wasm and the traces (their slices, if any, inline
- * in the page if single, else in data/). */
-static void put_data(FILE *f, const trace_file_t *traces, int count,
-                     int single) {
+/* What is written: the traces, their first frames (NULL: none) and
+ * whether in a single file. */
+typedef struct page_s {
+  const trace_file_t *traces;
+  int count;
+  const html_frame_t *frame; /* HTML_FRAME_COUNT of them */
+  int single;
+} page_t;
+
+/* Whether the wasm is in index.html (a script after viewer.js: the page
+ * compiles it while data.js loads) rather than in MPROF_DATA. */
+static int wasm_in_page(const page_t *pg) { return pg->frame && !pg->single; }
+
+/* The wasm as base64 in a comment: a script parses it faster than a
+ * string (the page reads it back with Function.prototype.toString). */
+static void put_wasm_comment(FILE *f) {
   const mprof_web_asset_t *wasm = asset("mprof.wasm");
-  fputs("window.MPROF_DATA = {wasm: \"", f);
+  fputs("window.MPROF_WASM = function () {/*", f);
   put_base64(f, wasm->data, wasm->size);
-  fputs("\", traces: [", f);
+  fputs("*/};\n", f);
+}
+
+/* window.MPROF_DATA: the wasm (unless in the page) and the traces (their
+ * slices, if any, inline in the page if single, else in data/). */
+static void put_data(FILE *f, const page_t *pg) {
+  const trace_file_t *traces = pg->traces;
+  int count = pg->count, single = pg->single;
+  fputs("window.MPROF_DATA = {", f);
+  if (!wasm_in_page(pg)) {
+    const mprof_web_asset_t *wasm = asset("mprof.wasm");
+    fputs("wasm: \"", f);
+    put_base64(f, wasm->data, wasm->size);
+    fputs("\", ", f);
+  }
+  fputs("traces: [", f);
   for (int i = 0; i < count; i++) {
     fputs(i ? ", {name: " : "{name: ", f);
     put_js_string(f, base_name(&traces[i]));
@@ -271,40 +298,39 @@ static void put_inline_slices(FILE *f, const trace_file_t *traces, int count) {
   }
 }
 
-/* window.MPROF_FRAME: the first frame (html_frame.h) of the trace named
- * name; data_src: the script holding MPROF_DATA, or NULL where it follows
- * inline. */
-static void put_frame(FILE *f, const html_frame_t *frame, const char *name,
+/* window.MPROF_FRAME: the first frames (html_frame.h: one per window
+ * size) of the trace named name, each frame's primitives and texts as
+ * base64 in a comment (`prims` characters of it, then the texts): the
+ * page's script parses a comment faster than a string, and reads it back
+ * with Function.prototype.toString.  data_src: the script holding
+ * MPROF_DATA, or NULL where it follows inline. */
+static void put_frame(FILE *f, const html_frame_t *frames, const char *name,
                       const char *data_src) {
   fputs("window.MPROF_FRAME = {name: ", f);
   put_js_string(f, name);
-  fprintf(f, ", width: %d, height: %d, row: %d, t0: %.17g, t1: %.17g",
-          HTML_FRAME_WIDTH_PX, HTML_FRAME_HEIGHT_PX, HTML_FRAME_ROW_PX,
-          frame->t0_ns, frame->t1_ns);
+  fprintf(f, ", row: %d, t0: %.17g, t1: %.17g", HTML_FRAME_ROW_PX,
+          frames[0].t0_ns, frames[0].t1_ns);
   fputs(", palette: [", f);
   for (int c = 0; c < MPROF_COLOUR_COUNT; c++)
     fprintf(f, "%s\"#%06x\"", c ? ", " : "",
             (unsigned)mprof_scene_palette[c].rgb);
-  fputs("], prims: \"", f);
-  put_base64(f, frame->prims, frame->prims_size);
-  fputs("\", text: \"", f);
-  put_base64(f, (const unsigned char *)frame->text, frame->text_size);
-  fputc('"', f);
+  fputs("], frames: [", f);
+  for (int i = 0; i < HTML_FRAME_COUNT; i++) {
+    const html_frame_t *frame = &frames[i];
+    fprintf(f, "%s{width: %d, height: %d, prims: %zu, data: function () {/*",
+            i ? ", " : "", frame->width_px, frame->height_px,
+            (frame->prims_size + 2) / 3 * 4);
+    put_base64(f, frame->prims, frame->prims_size);
+    put_base64(f, (const unsigned char *)frame->text, frame->text_size);
+    fputs("*/}}", f);
+  }
+  fputc(']', f);
   if (data_src) {
     fputs(", data: ", f);
     put_js_string(f, data_src);
   }
   fputs("};\n", f);
 }
-
-/* What is written: the traces, their first frame (NULL: none) and whether
- * in a single file. */
-typedef struct page_s {
-  const trace_file_t *traces;
-  int count;
-  const html_frame_t *frame;
-  int single;
-} page_t;
 
 /* The data: inline in a single file, else data.js. */
 static void put_data_script(FILE *f, const page_t *pg) {
@@ -313,14 +339,14 @@ static void put_data_script(FILE *f, const page_t *pg) {
     return;
   }
   fputs("<script>\n", f);
-  put_data(f, pg->traces, pg->count, 1);
+  put_data(f, pg);
   fputs("</script>\n", f);
 }
 
 /* The scripts of a page, viewer.js inline (no fetch before the first
  * frame).  With a first frame: the frame, viewer.js, then the data inline
- * (single file; in a directory viewer.js loads data.js once the frame is
- * shown); without: the data, then viewer.js, then in a single file the
+ * (single file), or in a directory the wasm (viewer.js then loads data.js,
+ * asked for early by a preload link); without: the data, then viewer.js, then in a single file the
  * slices of the traces in slices (never framed: see cmd_html()). */
 static void put_scripts(FILE *f, const page_t *pg) {
   if (pg->frame) {
@@ -334,6 +360,11 @@ static void put_scripts(FILE *f, const page_t *pg) {
   fputs("<script>\n", f);
   put_asset(f, "viewer.js");
   fputs("</script>\n", f);
+  if (wasm_in_page(pg)) {
+    fputs("<script>\n", f);
+    put_wasm_comment(f);
+    fputs("</script>\n", f);
+  }
   if (pg->frame && pg->single)
     put_data_script(f, pg);
   if (pg->single)
@@ -347,6 +378,8 @@ static void put_page(FILE *f, const page_t *pg) {
   const char *style = strstr(text, STYLE_MARK);
   const char *scripts = strstr(text, SCRIPTS_MARK);
   fwrite(text, 1, (size_t)(style - text), f);
+  if (pg->frame && !pg->single) /* loaded while the page starts */
+    fputs("<link rel=\"preload\" href=\"data.js\" as=\"script\">\n", f);
   fputs("<style>\n", f);
   put_asset(f, "viewer.css");
   fputs("</style>", f);
@@ -395,7 +428,7 @@ static int write_part(const char *path, part_t part, const page_t *pg,
   if (part == PAGE)
     put_page(f, pg);
   if (part == DATA)
-    put_data(f, pg->traces, pg->count, pg->single);
+    put_data(f, pg);
   if (part == TRACE)
     fwrite(pg->traces[trace].data, 1, pg->traces[trace].size, f);
   return finish(f, path);
@@ -501,17 +534,17 @@ int cmd_html(int argc, char **argv) {
   if (!out || count == 0)
     return usage(stderr, CLI_USAGE);
   int err = load_traces(traces, count, &problems);
-  html_frame_t frame = {0};
+  html_frame_t frames[HTML_FRAME_COUNT] = {{0}};
   /* one trace, not in slices: its first frame (none if its model cannot
    * be built).  A trace in slices is big: its model would cost mprof html
    * the time and memory of a load; the page draws it from its first slice
    * on instead. */
   int framed = !err && count == 1 && !traces[0].slices &&
-               html_frame_build(traces[0].data, traces[0].size, &frame) == 0;
-  page_t pg = {traces, count, framed ? &frame : NULL, single};
+               html_frame_build(traces[0].data, traces[0].size, frames) == 0;
+  page_t pg = {traces, count, framed ? frames : NULL, single};
   if (!err)
     err = single ? write_part(out, PAGE, &pg, 0) : write_directory(out, &pg);
-  html_frame_free(&frame);
+  html_frame_free(frames);
   for (int i = 0; i < count; i++) {
     free(traces[i].data);
     free(traces[i].spans);

@@ -48,8 +48,17 @@
   const ENOSYS = 52;
   const wasi = new Proxy({}, { get: () => () => ENOSYS });
 
+  /* The text of the comment in function fn's source (`mprof html` puts
+   * long base64 there: a script parses a comment faster than a string). */
+  function commentOf(fn) {
+    const source = fn.toString();
+    return source.slice(source.indexOf('/*') + 2, source.lastIndexOf('*/'));
+  }
+
+  /* The module is in MPROF_DATA, or for a page with a first frame in
+   * MPROF_WASM's comment. */
   async function loadWasm() {
-    const bytes = base64Bytes(window.MPROF_DATA.wasm);
+    const bytes = base64Bytes(window.MPROF_WASM ? commentOf(window.MPROF_WASM) : window.MPROF_DATA.wasm);
     const { instance } = await WebAssembly.instantiate(bytes, { wasi_snapshot_preview1: wasi });
     wasm = instance.exports;
     if (wasm._initialize) wasm._initialize();
@@ -172,8 +181,8 @@
       index++;
       return box.promise.then(({ end, spans, fn }) => {
         slicesIn.delete(key);
-        const source = fn.toString();
-        let at = source.indexOf('/*') + 2;
+        const source = commentOf(fn);
+        let at = 0;
         const parts = spans.map(([offset, bytes]) => {
           const text = source.slice(at, at + Math.ceil(bytes / 3) * 4);
           at += text.length;
@@ -273,6 +282,7 @@
       return;
     }
     view.timing.modelMs = performance.now() - modelStart;
+    mark('model');
     showPanes(opened);
     if (panes.length === 2) view.divergence = json(wasm.mprof_web_diverge(panes[0].handle, panes[1].handle));
     compare();
@@ -391,6 +401,7 @@
    * to the next animation frame (when the browser begins to put it on
    * screen, once the page lets it). */
   function firstFrameDrawn(openedAt) {
+    mark('frame');
     view.openToFrameMs = performance.now() - openedAt;
     requestAnimationFrame(() => { view.openToShownMs = performance.now() - openedAt; });
   }
@@ -891,18 +902,22 @@
   }
 
   /* The first frame `mprof html` built with the same model and scene code
-   * (window.MPROF_FRAME: the fit view's display list for a pane of
-   * frame.width x frame.height), painted in shell if its pane has that
-   * size: the picture the model will draw there, before the model exists.
-   * Returns whether it was painted. */
+   * (window.MPROF_FRAME: the fit view's display lists for the panes of a
+   * few window sizes, frames [{width, height, prims, data}], data's
+   * comment the base64 of the primitives (`prims` characters) then of the
+   * texts), painted in
+   * shell if its pane has one of those sizes: the picture the model will
+   * draw there, before the model exists.  Returns whether it was painted. */
   function paintFirstFrame(frame, shell) {
-    if (shell.el.clientWidth !== frame.width || shell.el.clientHeight !== frame.height || frame.row !== ROW_HEIGHT) return false;
+    const f = frame.frames.find((x) => x.width === shell.el.clientWidth && x.height === shell.el.clientHeight);
+    if (!f || frame.row !== ROW_HEIGHT) return false;
     const { ctx, w, h } = sizeCanvas(shell);
     palette = frame.palette;
     ctx.fillStyle = palette[0];
     ctx.fillRect(0, 0, w, h);
-    const prims = base64Bytes(frame.prims), words = new Uint32Array(prims.buffer, 0, prims.length >> 2);
-    paint(ctx, new Float32Array(words.buffer, 0, words.length), words, base64Bytes(frame.text), 0);
+    const data = commentOf(f.data), prims = base64Bytes(data.slice(0, f.prims));
+    const words = new Uint32Array(prims.buffer, 0, prims.length >> 2);
+    paint(ctx, new Float32Array(words.buffer, 0, words.length), words, base64Bytes(data.slice(f.prims)), 0);
     view.t0 = frame.t0; /* the view it shows (fit, as the model's first frame) */
     view.t1 = frame.t1;
     showRange(view.t0, view.t1);
@@ -911,11 +926,17 @@
     return true;
   }
 
-  /* The embedded traces' script (`mprof html` puts data.js after the first
-   * frame, or inline after viewer.js in a single file): loaded, or parsed. */
+  /* Resolves once the page's scripts after viewer.js (a page with a first
+   * frame: the module, or in a single file the data) have run. */
+  function parsed() {
+    return document.readyState !== 'loading' ? Promise.resolve()
+      : new Promise((done) => document.addEventListener('DOMContentLoaded', done, { once: true }));
+  }
+
+  /* The embedded traces' script (data.js, which `mprof html` puts after
+   * the first frame), loaded. */
   function loadData(src) {
     return new Promise((done, fail) => {
-      if (!src) { document.addEventListener('DOMContentLoaded', done, { once: true }); return; }
       const s = document.createElement('script');
       s.src = src;
       s.onload = done;
@@ -930,17 +951,30 @@
     return new Promise((done) => requestAnimationFrame(() => setTimeout(done, 0)));
   }
 
+  /* Marks of the page's start (performance.mark, 'mprof:NAME'), read by
+   * the bench. */
+  const mark = (name) => performance.mark('mprof:' + name);
+
   async function start() {
+    mark('script');
     attachPage();
     const frame = window.MPROF_FRAME; /* never with a trace in slices */
     const shells = embeddedShells(frame ? [frame.name] : (window.MPROF_DATA.traces || []).map((t) => t.name));
+    mark('layout');
     if (frame && paintFirstFrame(frame, shells[0])) await shown();
+    if (frame) await parsed();
+    /* the module compiles while the rest runs: while data.js loads if
+     * the page holds the module */
+    const early = window.MPROF_WASM ? loadWasm() : null;
     if (!window.MPROF_DATA) await loadData(frame.data);
-    const compiled = loadWasm(); /* first: it compiles while the rest runs */
+    mark('data');
+    const compiled = early || loadWasm();
     const data = window.MPROF_DATA.traces || [];
     const sliced = data.map((t, i) => t.slices && scriptSlices(i, t.slices, t.inline)); /* first slices load now */
     if (!view.firstFrameNative) warmUp(shells);
+    mark('canvas');
     await compiled;
+    mark('wasm');
     view.openedAt = 0; /* from the navigation */
     view.timing = {};
     if (data.some((t) => t.slices)) { /* a big trace: shown from its first slice on */

@@ -36,8 +36,10 @@ async function launch() {
   return { context, profile };
 }
 
-/* The window `mprof html` builds a trace's first frame for. */
-const FRAME_WINDOW = { width: 1600, height: 900 };
+/* Windows `mprof html` builds a trace's first frame for (of six:
+ * cli/html_frame.c). */
+const FRAME_WINDOWS = [{ width: 1600, height: 900 }, { width: 1280, height: 720 }, { width: 1920, height: 1080 }];
+const FRAME_WINDOW = FRAME_WINDOWS[0];
 
 /* A page of the viewer, its dialogs and errors recorded, in a window of
  * the context's size or of viewport's, once ready(). */
@@ -130,32 +132,37 @@ async function canvasPixels(page, x, y) {
 }
 
 /* The first frame `mprof html` built natively, painted before the page's
- * model exists (a 1600x900 window: the pane it was built for), is the
- * picture the model then draws: a copy of the page without data.js shows
- * it alone; the page, and the single file, replace it with the model's. */
+ * model exists (in windows of sizes it was built for), is the picture the
+ * model then draws: a copy of the page without data.js shows it alone;
+ * the page, and the single file, replace it with the model's. */
 async function testFirstFrame(context) {
-  const model = await open(context, 'net/index.html', FRAME_WINDOW);
+  for (const size of FRAME_WINDOWS) await firstFrameIn(context, size);
+}
+
+async function firstFrameIn(context, size) {
+  const at = `first frame, ${size.width}x${size.height}`;
+  const model = await open(context, 'net/index.html', size);
   const g = await where(model, 'Gntshr.grant_access');
   const drawn = await canvasPixels(model, g.xm, g.y);
-  check(drawn.native, 'first frame: the page painted the native first frame');
-  check((await text(model, '#status')).includes('1817 threads'), 'first frame: then the model is ready (status)');
-  const alone = await open(context, 'net-frame/index.html', FRAME_WINDOW,
+  check(drawn.native, at + ': the page painted the native first frame');
+  check((await text(model, '#status')).includes('1817 threads'), at + ': then the model is ready (status)');
+  const alone = await open(context, 'net-frame/index.html', size,
     () => window.mprofViewer && window.mprofViewer.view.openToFrameMs !== undefined);
   await alone.waitForFunction(() => document.getElementById('status').textContent.includes('data.js'));
   const first = await canvasPixels(alone, g.xm, g.y);
-  await shot(alone, 'first-frame');
+  await shot(alone, `first-frame-${size.width}x${size.height}`);
   check(first.native && !(await text(alone, '#status')).includes('threads'),
-    'first frame: drawn without the model (the status says it did not load)');
-  check(await text(alone, '#range') === await text(model, '#range'), 'first frame: the time range of the fit view');
+    at + ': drawn without the model (the status says it did not load)');
+  check(await text(alone, '#range') === await text(model, '#range'), at + ': the time range of the fit view');
   check(!near(first.at, [232, 232, 232]) && first.at.join() === drawn.at.join(),
-    `first frame: Gntshr.grant_access's row drawn as the model draws it (${first.at} / ${drawn.at})`);
+    at + `: Gntshr.grant_access's row drawn as the model draws it (${first.at} / ${drawn.at})`);
   check(first.drawn > 100000 && first.drawn === drawn.drawn && first.hash === drawn.hash,
-    `first frame: the same pixels as the model's frame (${first.drawn} drawn, hash ${first.hash} / ${drawn.drawn}, ${drawn.hash})`);
-  const single = await open(context, 'net.html', FRAME_WINDOW);
+    at + `: the same pixels as the model's frame (${first.drawn} drawn, hash ${first.hash} / ${drawn.drawn}, ${drawn.hash})`);
+  const single = await open(context, 'net.html', size);
   const again = await canvasPixels(single, g.xm, g.y);
-  check(again.native && again.hash === drawn.hash, 'first frame: the single file paints it too, then the same frame');
+  check(again.native && again.hash === drawn.hash, at + ': the single file paints it too, then the same frame');
   for (const p of [model, alone, single]) {
-    check(p.errors.length === 0, 'first frame: no page errors: ' + p.errors);
+    check(p.errors.length === 0, at + ': no page errors: ' + p.errors);
     await p.close();
   }
 }
@@ -272,11 +279,12 @@ async function testXss(context, file) {
     b: document.querySelectorAll('b, i').length,
     scripts: document.scripts.length,
     ours: [...document.scripts].every((s) => (s.src ? s.src.endsWith('/data.js')
-      : /^\s*(window\.MPROF_(FRAME|DATA) = |\/\* viewer\.js)/.test(s.text))),
+      : /^\s*(window\.MPROF_(FRAME|DATA|WASM) = |\/\* viewer\.js)/.test(s.text))),
   }));
   check(dom.img === 0 && dom.b === 0, file + ': no element came from a label ' + JSON.stringify(dom));
-  check(dom.scripts === 3 && dom.ours, file + ': only the viewer\'s three scripts (first frame, viewer, data) '
-    + JSON.stringify(dom));
+  const scripts = file.endsWith('.html') && !file.endsWith('index.html') ? 3 : 4; /* a directory: the wasm apart */
+  check(dom.scripts === scripts && dom.ours, file + `: only the viewer's ${scripts} scripts (first frame, viewer, `
+    + `${scripts === 4 ? 'wasm, ' : ''}data) ` + JSON.stringify(dom));
   check(page.dialogs.length === 0, file + ': no dialog opened: ' + page.dialogs);
   check(page.errors.length === 0, file + ': no page errors: ' + page.errors);
   await shot(page, file.replace(/\W/g, '_'));
