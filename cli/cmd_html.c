@@ -242,32 +242,15 @@ typedef struct page_s {
   int single;
 } page_t;
 
-/* Whether the wasm is in index.html (a script after viewer.js: the page
- * compiles it while data.js loads) rather than in MPROF_DATA. */
-static int wasm_in_page(const page_t *pg) { return pg->frame && !pg->single; }
-
-/* The wasm as base64 in a comment: a script parses it faster than a
- * string (the page reads it back with Function.prototype.toString). */
-static void put_wasm_comment(FILE *f) {
-  const mprof_web_asset_t *wasm = asset("mprof.wasm");
-  fputs("window.MPROF_WASM = function () {/*", f);
-  put_base64(f, wasm->data, wasm->size);
-  fputs("*/};\n", f);
-}
-
-/* window.MPROF_DATA: the wasm (unless in the page) and the traces (their
- * slices, if any, inline in the page if single, else in data/). */
+/* window.MPROF_DATA: the wasm and the traces (their slices, if any, inline
+ * in the page if single, else in data/). */
 static void put_data(FILE *f, const page_t *pg) {
   const trace_file_t *traces = pg->traces;
   int count = pg->count, single = pg->single;
-  fputs("window.MPROF_DATA = {", f);
-  if (!wasm_in_page(pg)) {
-    const mprof_web_asset_t *wasm = asset("mprof.wasm");
-    fputs("wasm: \"", f);
-    put_base64(f, wasm->data, wasm->size);
-    fputs("\", ", f);
-  }
-  fputs("traces: [", f);
+  const mprof_web_asset_t *wasm = asset("mprof.wasm");
+  fputs("window.MPROF_DATA = {wasm: \"", f);
+  put_base64(f, wasm->data, wasm->size);
+  fputs("\", traces: [", f);
   for (int i = 0; i < count; i++) {
     fputs(i ? ", {name: " : "{name: ", f);
     put_js_string(f, base_name(&traces[i]));
@@ -345,8 +328,8 @@ static void put_data_script(FILE *f, const page_t *pg) {
 
 /* The scripts of a page, viewer.js inline (no fetch before the first
  * frame).  With a first frame: the frame, viewer.js, then the data inline
- * (single file), or in a directory the wasm (viewer.js then loads data.js,
- * asked for early by a preload link); without: the data, then viewer.js, then in a single file the
+ * (single file; in a directory viewer.js loads data.js once the frame is
+ * shown); without: the data, then viewer.js, then in a single file the
  * slices of the traces in slices (never framed: see cmd_html()). */
 static void put_scripts(FILE *f, const page_t *pg) {
   if (pg->frame) {
@@ -360,11 +343,6 @@ static void put_scripts(FILE *f, const page_t *pg) {
   fputs("<script>\n", f);
   put_asset(f, "viewer.js");
   fputs("</script>\n", f);
-  if (wasm_in_page(pg)) {
-    fputs("<script>\n", f);
-    put_wasm_comment(f);
-    fputs("</script>\n", f);
-  }
   if (pg->frame && pg->single)
     put_data_script(f, pg);
   if (pg->single)
@@ -378,8 +356,6 @@ static void put_page(FILE *f, const page_t *pg) {
   const char *style = strstr(text, STYLE_MARK);
   const char *scripts = strstr(text, SCRIPTS_MARK);
   fwrite(text, 1, (size_t)(style - text), f);
-  if (pg->frame && !pg->single) /* loaded while the page starts */
-    fputs("<link rel=\"preload\" href=\"data.js\" as=\"script\">\n", f);
   fputs("<style>\n", f);
   put_asset(f, "viewer.css");
   fputs("</style>", f);

@@ -55,10 +55,8 @@
     return source.slice(source.indexOf('/*') + 2, source.lastIndexOf('*/'));
   }
 
-  /* The module is in MPROF_DATA, or for a page with a first frame in
-   * MPROF_WASM's comment. */
   async function loadWasm() {
-    const bytes = base64Bytes(window.MPROF_WASM ? commentOf(window.MPROF_WASM) : window.MPROF_DATA.wasm);
+    const bytes = base64Bytes(window.MPROF_DATA.wasm);
     const { instance } = await WebAssembly.instantiate(bytes, { wasi_snapshot_preview1: wasi });
     wasm = instance.exports;
     if (wasm._initialize) wasm._initialize();
@@ -926,17 +924,11 @@
     return true;
   }
 
-  /* Resolves once the page's scripts after viewer.js (a page with a first
-   * frame: the module, or in a single file the data) have run. */
-  function parsed() {
-    return document.readyState !== 'loading' ? Promise.resolve()
-      : new Promise((done) => document.addEventListener('DOMContentLoaded', done, { once: true }));
-  }
-
-  /* The embedded traces' script (data.js, which `mprof html` puts after
-   * the first frame), loaded. */
+  /* The embedded traces' script (`mprof html` puts data.js after the first
+   * frame, or inline after viewer.js in a single file): loaded, or parsed. */
   function loadData(src) {
     return new Promise((done, fail) => {
+      if (!src) { document.addEventListener('DOMContentLoaded', done, { once: true }); return; }
       const s = document.createElement('script');
       s.src = src;
       s.onload = done;
@@ -962,13 +954,9 @@
     const shells = embeddedShells(frame ? [frame.name] : (window.MPROF_DATA.traces || []).map((t) => t.name));
     mark('layout');
     if (frame && paintFirstFrame(frame, shells[0])) await shown();
-    if (frame) await parsed();
-    /* the module compiles while the rest runs: while data.js loads if
-     * the page holds the module */
-    const early = window.MPROF_WASM ? loadWasm() : null;
     if (!window.MPROF_DATA) await loadData(frame.data);
     mark('data');
-    const compiled = early || loadWasm();
+    const compiled = loadWasm(); /* first: it compiles while the rest runs */
     const data = window.MPROF_DATA.traces || [];
     const sliced = data.map((t, i) => t.slices && scriptSlices(i, t.slices, t.inline)); /* first slices load now */
     if (!view.firstFrameNative) warmUp(shells);

@@ -279,12 +279,11 @@ async function testXss(context, file) {
     b: document.querySelectorAll('b, i').length,
     scripts: document.scripts.length,
     ours: [...document.scripts].every((s) => (s.src ? s.src.endsWith('/data.js')
-      : /^\s*(window\.MPROF_(FRAME|DATA|WASM) = |\/\* viewer\.js)/.test(s.text))),
+      : /^\s*(window\.MPROF_(FRAME|DATA) = |\/\* viewer\.js)/.test(s.text))),
   }));
   check(dom.img === 0 && dom.b === 0, file + ': no element came from a label ' + JSON.stringify(dom));
-  const scripts = file.endsWith('.html') && !file.endsWith('index.html') ? 3 : 4; /* a directory: the wasm apart */
-  check(dom.scripts === scripts && dom.ours, file + `: only the viewer's ${scripts} scripts (first frame, viewer, `
-    + `${scripts === 4 ? 'wasm, ' : ''}data) ` + JSON.stringify(dom));
+  check(dom.scripts === 3 && dom.ours, file + ': only the viewer\'s three scripts (first frame, viewer, data) '
+    + JSON.stringify(dom));
   check(page.dialogs.length === 0, file + ': no dialog opened: ' + page.dialogs);
   check(page.errors.length === 0, file + ': no page errors: ' + page.errors);
   await shot(page, file.replace(/\W/g, '_'));
