@@ -8,9 +8,9 @@
  * fetch files or load modules; a big trace goes in slices, scripts of a
  * few MB in DIR/data/ that the page loads one after the other, drawing the
  * trace from the first one on.  A page of one trace that is not in slices
- * also holds its first frame, built here (html_frame.c), in a small script
- * before viewer.js, which paints it at once and reads the rest (data.js)
- * after. */
+ * also holds its first frame for a few window sizes, built here
+ * (html_frame.c), in a small script before viewer.js, which paints the one
+ * of its size at once and reads the rest (data.js) after. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -233,20 +233,10 @@ static void put_slice(FILE *f, int index, const trace_file_t *t, size_t k,
   *span = end;
 }
 
-/* What is written: the traces, their first frames (NULL: none) and
- * whether in a single file. */
-typedef struct page_s {
-  const trace_file_t *traces;
-  int count;
-  const html_frame_t *frame; /* HTML_FRAME_COUNT of them */
-  int single;
-} page_t;
-
 /* window.MPROF_DATA: the wasm and the traces (their slices, if any, inline
  * in the page if single, else in data/). */
-static void put_data(FILE *f, const page_t *pg) {
-  const trace_file_t *traces = pg->traces;
-  int count = pg->count, single = pg->single;
+static void put_data(FILE *f, const trace_file_t *traces, int count,
+                     int single) {
   const mprof_web_asset_t *wasm = asset("mprof.wasm");
   fputs("window.MPROF_DATA = {wasm: \"", f);
   put_base64(f, wasm->data, wasm->size);
@@ -315,6 +305,15 @@ static void put_frame(FILE *f, const html_frame_t *frames, const char *name,
   fputs("};\n", f);
 }
 
+/* What is written: the traces, their first frames (NULL: none) and
+ * whether in a single file. */
+typedef struct page_s {
+  const trace_file_t *traces;
+  int count;
+  const html_frame_t *frame; /* HTML_FRAME_COUNT of them */
+  int single;
+} page_t;
+
 /* The data: inline in a single file, else data.js. */
 static void put_data_script(FILE *f, const page_t *pg) {
   if (!pg->single) {
@@ -322,7 +321,7 @@ static void put_data_script(FILE *f, const page_t *pg) {
     return;
   }
   fputs("<script>\n", f);
-  put_data(f, pg);
+  put_data(f, pg->traces, pg->count, 1);
   fputs("</script>\n", f);
 }
 
@@ -404,7 +403,7 @@ static int write_part(const char *path, part_t part, const page_t *pg,
   if (part == PAGE)
     put_page(f, pg);
   if (part == DATA)
-    put_data(f, pg);
+    put_data(f, pg->traces, pg->count, pg->single);
   if (part == TRACE)
     fwrite(pg->traces[trace].data, 1, pg->traces[trace].size, f);
   return finish(f, path);

@@ -901,11 +901,11 @@
 
   /* The first frame `mprof html` built with the same model and scene code
    * (window.MPROF_FRAME: the fit view's display lists for the panes of a
-   * few window sizes, frames [{width, height, prims, data}], data's
-   * comment the base64 of the primitives (`prims` characters) then of the
-   * texts), painted in
-   * shell if its pane has one of those sizes: the picture the model will
-   * draw there, before the model exists.  Returns whether it was painted. */
+   * few window sizes, frames [{width, height, prims, data}], data's comment
+   * the base64 of the primitives, `prims` characters, then of the texts),
+   * painted in shell if its pane has one of those sizes: the picture the
+   * model will draw there, before the model exists.  Returns whether it was
+   * painted. */
   function paintFirstFrame(frame, shell) {
     const f = frame.frames.find((x) => x.width === shell.el.clientWidth && x.height === shell.el.clientHeight);
     if (!f || frame.row !== ROW_HEIGHT) return false;
