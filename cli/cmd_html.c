@@ -8,9 +8,9 @@
  * fetch files or load modules; a big trace goes in slices, scripts of a
  * few MB in DIR/data/ that the page loads one after the other, drawing the
  * trace from the first one on.  A page of one trace that is not in slices
- * also holds its first frame, built here (html_frame.c), in a small script
- * before viewer.js, which paints it at once and reads the rest (data.js)
- * after. */
+ * also holds its first frame for a few window sizes, built here
+ * (html_frame.c), in a small script before viewer.js, which paints the one
+ * of its size at once and reads the rest (data.js) after. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -271,25 +271,33 @@ static void put_inline_slices(FILE *f, const trace_file_t *traces, int count) {
   }
 }
 
-/* window.MPROF_FRAME: the first frame (html_frame.h) of the trace named
- * name; data_src: the script holding MPROF_DATA, or NULL where it follows
- * inline. */
-static void put_frame(FILE *f, const html_frame_t *frame, const char *name,
+/* window.MPROF_FRAME: the first frames (html_frame.h: one per window
+ * size) of the trace named name, each frame's primitives and texts as
+ * base64 in a comment (`prims` characters of it, then the texts): the
+ * page's script parses a comment faster than a string, and reads it back
+ * with Function.prototype.toString.  data_src: the script holding
+ * MPROF_DATA, or NULL where it follows inline. */
+static void put_frame(FILE *f, const html_frame_t *frames, const char *name,
                       const char *data_src) {
   fputs("window.MPROF_FRAME = {name: ", f);
   put_js_string(f, name);
-  fprintf(f, ", width: %d, height: %d, row: %d, t0: %.17g, t1: %.17g",
-          HTML_FRAME_WIDTH_PX, HTML_FRAME_HEIGHT_PX, HTML_FRAME_ROW_PX,
-          frame->t0_ns, frame->t1_ns);
+  fprintf(f, ", row: %d, t0: %.17g, t1: %.17g", HTML_FRAME_ROW_PX,
+          frames[0].t0_ns, frames[0].t1_ns);
   fputs(", palette: [", f);
   for (int c = 0; c < MPROF_COLOUR_COUNT; c++)
     fprintf(f, "%s\"#%06x\"", c ? ", " : "",
             (unsigned)mprof_scene_palette[c].rgb);
-  fputs("], prims: \"", f);
-  put_base64(f, frame->prims, frame->prims_size);
-  fputs("\", text: \"", f);
-  put_base64(f, (const unsigned char *)frame->text, frame->text_size);
-  fputc('"', f);
+  fputs("], frames: [", f);
+  for (int i = 0; i < HTML_FRAME_COUNT; i++) {
+    const html_frame_t *frame = &frames[i];
+    fprintf(f, "%s{width: %d, height: %d, prims: %zu, data: function () {/*",
+            i ? ", " : "", frame->width_px, frame->height_px,
+            (frame->prims_size + 2) / 3 * 4);
+    put_base64(f, frame->prims, frame->prims_size);
+    put_base64(f, (const unsigned char *)frame->text, frame->text_size);
+    fputs("*/}}", f);
+  }
+  fputc(']', f);
   if (data_src) {
     fputs(", data: ", f);
     put_js_string(f, data_src);
@@ -297,12 +305,12 @@ static void put_frame(FILE *f, const html_frame_t *frame, const char *name,
   fputs("};\n", f);
 }
 
-/* What is written: the traces, their first frame (NULL: none) and whether
- * in a single file. */
+/* What is written: the traces, their first frames (NULL: none) and
+ * whether in a single file. */
 typedef struct page_s {
   const trace_file_t *traces;
   int count;
-  const html_frame_t *frame;
+  const html_frame_t *frame; /* HTML_FRAME_COUNT of them */
   int single;
 } page_t;
 
@@ -501,17 +509,17 @@ int cmd_html(int argc, char **argv) {
   if (!out || count == 0)
     return usage(stderr, CLI_USAGE);
   int err = load_traces(traces, count, &problems);
-  html_frame_t frame = {0};
+  html_frame_t frames[HTML_FRAME_COUNT] = {{0}};
   /* one trace, not in slices: its first frame (none if its model cannot
    * be built).  A trace in slices is big: its model would cost mprof html
    * the time and memory of a load; the page draws it from its first slice
    * on instead. */
   int framed = !err && count == 1 && !traces[0].slices &&
-               html_frame_build(traces[0].data, traces[0].size, &frame) == 0;
-  page_t pg = {traces, count, framed ? &frame : NULL, single};
+               html_frame_build(traces[0].data, traces[0].size, frames) == 0;
+  page_t pg = {traces, count, framed ? frames : NULL, single};
   if (!err)
     err = single ? write_part(out, PAGE, &pg, 0) : write_directory(out, &pg);
-  html_frame_free(&frame);
+  html_frame_free(frames);
   for (int i = 0; i < count; i++) {
     free(traces[i].data);
     free(traces[i].spans);

@@ -1,6 +1,7 @@
 /* html_frame.c -- the first frame of `mprof html`'s page, built here with
  * the same model and scene code (src/model) that the page runs as
- * WebAssembly: the trace's fit view for the pane of a 1600x900 window.
+ * WebAssembly: the trace's fit view for the panes of a few common windows
+ * (html_frame.h).
  * The page paints this display list as soon as its canvas exists, before
  * its own model is built (which takes the WebAssembly module's compilation
  * and the model's load), then replaces it with its own frame of the same
@@ -11,6 +12,9 @@
 #include "html_frame.h"
 #include "mprof.h"
 #include "mprof/scene.h"
+
+const html_frame_window_t html_frame_windows[HTML_FRAME_COUNT] = {
+    {1920, 1080}, {1366, 768}, {1536, 864}, {1280, 720}, {1440, 900}, {1600, 900}};
 
 /* The page's fit(): the trace's extent [0, duration] and 2 % on each
  * side, in doubles as JavaScript computes it. */
@@ -78,38 +82,48 @@ static int copy_text(const mprof_scene_t *scene, const mprof_prim_t *prims,
   return 0;
 }
 
-/* The scene of model's fit view, copied into out. */
-static int build_scene(const mprof_model_t *model, html_frame_t *out) {
-  const mprof_model_view_t *v = mprof_model_view(model);
-  uint8_t *shown = malloc(v->counter_count + 1);
-  mprof_scene_t *scene = NULL;
-  int err = shown ? mprof_scene_new(&scene) : MPROF_ENOMEM;
-  if (!err) {
-    memset(shown, 1, v->counter_count + 1); /* the page shows them all */
-    fit(v, out);
-    mprof_viewport_t vp = {(int64_t)out->t0_ns,
-                           (int64_t)out->t1_ns,
-                           HTML_FRAME_WIDTH_PX,
-                           HTML_FRAME_HEIGHT_PX,
-                           0,
-                           HTML_FRAME_ROW_PX};
-    mprof_scene_options_t options = {NULL, NULL, shown};
-    err = mprof_scene_build(scene, model, &vp, &options);
-  }
+/* The scene of model's fit view for out's pane, copied into out. */
+static int build_scene(const mprof_model_t *model, mprof_scene_t *scene,
+                       const uint8_t *shown, html_frame_t *out) {
+  fit(mprof_model_view(model), out);
+  mprof_viewport_t vp = {(int64_t)out->t0_ns,
+                         (int64_t)out->t1_ns,
+                         (uint32_t)out->width_px,
+                         (uint32_t)out->height_px,
+                         0,
+                         HTML_FRAME_ROW_PX};
+  mprof_scene_options_t options = {NULL, NULL, shown};
+  int err = mprof_scene_build(scene, model, &vp, &options);
   size_t count = 0;
   const mprof_prim_t *prims = err ? NULL : mprof_scene_prims(scene, &count);
   if (!err)
     err = copy_prims(prims, count, out);
   if (!err)
     err = copy_text(scene, prims, count, out);
+  return err;
+}
+
+/* The scenes of every window's pane. */
+static int build_scenes(const mprof_model_t *model, html_frame_t *frames) {
+  const mprof_model_view_t *v = mprof_model_view(model);
+  uint8_t *shown = malloc(v->counter_count + 1);
+  mprof_scene_t *scene = NULL;
+  int err = shown ? mprof_scene_new(&scene) : MPROF_ENOMEM;
+  if (!err)
+    memset(shown, 1, v->counter_count + 1); /* the page shows them all */
+  for (int i = 0; i < HTML_FRAME_COUNT && !err; i++) {
+    frames[i].width_px = html_frame_windows[i].width - HTML_FRAME_SIDE_PX;
+    frames[i].height_px = html_frame_windows[i].height - HTML_FRAME_BARS_PX;
+    err = build_scene(model, scene, shown, &frames[i]);
+  }
   mprof_scene_free(scene);
   free(shown);
   return err;
 }
 
 int html_frame_build(const unsigned char *data, size_t size,
-                     html_frame_t *out) {
-  memset(out, 0, sizeof *out);
+                     html_frame_t *frames) {
+  memset(frames, 0, HTML_FRAME_COUNT * sizeof *frames);
   mprof_trace_t *trace;
   mprof_model_t *model = NULL;
   int err = mprof_trace_open_memory(data, size, "trace", NULL, NULL, &trace);
@@ -118,13 +132,15 @@ int html_frame_build(const unsigned char *data, size_t size,
   err = mprof_model_load(trace, &model);
   mprof_trace_close(trace);
   if (!err)
-    err = build_scene(model, out);
+    err = build_scenes(model, frames);
   mprof_model_free(model);
   return err;
 }
 
-void html_frame_free(html_frame_t *frame) {
-  free(frame->prims);
-  free(frame->text);
-  memset(frame, 0, sizeof *frame);
+void html_frame_free(html_frame_t *frames) {
+  for (int i = 0; i < HTML_FRAME_COUNT; i++) {
+    free(frames[i].prims);
+    free(frames[i].text);
+  }
+  memset(frames, 0, HTML_FRAME_COUNT * sizeof *frames);
 }

@@ -48,6 +48,13 @@
   const ENOSYS = 52;
   const wasi = new Proxy({}, { get: () => () => ENOSYS });
 
+  /* The text of the comment in function fn's source (`mprof html` puts
+   * long base64 there: a script parses a comment faster than a string). */
+  function commentOf(fn) {
+    const source = fn.toString();
+    return source.slice(source.indexOf('/*') + 2, source.lastIndexOf('*/'));
+  }
+
   async function loadWasm() {
     const bytes = base64Bytes(window.MPROF_DATA.wasm);
     const { instance } = await WebAssembly.instantiate(bytes, { wasi_snapshot_preview1: wasi });
@@ -172,8 +179,8 @@
       index++;
       return box.promise.then(({ end, spans, fn }) => {
         slicesIn.delete(key);
-        const source = fn.toString();
-        let at = source.indexOf('/*') + 2;
+        const source = commentOf(fn);
+        let at = 0;
         const parts = spans.map(([offset, bytes]) => {
           const text = source.slice(at, at + Math.ceil(bytes / 3) * 4);
           at += text.length;
@@ -273,6 +280,7 @@
       return;
     }
     view.timing.modelMs = performance.now() - modelStart;
+    mark('model');
     showPanes(opened);
     if (panes.length === 2) view.divergence = json(wasm.mprof_web_diverge(panes[0].handle, panes[1].handle));
     compare();
@@ -391,6 +399,7 @@
    * to the next animation frame (when the browser begins to put it on
    * screen, once the page lets it). */
   function firstFrameDrawn(openedAt) {
+    mark('frame');
     view.openToFrameMs = performance.now() - openedAt;
     requestAnimationFrame(() => { view.openToShownMs = performance.now() - openedAt; });
   }
@@ -418,7 +427,7 @@
     const built = performance.now();
     const count = wasm.mprof_web_build(p.handle, view.t0 - p.offset, view.t1 - p.offset, w, h, p.scroll, ROW_HEIGHT);
     view.lastBuildMs = performance.now() - built;
-    view.lastPrims = count;
+    view.lastPrims = p.prims = count;
     ctx.globalAlpha = 1;
     ctx.fillStyle = palette[0];
     ctx.fillRect(0, 0, w, h);
@@ -614,7 +623,10 @@
     });
   }
 
+  /* The keys the help (index.html) lists; with Ctrl, Alt or Meta they are
+   * the browser's (its zoom, back, ...). */
   function onKey(e) {
+    if (e.ctrlKey || e.altKey || e.metaKey) return;
     if (e.target instanceof HTMLInputElement) {
       if (e.key === 'Escape') e.target.blur();
       if (e.key === 'Enter') nextMatch();
@@ -848,6 +860,17 @@
       withCString($('search').value, (ptr) => wasm.mprof_web_search(p.handle, ptr));
       return i >= 0 ? json(wasm.mprof_web_thread(p.handle, i)) : null;
     },
+    /* pane i's display list as last drawn, and an arrow's kind */
+    displayList(i) {
+      const p = panes[i], ptr = wasm.mprof_web_prims(p.handle), buffer = wasm.memory.buffer, n = Math.max(0, p.prims);
+      const f = new Float32Array(buffer, ptr, n * PRIM_WORDS), u = new Uint32Array(buffer, ptr, n * PRIM_WORDS);
+      return Array.from({ length: n }, (_, k) => {
+        const o = k * PRIM_WORDS;
+        return { x0: f[o], y0: f[o + 1], x1: f[o + 2], y1: f[o + 3], kind: u[o + 4], colour: u[o + 5],
+          alpha: f[o + 6], width: f[o + 7], thread: u[o + 8], role: u[o + 9] & 15 };
+      });
+    },
+    arrowKind: (i, arrow) => cString(wasm.mprof_web_arrow_kind(panes[i].handle, arrow)),
     setRange, redraw: drawAll, rowHeight: ROW_HEIGHT, reading,
     wasmMemoryBytes: () => wasm.memory.buffer.byteLength,
   };
@@ -877,18 +900,22 @@
   }
 
   /* The first frame `mprof html` built with the same model and scene code
-   * (window.MPROF_FRAME: the fit view's display list for a pane of
-   * frame.width x frame.height), painted in shell if its pane has that
-   * size: the picture the model will draw there, before the model exists.
-   * Returns whether it was painted. */
+   * (window.MPROF_FRAME: the fit view's display lists for the panes of a
+   * few window sizes, frames [{width, height, prims, data}], data's comment
+   * the base64 of the primitives, `prims` characters, then of the texts),
+   * painted in shell if its pane has one of those sizes: the picture the
+   * model will draw there, before the model exists.  Returns whether it was
+   * painted. */
   function paintFirstFrame(frame, shell) {
-    if (shell.el.clientWidth !== frame.width || shell.el.clientHeight !== frame.height || frame.row !== ROW_HEIGHT) return false;
+    const f = frame.frames.find((x) => x.width === shell.el.clientWidth && x.height === shell.el.clientHeight);
+    if (!f || frame.row !== ROW_HEIGHT) return false;
     const { ctx, w, h } = sizeCanvas(shell);
     palette = frame.palette;
     ctx.fillStyle = palette[0];
     ctx.fillRect(0, 0, w, h);
-    const prims = base64Bytes(frame.prims), words = new Uint32Array(prims.buffer, 0, prims.length >> 2);
-    paint(ctx, new Float32Array(words.buffer, 0, words.length), words, base64Bytes(frame.text), 0);
+    const data = commentOf(f.data), prims = base64Bytes(data.slice(0, f.prims));
+    const words = new Uint32Array(prims.buffer, 0, prims.length >> 2);
+    paint(ctx, new Float32Array(words.buffer, 0, words.length), words, base64Bytes(data.slice(f.prims)), 0);
     view.t0 = frame.t0; /* the view it shows (fit, as the model's first frame) */
     view.t1 = frame.t1;
     showRange(view.t0, view.t1);
@@ -916,17 +943,26 @@
     return new Promise((done) => requestAnimationFrame(() => setTimeout(done, 0)));
   }
 
+  /* Marks of the page's start (performance.mark, 'mprof:NAME'), read by
+   * the bench. */
+  const mark = (name) => performance.mark('mprof:' + name);
+
   async function start() {
+    mark('script');
     attachPage();
     const frame = window.MPROF_FRAME; /* never with a trace in slices */
     const shells = embeddedShells(frame ? [frame.name] : (window.MPROF_DATA.traces || []).map((t) => t.name));
+    mark('layout');
     if (frame && paintFirstFrame(frame, shells[0])) await shown();
     if (!window.MPROF_DATA) await loadData(frame.data);
+    mark('data');
     const compiled = loadWasm(); /* first: it compiles while the rest runs */
     const data = window.MPROF_DATA.traces || [];
     const sliced = data.map((t, i) => t.slices && scriptSlices(i, t.slices, t.inline)); /* first slices load now */
     if (!view.firstFrameNative) warmUp(shells);
+    mark('canvas');
     await compiled;
+    mark('wasm');
     view.openedAt = 0; /* from the navigation */
     view.timing = {};
     if (data.some((t) => t.slices)) { /* a big trace: shown from its first slice on */

@@ -2,10 +2,12 @@
  * playwright-core): what is drawn (pixels at known thread rows), the side
  * panel after a double-click, search highlights, zoom, findings, the
  * compare view, opening a file, the first frame `mprof html` builds, a
- * trace in slices (from file:// and HTTP; no first frame built), and
- * labels that are HTML or script.
+ * trace in slices (from file:// and HTTP; no first frame built), labels
+ * that are HTML or script, the legend, counter toggles, idle bands and
+ * the keys the help lists.
  *
- *   node test_viewer.js ARTIFACTS NET_CTF   (run by test_viewer.sh)
+ *   node test_viewer.js ARTIFACTS NET_CTF [TEST...]   (run by test_viewer.sh;
+ *   TEST: run only the tests of these names)
  */
 'use strict';
 const fs = require('fs');
@@ -14,7 +16,7 @@ const os = require('os');
 const path = require('path');
 const { chromium } = require('playwright-core');
 
-const [out, netCtf] = process.argv.slice(2);
+const [out, netCtf, ...only] = process.argv.slice(2); /* only: these tests (their names), if any */
 const AXIS = 20, ROW = 16;
 const COLOURS = { thread: [0, 0, 0], stalled: [255, 0, 0], match: [255, 238, 0], highlight: [0, 192, 255] };
 
@@ -34,8 +36,10 @@ async function launch() {
   return { context, profile };
 }
 
-/* The window `mprof html` builds a trace's first frame for. */
-const FRAME_WINDOW = { width: 1600, height: 900 };
+/* Windows `mprof html` builds a trace's first frame for (of six:
+ * cli/html_frame.c). */
+const FRAME_WINDOWS = [{ width: 1600, height: 900 }, { width: 1280, height: 720 }, { width: 1920, height: 1080 }];
+const FRAME_WINDOW = FRAME_WINDOWS[0];
 
 /* A page of the viewer, its dialogs and errors recorded, in a window of
  * the context's size or of viewport's, once ready(). */
@@ -128,32 +132,37 @@ async function canvasPixels(page, x, y) {
 }
 
 /* The first frame `mprof html` built natively, painted before the page's
- * model exists (a 1600x900 window: the pane it was built for), is the
- * picture the model then draws: a copy of the page without data.js shows
- * it alone; the page, and the single file, replace it with the model's. */
+ * model exists (in windows of sizes it was built for), is the picture the
+ * model then draws: a copy of the page without data.js shows it alone;
+ * the page, and the single file, replace it with the model's. */
 async function testFirstFrame(context) {
-  const model = await open(context, 'net/index.html', FRAME_WINDOW);
+  for (const size of FRAME_WINDOWS) await firstFrameIn(context, size);
+}
+
+async function firstFrameIn(context, size) {
+  const at = `first frame, ${size.width}x${size.height}`;
+  const model = await open(context, 'net/index.html', size);
   const g = await where(model, 'Gntshr.grant_access');
   const drawn = await canvasPixels(model, g.xm, g.y);
-  check(drawn.native, 'first frame: the page painted the native first frame');
-  check((await text(model, '#status')).includes('1817 threads'), 'first frame: then the model is ready (status)');
-  const alone = await open(context, 'net-frame/index.html', FRAME_WINDOW,
+  check(drawn.native, at + ': the page painted the native first frame');
+  check((await text(model, '#status')).includes('1817 threads'), at + ': then the model is ready (status)');
+  const alone = await open(context, 'net-frame/index.html', size,
     () => window.mprofViewer && window.mprofViewer.view.openToFrameMs !== undefined);
   await alone.waitForFunction(() => document.getElementById('status').textContent.includes('data.js'));
   const first = await canvasPixels(alone, g.xm, g.y);
-  await shot(alone, 'first-frame');
+  await shot(alone, `first-frame-${size.width}x${size.height}`);
   check(first.native && !(await text(alone, '#status')).includes('threads'),
-    'first frame: drawn without the model (the status says it did not load)');
-  check(await text(alone, '#range') === await text(model, '#range'), 'first frame: the time range of the fit view');
+    at + ': drawn without the model (the status says it did not load)');
+  check(await text(alone, '#range') === await text(model, '#range'), at + ': the time range of the fit view');
   check(!near(first.at, [232, 232, 232]) && first.at.join() === drawn.at.join(),
-    `first frame: Gntshr.grant_access's row drawn as the model draws it (${first.at} / ${drawn.at})`);
+    at + `: Gntshr.grant_access's row drawn as the model draws it (${first.at} / ${drawn.at})`);
   check(first.drawn > 100000 && first.drawn === drawn.drawn && first.hash === drawn.hash,
-    `first frame: the same pixels as the model's frame (${first.drawn} drawn, hash ${first.hash} / ${drawn.drawn}, ${drawn.hash})`);
-  const single = await open(context, 'net.html', FRAME_WINDOW);
+    at + `: the same pixels as the model's frame (${first.drawn} drawn, hash ${first.hash} / ${drawn.drawn}, ${drawn.hash})`);
+  const single = await open(context, 'net.html', size);
   const again = await canvasPixels(single, g.xm, g.y);
-  check(again.native && again.hash === drawn.hash, 'first frame: the single file paints it too, then the same frame');
+  check(again.native && again.hash === drawn.hash, at + ': the single file paints it too, then the same frame');
   for (const p of [model, alone, single]) {
-    check(p.errors.length === 0, 'first frame: no page errors: ' + p.errors);
+    check(p.errors.length === 0, at + ': no page errors: ' + p.errors);
     await p.close();
   }
 }
@@ -325,6 +334,13 @@ async function testCompareRuns(context) {
   };
   check(await level(0) > 0, 'compare: the wide run\'s counter reaches 20 px');
   check(await level(1) === 0, 'compare: the narrow run\'s counter, on the same scale, stays below 20 px');
+  /* its toggle turns the graph off in both panes; back on, on the same scale */
+  await page.click('#counters input');
+  await redraw(page);
+  check(await level(0) === 0 && await level(1) === 0, 'compare: the counter\'s toggle hides it in both panes');
+  await page.click('#counters input');
+  await redraw(page);
+  check(await level(0) > 0 && await level(1) === 0, 'compare: shown again, on the one scale');
   /* 2 µs around the divergence, where the runs' offset is many pixels */
   await page.evaluate(() => { const v = window.mprofViewer, t = v.view.divergence.a_time; v.setRange(t - 1000, t + 1000); });
   await redraw(page);
@@ -626,6 +642,229 @@ async function testSlicedHttp(context) {
   }
 }
 
+/* --- The legend, counter toggles, idle bands, keys ------------------------------------- */
+
+const hexRgb = (hex) => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
+const ROLE_BAND = 0, ROLE_AXIS = 1, ROLE_ARROW = 5, COUNTER_STRIP = 40;
+
+/* The palette the page's model draws with (its summary: the wasm's
+ * mprof_scene_palette), and the display list of pane 0 as last drawn. */
+const palette = (page) => page.evaluate(() => window.mprofViewer.panes[0].summary.palette);
+const displayList = (page) => page.evaluate(() => window.mprofViewer.displayList(0));
+
+/* Of the pixels within a pixel of line a's middle half, the one most
+ * covered by colour rgb over the background bg (a slanted line is
+ * antialiased: px = bg + cover * (rgb - bg), to 8 levels): its colour and
+ * cover (0 if none is). */
+async function covered(page, a, rgb, bg) {
+  return page.evaluate(([a, rgb, bg]) => {
+    const d = window.mprofViewer.panes[0].canvas.getContext('2d');
+    let best = { c: null, cover: 0 };
+    const dc = rgb.map((v, j) => v - bg[j]), norm = dc.reduce((n, v) => n + v * v, 0);
+    for (let k = 0; k <= 8; k++) {
+      const x = Math.round(a.x0 + (a.x1 - a.x0) * (0.25 + k / 16)), y = Math.round(a.y0 + (a.y1 - a.y0) * (0.25 + k / 16));
+      const px = d.getImageData(x - 1, y - 1, 3, 3).data;
+      for (let i = 0; i < px.length; i += 4) {
+        const c = [px[i], px[i + 1], px[i + 2]];
+        const cover = c.reduce((n, v, j) => n + (v - bg[j]) * dc[j], 0) / norm;
+        const off = Math.max(...c.map((v, j) => Math.abs(v - bg[j] - cover * dc[j])));
+        if (off <= 8 && cover > best.cover) best = { c, cover };
+      }
+    }
+    return best;
+  }, [a, rgb, bg]);
+}
+
+/* web_trace idle: every arrow kind drawn in the colour of its legend
+ * entry, which shows the kind's palette name and colour. */
+async function testLegend(context) {
+  const page = await open(context, 'idle/index.html');
+  const pal = await palette(page);
+  const legend = await page.$$eval('#legend li', (lis) => lis.map((li) => ({ name: li.textContent,
+    rgb: getComputedStyle(li.querySelector('.swatch')).backgroundColor.match(/\d+/g).slice(0, 3).map(Number) })));
+  const kinds = pal.filter((c) => c.arrow);
+  check(kinds.length === 7 && ['read', 'resolve', 'signal', 'try_read'].every((k) => kinds.some((c) => c.arrow === k)),
+    'legend: the palette names the arrow kinds: ' + kinds.map((c) => c.arrow));
+  for (const c of kinds) {
+    const entry = legend.find((e) => e.name === c.name);
+    check(entry && entry.rgb.join() === hexRgb(c.rgb).join(),
+      `legend: the ${c.arrow} arrow's entry "${c.name}" has a swatch of ${c.rgb} (${entry && entry.rgb})`);
+  }
+  await page.keyboard.press('0');
+  await redraw(page);
+  const arrows = (await displayList(page)).filter((p) => p.role === ROLE_ARROW);
+  const drawn = new Map();
+  for (const a of arrows) {
+    const kind = await page.evaluate((i) => window.mprofViewer.arrowKind(0, i), a.thread);
+    check(pal[a.colour].arrow === kind, `legend: a ${kind} arrow is drawn in the ${kind} colour (${pal[a.colour].name})`);
+    if (!drawn.has(kind) || a.alpha > drawn.get(kind).alpha) drawn.set(kind, a);
+  }
+  /* arrows over 100 px long fade; a slow run stretches them */
+  check(drawn.size === kinds.length && [...drawn.values()].every((a) => a.alpha > 0.9),
+    'legend: the trace draws every arrow kind, unfaded: ' + [...drawn].map(([k, a]) => `${k} ${a.alpha.toFixed(2)}`));
+  for (const [kind, a] of drawn) {
+    const swatch = legend.find((e) => e.name === pal[a.colour].name).rgb;
+    const seen = await covered(page, a, swatch, hexRgb(pal[0].rgb));
+    check(seen.cover > 0.6, `legend: the ${kind} arrow is painted in its swatch's colour ${swatch} (${seen.c}, ${seen.cover})`);
+  }
+  await shot(page, 'legend');
+  check(page.errors.length === 0, 'legend: no page errors: ' + page.errors);
+  await page.close();
+}
+
+/* The counter colour's pixels of pane 0, in the strip of each counter
+ * shown (stacked at the bottom in the summary's order) and in all. */
+async function counterPixels(page) {
+  return page.evaluate(([STRIP]) => {
+    const p = window.mprofViewer.panes[0], c = p.canvas;
+    const rgb = p.summary.palette.find((e) => e.name === 'counter').rgb;
+    const want = [1, 3, 5].map((i) => parseInt(rgb.slice(i, i + 2), 16));
+    const checked = new Map([...document.querySelectorAll('#counters label')]
+      .map((l) => [l.querySelector('span').textContent, l.querySelector('input').checked]));
+    const shown = p.summary.counters.filter((n) => checked.get(n));
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    const count = (y0, y1) => {
+      let n = 0;
+      for (let i = y0 * c.width * 4; i < y1 * c.width * 4; i += 4) if (d[i] === want[0] && d[i + 1] === want[1] && d[i + 2] === want[2]) n++;
+      return n;
+    };
+    const strips = {};
+    shown.forEach((name, k) => { const top = c.height - (shown.length - k) * STRIP; strips[name] = count(top, top + STRIP); });
+    return { strips, total: count(0, c.height) };
+  }, [COUNTER_STRIP]);
+}
+
+async function toggleCounter(page, name) {
+  await page.click(`#counters label:has(span:text-is("${name}")) input`);
+  await redraw(page);
+}
+
+/* Per-metric toggles: turning a counter off removes its graph, the
+ * other's stays as it was (queue#1 and queue#2 share one scale, which
+ * stays shared: queue#1 does not grow when queue#2 is gone). */
+async function testCounters(context) {
+  const page = await open(context, 'idle/index.html');
+  const all = await counterPixels(page);
+  const { 'queue#1': q1, 'queue#2': q2 } = all.strips;
+  check(q1 > 0 && q2 > q1 && all.total === q1 + q2, `counters: both graphs drawn in their strips (${JSON.stringify(all)})`);
+  await toggleCounter(page, 'queue#2');
+  const one = await counterPixels(page);
+  check(one.strips['queue#1'] === q1 && one.total === q1 && !('queue#2' in one.strips),
+    `counters: queue#2 off: its graph is gone, queue#1's stays on the shared scale (${JSON.stringify(one)})`);
+  await toggleCounter(page, 'queue#2');
+  await toggleCounter(page, 'queue#1');
+  const two = await counterPixels(page);
+  check(two.strips['queue#2'] === q2 && two.total === q2,
+    `counters: queue#1 off: its graph is gone, queue#2's stays (${JSON.stringify(two)})`);
+  await toggleCounter(page, 'queue#1');
+  const again = await counterPixels(page);
+  check(JSON.stringify(again) === JSON.stringify(all), `counters: both on again as before (${JSON.stringify(again)})`);
+  check(page.errors.length === 0, 'counters: no page errors: ' + page.errors);
+  await page.close();
+}
+
+/* The idle hiatus (from "before idle"'s end to "after idle"'s start) is a
+ * band of the idle colour over the rows, at its x range and nowhere
+ * else. */
+async function testIdleBand(context) {
+  const page = await open(context, 'idle/index.html');
+  const pal = await palette(page);
+  const bands = (await displayList(page)).filter((p) => p.role === ROLE_BAND);
+  check(bands.length === 1 && pal[bands[0].colour].name === 'idle', 'idle: one idle band: ' + JSON.stringify(bands));
+  const [idle, bg] = [hexRgb(pal[bands[0].colour].rgb), hexRgb(pal[0].rgb)];
+  const band = idle.map((v, i) => Math.round(v * bands[0].alpha + bg[i] * (1 - bands[0].alpha)));
+  const before = await where(page, 'before idle'), after = await where(page, 'after idle');
+  const h = await page.evaluate(() => window.mprofViewer.panes[0].canvas.height);
+  const row = await pixelRow(page, h - 2 * COUNTER_STRIP - 4, 0); /* below the threads' rows */
+  const close = (a, b) => a.every((v, i) => Math.abs(v - b[i]) <= 2);
+  const ticks = (await displayList(page)).filter((p) => p.role === ROLE_AXIS && p.x0 === p.x1).map((p) => p.x0);
+  const off = (x) => ticks.every((t) => Math.abs(x - t) > 1.5); /* the ticks' lines cross the rows */
+  const inside = row.filter((c, x) => off(x) && x > before.x1 + 1 && x < after.x0 - 1);
+  const outside = row.filter((c, x) => off(x) && (x < before.x1 - 1 || x > after.x0 + 1));
+  check(after.x0 - before.x1 > 200 && inside.every((c) => close(c, band)),
+    `idle: the band's colour ${band} from ${before.x1.toFixed(0)} to ${after.x0.toFixed(0)} px `
+    + `(${inside.filter((c) => !close(c, band)).length} pixels not)`);
+  check(outside.length > 50 && outside.every((c) => close(c, bg)),
+    `idle: the background outside it (${outside.filter((c) => !close(c, bg)).length} of ${outside.length} pixels not)`);
+  check(page.errors.length === 0, 'idle: no page errors: ' + page.errors);
+  await page.close();
+}
+
+/* The keys the `?` help lists (its <kbd>s) are exactly those the page
+ * takes (a keydown whose default it prevents), each does what the help
+ * says, and keys with Ctrl, Alt or Meta stay the browser's. */
+async function testKeys(context) {
+  const page = await open(context, 'net/index.html');
+  const glyphs = { '←': 'ArrowLeft', '→': 'ArrowRight', '↑': 'ArrowUp', '↓': 'ArrowDown', Esc: 'Escape' };
+  const help = await page.$$eval('#help kbd', (ks) => ks.map((k) => ({ key: k.textContent, search: k.classList.contains('in-search') })));
+  const listed = help.filter((k) => !k.search).map((k) => glyphs[k.key] || k.key).sort();
+  /* the file picker is caught from now on (asked for at the key press, the
+   * page's picker could open before Playwright catches it) */
+  const chooser = new Promise((chosen) => page.once('filechooser', chosen));
+  await page.keyboard.press('0');
+  await redraw(page);
+  const state = () => page.evaluate(() => { const v = window.mprofViewer; return { t0: v.view.t0, t1: v.view.t1,
+    scroll: v.panes[0].scroll, w: v.panes[0].canvas.clientWidth, selected: v.panes[0].selected,
+    focus: document.activeElement.id, help: !document.getElementById('help').hidden,
+    details: document.getElementById('details').textContent }; });
+  const fitted = await state();
+  const press = async (key) => { await page.keyboard.press(key); await redraw(page); return state(); };
+  const span = (s) => s.t1 - s.t0, mid = (s) => (s.t0 + s.t1) / 2;
+  const same = (a, b) => Math.abs(a - b) <= Math.abs(b) * 1e-9 + 1e-3;
+  for (const [key, factor] of [['+', 1.2], ['=', 1.2], ['-', 1 / 1.2]]) {
+    const a = await state(), b = await press(key);
+    check(same(span(a) / span(b), factor) && same(mid(a), mid(b)), `keys: ${key} zooms by ${factor.toFixed(3)} around the middle`);
+  }
+  for (const [key, px] of [['ArrowLeft', -1], ['ArrowRight', 1]]) {
+    const a = await state(), b = await press(key);
+    check(same(b.t0 - a.t0, px * span(a) / 8) && same(span(a), span(b)), `keys: ${key} pans by an eighth of the view`);
+  }
+  for (const [key, dy] of [['ArrowDown', 64], ['ArrowUp', -64]]) {
+    const a = await state(), b = await press(key);
+    check(b.scroll - a.scroll === dy && same(b.t0, a.t0), `keys: ${key} scrolls the rows by ${dy} px (${a.scroll} -> ${b.scroll})`);
+  }
+  const fit = await press('0');
+  check(same(fit.t0, fitted.t0) && same(fit.t1, fitted.t1) && fit.scroll === 0, 'keys: 0 fits the trace again');
+  check((await press('/')).focus === 'search', 'keys: / puts the focus in the search box');
+  await page.keyboard.type('Gntshr');
+  check((await press('Escape')).focus !== 'search', 'keys: Esc in the search box leaves it');
+  const first = await press('n');
+  check(first.selected >= 0 && first.details.includes('Gntshr'), 'keys: n selects the first match: ' + first.details.slice(0, 80));
+  const second = await press('n');
+  check(second.selected > first.selected && second.details.includes('Gntshr'), 'keys: n again, the next match');
+  await page.focus('#search');
+  const third = await press('Enter');
+  check(third.selected > second.selected && third.focus === 'search', 'keys: Enter in the search box, the next match');
+  await page.evaluate(() => document.activeElement.blur());
+  const shown = await press('?');
+  check(shown.help, 'keys: ? shows the help');
+  const cleared = await press('Escape');
+  check(!cleared.help && cleared.selected === -1 && cleared.details === 'Double-click a thread.', 'keys: Esc closes the help, clears the highlight');
+  check((await press('?')).help && !(await press('?')).help, 'keys: ? again hides the help');
+  await page.keyboard.press('o');
+  const picker = await Promise.race([chooser, page.waitForTimeout(10000)]);
+  check(picker && picker.isMultiple(), 'keys: o opens the file picker (several files)');
+  /* last: a picker asked for by a key event not from the user (the
+   * sweep's 'o') stops the next one from opening */
+  const candidates = [...Array(94)].map((_, i) => String.fromCharCode(33 + i)).concat([' ', 'Enter', 'Tab',
+    'Backspace', 'Delete', 'Home', 'End', 'PageUp', 'PageDown', 'F1', ...Object.values(glyphs)]);
+  const taken = await page.evaluate((keys) => {
+    const takes = (key, mods) => {
+      const e = new KeyboardEvent('keydown', { key, cancelable: true, bubbles: true, ...mods });
+      document.body.dispatchEvent(e);
+      return e.defaultPrevented;
+    };
+    const plain = keys.filter((k) => takes(k, {}));
+    const modified = keys.filter((k) => ['ctrlKey', 'altKey', 'metaKey'].some((m) => takes(k, { [m]: true })));
+    return { plain: plain.sort(), modified };
+  }, candidates);
+  check(taken.plain.join(' ') === listed.join(' '), `keys: the help lists exactly the keys the page takes `
+    + `(listed: ${listed.join(' ')}; taken: ${taken.plain.join(' ')})`);
+  check(taken.modified.length === 0, 'keys: with Ctrl, Alt or Meta they stay the browser\'s: ' + taken.modified.join(' '));
+  check(page.errors.length === 0, 'keys: no page errors: ' + page.errors);
+  await page.close();
+}
+
 (async () => {
   const { context, profile } = await launch();
   let failed = false;
@@ -634,7 +873,9 @@ async function testSlicedHttp(context) {
     ['xss (single file)', (c) => testXss(c, 'xss.html')],
     ['generated', testGenerated], ['compare', testCompare], ['compare runs', testCompareRuns],
     ['stdin', testStdin], ['open, drop, help', testOpenFile], ['progressive load', testProgressive],
-    ['damaged file', testDamaged], ['sliced page', testSlicedPage], ['sliced page over http', testSlicedHttp]]) {
+    ['damaged file', testDamaged], ['sliced page', testSlicedPage], ['sliced page over http', testSlicedHttp],
+    ['legend', testLegend], ['counter toggles', testCounters], ['idle band', testIdleBand], ['keys', testKeys]]) {
+    if (only.length && !only.includes(name)) continue;
     try {
       await run(context);
       console.log('ok', name);

@@ -25,6 +25,9 @@ cp -r "$out/net" "$out/net-frame" && rm "$out/net-frame/data.js"
 "$mprof" html "$out/xss.ctf" -o "$out/xss"
 "$mprof" html --single-file "$out/xss.ctf" -o "$out/xss.html"
 "$mprof" html "$out/story.ctf" "$out/xss.ctf" -o "$out/compare"
+# every arrow kind, an idle hiatus, two counters on one scale
+"$build/test/web/web_trace" idle "$out/idle.ctf"
+"$mprof" html "$out/idle.ctf" -o "$out/idle"
 # the trace from standard input; nothing on it is an error
 "$mprof" html - -o "$out/stdin" <"$out/story.ctf"
 if "$mprof" html --single-file - -o "$out/empty.html" </dev/null 2>/dev/null; then

@@ -10,6 +10,8 @@
  *                                  "early phase" runs through the first,
  *                                  "late phase" starts after the second
  *                                  (and runs through a tenth more)
+ *   web_trace idle OUT             every arrow kind, an idle hiatus of
+ *                                  30 ms, two counters on one scale
  *
  * xss: a "client" task creates "<img src=x onerror=alert(1)>", which
  * creates "</script><script>alert(2)</script>"; the client waits for both;
@@ -100,15 +102,70 @@ static void phases(long events) {
   mprof_resolve(late);
 }
 
+/* Every arrow kind, then an idle hiatus: "before idle" (created, try_read
+ * of "io", signalled, reads "io" resolved and "bad io" failed), "old"
+ * becomes "new", "before idle" resolves and the loop is idle at once for
+ * 30 ms (mprof_suspend: an idle band), then "after idle" is made and runs.  Counters "queue#1" (up to 10) and
+ * "queue#2" (up to 30) are named alike up to the '#': one scale. */
+static void idle(void) {
+  mprof_counter_t q1 = mprof_counter_make("queue#1");
+  mprof_counter_t q2 = mprof_counter_make("queue#2");
+  uint64_t loop = mprof_named_task("loop");
+  mprof_switch(loop);
+  uint64_t before = mprof_named_task("before idle");
+  spin_us(1000); /* each arrow a few pixels from the next in the fit view */
+  uint64_t io = mprof_named_wait("io"), bad = mprof_named_wait("bad io");
+  mprof_counter_increase(q1, 10);
+  mprof_counter_increase(q2, 30);
+  mprof_switch(before);
+  spin_us(1000);
+  mprof_try_read(io);
+  spin_us(3000);
+  mprof_switch(loop);
+  mprof_resolve(io);
+  mprof_fail(bad, "io error");
+  spin_us(1000);
+  mprof_signal(before);
+  spin_us(1000);
+  mprof_switch(before);
+  mprof_read(io);
+  spin_us(1000);
+  mprof_read(bad);
+  spin_us(3000);
+  mprof_switch(loop);
+  mprof_counter_increase(q2, -20);
+  uint64_t old = mprof_named_task("old");
+  spin_us(1000);
+  uint64_t new_thread = mprof_named_task("new");
+  spin_us(1000);
+  mprof_becomes(old, new_thread);
+  spin_us(2000);
+  mprof_switch(before);
+  mprof_resolve(before);
+  mprof_suspend();
+  spin_us(30000);
+  mprof_switch(loop);
+  uint64_t after = mprof_named_task("after idle");
+  mprof_switch(after);
+  mprof_counter_increase(q1, -5);
+  spin_us(5000);
+  mprof_resolve(after);
+  mprof_switch(loop);
+  mprof_resolve(loop);
+}
+
 int main(int argc, char **argv) {
   int is_load = argc >= 4 && argc <= 6 && strcmp(argv[1], "load") == 0;
   int is_phases = argc == 4 && strcmp(argv[1], "phases") == 0;
+  int is_idle = argc == 3 && strcmp(argv[1], "idle") == 0;
   long width = argc >= 5 ? atol(argv[4]) : 8;
   long pause_us = argc == 6 ? atol(argv[5]) : 0;
-  if ((!is_load && !is_phases && !(argc == 3 && strcmp(argv[1], "xss") == 0)) ||
+  if ((!is_load && !is_phases && !is_idle &&
+       !(argc == 3 && strcmp(argv[1], "xss") == 0)) ||
       width < 1 || width > MAX_IN_FLIGHT) {
     fprintf(stderr, "usage: web_trace xss OUT | web_trace load OUT EVENTS "
-                    "[IN_FLIGHT <= 64 [PAUSE_US]] | web_trace phases OUT EVENTS\n");
+                    "[IN_FLIGHT <= 64 [PAUSE_US]] | web_trace phases OUT "
+                    "EVENTS | web_trace idle OUT\n");
     return 2;
   }
   long events = is_load || is_phases ? atol(argv[3]) : 100;
@@ -121,6 +178,8 @@ int main(int argc, char **argv) {
     load(events, width, pause_us);
   else if (is_phases)
     phases(events);
+  else if (is_idle)
+    idle();
   else
     xss();
   mprof_unix_stop();

@@ -162,6 +162,13 @@ const char *mprof_web_text(const mprof_web_t *w) {
   return mprof_scene_text(w->scene);
 }
 
+const char *mprof_web_arrow_kind(const mprof_web_t *w, int arrow) {
+  const mprof_model_view_t *v = mprof_model_view(w->model);
+  if (arrow < 0 || (size_t)arrow >= v->arrow_count)
+    return "";
+  return mprof_arrow_kind_name((mprof_arrow_kind_t)v->arrows[arrow].kind);
+}
+
 int mprof_web_hit(const mprof_web_t *w, double x, double y) {
   uint32_t t = mprof_scene_hit(w->model, &w->viewport, x, y);
   return t == MPROF_NO_THREAD ? -1 : (int)t;

@@ -129,6 +129,9 @@ void mprof_web_json_summary(mprof_web_json_t *j, const mprof_model_t *m) {
     begin(j, NULL, "{");
     str(j, "name", mprof_scene_palette[c].name);
     str(j, "rgb", rgb);
+    if (c >= MPROF_COLOUR_ARROW && c < MPROF_COLOUR_FAILED) /* its kind */
+      str(j, "arrow",
+          mprof_arrow_kind_name((mprof_arrow_kind_t)(c - MPROF_COLOUR_ARROW)));
     mprof_web_json_raw(j, "}");
   }
   mprof_web_json_raw(j, "]}");

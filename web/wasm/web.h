@@ -45,6 +45,9 @@ int mprof_web_build(mprof_web_t *w, double t0_ns, double t1_ns, int width_px,
 const mprof_prim_t *mprof_web_prims(const mprof_web_t *w);
 const char *mprof_web_text(const mprof_web_t *w);
 
+/* The kind of arrow `arrow` (a primitive's `thread` for arrows), as
+ * mprof_arrow_kind_name() names it; "" if there is no such arrow. */
+const char *mprof_web_arrow_kind(const mprof_web_t *w, int arrow);
 /* The thread at pixel (x, y) of the last build's viewport, or -1. */
 int mprof_web_hit(const mprof_web_t *w, double x, double y);
 double mprof_web_duration(const mprof_web_t *w);
