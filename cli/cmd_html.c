@@ -260,13 +260,15 @@ static void put_data(FILE *f, const trace_file_t *traces, int count,
 /* The slices of the traces that have them, each in its own <script> (after
  * viewer.js, which is running and shows the first while the parser reads
  * the rest). */
-static void put_inline_slices(FILE *f, const trace_file_t *traces, int count) {
+static void put_inline_slices(FILE *f, const trace_file_t *traces, int count,
+                              cli_progress_t *progress) {
   for (int i = 0; i < count; i++) {
     size_t span = 0;
     for (size_t k = 0; k < traces[i].slices; k++) {
       fputs("\n<script>", f);
       put_slice(f, i, &traces[i], k, &span);
       fputs("</script>", f);
+      cli_progress_update(progress, ++progress->done);
     }
   }
 }
@@ -312,6 +314,7 @@ typedef struct page_s {
   int count;
   const html_frame_t *frame; /* HTML_FRAME_COUNT of them */
   int single;
+  cli_progress_t *progress; /* counts the slices written */
 } page_t;
 
 /* The data: inline in a single file, else data.js. */
@@ -345,7 +348,7 @@ static void put_scripts(FILE *f, const page_t *pg) {
   if (pg->frame && pg->single)
     put_data_script(f, pg);
   if (pg->single)
-    put_inline_slices(f, pg->traces, pg->count);
+    put_inline_slices(f, pg->traces, pg->count, pg->progress);
 }
 
 /* index.html with its two marks replaced by the style and the scripts. */
@@ -370,14 +373,17 @@ typedef enum part_e { PAGE, DATA, TRACE } part_t;
 /* Open path to write; NULL after saying why not. */
 static FILE *create(const char *path) {
   FILE *f = fopen(path, "wb");
-  if (!f)
+  if (!f) {
+    cli_progress_wipe();
     fprintf(stderr, "mprof: html: %s: %s\n", path, strerror(errno));
+  }
   return f;
 }
 
 /* Close f, written to path; -1 after saying so if writing failed. */
 static int finish(FILE *f, const char *path) {
   if (fclose(f) != 0) {
+    cli_progress_wipe();
     fprintf(stderr, "mprof: html: %s: write failed\n", path);
     return -1;
   }
@@ -387,6 +393,7 @@ static int finish(FILE *f, const char *path) {
 /* Make directory path if it is not there; -1 after saying why not. */
 static int make_dir(const char *path) {
   if (mkdir(path, 0777) != 0 && errno != EEXIST) {
+    cli_progress_wipe();
     fprintf(stderr, "mprof: html: %s: %s\n", path, strerror(errno));
     return -1;
   }
@@ -412,7 +419,7 @@ static int write_part(const char *path, part_t part, const page_t *pg,
 /* The slices of the traces that have them: DIR/data/T-K.js, slice K of
  * trace T. */
 static int write_slices(const char *dir, const trace_file_t *traces,
-                        int count) {
+                        int count, cli_progress_t *progress) {
   char path[4096];
   snprintf(path, sizeof path, "%s/data", dir);
   if ((traces[0].slices || (count > 1 && traces[1].slices)) && make_dir(path))
@@ -427,6 +434,7 @@ static int write_slices(const char *dir, const trace_file_t *traces,
       put_slice(f, i, &traces[i], k, &span);
       if (finish(f, path))
         return -1;
+      cli_progress_update(progress, ++progress->done);
     }
   }
   return 0;
@@ -437,7 +445,7 @@ static int write_directory(const char *dir, const page_t *pg) {
     const char *name;
     part_t part;
   } parts[] = {{"index.html", PAGE}, {"data.js", DATA}};
-  if (make_dir(dir) || write_slices(dir, pg->traces, pg->count))
+  if (make_dir(dir) || write_slices(dir, pg->traces, pg->count, pg->progress))
     return -1;
   char path[4096];
   for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) {
@@ -488,6 +496,12 @@ static int load_traces(trace_file_t *traces, int count, int *problems) {
   return 0;
 }
 
+static size_t all_slices(const trace_file_t *traces, int count) {
+  size_t n = 0;
+  for (int i = 0; i < count; i++) n += traces[i].slices;
+  return n;
+}
+
 int cmd_html(int argc, char **argv) {
   trace_file_t traces[2] = {{0}};
   const char *out = NULL;
@@ -516,9 +530,14 @@ int cmd_html(int argc, char **argv) {
    * on instead. */
   int framed = !err && count == 1 && !traces[0].slices &&
                html_frame_build(traces[0].data, traces[0].size, frames) == 0;
-  page_t pg = {traces, count, framed ? frames : NULL, single};
+  cli_progress_t progress; /* writing a big trace's slices takes seconds */
+  cli_progress_start(&progress, "html", 0);
+  cli_progress_phase(&progress, "html: writing", all_slices(traces, count),
+                     "slice");
+  page_t pg = {traces, count, framed ? frames : NULL, single, &progress};
   if (!err)
     err = single ? write_part(out, PAGE, &pg, 0) : write_directory(out, &pg);
+  cli_progress_finish(&progress);
   html_frame_free(frames);
   for (int i = 0; i < count; i++) {
     free(traces[i].data);

@@ -2,7 +2,8 @@
 # test_progress.sh -- progress on stderr for work over a second, on a
 # terminal only: `mprof report`, `export`, `merge` and `view` while they
 # load the model (mprof_model_load_with's packets), report while it
-# analyses, export while it writes.  Nothing when stderr is no terminal.
+# analyses, export while it writes, html while it writes a trace's slices.
+# Nothing when stderr is no terminal.
 #
 #   test_progress.sh BUILD ROUNDS
 #
@@ -33,6 +34,16 @@ $on_terminal --wait 2.5 "$mprof" export --format=otlp "$tmp/small.ctf" >"$tmp/tt
 expect_progress "$tmp/tty" '^mprof: export: writing: [0-9]*% (span [0-9]*/[0-9]*)$'
 "$mprof" export "$tmp/small.ctf" 2>"$tmp/err" | { sleep 1.2; cat >/dev/null; }
 [ ! -s "$tmp/err" ] || fail "slow export printed: $(cat "$tmp/err")"
+
+# html's writing of a trace in slices (MPROF_HTML_SLICE: many small ones)
+# into a page that a FIFO's reader takes only after 2.5 s.
+mkfifo "$tmp/page.html"
+bash -c 'sleep 2.5; cat "$0" >"$1"' "$tmp/page.html" "$tmp/page.copy" &
+MPROF_HTML_SLICE=65536 $on_terminal "$mprof" html --single-file "$tmp/small.ctf" \
+  -o "$tmp/page.html" >"$tmp/tty"
+wait $!
+expect_progress "$tmp/tty" '^mprof: html: writing: [0-9]*% (slice [0-9]*/[0-9]*)$'
+[ "$(tail -1 "$tmp/page.copy")" = '</html>' ] || fail "html: the page is not whole"
 
 # A trace whose model takes 2 s to load: export reads it, then dies at its
 # first write to a closed pipe.
