@@ -1,7 +1,8 @@
 /* test_viewer.js -- the browser viewer in Debian's Chromium (headless, via
  * playwright-core): what is drawn (pixels at known thread rows), the side
  * panel after a double-click, search highlights, zoom, findings, the
- * compare view, opening a file, the first frame `mprof html` builds, a
+ * compare view, opening a file, the first frame `mprof html` builds (and
+ * its stand-in in windows of other sizes), a
  * trace in slices (from file:// and HTTP; no first frame built), labels
  * that are HTML or script, the legend, counter toggles, idle bands and
  * the keys the help lists.
