@@ -10,7 +10,8 @@
  * trace from the first one on.  A page of one trace that is not in slices
  * also holds its first frame for a few window sizes, built here
  * (html_frame.c), in a small script before viewer.js, which paints the one
- * of its size at once and reads the rest (data.js) after. */
+ * of its size at once (in a pane of another size, the nearest one mapped
+ * to it) and reads the rest (data.js) after. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -5,7 +5,9 @@
  * The page paints this display list as soon as its canvas exists, before
  * its own model is built (which takes the WebAssembly module's compilation
  * and the model's load), then replaces it with its own frame of the same
- * view: the same picture (test/web/test_viewer.js compares the pixels). */
+ * view: the same picture (test/web/test_viewer.js compares the pixels).
+ * A pane of another size gets the nearest of them mapped to it, a stand-in
+ * (web/viewer.js, paintStandIn()). */
 #include <stdlib.h>
 #include <string.h>
 

@@ -14,6 +14,7 @@
 (function () {
   const PRIM_WORDS = 10; /* mprof_prim_t: x0 y0 x1 y1 kind colour alpha width thread role_text */
   const PRIM_RECT = 1, PRIM_TEXT = 2;
+  const ROLE_BAND = 0, ROLE_AXIS = 1, ROLE_COUNTER = 8; /* mprof_prim_role_t */
   const ROW_HEIGHT = 16;
   const ZOOM_STEP = 1.2;
   const FONT = '11px sans-serif';
@@ -903,25 +904,70 @@
    * (window.MPROF_FRAME: the fit view's display lists for the panes of a
    * few window sizes, frames [{width, height, prims, data}], data's comment
    * the base64 of the primitives, `prims` characters, then of the texts),
-   * painted in shell if its pane has one of those sizes: the picture the
-   * model will draw there, before the model exists.  Returns whether it was
+   * painted in shell: the picture the model will draw there if its pane
+   * has one of those sizes, else a stand-in mapped from the nearest one
+   * (paintStandIn()), before the model exists.  Returns whether it was
    * painted. */
   function paintFirstFrame(frame, shell) {
-    const f = frame.frames.find((x) => x.width === shell.el.clientWidth && x.height === shell.el.clientHeight);
-    if (!f || frame.row !== ROW_HEIGHT) return false;
-    const { ctx, w, h } = sizeCanvas(shell);
+    const w = shell.el.clientWidth, h = shell.el.clientHeight;
+    if (frame.row !== ROW_HEIGHT || !frame.frames.length) return false;
+    const exact = frame.frames.find((x) => x.width === w && x.height === h), f = exact || standInFor(frame.frames, w, h);
+    const { ctx } = sizeCanvas(shell);
     palette = frame.palette;
     ctx.fillStyle = palette[0];
     ctx.fillRect(0, 0, w, h);
     const data = commentOf(f.data), prims = base64Bytes(data.slice(0, f.prims));
-    const words = new Uint32Array(prims.buffer, 0, prims.length >> 2);
-    paint(ctx, new Float32Array(words.buffer, 0, words.length), words, base64Bytes(data.slice(f.prims)), 0);
+    const u = new Uint32Array(prims.buffer, 0, prims.length >> 2), text = base64Bytes(data.slice(f.prims));
+    if (exact) paint(ctx, new Float32Array(u.buffer, 0, u.length), u, text, 0);
+    else paintStandIn(ctx, f, u, text, w, h);
     view.t0 = frame.t0; /* the view it shows (fit, as the model's first frame) */
     view.t1 = frame.t1;
     showRange(view.t0, view.t1);
     firstFrameDrawn(0); /* from the navigation */
-    view.firstFrameNative = true;
+    view.firstFrameNative = !!exact;
+    view.firstFrameStandIn = !exact;
     return true;
+  }
+
+  /* The embedded frame to map to a pane of w x h built for none: of those
+   * at least as tall (all the rows it shows), else of the tallest, the
+   * widest not wider than the pane (its labels get room), else the
+   * narrowest. */
+  function standInFor(frames, w, h) {
+    const tallest = Math.max(...frames.map((f) => f.height));
+    const tall = frames.filter((f) => f.height >= Math.min(h, tallest));
+    const narrower = tall.filter((f) => f.width <= w);
+    const widest = (a, f) => (f.width > a.width ? f : a), narrowest = (a, f) => (f.width < a.width ? f : a);
+    return narrower.length ? narrower.reduce(widest) : tall.reduce(narrowest);
+  }
+
+  /* Paint frame f's primitives u (words) mapped to a pane of w x h, as a
+   * stand-in for the model's frame there: x scaled to the pane's width
+   * (the same time range); the counter strips (from the first counter
+   * primitive's top down) moved with the pane's bottom edge, and the bands
+   * and ticks that end at their top with it; the rows at their y, less
+   * what lies wholly below the pane's rows (as the scene leaves it out).
+   * Texts keep their size: each is drawn at its mapped anchor, cut to its
+   * mapped width. */
+  function paintStandIn(ctx, f, u, text, w, h) {
+    const fl = new Float32Array(u.buffer, 0, u.length), count = u.length / PRIM_WORDS;
+    let top = f.height;
+    for (let o = 0; o < u.length; o += PRIM_WORDS) if ((u[o + 9] & 15) === ROLE_COUNTER) top = Math.min(top, fl[o + 1]);
+    const sx = w / f.width, dy = h - f.height, out = new Uint32Array(u.length), of = new Float32Array(out.buffer);
+    let n = 0;
+    for (let i = 0; i < count; i++) {
+      const o = i * PRIM_WORDS, role = u[o + 9] & 15, y = [fl[o + 1], fl[o + 3]];
+      if (role === ROLE_COUNTER) y.forEach((v, k) => { y[k] = v + dy; });
+      else if (role === ROLE_BAND || role === ROLE_AXIS) y.forEach((v, k) => { if (v === top) y[k] = v + dy; });
+      else if (Math.min(y[0], y[1]) > top + dy) continue;
+      out.set(u.subarray(o, o + PRIM_WORDS), n);
+      of[n] = fl[o] * sx;
+      of[n + 1] = y[0];
+      of[n + 2] = fl[o + 2] * sx;
+      of[n + 3] = y[1];
+      n += PRIM_WORDS;
+    }
+    paint(ctx, of.subarray(0, n), out.subarray(0, n), text, 0);
   }
 
   /* The embedded traces' script (`mprof html` puts data.js after the first
@@ -959,7 +1005,7 @@
     const compiled = loadWasm(); /* first: it compiles while the rest runs */
     const data = window.MPROF_DATA.traces || [];
     const sliced = data.map((t, i) => t.slices && scriptSlices(i, t.slices, t.inline)); /* first slices load now */
-    if (!view.firstFrameNative) warmUp(shells);
+    if (!view.firstFrameNative && !view.firstFrameStandIn) warmUp(shells);
     mark('canvas');
     await compiled;
     mark('wasm');

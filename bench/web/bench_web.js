@@ -84,6 +84,7 @@ async function netLoad(context, size) {
       && performance.getEntriesByType('paint').some((p) => p.name === 'first-contentful-paint'));
     const r = await page.evaluate(() => ({ frame: window.mprofViewer.view.openToFrameMs, timing: window.mprofViewer.view.timing,
       shown: window.mprofViewer.view.openToShownMs, native: !!window.mprofViewer.view.firstFrameNative,
+      standIn: !!window.mprofViewer.view.firstFrameStandIn,
       fcp: performance.getEntriesByType('paint').find((p) => p.name === 'first-contentful-paint').startTime,
       domInteractive: performance.getEntriesByType('navigation')[0].domInteractive,
       marks: performance.getEntriesByType('mark').filter((e) => e.name.startsWith('mprof:'))
@@ -97,7 +98,7 @@ async function netLoad(context, size) {
   const m = split.find((r) => r.frame === median(frame)), t = m.timing;
   console.error(`bench: net.ctf, ${size.width}x${size.height}: first frames ${frame.map((x) => x.toFixed(0)).join(' ')} ms, an empty page's first paints `
     + `${empty.map((x) => x.toFixed(0)).join(' ')} ms; the median run: domInteractive ${m.domInteractive.toFixed(0)} ms, `
-    + `first frame ${m.native ? 'built by mprof html' : 'from the model'}, trace into WebAssembly memory `
+    + `first frame ${m.native ? 'built by mprof html' : m.standIn ? 'a stand-in mapped from one built by mprof html' : 'from the model'}, trace into WebAssembly memory `
     + `${t.readMs.toFixed(0)} ms, model ${t.modelMs.toFixed(0)} ms, the model's frame ${t.frameMs.toFixed(0)} ms; `
     + `the page's marks (ms from the navigation): ${m.marks}`);
   console.error(`bench: net.ctf, ${size.width}x${size.height}: medians: the next animation frame after the first frame ${median(shown).toFixed(0)} ms, `
@@ -203,9 +204,9 @@ async function bigHtml(context) {
 }
 
 /* Windows net.ctf's load is measured in: three that `mprof html` builds a
- * first frame for (cli/html_frame.c) and one it does not (the page draws
- * its first frame from the model); MPROF_BENCH_WEB_NET_SIZES: others, as
- * WxH,WxH... */
+ * first frame for (cli/html_frame.c) and one it does not (the page paints
+ * a stand-in mapped from the nearest one, then the model's frame);
+ * MPROF_BENCH_WEB_NET_SIZES: others, as WxH,WxH... */
 const NET_SIZES = (process.env.MPROF_BENCH_WEB_NET_SIZES || '1600x900,1280x720,1920x1080,1200x700').split(',')
   .map((s) => s.split('x').map(Number)).map(([width, height]) => ({ width, height }));
 

@@ -1,7 +1,8 @@
 /* test_viewer.js -- the browser viewer in Debian's Chromium (headless, via
  * playwright-core): what is drawn (pixels at known thread rows), the side
  * panel after a double-click, search highlights, zoom, findings, the
- * compare view, opening a file, the first frame `mprof html` builds, a
+ * compare view, opening a file, the first frame `mprof html` builds (and
+ * its stand-in in windows of other sizes), a
  * trace in slices (from file:// and HTTP; no first frame built), labels
  * that are HTML or script, the legend, counter toggles, idle bands and
  * the keys the help lists.
@@ -165,6 +166,114 @@ async function firstFrameIn(context, size) {
     check(p.errors.length === 0, at + ': no page errors: ' + p.errors);
     await p.close();
   }
+}
+
+/* In windows of sizes `mprof html` built no frame for, the page paints a
+ * stand-in mapped from the nearest frame built (both scaled down here:
+ * a stretched text would show) until the model's frame replaces it.  The
+ * stand-in alone (the page without data.js) against the model's frame:
+ * net.ctf's first threads' lines on the same pixel rows, their ends
+ * within 2 px; the counter strips' lines at the same rows; the whole
+ * pane painted; Gntshr.grant_access's label as wide and tall as the
+ * model's (not stretched). */
+const STAND_IN_WINDOWS = [{ width: 1111, height: 777 }, { width: 1700, height: 1000 }];
+const ROLE_THREAD = 3, ROLE_COUNTER = 8;
+async function testStandIn(context) {
+  for (const size of STAND_IN_WINDOWS) await standInIn(context, size);
+}
+
+/* The pane's canvas on a page with or without a model: its size, whether
+ * every pixel is opaque, and the x extent of the pixels of colour rgb on
+ * each of rows [{y, x0, x1, rgb}] between x0 and x1 (and 10 px more each
+ * side), null where there are none. */
+async function canvasRows(page, rows) {
+  return page.evaluate((rows) => {
+    const c = document.querySelector('#panes canvas'), d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let opaque = true;
+    for (let i = 3; i < d.length; i += 4) if (d[i] !== 255) { opaque = false; break; }
+    const drawn = (x, r) => { const i = (r.y * c.width + x) * 4; return r.rgb.every((v, k) => Math.abs(d[i + k] - v) <= 40); };
+    const extents = rows.map((r) => {
+      let lo = null, hi = null;
+      for (let x = Math.max(0, Math.floor(r.x0) - 10); x <= Math.min(c.width - 1, Math.ceil(r.x1) + 10); x++) {
+        if (drawn(x, r)) { if (lo === null) lo = x; hi = x; }
+      }
+      return lo === null ? null : [lo, hi];
+    });
+    return { w: c.width, h: c.height, paneW: c.parentElement.clientWidth, paneH: c.parentElement.clientHeight, opaque,
+      extents };
+  }, rows);
+}
+
+/* The dark pixels' bounding box of the region r ({x0, y0, x1, y1}) of the
+ * pane's canvas. */
+async function inkBox(page, r) {
+  return page.evaluate((r) => {
+    const c = document.querySelector('#panes canvas'), d = c.getContext('2d').getImageData(r.x0, r.y0, r.x1 - r.x0, r.y1 - r.y0).data;
+    let x0 = Infinity, y0 = Infinity, x1 = -1, y1 = -1;
+    for (let y = 0; y < r.y1 - r.y0; y++) {
+      for (let x = 0; x < r.x1 - r.x0; x++) {
+        const i = (y * (r.x1 - r.x0) + x) * 4;
+        if (d[i] < 100 && d[i + 1] < 100 && d[i + 2] < 100) { x0 = Math.min(x0, x); x1 = Math.max(x1, x); y0 = Math.min(y0, y); y1 = Math.max(y1, y); }
+      }
+    }
+    return { w: x1 - x0 + 1, h: y1 - y0 + 1 };
+  }, r);
+}
+
+async function standInIn(context, size) {
+  const at = `stand-in, ${size.width}x${size.height}`;
+  const model = await open(context, 'net/index.html', size);
+  check(!(await model.evaluate(() => window.mprofViewer.view.firstFrameNative)), at + ': no frame built for this size');
+  const list = await displayList(model), pal = await palette(model);
+  /* the first twelve rows' first opaque thread lines 8 px long or more
+   * (shorter ones, a few antialiased pixels among others, say little) */
+  const lines = list.filter((p) => p.role === ROLE_THREAD && p.kind === 0 && p.y0 === p.y1 && p.alpha === 1 && p.x1 - p.x0 >= 8)
+    .sort((a, b) => a.y0 - b.y0 || a.x0 - b.x0)
+    .filter((p, i, all) => i === 0 || all[i - 1].y0 !== p.y0).slice(0, 12)
+    .map((p) => ({ y: Math.round(p.y0) - (p.width >> 1), x0: p.x0, x1: p.x1, rgb: hexRgb(pal[p.colour].rgb) }));
+  check(lines.length >= 4 && lines.some((l) => l.x1 - l.x0 > 300),
+    at + `: ${lines.length} rows of thread lines in the model's frame, a long one`);
+  const alone = await open(context, 'net-frame/index.html', size,
+    () => window.mprofViewer && window.mprofViewer.view.openToFrameMs !== undefined);
+  await alone.waitForFunction(() => document.getElementById('status').textContent.includes('data.js'));
+  await shot(alone, `stand-in-${size.width}x${size.height}`);
+  check(await alone.evaluate(() => window.mprofViewer.view.firstFrameStandIn && !window.mprofViewer.view.firstFrameNative),
+    at + ': the page painted a stand-in');
+  check(await text(alone, '#range') === await text(model, '#range'), at + ': the time range of the fit view');
+  const [want, got] = [await canvasRows(model, lines), await canvasRows(alone, lines)];
+  check(got.opaque && got.w === want.w && got.h === want.h && got.w === got.paneW && got.h === got.paneH,
+    at + `: the whole pane painted (${got.w}x${got.h}, pane ${got.paneW}x${got.paneH}, opaque ${got.opaque})`);
+  const seen = lines.filter((l, i) => want.extents[i]); /* not all under running spans in the model's frame */
+  check(seen.length === lines.length, at + `: ${seen.length} of the thread lines seen in the model's frame`);
+  lines.forEach((l, i) => {
+    const [a, b] = [want.extents[i], got.extents[i]];
+    check(!a || (b && Math.abs(a[0] - b[0]) <= 2 && Math.abs(a[1] - b[1]) <= 2),
+      at + `: the thread line on row y ${l.y} from ${a} (model) / ${b} (stand-in)`);
+  });
+  const strips = list.filter((p) => p.role === ROLE_COUNTER && p.kind === 0)
+    .map((p) => ({ y: Math.round(p.y0) - (p.width >> 1), rgb: hexRgb(pal[p.colour].rgb) }));
+  const stripRows = async (page) => (await Promise.all(strips.map((s) => pixelRowOf(page, s.y))))
+    .map((row, i) => row.filter((c) => near(c, strips[i].rgb)).length);
+  const [stripsWant, stripsGot] = [await stripRows(model), await stripRows(alone)];
+  check(strips.length === 4 && stripsGot.every((n, i) => n > got.w * 0.9 && stripsWant[i] > got.w * 0.9),
+    at + `: the counter strips' lines at y ${strips.map((s) => s.y)} (${stripsGot} / ${stripsWant} px of their colour)`);
+  const g = await where(model, 'Gntshr.grant_access'), r = { x0: 0, y0: Math.round(g.y) - 14, x1: 200, y1: Math.round(g.y) - 1 };
+  const [boxWant, boxGot] = [await inkBox(model, r), await inkBox(alone, r)];
+  check(boxWant.w > 80 && Math.abs(boxGot.w - boxWant.w) <= 2 && Math.abs(boxGot.h - boxWant.h) <= 1,
+    at + `: Gntshr.grant_access's label ${boxGot.w}x${boxGot.h} px as the model's ${boxWant.w}x${boxWant.h} (not stretched)`);
+  for (const p of [model, alone]) {
+    check(p.errors.length === 0, at + ': no page errors: ' + p.errors);
+    await p.close();
+  }
+}
+
+/* The pane's canvas's pixels on row y, as [r, g, b] per x (with or
+ * without a model). */
+async function pixelRowOf(page, y) {
+  return page.evaluate((y) => {
+    const c = document.querySelector('#panes canvas'), d = c.getContext('2d').getImageData(0, y, c.width, 1).data;
+    return Array.from({ length: c.width }, (_, x) => [d[4 * x], d[4 * x + 1], d[4 * x + 2]]);
+  }, y);
 }
 
 async function testStory(context) {
@@ -868,7 +977,7 @@ async function testKeys(context) {
 (async () => {
   const { context, profile } = await launch();
   let failed = false;
-  for (const [name, run] of [['net.ctf', testNet], ['first frame', testFirstFrame], ['story', testStory],
+  for (const [name, run] of [['net.ctf', testNet], ['first frame', testFirstFrame], ['stand-in', testStandIn], ['story', testStory],
     ['xss (directory)', (c) => testXss(c, 'xss/index.html')],
     ['xss (single file)', (c) => testXss(c, 'xss.html')],
     ['generated', testGenerated], ['compare', testCompare], ['compare runs', testCompareRuns],
