@@ -167,11 +167,7 @@ grep -q "damaged, .* events in .* still being written" "$tmp/out" \
 # A snapshot of a trace being written is whole and checks clean.
 "$gen" "$tmp/live.ctf" overwrite 262144 100000000 2 >/dev/null &
 writer=$!
-for _ in $(seq 3000); do
-  [ "$(head -c 8 "$tmp/live.ctf" 2>/dev/null | tr -d '\0')" = MPROFCTF ] && break
-  kill -0 $writer 2>/dev/null || fail "the writer of live.ctf died"
-  sleep 0.01
-done
+"$(dirname "$0")/wait_trace.sh" "$tmp/live.ctf" $writer || fail "live.ctf never began"
 sleep 0.2
 "$mprof" snapshot -w "$tmp/snap.ctf" "$tmp/live.ctf" 2>"$tmp/snap.err" || true
 kill $writer && wait $writer 2>/dev/null || true # its CPU is the other tests'

@@ -185,10 +185,7 @@ expect_not "compare: net.ctf's first thread in the bottom timeline" \
 "$build/test/trace_gen" "$tmp/live.ctf" overwrite 262144 100000000 2 >/dev/null &
 gen=$!
 trap 'kill $gen 2>/dev/null || true; rm -rf "$tmp"' EXIT
-until [ "$(head -c 8 "$tmp/live.ctf" 2>/dev/null | tr -d '\0')" = MPROFCTF ]; do
-  kill -0 $gen 2>/dev/null || fail "the writer of live.ctf died"
-  sleep 0.01
-done
+"$(dirname "$0")/../wait_trace.sh" "$tmp/live.ctf" $gen || fail "live.ctf never began"
 printf 'wait 2\nstate\nwait 14\nstate\nshot %s\nquit\n' "$shots/follow.png" >"$tmp/script"
 damaged_ok=1 run --follow "$tmp/live.ctf"
 kill $gen
