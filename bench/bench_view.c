@@ -126,7 +126,7 @@ int main(int argc, char **argv) {
   uint64_t t = bench_now_ns();
   mprof_view_doc_t *doc;
   mprof_view_state_t state;
-  if (mprof__view_doc_load(path, NULL, &doc) ||
+  if (mprof__view_doc_load(path, NULL, NULL, NULL, NULL, &doc) ||
       mprof__view_state_init(&state, doc, WIDTH, HEIGHT))
     return 1;
   const mprof_model_view_t *v = mprof_model_view(doc->model);

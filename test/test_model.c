@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "mprof/model.h"
+#include "census_check.h"
 
 static const char *net_ctf; /* path of ../shared/data/net.ctf */
 
@@ -566,7 +567,7 @@ static void quiet(void *context, const char *line) {
 
 /* mprof_trace_packet_decode gives, packet by packet, exactly what
  * mprof_trace_packet_events delivers, stops at its capacity, and says
- * when damage ended a packet; returns how many packets were damaged. */
+ * when damage ended a packet (and the census counts what it delivered); returns how many packets were damaged. */
 static size_t check_packet_decode(const char *path) {
   mprof_trace_t *trace;
   assert_int_equal(mprof_trace_open(path, quiet, NULL, &trace), 0);
@@ -583,6 +584,7 @@ static size_t check_packet_decode(const char *path) {
     assert_int_equal(n, g.count);
     assert_int_equal(damaged, delivered < 0);
     assert_memory_equal(events, g.events, n * sizeof *events);
+    check_census(trace, i, events, n);
     damaged_packets += (size_t)damaged;
     if (n > 2) {
       assert_int_equal(mprof_trace_packet_decode(trace, i, events, 2, NULL), 2);

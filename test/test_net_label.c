@@ -21,6 +21,7 @@
 #include "../src/record/record.h"
 #include "mprof.h"
 #include "mprof/read.h"
+#include "census_check.h"
 
 static uint64_t clock_ticks;
 static uint64_t fake_clock(void) { return clock_ticks += 10; }
@@ -106,6 +107,7 @@ static void read_labels(const void *buffer, size_t size, int one_event) {
     int damaged = 1;
     counts[i] = mprof_trace_packet_decode(trace, i, events[i], most, &damaged);
     assert_int_equal(damaged, 0);
+    check_census(trace, i, events[i], counts[i]);
   }
   for (size_t i = 0; i < packets; i++) {
     for (size_t k = 0; k < counts[i]; k++) {

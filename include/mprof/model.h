@@ -205,8 +205,9 @@ typedef struct mprof_model_sizes_s {
   size_t threads, arrows, labels, spans, samples;
 } mprof_model_sizes_t;
 
-/* Count the traces' events by kind into *out: one pass of decoding, about
- * the cost of the load's own.  Returns 0 or MPROF_ENOMEM. */
+/* The sizes the model of the traces will need, into *out, from their
+ * events counted by kind (mprof_trace_packet_census(): a few nanoseconds an
+ * event, a fraction of the load's cost).  Returns 0. */
 int mprof_model_count(const mprof_trace_t *const *traces, size_t count,
                       mprof_model_sizes_t *out);
 

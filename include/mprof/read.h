@@ -151,6 +151,14 @@ long mprof_trace_packet_events(const mprof_trace_t *trace, size_t index,
 size_t mprof_trace_packet_max_events(const mprof_trace_t *trace,
                                      size_t index);
 
+/* Add the number of events packet index delivers, by kind, to
+ * counts[0 .. MPROF_EVENT_KIND_COUNT), without decoding their fields: a
+ * few nanoseconds an event, the way to size arrays before decoding.  A
+ * damaged event ends the count where decoding stops (decoding reports it;
+ * this does not).  Returns the events counted. */
+size_t mprof_trace_packet_census(const mprof_trace_t *trace, size_t index,
+                                 uint64_t *counts);
+
 /* Decode the events of packet index in order into events[0 .. capacity),
  * as mprof_trace_packet_events delivers them but with no call per event:
  * the fast way for a reader that keeps a packet's events.  Returns how many

@@ -241,74 +241,71 @@ static int sources_check(const mprof_trace_t *const *traces, size_t count) {
   return 0;
 }
 
-/* Add a packet's events to the sizes they will need (*becomes: merges,
- * each of which may end a span on every stream). */
-static void count_events(const mprof_event_t *events, size_t n,
-                         mprof_model_sizes_t *sizes, size_t *becomes) {
-  for (size_t i = 0; i < n; i++) {
-    switch (events[i].kind) {
-    case MPROF_EVENT_CREATE:
-    case MPROF_EVENT_CREATE_BY:
-      sizes->threads++;
-      sizes->arrows++;
-      break;
-    case MPROF_EVENT_READ:
-    case MPROF_EVENT_SIGNAL: /* legacy: they also switch */
-      sizes->spans++;
-      sizes->arrows++;
-      break;
-    case MPROF_EVENT_TRY_READ:
-    case MPROF_EVENT_RESOLVE:
-    case MPROF_EVENT_FAIL:
-      sizes->arrows++;
-      break;
-    case MPROF_EVENT_BECOMES:
-      sizes->arrows++;
-      ++*becomes;
-      break;
-    case MPROF_EVENT_SWITCH: /* ends what ran, if it was another */
-      sizes->spans += events[i].thread != MPROF_NONE &&
-                      events[i].thread != events[i].a;
-      break;
-    case MPROF_EVENT_SUSPEND:
-      sizes->spans += events[i].thread != MPROF_NONE;
-      break;
-    case MPROF_EVENT_LABEL:
-      sizes->labels++;
-      break;
-    case MPROF_EVENT_COUNTER_INCREASE:
-    case MPROF_EVENT_COUNTER_VALUE:
-      sizes->samples++;
-      break;
-    default:
-      break;
-    }
-  }
+/* The sizes that events counted by kind will need (becomes: merges, each
+ * of which may end a span on every stream; a switch ends a span unless it
+ * switches to what runs). */
+static void sizes_of(const uint64_t *kinds, size_t streams,
+                     mprof_model_sizes_t *out) {
+  uint64_t creates = kinds[MPROF_EVENT_CREATE] + kinds[MPROF_EVENT_CREATE_BY];
+  uint64_t becomes = kinds[MPROF_EVENT_BECOMES];
+  out->threads = creates;
+  out->arrows = creates + kinds[MPROF_EVENT_READ] +
+                kinds[MPROF_EVENT_SIGNAL] + kinds[MPROF_EVENT_TRY_READ] +
+                kinds[MPROF_EVENT_RESOLVE] + kinds[MPROF_EVENT_FAIL] + becomes;
+  /* legacy reads and signals also switch */
+  out->spans = kinds[MPROF_EVENT_SWITCH] + kinds[MPROF_EVENT_SUSPEND] +
+               kinds[MPROF_EVENT_READ] + kinds[MPROF_EVENT_SIGNAL];
+  out->labels = kinds[MPROF_EVENT_LABEL];
+  out->samples = kinds[MPROF_EVENT_COUNTER_INCREASE] +
+                 kinds[MPROF_EVENT_COUNTER_VALUE];
+  /* the root, threads from before the trace, each stream's last span */
+  out->threads += 1 + out->threads / 256 + 1024;
+  out->spans += becomes * streams + streams + 1;
 }
 
 int mprof_model_count(const mprof_trace_t *const *traces, size_t count,
                       mprof_model_sizes_t *out) {
-  memset(out, 0, sizeof *out);
-  mprof_event_t *events = NULL;
-  size_t cap = 0, streams = 0, becomes = 0;
+  uint64_t kinds[MPROF_EVENT_KIND_COUNT] = {0};
+  size_t streams = 0;
   for (size_t t = 0; t < count; t++) {
     streams += mprof_trace_info(traces[t])->streams;
-    for (size_t i = 0; i < mprof_trace_packet_count(traces[t]); i++) {
-      size_t most = mprof_trace_packet_max_events(traces[t], i);
-      if (mprof__grow(&events, &cap, most, sizeof *events)) {
-        free(events);
-        return MPROF_ENOMEM;
-      }
-      count_events(events,
-                   mprof_trace_packet_decode(traces[t], i, events, cap, NULL),
-                   out, &becomes);
+    for (size_t i = 0; i < mprof_trace_packet_count(traces[t]); i++)
+      mprof_trace_packet_census(traces[t], i, kinds);
+  }
+  sizes_of(kinds, streams, out);
+  return 0;
+}
+
+/* The census takes one packet in CENSUS_STRIDE (every packet of a small
+ * trace): its counts, scaled by bytes, bound the whole. */
+#define CENSUS_STRIDE 8
+#define CENSUS_ALL_BELOW 64
+
+/* mprof_model_count() from a sample of the packets, scaled up by content
+ * bytes with an eighth more for room: the arrays of a big trace made near
+ * their size at once for a fraction of the census's cost.  An array that
+ * fills anyway grows as it would without. */
+static void estimate_sizes(const mprof_trace_t *const *traces, size_t count,
+                           mprof_model_sizes_t *out) {
+  uint64_t kinds[MPROF_EVENT_KIND_COUNT] = {0};
+  uint64_t all_bytes = 0, sampled_bytes = 0;
+  size_t streams = 0;
+  for (size_t t = 0; t < count; t++) {
+    size_t packets = mprof_trace_packet_count(traces[t]);
+    streams += mprof_trace_info(traces[t])->streams;
+    for (size_t i = 0; i < packets; i++) {
+      uint64_t bytes = mprof_trace_packet(traces[t], i)->content_bytes;
+      all_bytes += bytes;
+      if (packets >= CENSUS_ALL_BELOW && i % CENSUS_STRIDE) continue;
+      sampled_bytes += bytes;
+      mprof_trace_packet_census(traces[t], i, kinds);
     }
   }
-  free(events);
-  /* the root, threads from before the trace, each stream's last span */
-  out->threads += 1 + out->threads / 256 + 1024;
-  out->spans += becomes * streams + streams + 1;
-  return 0;
+  for (size_t k = 0; k < MPROF_EVENT_KIND_COUNT && sampled_bytes < all_bytes;
+       k++)
+    kinds[k] = (uint64_t)((double)kinds[k] * (double)all_bytes /
+                          (double)sampled_bytes * 1.125) + 16;
+  sizes_of(kinds, streams, out);
 }
 
 /* mprof_model_feed_many(), telling progress of each packet decoded. */
@@ -372,8 +369,14 @@ int mprof_model_load_with(const mprof_trace_t *const *traces, size_t count,
   static const mprof_model_load_options_t none = {NULL, NULL, NULL};
   if (!options) options = &none;
   progress_t progress = {options->progress, options->progress_context, 0, 0};
+  /* arrays made near their size at once: grown as they fill, each would
+   * be copied (or moved) and touched again */
+  mprof_model_sizes_t sizes;
+  int err = sources_check(traces, count);
+  if (!err) estimate_sizes(traces, count, &sizes);
   mprof_model_t *m;
-  int err = feed(traces, count, options->offsets_ns, NULL, &progress, &m);
+  if (!err)
+    err = feed(traces, count, options->offsets_ns, &sizes, &progress, &m);
   if (err) return err;
   err = mprof_model_finish(m);
   if (err) {

@@ -398,6 +398,79 @@ long mprof__packet_decode(const mprof_trace_t *t, size_t index,
   return count;
 }
 
+/* The kind each format event is delivered as (label_ref and net_label:
+ * a label; a net_label with a counter also an increase, counted apart). */
+static const uint8_t delivered_kind[MPROF__EV_COUNT] = {
+    [MPROF__EV_SWITCH] = MPROF_EVENT_SWITCH,
+    [MPROF__EV_CREATE] = MPROF_EVENT_CREATE,
+    [MPROF__EV_CREATE_BY] = MPROF_EVENT_CREATE_BY,
+    [MPROF__EV_READ] = MPROF_EVENT_READ,
+    [MPROF__EV_TRY_READ] = MPROF_EVENT_TRY_READ,
+    [MPROF__EV_RESOLVE] = MPROF_EVENT_RESOLVE,
+    [MPROF__EV_FAIL] = MPROF_EVENT_FAIL,
+    [MPROF__EV_BECOMES] = MPROF_EVENT_BECOMES,
+    [MPROF__EV_LABEL] = MPROF_EVENT_LABEL,
+    [MPROF__EV_SIGNAL] = MPROF_EVENT_SIGNAL,
+    [MPROF__EV_SUSPEND] = MPROF_EVENT_SUSPEND,
+    [MPROF__EV_SHOULD_RESOLVE] = MPROF_EVENT_SHOULD_RESOLVE,
+    [MPROF__EV_COUNTER_NAME] = MPROF_EVENT_COUNTER_NAME,
+    [MPROF__EV_COUNTER_INCREASE] = MPROF_EVENT_COUNTER_INCREASE,
+    [MPROF__EV_COUNTER_VALUE] = MPROF_EVENT_COUNTER_VALUE,
+    [MPROF__EV_STRING] = MPROF_EVENT_STRING,
+    [MPROF__EV_LABEL_REF] = MPROF_EVENT_LABEL,
+    [MPROF__EV_NET_LABEL] = MPROF_EVENT_LABEL};
+
+/* Count an mprof packet's events by the kind they are delivered as: the
+ * headers are read and the fixed-size payloads stepped over, not decoded.
+ * Stops where decoding would (damage is reported by decoding). */
+static size_t packet_census(const mprof_trace_t *t, size_t index,
+                            uint64_t *counts) {
+  const mprof_packet_info_t *pk = &t->packets[index];
+  const uint8_t *base = t->data + pk->offset;
+  decoder_t d;
+  memset(&d, 0, sizeof d);
+  d.p = base + MPROF__PACKET_HEADER_SIZE;
+  d.end = base + pk->content_bytes;
+  d.clock = pk->timestamp_begin;
+  size_t n = 0;
+  while (d.p < d.end) {
+    uint32_t id;
+    if (decode_header(&d, &id)) break;
+    int wide = id >= MPROF__WIDE && id < MPROF__WIDE + MPROF__EV_COUNT;
+    uint32_t kind = wide ? id - MPROF__WIDE : id;
+    if (kind >= MPROF__EV_COUNT) break;
+    if (!wide && fixed_size[kind] != FIXED_NONE) {
+      if ((size_t)(d.end - d.p) < fixed_size[kind]) break;
+      d.p += fixed_size[kind];
+    } else {
+      mprof_event_t payload; /* the rare events: decoded, to be measured */
+      if (decode_payload(&d, kind, wide, &payload)) break;
+      if (kind == MPROF__EV_NET_LABEL && d.net_counter) {
+        counts[MPROF_EVENT_COUNTER_INCREASE]++;
+        n++;
+      }
+    }
+    counts[delivered_kind[kind]]++;
+    n++;
+  }
+  return n;
+}
+
+static int count_kind(void *context, const mprof_event_t *ev) {
+  ((uint64_t *)context)[ev->kind]++;
+  return 0;
+}
+
+size_t mprof_trace_packet_census(const mprof_trace_t *t, size_t index,
+                                 uint64_t *counts) {
+  if (index >= t->packet_count) return 0;
+  if (!t->legacy) return packet_census(t, index, counts);
+  mprof__sink_t sink = {count_kind, counts, NULL, 0, 0, 0, 1};
+  uint64_t good_bytes;
+  mprof__legacy_decode(t, index, &sink, &good_bytes);
+  return sink.count;
+}
+
 static int collect_string(void *context, const mprof_event_t *ev) {
   mprof_trace_t *t = context;
   if (ev->kind != MPROF_EVENT_STRING) return 0;

@@ -304,7 +304,7 @@ long mprof__legacy_decode(const mprof_trace_t *t, size_t index,
     if (err) {
       /* An event running past a cut packet's end is the truncation, which
        * has its own line. */
-      if (!(pk->cut && err == -1))
+      if (!sink->quiet && !(pk->cut && err == -1))
         mprof__diag_bad_event(
             t, pk, (uint64_t)(start - base),
             err == -2 ? "unknown op" : "event runs past content_size", "op",

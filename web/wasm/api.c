@@ -65,9 +65,9 @@ static int open_model(mprof_web_t *w, uint8_t *bytes, size_t size, int own) {
   mprof_trace_t *trace;
   int err = mprof_trace_open_memory(bytes, size, "trace", NULL, NULL, &trace);
   if (!err) {
-    /* the arrays of a big trace's model made at their size at once (one
-     * more decode): the WebAssembly heap cannot grow one in place, and
-     * never shrinks; a small one's grow as they fill, sooner */
+    /* the arrays of a big trace's model made at their size at once (a
+     * census of its events first): the WebAssembly heap cannot grow one in
+     * place, and never shrinks; a small one's grow as they fill, sooner */
     const mprof_trace_t *const traces[] = {trace};
     mprof_model_sizes_t sizes;
     int count = size >= COUNT_FROM;
