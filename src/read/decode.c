@@ -33,6 +33,14 @@ static int take(decoder_t *d, size_t n, const uint8_t **out) {
   return 0;
 }
 
+/* The clock a compact header's word gives after the clock `last`. */
+static inline uint64_t compact_clock(uint64_t last, uint32_t word) {
+  uint64_t low = word >> 5, mask = (1u << MPROF__COMPACT_TS_BITS) - 1;
+  uint64_t clock = (last & ~mask) | low;
+  if (low < (last & mask)) clock += mask + 1; /* the 27 bits wrapped */
+  return clock;
+}
+
 /* Event header: compact or extended.  Returns 0 and sets *id, or -1. */
 static int decode_header(decoder_t *d, uint32_t *id) {
   const uint8_t *b;
@@ -40,10 +48,7 @@ static int decode_header(decoder_t *d, uint32_t *id) {
   if ((d->p[0] & 31) != MPROF__ID_EXTENDED) {
     if (take(d, MPROF__COMPACT_HEADER_SIZE, &b)) return -1;
     uint32_t word = mprof__get_u32(b);
-    uint64_t low = word >> 5, mask = (1u << MPROF__COMPACT_TS_BITS) - 1;
-    uint64_t clock = (d->clock & ~mask) | low;
-    if (low < (d->clock & mask)) clock += mask + 1; /* the 27 bits wrapped */
-    d->clock = clock;
+    d->clock = compact_clock(d->clock, word);
     *id = word & 31;
     return 0;
   }
@@ -137,6 +142,40 @@ static void decode_fixed(decoder_t *d, uint32_t kind, mprof_event_t *ev) {
     if (kind == MPROF__EV_CREATE) ev->type = (mprof_type_t)p[4];
     return;
   }
+}
+
+/* create_by lists the parent first; the public event puts the child in a. */
+static inline void child_first(mprof_event_t *ev) {
+  uint64_t parent = ev->a;
+  ev->a = ev->b;
+  ev->b = parent;
+}
+
+/* The fast path: most events are compact, of fixed size, and stand for
+ * themselves (no string to find): those are decoded here straight into
+ * ev, with one bounds check.  Returns 1, or 0 to leave the event to the
+ * general path (another kind, or one running past the content end). */
+static inline int decode_compact_fixed(decoder_t *d, uint32_t stream,
+                                       mprof_event_t *ev) {
+  if ((size_t)(d->end - d->p) < MPROF__COMPACT_HEADER_SIZE) return 0;
+  uint32_t word = mprof__get_u32(d->p);
+  uint32_t kind = word & 31;
+  if (kind >= MPROF__EV_STRING || fixed_size[kind] == FIXED_NONE ||
+      (size_t)(d->end - d->p) <
+          (size_t)MPROF__COMPACT_HEADER_SIZE + fixed_size[kind])
+    return 0;
+  d->clock = compact_clock(d->clock, word);
+  d->p += MPROF__COMPACT_HEADER_SIZE;
+  memset(ev, 0, sizeof *ev);
+  ev->kind = (mprof_event_kind_t)kind; /* the same numbers up to STRING */
+  ev->time_ticks = d->clock;
+  ev->stream = stream;
+  ev->thread = d->current;
+  decode_fixed(d, kind, ev);
+  if (kind == MPROF__EV_CREATE_BY) child_first(ev);
+  if (kind == MPROF__EV_SWITCH) d->current = ev->a;
+  if (kind == MPROF__EV_SUSPEND) d->current = MPROF_NONE;
+  return 1;
 }
 
 /* A net_label's payload, raw: the thread in a, the head's string id in
@@ -303,11 +342,7 @@ static mprof_event_t net_increase(const mprof_event_t *raw, uint32_t counter) {
  * raw) a net_label becomes the label it stands for. */
 static void normalise(const mprof_trace_t *t, decoder_t *d, int raw_net,
                       uint32_t format_id, mprof_event_t *ev) {
-  if (ev->kind == MPROF_EVENT_CREATE_BY) {
-    uint64_t parent = ev->a;
-    ev->a = ev->b;
-    ev->b = parent;
-  }
+  if (ev->kind == MPROF_EVENT_CREATE_BY) child_first(ev);
   if (format_id == MPROF__EV_LABEL_REF) {
     const mprof_string_t *s = label_string(t, d, ev->stream, ev->counter);
     ev->kind = MPROF_EVENT_LABEL;
@@ -339,63 +374,76 @@ long mprof__packet_decode(const mprof_trace_t *t, size_t index,
    * their texts need, ask for net_label events raw; the former leave damage
    * to be reported by the decoding that asked for them. */
   int quiet = sink->quiet, raw_net = sink->raw_net;
+  uint32_t stream = (uint32_t)pk->stream_instance;
   long count = 0;
-  *end_ticks = pk->timestamp_begin;
-  *good_bytes = MPROF__PACKET_HEADER_SIZE;
+  /* where the last good event ends, told to the caller on the way out */
+  const uint8_t *good_end = d.p;
+  uint64_t good_clock = d.clock;
+  const char *problem = NULL;
+  const uint8_t *start = d.p;
+  uint32_t id = 0;
   while (d.p < d.end && (!sink->out || (size_t)count < sink->capacity)) {
-    const uint8_t *start = d.p;
-    uint32_t id = 0;
-    const char *problem = NULL;
     mprof_event_t one, *ev = sink->out ? &sink->out[count] : &one;
+    if (decode_compact_fixed(&d, stream, ev)) {
+      count++;
+      good_end = d.p;
+      good_clock = d.clock;
+      if (sink->fn) {
+        sink->count = (size_t)count;
+        if (sink->fn(sink->context, ev)) break;
+      }
+      continue;
+    }
+    start = d.p;
     if (decode_header(&d, &id)) {
       problem = "event header runs past content_size";
-    } else {
-      int wide = id >= MPROF__WIDE && id < MPROF__WIDE + MPROF__EV_COUNT;
-      uint32_t kind = wide ? id - MPROF__WIDE : id;
-      if (kind >= MPROF__EV_COUNT) {
-        problem = unknown_id;
-      } else {
-        memset(ev, 0, sizeof *ev);
-        ev->kind = (mprof_event_kind_t)kind; /* the same numbers up to STRING */
-        ev->time_ticks = d.clock;
-        ev->stream = (uint32_t)pk->stream_instance;
-        ev->thread = d.current;
-        if (decode_payload(&d, kind, wide, ev))
-          problem = "event payload runs past content_size";
-        if (!problem && kind == MPROF__EV_NET_LABEL && d.net_counter &&
-            !raw_net) {
-          /* Two events: leave it to the next call if the array has no
-           * room for both. */
-          if (sink->out && (size_t)count + 2 > sink->capacity) break;
-          mprof_event_t label = *ev;
-          *ev = net_increase(&label, d.net_counter);
-          sink->count = (size_t)++count;
-          if (sink->fn && sink->fn(sink->context, ev)) return count;
-          ev = sink->out ? &sink->out[count] : &one;
-          *ev = label;
-        }
-        if (!problem) {
-          normalise(t, &d, raw_net, kind, ev);
-          if (kind == MPROF__EV_SWITCH) d.current = ev->a;
-          if (kind == MPROF__EV_SUSPEND) d.current = MPROF_NONE;
-          count++;
-          *end_ticks = d.clock;
-          *good_bytes = (uint64_t)(d.p - base);
-          sink->count = (size_t)count;
-          if (sink->fn && sink->fn(sink->context, ev)) return count;
-        }
-      }
+      break;
     }
-    if (problem) {
-      /* An event running past a cut packet's end is the truncation, which
-       * has its own line. */
-      if (!quiet && !(pk->cut && problem != unknown_id))
-        mprof__diag_bad_event(t, pk, (uint64_t)(start - base), problem, "id",
-                              (unsigned)id, count);
-      return MPROF_EINVAL;
+    int wide = id >= MPROF__WIDE && id < MPROF__WIDE + MPROF__EV_COUNT;
+    uint32_t kind = wide ? id - MPROF__WIDE : id;
+    if (kind >= MPROF__EV_COUNT) {
+      problem = unknown_id;
+      break;
     }
+    memset(ev, 0, sizeof *ev);
+    ev->kind = (mprof_event_kind_t)kind; /* the same numbers up to STRING */
+    ev->time_ticks = d.clock;
+    ev->stream = stream;
+    ev->thread = d.current;
+    if (decode_payload(&d, kind, wide, ev)) {
+      problem = "event payload runs past content_size";
+      break;
+    }
+    if (kind == MPROF__EV_NET_LABEL && d.net_counter && !raw_net) {
+      /* Two events: leave it to the next call if the array has no room for
+       * both. */
+      if (sink->out && (size_t)count + 2 > sink->capacity) break;
+      mprof_event_t label = *ev;
+      *ev = net_increase(&label, d.net_counter);
+      sink->count = (size_t)++count;
+      if (sink->fn && sink->fn(sink->context, ev)) break;
+      ev = sink->out ? &sink->out[count] : &one;
+      *ev = label;
+    }
+    normalise(t, &d, raw_net, kind, ev);
+    if (kind == MPROF__EV_SWITCH) d.current = ev->a;
+    if (kind == MPROF__EV_SUSPEND) d.current = MPROF_NONE;
+    count++;
+    good_end = d.p;
+    good_clock = d.clock;
+    sink->count = (size_t)count;
+    if (sink->fn && sink->fn(sink->context, ev)) break;
   }
-  return count;
+  sink->count = (size_t)count;
+  *end_ticks = good_clock;
+  *good_bytes = (uint64_t)(good_end - base);
+  if (!problem) return count;
+  /* An event running past a cut packet's end is the truncation, which has
+   * its own line. */
+  if (!quiet && !(pk->cut && problem != unknown_id))
+    mprof__diag_bad_event(t, pk, (uint64_t)(start - base), problem, "id",
+                          (unsigned)id, count);
+  return MPROF_EINVAL;
 }
 
 /* The kind each format event is delivered as (label_ref and net_label:

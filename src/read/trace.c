@@ -140,9 +140,23 @@ static uint64_t slot_state(const mprof_trace_t *t, uint32_t i) {
 
 /* Check packet i's header; fill p.  Returns 1 if good, 0 if empty (never
  * written), -1 if damaged (reported). */
+/* The header of the packet at offset.  From a file it is read with
+ * pread() into copy: the packets never written (half the file of a trace
+ * that did not fill it) are then never touched through the mapping, whose
+ * first touch of a page costs a page fault, far more than the read. */
+static const uint8_t *packet_header(const mprof_trace_t *t, uint64_t offset,
+                                    uint8_t *copy) {
+  if (t->header_fd >= 0 &&
+      pread(t->header_fd, copy, MPROF__PACKET_HEADER_SIZE, (off_t)offset) ==
+          MPROF__PACKET_HEADER_SIZE)
+    return copy;
+  return t->data + offset;
+}
+
 static int check_packet(mprof_trace_t *t, uint32_t i, mprof_packet_info_t *p) {
   uint64_t offset = t->packets_offset + (uint64_t)i * t->info.packet_size;
-  const uint8_t *h = t->data + offset;
+  uint8_t copy[MPROF__PACKET_HEADER_SIZE];
+  const uint8_t *h = packet_header(t, offset, copy);
   uint32_t magic = mprof__get_u32(h + MPROF__PH_MAGIC);
   if (magic == 0) return 0; /* never written */
   if (t->info.recording && (slot_state(t, i) & MPROF__SLOT_INIT))
@@ -296,15 +310,20 @@ static int open_data(mprof_trace_t *t) {
   if (mprof__legacy_detect(t->data, t->size)) return mprof__legacy_open(t);
   int err = read_trace_header(t);
   /* A live writer: read a consistent copy, never the moving bytes. */
-  if (!err && t->info.recording && t->slots_offset) err = mprof__snapshot(t);
+  if (!err && t->info.recording && t->slots_offset) {
+    t->header_fd = -1;
+    err = mprof__snapshot(t);
+  }
   if (!err) err = collect_packets(t);
   if (!err) err = mprof__strings_load(t);
   return err;
 }
 
-int mprof__trace_open_map(const void *data, size_t size, void *map,
-                          size_t map_size, const char *name, mprof_diag_fn diag,
-                          void *context, mprof_trace_t **out) {
+/* mprof__trace_open_map(), with the file's descriptor (or -1) to read
+ * packet headers with while opening. */
+static int open_trace(const void *data, size_t size, void *map,
+                      size_t map_size, int fd, const char *name,
+                      mprof_diag_fn diag, void *context, mprof_trace_t **out) {
   mprof_trace_t *t = calloc(1, sizeof *t);
   if (!t) {
     if (map) munmap(map, map_size);
@@ -314,16 +333,24 @@ int mprof__trace_open_map(const void *data, size_t size, void *map,
   t->size = size;
   t->map = map;
   t->map_size = map_size;
+  t->header_fd = fd;
   t->diag = diag;
   t->context = context;
   snprintf(t->name, sizeof t->name, "%s", name ? name : "(memory)");
   int err = open_data(t);
+  t->header_fd = -1;
   if (err) {
     mprof_trace_close(t);
     return err;
   }
   *out = t;
   return 0;
+}
+
+int mprof__trace_open_map(const void *data, size_t size, void *map,
+                          size_t map_size, const char *name, mprof_diag_fn diag,
+                          void *context, mprof_trace_t **out) {
+  return open_trace(data, size, map, map_size, -1, name, diag, context, out);
 }
 
 int mprof_trace_open_memory(const void *data, size_t size, const char *name,
@@ -387,10 +414,14 @@ int mprof_trace_open(const char *path, mprof_diag_fn diag, void *context,
   }
   size_t size = (size_t)st.st_size;
   void *map = size ? mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0) : NULL;
+  if (size && map == MAP_FAILED) {
+    close(fd);
+    return MPROF_EIO;
+  }
+  int err = open_trace(map ? map : "", size, map, size, fd, name, diag,
+                       context, out);
   close(fd);
-  if (size && map == MAP_FAILED) return MPROF_EIO;
-  return mprof__trace_open_map(map ? map : "", size, map, size, name, diag,
-                               context, out);
+  return err;
 }
 
 void mprof_trace_close(mprof_trace_t *t) {

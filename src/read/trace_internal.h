@@ -12,6 +12,8 @@ struct mprof_trace_s {
   size_t size;
   void *map;           /* our mapping, if we made one */
   size_t map_size;
+  int header_fd;       /* while opening a file: its descriptor, to read the
+                          packet headers with (trace.c), else -1 */
   char name[512];      /* file name for diagnostics */
   mprof_diag_fn diag;
   void *context;
