@@ -565,6 +565,30 @@ static void quiet(void *context, const char *line) {
   (void)line;
 }
 
+/* mprof_trace_packet_decode_copy() gives the same events as the decoding
+ * in place (events[0 .. n)), texts equal byte for byte. */
+static void check_decode_copy(const mprof_trace_t *trace, size_t packet,
+                              const mprof_event_t *events, size_t n) {
+  size_t most = mprof_trace_packet_max_events(trace, packet);
+  mprof_event_t *copied = calloc(most + 1, sizeof *copied);
+  void *scratch = malloc(mprof_trace_info(trace)->packet_size + 1);
+  assert_non_null(copied);
+  assert_non_null(scratch);
+  int damaged = -1;
+  assert_int_equal(mprof_trace_packet_decode_copy(trace, packet, scratch,
+                                                  copied, most, &damaged),
+                   n);
+  for (size_t k = 0; k < n; k++) {
+    mprof_event_t a = events[k], b = copied[k];
+    assert_int_equal(a.text_length, b.text_length);
+    if (a.text_length) assert_memory_equal(a.text, b.text, a.text_length);
+    a.text = b.text = NULL;
+    assert_memory_equal(&a, &b, sizeof a);
+  }
+  free(copied);
+  free(scratch);
+}
+
 /* mprof_trace_packet_decode gives, packet by packet, exactly what
  * mprof_trace_packet_events delivers, stops at its capacity, and says
  * when damage ended a packet (and the census counts what it delivered); returns how many packets were damaged. */
@@ -585,6 +609,7 @@ static size_t check_packet_decode(const char *path) {
     assert_int_equal(damaged, delivered < 0);
     assert_memory_equal(events, g.events, n * sizeof *events);
     check_census(trace, i, events, n);
+    check_decode_copy(trace, i, events, n);
     damaged_packets += (size_t)damaged;
     if (n > 2) {
       assert_int_equal(mprof_trace_packet_decode(trace, i, events, 2, NULL), 2);

@@ -169,6 +169,16 @@ size_t mprof_trace_packet_decode(const mprof_trace_t *trace, size_t index,
                                  mprof_event_t *events, size_t capacity,
                                  int *damaged);
 
+/* mprof_trace_packet_decode(), the packet's bytes first read into scratch
+ * (mprof_trace_info()->packet_size bytes) when the trace is a file: a read
+ * copies them from the page cache for a fraction of what a first touch of
+ * the mapping's pages costs (a page fault each, and more on a virtual
+ * machine).  The events' texts may then point into scratch: they are
+ * valid until scratch is written again. */
+size_t mprof_trace_packet_decode_copy(const mprof_trace_t *trace, size_t index,
+                                      void *scratch, mprof_event_t *events,
+                                      size_t capacity, int *damaged);
+
 /* Name of an event kind ("create", ...). */
 const char *mprof_event_kind_name(mprof_event_kind_t kind);
 

@@ -39,7 +39,13 @@ typedef struct cursor_s {
   size_t next_packet, end_packet; /* packets of this stream still to decode */
   mprof_event_t *events;          /* the decoded packet */
   size_t count, cap, at;
+  void *scratch;                  /* its bytes, read (NULL: decoded in place) */
 } cursor_t;
+
+/* Packets up to this size are read into a cursor's own memory before they
+ * are decoded (mprof_trace_packet_decode_copy); bigger ones are decoded
+ * where they lie. */
+#define SCRATCH_MAX (4u << 20)
 
 /* Does event kind k carry thread ids in a and b? */
 static int names_threads(mprof_event_kind_t k) {
@@ -80,8 +86,15 @@ static int cursor_fill(cursor_t *c) {
     size_t most = mprof_trace_packet_max_events(source->trace, packet);
     if (mprof__grow(&c->events, &c->cap, most, sizeof *c->events))
       return MPROF_ENOMEM;
-    c->count = mprof_trace_packet_decode(source->trace, packet, c->events,
-                                         c->cap, NULL);
+    uint32_t packet_size = mprof_trace_info(source->trace)->packet_size;
+    if (!c->scratch && packet_size <= SCRATCH_MAX &&
+        !(c->scratch = malloc(packet_size ? packet_size : 1)))
+      return MPROF_ENOMEM;
+    c->count = c->scratch ? mprof_trace_packet_decode_copy(
+                                source->trace, packet, c->scratch, c->events,
+                                c->cap, NULL)
+                          : mprof_trace_packet_decode(source->trace, packet,
+                                                      c->events, c->cap, NULL);
     progress_t *p = c->progress;
     if (p->fn) p->fn(p->context, ++p->done, p->total);
   }
@@ -341,7 +354,10 @@ static int feed(const mprof_trace_t *const *traces, size_t count,
       discarded += mprof_trace_info(sources[i].trace)->discarded;
     }
     err = merge_streams(m, cursors, n, heap);
-    for (size_t i = 0; i < n; i++) free(cursors[i].events);
+    for (size_t i = 0; i < n; i++) {
+      free(cursors[i].events);
+      free(cursors[i].scratch);
+    }
   }
   free(cursors);
   free(heap);

@@ -39,7 +39,7 @@ static uint64_t ctf_header(const mprof_trace_t *t, size_t index,
                            uint8_t *header) {
   const mprof_packet_info_t *pk = mprof_trace_packet(t, index);
   uint64_t end_ticks, good_bytes;
-  mprof__sink_t sink = {NULL, NULL, NULL, 0, 0, 0, 0};
+  mprof__sink_t sink = {NULL, NULL, NULL, 0, 0, 0, 0, NULL};
   mprof__packet_decode(t, index, &sink, &end_ticks, &good_bytes);
   memcpy(header, t->data + pk->offset, MPROF__PACKET_HEADER_SIZE);
   if (end_ticks < pk->timestamp_end && pk->timestamp_end >= pk->timestamp_begin &&

@@ -271,7 +271,7 @@ static int make_net_text(void *context, const mprof_event_t *ev) {
 static mprof__net_texts_t *make_net_texts(const mprof_trace_t *t,
                                           size_t index) {
   net_maker_t maker = {t, NULL, 0, 0};
-  mprof__sink_t sink = {make_net_text, &maker, NULL, 0, 0, 1, 1};
+  mprof__sink_t sink = {make_net_text, &maker, NULL, 0, 0, 1, 1, NULL};
   uint64_t end_ticks, good_bytes;
   mprof__packet_decode(t, index, &sink, &end_ticks, &good_bytes);
   size_t offsets = (maker.count + 1) * sizeof(uint32_t);
@@ -360,7 +360,7 @@ long mprof__packet_decode(const mprof_trace_t *t, size_t index,
                           uint64_t *good_bytes) {
   const mprof_packet_info_t *pk = mprof_trace_packet(t, index);
   if (!pk) return MPROF_EINVAL;
-  const uint8_t *base = t->data + pk->offset;
+  const uint8_t *base = sink->bytes ? sink->bytes : t->data + pk->offset;
   decoder_t d = {base + MPROF__PACKET_HEADER_SIZE,
                  base + pk->content_bytes,
                  pk->timestamp_begin,
@@ -513,7 +513,7 @@ size_t mprof_trace_packet_census(const mprof_trace_t *t, size_t index,
                                  uint64_t *counts) {
   if (index >= t->packet_count) return 0;
   if (!t->legacy) return packet_census(t, index, counts);
-  mprof__sink_t sink = {count_kind, counts, NULL, 0, 0, 0, 1};
+  mprof__sink_t sink = {count_kind, counts, NULL, 0, 0, 0, 1, NULL};
   uint64_t good_bytes;
   mprof__legacy_decode(t, index, &sink, &good_bytes);
   return sink.count;
@@ -542,7 +542,7 @@ int mprof__strings_load(mprof_trace_t *t) {
   if (!capacity) return 0;
   if (!(t->strings = malloc(capacity * sizeof *t->strings))) return MPROF_EIO;
   uint64_t end_ticks, good_bytes;
-  mprof__sink_t sink = {collect_string, t, NULL, 0, 0, 1, 0};
+  mprof__sink_t sink = {collect_string, t, NULL, 0, 0, 1, 0, NULL};
   for (size_t i = 0; i < t->packet_count; i++)
     /* A damaged event is told here, once: later reads of the packet stop
      * before it. */
@@ -570,7 +570,7 @@ static long packet_decode(const mprof_trace_t *t, size_t index,
 
 long mprof_trace_packet_events(const mprof_trace_t *t, size_t index,
                                mprof_event_fn fn, void *context) {
-  mprof__sink_t sink = {fn, context, NULL, 0, 0, 0, 0};
+  mprof__sink_t sink = {fn, context, NULL, 0, 0, 0, 0, NULL};
   return packet_decode(t, index, &sink);
 }
 
@@ -581,11 +581,28 @@ size_t mprof_trace_packet_max_events(const mprof_trace_t *t, size_t index) {
                             : bytes / MPROF__COMPACT_HEADER_SIZE);
 }
 
-size_t mprof_trace_packet_decode(const mprof_trace_t *t, size_t index,
-                                 mprof_event_t *events, size_t capacity,
-                                 int *damaged) {
-  mprof__sink_t sink = {NULL, NULL, events, capacity, 0, 0, 0};
+/* mprof_trace_packet_decode() of the bytes at `bytes` (NULL: in the
+ * trace). */
+static size_t decode_into(const mprof_trace_t *t, size_t index,
+                          const uint8_t *bytes, mprof_event_t *events,
+                          size_t capacity, int *damaged) {
+  mprof__sink_t sink = {NULL, NULL, events, capacity, 0, 0, 0, bytes};
   long n = packet_decode(t, index, &sink);
   if (damaged) *damaged = n < 0;
   return sink.count; /* with damage: the good events before it */
+}
+
+size_t mprof_trace_packet_decode(const mprof_trace_t *t, size_t index,
+                                 mprof_event_t *events, size_t capacity,
+                                 int *damaged) {
+  return decode_into(t, index, NULL, events, capacity, damaged);
+}
+
+size_t mprof_trace_packet_decode_copy(const mprof_trace_t *t, size_t index,
+                                      void *scratch, mprof_event_t *events,
+                                      size_t capacity, int *damaged) {
+  int copied = index < t->packet_count && !t->legacy &&
+               mprof__packet_read(t, &t->packets[index], scratch);
+  return decode_into(t, index, copied ? scratch : NULL, events, capacity,
+                     damaged);
 }

@@ -102,7 +102,7 @@ uint64_t mprof__legacy_ctf_header(const mprof_trace_t *t, size_t index,
                                   uint8_t *header) {
   const mprof_packet_info_t *pk = &t->packets[index];
   uint64_t good_bytes;
-  mprof__sink_t sink = {NULL, NULL, NULL, 0, 0, 0, 0};
+  mprof__sink_t sink = {NULL, NULL, NULL, 0, 0, 0, 0, NULL};
   mprof__legacy_decode(t, index, &sink, &good_bytes);
   memcpy(header, t->data + pk->offset, MPROF__LEGACY_HEADER_SIZE);
   mprof__put_u32(header + MPROF__LEGACY_PH_SIZE, (uint32_t)(good_bytes * 8));

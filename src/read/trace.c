@@ -146,11 +146,17 @@ static uint64_t slot_state(const mprof_trace_t *t, uint32_t i) {
  * first touch of a page costs a page fault, far more than the read. */
 static const uint8_t *packet_header(const mprof_trace_t *t, uint64_t offset,
                                     uint8_t *copy) {
-  if (t->header_fd >= 0 &&
-      pread(t->header_fd, copy, MPROF__PACKET_HEADER_SIZE, (off_t)offset) ==
+  if (t->fd >= 0 &&
+      pread(t->fd, copy, MPROF__PACKET_HEADER_SIZE, (off_t)offset) ==
           MPROF__PACKET_HEADER_SIZE)
     return copy;
   return t->data + offset;
+}
+
+int mprof__packet_read(const mprof_trace_t *t, const mprof_packet_info_t *pk,
+                       uint8_t *copy) {
+  return t->fd >= 0 && pread(t->fd, copy, pk->content_bytes,
+                             (off_t)pk->offset) == (ssize_t)pk->content_bytes;
 }
 
 static int check_packet(mprof_trace_t *t, uint32_t i, mprof_packet_info_t *p) {
@@ -311,7 +317,8 @@ static int open_data(mprof_trace_t *t) {
   int err = read_trace_header(t);
   /* A live writer: read a consistent copy, never the moving bytes. */
   if (!err && t->info.recording && t->slots_offset) {
-    t->header_fd = -1;
+    close(t->fd); /* the file moves: packets are read from the copy */
+    t->fd = -1;
     err = mprof__snapshot(t);
   }
   if (!err) err = collect_packets(t);
@@ -319,26 +326,26 @@ static int open_data(mprof_trace_t *t) {
   return err;
 }
 
-/* mprof__trace_open_map(), with the file's descriptor (or -1) to read
- * packet headers with while opening. */
+/* mprof__trace_open_map(), with the file's descriptor (or -1), which the
+ * trace then owns, to read packets with. */
 static int open_trace(const void *data, size_t size, void *map,
                       size_t map_size, int fd, const char *name,
                       mprof_diag_fn diag, void *context, mprof_trace_t **out) {
   mprof_trace_t *t = calloc(1, sizeof *t);
   if (!t) {
     if (map) munmap(map, map_size);
+    if (fd >= 0) close(fd);
     return MPROF_EIO;
   }
   t->data = data;
   t->size = size;
   t->map = map;
   t->map_size = map_size;
-  t->header_fd = fd;
+  t->fd = fd;
   t->diag = diag;
   t->context = context;
   snprintf(t->name, sizeof t->name, "%s", name ? name : "(memory)");
   int err = open_data(t);
-  t->header_fd = -1;
   if (err) {
     mprof_trace_close(t);
     return err;
@@ -418,10 +425,8 @@ int mprof_trace_open(const char *path, mprof_diag_fn diag, void *context,
     close(fd);
     return MPROF_EIO;
   }
-  int err = open_trace(map ? map : "", size, map, size, fd, name, diag,
-                       context, out);
-  close(fd);
-  return err;
+  return open_trace(map ? map : "", size, map, size, fd, name, diag, context,
+                    out);
 }
 
 void mprof_trace_close(mprof_trace_t *t) {
@@ -429,6 +434,7 @@ void mprof_trace_close(mprof_trace_t *t) {
   free(t->strings);
   mprof__net_texts_free(t);
   if (t->map) munmap(t->map, t->map_size);
+  if (t->fd >= 0) close(t->fd);
   free(t->packets);
   free(t);
 }

@@ -12,8 +12,9 @@ struct mprof_trace_s {
   size_t size;
   void *map;           /* our mapping, if we made one */
   size_t map_size;
-  int header_fd;       /* while opening a file: its descriptor, to read the
-                          packet headers with (trace.c), else -1 */
+  int fd;              /* a file's descriptor, open as long as the trace,
+                          to read packets with (trace.c); -1: the trace is
+                          in memory (or a live one's snapshot) */
   char name[512];      /* file name for diagnostics */
   mprof_diag_fn diag;
   void *context;
@@ -93,6 +94,8 @@ typedef struct mprof__sink_s {
                       fields, not the counter increase and label text) */
   uint8_t quiet;   /* damage not reported: a decoding that asked for this
                       one reports it */
+  const uint8_t *bytes; /* the packet's bytes read into memory of the
+                           caller's, or NULL: decode them in the trace */
 } mprof__sink_t;
 
 /* Decode the events of a packet into sink; *end_ticks gets the last
@@ -102,6 +105,12 @@ typedef struct mprof__sink_s {
 long mprof__packet_decode(const mprof_trace_t *trace, size_t index,
                           mprof__sink_t *sink, uint64_t *end_ticks,
                           uint64_t *good_bytes);
+
+/* Read packet pk's content into copy (its content_bytes) with pread(),
+ * from the trace's file.  Returns 1, or 0 if there is no file or the read
+ * fell short. */
+int mprof__packet_read(const mprof_trace_t *trace,
+                       const mprof_packet_info_t *pk, uint8_t *copy);
 
 /* Replace the trace's bytes by a consistent copy (snapshot.c). */
 int mprof__snapshot(mprof_trace_t *trace);
