@@ -112,8 +112,8 @@ static int earlier(const cursor_t *cursors, uint32_t a, uint32_t b) {
   return ta != tb ? ta < tb : a < b;
 }
 
-static void sift_down(const cursor_t *cursors, uint32_t *heap, size_t n,
-                      size_t i) {
+static inline void sift_down(const cursor_t *cursors, uint32_t *heap, size_t n,
+                             size_t i) {
   for (;;) {
     size_t l = 2 * i + 1, r = l + 1, best = i;
     if (l < n && earlier(cursors, heap[l], heap[best])) best = l;

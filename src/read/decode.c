@@ -33,12 +33,12 @@ static int take(decoder_t *d, size_t n, const uint8_t **out) {
   return 0;
 }
 
-/* The clock a compact header's word gives after the clock `last`. */
+/* The clock a compact header's word gives after the clock `last`: the
+ * first clock at or after it whose low 27 bits are the word's (the bits
+ * wrap at most once between two events). */
 static inline uint64_t compact_clock(uint64_t last, uint32_t word) {
   uint64_t low = word >> 5, mask = (1u << MPROF__COMPACT_TS_BITS) - 1;
-  uint64_t clock = (last & ~mask) | low;
-  if (low < (last & mask)) clock += mask + 1; /* the 27 bits wrapped */
-  return clock;
+  return last + ((low - last) & mask);
 }
 
 /* Event header: compact or extended.  Returns 0 and sets *id, or -1. */
@@ -93,23 +93,36 @@ static int decode_field(decoder_t *d, const mprof__field_t *f, int wide,
   return -1;
 }
 
-/* The compact events whose payload has a fixed size (no string), read
- * with one bounds check per event: the fast path of the reader.  The
- * layouts are those of mprof__event_classes (compact: u32 thread, u8 type,
- * u16 counter or string id, i32 value); every other event goes through
- * decode_field.  FIXED_NONE: not on the fast path. */
+/* The compact events of fixed size.  The layouts are those of
+ * mprof__event_classes (compact: u32 thread, u8 type, u16 counter or
+ * string id, i32 value).  FAST_EVENTS are decoded by the fast path below
+ * (they stand for themselves: no string to find); label_ref has a fixed
+ * size too.  FIXED_NONE: a string or a variable size, read field by field
+ * (decode_field). */
 #define FIXED_NONE 255
+#define FAST_EVENTS(X)                                                         \
+  X(SWITCH, 4) X(CREATE, 5) X(CREATE_BY, 9) X(READ, 4) X(TRY_READ, 4)          \
+  X(RESOLVE, 4) X(BECOMES, 8) X(SIGNAL, 4) X(SUSPEND, 0) X(SHOULD_RESOLVE, 4)  \
+  X(COUNTER_INCREASE, 6) X(COUNTER_VALUE, 6)
+
+/* Payload bytes of each event class. */
+#define PAYLOAD_SIZE(name, size) [MPROF__EV_##name] = size,
 static const uint8_t fixed_size[MPROF__EV_COUNT] = {
-    [MPROF__EV_SWITCH] = 4,           [MPROF__EV_CREATE] = 5,
-    [MPROF__EV_CREATE_BY] = 9,        [MPROF__EV_READ] = 4,
-    [MPROF__EV_TRY_READ] = 4,         [MPROF__EV_RESOLVE] = 4,
-    [MPROF__EV_FAIL] = FIXED_NONE,    [MPROF__EV_BECOMES] = 8,
-    [MPROF__EV_LABEL] = FIXED_NONE,   [MPROF__EV_SIGNAL] = 4,
-    [MPROF__EV_SUSPEND] = 0,          [MPROF__EV_SHOULD_RESOLVE] = 4,
+    FAST_EVENTS(PAYLOAD_SIZE)
+    [MPROF__EV_LABEL_REF] = 6,
+    [MPROF__EV_FAIL] = FIXED_NONE,
+    [MPROF__EV_LABEL] = FIXED_NONE,
     [MPROF__EV_COUNTER_NAME] = FIXED_NONE,
-    [MPROF__EV_COUNTER_INCREASE] = 6, [MPROF__EV_COUNTER_VALUE] = 6,
-    [MPROF__EV_STRING] = FIXED_NONE,  [MPROF__EV_LABEL_REF] = 6,
+    [MPROF__EV_STRING] = FIXED_NONE,
     [MPROF__EV_NET_LABEL] = FIXED_NONE};
+#undef PAYLOAD_SIZE
+
+/* Header and payload bytes of each compact id on the fast path, 0 for the
+ * others: one lookup tells whether and how far. */
+#define EVENT_SIZE(name, size)                                                 \
+  [MPROF__EV_##name] = MPROF__COMPACT_HEADER_SIZE + size,
+static const uint8_t fast_event_size[32] = {FAST_EVENTS(EVENT_SIZE)};
+#undef EVENT_SIZE
 
 /* Read the payload of a compact fixed-size event of class kind (its size,
  * fixed_size[kind], already checked against the content end). */
@@ -160,10 +173,8 @@ static inline int decode_compact_fixed(decoder_t *d, uint32_t stream,
   if ((size_t)(d->end - d->p) < MPROF__COMPACT_HEADER_SIZE) return 0;
   uint32_t word = mprof__get_u32(d->p);
   uint32_t kind = word & 31;
-  if (kind >= MPROF__EV_STRING || fixed_size[kind] == FIXED_NONE ||
-      (size_t)(d->end - d->p) <
-          (size_t)MPROF__COMPACT_HEADER_SIZE + fixed_size[kind])
-    return 0;
+  size_t size = fast_event_size[kind];
+  if (size == 0 || (size_t)(d->end - d->p) < size) return 0;
   d->clock = compact_clock(d->clock, word);
   d->p += MPROF__COMPACT_HEADER_SIZE;
   memset(ev, 0, sizeof *ev);
@@ -382,8 +393,11 @@ long mprof__packet_decode(const mprof_trace_t *t, size_t index,
   const char *problem = NULL;
   const uint8_t *start = d.p;
   uint32_t id = 0;
-  while (d.p < d.end && (!sink->out || (size_t)count < sink->capacity)) {
-    mprof_event_t one, *ev = sink->out ? &sink->out[count] : &one;
+  /* the sink's fields in locals: stores through ev may alias them */
+  mprof_event_t *out = sink->out;
+  size_t capacity = out ? sink->capacity : SIZE_MAX;
+  while (d.p < d.end && (size_t)count < capacity) {
+    mprof_event_t one, *ev = out ? &out[count] : &one;
     if (decode_compact_fixed(&d, stream, ev)) {
       count++;
       good_end = d.p;
@@ -417,12 +431,12 @@ long mprof__packet_decode(const mprof_trace_t *t, size_t index,
     if (kind == MPROF__EV_NET_LABEL && d.net_counter && !raw_net) {
       /* Two events: leave it to the next call if the array has no room for
        * both. */
-      if (sink->out && (size_t)count + 2 > sink->capacity) break;
+      if ((size_t)count + 2 > capacity) break;
       mprof_event_t label = *ev;
       *ev = net_increase(&label, d.net_counter);
       sink->count = (size_t)++count;
       if (sink->fn && sink->fn(sink->context, ev)) break;
-      ev = sink->out ? &sink->out[count] : &one;
+      ev = out ? &out[count] : &one;
       *ev = label;
     }
     normalise(t, &d, raw_net, kind, ev);
