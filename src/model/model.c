@@ -689,19 +689,6 @@ static void settle_arrows(mprof_model_t *m) {
   }
 }
 
-/* Running spans are drawn on the thread's line: clip them to it. */
-static void clip_running(mprof_model_t *m) {
-  size_t kept = 0;
-  for (size_t i = 0; i < m->view.running_count; i++) {
-    mprof_span_t s = m->running[i];
-    const mprof_thread_t *t = &m->threads[s.thread];
-    if (s.end_ns > t->end_ns) s.end_ns = t->end_ns;
-    if (s.start_ns < t->start_ns) s.start_ns = t->start_ns;
-    if (s.end_ns > s.start_ns) m->running[kept++] = s;
-  }
-  m->view.running_count = kept;
-}
-
 static int compare_arrows(const void *pa, const void *pb) {
   const mprof_arrow_t *a = pa, *b = pb;
   if (a->time_ns != b->time_ns) return a->time_ns < b->time_ns ? -1 : 1;
@@ -827,7 +814,6 @@ int mprof_model_finish(mprof_model_t *m) {
   settle_endings(m);
   settle_arrows(m);
   sort_arrows_and_bands(m);
-  clip_running(m);
   group_labels(m);
   if (group_samples(m)) return MPROF_ENOMEM;
   m->view.threads = m->threads;
