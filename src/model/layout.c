@@ -98,6 +98,12 @@ static int compare_keys(const void *pa, const void *pb) {
   return a->index < b->index ? -1 : a->index > b->index;
 }
 
+/* The k-th thread by start: order[k], or k + 1 where order is NULL (see
+ * threads_by_start()). */
+static uint32_t nth(const uint32_t *order, size_t k) {
+  return order ? order[k] : (uint32_t)k + 1;
+}
+
 /* Place the threads of `order` (sorted by start) one by one; *per_row
  * gets each row's thread count (the caller frees it). */
 static int place_threads(mprof_model_t *m, const uint32_t *order, size_t n,
@@ -108,8 +114,8 @@ static int place_threads(mprof_model_t *m, const uint32_t *order, size_t n,
   uint32_t row_count = 0;
   for (size_t k = 0; k < n; k++) {
     if (k + PREFETCH_AHEAD < n)
-      prefetch_thread(m, th[order[k + PREFETCH_AHEAD]].creator);
-    mprof_thread_t *t = &th[order[k]];
+      prefetch_thread(m, th[nth(order, k + PREFETCH_AHEAD)].creator);
+    mprof_thread_t *t = &th[nth(order, k)];
     const mprof_thread_t *creator = &th[t->creator];
     size_t want = t->creator == MPROF_ROOT_THREAD || creator->row == ROW_UNPLACED
                       ? 0
@@ -164,11 +170,12 @@ static int group_threads(mprof_model_t *m, const uint32_t *order, size_t n,
     reach[r] = INT64_MIN;
   }
   for (size_t k = 0; k < n; k++) {
-    if (k + PREFETCH_AHEAD < n) prefetch_thread(m, order[k + PREFETCH_AHEAD]);
-    const mprof_thread_t *t = &m->threads[order[k]];
+    if (k + PREFETCH_AHEAD < n)
+      prefetch_thread(m, nth(order, k + PREFETCH_AHEAD));
+    const mprof_thread_t *t = &m->threads[nth(order, k)];
     uint32_t at = per_row[t->row]++;
     if (t->end_ns > reach[t->row]) reach[t->row] = t->end_ns;
-    m->row_threads[at] = order[k];
+    m->row_threads[at] = nth(order, k);
     m->row_thread_start[at] = t->start_ns;
     m->row_thread_maxend[at] = reach[t->row];
   }
@@ -280,47 +287,54 @@ static int group_running(mprof_model_t *m) {
   return 0;
 }
 
-/* Every thread but the root (which is not drawn), by start time.  Threads
- * are numbered as they appear, so most already are in start order: those
- * are kept as they are; the few others (threads from before the trace
- * began, clocks that disagree) are sorted apart and merged in. */
-/* Split threads 1..n into those already in start order (into in_order;
- * returns how many) and the others (into late, unless NULL; *others
- * counts them).  Each thread is marked unplaced on the way: the pass
- * reads its start from the same cache line. */
+/* Split threads 1..n into those already in start order (into in_order,
+ * unless NULL; returns how many) and the others (into late, unless NULL;
+ * *others counts them).  Each thread is marked unplaced on the way: the
+ * pass reads its start from the same cache line. */
 static size_t split_by_start(mprof_thread_t *th, size_t n, uint32_t *in_order,
                              sort_key_t *late, size_t *others) {
   size_t kept = 0;
+  int64_t last = INT64_MIN;
   *others = 0;
   th[MPROF_ROOT_THREAD].row = ROW_UNPLACED;
   for (uint32_t i = 1; i <= n; i++) {
     th[i].row = ROW_UNPLACED;
-    if (kept == 0 || th[i].start_ns >= th[in_order[kept - 1]].start_ns)
-      in_order[kept++] = i;
-    else if (late)
+    if (th[i].start_ns >= last) {
+      last = th[i].start_ns;
+      if (in_order) in_order[kept] = i;
+      kept++;
+    } else if (late) {
       late[(*others)++] = (sort_key_t){th[i].start_ns, i};
-    else
+    } else {
       (*others)++;
+    }
   }
   return kept;
 }
 
-static uint32_t *threads_by_start(mprof_model_t *m, size_t n) {
+/* Every thread but the root (which is not drawn), by start time, into
+ * *order.  Threads are numbered as they appear, so most often all are in
+ * start order already: *order is then NULL, standing for 1..n (an array
+ * of them would be fresh memory, which costs more than the pass).
+ * Otherwise those in order are kept as they are; the few others (threads
+ * from before the trace began, clocks that disagree) are sorted apart and
+ * merged in.  Returns 0 or MPROF_ENOMEM. */
+static int threads_by_start(mprof_model_t *m, size_t n, uint32_t **order) {
   mprof_thread_t *th = m->threads;
-  uint32_t *in_order = malloc((n ? n : 1) * sizeof *in_order);
-  if (!in_order) return NULL;
   size_t others;
-  split_by_start(th, n, in_order, NULL, &others);
-  if (others == 0) return in_order; /* the common case: no merge */
+  *order = NULL;
+  split_by_start(th, n, NULL, NULL, &others);
+  if (others == 0) return 0;
   /* the others, sorted apart (their array sized now: a heap that never
    * shrinks, WebAssembly's, keeps whatever is asked for) */
-  uint32_t *order = malloc((n ? n : 1) * sizeof *order);
+  uint32_t *in_order = malloc(n * sizeof *in_order);
+  uint32_t *merged = malloc(n * sizeof *merged);
   sort_key_t *late = malloc(others * sizeof *late);
-  if (!order || !late) {
-    free(order);
+  if (!in_order || !merged || !late) {
     free(in_order);
+    free(merged);
     free(late);
-    return NULL;
+    return MPROF_ENOMEM;
   }
   size_t kept = split_by_start(th, n, in_order, late, &others);
   qsort(late, others, sizeof *late, compare_keys);
@@ -330,19 +344,20 @@ static uint32_t *threads_by_start(mprof_model_t *m, size_t n) {
                                                     th[in_order[a]].start_ns ||
                                    (late[b].start_ns == th[in_order[a]].start_ns &&
                                     late[b].index < in_order[a]));
-    order[k] = take_late ? late[b++].index : in_order[a++];
+    merged[k] = take_late ? late[b++].index : in_order[a++];
   }
   free(in_order);
   free(late);
-  return order;
+  *order = merged;
+  return 0;
 }
 
 int mprof__layout(mprof_model_t *m) {
   size_t n = m->view.thread_count - 1;
-  uint32_t *order = threads_by_start(m, n);
-  if (!order) return MPROF_ENOMEM;
-  uint32_t *per_row = NULL;
-  int err = place_threads(m, order, n, &per_row);
+  uint32_t *order, *per_row = NULL;
+  int err = threads_by_start(m, n, &order);
+  if (err) return err;
+  err = place_threads(m, order, n, &per_row);
   m->threads[MPROF_ROOT_THREAD].row = 0;
   if (!err) err = group_threads(m, order, n, per_row);
   free(per_row);
