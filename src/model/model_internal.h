@@ -66,7 +66,7 @@ struct mprof_model_s {
   /* Layout (layout.c): threads and running spans grouped by row. */
   uint32_t *row_first;      /* row r: row_threads[row_first[r] ..r+1) */
   uint32_t *row_threads;    /* thread indexes, by start */
-  int64_t *row_thread_start, *row_thread_maxend;
+  int64_t *row_thread_start, *row_thread_maxend; /* one block, with row_threads */
   uint32_t *row_running_first; /* row r: running[first[r] ..r+1) */
   int64_t *running_start, *running_maxend;
 
