@@ -64,12 +64,18 @@ static int rows_init(rows_t *r, size_t size, const rows_t *from) {
   return 0;
 }
 
+/* Row `row` is busy until busy_until: update its leaf, and the minima
+ * above it up to the first that does not change (those above it then do
+ * not either: most updates stop low in the tree). */
 static void rows_set(rows_t *r, size_t row, int64_t busy_until) {
   size_t i = r->size + row;
   r->tree[i] = busy_until;
-  for (i /= 2; i > 0; i /= 2)
-    r->tree[i] = r->tree[2 * i] < r->tree[2 * i + 1] ? r->tree[2 * i]
-                                                     : r->tree[2 * i + 1];
+  for (i /= 2; i > 0; i /= 2) {
+    int64_t low = r->tree[2 * i] < r->tree[2 * i + 1] ? r->tree[2 * i]
+                                                      : r->tree[2 * i + 1];
+    if (r->tree[i] == low) break;
+    r->tree[i] = low;
+  }
 }
 
 /* The first row >= from that is free before `start` (in the subtree of
