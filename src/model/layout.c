@@ -20,8 +20,6 @@
 
 #include "model_internal.h"
 
-#define ROW_UNPLACED UINT32_MAX
-
 /* Passes that read threads in the order of another array (spans, creators)
  * jump around a big array of 64-byte threads: each read would wait on
  * memory in turn.  Asking for the thread this many items ahead keeps many
@@ -123,7 +121,7 @@ static int place_threads(mprof_model_t *m, const uint32_t *order, size_t n,
       prefetch_thread(m, th[nth(order, k + PREFETCH_AHEAD)].creator);
     mprof_thread_t *t = &th[nth(order, k)];
     const mprof_thread_t *creator = &th[t->creator];
-    size_t want = t->creator == MPROF_ROOT_THREAD || creator->row == ROW_UNPLACED
+    size_t want = t->creator == MPROF_ROOT_THREAD || creator->row == MODEL_ROW_UNPLACED
                       ? 0
                   : creator->end_ns <= t->start_ns ? creator->row
                                                    : (size_t)creator->row + 1;
@@ -300,16 +298,14 @@ static int group_running(mprof_model_t *m) {
 
 /* Split threads 1..n into those already in start order (into in_order,
  * unless NULL; returns how many) and the others (into late, unless NULL;
- * *others counts them).  Each thread is marked unplaced on the way: the
- * pass reads its start from the same cache line. */
-static size_t split_by_start(mprof_thread_t *th, size_t n, uint32_t *in_order,
-                             sort_key_t *late, size_t *others) {
+ * *others counts them). */
+static size_t split_by_start(const mprof_thread_t *th, size_t n,
+                             uint32_t *in_order, sort_key_t *late,
+                             size_t *others) {
   size_t kept = 0;
   int64_t last = INT64_MIN;
   *others = 0;
-  th[MPROF_ROOT_THREAD].row = ROW_UNPLACED;
   for (uint32_t i = 1; i <= n; i++) {
-    th[i].row = ROW_UNPLACED;
     if (th[i].start_ns >= last) {
       last = th[i].start_ns;
       if (in_order) in_order[kept] = i;
@@ -325,17 +321,19 @@ static size_t split_by_start(mprof_thread_t *th, size_t n, uint32_t *in_order,
 
 /* Every thread but the root (which is not drawn), by start time, into
  * *order.  Threads are numbered as they appear, so most often all are in
- * start order already: *order is then NULL, standing for 1..n (an array
- * of them would be fresh memory, which costs more than the pass).
+ * start order already (m->threads_unordered is 0): *order is then NULL,
+ * standing for 1..n (an array of them would be fresh memory, which costs
+ * more than a pass).
  * Otherwise those in order are kept as they are; the few others (threads
  * from before the trace began, clocks that disagree) are sorted apart and
  * merged in.  Returns 0 or MPROF_ENOMEM. */
-static int threads_by_start(mprof_model_t *m, size_t n, uint32_t **order) {
-  mprof_thread_t *th = m->threads;
+static int threads_by_start(const mprof_model_t *m, size_t n,
+                            uint32_t **order) {
+  const mprof_thread_t *th = m->threads;
   size_t others;
   *order = NULL;
+  if (!m->threads_unordered) return 0;
   split_by_start(th, n, NULL, NULL, &others);
-  if (others == 0) return 0;
   /* the others, sorted apart (their array sized now: a heap that never
    * shrinks, WebAssembly's, keeps whatever is asked for) */
   uint32_t *in_order = malloc(n * sizeof *in_order);

@@ -644,13 +644,18 @@ static void settle_stall(mprof_model_t *m, uint32_t i, int64_t end) {
 
 /* Mark hinted threads that never resolved, and end every open line, in
  * one pass over the threads (a stall may end a thread before or after i;
- * either way it ends failed, not by the pending tail). */
+ * either way it ends failed, not by the pending tail).  The same pass
+ * readies the layout, from the same cache lines (a pass over the threads,
+ * 64 bytes each, costs): rows are marked unplaced, and whether the
+ * threads are numbered in start order is noted. */
 static void settle_endings(mprof_model_t *m) {
   mprof_thread_t *th = m->threads;
   size_t n = m->view.thread_count;
-  int64_t end = m->view.duration_ns;
+  int64_t end = m->view.duration_ns, last_start = INT64_MIN;
   th[MPROF_ROOT_THREAD].end_ns = end;
   th[MPROF_ROOT_THREAD].ending = MPROF_ENDING_RESOLVED;
+  th[MPROF_ROOT_THREAD].row = MODEL_ROW_UNPLACED;
+  m->threads_unordered = 0;
   for (size_t i = 1; i < n; i++) {
     mprof_thread_t *t = &th[i];
     if (t->flags & MPROF_THREAD_SHOULD_RESOLVE) settle_stall(m, (uint32_t)i, end);
@@ -659,6 +664,11 @@ static void settle_endings(mprof_model_t *m) {
       t->end_ns = tail < end ? tail : end;
     }
     if (t->end_ns < t->start_ns) t->end_ns = t->start_ns;
+    t->row = MODEL_ROW_UNPLACED;
+    if (t->start_ns < last_start)
+      m->threads_unordered = 1;
+    else
+      last_start = t->start_ns;
   }
 }
 
