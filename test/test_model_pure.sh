@@ -4,7 +4,7 @@
 # browser viewer can run it compiled to WebAssembly).
 #   test_model_pure.sh LIBMPROF_MODEL_A
 set -eu
-allowed='calloc free malloc memcmp memcpy memmove memset qsort realloc strcmp strlen'
+allowed='aligned_alloc calloc free malloc memcmp memcpy memmove memset qsort realloc strcmp strlen'
 bad=
 for sym in $(nm -u "$1" | awk '{print $2}' | sort -u); do
   case $sym in

@@ -20,35 +20,78 @@
 
 #include "model_internal.h"
 
-#define ROW_UNPLACED UINT32_MAX
+/* Passes that read threads in the order of another array (spans, creators)
+ * jump around a big array of 64-byte threads: each read would wait on
+ * memory in turn.  Asking for the thread this many items ahead keeps many
+ * reads under way at once (a pass over 2.5 M spans: 20 -> 9 ms). */
+#define PREFETCH_AHEAD 64
 
-/* Min segment tree over rows: leaf r holds the time row r is busy until. */
+static void prefetch_thread(const mprof_model_t *m, uint32_t thread) {
+  __builtin_prefetch(&m->threads[thread]);
+}
+
+/* Fresh memory is what the layout spends most on: the kernel maps and
+ * zeroes each page at its first touch.  With transparent huge pages (the
+ * native heap under GLIBC_TUNABLES=glibc.malloc.hugetlb=1), a big block
+ * aligned to them is mapped 2 MiB a fault throughout, not 4 KiB a fault
+ * at its unaligned ends (10 M-event trace: the finish's page faults
+ * 835 -> 69, its grouping passes ~2x faster).  WebAssembly has no such
+ * pages: there, alignment would only waste heap. */
+#define HUGE_PAGE ((size_t)2 << 20)
+
+static void *big_alloc(size_t size) {
+#if defined(__wasm__)
+  return malloc(size);
+#else
+  if (size < HUGE_PAGE) return malloc(size);
+  return aligned_alloc(HUGE_PAGE, (size + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1));
+#endif
+}
+
+/* Min segment tree over rows: leaf r holds the time row r is busy until;
+ * beside it, how many threads each row holds (counted while placing, so
+ * that grouping by row needs no pass of its own over the threads). */
 typedef struct rows_s {
   int64_t *tree;           /* 2 * size nodes, leaves at [size, 2 * size) */
+  uint32_t *count;         /* size counts */
   size_t size;
 } rows_t;
 
 static int rows_init(rows_t *r, size_t size, const rows_t *from) {
   int64_t *tree = malloc(2 * size * sizeof *tree);
-  if (!tree) return MPROF_ENOMEM;
+  uint32_t *count = calloc(size, sizeof *count);
+  if (!tree || !count) {
+    free(tree);
+    free(count);
+    return MPROF_ENOMEM;
+  }
   for (size_t i = 0; i < 2 * size; i++) tree[i] = INT64_MIN;
   if (from) {
     memcpy(tree + size, from->tree + from->size, from->size * sizeof *tree);
+    memcpy(count, from->count, from->size * sizeof *count);
     free(from->tree);
+    free(from->count);
   }
   r->tree = tree;
+  r->count = count;
   r->size = size;
   for (size_t i = size - 1; i > 0; i--)
     tree[i] = tree[2 * i] < tree[2 * i + 1] ? tree[2 * i] : tree[2 * i + 1];
   return 0;
 }
 
+/* Row `row` is busy until busy_until: update its leaf, and the minima
+ * above it up to the first that does not change (those above it then do
+ * not either: most updates stop low in the tree). */
 static void rows_set(rows_t *r, size_t row, int64_t busy_until) {
   size_t i = r->size + row;
   r->tree[i] = busy_until;
-  for (i /= 2; i > 0; i /= 2)
-    r->tree[i] = r->tree[2 * i] < r->tree[2 * i + 1] ? r->tree[2 * i]
-                                                     : r->tree[2 * i + 1];
+  for (i /= 2; i > 0; i /= 2) {
+    int64_t low = r->tree[2 * i] < r->tree[2 * i + 1] ? r->tree[2 * i]
+                                                      : r->tree[2 * i + 1];
+    if (r->tree[i] == low) break;
+    r->tree[i] = low;
+  }
 }
 
 /* The first row >= from that is free before `start` (in the subtree of
@@ -77,19 +120,30 @@ static int compare_keys(const void *pa, const void *pb) {
   return a->index < b->index ? -1 : a->index > b->index;
 }
 
-/* Place the threads of `order` (sorted by start) one by one. */
-static int place_threads(mprof_model_t *m, const uint32_t *order, size_t n) {
+/* The k-th thread by start: order[k], or k + 1 where order is NULL (see
+ * threads_by_start()). */
+static uint32_t nth(const uint32_t *order, size_t k) {
+  return order ? order[k] : (uint32_t)k + 1;
+}
+
+/* Place the threads of `order` (sorted by start) one by one; *per_row
+ * gets each row's thread count (the caller frees it). */
+static int place_threads(mprof_model_t *m, const uint32_t *order, size_t n,
+                         uint32_t **per_row) {
   mprof_thread_t *th = m->threads;
   rows_t rows;
   if (rows_init(&rows, 64, NULL)) return MPROF_ENOMEM;
   uint32_t row_count = 0;
   for (size_t k = 0; k < n; k++) {
-    mprof_thread_t *t = &th[order[k]];
+    if (k + PREFETCH_AHEAD < n)
+      prefetch_thread(m, th[nth(order, k + PREFETCH_AHEAD)].creator);
+    mprof_thread_t *t = &th[nth(order, k)];
     const mprof_thread_t *creator = &th[t->creator];
-    size_t want = t->creator == MPROF_ROOT_THREAD || creator->row == ROW_UNPLACED
-                      ? 0
-                  : creator->end_ns <= t->start_ns ? creator->row
-                                                   : (size_t)creator->row + 1;
+    size_t want =
+        t->creator == MPROF_ROOT_THREAD || creator->row == MODEL_ROW_UNPLACED
+            ? 0
+        : creator->end_ns <= t->start_ns ? creator->row
+                                         : (size_t)creator->row + 1;
     /* most often one of the next few rows is free: look there first */
     size_t row = want;
     while (row < want + 4 && row < rows.size &&
@@ -98,57 +152,62 @@ static int place_threads(mprof_model_t *m, const uint32_t *order, size_t n) {
     if (row == want + 4 || row >= rows.size)
       while ((row = rows_first_free(&rows, 1, 0, rows.size, want,
                                     t->start_ns)) == SIZE_MAX)
-        if (rows_init(&rows, rows.size * 2, &rows)) return MPROF_ENOMEM;
+        if (rows_init(&rows, rows.size * 2, &rows)) {
+          free(rows.tree);
+          free(rows.count);
+          return MPROF_ENOMEM;
+        }
     rows_set(&rows, row, t->end_ns);
+    rows.count[row]++;
     t->row = (uint32_t)row;
     if (row + 1 > row_count) row_count = (uint32_t)row + 1;
   }
   free(rows.tree);
+  *per_row = rows.count;
   m->view.row_count = row_count;
   return 0;
 }
 
-/* first[r] = where row r's threads (but the root) begin in an array
- * grouped by row. */
-static uint32_t *row_starts(const mprof_model_t *m) {
-  uint32_t row_count = m->view.row_count;
-  uint32_t *first = calloc((size_t)row_count + 1, sizeof *first);
-  if (!first) return NULL;
-  for (size_t i = 1; i < m->view.thread_count; i++)
-    first[m->threads[i].row + 1]++;
-  for (uint32_t r = 0; r < row_count; r++) first[r + 1] += first[r];
-  return first;
-}
-
-/* The prefix maximum of ends within each row: lets a binary search find
- * the first item of a row that reaches past a time. */
-static void prefix_max(const uint32_t *first, uint32_t row_count,
-                       int64_t *maxend) {
-  for (uint32_t r = 0; r < row_count; r++)
-    for (uint32_t i = first[r] + 1; i < first[r + 1]; i++)
-      if (maxend[i] < maxend[i - 1]) maxend[i] = maxend[i - 1];
-}
-
-static int group_threads(mprof_model_t *m, const uint32_t *order, size_t n) {
-  m->row_first = row_starts(m);
-  m->row_threads = malloc((n ? n : 1) * sizeof *m->row_threads);
-  m->row_thread_start = malloc((n ? n : 1) * sizeof *m->row_thread_start);
-  m->row_thread_maxend = malloc((n ? n : 1) * sizeof *m->row_thread_maxend);
-  uint32_t *fill = calloc((size_t)m->view.row_count + 1, sizeof *fill);
-  if (!m->row_first || !m->row_threads || !m->row_thread_start ||
-      !m->row_thread_maxend || !fill) {
-    free(fill);
+/* Group the threads (but the root) by row, in start order, with the
+ * start and prefix-maximum-of-end columns.  Rows were counted while
+ * placing, and a row's threads arrive in start order, so one scatter pass
+ * writes everything, each row's running maximum kept beside its cursor
+ * (per_row[r] becomes the cursor).  The three arrays share one block:
+ * fresh memory costs most here, and one big block is mapped in fewer,
+ * bigger pages (see big_alloc()). */
+static int group_threads(mprof_model_t *m, const uint32_t *order, size_t n,
+                         uint32_t *per_row) {
+  uint32_t rows = m->view.row_count;
+  m->row_first = malloc(((size_t)rows + 1) * sizeof *m->row_first);
+  size_t size = n ? n : 1;
+  int64_t *block =
+      big_alloc(size * (2 * sizeof *block + sizeof *m->row_threads));
+  int64_t *reach = malloc(((size_t)rows + 1) * sizeof *reach);
+  if (!m->row_first || !block || !reach) {
+    free(block);
+    free(reach);
     return MPROF_ENOMEM;
   }
-  for (size_t k = 0; k < n; k++) {
-    const mprof_thread_t *t = &m->threads[order[k]];
-    uint32_t at = m->row_first[t->row] + fill[t->row]++;
-    m->row_threads[at] = order[k];
-    m->row_thread_start[at] = t->start_ns;
-    m->row_thread_maxend[at] = t->end_ns;
+  m->row_thread_start = block;
+  m->row_thread_maxend = block + size;
+  m->row_threads = (uint32_t *)(void *)(block + 2 * size);
+  m->row_first[0] = 0;
+  for (uint32_t r = 0; r < rows; r++) {
+    m->row_first[r + 1] = m->row_first[r] + per_row[r];
+    per_row[r] = m->row_first[r];
+    reach[r] = INT64_MIN;
   }
-  free(fill);
-  prefix_max(m->row_first, m->view.row_count, m->row_thread_maxend);
+  for (size_t k = 0; k < n; k++) {
+    if (k + PREFETCH_AHEAD < n)
+      prefetch_thread(m, nth(order, k + PREFETCH_AHEAD));
+    const mprof_thread_t *t = &m->threads[nth(order, k)];
+    uint32_t at = per_row[t->row]++;
+    if (t->end_ns > reach[t->row]) reach[t->row] = t->end_ns;
+    m->row_threads[at] = nth(order, k);
+    m->row_thread_start[at] = t->start_ns;
+    m->row_thread_maxend[at] = reach[t->row];
+  }
+  free(reach);
   return 0;
 }
 
@@ -167,42 +226,86 @@ static void sort_row_spans(mprof_span_t *spans, const uint32_t *first,
     }
 }
 
+/* Clip the running spans to their threads' lines (they are drawn on them),
+ * dropping those left empty, and count each row's spans into first[r + 1]:
+ * one read of a span's thread gives its line and its row.  Most spans are
+ * kept as they are: those are not written back (writing would make the
+ * whole array dirty, twice the memory traffic). */
+static size_t clip_and_count(mprof_model_t *m, uint32_t *first) {
+  mprof_span_t *spans = m->running;
+  size_t kept = 0, n = m->view.running_count;
+  for (size_t i = 0; i < n; i++) {
+    if (i + PREFETCH_AHEAD < n)
+      prefetch_thread(m, spans[i + PREFETCH_AHEAD].thread);
+    mprof_span_t s = spans[i];
+    const mprof_thread_t *t = &m->threads[s.thread];
+    int clipped = s.end_ns > t->end_ns || s.start_ns < t->start_ns;
+    if (s.end_ns > t->end_ns) s.end_ns = t->end_ns;
+    if (s.start_ns < t->start_ns) s.start_ns = t->start_ns;
+    if (s.end_ns <= s.start_ns) continue;
+    if (clipped || kept != i) spans[kept] = s;
+    kept++;
+    first[t->row + 1]++;
+  }
+  return kept;
+}
+
+/* The start and prefix-maximum-of-end columns of spans grouped by row, in
+ * one pass that also checks each row is in start order: returns 0 (and
+ * leaves the columns unfinished) at the first row that is not. */
+static int span_columns(const mprof_span_t *spans, const uint32_t *first,
+                        uint32_t row_count, int64_t *start, int64_t *maxend) {
+  for (uint32_t r = 0; r < row_count; r++) {
+    int64_t reach = INT64_MIN;
+    for (uint32_t i = first[r]; i < first[r + 1]; i++) {
+      if (i > first[r] && spans[i].start_ns < spans[i - 1].start_ns) return 0;
+      if (spans[i].end_ns > reach) reach = spans[i].end_ns;
+      start[i] = spans[i].start_ns;
+      maxend[i] = reach;
+    }
+  }
+  return 1;
+}
+
 /* Group the running spans by row (a stable counting sort), by start
- * within each row.  The unsorted array's block (24 bytes a span) then
- * holds the start and prefix-maximum columns (16 bytes a span): no fresh
- * memory for them. */
+ * within each row.  Passes over the spans are what cost (tens of MB, and
+ * the sorted copy is fresh memory), so there are as few as can be: clip
+ * and count, scatter, then the columns (which check the order; the sort
+ * runs only when a row is out of order, then the columns again).  The
+ * unsorted array's block (24 bytes a span) then holds the start and
+ * prefix-maximum columns (16 bytes a span): no fresh memory for them. */
 static int group_running(mprof_model_t *m) {
-  size_t n = m->view.running_count;
   uint32_t rows = m->view.row_count;
   if (!m->running && !(m->running = malloc(sizeof *m->running)))
     return MPROF_ENOMEM;
   uint32_t *first = calloc((size_t)rows + 1, sizeof *first);
-  uint32_t *fill = calloc((size_t)rows + 1, sizeof *fill);
-  mprof_span_t *sorted = malloc((n ? n : 1) * sizeof *sorted);
+  uint32_t *fill = malloc(((size_t)rows + 1) * sizeof *fill);
   m->row_running_first = first;
+  size_t n = first && fill ? clip_and_count(m, first) : 0;
+  mprof_span_t *sorted = big_alloc((n ? n : 1) * sizeof *sorted);
   if (!first || !fill || !sorted) {
     free(fill);
     free(sorted);
     return MPROF_ENOMEM;
   }
-  for (size_t i = 0; i < n; i++) first[m->threads[m->running[i].thread].row + 1]++;
+  m->view.running_count = n;
   for (uint32_t r = 0; r < rows; r++) first[r + 1] += first[r];
+  memcpy(fill, first, ((size_t)rows + 1) * sizeof *fill);
   for (size_t i = 0; i < n; i++) {
-    uint32_t r = m->threads[m->running[i].thread].row;
-    sorted[first[r] + fill[r]++] = m->running[i];
+    if (i + PREFETCH_AHEAD < n)
+      prefetch_thread(m, m->running[i + PREFETCH_AHEAD].thread);
+    sorted[fill[m->threads[m->running[i].thread].row]++] = m->running[i];
   }
   free(fill);
-  sort_row_spans(sorted, first, rows);
   m->running_start = (int64_t *)(void *)m->running;
   m->running_maxend = m->running_start + n;
   m->running = sorted;
   m->running_cap = n ? n : 1;
   m->view.running = sorted;
-  for (size_t i = 0; i < n; i++) {
-    m->running_start[i] = sorted[i].start_ns;
-    m->running_maxend[i] = sorted[i].end_ns;
+  if (!span_columns(sorted, first, rows, m->running_start, m->running_maxend)) {
+    sort_row_spans(sorted, first, rows);
+    span_columns(sorted, first, rows, m->running_start, m->running_maxend);
   }
-  prefix_max(first, rows, m->running_maxend);
   /* the columns fill 16 of the block's 24 bytes a span: the rest goes back
    * to the heap (shrinking keeps the start of a block where it is) */
   int64_t *columns = realloc(m->running_start, (n ? 2 * n : 1) * sizeof *columns);
@@ -213,44 +316,54 @@ static int group_running(mprof_model_t *m) {
   return 0;
 }
 
-/* Every thread but the root (which is not drawn), by start time.  Threads
- * are numbered as they appear, so most already are in start order: those
- * are kept as they are; the few others (threads from before the trace
- * began, clocks that disagree) are sorted apart and merged in. */
-/* Split threads 1..n into those already in start order (into in_order;
- * returns how many) and the others (into late, unless NULL; *others
- * counts them). */
+/* Split threads 1..n into those already in start order (into in_order,
+ * unless NULL; returns how many) and the others (into late, unless NULL;
+ * *others counts them). */
 static size_t split_by_start(const mprof_thread_t *th, size_t n,
                              uint32_t *in_order, sort_key_t *late,
                              size_t *others) {
   size_t kept = 0;
+  int64_t last = INT64_MIN;
   *others = 0;
-  for (uint32_t i = 1; i <= n; i++)
-    if (kept == 0 || th[i].start_ns >= th[in_order[kept - 1]].start_ns)
-      in_order[kept++] = i;
-    else if (late)
+  for (uint32_t i = 1; i <= n; i++) {
+    if (th[i].start_ns >= last) {
+      last = th[i].start_ns;
+      if (in_order) in_order[kept] = i;
+      kept++;
+    } else if (late) {
       late[(*others)++] = (sort_key_t){th[i].start_ns, i};
-    else
+    } else {
       (*others)++;
+    }
+  }
   return kept;
 }
 
-static uint32_t *threads_by_start(const mprof_model_t *m, size_t n) {
+/* Every thread but the root (which is not drawn), by start time, into
+ * *order.  Threads are numbered as they appear, so most often all are in
+ * start order already (m->threads_unordered is 0): *order is then NULL,
+ * standing for 1..n (an array of them would be fresh memory, which costs
+ * more than a pass).
+ * Otherwise those in order are kept as they are; the few others (threads
+ * from before the trace began, clocks that disagree) are sorted apart and
+ * merged in.  Returns 0 or MPROF_ENOMEM. */
+static int threads_by_start(const mprof_model_t *m, size_t n,
+                            uint32_t **order) {
   const mprof_thread_t *th = m->threads;
-  uint32_t *in_order = malloc((n ? n : 1) * sizeof *in_order);
-  if (!in_order) return NULL;
   size_t others;
-  split_by_start(th, n, in_order, NULL, &others);
-  if (others == 0) return in_order; /* the common case: no merge */
+  *order = NULL;
+  if (!m->threads_unordered) return 0;
+  split_by_start(th, n, NULL, NULL, &others);
   /* the others, sorted apart (their array sized now: a heap that never
    * shrinks, WebAssembly's, keeps whatever is asked for) */
-  uint32_t *order = malloc((n ? n : 1) * sizeof *order);
+  uint32_t *in_order = malloc(n * sizeof *in_order);
+  uint32_t *merged = malloc(n * sizeof *merged);
   sort_key_t *late = malloc(others * sizeof *late);
-  if (!order || !late) {
-    free(order);
+  if (!in_order || !merged || !late) {
     free(in_order);
+    free(merged);
     free(late);
-    return NULL;
+    return MPROF_ENOMEM;
   }
   size_t kept = split_by_start(th, n, in_order, late, &others);
   qsort(late, others, sizeof *late, compare_keys);
@@ -260,22 +373,23 @@ static uint32_t *threads_by_start(const mprof_model_t *m, size_t n) {
                                                     th[in_order[a]].start_ns ||
                                    (late[b].start_ns == th[in_order[a]].start_ns &&
                                     late[b].index < in_order[a]));
-    order[k] = take_late ? late[b++].index : in_order[a++];
+    merged[k] = take_late ? late[b++].index : in_order[a++];
   }
   free(in_order);
   free(late);
-  return order;
+  *order = merged;
+  return 0;
 }
 
 int mprof__layout(mprof_model_t *m) {
   size_t n = m->view.thread_count - 1;
-  uint32_t *order = threads_by_start(m, n);
-  if (!order) return MPROF_ENOMEM;
-  for (size_t i = 0; i < m->view.thread_count; i++)
-    m->threads[i].row = ROW_UNPLACED;
-  int err = place_threads(m, order, n);
+  uint32_t *order, *per_row = NULL;
+  int err = threads_by_start(m, n, &order);
+  if (err) return err;
+  err = place_threads(m, order, n, &per_row);
   m->threads[MPROF_ROOT_THREAD].row = 0;
-  if (!err) err = group_threads(m, order, n);
+  if (!err) err = group_threads(m, order, n, per_row);
+  free(per_row);
   free(order);
   return err ? err : group_running(m);
 }

@@ -642,23 +642,48 @@ static void settle_stall(mprof_model_t *m, uint32_t i, int64_t end) {
   m->failed_threads++;
 }
 
+/* Thread i's labels: those at *at on in labels grouped by thread (the
+ * cursor moves on past them). */
+static void take_labels(const mprof_model_t *m, mprof_thread_t *t, size_t i,
+                        size_t *at) {
+  size_t k = *at;
+  if (k < m->view.label_count && m->labels[k].thread == i)
+    t->first_label = (uint32_t)k;
+  for (; k < m->view.label_count && m->labels[k].thread == i; k++)
+    t->label_count++;
+  *at = k;
+}
+
 /* Mark hinted threads that never resolved, and end every open line, in
  * one pass over the threads (a stall may end a thread before or after i;
- * either way it ends failed, not by the pending tail). */
+ * either way it ends failed, not by the pending tail).  The same pass
+ * gives threads their labels (grouped by thread already), and readies the
+ * layout, from the same cache lines (a pass over the threads, 64 bytes
+ * each, costs): rows are marked unplaced, and whether the threads are
+ * numbered in start order is noted. */
 static void settle_endings(mprof_model_t *m) {
   mprof_thread_t *th = m->threads;
-  size_t n = m->view.thread_count;
-  int64_t end = m->view.duration_ns;
+  size_t n = m->view.thread_count, label = 0;
+  int64_t end = m->view.duration_ns, last_start = INT64_MIN;
   th[MPROF_ROOT_THREAD].end_ns = end;
   th[MPROF_ROOT_THREAD].ending = MPROF_ENDING_RESOLVED;
+  th[MPROF_ROOT_THREAD].row = MODEL_ROW_UNPLACED;
+  take_labels(m, &th[MPROF_ROOT_THREAD], MPROF_ROOT_THREAD, &label);
+  m->threads_unordered = 0;
   for (size_t i = 1; i < n; i++) {
     mprof_thread_t *t = &th[i];
+    take_labels(m, t, i, &label);
     if (t->flags & MPROF_THREAD_SHOULD_RESOLVE) settle_stall(m, (uint32_t)i, end);
     if (t->ending == MPROF_ENDING_PENDING) {
       int64_t tail = t->last_seen_ns + PENDING_TAIL_NS;
       t->end_ns = tail < end ? tail : end;
     }
     if (t->end_ns < t->start_ns) t->end_ns = t->start_ns;
+    t->row = MODEL_ROW_UNPLACED;
+    if (t->start_ns < last_start)
+      m->threads_unordered = 1;
+    else
+      last_start = t->start_ns;
   }
 }
 
@@ -687,19 +712,6 @@ static void settle_arrows(mprof_model_t *m) {
         !(th[a->from].flags & MPROF_THREAD_STALLED))
       a->kind = MPROF_ARROW_READ_FAILED;
   }
-}
-
-/* Running spans are drawn on the thread's line: clip them to it. */
-static void clip_running(mprof_model_t *m) {
-  size_t kept = 0;
-  for (size_t i = 0; i < m->view.running_count; i++) {
-    mprof_span_t s = m->running[i];
-    const mprof_thread_t *t = &m->threads[s.thread];
-    if (s.end_ns > t->end_ns) s.end_ns = t->end_ns;
-    if (s.start_ns < t->start_ns) s.start_ns = t->start_ns;
-    if (s.end_ns > s.start_ns) m->running[kept++] = s;
-  }
-  m->view.running_count = kept;
 }
 
 static int compare_arrows(const void *pa, const void *pb) {
@@ -736,20 +748,16 @@ static int compare_labels(const void *pa, const void *pb) {
   return a->text < b->text ? -1 : a->text > b->text;
 }
 
-/* Group labels by thread (in time order within each).  Threads are
- * numbered as they appear and most are labelled soon after, so the labels
- * are often in that order already: sort only if not. */
+/* Group labels by thread (in time order within each; settle_endings()
+ * then hands each thread its own).  Threads are numbered as they appear
+ * and most are labelled soon after, so the labels are often in that order
+ * already: sort only if not. */
 static void group_labels(mprof_model_t *m) {
   for (size_t i = 1; i < m->view.label_count; i++)
     if (compare_labels(&m->labels[i - 1], &m->labels[i]) > 0) {
       qsort(m->labels, m->view.label_count, sizeof *m->labels, compare_labels);
       break;
     }
-  for (size_t i = m->view.label_count; i-- > 0;) {
-    mprof_thread_t *t = &m->threads[m->labels[i].thread];
-    t->first_label = (uint32_t)i;
-    t->label_count++;
-  }
 }
 
 /* A counter and its name, for sorting (qsort has no context argument). */
@@ -824,11 +832,10 @@ int mprof_model_finish(mprof_model_t *m) {
   if (m->finished) return MPROF_EINVAL;
   m->finished = 1;
   if (close_streams(m)) return MPROF_ENOMEM;
+  group_labels(m);
   settle_endings(m);
   settle_arrows(m);
   sort_arrows_and_bands(m);
-  clip_running(m);
-  group_labels(m);
   if (group_samples(m)) return MPROF_ENOMEM;
   m->view.threads = m->threads;
   m->view.arrows = m->arrows;
@@ -859,9 +866,7 @@ void mprof_model_free(mprof_model_t *m) {
   free(m->direct);
   free(m->streams);
   free(m->row_first);
-  free(m->row_threads);
-  free(m->row_thread_start);
-  free(m->row_thread_maxend);
+  free(m->row_thread_start); /* row_thread_maxend, row_threads share it */
   free(m->row_running_first);
   free(m->running_start); /* running_maxend shares its block */
   free(m);

@@ -12,6 +12,9 @@
  * to one never overflows. */
 #define MODEL_MAX_NS (INT64_MAX / 4)
 
+/* A thread's row until the layout gives it one. */
+#define MODEL_ROW_UNPLACED UINT32_MAX
+
 /* Texts remembered for interning once (model.c). */
 #define MODEL_TEXT_CACHE 64
 
@@ -40,6 +43,8 @@ struct mprof_model_s {
   int have_base;
   int finished;
   size_t failed_threads;    /* threads that ended failed (so far) */
+  int threads_unordered;    /* a thread starts before one numbered lower
+                               (found by the finish's pass over threads) */
 
   mprof_thread_t *threads;  size_t thread_cap;
   mprof_arrow_t *arrows;    size_t arrow_cap;
@@ -66,7 +71,7 @@ struct mprof_model_s {
   /* Layout (layout.c): threads and running spans grouped by row. */
   uint32_t *row_first;      /* row r: row_threads[row_first[r] ..r+1) */
   uint32_t *row_threads;    /* thread indexes, by start */
-  int64_t *row_thread_start, *row_thread_maxend;
+  int64_t *row_thread_start, *row_thread_maxend; /* one block, with row_threads */
   uint32_t *row_running_first; /* row r: running[first[r] ..r+1) */
   int64_t *running_start, *running_maxend;
 
@@ -99,7 +104,9 @@ int mprof__model_reserve(mprof_model_t *m, const mprof_model_sizes_t *sizes);
  * input is cut after a thousand hops). */
 uint32_t mprof__follow_merges(const mprof_model_t *m, uint32_t i);
 
-/* Give every thread a row and group threads and spans by row. */
+/* Give every thread a row and group threads and spans by row (after the
+ * finish's pass over the threads: rows MODEL_ROW_UNPLACED, and
+ * threads_unordered found). */
 int mprof__layout(mprof_model_t *m);
 
 /* Build the indexes the window queries use. */
