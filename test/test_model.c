@@ -566,18 +566,24 @@ static void quiet(void *context, const char *line) {
 }
 
 /* mprof_trace_packet_decode_copy() gives the same events as the decoding
- * in place (events[0 .. n)), texts equal byte for byte. */
+ * in place (events[0 .. n), `damaged` or not), texts equal byte for byte;
+ * it reads the packets of an mprof trace opened from a file, and a scratch
+ * of packet_size bytes is enough. */
 static void check_decode_copy(const mprof_trace_t *trace, size_t packet,
-                              const mprof_event_t *events, size_t n) {
+                              const mprof_event_t *events, size_t n,
+                              int damaged) {
+  const mprof_trace_info_t *info = mprof_trace_info(trace);
+  assert_int_equal(mprof_trace_copies_packets(trace), !info->legacy);
   size_t most = mprof_trace_packet_max_events(trace, packet);
   mprof_event_t *copied = calloc(most + 1, sizeof *copied);
-  void *scratch = malloc(mprof_trace_info(trace)->packet_size + 1);
+  void *scratch = malloc(info->packet_size);
   assert_non_null(copied);
   assert_non_null(scratch);
-  int damaged = -1;
+  int copy_damaged = -1;
   assert_int_equal(mprof_trace_packet_decode_copy(trace, packet, scratch,
-                                                  copied, most, &damaged),
+                                                  copied, most, &copy_damaged),
                    n);
+  assert_int_equal(copy_damaged, damaged);
   for (size_t k = 0; k < n; k++) {
     mprof_event_t a = events[k], b = copied[k];
     assert_int_equal(a.text_length, b.text_length);
@@ -591,7 +597,8 @@ static void check_decode_copy(const mprof_trace_t *trace, size_t packet,
 
 /* mprof_trace_packet_decode gives, packet by packet, exactly what
  * mprof_trace_packet_events delivers, stops at its capacity, and says
- * when damage ended a packet (and the census counts what it delivered); returns how many packets were damaged. */
+ * when damage ended a packet (and the census counts what it delivered);
+ * returns how many packets were damaged. */
 static size_t check_packet_decode(const char *path) {
   mprof_trace_t *trace;
   assert_int_equal(mprof_trace_open(path, quiet, NULL, &trace), 0);
@@ -609,7 +616,7 @@ static size_t check_packet_decode(const char *path) {
     assert_int_equal(damaged, delivered < 0);
     assert_memory_equal(events, g.events, n * sizeof *events);
     check_census(trace, i, events, n);
-    check_decode_copy(trace, i, events, n);
+    check_decode_copy(trace, i, events, n, damaged);
     damaged_packets += (size_t)damaged;
     if (n > 2) {
       assert_int_equal(mprof_trace_packet_decode(trace, i, events, 2, NULL), 2);

@@ -179,6 +179,13 @@ size_t mprof_trace_packet_decode_copy(const mprof_trace_t *trace, size_t index,
                                       void *scratch, mprof_event_t *events,
                                       size_t capacity, int *damaged);
 
+/* Whether mprof_trace_packet_decode_copy() reads this trace's packets into
+ * scratch (a trace opened from a file, which keeps its descriptor until
+ * mprof_trace_close()), rather than decoding them where they lie (a trace
+ * in memory, a live trace's snapshot, a legacy trace): a caller need not
+ * make scratch when it does not. */
+int mprof_trace_copies_packets(const mprof_trace_t *trace);
+
 /* Name of an event kind ("create", ...). */
 const char *mprof_event_kind_name(mprof_event_kind_t kind);
 

@@ -88,6 +88,7 @@ static int cursor_fill(cursor_t *c) {
       return MPROF_ENOMEM;
     uint32_t packet_size = mprof_trace_info(source->trace)->packet_size;
     if (!c->scratch && packet_size <= SCRATCH_MAX &&
+        mprof_trace_copies_packets(source->trace) &&
         !(c->scratch = malloc(packet_size ? packet_size : 1)))
       return MPROF_ENOMEM;
     c->count = c->scratch ? mprof_trace_packet_decode_copy(
@@ -254,52 +255,47 @@ static int sources_check(const mprof_trace_t *const *traces, size_t count) {
   return 0;
 }
 
+/* n as a size_t (held at SIZE_MAX where size_t is narrower). */
+static size_t size_of_u64(uint64_t n) {
+  return n > SIZE_MAX ? SIZE_MAX : (size_t)n;
+}
+
 /* The sizes that events counted by kind will need (becomes: merges, each
  * of which may end a span on every stream; a switch ends a span unless it
- * switches to what runs). */
+ * switches to what runs).  Spans are held at one an event, plus each
+ * stream's last: more than that takes merges on many streams at once,
+ * for which the array grows. */
 static void sizes_of(const uint64_t *kinds, size_t streams,
                      mprof_model_sizes_t *out) {
   uint64_t creates = kinds[MPROF_EVENT_CREATE] + kinds[MPROF_EVENT_CREATE_BY];
-  uint64_t becomes = kinds[MPROF_EVENT_BECOMES];
-  out->threads = creates;
-  out->arrows = creates + kinds[MPROF_EVENT_READ] +
-                kinds[MPROF_EVENT_SIGNAL] + kinds[MPROF_EVENT_TRY_READ] +
-                kinds[MPROF_EVENT_RESOLVE] + kinds[MPROF_EVENT_FAIL] + becomes;
+  uint64_t becomes = kinds[MPROF_EVENT_BECOMES], events = 0;
+  for (size_t k = 0; k < MPROF_EVENT_KIND_COUNT; k++) events += kinds[k];
   /* legacy reads and signals also switch */
-  out->spans = kinds[MPROF_EVENT_SWITCH] + kinds[MPROF_EVENT_SUSPEND] +
-               kinds[MPROF_EVENT_READ] + kinds[MPROF_EVENT_SIGNAL];
-  out->labels = kinds[MPROF_EVENT_LABEL];
-  out->samples = kinds[MPROF_EVENT_COUNTER_INCREASE] +
-                 kinds[MPROF_EVENT_COUNTER_VALUE];
+  uint64_t spans = kinds[MPROF_EVENT_SWITCH] + kinds[MPROF_EVENT_SUSPEND] +
+                   kinds[MPROF_EVENT_READ] + kinds[MPROF_EVENT_SIGNAL] +
+                   becomes * streams;
   /* the root, threads from before the trace, each stream's last span */
-  out->threads += 1 + out->threads / 256 + 1024;
-  out->spans += becomes * streams + streams + 1;
+  out->threads = size_of_u64(creates + 1 + creates / 256 + 1024);
+  out->arrows = size_of_u64(creates + kinds[MPROF_EVENT_READ] +
+                            kinds[MPROF_EVENT_SIGNAL] +
+                            kinds[MPROF_EVENT_TRY_READ] +
+                            kinds[MPROF_EVENT_RESOLVE] +
+                            kinds[MPROF_EVENT_FAIL] + becomes);
+  out->spans = size_of_u64((spans < events ? spans : events) + streams + 1);
+  out->labels = size_of_u64(kinds[MPROF_EVENT_LABEL]);
+  out->samples = size_of_u64(kinds[MPROF_EVENT_COUNTER_INCREASE] +
+                             kinds[MPROF_EVENT_COUNTER_VALUE]);
 }
 
-int mprof_model_count(const mprof_trace_t *const *traces, size_t count,
-                      mprof_model_sizes_t *out) {
-  uint64_t kinds[MPROF_EVENT_KIND_COUNT] = {0};
-  size_t streams = 0;
-  for (size_t t = 0; t < count; t++) {
-    streams += mprof_trace_info(traces[t])->streams;
-    for (size_t i = 0; i < mprof_trace_packet_count(traces[t]); i++)
-      mprof_trace_packet_census(traces[t], i, kinds);
-  }
-  sizes_of(kinds, streams, out);
-  return 0;
-}
-
-/* The census takes one packet in CENSUS_STRIDE (every packet of a small
- * trace): its counts, scaled by bytes, bound the whole. */
-#define CENSUS_STRIDE 8
+/* A census takes one packet in `stride` of each trace (every packet of a
+ * trace with fewer than CENSUS_ALL_BELOW): counts of a sample are scaled up
+ * by content bytes, with an eighth more for room.  The load samples one
+ * packet in CENSUS_STRIDE. */
 #define CENSUS_ALL_BELOW 64
+#define CENSUS_STRIDE 8
 
-/* mprof_model_count() from a sample of the packets, scaled up by content
- * bytes with an eighth more for room: the arrays of a big trace made near
- * their size at once for a fraction of the census's cost.  An array that
- * fills anyway grows as it would without. */
-static void estimate_sizes(const mprof_trace_t *const *traces, size_t count,
-                           mprof_model_sizes_t *out) {
+static void census_sizes(const mprof_trace_t *const *traces, size_t count,
+                         size_t stride, mprof_model_sizes_t *out) {
   uint64_t kinds[MPROF_EVENT_KIND_COUNT] = {0};
   uint64_t all_bytes = 0, sampled_bytes = 0;
   size_t streams = 0;
@@ -309,7 +305,7 @@ static void estimate_sizes(const mprof_trace_t *const *traces, size_t count,
     for (size_t i = 0; i < packets; i++) {
       uint64_t bytes = mprof_trace_packet(traces[t], i)->content_bytes;
       all_bytes += bytes;
-      if (packets >= CENSUS_ALL_BELOW && i % CENSUS_STRIDE) continue;
+      if (packets >= CENSUS_ALL_BELOW && i % stride) continue;
       sampled_bytes += bytes;
       mprof_trace_packet_census(traces[t], i, kinds);
     }
@@ -319,6 +315,12 @@ static void estimate_sizes(const mprof_trace_t *const *traces, size_t count,
     kinds[k] = (uint64_t)((double)kinds[k] * (double)all_bytes /
                           (double)sampled_bytes * 1.125) + 16;
   sizes_of(kinds, streams, out);
+}
+
+int mprof_model_count(const mprof_trace_t *const *traces, size_t count,
+                      mprof_model_sizes_t *out) {
+  census_sizes(traces, count, 1, out);
+  return 0;
 }
 
 /* mprof_model_feed_many(), telling progress of each packet decoded. */
@@ -338,10 +340,9 @@ static int feed(const mprof_trace_t *const *traces, size_t count,
   err = mprof_model_new(sources[0].freq_hz ? 1000000000u : first->clock_freq_hz,
                         first->legacy, &m);
   if (err) return err;
-  if (sizes && (err = mprof__model_reserve(m, sizes))) {
-    mprof_model_free(m);
-    return err;
-  }
+  /* the sizes are a hint: where memory for them runs short, the arrays
+   * grow as they fill, and the load fails only if that fails too */
+  if (sizes) (void)mprof__model_reserve(m, sizes);
   cursor_t *cursors = malloc((packets ? packets : 1) * sizeof *cursors);
   uint32_t *heap = malloc((packets ? packets : 1) * sizeof *heap);
   uint64_t discarded = 0;
@@ -385,14 +386,14 @@ int mprof_model_load_with(const mprof_trace_t *const *traces, size_t count,
   static const mprof_model_load_options_t none = {NULL, NULL, NULL};
   if (!options) options = &none;
   progress_t progress = {options->progress, options->progress_context, 0, 0};
-  /* arrays made near their size at once: grown as they fill, each would
-   * be copied (or moved) and touched again */
+  /* arrays made near their size at once, from a census of a sample of the
+   * packets: grown as they fill, each would be copied (or moved) and
+   * touched again */
   mprof_model_sizes_t sizes;
-  int err = sources_check(traces, count);
-  if (!err) estimate_sizes(traces, count, &sizes);
+  census_sizes(traces, count <= MPROF_MODEL_MAX_TRACES ? count : 0,
+               CENSUS_STRIDE, &sizes);
   mprof_model_t *m;
-  if (!err)
-    err = feed(traces, count, options->offsets_ns, &sizes, &progress, &m);
+  int err = feed(traces, count, options->offsets_ns, &sizes, &progress, &m);
   if (err) return err;
   err = mprof_model_finish(m);
   if (err) {

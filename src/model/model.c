@@ -23,6 +23,7 @@ static const char STALLED_TEXT[] = "should_resolve thread never resolved";
 
 int mprof__grow(void *array, size_t *cap, size_t need, size_t elem) {
   if (need <= *cap) return 0;
+  if (need > SIZE_MAX / 2 / elem) return MPROF_ENOMEM; /* no room to double */
   size_t new_cap = *cap ? *cap : 16;
   while (new_cap < need) new_cap *= 2;
   void **p = array;
@@ -144,6 +145,7 @@ static int hash_rebuild(mprof_model_t *m, size_t cap) {
 static int direct_resize(mprof_model_t *m, size_t cap) {
   size_t old_cap = m->direct_cap;
   if (cap <= old_cap) return 0;
+  if (cap > SIZE_MAX / sizeof *m->direct) return MPROF_ENOMEM;
   uint32_t *grown = realloc(m->direct, cap * sizeof *grown);
   if (!grown) return MPROF_ENOMEM;
   memset(grown + old_cap, 0xff, (cap - old_cap) * sizeof *grown);
@@ -573,6 +575,7 @@ static inline int add_event(mprof_model_t *m, const mprof_event_t *ev) {
 /* Grow *array (capacity *cap) to exactly need items, if it holds fewer. */
 static int reserve_exact(void *array, size_t *cap, size_t need, size_t elem) {
   if (need <= *cap) return 0;
+  if (need > SIZE_MAX / elem) return MPROF_ENOMEM;
   void **p = array;
   void *grown = realloc(*p, need * elem);
   if (!grown) return MPROF_ENOMEM;

@@ -97,7 +97,8 @@ int mprof__model_add_events(mprof_model_t *m, const mprof_event_t *events,
                             size_t count);
 
 /* Make the arrays hold sizes' items without growing.  Returns 0 or
- * MPROF_ENOMEM. */
+ * MPROF_ENOMEM (then the arrays it could not make keep their size, and
+ * grow as they fill). */
 int mprof__model_reserve(mprof_model_t *m, const mprof_model_sizes_t *sizes);
 
 /* Follow merges from thread i to where its line continues (a cycle in bad

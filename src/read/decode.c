@@ -157,6 +157,24 @@ static void decode_fixed(decoder_t *d, uint32_t kind, mprof_event_t *ev) {
   }
 }
 
+/* Begin ev, an event of class kind at the decoder's clock: zeroed, then
+ * its kind, time, stream and the thread running. */
+static inline void event_begin(const decoder_t *d, uint32_t stream,
+                               uint32_t kind, mprof_event_t *ev) {
+  memset(ev, 0, sizeof *ev);
+  ev->kind = (mprof_event_kind_t)kind; /* the same numbers up to STRING */
+  ev->time_ticks = d->clock;
+  ev->stream = stream;
+  ev->thread = d->current;
+}
+
+/* After ev, an event of class kind: what runs on its stream. */
+static inline void follow_switch(decoder_t *d, uint32_t kind,
+                                 const mprof_event_t *ev) {
+  if (kind == MPROF__EV_SWITCH) d->current = ev->a;
+  if (kind == MPROF__EV_SUSPEND) d->current = MPROF_NONE;
+}
+
 /* create_by lists the parent first; the public event puts the child in a. */
 static inline void child_first(mprof_event_t *ev) {
   uint64_t parent = ev->a;
@@ -177,15 +195,10 @@ static inline int decode_compact_fixed(decoder_t *d, uint32_t stream,
   if (size == 0 || (size_t)(d->end - d->p) < size) return 0;
   d->clock = compact_clock(d->clock, word);
   d->p += MPROF__COMPACT_HEADER_SIZE;
-  memset(ev, 0, sizeof *ev);
-  ev->kind = (mprof_event_kind_t)kind; /* the same numbers up to STRING */
-  ev->time_ticks = d->clock;
-  ev->stream = stream;
-  ev->thread = d->current;
+  event_begin(d, stream, kind, ev);
   decode_fixed(d, kind, ev);
   if (kind == MPROF__EV_CREATE_BY) child_first(ev);
-  if (kind == MPROF__EV_SWITCH) d->current = ev->a;
-  if (kind == MPROF__EV_SUSPEND) d->current = MPROF_NONE;
+  follow_switch(d, kind, ev);
   return 1;
 }
 
@@ -419,11 +432,7 @@ long mprof__packet_decode(const mprof_trace_t *t, size_t index,
       problem = unknown_id;
       break;
     }
-    memset(ev, 0, sizeof *ev);
-    ev->kind = (mprof_event_kind_t)kind; /* the same numbers up to STRING */
-    ev->time_ticks = d.clock;
-    ev->stream = stream;
-    ev->thread = d.current;
+    event_begin(&d, stream, kind, ev);
     if (decode_payload(&d, kind, wide, ev)) {
       problem = "event payload runs past content_size";
       break;
@@ -440,8 +449,7 @@ long mprof__packet_decode(const mprof_trace_t *t, size_t index,
       *ev = label;
     }
     normalise(t, &d, raw_net, kind, ev);
-    if (kind == MPROF__EV_SWITCH) d.current = ev->a;
-    if (kind == MPROF__EV_SUSPEND) d.current = MPROF_NONE;
+    follow_switch(&d, kind, ev);
     count++;
     good_end = d.p;
     good_clock = d.clock;

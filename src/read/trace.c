@@ -138,8 +138,6 @@ static uint64_t slot_state(const mprof_trace_t *t, uint32_t i) {
                          __ATOMIC_ACQUIRE);
 }
 
-/* Check packet i's header; fill p.  Returns 1 if good, 0 if empty (never
- * written), -1 if damaged (reported). */
 /* The header of the packet at offset.  From a file it is read with
  * pread() into copy: the packets never written (half the file of a trace
  * that did not fill it) are then never touched through the mapping, whose
@@ -153,12 +151,16 @@ static const uint8_t *packet_header(const mprof_trace_t *t, uint64_t offset,
   return t->data + offset;
 }
 
+int mprof_trace_copies_packets(const mprof_trace_t *t) { return t->fd >= 0; }
+
 int mprof__packet_read(const mprof_trace_t *t, const mprof_packet_info_t *pk,
                        uint8_t *copy) {
   return t->fd >= 0 && pread(t->fd, copy, pk->content_bytes,
                              (off_t)pk->offset) == (ssize_t)pk->content_bytes;
 }
 
+/* Check packet i's header; fill p.  Returns 1 if good, 0 if empty (never
+ * written), -1 if damaged (reported). */
 static int check_packet(mprof_trace_t *t, uint32_t i, mprof_packet_info_t *p) {
   uint64_t offset = t->packets_offset + (uint64_t)i * t->info.packet_size;
   uint8_t copy[MPROF__PACKET_HEADER_SIZE];
@@ -312,13 +314,22 @@ void mprof__find_start(mprof_trace_t *t, uint64_t header_bytes) {
 
 /* --- Open and close ------------------------------------------------------------ */
 
+/* Packets are no longer read from the file (they are decoded where they
+ * lie): its descriptor is closed. */
+static void forget_file(mprof_trace_t *t) {
+  if (t->fd >= 0) close(t->fd);
+  t->fd = -1;
+}
+
 static int open_data(mprof_trace_t *t) {
-  if (mprof__legacy_detect(t->data, t->size)) return mprof__legacy_open(t);
+  if (mprof__legacy_detect(t->data, t->size)) {
+    forget_file(t); /* legacy packets are always decoded in place */
+    return mprof__legacy_open(t);
+  }
   int err = read_trace_header(t);
   /* A live writer: read a consistent copy, never the moving bytes. */
   if (!err && t->info.recording && t->slots_offset) {
-    close(t->fd); /* the file moves: packets are read from the copy */
-    t->fd = -1;
+    forget_file(t); /* the file moves: packets are read from the copy */
     err = mprof__snapshot(t);
   }
   if (!err) err = collect_packets(t);
@@ -366,17 +377,26 @@ int mprof_trace_open_memory(const void *data, size_t size, const char *name,
   return mprof__trace_open_map(data, size, NULL, 0, name, diag, context, out);
 }
 
+/* fd, to be closed in programs this one starts (a trace keeps its file
+ * open while it is open). */
+static int close_on_exec(int fd) {
+#if defined(F_SETFD) && defined(FD_CLOEXEC)
+  if (fd >= 0) fcntl(fd, F_SETFD, FD_CLOEXEC);
+#endif
+  return fd;
+}
+
 /* Standard input: a file redirected in is mapped as it is; anything else
  * (a pipe) is copied to an unlinked temporary file in $TMPDIR (or /tmp),
  * then mapped, so even a pipe of gigabytes never sits in the heap. */
 static int spool_stdin(void) {
   struct stat st;
   if (fstat(0, &st) == 0 && S_ISREG(st.st_mode) && lseek(0, 0, SEEK_CUR) == 0)
-    return dup(0);
+    return close_on_exec(dup(0));
   const char *dir = getenv("TMPDIR");
   char path[4096];
   snprintf(path, sizeof path, "%s/mprof-stdin-XXXXXX", dir && *dir ? dir : "/tmp");
-  int fd = mkstemp(path);
+  int fd = close_on_exec(mkstemp(path));
   if (fd < 0) return -1;
   unlink(path);
   char buffer[1 << 16];
@@ -434,7 +454,7 @@ void mprof_trace_close(mprof_trace_t *t) {
   free(t->strings);
   mprof__net_texts_free(t);
   if (t->map) munmap(t->map, t->map_size);
-  if (t->fd >= 0) close(t->fd);
+  forget_file(t);
   free(t->packets);
   free(t);
 }
