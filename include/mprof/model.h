@@ -218,7 +218,8 @@ int mprof_model_count(const mprof_trace_t *const *traces, size_t count,
  * heap) then lays out the model where the trace's bytes were.  With sizes
  * (from mprof_model_count(); NULL: arrays grow as they fill) the arrays
  * are made that big at once, so that a heap that cannot grow an array in
- * place never holds two copies of one.  Returns 0 or MPROF_EINVAL /
+ * place never holds two copies of one (where memory for them runs short,
+ * they grow as they fill).  Returns 0 or MPROF_EINVAL /
  * MPROF_ENOMEM. */
 int mprof_model_feed_many(const mprof_trace_t *const *traces, size_t count,
                           const int64_t *offsets_ns,
