@@ -41,6 +41,13 @@ static inline uint64_t compact_clock(uint64_t last, uint32_t word) {
   return last + ((low - last) & mask);
 }
 
+/* The event class of header id (MPROF__EV_COUNT or more: unknown), and in
+ * *wide whether it is the class's wide form. */
+static inline uint32_t event_class(uint32_t id, int *wide) {
+  *wide = id >= MPROF__WIDE && id < MPROF__WIDE + MPROF__EV_COUNT;
+  return *wide ? id - MPROF__WIDE : id;
+}
+
 /* Event header: compact or extended.  Returns 0 and sets *id, or -1. */
 static int decode_header(decoder_t *d, uint32_t *id) {
   const uint8_t *b;
@@ -426,8 +433,8 @@ long mprof__packet_decode(const mprof_trace_t *t, size_t index,
       problem = "event header runs past content_size";
       break;
     }
-    int wide = id >= MPROF__WIDE && id < MPROF__WIDE + MPROF__EV_COUNT;
-    uint32_t kind = wide ? id - MPROF__WIDE : id;
+    int wide;
+    uint32_t kind = event_class(id, &wide);
     if (kind >= MPROF__EV_COUNT) {
       problem = unknown_id;
       break;
@@ -506,8 +513,8 @@ static size_t packet_census(const mprof_trace_t *t, size_t index,
   while (d.p < d.end) {
     uint32_t id;
     if (decode_header(&d, &id)) break;
-    int wide = id >= MPROF__WIDE && id < MPROF__WIDE + MPROF__EV_COUNT;
-    uint32_t kind = wide ? id - MPROF__WIDE : id;
+    int wide;
+    uint32_t kind = event_class(id, &wide);
     if (kind >= MPROF__EV_COUNT) break;
     if (!wide && fixed_size[kind] != FIXED_NONE) {
       if ((size_t)(d.end - d.p) < fixed_size[kind]) break;
