@@ -161,20 +161,18 @@ static int feed_run(mprof_model_t *m, cursor_t *cursors, uint32_t *heap,
   if (*live > 2 && earlier(cursors, heap[2], heap[1])) next = heap[2];
   cursor_t *c = &cursors[top];
   do {
-    /* the run within this packet: up to the first event not before next's
-     * head (ties go to the lower cursor) */
-    size_t end = c->count;
+    /* the run within this packet: up to the first event past next's head
+     * (ties go to the lower cursor) */
+    uint64_t last = UINT64_MAX;
     if (next != UINT32_MAX) {
       uint64_t limit = head_time(&cursors[next]);
-      end = c->at + 1;
-      while (end < c->count && (c->events[end].time_ticks < limit ||
-                                (c->events[end].time_ticks == limit &&
-                                 top < next)))
-        end++;
+      last = top < next ? limit : limit - 1; /* top's head is <= last */
     }
-    int err = mprof__model_add_events(m, c->events + c->at, end - c->at);
+    size_t added;
+    int err = mprof__model_add_run(m, c->events + c->at, c->count - c->at,
+                                   last, &added);
     if (err) return err;
-    c->at = end;
+    c->at += added;
     if (c->at == c->count && cursor_fill(c)) return MPROF_ENOMEM;
   } while (c->at < c->count &&
            (next == UINT32_MAX || earlier(cursors, top, next)));

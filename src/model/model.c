@@ -360,8 +360,10 @@ static int counter_update(mprof_model_t *m, const mprof_event_t *ev,
                                   (uint64_t)ev->value)
                       : ev->value;
   m->counter_values[c] = value;
+  /* sample_counter holds sample_cap items: it grows when samples will */
   size_t cap = m->sample_cap;
-  if (mprof__grow(&m->sample_counter, &cap, m->view.sample_count + 1,
+  if (m->view.sample_count >= cap &&
+      mprof__grow(&m->sample_counter, &cap, m->view.sample_count + 1,
                   sizeof *m->sample_counter))
     return MPROF_ENOMEM;
   m->sample_counter[m->view.sample_count] = c;
@@ -542,24 +544,20 @@ int mprof_model_new(uint64_t clock_freq_hz, int legacy, mprof_model_t **out) {
   return 0;
 }
 
-/* Apply one event (the model is not finished). */
-static inline int add_event(mprof_model_t *m, const mprof_event_t *ev) {
-  if (!m->have_base) {
-    m->view.start_ticks = ev->time_ticks;
-    m->have_base = 1;
-  }
-  double since = ev->time_ticks > m->view.start_ticks
-                     ? (double)(ev->time_ticks - m->view.start_ticks) *
-                           m->ns_per_tick
-                     : 0;
-  /* a damaged clock must not overflow the sums views make of times */
-  int64_t t = since < (double)MODEL_MAX_NS ? (int64_t)since : MODEL_MAX_NS;
-  stream_state_t *s = stream_of(m, ev->stream, t);
-  if (!s) return MPROF_ENOMEM;
-  if (t < s->last_ns) t = s->last_ns; /* time never goes backwards */
-  s->last_ns = t;
-  if (t > m->view.duration_ns) m->view.duration_ns = t;
-  m->view.events++;
+/* An event's clock as model ns: ticks since the first event, held at
+ * MODEL_MAX_NS (a damaged clock must not overflow the sums views make of
+ * times). */
+static inline int64_t event_ns(uint64_t ticks, uint64_t start_ticks,
+                               double ns_per_tick) {
+  double since =
+      ticks > start_ticks ? (double)(ticks - start_ticks) * ns_per_tick : 0;
+  return since < (double)MODEL_MAX_NS ? (int64_t)since : MODEL_MAX_NS;
+}
+
+/* Apply one event at t (model ns) on stream s (the model is not
+ * finished). */
+static inline int add_event(mprof_model_t *m, const mprof_event_t *ev,
+                            stream_state_t *s, int64_t t) {
   if (s->current == MPROF_NO_THREAD && s->idle_start_ns < 0 &&
       ev->thread != MPROF_NONE && ev->kind != MPROF_EVENT_SWITCH &&
       !m->legacy) {
@@ -605,18 +603,49 @@ int mprof__model_reserve(mprof_model_t *m, const mprof_model_sizes_t *sizes) {
              : 0;
 }
 
-int mprof__model_add_events(mprof_model_t *m, const mprof_event_t *events,
-                            size_t count) {
+int mprof__model_add_run(mprof_model_t *m, const mprof_event_t *events,
+                         size_t count, uint64_t last, size_t *added) {
+  *added = 0;
   if (m->finished) return MPROF_EINVAL;
-  for (size_t i = 0; i < count; i++) {
-    int err = add_event(m, &events[i]);
-    if (err) return err;
+  if (count == 0 || events[0].time_ticks > last) return 0;
+  if (!m->have_base) {
+    m->view.start_ticks = events[0].time_ticks;
+    m->have_base = 1;
   }
-  return 0;
+  /* the clock's terms and the latest time in locals: stores through the
+   * model's arrays may alias its fields */
+  const uint64_t start_ticks = m->view.start_ticks;
+  const double ns_per_tick = m->ns_per_tick;
+  int64_t latest = m->view.duration_ns;
+  stream_state_t *s = NULL; /* the previous event's stream */
+  int err = 0;
+  size_t i = 0;
+  for (; i < count && events[i].time_ticks <= last; i++) {
+    const mprof_event_t *ev = &events[i];
+    int64_t t = event_ns(ev->time_ticks, start_ticks, ns_per_tick);
+    if (!s || s->id != ev->stream) {
+      if (!(s = stream_of(m, ev->stream, t))) {
+        err = MPROF_ENOMEM;
+        break;
+      }
+    }
+    if (t < s->last_ns) t = s->last_ns; /* time never goes backwards */
+    s->last_ns = t;
+    if (t > latest) latest = t;
+    if ((err = add_event(m, ev, s, t))) {
+      i++; /* it counts as fed */
+      break;
+    }
+  }
+  m->view.duration_ns = latest;
+  m->view.events += i;
+  *added = i;
+  return err;
 }
 
 int mprof_model_add(mprof_model_t *m, const mprof_event_t *ev) {
-  return mprof__model_add_events(m, ev, 1);
+  size_t added;
+  return mprof__model_add_run(m, ev, 1, UINT64_MAX, &added);
 }
 
 /* --- Finishing ----------------------------------------------------------------- */

@@ -91,10 +91,12 @@ int mprof__grow(void *array, size_t *cap, size_t need, size_t elem);
        ? MPROF_ENOMEM                                                          \
        : ((m)->array[(m)->view.count++] = (item), 0))
 
-/* mprof_model_add for each of events[0 .. count), in order (one call for a
- * run of events: the loader's way). */
-int mprof__model_add_events(mprof_model_t *m, const mprof_event_t *events,
-                            size_t count);
+/* mprof_model_add for each of events[0 .. count) in order, up to the
+ * first whose clock is past last (one call for a run of events: the
+ * loader's way).  *added says how many were fed.  Returns 0 or an mprof
+ * error. */
+int mprof__model_add_run(mprof_model_t *m, const mprof_event_t *events,
+                         size_t count, uint64_t last, size_t *added);
 
 /* Make the arrays hold sizes' items without growing.  Returns 0 or
  * MPROF_ENOMEM (then the arrays it could not make keep their size, and
