@@ -321,11 +321,15 @@ static int idle_end(mprof_model_t *m, stream_state_t *s, int64_t t) {
 static uint32_t counter_of(mprof_model_t *m, uint32_t id, const char *name,
                            size_t length) {
   size_t n = m->view.counter_count;
-  for (size_t i = 0; i < n; i++) {
-    const char *have = m->strings ? m->strings + m->counters[i].name : "";
-    if (name ? strlen(have) == length && !memcmp(have, name, length)
-             : m->counter_ids[i] == id)
-      return (uint32_t)i;
+  if (!name) {
+    for (size_t i = 0; i < n; i++)
+      if (m->counter_ids[i] == id) return (uint32_t)i;
+  } else {
+    for (size_t i = 0; i < n; i++) {
+      const char *have = m->strings ? m->strings + m->counters[i].name : "";
+      if (strlen(have) == length && !memcmp(have, name, length))
+        return (uint32_t)i;
+    }
   }
   size_t cap = m->counter_cap;
   if (mprof__grow(&m->counters, &m->counter_cap, n + 1, sizeof *m->counters))
@@ -390,22 +394,27 @@ static int label_add(mprof_model_t *m, uint32_t thread, int64_t t,
 static int thread_create(mprof_model_t *m, const mprof_event_t *ev,
                          uint32_t creator, int64_t t,
                          const stream_state_t *s) {
-  uint32_t child = *id_ref(m, ev->a);
+  uint64_t id = ev->a;
+  uint16_t type = (uint16_t)ev->type;
+  uint32_t child = *id_ref(m, id);
   if (child != MPROF_NO_THREAD &&
       (m->threads[child].flags & MPROF_THREAD_PREEXISTING) &&
       m->threads[child].becomes == MPROF_NO_THREAD) {
     /* seen before its creation (clocks of two streams disagree) */
-    m->threads[child].flags &= (uint8_t)~MPROF_THREAD_PREEXISTING;
+    mprof_thread_t *c = &m->threads[child];
+    c->flags &= (uint8_t)~MPROF_THREAD_PREEXISTING;
+    c->start_ns = t;
+    c->creator = creator;
+    c->type = type;
+    if (c->last_seen_ns < t) c->last_seen_ns = t;
   } else {
-    child = thread_new(m, ev->a, t, creator, (uint16_t)ev->type);
-    if (child == MPROF_NO_THREAD || id_set(m, ev->a, child))
+    child = thread_new(m, id, t, creator, type);
+    if (child == MPROF_NO_THREAD) return MPROF_ENOMEM;
+    if (id < m->direct_cap)
+      m->direct[id] = child; /* id_set's common case, inline */
+    else if (id_set(m, id, child))
       return MPROF_ENOMEM;
   }
-  mprof_thread_t *c = &m->threads[child];
-  c->start_ns = t;
-  c->creator = creator;
-  c->type = (uint16_t)ev->type;
-  if (c->last_seen_ns < t) c->last_seen_ns = t;
   return arrow_add(m, MPROF_ARROW_CREATE, creator, child, t, s);
 }
 
