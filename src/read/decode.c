@@ -497,6 +497,49 @@ static const uint8_t delivered_kind[MPROF__EV_COUNT] = {
     [MPROF__EV_LABEL_REF] = MPROF_EVENT_LABEL,
     [MPROF__EV_NET_LABEL] = MPROF_EVENT_LABEL};
 
+/* Header and payload bytes of each compact id of fixed size (the fast
+ * path's and label_ref), 0 for the others: what a walk steps over. */
+#define EVENT_SIZE(name, size)                                                 \
+  [MPROF__EV_##name] = MPROF__COMPACT_HEADER_SIZE + size,
+static const uint8_t step_size[32] = {FAST_EVENTS(EVENT_SIZE)
+                                          EVENT_SIZE(LABEL_REF, 6)};
+#undef EVENT_SIZE
+
+/* Walk an mprof packet from the decoder's position as decoding reads it,
+ * counting its events by class in counts[MPROF__EV_COUNT] (the
+ * increases that net_label events with a counter stand for apart, in
+ * *increases) without decoding what has a fixed size (the clock is not
+ * followed either); the others are decoded, and the STRING events among
+ * them handed to collect (if not NULL) with the stream they are of.
+ * Returns 0 at the content end, -1 where decoding stops on damage. */
+static int packet_walk(decoder_t *d, uint32_t stream, uint64_t *counts,
+                       uint64_t *increases, mprof_event_fn collect,
+                       void *context) {
+  while (d->p < d->end) {
+    size_t size = step_size[d->p[0] & 31];
+    if (size && (size_t)(d->end - d->p) >= size) {
+      counts[d->p[0] & 31]++;
+      d->p += size;
+      continue;
+    }
+    uint32_t id;
+    if (decode_header(d, &id)) return -1;
+    int wide;
+    uint32_t kind = event_class(id, &wide);
+    if (kind >= MPROF__EV_COUNT) return -1;
+    mprof_event_t payload; /* the rare events: decoded, to be measured */
+    if (decode_payload(d, kind, wide, &payload)) return -1;
+    if (kind == MPROF__EV_NET_LABEL && d->net_counter) ++*increases;
+    if (kind == MPROF__EV_STRING && collect) {
+      payload.kind = MPROF_EVENT_STRING;
+      payload.stream = stream;
+      collect(context, &payload);
+    }
+    counts[kind]++;
+  }
+  return 0;
+}
+
 /* Count an mprof packet's events by the kind they are delivered as: the
  * headers are read and the fixed-size payloads stepped over, not decoded.
  * Stops where decoding would (damage is reported by decoding). */
@@ -508,27 +551,13 @@ static size_t packet_census(const mprof_trace_t *t, size_t index,
   memset(&d, 0, sizeof d);
   d.p = base + MPROF__PACKET_HEADER_SIZE;
   d.end = base + pk->content_bytes;
-  d.clock = pk->timestamp_begin;
-  size_t n = 0;
-  while (d.p < d.end) {
-    uint32_t id;
-    if (decode_header(&d, &id)) break;
-    int wide;
-    uint32_t kind = event_class(id, &wide);
-    if (kind >= MPROF__EV_COUNT) break;
-    if (!wide && fixed_size[kind] != FIXED_NONE) {
-      if ((size_t)(d.end - d.p) < fixed_size[kind]) break;
-      d.p += fixed_size[kind];
-    } else {
-      mprof_event_t payload; /* the rare events: decoded, to be measured */
-      if (decode_payload(&d, kind, wide, &payload)) break;
-      if (kind == MPROF__EV_NET_LABEL && d.net_counter) {
-        counts[MPROF_EVENT_COUNTER_INCREASE]++;
-        n++;
-      }
-    }
-    counts[delivered_kind[kind]]++;
-    n++;
+  uint64_t classes[MPROF__EV_COUNT] = {0}, increases = 0;
+  packet_walk(&d, 0, classes, &increases, NULL, NULL);
+  size_t n = (size_t)increases;
+  counts[MPROF_EVENT_COUNTER_INCREASE] += increases;
+  for (uint32_t k = 0; k < MPROF__EV_COUNT; k++) {
+    counts[delivered_kind[k]] += classes[k];
+    n += (size_t)classes[k];
   }
   return n;
 }
@@ -548,15 +577,54 @@ size_t mprof_trace_packet_census(const mprof_trace_t *t, size_t index,
   return sink.count;
 }
 
+/* Where the STRING events of a names packet go: the trace's table; their
+ * texts, found in a copy of the packet at `from` (or in the trace: from
+ * and to NULL), are the same bytes of the trace at `to`. */
+typedef struct strings_s {
+  mprof_trace_t *t;
+  const uint8_t *from, *to;
+} strings_t;
+
 static int collect_string(void *context, const mprof_event_t *ev) {
-  mprof_trace_t *t = context;
+  const strings_t *where = context;
+  mprof_trace_t *t = where->t;
   if (ev->kind != MPROF_EVENT_STRING) return 0;
   mprof_string_t *s = &t->strings[t->string_count++];
   s->stream = ev->stream;
   s->id = ev->counter;
   s->length = (uint32_t)ev->text_length;
-  s->text = ev->text;
+  s->text = where->from ? (const char *)where->to +
+                              ((const uint8_t *)ev->text - where->from)
+                        : ev->text;
   return 0;
+}
+
+/* Collect the STRING events of names packet index, walking over the
+ * others, in a copy read into `copy` (if not NULL and the read succeeds)
+ * or in the trace.  Where the walk meets damage, the strings of the packet
+ * are collected again by decoding it in the trace, which tells the damage
+ * (once: later reads of the packet stop before it, at the good bytes it
+ * leaves). */
+static void packet_strings(mprof_trace_t *t, size_t index, uint8_t *copy) {
+  mprof_packet_info_t *pk = &t->packets[index];
+  const uint8_t *in_trace = t->data + pk->offset;
+  int copied = copy && mprof__packet_read(t, pk, copy);
+  strings_t where = {t, copied ? copy : NULL, in_trace};
+  decoder_t d;
+  memset(&d, 0, sizeof d);
+  d.p = (copied ? copy : in_trace) + MPROF__PACKET_HEADER_SIZE;
+  d.end = (copied ? copy : in_trace) + pk->content_bytes;
+  uint64_t classes[MPROF__EV_COUNT] = {0}, increases = 0;
+  size_t before = t->string_count;
+  if (!packet_walk(&d, (uint32_t)pk->stream_instance, classes, &increases,
+                   collect_string, &where))
+    return;
+  t->string_count = before;
+  where.from = NULL;
+  uint64_t end_ticks, good_bytes;
+  mprof__sink_t sink = {collect_string, &where, NULL, 0, 0, 1, 0, NULL};
+  if (mprof__packet_decode(t, index, &sink, &end_ticks, &good_bytes) < 0)
+    pk->content_bytes = good_bytes;
 }
 
 int mprof__strings_load(mprof_trace_t *t) {
@@ -570,14 +638,14 @@ int mprof__strings_load(mprof_trace_t *t) {
       capacity += t->packets[i].content_bytes / 7;
   if (!capacity) return 0;
   if (!(t->strings = malloc(capacity * sizeof *t->strings))) return MPROF_EIO;
-  uint64_t end_ticks, good_bytes;
-  mprof__sink_t sink = {collect_string, t, NULL, 0, 0, 1, 0, NULL};
+  /* The packets are read, not touched through the mapping (see
+   * mprof_trace_packet_decode_copy); without memory for that, touched. */
+  uint8_t *copy = mprof_trace_copies_packets(t) ? malloc(t->info.packet_size)
+                                                : NULL;
   for (size_t i = 0; i < t->packet_count; i++)
-    /* A damaged event is told here, once: later reads of the packet stop
-     * before it. */
-    if (t->packets[i].stream_class == MPROF__STREAM_NAMES &&
-        mprof__packet_decode(t, i, &sink, &end_ticks, &good_bytes) < 0)
-      t->packets[i].content_bytes = good_bytes;
+    if (t->packets[i].stream_class == MPROF__STREAM_NAMES)
+      packet_strings(t, i, copy);
+  free(copy);
   qsort(t->strings, t->string_count, sizeof *t->strings, string_order);
   return 0;
 }
