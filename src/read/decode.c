@@ -132,8 +132,10 @@ static const uint8_t fast_event_size[32] = {FAST_EVENTS(EVENT_SIZE)};
 #undef EVENT_SIZE
 
 /* Read the payload of a compact fixed-size event of class kind (its size,
- * fixed_size[kind], already checked against the content end). */
-static void decode_fixed(decoder_t *d, uint32_t kind, mprof_event_t *ev) {
+ * fixed_size[kind], already checked against the content end).  Inlined
+ * into the fast path: a call per event costs more than its switch. */
+static inline __attribute__((always_inline)) void
+decode_fixed(decoder_t *d, uint32_t kind, mprof_event_t *ev) {
   const uint8_t *p = d->p;
   d->p += fixed_size[kind];
   switch (kind) {
@@ -207,6 +209,24 @@ static inline int decode_compact_fixed(decoder_t *d, uint32_t stream,
   if (kind == MPROF__EV_CREATE_BY) child_first(ev);
   follow_switch(d, kind, ev);
   return 1;
+}
+
+/* The fast path over a run of events, into out[0 .. capacity): returns
+ * how many it decoded.  The decoder's fields that it uses are held in a
+ * copy of its own, which stays in registers. */
+static size_t decode_fast_run(decoder_t *d, uint32_t stream,
+                              mprof_event_t *out, size_t capacity) {
+  decoder_t run;
+  run.p = d->p;
+  run.end = d->end;
+  run.clock = d->clock;
+  run.current = d->current;
+  size_t n = 0;
+  while (n < capacity && decode_compact_fixed(&run, stream, &out[n])) n++;
+  d->p = run.p;
+  d->clock = run.clock;
+  d->current = run.current;
+  return n;
 }
 
 /* A net_label's payload, raw: the thread in a, the head's string id in
@@ -416,15 +436,22 @@ long mprof__packet_decode(const mprof_trace_t *t, size_t index,
   /* the sink's fields in locals: stores through ev may alias them */
   mprof_event_t *out = sink->out;
   size_t capacity = out ? sink->capacity : SIZE_MAX;
+  mprof_event_fn fn = sink->fn;
+  void *context = sink->context;
   while (d.p < d.end && (size_t)count < capacity) {
     mprof_event_t one, *ev = out ? &out[count] : &one;
-    if (decode_compact_fixed(&d, stream, ev)) {
-      count++;
+    /* into an array, a run of events at once; to fn, one by one */
+    size_t fast =
+        out && !fn
+            ? decode_fast_run(&d, stream, ev, capacity - (size_t)count)
+            : (size_t)decode_compact_fixed(&d, stream, ev);
+    if (fast) {
+      count += (long)fast;
       good_end = d.p;
       good_clock = d.clock;
-      if (sink->fn) {
+      if (fn) {
         sink->count = (size_t)count;
-        if (sink->fn(sink->context, ev)) break;
+        if (fn(context, ev)) break;
       }
       continue;
     }
@@ -451,7 +478,7 @@ long mprof__packet_decode(const mprof_trace_t *t, size_t index,
       mprof_event_t label = *ev;
       *ev = net_increase(&label, d.net_counter);
       sink->count = (size_t)++count;
-      if (sink->fn && sink->fn(sink->context, ev)) break;
+      if (fn && fn(context, ev)) break;
       ev = out ? &out[count] : &one;
       *ev = label;
     }
@@ -461,7 +488,7 @@ long mprof__packet_decode(const mprof_trace_t *t, size_t index,
     good_end = d.p;
     good_clock = d.clock;
     sink->count = (size_t)count;
-    if (sink->fn && sink->fn(sink->context, ev)) break;
+    if (fn && fn(context, ev)) break;
   }
   sink->count = (size_t)count;
   *end_ticks = good_clock;
