@@ -569,17 +569,25 @@ static int packet_walk(decoder_t *d, uint32_t stream, uint64_t *counts,
 
 /* Count an mprof packet's events by the kind they are delivered as: the
  * headers are read and the fixed-size payloads stepped over, not decoded.
- * Stops where decoding would (damage is reported by decoding). */
+ * Stops where decoding would (damage is reported by decoding).  The packet
+ * is read into a copy where it can be (as mprof_trace_packet_decode_copy()
+ * does, and for the same reason: a census of one packet in eight of the
+ * bench's trace 19.4 -> 6.2 ms). */
 static size_t packet_census(const mprof_trace_t *t, size_t index,
                             uint64_t *counts) {
   const mprof_packet_info_t *pk = &t->packets[index];
-  const uint8_t *base = t->data + pk->offset;
+  uint8_t *copy = mprof_trace_copies_packets(t) ? malloc(pk->content_bytes)
+                                                : NULL;
+  const uint8_t *base = copy && mprof__packet_read(t, pk, copy)
+                            ? copy
+                            : t->data + pk->offset;
   decoder_t d;
   memset(&d, 0, sizeof d);
   d.p = base + MPROF__PACKET_HEADER_SIZE;
   d.end = base + pk->content_bytes;
   uint64_t classes[MPROF__EV_COUNT] = {0}, increases = 0;
   packet_walk(&d, 0, classes, &increases, NULL, NULL);
+  free(copy);
   size_t n = (size_t)increases;
   counts[MPROF_EVENT_COUNTER_INCREASE] += increases;
   for (uint32_t k = 0; k < MPROF__EV_COUNT; k++) {
