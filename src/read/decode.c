@@ -137,33 +137,47 @@ static const uint8_t fast_event_size[32] = {FAST_EVENTS(EVENT_SIZE)};
 static inline __attribute__((always_inline)) void
 decode_fixed(decoder_t *d, uint32_t kind, mprof_event_t *ev) {
   const uint8_t *p = d->p;
-  d->p += fixed_size[kind];
+  /* Each case steps by its own constant size: once the branch is
+   * predicted, the next event's address does not wait for this one's
+   * bytes. */
+#define STEP(kind) (d->p = p + fixed_size[MPROF__EV_##kind])
   switch (kind) {
   case MPROF__EV_SUSPEND:
+    STEP(SUSPEND);
     return;
   case MPROF__EV_COUNTER_INCREASE:
   case MPROF__EV_COUNTER_VALUE:
+    STEP(COUNTER_INCREASE);
     ev->counter = mprof__get_u16(p);
     ev->value = (int32_t)mprof__get_u32(p + 2);
     return;
   case MPROF__EV_LABEL_REF:
+    STEP(LABEL_REF);
     ev->a = mprof__get_u32(p);
     ev->counter = mprof__get_u16(p + 4);
     return;
   case MPROF__EV_CREATE_BY:
+    STEP(CREATE_BY);
     ev->a = mprof__get_u32(p);
     ev->b = mprof__get_u32(p + 4);
     ev->type = (mprof_type_t)p[8];
     return;
   case MPROF__EV_BECOMES:
+    STEP(BECOMES);
     ev->a = mprof__get_u32(p);
     ev->b = mprof__get_u32(p + 4);
     return;
-  default: /* one thread, then (create) its type */
+  case MPROF__EV_CREATE:
+    STEP(CREATE);
     ev->a = mprof__get_u32(p);
-    if (kind == MPROF__EV_CREATE) ev->type = (mprof_type_t)p[4];
+    ev->type = (mprof_type_t)p[4];
+    return;
+  default: /* one thread */
+    STEP(SWITCH);
+    ev->a = mprof__get_u32(p);
     return;
   }
+#undef STEP
 }
 
 /* Begin ev, an event of class kind at the decoder's clock: zeroed, then
@@ -221,12 +235,12 @@ static size_t decode_fast_run(decoder_t *d, uint32_t stream,
   run.end = d->end;
   run.clock = d->clock;
   run.current = d->current;
-  size_t n = 0;
-  while (n < capacity && decode_compact_fixed(&run, stream, &out[n])) n++;
+  mprof_event_t *ev = out, *last = out + capacity;
+  while (ev < last && decode_compact_fixed(&run, stream, ev)) ev++;
   d->p = run.p;
   d->clock = run.clock;
   d->current = run.current;
-  return n;
+  return (size_t)(ev - out);
 }
 
 /* A net_label's payload, raw: the thread in a, the head's string id in
