@@ -538,14 +538,6 @@ static const uint8_t delivered_kind[MPROF__EV_COUNT] = {
     [MPROF__EV_LABEL_REF] = MPROF_EVENT_LABEL,
     [MPROF__EV_NET_LABEL] = MPROF_EVENT_LABEL};
 
-/* Header and payload bytes of each compact id of fixed size (the fast
- * path's and label_ref), 0 for the others: what a walk steps over. */
-#define EVENT_SIZE(name, size)                                                 \
-  [MPROF__EV_##name] = MPROF__COMPACT_HEADER_SIZE + size,
-static const uint8_t step_size[32] = {FAST_EVENTS(EVENT_SIZE)
-                                          EVENT_SIZE(LABEL_REF, 6)};
-#undef EVENT_SIZE
-
 /* Walk an mprof packet from the decoder's position as decoding reads it,
  * counting its events by class in counts[MPROF__EV_COUNT] (the
  * increases that net_label events with a counter stand for apart, in
@@ -557,12 +549,17 @@ static int packet_walk(decoder_t *d, uint32_t stream, uint64_t *counts,
                        uint64_t *increases, mprof_event_fn collect,
                        void *context) {
   while (d->p < d->end) {
-    size_t size = step_size[d->p[0] & 31];
-    if (size && (size_t)(d->end - d->p) >= size) {
-      counts[d->p[0] & 31]++;
-      d->p += size;
-      continue;
-    }
+    /* Each case steps by its own constant size: once the branch is
+     * predicted, the next event's address does not wait for this one's
+     * bytes. */
+#define STEP(name, size)                                                       \
+  case MPROF__EV_##name:                                                       \
+    if ((size_t)(d->end - d->p) < MPROF__COMPACT_HEADER_SIZE + size) break;    \
+    counts[MPROF__EV_##name]++;                                                \
+    d->p += MPROF__COMPACT_HEADER_SIZE + size;                                 \
+    continue;
+    switch (d->p[0] & 31) { FAST_EVENTS(STEP) STEP(LABEL_REF, 6) }
+#undef STEP
     uint32_t id;
     if (decode_header(d, &id)) return -1;
     int wide;
