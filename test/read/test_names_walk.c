@@ -239,60 +239,66 @@ static void check_damaged(const names_t *n, const opened_t *whole,
   assert_int_equal(in_file.label_count, labels);
 }
 
-static void test_cut_at_every_byte(void **state) {
+/* The names packet under test, the undamaged trace's labels, and room for
+ * a damaged copy (set up before the tests). */
+static names_t names;
+static opened_t whole;
+static uint8_t *bytes;
+
+static int set_up(void **state) {
   (void)state;
-  names_t n;
-  find_names(&n);
-  opened_t whole;
-  open_copy(trace, 0, n.offset, &whole);
+  record();
+  find_names(&names);
+  open_copy(trace, 0, names.offset, &whole);
   assert_int_equal(whole.lines.count, 0);
   assert_true(whole.label_count >= 2 * LABELS);
-  uint8_t *bytes = malloc(TRACE_SIZE);
+  bytes = malloc(TRACE_SIZE);
   assert_non_null(bytes);
+  return 0;
+}
+
+static int tear_down(void **state) {
+  (void)state;
+  unlink(path);
+  free(bytes);
+  free(trace);
+  return 0;
+}
+
+static void test_cut_at_every_byte(void **state) {
+  (void)state;
   size_t cut_mid_event = 0;
-  for (uint64_t at = n.first + 1; at < n.end; at++) {
+  for (uint64_t at = names.first + 1; at < names.end; at++) {
     memcpy(bytes, trace, TRACE_SIZE);
-    mprof__put_u64(bytes + n.offset + MPROF__PH_CONTENT_SIZE,
-                   (at - n.offset) * 8);
-    uint64_t kept_end = n.first;
-    for (size_t k = 0; k < n.count && n.ends[k] <= at; k++)
-      kept_end = n.ends[k];
+    mprof__put_u64(bytes + names.offset + MPROF__PH_CONTENT_SIZE,
+                   (at - names.offset) * 8);
+    uint64_t kept_end = names.first;
+    for (size_t k = 0; k < names.count && names.ends[k] <= at; k++)
+      kept_end = names.ends[k];
     cut_mid_event += kept_end != at;
-    check_damaged(&n, &whole, bytes, kept_end, kept_end != at,
+    check_damaged(&names, &whole, bytes, kept_end, kept_end != at,
                   "runs past content_size");
   }
-  assert_true(cut_mid_event > 8 * n.count);
-  free(bytes);
+  assert_true(cut_mid_event > 8 * names.count);
 }
 
 static void test_unknown_id_at_every_event(void **state) {
   (void)state;
-  names_t n;
-  find_names(&n);
-  opened_t whole;
-  open_copy(trace, 0, n.offset, &whole);
-  uint8_t *bytes = malloc(TRACE_SIZE);
-  assert_non_null(bytes);
-  for (size_t k = 0; k < n.count; k++) {
+  for (size_t k = 0; k < names.count; k++) {
     memcpy(bytes, trace, TRACE_SIZE);
-    uint8_t *header = bytes + n.starts[k];
+    uint8_t *header = bytes + names.starts[k];
     *header = (uint8_t)((*header & ~31u) | (MPROF__EV_COUNT + 2));
-    check_damaged(&n, &whole, bytes, n.starts[k], 1, "unknown event id");
+    check_damaged(&names, &whole, bytes, names.starts[k], 1, "unknown event id");
   }
-  free(bytes);
 }
 
 int main(void) {
   const char *dir = getenv("TMPDIR");
   snprintf(path, sizeof path, "%s/test_names_walk.%d.ctf",
            dir && *dir ? dir : "/tmp", (int)getpid());
-  record();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_cut_at_every_byte),
       cmocka_unit_test(test_unknown_id_at_every_event),
   };
-  int failed = cmocka_run_group_tests(tests, NULL, NULL);
-  unlink(path);
-  free(trace);
-  return failed;
+  return cmocka_run_group_tests(tests, set_up, tear_down);
 }
