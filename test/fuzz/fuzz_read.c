@@ -1,7 +1,8 @@
 /* fuzz_read.c -- libFuzzer target over the reader and the model: any
  * bytes, opened as a trace (mprof or legacy), every event of every packet
  * decoded, then the model built, laid out, queried and analysed.  Nothing
- * may crash, hang or read out of bounds (ASan+UBSan).
+ * may crash, hang or read out of bounds (ASan+UBSan), and each packet's
+ * census must count what its decoding delivers.
  * `make check` runs it briefly from the seed corpus (test/fuzz/corpus);
  * `make fuzz` runs it at length. */
 #include <stdint.h>
@@ -20,6 +21,21 @@ static int touch_event(void *context, const mprof_event_t *ev) {
   *sum += ev->time_ticks ^ ev->a ^ ev->b ^ (uint64_t)ev->value;
   for (size_t i = 0; i < ev->text_length; i++) *sum += (uint8_t)ev->text[i];
   return 0;
+}
+
+/* Abort unless the census of packet i counts, kind by kind, the events
+ * that decoding it delivers. */
+static void check_census(const mprof_trace_t *trace, size_t i) {
+  size_t most = mprof_trace_packet_max_events(trace, i) + 1;
+  mprof_event_t *events = malloc(most * sizeof *events);
+  if (!events) return;
+  size_t n = mprof_trace_packet_decode(trace, i, events, most, NULL);
+  uint64_t want[MPROF_EVENT_KIND_COUNT] = {0}, got[MPROF_EVENT_KIND_COUNT] = {0};
+  for (size_t k = 0; k < n; k++) want[events[k].kind]++;
+  if (mprof_trace_packet_census(trace, i, got) != n ||
+      memcmp(got, want, sizeof got) != 0)
+    abort();
+  free(events);
 }
 
 /* Build the model and ask it everything a view or the report would. */
@@ -54,8 +70,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   mprof_trace_t *trace;
   if (mprof_trace_open_memory(copy, size, "fuzz", ignore_diag, NULL, &trace) == 0) {
     uint64_t sum = 0;
-    for (size_t i = 0; i < mprof_trace_packet_count(trace); i++)
+    for (size_t i = 0; i < mprof_trace_packet_count(trace); i++) {
       mprof_trace_packet_events(trace, i, touch_event, &sum);
+      check_census(trace, i);
+    }
     model_everything(trace);
     mprof_trace_close(trace);
   }
