@@ -13,8 +13,9 @@
  * every overlapping thread; its traces staircased.  Searching the first
  * free row is eio-trace's fix, PR #28.)
  *
- * Then threads and running spans are grouped by row, in start order, with
- * prefix maxima of their ends, for the window queries in lod.c.
+ * Then running spans and threads are grouped by row, in start order, with
+ * prefix maxima of their ends (where they are not the ends themselves),
+ * for the window queries in lod.c.
  */
 #include <string.h>
 
@@ -168,29 +169,40 @@ static int place_threads(mprof_model_t *m, const uint32_t *order, size_t n,
   return 0;
 }
 
+/* The thread columns of `size` threads in block. */
+static void thread_columns_at(mprof_model_t *m, int64_t *block, size_t size) {
+  m->row_thread_start = block;
+  m->row_thread_maxend = block + size;
+  m->row_threads = (uint32_t *)(void *)(block + 2 * size);
+}
+
 /* Group the threads (but the root) by row, in start order, with the
  * start and prefix-maximum-of-end columns.  Rows were counted while
  * placing, and a row's threads arrive in start order, so one scatter pass
  * writes everything, each row's running maximum kept beside its cursor
  * (per_row[r] becomes the cursor).  The three arrays share one block:
- * fresh memory costs most here, and one big block is mapped in fewer,
- * bigger pages (see big_alloc()). */
+ * the spare one, given back after (what they do not fill of it too),
+ * memory already touched, if it is big enough; else a fresh one (see
+ * big_alloc()).  A block is shrunk only once it is written: writing
+ * where glibc has just shrunk a mapping costs twice as much. */
 static int group_threads(mprof_model_t *m, const uint32_t *order, size_t n,
-                         uint32_t *per_row) {
+                         uint32_t *per_row, void *spare, size_t spare_bytes) {
   uint32_t rows = m->view.row_count;
-  m->row_first = malloc(((size_t)rows + 1) * sizeof *m->row_first);
   size_t size = n ? n : 1;
-  int64_t *block =
-      big_alloc(size * (2 * sizeof *block + sizeof *m->row_threads));
+  size_t bytes = size * (2 * sizeof(int64_t) + sizeof *m->row_threads);
+  if (spare_bytes < bytes) {
+    free(spare);
+    spare = NULL;
+  }
+  m->row_first = malloc(((size_t)rows + 1) * sizeof *m->row_first);
+  int64_t *block = spare ? spare : big_alloc(bytes);
   int64_t *reach = malloc(((size_t)rows + 1) * sizeof *reach);
   if (!m->row_first || !block || !reach) {
     free(block);
     free(reach);
     return MPROF_ENOMEM;
   }
-  m->row_thread_start = block;
-  m->row_thread_maxend = block + size;
-  m->row_threads = (uint32_t *)(void *)(block + 2 * size);
+  thread_columns_at(m, block, size);
   m->row_first[0] = 0;
   for (uint32_t r = 0; r < rows; r++) {
     m->row_first[r + 1] = m->row_first[r] + per_row[r];
@@ -208,6 +220,7 @@ static int group_threads(mprof_model_t *m, const uint32_t *order, size_t n,
     m->row_thread_maxend[at] = reach[t->row];
   }
   free(reach);
+  if (spare && (block = realloc(spare, bytes))) thread_columns_at(m, block, size);
   return 0;
 }
 
@@ -250,36 +263,71 @@ static size_t clip_and_count(mprof_model_t *m, uint32_t *first) {
   return kept;
 }
 
-/* The start and prefix-maximum-of-end columns of spans grouped by row, in
- * one pass that also checks each row is in start order: returns 0 (and
- * leaves the columns unfinished) at the first row that is not. */
-static int span_columns(const mprof_span_t *spans, const uint32_t *first,
-                        uint32_t row_count, int64_t *start, int64_t *maxend) {
+/* A row while its spans are scattered into it: where the next goes, and
+ * what the order check needs (the latest start, the furthest end). */
+typedef struct span_fill_s {
+  int64_t last_start, reach;
+  uint32_t at;
+} span_fill_t;
+
+/* What the scatter found of the rows' order (flags). */
+enum { SPANS_UNSORTED = 1, SPANS_OVERLAP = 2 };
+
+/* Scatter the n spans (clipped) into sorted, grouped by row (a stable
+ * counting sort: first[] holds the rows' starts), checking on the way
+ * that each row's spans come in start order and their ends never go
+ * back (a row's threads do not overlap, so they usually do not).
+ * Returns the SPANS_* flags found. */
+static int scatter_spans(const mprof_model_t *m, size_t n,
+                         const uint32_t *first, span_fill_t *fill,
+                         mprof_span_t *sorted) {
+  const mprof_span_t *spans = m->running;
+  int found = 0;
+  for (uint32_t r = 0; r < m->view.row_count; r++)
+    fill[r] = (span_fill_t){INT64_MIN, INT64_MIN, first[r]};
+  for (size_t i = 0; i < n; i++) {
+    if (i + PREFETCH_AHEAD < n)
+      prefetch_thread(m, spans[i + PREFETCH_AHEAD].thread);
+    mprof_span_t s = spans[i];
+    span_fill_t *f = &fill[m->threads[s.thread].row];
+    if (s.start_ns < f->last_start) found |= SPANS_UNSORTED;
+    if (s.end_ns < f->reach) found |= SPANS_OVERLAP;
+    f->last_start = s.start_ns;
+    if (s.end_ns > f->reach) f->reach = s.end_ns;
+    sorted[f->at++] = s;
+  }
+  return found;
+}
+
+/* The prefix maximum of ends of spans grouped by row. */
+static void span_maxend(const mprof_span_t *spans, const uint32_t *first,
+                        uint32_t row_count, int64_t *maxend) {
   for (uint32_t r = 0; r < row_count; r++) {
     int64_t reach = INT64_MIN;
     for (uint32_t i = first[r]; i < first[r + 1]; i++) {
-      if (i > first[r] && spans[i].start_ns < spans[i - 1].start_ns) return 0;
       if (spans[i].end_ns > reach) reach = spans[i].end_ns;
-      start[i] = spans[i].start_ns;
       maxend[i] = reach;
     }
   }
-  return 1;
 }
 
 /* Group the running spans by row (a stable counting sort), by start
  * within each row.  Passes over the spans are what cost (tens of MB, and
  * the sorted copy is fresh memory), so there are as few as can be: clip
- * and count, scatter, then the columns (which check the order; the sort
- * runs only when a row is out of order, then the columns again).  The
- * unsorted array's block (24 bytes a span) then holds the start and
- * prefix-maximum columns (16 bytes a span): no fresh memory for them. */
-static int group_running(mprof_model_t *m) {
+ * and count, then the scatter, which checks the order (the sort runs
+ * only when a row is out of order).  The window queries read the sorted
+ * spans' starts in place, and their ends too where each row's ends rise
+ * with its starts (the usual case): m->running_maxend is then NULL, and
+ * the unsorted array's block is spare, into *spare (*spare_bytes long)
+ * for the thread columns.  Otherwise that block holds the
+ * prefix-maximum column (8 of its 24 bytes a span). */
+static int group_running(mprof_model_t *m, void **spare, size_t *spare_bytes) {
   uint32_t rows = m->view.row_count;
+  *spare = NULL;
   if (!m->running && !(m->running = malloc(sizeof *m->running)))
     return MPROF_ENOMEM;
   uint32_t *first = calloc((size_t)rows + 1, sizeof *first);
-  uint32_t *fill = malloc(((size_t)rows + 1) * sizeof *fill);
+  span_fill_t *fill = malloc(((size_t)rows + 1) * sizeof *fill);
   m->row_running_first = first;
   size_t n = first && fill ? clip_and_count(m, first) : 0;
   mprof_span_t *sorted = big_alloc((n ? n : 1) * sizeof *sorted);
@@ -288,31 +336,25 @@ static int group_running(mprof_model_t *m) {
     free(sorted);
     return MPROF_ENOMEM;
   }
-  m->view.running_count = n;
   for (uint32_t r = 0; r < rows; r++) first[r + 1] += first[r];
-  memcpy(fill, first, ((size_t)rows + 1) * sizeof *fill);
-  for (size_t i = 0; i < n; i++) {
-    if (i + PREFETCH_AHEAD < n)
-      prefetch_thread(m, m->running[i + PREFETCH_AHEAD].thread);
-    sorted[fill[m->threads[m->running[i].thread].row]++] = m->running[i];
-  }
+  int found = scatter_spans(m, n, first, fill, sorted);
   free(fill);
-  m->running_start = (int64_t *)(void *)m->running;
-  m->running_maxend = m->running_start + n;
+  mprof_span_t *unsorted = m->running;
+  size_t unsorted_bytes = m->running_cap * sizeof *unsorted;
+  m->view.running_count = n;
   m->running = sorted;
   m->running_cap = n ? n : 1;
   m->view.running = sorted;
-  if (!span_columns(sorted, first, rows, m->running_start, m->running_maxend)) {
-    sort_row_spans(sorted, first, rows);
-    span_columns(sorted, first, rows, m->running_start, m->running_maxend);
+  if (!found) {
+    *spare = unsorted;
+    *spare_bytes = unsorted_bytes;
+    return 0;
   }
-  /* the columns fill 16 of the block's 24 bytes a span: the rest goes back
-   * to the heap (shrinking keeps the start of a block where it is) */
-  int64_t *columns = realloc(m->running_start, (n ? 2 * n : 1) * sizeof *columns);
-  if (columns) {
-    m->running_start = columns;
-    m->running_maxend = columns + n;
-  }
+  if (found & SPANS_UNSORTED) sort_row_spans(sorted, first, rows);
+  m->running_maxend = (int64_t *)(void *)unsorted;
+  span_maxend(sorted, first, rows, m->running_maxend);
+  int64_t *maxend = realloc(unsorted, (n ? n : 1) * sizeof *maxend);
+  if (maxend) m->running_maxend = maxend;
   return 0;
 }
 
@@ -388,8 +430,11 @@ int mprof__layout(mprof_model_t *m) {
   if (err) return err;
   err = place_threads(m, order, n, &per_row);
   m->threads[MPROF_ROOT_THREAD].row = 0;
-  if (!err) err = group_threads(m, order, n, per_row);
+  void *spare = NULL;
+  size_t spare_bytes = 0;
+  if (!err) err = group_running(m, &spare, &spare_bytes);
+  if (!err) err = group_threads(m, order, n, per_row, spare, spare_bytes);
   free(per_row);
   free(order);
-  return err ? err : group_running(m);
+  return err;
 }
