@@ -291,6 +291,108 @@ static void test_layout_properties(void **state) {
   }
 }
 
+/* ev() on OS-thread stream `stream`. */
+static void ev_on(uint32_t stream, mprof_event_kind_t kind, uint64_t time,
+                  uint64_t thread, uint64_t a) {
+  mprof_event_t e;
+  memset(&e, 0, sizeof e);
+  e.kind = kind;
+  e.time_ticks = time;
+  e.stream = stream;
+  e.thread = thread;
+  e.a = a;
+  e.type = MPROF_TASK;
+  assert_int_equal(mprof_model_add(model, &e), 0);
+}
+
+/* The running spans of thread id's row, as the view holds them. */
+static const mprof_span_t *row_spans(uint64_t id, size_t *count) {
+  const mprof_model_view_t *v = mprof_model_view(model);
+  uint32_t row = thread(id)->row;
+  size_t first = v->running_count;
+  *count = 0;
+  for (size_t i = 0; i < v->running_count; i++)
+    if (v->threads[v->running[i].thread].row == row) {
+      if (first == v->running_count) first = i;
+      assert_int_equal(i, first + (*count)++); /* grouped by row */
+    }
+  return v->running + first;
+}
+
+/* A row's spans recorded out of start order (a span is recorded when it
+ * ends: 7 ran on stream 1 from 100 until 500, clipped at its end at 150;
+ * 8, in the same row, ran on stream 0 from 200 to 300): sorted by start,
+ * and the window sees both. */
+static void test_row_spans_out_of_order(void **state) {
+  (void)state;
+  begin();
+  ev_on(0, MPROF_EVENT_CREATE, 0, 1, 7);
+  ev_on(1, MPROF_EVENT_SWITCH, 100, 0, 7);
+  ev_on(0, MPROF_EVENT_RESOLVE, 150, 1, 7);
+  ev_on(0, MPROF_EVENT_CREATE, 160, 1, 8);
+  ev_on(0, MPROF_EVENT_SWITCH, 200, 0, 8);
+  ev_on(0, MPROF_EVENT_SWITCH, 300, 0, 0);
+  ev_on(1, MPROF_EVENT_SWITCH, 500, 0, 0);
+  ev_on(0, MPROF_EVENT_RESOLVE, 600, 1, 8);
+  const mprof_model_view_t *v = finish();
+  assert_int_equal(thread(7)->row, thread(8)->row);
+  size_t n;
+  const mprof_span_t *s = row_spans(7, &n);
+  assert_int_equal(n, 2);
+  assert_int_equal(s[0].thread, mprof_model_find(model, 7));
+  assert_int_equal(s[0].start_ns, 100);
+  assert_int_equal(s[0].end_ns, 150);
+  assert_int_equal(s[1].thread, mprof_model_find(model, 8));
+  assert_int_equal(s[1].start_ns, 200);
+  assert_int_equal(s[1].end_ns, 300);
+  mprof_lod_item_t items[8];
+  assert_int_equal(mprof_model_row_running(model, thread(7)->row, 0,
+                                           v->duration_ns + 1, 1, items, 8),
+                   2);
+  assert_int_equal(items[0].start_ns, 100);
+  assert_int_equal(items[0].end_ns, 150);
+  assert_int_equal(items[1].start_ns, 200);
+  assert_int_equal(items[1].end_ns, 300);
+  assert_int_equal(mprof_model_row_running(model, thread(7)->row, 160, 170, 1,
+                                           items, 8),
+                   0);
+  mprof_model_free(model);
+}
+
+/* One thread running on two streams at once (events fed by hand, not in
+ * time order): its row's spans are in start order but the second ends
+ * before the first, so a window after the second's end still finds the
+ * first (the prefix maximum of ends, not the ends, is searched). */
+static void test_row_spans_overlap(void **state) {
+  (void)state;
+  begin();
+  ev_on(0, MPROF_EVENT_CREATE, 0, 1, 7);
+  ev_on(0, MPROF_EVENT_SWITCH, 100, 0, 7);
+  ev_on(0, MPROF_EVENT_SWITCH, 300, 0, 0);
+  ev_on(1, MPROF_EVENT_SWITCH, 150, 0, 7);
+  ev_on(1, MPROF_EVENT_SWITCH, 200, 0, 0);
+  ev_on(0, MPROF_EVENT_RESOLVE, 1000, 1, 7);
+  finish();
+  size_t n;
+  const mprof_span_t *s = row_spans(7, &n);
+  assert_int_equal(n, 2);
+  assert_int_equal(s[0].start_ns, 100);
+  assert_int_equal(s[0].end_ns, 300);
+  assert_int_equal(s[1].start_ns, 150);
+  assert_int_equal(s[1].end_ns, 200);
+  mprof_lod_item_t items[8];
+  assert_int_equal(mprof_model_row_running(model, thread(7)->row, 250, 400, 1,
+                                           items, 8),
+                   1);
+  assert_int_equal(items[0].start_ns, 100);
+  assert_int_equal(items[0].end_ns, 300);
+  assert_int_equal(items[0].count, 2);
+  assert_int_equal(mprof_model_row_running(model, thread(7)->row, 310, 400, 1,
+                                           items, 8),
+                   0);
+  mprof_model_free(model);
+}
+
 /* A million tiny threads in one row: any window costs a bounded number of
  * items, and the items account for every thread. */
 static void test_window_is_bounded(void **state) {
@@ -674,6 +776,8 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_should_resolve_and_pending),
       cmocka_unit_test(test_counters_and_bands),
       cmocka_unit_test(test_layout_properties),
+      cmocka_unit_test(test_row_spans_out_of_order),
+      cmocka_unit_test(test_row_spans_overlap),
       cmocka_unit_test(test_window_is_bounded),
       cmocka_unit_test(test_counter_range_matches_scan),
       cmocka_unit_test(test_lost_wakeup_and_stall),
