@@ -393,6 +393,75 @@ static void test_row_spans_overlap(void **state) {
   mprof_model_free(model);
 }
 
+/* Threads 1..count created by the root 10 ns apart from 100, each
+ * resolved 25 ns later (so they need a few rows), and thread 9000
+ * created at 105 on stream 1: fed in time order, or after the others
+ * (then it is numbered last but starts among the first). */
+static void late_thread_story(int late, uint64_t count) {
+  begin();
+  for (uint64_t k = 0; k < count; k++) {
+    ev_on(0, MPROF_EVENT_CREATE, 100 + 10 * k, 0, k + 1);
+    if (k == (late ? count - 1 : 0)) {
+      ev_on(1, MPROF_EVENT_CREATE, 105, 0, 9000);
+      ev_on(1, MPROF_EVENT_RESOLVE, 130, 0, 9000);
+    }
+    ev_on(0, MPROF_EVENT_RESOLVE, 125 + 10 * k, 0, k + 1);
+  }
+  finish();
+}
+
+/* Threads are placed block by block while their endings are settled; a
+ * thread out of start order found after some blocks were placed sends
+ * the layout back to place every thread in start order: the rows are
+ * those of the same story fed in time order. */
+static void test_late_thread_placed_again(void **state) {
+  (void)state;
+  const uint64_t count = 5000;
+  uint32_t *rows = malloc((count + 1) * sizeof *rows);
+  assert_non_null(rows);
+  late_thread_story(0, count);
+  for (uint64_t id = 1; id <= count; id++) rows[id - 1] = thread(id)->row;
+  rows[count] = thread(9000)->row;
+  uint32_t row_count = mprof_model_view(model)->row_count;
+  mprof_model_free(model);
+  late_thread_story(1, count);
+  assert_int_equal(mprof_model_find(model, 9000),
+                   mprof_model_view(model)->thread_count - 1);
+  for (uint64_t id = 1; id <= count; id++)
+    assert_int_equal(thread(id)->row, rows[id - 1]);
+  assert_int_equal(thread(9000)->row, rows[count]);
+  assert_int_equal(mprof_model_view(model)->row_count, row_count);
+  assert_true(row_count >= 3);
+  mprof_model_free(model);
+  free(rows);
+}
+
+/* A hinted thread (numbered after thousands of others) that became
+ * thread 1 and never resolved ends thread 1's line at the end of the
+ * trace, after thread 1 was placed with its pending end: placed again,
+ * thread 1 keeps row 0 to the end, and a thread created later takes
+ * another row. */
+static void test_stall_ends_a_placed_thread(void **state) {
+  (void)state;
+  begin();
+  ev(MPROF_EVENT_CREATE, 0, 0, 1, 0);
+  for (uint64_t k = 0; k < 3000; k++) {
+    ev(MPROF_EVENT_CREATE, 10 + 2 * k, 0, 10 + k, 0);
+    ev(MPROF_EVENT_RESOLVE, 11 + 2 * k, 0, 10 + k, 0);
+  }
+  ev(MPROF_EVENT_CREATE, 30000, 0, 5000, 0);
+  ev(MPROF_EVENT_SHOULD_RESOLVE, 30001, 0, 5000, 0);
+  ev(MPROF_EVENT_BECOMES, 30002, 0, 5000, 1);
+  ev(MPROF_EVENT_CREATE, 40000, 0, 6000, 0);
+  ev(MPROF_EVENT_CREATE, 50000, 0, 7000, 0);
+  const mprof_model_view_t *v = finish();
+  assert_int_equal(thread(1)->ending, MPROF_ENDING_FAILED);
+  assert_int_equal(thread(1)->end_ns, v->duration_ns);
+  assert_int_equal(thread(1)->row, 0);
+  assert_int_not_equal(thread(6000)->row, 0);
+  mprof_model_free(model);
+}
+
 /* A million tiny threads in one row: any window costs a bounded number of
  * items, and the items account for every thread. */
 static void test_window_is_bounded(void **state) {
@@ -778,6 +847,8 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_layout_properties),
       cmocka_unit_test(test_row_spans_out_of_order),
       cmocka_unit_test(test_row_spans_overlap),
+      cmocka_unit_test(test_late_thread_placed_again),
+      cmocka_unit_test(test_stall_ends_a_placed_thread),
       cmocka_unit_test(test_window_is_bounded),
       cmocka_unit_test(test_counter_range_matches_scan),
       cmocka_unit_test(test_lost_wakeup_and_stall),

@@ -81,31 +81,35 @@ static int rows_init(rows_t *r, size_t size, const rows_t *from) {
   return 0;
 }
 
-/* Row `row` is busy until busy_until: update its leaf, and the minima
- * above it up to the first that does not change (those above it then do
- * not either: most updates stop low in the tree). */
+/* Row `row` is busy until busy_until, later than before (a row is taken
+ * only when free, until the taker's end): only its leaf is written, so
+ * the nodes above may hold less than their subtree's minimum.  That is
+ * still a bound the search can use (see rows_first_free()), and most
+ * threads take a row found without it. */
 static void rows_set(rows_t *r, size_t row, int64_t busy_until) {
-  size_t i = r->size + row;
-  r->tree[i] = busy_until;
-  for (i /= 2; i > 0; i /= 2) {
-    int64_t low = r->tree[2 * i] < r->tree[2 * i + 1] ? r->tree[2 * i]
-                                                      : r->tree[2 * i + 1];
-    if (r->tree[i] == low) break;
-    r->tree[i] = low;
-  }
+  r->tree[r->size + row] = busy_until;
 }
 
 /* The first row >= from that is free before `start` (in the subtree of
- * `node`, covering rows [lo, hi)), or SIZE_MAX. */
-static size_t rows_first_free(const rows_t *r, size_t node, size_t lo,
-                              size_t hi, size_t from, int64_t start) {
+ * `node`, covering rows [lo, hi)), or SIZE_MAX.  A node at or above
+ * start has no free row below it; one below start may (its value is
+ * only a lower bound of its subtree's minimum): a search that finds none
+ * there raises it to its children's. */
+static size_t rows_first_free(rows_t *r, size_t node, size_t lo, size_t hi,
+                              size_t from, int64_t start) {
   if (hi <= from || r->tree[node] >= start) return SIZE_MAX;
   if (hi - lo == 1) return lo;
   size_t mid = lo + (hi - lo) / 2;
   size_t found = rows_first_free(r, 2 * node, lo, mid, from, start);
-  return found != SIZE_MAX
-             ? found
-             : rows_first_free(r, 2 * node + 1, mid, hi, from, start);
+  if (found == SIZE_MAX)
+    found = rows_first_free(r, 2 * node + 1, mid, hi, from, start);
+  if (found == SIZE_MAX) {
+    int64_t low = r->tree[2 * node] < r->tree[2 * node + 1]
+                      ? r->tree[2 * node]
+                      : r->tree[2 * node + 1];
+    if (low > r->tree[node]) r->tree[node] = low;
+  }
+  return found;
 }
 
 /* A thread to sort by start (qsort has no context argument, so the key
@@ -127,45 +131,96 @@ static uint32_t nth(const uint32_t *order, size_t k) {
   return order ? order[k] : (uint32_t)k + 1;
 }
 
-/* Place the threads of `order` (sorted by start) one by one; *per_row
- * gets each row's thread count (the caller frees it). */
-static int place_threads(mprof_model_t *m, const uint32_t *order, size_t n,
-                         uint32_t **per_row) {
-  mprof_thread_t *th = m->threads;
+/* Threads being given rows one by one in start order: the rows, how many
+ * are used, and how far the placing has come in thread index order
+ * (while the endings are settled, see mprof__place_range()). */
+struct mprof__placing_s {
   rows_t rows;
-  if (rows_init(&rows, 64, NULL)) return MPROF_ENOMEM;
-  uint32_t row_count = 0;
+  uint32_t row_count;
+  size_t next;             /* threads 1 .. next - 1 are placed */
+};
+
+/* Give thread i a row: the first free one at its start from the row it
+ * wants, which is the row below its creator (the creator's own if that
+ * ended first; the top row for the root's threads and those whose creator
+ * is not placed yet).  Returns 0 or MPROF_ENOMEM. */
+static inline __attribute__((always_inline)) int
+place_one(mprof_model_t *m, mprof__placing_t *p, uint32_t i,
+          int creator_placed) {
+  mprof_thread_t *t = &m->threads[i];
+  const mprof_thread_t *creator = &m->threads[t->creator];
+  rows_t *rows = &p->rows;
+  size_t want = t->creator == MPROF_ROOT_THREAD || !creator_placed ? 0
+                : creator->end_ns <= t->start_ns ? creator->row
+                                                 : (size_t)creator->row + 1;
+  /* most often one of the next few rows is free: look there first */
+  size_t row = want;
+  while (row < want + 4 && row < rows->size &&
+         rows->tree[rows->size + row] >= t->start_ns)
+    row++;
+  if (row == want + 4 || row >= rows->size)
+    while ((row = rows_first_free(rows, 1, 0, rows->size, want,
+                                  t->start_ns)) == SIZE_MAX)
+      if (rows_init(rows, rows->size * 2, rows)) return MPROF_ENOMEM;
+  rows_set(rows, row, t->end_ns);
+  rows->count[row]++;
+  t->row = (uint32_t)row;
+  if (row + 1 > p->row_count) p->row_count = (uint32_t)row + 1;
+  return 0;
+}
+
+int mprof__place_begin(mprof_model_t *m) {
+  mprof__placing_t *p = malloc(sizeof *p);
+  if (!p || rows_init(&p->rows, 64, NULL)) {
+    free(p);
+    return MPROF_ENOMEM;
+  }
+  p->row_count = 0;
+  p->next = 1;
+  m->placing = p;
+  return 0;
+}
+
+int mprof__place_range(mprof_model_t *m, size_t from, size_t to) {
+  mprof__placing_t *p = m->placing;
+  if (!p || p->next != from) return MPROF_EINVAL;
+  for (size_t i = from; i < to; i++) {
+    if (i + PREFETCH_AHEAD < m->view.thread_count)
+      prefetch_thread(m, m->threads[i + PREFETCH_AHEAD].creator);
+    /* threads numbered below i are placed, the others not yet */
+    if (place_one(m, p, (uint32_t)i, m->threads[i].creator < i))
+      return MPROF_ENOMEM;
+    p->next = i + 1;
+  }
+  return 0;
+}
+
+/* Free m->placing. */
+static void place_free(mprof_model_t *m) {
+  if (!m->placing) return;
+  free(m->placing->rows.tree);
+  free(m->placing->rows.count);
+  free(m->placing);
+  m->placing = NULL;
+}
+
+/* Place the threads of `order` (sorted by start) one by one, afresh:
+ * rows given while the endings were settled are taken back first. */
+static int place_threads(mprof_model_t *m, const uint32_t *order, size_t n) {
+  mprof__placing_t *p = m->placing;
+  mprof_thread_t *th = m->threads;
+  for (size_t i = 1; i < p->next; i++) th[i].row = MODEL_ROW_UNPLACED;
+  for (size_t r = 0; r < 2 * p->rows.size; r++) p->rows.tree[r] = INT64_MIN;
+  memset(p->rows.count, 0, p->rows.size * sizeof *p->rows.count);
+  p->row_count = 0;
   for (size_t k = 0; k < n; k++) {
     if (k + PREFETCH_AHEAD < n)
       prefetch_thread(m, th[nth(order, k + PREFETCH_AHEAD)].creator);
-    mprof_thread_t *t = &th[nth(order, k)];
-    const mprof_thread_t *creator = &th[t->creator];
-    size_t want =
-        t->creator == MPROF_ROOT_THREAD || creator->row == MODEL_ROW_UNPLACED
-            ? 0
-        : creator->end_ns <= t->start_ns ? creator->row
-                                         : (size_t)creator->row + 1;
-    /* most often one of the next few rows is free: look there first */
-    size_t row = want;
-    while (row < want + 4 && row < rows.size &&
-           rows.tree[rows.size + row] >= t->start_ns)
-      row++;
-    if (row == want + 4 || row >= rows.size)
-      while ((row = rows_first_free(&rows, 1, 0, rows.size, want,
-                                    t->start_ns)) == SIZE_MAX)
-        if (rows_init(&rows, rows.size * 2, &rows)) {
-          free(rows.tree);
-          free(rows.count);
-          return MPROF_ENOMEM;
-        }
-    rows_set(&rows, row, t->end_ns);
-    rows.count[row]++;
-    t->row = (uint32_t)row;
-    if (row + 1 > row_count) row_count = (uint32_t)row + 1;
+    uint32_t i = nth(order, k);
+    if (place_one(m, p, i, th[th[i].creator].row != MODEL_ROW_UNPLACED))
+      return MPROF_ENOMEM;
   }
-  free(rows.tree);
-  *per_row = rows.count;
-  m->view.row_count = row_count;
+  p->next = n + 1;
   return 0;
 }
 
@@ -425,16 +480,23 @@ static int threads_by_start(const mprof_model_t *m, size_t n,
 
 int mprof__layout(mprof_model_t *m) {
   size_t n = m->view.thread_count - 1;
-  uint32_t *order, *per_row = NULL;
-  int err = threads_by_start(m, n, &order);
-  if (err) return err;
-  err = place_threads(m, order, n, &per_row);
+  uint32_t *order = NULL;
+  int err = m->placing ? 0 : MPROF_ENOMEM;
+  if (!err && m->placing->next != n + 1) {
+    err = threads_by_start(m, n, &order);
+    if (!err) err = place_threads(m, order, n);
+  }
   m->threads[MPROF_ROOT_THREAD].row = 0;
   void *spare = NULL;
   size_t spare_bytes = 0;
-  if (!err) err = group_running(m, &spare, &spare_bytes);
-  if (!err) err = group_threads(m, order, n, per_row, spare, spare_bytes);
-  free(per_row);
+  if (!err) {
+    m->view.row_count = m->placing->row_count;
+    err = group_running(m, &spare, &spare_bytes);
+  }
+  if (!err)
+    err = group_threads(m, order, n, m->placing->rows.count, spare,
+                        spare_bytes);
+  place_free(m);
   free(order);
   return err;
 }
