@@ -275,7 +275,8 @@ static int group_threads(mprof_model_t *m, const uint32_t *order, size_t n,
     m->row_thread_maxend[at] = reach[t->row];
   }
   free(reach);
-  if (spare && (block = realloc(spare, bytes))) thread_columns_at(m, block, size);
+  if (spare && (block = realloc(spare, bytes)))
+    thread_columns_at(m, block, size);
   return 0;
 }
 
@@ -296,10 +297,13 @@ static void sort_row_spans(mprof_span_t *spans, const uint32_t *first,
 
 /* Clip the running spans to their threads' lines (they are drawn on them),
  * dropping those left empty, and count each row's spans into first[r + 1]:
- * one read of a span's thread gives its line and its row.  Most spans are
- * kept as they are: those are not written back (writing would make the
- * whole array dirty, twice the memory traffic). */
-static size_t clip_and_count(mprof_model_t *m, uint32_t *first) {
+ * one read of a span's thread gives its line and its row, and the row is
+ * noted in rows[] (4 bytes a kept span) for the scatter, which then reads
+ * no thread (reading them again cost more than this array: ~6 ms of 2.5 M
+ * spans).  Most spans are kept as they are: those are not written back
+ * (writing would make the whole array dirty, twice the memory traffic). */
+static size_t clip_and_count(mprof_model_t *m, uint32_t *first,
+                             uint32_t *rows) {
   mprof_span_t *spans = m->running;
   size_t kept = 0, n = m->view.running_count;
   for (size_t i = 0; i < n; i++) {
@@ -312,7 +316,7 @@ static size_t clip_and_count(mprof_model_t *m, uint32_t *first) {
     if (s.start_ns < t->start_ns) s.start_ns = t->start_ns;
     if (s.end_ns <= s.start_ns) continue;
     if (clipped || kept != i) spans[kept] = s;
-    kept++;
+    rows[kept++] = t->row;
     first[t->row + 1]++;
   }
   return kept;
@@ -328,23 +332,21 @@ typedef struct span_fill_s {
 /* What the scatter found of the rows' order (flags). */
 enum { SPANS_UNSORTED = 1, SPANS_OVERLAP = 2 };
 
-/* Scatter the n spans (clipped) into sorted, grouped by row (a stable
- * counting sort: first[] holds the rows' starts), checking on the way
- * that each row's spans come in start order and their ends never go
- * back (a row's threads do not overlap, so they usually do not).
- * Returns the SPANS_* flags found. */
+/* Scatter the n spans (clipped; span i in row rows[i]) into sorted,
+ * grouped by row (a stable counting sort: first[] holds the rows'
+ * starts), checking on the way that each row's spans come in start order
+ * and their ends never go back (a row's threads do not overlap, so they
+ * usually do not).  Returns the SPANS_* flags found. */
 static int scatter_spans(const mprof_model_t *m, size_t n,
-                         const uint32_t *first, span_fill_t *fill,
-                         mprof_span_t *sorted) {
+                         const uint32_t *rows, const uint32_t *first,
+                         span_fill_t *fill, mprof_span_t *sorted) {
   const mprof_span_t *spans = m->running;
   int found = 0;
   for (uint32_t r = 0; r < m->view.row_count; r++)
     fill[r] = (span_fill_t){INT64_MIN, INT64_MIN, first[r]};
   for (size_t i = 0; i < n; i++) {
-    if (i + PREFETCH_AHEAD < n)
-      prefetch_thread(m, spans[i + PREFETCH_AHEAD].thread);
     mprof_span_t s = spans[i];
-    span_fill_t *f = &fill[m->threads[s.thread].row];
+    span_fill_t *f = &fill[rows[i]];
     if (s.start_ns < f->last_start) found |= SPANS_UNSORTED;
     if (s.end_ns < f->reach) found |= SPANS_OVERLAP;
     f->last_start = s.start_ns;
@@ -369,13 +371,14 @@ static void span_maxend(const mprof_span_t *spans, const uint32_t *first,
 /* Group the running spans by row (a stable counting sort), by start
  * within each row.  Passes over the spans are what cost (tens of MB, and
  * the sorted copy is fresh memory), so there are as few as can be: clip
- * and count, then the scatter, which checks the order (the sort runs
- * only when a row is out of order).  The window queries read the sorted
- * spans' starts in place, and their ends too where each row's ends rise
- * with its starts (the usual case): m->running_maxend is then NULL, and
- * the unsorted array's block is spare, into *spare (*spare_bytes long)
- * for the thread columns.  Otherwise that block holds the
- * prefix-maximum column (8 of its 24 bytes a span). */
+ * and count (noting each span's row), then the scatter, which checks the
+ * order (the sort runs only when a row is out of order).  The window
+ * queries read the sorted spans' starts in place, and their ends too
+ * where each row's ends rise with its starts (the usual case):
+ * m->running_maxend is then NULL, and the unsorted array's block is
+ * spare, into *spare (*spare_bytes long) for the thread columns.
+ * Otherwise that block holds the prefix-maximum column (8 of its 24 bytes
+ * a span). */
 static int group_running(mprof_model_t *m, void **spare, size_t *spare_bytes) {
   uint32_t rows = m->view.row_count;
   *spare = NULL;
@@ -383,17 +386,22 @@ static int group_running(mprof_model_t *m, void **spare, size_t *spare_bytes) {
     return MPROF_ENOMEM;
   uint32_t *first = calloc((size_t)rows + 1, sizeof *first);
   span_fill_t *fill = malloc(((size_t)rows + 1) * sizeof *fill);
+  uint32_t *span_rows =
+      malloc((m->view.running_count + 1) * sizeof *span_rows);
   m->row_running_first = first;
-  size_t n = first && fill ? clip_and_count(m, first) : 0;
+  size_t n = first && fill && span_rows ? clip_and_count(m, first, span_rows)
+                                        : 0;
   mprof_span_t *sorted = big_alloc((n ? n : 1) * sizeof *sorted);
-  if (!first || !fill || !sorted) {
+  if (!first || !fill || !span_rows || !sorted) {
     free(fill);
+    free(span_rows);
     free(sorted);
     return MPROF_ENOMEM;
   }
   for (uint32_t r = 0; r < rows; r++) first[r + 1] += first[r];
-  int found = scatter_spans(m, n, first, fill, sorted);
+  int found = scatter_spans(m, n, span_rows, first, fill, sorted);
   free(fill);
+  free(span_rows);
   mprof_span_t *unsorted = m->running;
   size_t unsorted_bytes = m->running_cap * sizeof *unsorted;
   m->view.running_count = n;
