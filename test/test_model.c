@@ -494,6 +494,51 @@ static void test_window_is_bounded(void **state) {
 }
 
 /* Counter ranges from the pyramid equal a brute-force scan. */
+/* Each counter's value range (with 0) is what a scan of its samples
+ * gives: counters of 10, 5000 and 300000 samples (no pyramid, one level,
+ * several), one all above 0 and one all below, their samples fed
+ * interleaved (grouped by a copy) or one counter after another. */
+static void test_counter_ranges(void **state) {
+  (void)state;
+  static const int counts[3] = {10, 5000, 300000};
+  static const int64_t offsets[3] = {-500, 1000, -200000};
+  for (int interleaved = 0; interleaved < 2; interleaved++) {
+    begin();
+    srand(5);
+    mprof_event_t e;
+    memset(&e, 0, sizeof e);
+    e.kind = MPROF_EVENT_COUNTER_VALUE;
+    int fed[3] = {0, 0, 0};
+    for (int i = 0; i < counts[0] + counts[1] + counts[2]; i++) {
+      int c = 0;
+      while (fed[c] == counts[c] ||
+             (interleaved && c < 2 && fed[c + 1] < counts[c + 1] &&
+              rand() % 2))
+        c++;
+      fed[c]++;
+      e.counter = (uint32_t)c + 1;
+      e.time_ticks = (uint64_t)i;
+      e.value = rand() % 100000 + offsets[c];
+      assert_int_equal(mprof_model_add(model, &e), 0);
+    }
+    const mprof_model_view_t *v = finish();
+    assert_int_equal(v->counter_count, 3);
+    for (size_t k = 0; k < v->counter_count; k++) {
+      const mprof_counter_series_t *c = &v->counters[k];
+      assert_int_equal(c->sample_count, counts[c->id - 1]);
+      int64_t lo = 0, hi = 0;
+      for (uint32_t i = 0; i < c->sample_count; i++) {
+        int64_t value = v->samples[c->first_sample + i].value;
+        if (value < lo) lo = value;
+        if (value > hi) hi = value;
+      }
+      assert_int_equal(c->min_value, lo);
+      assert_int_equal(c->max_value, hi);
+    }
+    mprof_model_free(model);
+  }
+}
+
 static void test_counter_range_matches_scan(void **state) {
   (void)state;
   begin();
@@ -851,6 +896,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_stall_ends_a_placed_thread),
       cmocka_unit_test(test_window_is_bounded),
       cmocka_unit_test(test_counter_range_matches_scan),
+      cmocka_unit_test(test_counter_ranges),
       cmocka_unit_test(test_lost_wakeup_and_stall),
       cmocka_unit_test(test_heard_signal_is_fine),
       cmocka_unit_test(test_chain_and_critical_path),

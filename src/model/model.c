@@ -804,42 +804,42 @@ static int sort_counters(mprof_model_t *m) {
   return 0;
 }
 
-/* Whether the samples are grouped by counter already (one counter, or
- * each counter's samples after the previous one's). */
-static int samples_grouped(const mprof_model_t *m) {
-  for (size_t i = 1; i < m->view.sample_count; i++)
-    if (m->sample_counter[i] < m->sample_counter[i - 1]) return 0;
-  return 1;
+/* Count each counter's samples; returns whether they are grouped by
+ * counter already (one counter, or each counter's samples after the
+ * previous one's), found in the same pass. */
+static int count_samples(mprof_model_t *m) {
+  const uint32_t *counter = m->sample_counter;
+  int grouped = 1;
+  for (size_t i = 0; i < m->view.counter_count; i++)
+    m->counters[i].sample_count = 0;
+  for (size_t i = 0; i < m->view.sample_count; i++) {
+    if (i > 0 && counter[i] < counter[i - 1]) grouped = 0;
+    m->counters[counter[i]].sample_count++;
+  }
+  return grouped;
 }
 
 /* Group samples by counter (a stable counting sort keeps time order; no
- * copy when they are grouped already), then sort the counters by name. */
+ * copy when they are grouped already), then sort the counters by name.
+ * Their value ranges come with the window indexes (mprof__lod_index()),
+ * whose pass over the samples finds them. */
 static int group_samples(mprof_model_t *m) {
   size_t n = m->view.sample_count, c = m->view.counter_count;
-  int grouped = n > 0 && samples_grouped(m);
+  int grouped = count_samples(m) && n > 0;
   mprof_sample_t *sorted =
       grouped ? m->samples : malloc((n ? n : 1) * sizeof *sorted);
   if (!sorted && !grouped) return MPROF_ENOMEM;
-  for (size_t i = 0; i < c; i++) {
-    m->counters[i].sample_count = 0;
-    m->counters[i].min_value = m->counters[i].max_value = 0;
-  }
-  for (size_t i = 0; i < n; i++) m->counters[m->sample_counter[i]].sample_count++;
   uint32_t next = 0;
   for (size_t i = 0; i < c; i++) {
     m->counters[i].first_sample = next;
     next += m->counters[i].sample_count;
   }
-  for (size_t i = 0; i < c; i++) m->counters[i].sample_count = 0;
-  for (size_t i = 0; i < n; i++) {
-    mprof_counter_series_t *s = &m->counters[m->sample_counter[i]];
-    int64_t v = m->samples[i].value;
-    if (v < s->min_value) s->min_value = v;
-    if (v > s->max_value) s->max_value = v;
-    uint32_t at = s->first_sample + s->sample_count++;
-    if (!grouped) sorted[at] = m->samples[i];
-  }
   if (!grouped) {
+    for (size_t i = 0; i < c; i++) m->counters[i].sample_count = 0;
+    for (size_t i = 0; i < n; i++) {
+      mprof_counter_series_t *s = &m->counters[m->sample_counter[i]];
+      sorted[s->first_sample + s->sample_count++] = m->samples[i];
+    }
     free(m->samples);
     m->samples = sorted;
     m->sample_cap = n ? n : 1;

@@ -122,7 +122,8 @@ int mprof__place_range(mprof_model_t *m, size_t from, size_t to);
  * found); frees m->placing.  Returns 0 or MPROF_ENOMEM. */
 int mprof__layout(mprof_model_t *m);
 
-/* Build the indexes the window queries use. */
+/* Build the indexes the window queries use, and give each counter the
+ * range of its values and 0 (min_value, max_value). */
 int mprof__lod_index(mprof_model_t *m);
 void mprof__lod_free(mprof_model_t *m);
 
