@@ -14,8 +14,7 @@
  * free row is eio-trace's fix, PR #28.)
  *
  * Then running spans and threads are grouped by row, in start order, with
- * prefix maxima of their ends (where they are not the ends themselves),
- * for the window queries in lod.c.
+ * prefix maxima of their ends, for the window queries in lod.c.
  */
 #include <string.h>
 
@@ -228,40 +227,29 @@ static int place_threads(mprof_model_t *m, const uint32_t *order, size_t n) {
   return 0;
 }
 
-/* The thread columns of `size` threads in block. */
-static void thread_columns_at(mprof_model_t *m, int64_t *block, size_t size) {
-  m->row_thread_start = block;
-  m->row_thread_maxend = block + size;
-  m->row_threads = (uint32_t *)(void *)(block + 2 * size);
-}
-
 /* Group the threads (but the root) by row, in start order, with the
  * start and prefix-maximum-of-end columns.  Rows were counted while
  * placing, and a row's threads arrive in start order, so one scatter pass
  * writes everything, each row's running maximum kept beside its cursor
  * (per_row[r] becomes the cursor).  The three arrays share one block:
- * the spare one, given back after (what they do not fill of it too),
- * memory already touched, if it is big enough; else a fresh one (see
- * big_alloc()).  A block is shrunk only once it is written: writing
- * where glibc has just shrunk a mapping costs twice as much. */
+ * fresh memory costs most here, and one big block is mapped in fewer,
+ * bigger pages (see big_alloc()). */
 static int group_threads(mprof_model_t *m, const uint32_t *order, size_t n,
-                         uint32_t *per_row, void *spare, size_t spare_bytes) {
+                         uint32_t *per_row) {
   uint32_t rows = m->view.row_count;
-  size_t size = n ? n : 1;
-  size_t bytes = size * (2 * sizeof(int64_t) + sizeof *m->row_threads);
-  if (spare_bytes < bytes) {
-    free(spare);
-    spare = NULL;
-  }
   m->row_first = malloc(((size_t)rows + 1) * sizeof *m->row_first);
-  int64_t *block = spare ? spare : big_alloc(bytes);
+  size_t size = n ? n : 1;
+  int64_t *block =
+      big_alloc(size * (2 * sizeof *block + sizeof *m->row_threads));
   int64_t *reach = malloc(((size_t)rows + 1) * sizeof *reach);
   if (!m->row_first || !block || !reach) {
     free(block);
     free(reach);
     return MPROF_ENOMEM;
   }
-  thread_columns_at(m, block, size);
+  m->row_thread_start = block;
+  m->row_thread_maxend = block + size;
+  m->row_threads = (uint32_t *)(void *)(block + 2 * size);
   m->row_first[0] = 0;
   for (uint32_t r = 0; r < rows; r++) {
     m->row_first[r + 1] = m->row_first[r] + per_row[r];
@@ -279,8 +267,6 @@ static int group_threads(mprof_model_t *m, const uint32_t *order, size_t n,
     m->row_thread_maxend[at] = reach[t->row];
   }
   free(reach);
-  if (spare && (block = realloc(spare, bytes)))
-    thread_columns_at(m, block, size);
   return 0;
 }
 
@@ -326,47 +312,35 @@ static size_t clip_and_count(mprof_model_t *m, uint32_t *first,
   return kept;
 }
 
-/* A row while its spans are scattered into it: where the next goes, and
- * what the order check needs (the latest start, the furthest end). */
-typedef struct span_fill_s {
-  int64_t last_start, reach;
-  uint32_t at;
-} span_fill_t;
-
-/* What the scatter found of the rows' order (flags). */
-enum { SPANS_UNSORTED = 1, SPANS_OVERLAP = 2 };
-
 /* Scatter the n spans (clipped; span i in row rows[i]) into sorted,
- * grouped by row (a stable counting sort: first[] holds the rows'
- * starts), checking on the way that each row's spans come in start order
- * and their ends never go back (a row's threads do not overlap, so they
- * usually do not).  Returns the SPANS_* flags found. */
+ * grouped by row (a stable counting sort: fill[r] starts as row r's
+ * first place), checking on the way that each row's spans come in start
+ * order (last_start[r]: its latest start).  Returns whether they all
+ * did. */
 static int scatter_spans(const mprof_model_t *m, size_t n,
-                         const uint32_t *rows, const uint32_t *first,
-                         span_fill_t *fill, mprof_span_t *sorted) {
+                         const uint32_t *rows, uint32_t *fill,
+                         int64_t *last_start, mprof_span_t *sorted) {
   const mprof_span_t *spans = m->running;
-  int found = 0;
-  for (uint32_t r = 0; r < m->view.row_count; r++)
-    fill[r] = (span_fill_t){INT64_MIN, INT64_MIN, first[r]};
+  int in_order = 1;
+  for (uint32_t r = 0; r < m->view.row_count; r++) last_start[r] = INT64_MIN;
   for (size_t i = 0; i < n; i++) {
     mprof_span_t s = spans[i];
-    span_fill_t *f = &fill[rows[i]];
-    if (s.start_ns < f->last_start) found |= SPANS_UNSORTED;
-    if (s.end_ns < f->reach) found |= SPANS_OVERLAP;
-    f->last_start = s.start_ns;
-    if (s.end_ns > f->reach) f->reach = s.end_ns;
-    sorted[f->at++] = s;
+    uint32_t r = rows[i];
+    if (s.start_ns < last_start[r]) in_order = 0;
+    last_start[r] = s.start_ns;
+    sorted[fill[r]++] = s;
   }
-  return found;
+  return in_order;
 }
 
-/* The prefix maximum of ends of spans grouped by row. */
-static void span_maxend(const mprof_span_t *spans, const uint32_t *first,
-                        uint32_t row_count, int64_t *maxend) {
+/* The start and prefix-maximum-of-end columns of spans grouped by row. */
+static void span_columns(const mprof_span_t *spans, const uint32_t *first,
+                         uint32_t row_count, int64_t *start, int64_t *maxend) {
   for (uint32_t r = 0; r < row_count; r++) {
     int64_t reach = INT64_MIN;
     for (uint32_t i = first[r]; i < first[r + 1]; i++) {
       if (spans[i].end_ns > reach) reach = spans[i].end_ns;
+      start[i] = spans[i].start_ns;
       maxend[i] = reach;
     }
   }
@@ -375,53 +349,54 @@ static void span_maxend(const mprof_span_t *spans, const uint32_t *first,
 /* Group the running spans by row (a stable counting sort), by start
  * within each row.  Passes over the spans are what cost (tens of MB, and
  * the sorted copy is fresh memory), so there are as few as can be: clip
- * and count (noting each span's row), then the scatter, which checks the
- * order (the sort runs only when a row is out of order).  The window
- * queries read the sorted spans' starts in place, and their ends too
- * where each row's ends rise with its starts (the usual case):
- * m->running_maxend is then NULL, and the unsorted array's block is
- * spare, into *spare (*spare_bytes long) for the thread columns.
- * Otherwise that block holds the prefix-maximum column (8 of its 24 bytes
- * a span). */
-static int group_running(mprof_model_t *m, void **spare, size_t *spare_bytes) {
+ * and count (noting each span's row), the scatter, which checks the
+ * order (the sort runs only when a row is out of order), then the
+ * columns.  The unsorted array's block (24 bytes a span) then holds the
+ * start and prefix-maximum columns (16 bytes a span): no fresh memory
+ * for them. */
+static int group_running(mprof_model_t *m) {
   uint32_t rows = m->view.row_count;
-  *spare = NULL;
   if (!m->running && !(m->running = malloc(sizeof *m->running)))
     return MPROF_ENOMEM;
   uint32_t *first = calloc((size_t)rows + 1, sizeof *first);
-  span_fill_t *fill = malloc(((size_t)rows + 1) * sizeof *fill);
+  uint32_t *fill = malloc(((size_t)rows + 1) * sizeof *fill);
+  int64_t *last_start = malloc(((size_t)rows + 1) * sizeof *last_start);
   uint32_t *span_rows =
       malloc((m->view.running_count + 1) * sizeof *span_rows);
   m->row_running_first = first;
-  size_t n = first && fill && span_rows ? clip_and_count(m, first, span_rows)
-                                        : 0;
+  size_t n = first && fill && last_start && span_rows
+                 ? clip_and_count(m, first, span_rows)
+                 : 0;
   mprof_span_t *sorted = big_alloc((n ? n : 1) * sizeof *sorted);
-  if (!first || !fill || !span_rows || !sorted) {
+  if (!first || !fill || !last_start || !span_rows || !sorted) {
     free(fill);
+    free(last_start);
     free(span_rows);
     free(sorted);
     return MPROF_ENOMEM;
   }
   for (uint32_t r = 0; r < rows; r++) first[r + 1] += first[r];
-  int found = scatter_spans(m, n, span_rows, first, fill, sorted);
+  memcpy(fill, first, ((size_t)rows + 1) * sizeof *fill);
+  int in_order = scatter_spans(m, n, span_rows, fill, last_start, sorted);
   free(fill);
+  free(last_start);
   free(span_rows);
-  mprof_span_t *unsorted = m->running;
-  size_t unsorted_bytes = m->running_cap * sizeof *unsorted;
-  m->view.running_count = n;
+  m->running_start = (int64_t *)(void *)m->running;
+  m->running_maxend = m->running_start + n;
   m->running = sorted;
   m->running_cap = n ? n : 1;
+  m->view.running_count = n;
   m->view.running = sorted;
-  if (!found) {
-    *spare = unsorted;
-    *spare_bytes = unsorted_bytes;
-    return 0;
+  if (!in_order) sort_row_spans(sorted, first, rows);
+  span_columns(sorted, first, rows, m->running_start, m->running_maxend);
+  /* the columns fill 16 of the block's 24 bytes a span: the rest goes back
+   * to the heap (shrinking keeps the start of a block where it is) */
+  int64_t *columns =
+      realloc(m->running_start, (n ? 2 * n : 1) * sizeof *columns);
+  if (columns) {
+    m->running_start = columns;
+    m->running_maxend = columns + n;
   }
-  if (found & SPANS_UNSORTED) sort_row_spans(sorted, first, rows);
-  m->running_maxend = (int64_t *)(void *)unsorted;
-  span_maxend(sorted, first, rows, m->running_maxend);
-  int64_t *maxend = realloc(unsorted, (n ? n : 1) * sizeof *maxend);
-  if (maxend) m->running_maxend = maxend;
   return 0;
 }
 
@@ -499,15 +474,11 @@ int mprof__layout(mprof_model_t *m) {
     if (!err) err = place_threads(m, order, n);
   }
   m->threads[MPROF_ROOT_THREAD].row = 0;
-  void *spare = NULL;
-  size_t spare_bytes = 0;
   if (!err) {
     m->view.row_count = m->placing->row_count;
-    err = group_running(m, &spare, &spare_bytes);
+    err = group_running(m);
   }
-  if (!err)
-    err = group_threads(m, order, n, m->placing->rows.count, spare,
-                        spare_bytes);
+  if (!err) err = group_threads(m, order, n, m->placing->rows.count);
   place_free(m);
   free(order);
   return err;

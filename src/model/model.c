@@ -889,7 +889,7 @@ void mprof_model_free(mprof_model_t *m) {
   free(m->row_first);
   free(m->row_thread_start); /* row_thread_maxend, row_threads share it */
   free(m->row_running_first);
-  free(m->running_maxend);
+  free(m->running_start); /* running_maxend shares its block */
   free(m);
 }
 
