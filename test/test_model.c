@@ -291,6 +291,177 @@ static void test_layout_properties(void **state) {
   }
 }
 
+/* ev() on OS-thread stream `stream`. */
+static void ev_on(uint32_t stream, mprof_event_kind_t kind, uint64_t time,
+                  uint64_t thread, uint64_t a) {
+  mprof_event_t e;
+  memset(&e, 0, sizeof e);
+  e.kind = kind;
+  e.time_ticks = time;
+  e.stream = stream;
+  e.thread = thread;
+  e.a = a;
+  e.type = MPROF_TASK;
+  assert_int_equal(mprof_model_add(model, &e), 0);
+}
+
+/* The running spans of thread id's row, as the view holds them. */
+static const mprof_span_t *row_spans(uint64_t id, size_t *count) {
+  const mprof_model_view_t *v = mprof_model_view(model);
+  uint32_t row = thread(id)->row;
+  size_t first = v->running_count;
+  *count = 0;
+  for (size_t i = 0; i < v->running_count; i++)
+    if (v->threads[v->running[i].thread].row == row) {
+      if (first == v->running_count) first = i;
+      assert_int_equal(i, first + (*count)++); /* grouped by row */
+    }
+  return v->running + first;
+}
+
+/* A row's spans recorded out of start order (a span is recorded when it
+ * ends: 7 ran on stream 1 from 100 until 500, clipped at its end at 150;
+ * 8, in the same row, ran on stream 0 from 200 to 300): sorted by start,
+ * and the window sees both. */
+static void test_row_spans_out_of_order(void **state) {
+  (void)state;
+  begin();
+  ev_on(0, MPROF_EVENT_CREATE, 0, 1, 7);
+  ev_on(1, MPROF_EVENT_SWITCH, 100, 0, 7);
+  ev_on(0, MPROF_EVENT_RESOLVE, 150, 1, 7);
+  ev_on(0, MPROF_EVENT_CREATE, 160, 1, 8);
+  ev_on(0, MPROF_EVENT_SWITCH, 200, 0, 8);
+  ev_on(0, MPROF_EVENT_SWITCH, 300, 0, 0);
+  ev_on(1, MPROF_EVENT_SWITCH, 500, 0, 0);
+  ev_on(0, MPROF_EVENT_RESOLVE, 600, 1, 8);
+  const mprof_model_view_t *v = finish();
+  assert_int_equal(thread(7)->row, thread(8)->row);
+  size_t n;
+  const mprof_span_t *s = row_spans(7, &n);
+  assert_int_equal(n, 2);
+  assert_int_equal(s[0].thread, mprof_model_find(model, 7));
+  assert_int_equal(s[0].start_ns, 100);
+  assert_int_equal(s[0].end_ns, 150);
+  assert_int_equal(s[1].thread, mprof_model_find(model, 8));
+  assert_int_equal(s[1].start_ns, 200);
+  assert_int_equal(s[1].end_ns, 300);
+  mprof_lod_item_t items[8];
+  assert_int_equal(mprof_model_row_running(model, thread(7)->row, 0,
+                                           v->duration_ns + 1, 1, items, 8),
+                   2);
+  assert_int_equal(items[0].start_ns, 100);
+  assert_int_equal(items[0].end_ns, 150);
+  assert_int_equal(items[1].start_ns, 200);
+  assert_int_equal(items[1].end_ns, 300);
+  assert_int_equal(mprof_model_row_running(model, thread(7)->row, 160, 170, 1,
+                                           items, 8),
+                   0);
+  mprof_model_free(model);
+}
+
+/* One thread running on two streams at once (events fed by hand, not in
+ * time order): its row's spans are in start order but the second ends
+ * before the first, so a window after the second's end still finds the
+ * first (the prefix maximum of ends, not the ends, is searched). */
+static void test_row_spans_overlap(void **state) {
+  (void)state;
+  begin();
+  ev_on(0, MPROF_EVENT_CREATE, 0, 1, 7);
+  ev_on(0, MPROF_EVENT_SWITCH, 100, 0, 7);
+  ev_on(0, MPROF_EVENT_SWITCH, 300, 0, 0);
+  ev_on(1, MPROF_EVENT_SWITCH, 150, 0, 7);
+  ev_on(1, MPROF_EVENT_SWITCH, 200, 0, 0);
+  ev_on(0, MPROF_EVENT_RESOLVE, 1000, 1, 7);
+  finish();
+  size_t n;
+  const mprof_span_t *s = row_spans(7, &n);
+  assert_int_equal(n, 2);
+  assert_int_equal(s[0].start_ns, 100);
+  assert_int_equal(s[0].end_ns, 300);
+  assert_int_equal(s[1].start_ns, 150);
+  assert_int_equal(s[1].end_ns, 200);
+  mprof_lod_item_t items[8];
+  assert_int_equal(mprof_model_row_running(model, thread(7)->row, 250, 400, 1,
+                                           items, 8),
+                   1);
+  assert_int_equal(items[0].start_ns, 100);
+  assert_int_equal(items[0].end_ns, 300);
+  assert_int_equal(items[0].count, 2);
+  assert_int_equal(mprof_model_row_running(model, thread(7)->row, 310, 400, 1,
+                                           items, 8),
+                   0);
+  mprof_model_free(model);
+}
+
+/* Threads 1..count created by the root 10 ns apart from 100, each
+ * resolved 25 ns later (so they need a few rows), and thread 9000
+ * created at 105 on stream 1: fed in time order, or after the others
+ * (then it is numbered last but starts among the first). */
+static void late_thread_story(int late, uint64_t count) {
+  begin();
+  for (uint64_t k = 0; k < count; k++) {
+    ev_on(0, MPROF_EVENT_CREATE, 100 + 10 * k, 0, k + 1);
+    if (k == (late ? count - 1 : 0)) {
+      ev_on(1, MPROF_EVENT_CREATE, 105, 0, 9000);
+      ev_on(1, MPROF_EVENT_RESOLVE, 130, 0, 9000);
+    }
+    ev_on(0, MPROF_EVENT_RESOLVE, 125 + 10 * k, 0, k + 1);
+  }
+  finish();
+}
+
+/* Threads are placed block by block while their endings are settled; a
+ * thread out of start order found after some blocks were placed sends
+ * the layout back to place every thread in start order: the rows are
+ * those of the same story fed in time order. */
+static void test_late_thread_placed_again(void **state) {
+  (void)state;
+  const uint64_t count = 5000;
+  uint32_t *rows = malloc((count + 1) * sizeof *rows);
+  assert_non_null(rows);
+  late_thread_story(0, count);
+  for (uint64_t id = 1; id <= count; id++) rows[id - 1] = thread(id)->row;
+  rows[count] = thread(9000)->row;
+  uint32_t row_count = mprof_model_view(model)->row_count;
+  mprof_model_free(model);
+  late_thread_story(1, count);
+  assert_int_equal(mprof_model_find(model, 9000),
+                   mprof_model_view(model)->thread_count - 1);
+  for (uint64_t id = 1; id <= count; id++)
+    assert_int_equal(thread(id)->row, rows[id - 1]);
+  assert_int_equal(thread(9000)->row, rows[count]);
+  assert_int_equal(mprof_model_view(model)->row_count, row_count);
+  assert_true(row_count >= 3);
+  mprof_model_free(model);
+  free(rows);
+}
+
+/* A hinted thread (numbered after thousands of others) that became
+ * thread 1 and never resolved ends thread 1's line at the end of the
+ * trace, after thread 1 was placed with its pending end: placed again,
+ * thread 1 keeps row 0 to the end, and a thread created later takes
+ * another row. */
+static void test_stall_ends_a_placed_thread(void **state) {
+  (void)state;
+  begin();
+  ev(MPROF_EVENT_CREATE, 0, 0, 1, 0);
+  for (uint64_t k = 0; k < 3000; k++) {
+    ev(MPROF_EVENT_CREATE, 10 + 2 * k, 0, 10 + k, 0);
+    ev(MPROF_EVENT_RESOLVE, 11 + 2 * k, 0, 10 + k, 0);
+  }
+  ev(MPROF_EVENT_CREATE, 30000, 0, 5000, 0);
+  ev(MPROF_EVENT_SHOULD_RESOLVE, 30001, 0, 5000, 0);
+  ev(MPROF_EVENT_BECOMES, 30002, 0, 5000, 1);
+  ev(MPROF_EVENT_CREATE, 40000, 0, 6000, 0);
+  ev(MPROF_EVENT_CREATE, 50000, 0, 7000, 0);
+  const mprof_model_view_t *v = finish();
+  assert_int_equal(thread(1)->ending, MPROF_ENDING_FAILED);
+  assert_int_equal(thread(1)->end_ns, v->duration_ns);
+  assert_int_equal(thread(1)->row, 0);
+  assert_int_not_equal(thread(6000)->row, 0);
+  mprof_model_free(model);
+}
+
 /* A million tiny threads in one row: any window costs a bounded number of
  * items, and the items account for every thread. */
 static void test_window_is_bounded(void **state) {
@@ -323,6 +494,51 @@ static void test_window_is_bounded(void **state) {
 }
 
 /* Counter ranges from the pyramid equal a brute-force scan. */
+/* Each counter's value range (with 0) is what a scan of its samples
+ * gives: counters of 10, 5000 and 300000 samples (no pyramid, one level,
+ * several), one all above 0 and one all below, their samples fed
+ * interleaved (grouped by a copy) or one counter after another. */
+static void test_counter_ranges(void **state) {
+  (void)state;
+  static const int counts[3] = {10, 5000, 300000};
+  static const int64_t offsets[3] = {-500, 1000, -200000};
+  for (int interleaved = 0; interleaved < 2; interleaved++) {
+    begin();
+    srand(5);
+    mprof_event_t e;
+    memset(&e, 0, sizeof e);
+    e.kind = MPROF_EVENT_COUNTER_VALUE;
+    int fed[3] = {0, 0, 0};
+    for (int i = 0; i < counts[0] + counts[1] + counts[2]; i++) {
+      int c = 0;
+      while (fed[c] == counts[c] ||
+             (interleaved && c < 2 && fed[c + 1] < counts[c + 1] &&
+              rand() % 2))
+        c++;
+      fed[c]++;
+      e.counter = (uint32_t)c + 1;
+      e.time_ticks = (uint64_t)i;
+      e.value = rand() % 100000 + offsets[c];
+      assert_int_equal(mprof_model_add(model, &e), 0);
+    }
+    const mprof_model_view_t *v = finish();
+    assert_int_equal(v->counter_count, 3);
+    for (size_t k = 0; k < v->counter_count; k++) {
+      const mprof_counter_series_t *c = &v->counters[k];
+      assert_int_equal(c->sample_count, counts[c->id - 1]);
+      int64_t lo = 0, hi = 0;
+      for (uint32_t i = 0; i < c->sample_count; i++) {
+        int64_t value = v->samples[c->first_sample + i].value;
+        if (value < lo) lo = value;
+        if (value > hi) hi = value;
+      }
+      assert_int_equal(c->min_value, lo);
+      assert_int_equal(c->max_value, hi);
+    }
+    mprof_model_free(model);
+  }
+}
+
 static void test_counter_range_matches_scan(void **state) {
   (void)state;
   begin();
@@ -674,8 +890,13 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_should_resolve_and_pending),
       cmocka_unit_test(test_counters_and_bands),
       cmocka_unit_test(test_layout_properties),
+      cmocka_unit_test(test_row_spans_out_of_order),
+      cmocka_unit_test(test_row_spans_overlap),
+      cmocka_unit_test(test_late_thread_placed_again),
+      cmocka_unit_test(test_stall_ends_a_placed_thread),
       cmocka_unit_test(test_window_is_bounded),
       cmocka_unit_test(test_counter_range_matches_scan),
+      cmocka_unit_test(test_counter_ranges),
       cmocka_unit_test(test_lost_wakeup_and_stall),
       cmocka_unit_test(test_heard_signal_is_fine),
       cmocka_unit_test(test_chain_and_critical_path),

@@ -13,7 +13,7 @@
  * every overlapping thread; its traces staircased.  Searching the first
  * free row is eio-trace's fix, PR #28.)
  *
- * Then threads and running spans are grouped by row, in start order, with
+ * Then running spans and threads are grouped by row, in start order, with
  * prefix maxima of their ends, for the window queries in lod.c.
  */
 #include <string.h>
@@ -80,31 +80,35 @@ static int rows_init(rows_t *r, size_t size, const rows_t *from) {
   return 0;
 }
 
-/* Row `row` is busy until busy_until: update its leaf, and the minima
- * above it up to the first that does not change (those above it then do
- * not either: most updates stop low in the tree). */
+/* Row `row` is busy until busy_until, later than before (a row is taken
+ * only when free, until the taker's end): only its leaf is written, so
+ * the nodes above may hold less than their subtree's minimum.  That is
+ * still a bound the search can use (see rows_first_free()), and most
+ * threads take a row found without it. */
 static void rows_set(rows_t *r, size_t row, int64_t busy_until) {
-  size_t i = r->size + row;
-  r->tree[i] = busy_until;
-  for (i /= 2; i > 0; i /= 2) {
-    int64_t low = r->tree[2 * i] < r->tree[2 * i + 1] ? r->tree[2 * i]
-                                                      : r->tree[2 * i + 1];
-    if (r->tree[i] == low) break;
-    r->tree[i] = low;
-  }
+  r->tree[r->size + row] = busy_until;
 }
 
 /* The first row >= from that is free before `start` (in the subtree of
- * `node`, covering rows [lo, hi)), or SIZE_MAX. */
-static size_t rows_first_free(const rows_t *r, size_t node, size_t lo,
-                              size_t hi, size_t from, int64_t start) {
+ * `node`, covering rows [lo, hi)), or SIZE_MAX.  A node at or above
+ * start has no free row below it; one below start may (its value is
+ * only a lower bound of its subtree's minimum): a search that finds none
+ * there raises it to its children's. */
+static size_t rows_first_free(rows_t *r, size_t node, size_t lo, size_t hi,
+                              size_t from, int64_t start) {
   if (hi <= from || r->tree[node] >= start) return SIZE_MAX;
   if (hi - lo == 1) return lo;
   size_t mid = lo + (hi - lo) / 2;
   size_t found = rows_first_free(r, 2 * node, lo, mid, from, start);
-  return found != SIZE_MAX
-             ? found
-             : rows_first_free(r, 2 * node + 1, mid, hi, from, start);
+  if (found == SIZE_MAX)
+    found = rows_first_free(r, 2 * node + 1, mid, hi, from, start);
+  if (found == SIZE_MAX) {
+    int64_t low = r->tree[2 * node] < r->tree[2 * node + 1]
+                      ? r->tree[2 * node]
+                      : r->tree[2 * node + 1];
+    if (low > r->tree[node]) r->tree[node] = low;
+  }
+  return found;
 }
 
 /* A thread to sort by start (qsort has no context argument, so the key
@@ -126,45 +130,100 @@ static uint32_t nth(const uint32_t *order, size_t k) {
   return order ? order[k] : (uint32_t)k + 1;
 }
 
-/* Place the threads of `order` (sorted by start) one by one; *per_row
- * gets each row's thread count (the caller frees it). */
-static int place_threads(mprof_model_t *m, const uint32_t *order, size_t n,
-                         uint32_t **per_row) {
-  mprof_thread_t *th = m->threads;
+/* Threads being given rows one by one in start order: the rows, how many
+ * are used, and how far the placing has come in thread index order
+ * (while the endings are settled, see mprof__place_range()). */
+struct mprof__placing_s {
   rows_t rows;
-  if (rows_init(&rows, 64, NULL)) return MPROF_ENOMEM;
-  uint32_t row_count = 0;
+  uint32_t row_count;
+  size_t next;             /* threads 1 .. next - 1 are placed */
+};
+
+/* Give thread i a row: the first free one at its start from the row it
+ * wants, which is the row below its creator (the creator's own if that
+ * ended first; the top row for the root's threads and those whose creator
+ * is not placed yet).  Returns 0 or MPROF_ENOMEM. */
+static inline __attribute__((always_inline)) int
+place_one(mprof_model_t *m, mprof__placing_t *p, uint32_t i,
+          int creator_placed) {
+  mprof_thread_t *t = &m->threads[i];
+  const mprof_thread_t *creator = &m->threads[t->creator];
+  rows_t *rows = &p->rows;
+  size_t want = t->creator == MPROF_ROOT_THREAD || !creator_placed ? 0
+                : creator->end_ns <= t->start_ns ? creator->row
+                                                 : (size_t)creator->row + 1;
+  /* most often one of the next few rows is free: look there first */
+  size_t row = want;
+  while (row < want + 4 && row < rows->size &&
+         rows->tree[rows->size + row] >= t->start_ns)
+    row++;
+  if (row == want + 4 || row >= rows->size)
+    while ((row = rows_first_free(rows, 1, 0, rows->size, want,
+                                  t->start_ns)) == SIZE_MAX)
+      if (rows_init(rows, rows->size * 2, rows)) return MPROF_ENOMEM;
+  rows_set(rows, row, t->end_ns);
+  rows->count[row]++;
+  t->row = (uint32_t)row;
+  if (row + 1 > p->row_count) p->row_count = (uint32_t)row + 1;
+  return 0;
+}
+
+int mprof__place_begin(mprof_model_t *m) {
+  mprof__placing_t *p = malloc(sizeof *p);
+  if (!p || rows_init(&p->rows, 64, NULL)) {
+    free(p);
+    return MPROF_ENOMEM;
+  }
+  p->row_count = 0;
+  p->next = 1;
+  m->placing = p;
+  return 0;
+}
+
+int mprof__place_range(mprof_model_t *m, size_t from, size_t to) {
+  mprof__placing_t *p = m->placing;
+  if (!p || p->next != from) return MPROF_EINVAL;
+  for (size_t i = from; i < to; i++) {
+    if (i + PREFETCH_AHEAD < m->view.thread_count)
+      prefetch_thread(m, m->threads[i + PREFETCH_AHEAD].creator);
+    /* the next block, read and written while settled, comes into cache
+     * while this one is placed (it waited on memory otherwise: ~2 ms) */
+    if (i + (to - from) < m->view.thread_count)
+      __builtin_prefetch(&m->threads[i + (to - from)], 1);
+    /* threads numbered below i are placed, the others not yet */
+    if (place_one(m, p, (uint32_t)i, m->threads[i].creator < i))
+      return MPROF_ENOMEM;
+    p->next = i + 1;
+  }
+  return 0;
+}
+
+/* Free m->placing. */
+static void place_free(mprof_model_t *m) {
+  if (!m->placing) return;
+  free(m->placing->rows.tree);
+  free(m->placing->rows.count);
+  free(m->placing);
+  m->placing = NULL;
+}
+
+/* Place the threads of `order` (sorted by start) one by one, afresh:
+ * rows given while the endings were settled are taken back first. */
+static int place_threads(mprof_model_t *m, const uint32_t *order, size_t n) {
+  mprof__placing_t *p = m->placing;
+  mprof_thread_t *th = m->threads;
+  for (size_t i = 1; i < p->next; i++) th[i].row = MODEL_ROW_UNPLACED;
+  for (size_t r = 0; r < 2 * p->rows.size; r++) p->rows.tree[r] = INT64_MIN;
+  memset(p->rows.count, 0, p->rows.size * sizeof *p->rows.count);
+  p->row_count = 0;
   for (size_t k = 0; k < n; k++) {
     if (k + PREFETCH_AHEAD < n)
       prefetch_thread(m, th[nth(order, k + PREFETCH_AHEAD)].creator);
-    mprof_thread_t *t = &th[nth(order, k)];
-    const mprof_thread_t *creator = &th[t->creator];
-    size_t want =
-        t->creator == MPROF_ROOT_THREAD || creator->row == MODEL_ROW_UNPLACED
-            ? 0
-        : creator->end_ns <= t->start_ns ? creator->row
-                                         : (size_t)creator->row + 1;
-    /* most often one of the next few rows is free: look there first */
-    size_t row = want;
-    while (row < want + 4 && row < rows.size &&
-           rows.tree[rows.size + row] >= t->start_ns)
-      row++;
-    if (row == want + 4 || row >= rows.size)
-      while ((row = rows_first_free(&rows, 1, 0, rows.size, want,
-                                    t->start_ns)) == SIZE_MAX)
-        if (rows_init(&rows, rows.size * 2, &rows)) {
-          free(rows.tree);
-          free(rows.count);
-          return MPROF_ENOMEM;
-        }
-    rows_set(&rows, row, t->end_ns);
-    rows.count[row]++;
-    t->row = (uint32_t)row;
-    if (row + 1 > row_count) row_count = (uint32_t)row + 1;
+    uint32_t i = nth(order, k);
+    if (place_one(m, p, i, th[th[i].creator].row != MODEL_ROW_UNPLACED))
+      return MPROF_ENOMEM;
   }
-  free(rows.tree);
-  *per_row = rows.count;
-  m->view.row_count = row_count;
+  p->next = n + 1;
   return 0;
 }
 
@@ -228,10 +287,13 @@ static void sort_row_spans(mprof_span_t *spans, const uint32_t *first,
 
 /* Clip the running spans to their threads' lines (they are drawn on them),
  * dropping those left empty, and count each row's spans into first[r + 1]:
- * one read of a span's thread gives its line and its row.  Most spans are
- * kept as they are: those are not written back (writing would make the
- * whole array dirty, twice the memory traffic). */
-static size_t clip_and_count(mprof_model_t *m, uint32_t *first) {
+ * one read of a span's thread gives its line and its row, and the row is
+ * noted in rows[] (4 bytes a kept span) for the scatter, which then reads
+ * no thread (reading them again cost more than this array: ~6 ms of 2.5 M
+ * spans).  Most spans are kept as they are: those are not written back
+ * (writing would make the whole array dirty, twice the memory traffic). */
+static size_t clip_and_count(mprof_model_t *m, uint32_t *first,
+                             uint32_t *rows) {
   mprof_span_t *spans = m->running;
   size_t kept = 0, n = m->view.running_count;
   for (size_t i = 0; i < n; i++) {
@@ -244,71 +306,93 @@ static size_t clip_and_count(mprof_model_t *m, uint32_t *first) {
     if (s.start_ns < t->start_ns) s.start_ns = t->start_ns;
     if (s.end_ns <= s.start_ns) continue;
     if (clipped || kept != i) spans[kept] = s;
-    kept++;
+    rows[kept++] = t->row;
     first[t->row + 1]++;
   }
   return kept;
 }
 
-/* The start and prefix-maximum-of-end columns of spans grouped by row, in
- * one pass that also checks each row is in start order: returns 0 (and
- * leaves the columns unfinished) at the first row that is not. */
-static int span_columns(const mprof_span_t *spans, const uint32_t *first,
-                        uint32_t row_count, int64_t *start, int64_t *maxend) {
+/* Scatter the n spans (clipped; span i in row rows[i]) into sorted,
+ * grouped by row (a stable counting sort: fill[r] starts as row r's
+ * first place), checking on the way that each row's spans come in start
+ * order (last_start[r]: its latest start).  Returns whether they all
+ * did. */
+static int scatter_spans(const mprof_model_t *m, size_t n,
+                         const uint32_t *rows, uint32_t *fill,
+                         int64_t *last_start, mprof_span_t *sorted) {
+  const mprof_span_t *spans = m->running;
+  int in_order = 1;
+  for (uint32_t r = 0; r < m->view.row_count; r++) last_start[r] = INT64_MIN;
+  for (size_t i = 0; i < n; i++) {
+    mprof_span_t s = spans[i];
+    uint32_t r = rows[i];
+    if (s.start_ns < last_start[r]) in_order = 0;
+    last_start[r] = s.start_ns;
+    sorted[fill[r]++] = s;
+  }
+  return in_order;
+}
+
+/* The start and prefix-maximum-of-end columns of spans grouped by row. */
+static void span_columns(const mprof_span_t *spans, const uint32_t *first,
+                         uint32_t row_count, int64_t *start, int64_t *maxend) {
   for (uint32_t r = 0; r < row_count; r++) {
     int64_t reach = INT64_MIN;
     for (uint32_t i = first[r]; i < first[r + 1]; i++) {
-      if (i > first[r] && spans[i].start_ns < spans[i - 1].start_ns) return 0;
       if (spans[i].end_ns > reach) reach = spans[i].end_ns;
       start[i] = spans[i].start_ns;
       maxend[i] = reach;
     }
   }
-  return 1;
 }
 
 /* Group the running spans by row (a stable counting sort), by start
  * within each row.  Passes over the spans are what cost (tens of MB, and
  * the sorted copy is fresh memory), so there are as few as can be: clip
- * and count, scatter, then the columns (which check the order; the sort
- * runs only when a row is out of order, then the columns again).  The
- * unsorted array's block (24 bytes a span) then holds the start and
- * prefix-maximum columns (16 bytes a span): no fresh memory for them. */
+ * and count (noting each span's row), the scatter, which checks the
+ * order (the sort runs only when a row is out of order), then the
+ * columns.  The unsorted array's block (24 bytes a span) then holds the
+ * start and prefix-maximum columns (16 bytes a span): no fresh memory
+ * for them. */
 static int group_running(mprof_model_t *m) {
   uint32_t rows = m->view.row_count;
   if (!m->running && !(m->running = malloc(sizeof *m->running)))
     return MPROF_ENOMEM;
   uint32_t *first = calloc((size_t)rows + 1, sizeof *first);
   uint32_t *fill = malloc(((size_t)rows + 1) * sizeof *fill);
+  int64_t *last_start = malloc(((size_t)rows + 1) * sizeof *last_start);
+  uint32_t *span_rows =
+      malloc((m->view.running_count + 1) * sizeof *span_rows);
   m->row_running_first = first;
-  size_t n = first && fill ? clip_and_count(m, first) : 0;
+  size_t n = first && fill && last_start && span_rows
+                 ? clip_and_count(m, first, span_rows)
+                 : 0;
   mprof_span_t *sorted = big_alloc((n ? n : 1) * sizeof *sorted);
-  if (!first || !fill || !sorted) {
+  if (!first || !fill || !last_start || !span_rows || !sorted) {
     free(fill);
+    free(last_start);
+    free(span_rows);
     free(sorted);
     return MPROF_ENOMEM;
   }
-  m->view.running_count = n;
   for (uint32_t r = 0; r < rows; r++) first[r + 1] += first[r];
   memcpy(fill, first, ((size_t)rows + 1) * sizeof *fill);
-  for (size_t i = 0; i < n; i++) {
-    if (i + PREFETCH_AHEAD < n)
-      prefetch_thread(m, m->running[i + PREFETCH_AHEAD].thread);
-    sorted[fill[m->threads[m->running[i].thread].row]++] = m->running[i];
-  }
+  int in_order = scatter_spans(m, n, span_rows, fill, last_start, sorted);
   free(fill);
+  free(last_start);
+  free(span_rows);
   m->running_start = (int64_t *)(void *)m->running;
   m->running_maxend = m->running_start + n;
   m->running = sorted;
   m->running_cap = n ? n : 1;
+  m->view.running_count = n;
   m->view.running = sorted;
-  if (!span_columns(sorted, first, rows, m->running_start, m->running_maxend)) {
-    sort_row_spans(sorted, first, rows);
-    span_columns(sorted, first, rows, m->running_start, m->running_maxend);
-  }
+  if (!in_order) sort_row_spans(sorted, first, rows);
+  span_columns(sorted, first, rows, m->running_start, m->running_maxend);
   /* the columns fill 16 of the block's 24 bytes a span: the rest goes back
    * to the heap (shrinking keeps the start of a block where it is) */
-  int64_t *columns = realloc(m->running_start, (n ? 2 * n : 1) * sizeof *columns);
+  int64_t *columns =
+      realloc(m->running_start, (n ? 2 * n : 1) * sizeof *columns);
   if (columns) {
     m->running_start = columns;
     m->running_maxend = columns + n;
@@ -383,13 +467,19 @@ static int threads_by_start(const mprof_model_t *m, size_t n,
 
 int mprof__layout(mprof_model_t *m) {
   size_t n = m->view.thread_count - 1;
-  uint32_t *order, *per_row = NULL;
-  int err = threads_by_start(m, n, &order);
-  if (err) return err;
-  err = place_threads(m, order, n, &per_row);
+  uint32_t *order = NULL;
+  int err = m->placing ? 0 : MPROF_ENOMEM;
+  if (!err && m->placing->next != n + 1) {
+    err = threads_by_start(m, n, &order);
+    if (!err) err = place_threads(m, order, n);
+  }
   m->threads[MPROF_ROOT_THREAD].row = 0;
-  if (!err) err = group_threads(m, order, n, per_row);
-  free(per_row);
+  if (!err) {
+    m->view.row_count = m->placing->row_count;
+    err = group_running(m);
+  }
+  if (!err) err = group_threads(m, order, n, m->placing->rows.count);
+  place_free(m);
   free(order);
-  return err ? err : group_running(m);
+  return err;
 }

@@ -141,10 +141,14 @@ static void range_minmax(const pyramid_t *p, const mprof_sample_t *s,
   for (size_t x = i; x < j; x++) entry(p, s, level, x, min, max);
 }
 
-/* Build the pyramid over a counter's samples. */
-static int pyramid_build(pyramid_t *p, const mprof_sample_t *s, size_t n) {
+/* Build the pyramid over a counter's samples, and give the counter the
+ * range of its values and 0 (from the pyramid's top level: one pass over
+ * the samples for both). */
+static int pyramid_build(pyramid_t *p, const mprof_sample_t *s, size_t n,
+                         mprof_counter_series_t *counter) {
   const size_t f = MODEL_PYRAMID_FANOUT;
   size_t below = n;
+  int top = -1;
   for (int level = 0; level < MODEL_PYRAMID_LEVELS && below > f; level++) {
     size_t count = (below + f - 1) / f;
     p->min[level] = malloc(count * sizeof *p->min[level]);
@@ -159,7 +163,11 @@ static int pyramid_build(pyramid_t *p, const mprof_sample_t *s, size_t n) {
       p->max[level][b] = hi;
     }
     below = count;
+    top = level;
   }
+  counter->min_value = counter->max_value = 0;
+  for (size_t x = 0; x < below; x++)
+    entry(p, s, top, x, &counter->min_value, &counter->max_value);
   return 0;
 }
 
@@ -196,7 +204,7 @@ int mprof__lod_index(mprof_model_t *m) {
   for (size_t c = 0; c < m->view.counter_count; c++)
     if (pyramid_build(&m->pyramids[c],
                       m->samples + m->counters[c].first_sample,
-                      m->counters[c].sample_count))
+                      m->counters[c].sample_count, &m->counters[c]))
       return MPROF_ENOMEM;
   return 0;
 }

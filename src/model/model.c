@@ -670,17 +670,19 @@ static int close_streams(mprof_model_t *m) {
 }
 
 /* A hinted thread i that never resolved (following merges) is stalled:
- * its line ends failed at the end of the trace. */
-static void settle_stall(mprof_model_t *m, uint32_t i, int64_t end) {
+ * its line ends failed at the end of the trace.  Returns the thread whose
+ * line it ended, or MPROF_NO_THREAD. */
+static uint32_t settle_stall(mprof_model_t *m, uint32_t i, int64_t end) {
   mprof_thread_t *th = m->threads;
   uint32_t last = mprof__follow_merges(m, i);
-  if (th[last].ending != MPROF_ENDING_PENDING) return;
+  if (th[last].ending != MPROF_ENDING_PENDING) return MPROF_NO_THREAD;
   th[i].flags |= MPROF_THREAD_STALLED;
   th[last].flags |= MPROF_THREAD_STALLED;
   th[last].ending = MPROF_ENDING_FAILED;
   th[last].end_ns = end;
   th[last].failure = intern_text(m, STALLED_TEXT, sizeof STALLED_TEXT - 1);
   m->failed_threads++;
+  return last;
 }
 
 /* Thread i's labels: those at *at on in labels grouped by thread (the
@@ -695,36 +697,51 @@ static void take_labels(const mprof_model_t *m, mprof_thread_t *t, size_t i,
   *at = k;
 }
 
+/* Threads are settled, then given rows, a block at a time: the layout
+ * reads the block while it is still in cache (each pass over the
+ * threads, 64 bytes each, costs tens of MB of memory traffic). */
+#define SETTLE_BLOCK 2048
+
 /* Mark hinted threads that never resolved, and end every open line, in
  * one pass over the threads (a stall may end a thread before or after i;
  * either way it ends failed, not by the pending tail).  The same pass
  * gives threads their labels (grouped by thread already), and readies the
- * layout, from the same cache lines (a pass over the threads, 64 bytes
- * each, costs): rows are marked unplaced, and whether the threads are
- * numbered in start order is noted. */
+ * layout, from the same cache lines: rows are marked unplaced, and whether
+ * the threads are numbered in start order is noted; while they are, and
+ * no stall has ended a thread placed already, each block of threads is
+ * placed as soon as it is settled (otherwise mprof__layout() places them
+ * all again). */
 static void settle_endings(mprof_model_t *m) {
   mprof_thread_t *th = m->threads;
   size_t n = m->view.thread_count, label = 0;
   int64_t end = m->view.duration_ns, last_start = INT64_MIN;
+  int placing = mprof__place_begin(m) == 0;
   th[MPROF_ROOT_THREAD].end_ns = end;
   th[MPROF_ROOT_THREAD].ending = MPROF_ENDING_RESOLVED;
   th[MPROF_ROOT_THREAD].row = MODEL_ROW_UNPLACED;
   take_labels(m, &th[MPROF_ROOT_THREAD], MPROF_ROOT_THREAD, &label);
   m->threads_unordered = 0;
-  for (size_t i = 1; i < n; i++) {
-    mprof_thread_t *t = &th[i];
-    take_labels(m, t, i, &label);
-    if (t->flags & MPROF_THREAD_SHOULD_RESOLVE) settle_stall(m, (uint32_t)i, end);
-    if (t->ending == MPROF_ENDING_PENDING) {
-      int64_t tail = t->last_seen_ns + PENDING_TAIL_NS;
-      t->end_ns = tail < end ? tail : end;
+  for (size_t from = 1; from < n; from += SETTLE_BLOCK) {
+    size_t to = n - from > SETTLE_BLOCK ? from + SETTLE_BLOCK : n;
+    for (size_t i = from; i < to; i++) {
+      mprof_thread_t *t = &th[i];
+      take_labels(m, t, i, &label);
+      if (t->flags & MPROF_THREAD_SHOULD_RESOLVE &&
+          settle_stall(m, (uint32_t)i, end) < from)
+        placing = 0; /* it ended a thread placed already */
+      if (t->ending == MPROF_ENDING_PENDING) {
+        int64_t tail = t->last_seen_ns + PENDING_TAIL_NS;
+        t->end_ns = tail < end ? tail : end;
+      }
+      if (t->end_ns < t->start_ns) t->end_ns = t->start_ns;
+      t->row = MODEL_ROW_UNPLACED;
+      if (t->start_ns < last_start)
+        m->threads_unordered = 1;
+      else
+        last_start = t->start_ns;
     }
-    if (t->end_ns < t->start_ns) t->end_ns = t->start_ns;
-    t->row = MODEL_ROW_UNPLACED;
-    if (t->start_ns < last_start)
-      m->threads_unordered = 1;
-    else
-      last_start = t->start_ns;
+    if (placing && !m->threads_unordered)
+      placing = mprof__place_range(m, from, to) == 0;
   }
 }
 
@@ -825,42 +842,42 @@ static int sort_counters(mprof_model_t *m) {
   return 0;
 }
 
-/* Whether the samples are grouped by counter already (one counter, or
- * each counter's samples after the previous one's). */
-static int samples_grouped(const mprof_model_t *m) {
-  for (size_t i = 1; i < m->view.sample_count; i++)
-    if (m->sample_counter[i] < m->sample_counter[i - 1]) return 0;
-  return 1;
+/* Count each counter's samples; returns whether they are grouped by
+ * counter already (one counter, or each counter's samples after the
+ * previous one's), found in the same pass. */
+static int count_samples(mprof_model_t *m) {
+  const uint32_t *counter = m->sample_counter;
+  int grouped = 1;
+  for (size_t i = 0; i < m->view.counter_count; i++)
+    m->counters[i].sample_count = 0;
+  for (size_t i = 0; i < m->view.sample_count; i++) {
+    if (i > 0 && counter[i] < counter[i - 1]) grouped = 0;
+    m->counters[counter[i]].sample_count++;
+  }
+  return grouped;
 }
 
 /* Group samples by counter (a stable counting sort keeps time order; no
- * copy when they are grouped already), then sort the counters by name. */
+ * copy when they are grouped already), then sort the counters by name.
+ * Their value ranges come with the window indexes (mprof__lod_index()),
+ * whose pass over the samples finds them. */
 static int group_samples(mprof_model_t *m) {
   size_t n = m->view.sample_count, c = m->view.counter_count;
-  int grouped = n > 0 && samples_grouped(m);
+  int grouped = count_samples(m) && n > 0;
   mprof_sample_t *sorted =
       grouped ? m->samples : malloc((n ? n : 1) * sizeof *sorted);
   if (!sorted && !grouped) return MPROF_ENOMEM;
-  for (size_t i = 0; i < c; i++) {
-    m->counters[i].sample_count = 0;
-    m->counters[i].min_value = m->counters[i].max_value = 0;
-  }
-  for (size_t i = 0; i < n; i++) m->counters[m->sample_counter[i]].sample_count++;
   uint32_t next = 0;
   for (size_t i = 0; i < c; i++) {
     m->counters[i].first_sample = next;
     next += m->counters[i].sample_count;
   }
-  for (size_t i = 0; i < c; i++) m->counters[i].sample_count = 0;
-  for (size_t i = 0; i < n; i++) {
-    mprof_counter_series_t *s = &m->counters[m->sample_counter[i]];
-    int64_t v = m->samples[i].value;
-    if (v < s->min_value) s->min_value = v;
-    if (v > s->max_value) s->max_value = v;
-    uint32_t at = s->first_sample + s->sample_count++;
-    if (!grouped) sorted[at] = m->samples[i];
-  }
   if (!grouped) {
+    for (size_t i = 0; i < c; i++) m->counters[i].sample_count = 0;
+    for (size_t i = 0; i < n; i++) {
+      mprof_counter_series_t *s = &m->counters[m->sample_counter[i]];
+      sorted[s->first_sample + s->sample_count++] = m->samples[i];
+    }
     free(m->samples);
     m->samples = sorted;
     m->sample_cap = n ? n : 1;
@@ -875,6 +892,7 @@ int mprof_model_finish(mprof_model_t *m) {
   if (close_streams(m)) return MPROF_ENOMEM;
   group_labels(m);
   settle_endings(m);
+  if (mprof__layout(m)) return MPROF_ENOMEM;
   settle_arrows(m);
   sort_arrows_and_bands(m);
   if (group_samples(m)) return MPROF_ENOMEM;
@@ -885,7 +903,7 @@ int mprof_model_finish(mprof_model_t *m) {
   m->view.bands = m->bands;
   m->view.counters = m->counters;
   m->view.strings = m->strings;
-  return mprof__layout(m) ? MPROF_ENOMEM : mprof__lod_index(m);
+  return mprof__lod_index(m);
 }
 
 void mprof_model_free(mprof_model_t *m) {

@@ -76,6 +76,7 @@ struct mprof_model_s {
   int64_t *running_start, *running_maxend;
 
   pyramid_t *pyramids;      /* one per counter */
+  struct mprof__placing_s *placing; /* rows given while settling (layout.c) */
 };
 
 /* Grow *array (of elem-byte items, capacity *cap) to hold need items.
@@ -107,12 +108,23 @@ int mprof__model_reserve(mprof_model_t *m, const mprof_model_sizes_t *sizes);
  * input is cut after a thousand hops). */
 uint32_t mprof__follow_merges(const mprof_model_t *m, uint32_t i);
 
-/* Give every thread a row and group threads and spans by row (after the
- * finish's pass over the threads: rows MODEL_ROW_UNPLACED, and
- * threads_unordered found). */
+/* Rows given to threads while their endings are settled, in start order
+ * (layout.c): begin (into m->placing), then place threads [from, to),
+ * settled, right after those placed before.  Each returns 0 or
+ * MPROF_ENOMEM (place_range: MPROF_EINVAL when from is not next); a
+ * placing left unfinished is done again by mprof__layout(). */
+typedef struct mprof__placing_s mprof__placing_t;
+int mprof__place_begin(mprof_model_t *m);
+int mprof__place_range(mprof_model_t *m, size_t from, size_t to);
+
+/* Give every thread a row (those mprof__place_range() did not place
+ * right, or all, again) and group threads and spans by row (after the
+ * finish's pass over the threads: endings settled, threads_unordered
+ * found); frees m->placing.  Returns 0 or MPROF_ENOMEM. */
 int mprof__layout(mprof_model_t *m);
 
-/* Build the indexes the window queries use. */
+/* Build the indexes the window queries use, and give each counter the
+ * range of its values and 0 (min_value, max_value). */
 int mprof__lod_index(mprof_model_t *m);
 void mprof__lod_free(mprof_model_t *m);
 
