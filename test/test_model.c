@@ -436,6 +436,29 @@ static void test_late_thread_placed_again(void **state) {
   free(rows);
 }
 
+/* Events fed by hand out of time order (stream 1's creation at 30 after
+ * stream 0's at 40): the arrows still come out sorted by time, as when
+ * they are fed in order. */
+static void test_arrows_fed_out_of_order(void **state) {
+  (void)state;
+  for (int late = 0; late <= 1; late++) {
+    begin();
+    ev_on(0, MPROF_EVENT_CREATE, 10, 0, 1);
+    ev_on(0, MPROF_EVENT_CREATE, 20, 1, 2);
+    if (!late) ev_on(1, MPROF_EVENT_CREATE, 30, 1, 4);
+    ev_on(0, MPROF_EVENT_CREATE, 40, 1, 3);
+    if (late) ev_on(1, MPROF_EVENT_CREATE, 30, 1, 4);
+    const mprof_model_view_t *v = finish();
+    static const uint64_t to_ids[] = {2, 4, 3};
+    assert_int_equal(v->arrow_count, 3);
+    for (size_t i = 0; i < 3; i++) {
+      assert_int_equal(v->arrows[i].time_ns, 10 * (i + 1));
+      assert_int_equal(v->threads[v->arrows[i].to].id, to_ids[i]);
+    }
+    mprof_model_free(model);
+  }
+}
+
 /* A hinted thread (numbered after thousands of others) that became
  * thread 1 and never resolved ends thread 1's line at the end of the
  * trace, after thread 1 was placed with its pending end: placed again,
@@ -893,6 +916,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_row_spans_out_of_order),
       cmocka_unit_test(test_row_spans_overlap),
       cmocka_unit_test(test_late_thread_placed_again),
+      cmocka_unit_test(test_arrows_fed_out_of_order),
       cmocka_unit_test(test_stall_ends_a_placed_thread),
       cmocka_unit_test(test_window_is_bounded),
       cmocka_unit_test(test_counter_range_matches_scan),

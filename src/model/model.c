@@ -382,6 +382,8 @@ static int arrow_add(mprof_model_t *m, mprof_arrow_kind_t kind, uint32_t from,
   if (from == to || from == MPROF_ROOT_THREAD || to == MPROF_ROOT_THREAD)
     return 0;
   mprof_arrow_t arrow = {t, from, to, kind, stream_index(m, s)};
+  size_t n = m->view.arrow_count;
+  if (n && t < m->arrows[n - 1].time_ns) m->arrows_unordered = 1;
   return MODEL_PUSH(m, arrows, arrow_cap, arrow_count, arrow);
 }
 
@@ -788,13 +790,10 @@ static int compare_bands(const void *pa, const void *pb) {
 }
 
 /* Arrows come in time order from a merged trace; events fed by hand may
- * not.  Sort only if needed (qsort is not stable). */
+ * not (arrow_add notes it).  Sort only if needed (qsort is not stable). */
 static void sort_arrows_and_bands(mprof_model_t *m) {
-  for (size_t i = 1; i < m->view.arrow_count; i++)
-    if (m->arrows[i].time_ns < m->arrows[i - 1].time_ns) {
-      qsort(m->arrows, m->view.arrow_count, sizeof *m->arrows, compare_arrows);
-      break;
-    }
+  if (m->arrows_unordered)
+    qsort(m->arrows, m->view.arrow_count, sizeof *m->arrows, compare_arrows);
   if (m->view.band_count)
     qsort(m->bands, m->view.band_count, sizeof *m->bands, compare_bands);
 }

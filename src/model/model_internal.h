@@ -43,6 +43,7 @@ struct mprof_model_s {
   int have_base;
   int finished;
   size_t failed_threads;    /* threads that ended failed (so far) */
+  int arrows_unordered;     /* an arrow was added before an earlier one */
   int threads_unordered;    /* a thread starts before one numbered lower
                                (found by the finish's pass over threads) */
 
