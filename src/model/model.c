@@ -377,8 +377,11 @@ static int counter_update(mprof_model_t *m, const mprof_event_t *ev,
 
 /* --- Events ------------------------------------------------------------------ */
 
-static int arrow_add(mprof_model_t *m, mprof_arrow_kind_t kind, uint32_t from,
-                     uint32_t to, int64_t t, const stream_state_t *s) {
+/* Inlined where it is used: called for most events, and its tests fold
+ * into the caller's. */
+static inline __attribute__((always_inline)) int
+arrow_add(mprof_model_t *m, mprof_arrow_kind_t kind, uint32_t from,
+          uint32_t to, int64_t t, const stream_state_t *s) {
   if (from == to || from == MPROF_ROOT_THREAD || to == MPROF_ROOT_THREAD)
     return 0;
   mprof_arrow_t arrow = {t, from, to, kind, stream_index(m, s)};
