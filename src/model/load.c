@@ -106,21 +106,26 @@ static int cursor_fill(cursor_t *c) {
 
 static uint64_t head_time(const cursor_t *c) { return c->events[c->at].time_ticks; }
 
-/* heap[] holds cursor indexes; the earliest head first (ties: lower
- * stream, so the order is deterministic). */
-static int earlier(const cursor_t *cursors, uint32_t a, uint32_t b) {
-  uint64_t ta = head_time(&cursors[a]), tb = head_time(&cursors[b]);
-  return ta != tb ? ta < tb : a < b;
+/* A heap entry: a cursor and the clock of its next event, kept here so
+ * that the heap's steps read only the heap. */
+typedef struct head_s {
+  uint64_t time;
+  uint32_t cursor;
+} head_t;
+
+/* The earliest head first (ties: the lower cursor, so the order is
+ * deterministic). */
+static inline int earlier(head_t a, head_t b) {
+  return a.time != b.time ? a.time < b.time : a.cursor < b.cursor;
 }
 
-static inline void sift_down(const cursor_t *cursors, uint32_t *heap, size_t n,
-                             size_t i) {
+static inline void sift_down(head_t *heap, size_t n, size_t i) {
   for (;;) {
     size_t l = 2 * i + 1, r = l + 1, best = i;
-    if (l < n && earlier(cursors, heap[l], heap[best])) best = l;
-    if (r < n && earlier(cursors, heap[r], heap[best])) best = r;
+    if (l < n && earlier(heap[l], heap[best])) best = l;
+    if (r < n && earlier(heap[r], heap[best])) best = r;
     if (best == i) return;
-    uint32_t tmp = heap[i];
+    head_t tmp = heap[i];
     heap[i] = heap[best];
     heap[best] = tmp;
     i = best;
@@ -154,42 +159,44 @@ static size_t find_streams(const source_t *source, progress_t *progress,
 /* Feed the top cursor's events to the model for as long as they come
  * before every other cursor's head (its run), then restore the heap: one
  * heap step per run, not per event. */
-static int feed_run(mprof_model_t *m, cursor_t *cursors, uint32_t *heap,
+static int feed_run(mprof_model_t *m, cursor_t *cursors, head_t *heap,
                     size_t *live) {
-  uint32_t top = heap[0], next = UINT32_MAX;
-  if (*live > 1) next = heap[1];
-  if (*live > 2 && earlier(cursors, heap[2], heap[1])) next = heap[2];
+  uint32_t top = heap[0].cursor;
+  /* the run: up to the first event past the next head (ties go to the
+   * lower cursor; the top's own head is never past it) */
+  uint64_t last = UINT64_MAX;
+  if (*live > 1) {
+    head_t next = heap[1];
+    if (*live > 2 && earlier(heap[2], next)) next = heap[2];
+    last = top < next.cursor ? next.time : next.time - 1;
+  }
   cursor_t *c = &cursors[top];
   do {
-    /* the run within this packet: up to the first event past next's head
-     * (ties go to the lower cursor) */
-    uint64_t last = UINT64_MAX;
-    if (next != UINT32_MAX) {
-      uint64_t limit = head_time(&cursors[next]);
-      last = top < next ? limit : limit - 1; /* top's head is <= last */
-    }
     size_t added;
     int err = mprof__model_add_run(m, c->events + c->at, c->count - c->at,
                                    last, &added);
     if (err) return err;
     c->at += added;
     if (c->at == c->count && cursor_fill(c)) return MPROF_ENOMEM;
-  } while (c->at < c->count &&
-           (next == UINT32_MAX || earlier(cursors, top, next)));
-  if (c->at == c->count) heap[0] = heap[--*live];
-  sift_down(cursors, heap, *live, 0);
+  } while (c->at < c->count && head_time(c) <= last);
+  if (c->at == c->count)
+    heap[0] = heap[--*live];
+  else
+    heap[0].time = head_time(c);
+  sift_down(heap, *live, 0);
   return 0;
 }
 
 /* Feed every event to the model in time order. */
 static int merge_streams(mprof_model_t *m, cursor_t *cursors, size_t n,
-                         uint32_t *heap) {
+                         head_t *heap) {
   size_t live = 0;
   for (size_t i = 0; i < n; i++) {
     if (cursor_fill(&cursors[i])) return MPROF_ENOMEM;
-    if (cursors[i].at < cursors[i].count) heap[live++] = (uint32_t)i;
+    if (cursors[i].at < cursors[i].count)
+      heap[live++] = (head_t){head_time(&cursors[i]), (uint32_t)i};
   }
-  for (size_t i = live / 2; i-- > 0;) sift_down(cursors, heap, live, i);
+  for (size_t i = live / 2; i-- > 0;) sift_down(heap, live, i);
   while (live > 0) {
     int err = feed_run(m, cursors, heap, &live);
     if (err) return err;
@@ -342,7 +349,7 @@ static int feed(const mprof_trace_t *const *traces, size_t count,
    * grow as they fill, and the load fails only if that fails too */
   if (sizes) (void)mprof__model_reserve(m, sizes);
   cursor_t *cursors = malloc((packets ? packets : 1) * sizeof *cursors);
-  uint32_t *heap = malloc((packets ? packets : 1) * sizeof *heap);
+  head_t *heap = malloc((packets ? packets : 1) * sizeof *heap);
   uint64_t discarded = 0;
   if (!cursors || !heap) {
     err = MPROF_ENOMEM;
