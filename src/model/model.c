@@ -396,9 +396,9 @@ static int label_add(mprof_model_t *m, uint32_t thread, int64_t t,
   return MODEL_PUSH(m, labels, label_cap, label_count, label);
 }
 
-static int thread_create(mprof_model_t *m, const mprof_event_t *ev,
-                         uint32_t creator, int64_t t,
-                         const stream_state_t *s) {
+static inline __attribute__((always_inline)) int
+thread_create(mprof_model_t *m, const mprof_event_t *ev, uint32_t creator,
+              int64_t t, const stream_state_t *s) {
   uint64_t id = ev->a;
   uint16_t type = (uint16_t)ev->type;
   uint32_t child = *id_ref(m, id);
@@ -463,7 +463,7 @@ static int thread_becomes(mprof_model_t *m, const mprof_event_t *ev,
 }
 
 /* A legacy read or signal also switched to the thread that went on. */
-static int legacy_switch(mprof_model_t *m, stream_state_t *s, uint32_t next,
+static inline int legacy_switch(mprof_model_t *m, stream_state_t *s, uint32_t next,
                          int64_t t) {
   if (!m->legacy || next == MPROF_ROOT_THREAD) return 0;
   return idle_end(m, s, t) || stream_switch(m, s, next, t) ? MPROF_ENOMEM : 0;
