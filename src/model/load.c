@@ -296,8 +296,8 @@ static void sizes_of(const uint64_t *kinds, size_t streams,
  * trace with fewer than CENSUS_ALL_BELOW): counts of a sample are scaled up
  * by content bytes, with an eighth more for room.  The load samples one
  * packet in CENSUS_STRIDE. */
-#define CENSUS_ALL_BELOW 64
-#define CENSUS_STRIDE 8
+#define CENSUS_ALL_BELOW 128
+#define CENSUS_STRIDE 16
 
 static void census_sizes(const mprof_trace_t *const *traces, size_t count,
                          size_t stride, mprof_model_sizes_t *out) {
