@@ -463,8 +463,8 @@ static int thread_becomes(mprof_model_t *m, const mprof_event_t *ev,
 }
 
 /* A legacy read or signal also switched to the thread that went on. */
-static inline int legacy_switch(mprof_model_t *m, stream_state_t *s, uint32_t next,
-                         int64_t t) {
+static inline int legacy_switch(mprof_model_t *m, stream_state_t *s,
+                                uint32_t next, int64_t t) {
   if (!m->legacy || next == MPROF_ROOT_THREAD) return 0;
   return idle_end(m, s, t) || stream_switch(m, s, next, t) ? MPROF_ENOMEM : 0;
 }
