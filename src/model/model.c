@@ -386,8 +386,9 @@ arrow_add(mprof_model_t *m, mprof_arrow_kind_t kind, uint32_t from,
     return 0;
   mprof_arrow_t arrow = {t, from, to, kind, stream_index(m, s)};
   size_t n = m->view.arrow_count;
+  if (MODEL_PUSH(m, arrows, arrow_cap, arrow_count, arrow)) return MPROF_ENOMEM;
   if (n && t < m->arrows[n - 1].time_ns) m->arrows_unordered = 1;
-  return MODEL_PUSH(m, arrows, arrow_cap, arrow_count, arrow);
+  return 0;
 }
 
 static int label_add(mprof_model_t *m, uint32_t thread, int64_t t,
