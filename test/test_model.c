@@ -21,17 +21,24 @@ static mprof_model_t *model;
 
 static void begin(void) { assert_int_equal(mprof_model_new(1000000000, 0, &model), 0); }
 
-static void ev(mprof_event_kind_t kind, uint64_t time, uint64_t thread,
-               uint64_t a, uint64_t b) {
+/* Feed an event of stream `stream` (tasks, when it creates). */
+static void ev_stream(uint32_t stream, mprof_event_kind_t kind, uint64_t time,
+                      uint64_t thread, uint64_t a, uint64_t b) {
   mprof_event_t e;
   memset(&e, 0, sizeof e);
   e.kind = kind;
   e.time_ticks = time;
+  e.stream = stream;
   e.thread = thread;
   e.a = a;
   e.b = b;
   e.type = MPROF_TASK;
   assert_int_equal(mprof_model_add(model, &e), 0);
+}
+
+static void ev(mprof_event_kind_t kind, uint64_t time, uint64_t thread,
+               uint64_t a, uint64_t b) {
+  ev_stream(0, kind, time, thread, a, b);
 }
 
 static void ev_text(mprof_event_kind_t kind, uint64_t time, uint64_t a,
@@ -294,15 +301,7 @@ static void test_layout_properties(void **state) {
 /* ev() on OS-thread stream `stream`. */
 static void ev_on(uint32_t stream, mprof_event_kind_t kind, uint64_t time,
                   uint64_t thread, uint64_t a) {
-  mprof_event_t e;
-  memset(&e, 0, sizeof e);
-  e.kind = kind;
-  e.time_ticks = time;
-  e.stream = stream;
-  e.thread = thread;
-  e.a = a;
-  e.type = MPROF_TASK;
-  assert_int_equal(mprof_model_add(model, &e), 0);
+  ev_stream(stream, kind, time, thread, a, 0);
 }
 
 /* The running spans of thread id's row, as the view holds them. */
