@@ -438,7 +438,9 @@ async function testCompareRuns(context) {
   /* one scale: 20 in flight is a third of 60, so the narrow run's graph
    * stays below 20 px of its 38 px strip, while the wide run's passes it */
   const level = async (pane) => {
-    const h = await page.evaluate((i) => window.mprofViewer.panes[i].canvas.clientHeight, pane);
+    /* the height the scene was built for (the canvas's pixels, which
+     * pixelRow reads), not its CSS box, which a later layout may change */
+    const h = await page.evaluate((i) => window.mprofViewer.panes[i].canvas.height, pane);
     return (await pixelRow(page, h - 2 - 20, pane)).filter((c) => near(c, COUNTER)).length;
   };
   check(await level(0) > 0, 'compare: the wide run\'s counter reaches 20 px');
