@@ -111,12 +111,12 @@ static int decode_field(decoder_t *d, const mprof__field_t *f, int wide,
   X(SWITCH, 4) X(CREATE, 5) X(CREATE_BY, 9) X(READ, 4) X(TRY_READ, 4)          \
   X(RESOLVE, 4) X(BECOMES, 8) X(SIGNAL, 4) X(SUSPEND, 0) X(SHOULD_RESOLVE, 4)  \
   X(COUNTER_INCREASE, 6) X(COUNTER_VALUE, 6)
+#define FIXED_EVENTS(X) FAST_EVENTS(X) X(LABEL_REF, 6)
 
 /* Payload bytes of each event class. */
 #define PAYLOAD_SIZE(name, size) [MPROF__EV_##name] = size,
 static const uint8_t fixed_size[MPROF__EV_COUNT] = {
-    FAST_EVENTS(PAYLOAD_SIZE)
-    [MPROF__EV_LABEL_REF] = 6,
+    FIXED_EVENTS(PAYLOAD_SIZE)
     [MPROF__EV_FAIL] = FIXED_NONE,
     [MPROF__EV_LABEL] = FIXED_NONE,
     [MPROF__EV_COUNTER_NAME] = FIXED_NONE,
@@ -561,7 +561,7 @@ static int packet_walk(decoder_t *d, uint32_t stream, uint64_t *counts,
     counts[MPROF__EV_##name]++;                                                \
     d->p += MPROF__COMPACT_HEADER_SIZE + size;                                 \
     continue;
-    switch (d->p[0] & 31) { FAST_EVENTS(STEP) STEP(LABEL_REF, 6) }
+    switch (d->p[0] & 31) { FIXED_EVENTS(STEP) }
 #undef STEP
     uint32_t id;
     if (decode_header(d, &id)) return -1;
