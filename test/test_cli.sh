@@ -244,4 +244,29 @@ done
 expect_exit 0 "$mprof" --help
 expect_exit 2 "$mprof"
 expect_exit 2 "$mprof" no-such-command
-echo "ok: check, snapshot, stats, ctf, several traces, progress, --help"
+
+# mprof runs with glibc's heap on huge pages unless GLIBC_TUNABLES says
+# otherwise (the environment it started with, read from /proc while it
+# waits for its trace on a FIFO; the second start is the same process).
+heap_tunables() { # WANT [VAR=VALUE...]: mprof stats's GLIBC_TUNABLES line,
+  local want=$1 seen= pid; shift  # once it is WANT (or after 5 s)
+  rm -f "$tmp/fifo"; mkfifo "$tmp/fifo"
+  env -u GLIBC_TUNABLES "$@" "$mprof" stats - <"$tmp/fifo" >/dev/null &
+  pid=$!
+  exec 3>"$tmp/fifo"
+  for _ in $(seq 100); do
+    seen=$(tr '\0' '\n' <"/proc/$pid/environ" | grep '^GLIBC_TUNABLES=' || true)
+    [ "$seen" != "GLIBC_TUNABLES=$want" ] || break
+    sleep 0.05
+  done
+  cat "$tmp/good.ctf" >&3; exec 3>&-
+  wait "$pid" || fail "stats - of a trace written into a FIFO"
+  echo "$seen"
+}
+seen=$(heap_tunables glibc.malloc.hugetlb=1)
+[ "$seen" = GLIBC_TUNABLES=glibc.malloc.hugetlb=1 ] \
+  || fail "mprof did not put its heap on huge pages: '$seen'"
+seen=$(heap_tunables glibc.malloc.hugetlb=0 GLIBC_TUNABLES=glibc.malloc.hugetlb=0)
+[ "$seen" = GLIBC_TUNABLES=glibc.malloc.hugetlb=0 ] \
+  || fail "mprof changed the user's GLIBC_TUNABLES: '$seen'"
+echo "ok: check, snapshot, stats, ctf, several traces, progress, --help, huge pages"

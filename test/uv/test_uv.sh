@@ -99,4 +99,11 @@ grep -q "^tcp: client got ECONNRESET$" "$out/sockets.plain.txt" ||
 "$build/mprof" record --size 12Q -- true 2>/dev/null; [ $? -eq 2 ] || fail "record --size 12Q"
 "$build/mprof" record -o "$out/x.ctf" -- "$out/no-such-program" 2>/dev/null
 [ $? -eq 127 ] || fail "record of a missing program: not 127"
+# The program gets the user's environment: mprof's own start on huge pages
+# (GLIBC_TUNABLES, set when mprof started itself again) is not passed on.
+env -u GLIBC_TUNABLES "$build/mprof" record -o "$out/env.ctf" -- /usr/bin/env \
+  >"$out/env.txt" 2>/dev/null || fail "record of env"
+grep -q "^MPROF_TRACE=$out/env.ctf$" "$out/env.txt" || fail "record: env did not run"
+! grep -E "^(GLIBC_TUNABLES|MPROF_HUGE_PAGES_STARTED)=" "$out/env.txt" ||
+  fail "record passed mprof's heap settings on to the program"
 exit $status
