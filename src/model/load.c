@@ -104,13 +104,20 @@ static int cursor_fill(cursor_t *c) {
   return 0;
 }
 
-static uint64_t head_time(const cursor_t *c) { return c->events[c->at].time_ticks; }
+/* An OS thread's two streams, ring and names (or one stream alone: half[1]
+ * is NO_HALF), merged as one: labels go to the names stream, so its
+ * events fall between the ring's all the time. */
+#define NO_HALF UINT32_MAX
+typedef struct pair_s {
+  uint32_t half[2]; /* cursor indexes, the lower first */
+} pair_t;
 
-/* A heap entry: a cursor and the clock of its next event, kept here so
- * that the heap's steps read only the heap. */
+/* A heap entry: a pair, and the clock and cursor of its next event, kept
+ * here so that the heap's steps read only the heap. */
 typedef struct head_s {
   uint64_t time;
   uint32_t cursor;
+  uint32_t pair;
 } head_t;
 
 /* The earliest head first (ties: the lower cursor, so the order is
@@ -156,49 +163,119 @@ static size_t find_streams(const source_t *source, progress_t *progress,
   return n;
 }
 
-/* Feed the top cursor's events to the model for as long as they come
- * before every other cursor's head (its run), then restore the heap: one
- * heap step per run, not per event. */
-static int feed_run(mprof_model_t *m, cursor_t *cursors, head_t *heap,
-                    size_t *live) {
-  uint32_t top = heap[0].cursor;
-  /* the run: up to the first event past the next head (ties go to the
-   * lower cursor; the top's own head is never past it) */
-  uint64_t last = UINT64_MAX;
-  if (*live > 1) {
-    head_t next = heap[1];
-    if (*live > 2 && earlier(heap[2], next)) next = heap[2];
-    last = top < next.cursor ? next.time : next.time - 1;
+static const mprof_packet_info_t *first_packet(const cursor_t *c) {
+  return mprof_trace_packet(c->source->trace, c->next_packet);
+}
+
+/* Pair the streams cursors[from .. to) of one trace, found in its packet
+ * order (ring streams by instance, then names streams by instance), into
+ * pairs[]; returns how many.  Any pairing merges right: this one makes
+ * the merge's steps few. */
+static size_t pair_streams(const cursor_t *cursors, uint32_t from, uint32_t to,
+                           pair_t *pairs) {
+  uint32_t names = from, n = 0;
+  while (names < to && first_packet(&cursors[names])->stream_class == 0)
+    names++;
+  uint32_t ring = from, other = names;
+  while (ring < names || other < to) {
+    uint64_t r = ring < names ? first_packet(&cursors[ring])->stream_instance
+                              : UINT64_MAX;
+    uint64_t o = other < to ? first_packet(&cursors[other])->stream_instance
+                            : UINT64_MAX;
+    if (ring < names && other < to && r == o)
+      pairs[n++] = (pair_t){{ring++, other++}};
+    else if (ring < names && (other == to || r < o))
+      pairs[n++] = (pair_t){{ring++, NO_HALF}};
+    else
+      pairs[n++] = (pair_t){{other++, NO_HALF}};
   }
-  cursor_t *c = &cursors[top];
+  return n;
+}
+
+/* Cursor c (index i) as a run for the model, none of its events past
+ * `bound`, the next pair's head (all of them: bound.cursor NO_HALF).
+ * Without events left it is done: empty cursors are filled before. */
+static mprof__run_t run_of(const cursor_t *c, uint32_t i, head_t bound) {
+  mprof__run_t r = {c->events, c->count, c->at, UINT64_MAX,
+                    c->next_packet == c->end_packet};
+  if (bound.cursor == NO_HALF) return r;
+  if (i < bound.cursor) {
+    r.last = bound.time;
+  } else if (bound.time > 0) {
+    r.last = bound.time - 1;
+  } else { /* nothing of it may go before the bound's clock 0 */
+    r.count = r.at;
+    r.done = 1;
+  }
+  return r;
+}
+
+/* The pair's next event as a heap entry; 0 if it has none left. */
+static int pair_head(const cursor_t *cursors, const pair_t *p, uint32_t index,
+                     head_t *out) {
+  int found = 0;
+  for (int k = 0; k < 2 && p->half[k] != NO_HALF; k++) {
+    const cursor_t *c = &cursors[p->half[k]];
+    if (c->at == c->count) continue;
+    head_t h = {c->events[c->at].time_ticks, p->half[k], index};
+    if (!found || earlier(h, *out)) *out = h;
+    found = 1;
+  }
+  return found;
+}
+
+/* Fill cursor c if its events are used up and packets remain. */
+static int refill(cursor_t *c) {
+  return c->at == c->count && c->next_packet < c->end_packet ? cursor_fill(c)
+                                                             : 0;
+}
+
+/* Feed the top pair's events to the model for as long as they come before
+ * every other pair's head (its run), then restore the heap: one heap step
+ * per run, not per event. */
+static int feed_run(mprof_model_t *m, cursor_t *cursors, const pair_t *pairs,
+                    head_t *heap, size_t *live) {
+  uint32_t top = heap[0].pair;
+  const pair_t *p = &pairs[top];
+  head_t bound = {UINT64_MAX, NO_HALF, 0}, next;
+  if (*live > 1) {
+    bound = heap[1];
+    if (*live > 2 && earlier(heap[2], bound)) bound = heap[2];
+  }
+  cursor_t *x = &cursors[p->half[0]];
+  cursor_t *y = p->half[1] != NO_HALF ? &cursors[p->half[1]] : NULL;
+  static const cursor_t none; /* no events, no packets: done */
   do {
-    size_t added;
-    int err = mprof__model_add_run(m, c->events + c->at, c->count - c->at,
-                                   last, &added);
+    mprof__run_t rx = run_of(x, p->half[0], bound);
+    mprof__run_t ry = y ? run_of(y, p->half[1], bound) : run_of(&none, 0, bound);
+    int err = mprof__model_add_pair(m, &rx, &ry);
+    x->at = rx.at;
+    if (y) y->at = ry.at;
     if (err) return err;
-    c->at += added;
-    if (c->at == c->count && cursor_fill(c)) return MPROF_ENOMEM;
-  } while (c->at < c->count && head_time(c) <= last);
-  if (c->at == c->count)
-    heap[0] = heap[--*live];
+    if (refill(x) || (y && refill(y))) return MPROF_ENOMEM;
+  } while (pair_head(cursors, p, top, &next) &&
+           (bound.cursor == NO_HALF || earlier(next, bound)));
+  if (pair_head(cursors, p, top, &next))
+    heap[0] = next;
   else
-    heap[0].time = head_time(c);
+    heap[0] = heap[--*live];
   sift_down(heap, *live, 0);
   return 0;
 }
 
 /* Feed every event to the model in time order. */
-static int merge_streams(mprof_model_t *m, cursor_t *cursors, size_t n,
-                         head_t *heap) {
+static int merge_streams(mprof_model_t *m, cursor_t *cursors,
+                         const pair_t *pairs, size_t n, head_t *heap) {
   size_t live = 0;
-  for (size_t i = 0; i < n; i++) {
-    if (cursor_fill(&cursors[i])) return MPROF_ENOMEM;
-    if (cursors[i].at < cursors[i].count)
-      heap[live++] = (head_t){head_time(&cursors[i]), (uint32_t)i};
+  for (uint32_t i = 0; i < n; i++) {
+    head_t h;
+    for (int k = 0; k < 2 && pairs[i].half[k] != NO_HALF; k++)
+      if (cursor_fill(&cursors[pairs[i].half[k]])) return MPROF_ENOMEM;
+    if (pair_head(cursors, &pairs[i], i, &h)) heap[live++] = h;
   }
   for (size_t i = live / 2; i-- > 0;) sift_down(heap, live, i);
   while (live > 0) {
-    int err = feed_run(m, cursors, heap, &live);
+    int err = feed_run(m, cursors, pairs, heap, &live);
     if (err) return err;
   }
   return 0;
@@ -349,23 +426,28 @@ static int feed(const mprof_trace_t *const *traces, size_t count,
    * grow as they fill, and the load fails only if that fails too */
   if (sizes) (void)mprof__model_reserve(m, sizes);
   cursor_t *cursors = malloc((packets ? packets : 1) * sizeof *cursors);
+  pair_t *pairs = malloc((packets ? packets : 1) * sizeof *pairs);
   head_t *heap = malloc((packets ? packets : 1) * sizeof *heap);
   uint64_t discarded = 0;
-  if (!cursors || !heap) {
+  if (!cursors || !pairs || !heap) {
     err = MPROF_ENOMEM;
   } else {
-    size_t n = 0;
+    size_t n = 0, paired = 0;
     for (size_t i = 0; i < count; i++) {
+      size_t from = n;
       n += find_streams(&sources[i], progress, cursors + n);
+      paired += pair_streams(cursors, (uint32_t)from, (uint32_t)n,
+                             pairs + paired);
       discarded += mprof_trace_info(sources[i].trace)->discarded;
     }
-    err = merge_streams(m, cursors, n, heap);
+    err = merge_streams(m, cursors, pairs, paired, heap);
     for (size_t i = 0; i < n; i++) {
       free(cursors[i].events);
       free(cursors[i].scratch);
     }
   }
   free(cursors);
+  free(pairs);
   free(heap);
   if (err) {
     mprof_model_free(m);

@@ -618,49 +618,105 @@ int mprof__model_reserve(mprof_model_t *m, const mprof_model_sizes_t *sizes) {
              : 0;
 }
 
-int mprof__model_add_run(mprof_model_t *m, const mprof_event_t *events,
-                         size_t count, uint64_t last, size_t *added) {
-  *added = 0;
-  if (m->finished) return MPROF_EINVAL;
-  if (count == 0 || events[0].time_ticks > last) return 0;
-  if (!m->have_base) {
-    m->view.start_ticks = events[0].time_ticks;
-    m->have_base = 1;
-  }
-  /* the clock's terms and the latest time in locals: stores through the
-   * model's arrays may alias its fields */
-  const uint64_t start_ticks = m->view.start_ticks;
-  const double ns_per_tick = m->ns_per_tick;
-  int64_t latest = m->view.duration_ns;
-  stream_state_t *s = NULL; /* the previous event's stream */
+/* The event loop's state, in locals while a pair of runs is fed: the
+ * clock's terms, the latest time, the previous event's stream (stores
+ * through the model's arrays may alias the model's own fields). */
+typedef struct feeding_s {
+  uint64_t start_ticks;
+  double ns_per_tick;
+  int64_t latest;
+  stream_state_t *s;
+  size_t fed;
+} feeding_t;
+
+/* Feed r's events up to the first whose clock is past limit, or its end.
+ * Returns 0 or an mprof error (the event that failed counts as fed). */
+static inline __attribute__((always_inline)) int
+feed_upto(mprof_model_t *m, mprof__run_t *r, uint64_t limit, feeding_t *f) {
+  size_t i = r->at;
   int err = 0;
-  size_t i = 0;
-  for (; i < count && events[i].time_ticks <= last; i++) {
-    const mprof_event_t *ev = &events[i];
-    int64_t t = event_ns(ev->time_ticks, start_ticks, ns_per_tick);
-    if (!s || s->id != ev->stream) {
-      if (!(s = stream_of(m, ev->stream, t))) {
+  for (; i < r->count && r->events[i].time_ticks <= limit; i++) {
+    const mprof_event_t *ev = &r->events[i];
+    int64_t t = event_ns(ev->time_ticks, f->start_ticks, f->ns_per_tick);
+    if (!f->s || f->s->id != ev->stream) {
+      if (!(f->s = stream_of(m, ev->stream, t))) {
         err = MPROF_ENOMEM;
         break;
       }
     }
-    if (t < s->last_ns) t = s->last_ns; /* time never goes backwards */
-    s->last_ns = t;
-    if (t > latest) latest = t;
-    if ((err = add_event(m, ev, s, t))) {
+    if (t < f->s->last_ns) t = f->s->last_ns; /* time never goes backwards */
+    f->s->last_ns = t;
+    if (t > f->latest) f->latest = t;
+    if ((err = add_event(m, ev, f->s, t))) {
       i++; /* it counts as fed */
       break;
     }
   }
-  m->view.duration_ns = latest;
-  m->view.events += i;
-  *added = i;
+  f->fed += i - r->at;
+  r->at = i;
+  return err;
+}
+
+static int run_has(const mprof__run_t *r) { return r->at < r->count; }
+
+static uint64_t run_head(const mprof__run_t *r) {
+  return r->events[r->at].time_ticks;
+}
+
+/* The clock of the pair's first event to feed, if it may be fed now. */
+static int pair_first(const mprof__run_t *x, const mprof__run_t *y,
+                      uint64_t *ticks) {
+  if (run_has(x) && (!run_has(y) || run_head(x) <= run_head(y))) {
+    *ticks = run_head(x);
+    return *ticks <= x->last;
+  }
+  *ticks = run_has(y) ? run_head(y) : 0;
+  return run_has(y) && *ticks <= y->last;
+}
+
+int mprof__model_add_pair(mprof_model_t *m, mprof__run_t *x,
+                          mprof__run_t *y) {
+  if (m->finished) return MPROF_EINVAL;
+  uint64_t first;
+  if (!pair_first(x, y, &first)) return 0;
+  if (!m->have_base) {
+    m->view.start_ticks = first;
+    m->have_base = 1;
+  }
+  feeding_t f = {m->view.start_ticks, m->ns_per_tick, m->view.duration_ns,
+                 NULL, 0};
+  int err = 0;
+  /* By turns: x goes while its clock is at most y's next (x wins ties),
+   * then y while its clock is below x's next.  A run that ends before it
+   * is done ends the call (its next packet may hold earlier events than
+   * the other's), as do two turns in a row that feed nothing.  One loop
+   * for both, so that the event's work is inlined once. */
+  for (int turn = 0, idle = 0; idle < 2; turn ^= 1) {
+    mprof__run_t *r = turn ? y : x, *other = turn ? x : y;
+    uint64_t limit = r->last;
+    if (run_has(other)) {
+      uint64_t next = run_head(other);
+      if (turn && next <= limit) /* y: below x's next, which is not 0 */
+        limit = next ? next - 1 : 0; /* (x fed its clock-0 events first) */
+      else if (!turn && next < limit)
+        limit = next;
+    } else if (!other->done) {
+      break;
+    }
+    size_t before = f.fed;
+    if ((err = feed_upto(m, r, limit, &f))) break;
+    if (!run_has(r) && !r->done) break;
+    idle = f.fed == before ? idle + 1 : 0;
+  }
+  m->view.duration_ns = f.latest;
+  m->view.events += f.fed;
   return err;
 }
 
 int mprof_model_add(mprof_model_t *m, const mprof_event_t *ev) {
-  size_t added;
-  return mprof__model_add_run(m, ev, 1, UINT64_MAX, &added);
+  mprof__run_t one = {ev, 1, 0, UINT64_MAX, 1};
+  mprof__run_t none = {NULL, 0, 0, UINT64_MAX, 1};
+  return mprof__model_add_pair(m, &one, &none);
 }
 
 /* --- Finishing ----------------------------------------------------------------- */

@@ -93,12 +93,23 @@ int mprof__grow(void *array, size_t *cap, size_t need, size_t elem);
        ? MPROF_ENOMEM                                                          \
        : ((m)->array[(m)->view.count++] = (item), 0))
 
-/* mprof_model_add for each of events[0 .. count) in order, up to the
- * first whose clock is past last (one call for a run of events: the
- * loader's way).  *added says how many were fed.  Returns 0 or an mprof
- * error. */
-int mprof__model_add_run(mprof_model_t *m, const mprof_event_t *events,
-                         size_t count, uint64_t last, size_t *added);
+/* A run of one stream's decoded events, fed by mprof__model_add_pair(). */
+typedef struct mprof__run_s {
+  const mprof_event_t *events;
+  size_t count, at;  /* events[at .. count) are still to feed */
+  uint64_t last;     /* none whose clock is past last is fed */
+  int done;          /* no events will follow these: the other run of the
+                        pair need not wait for more */
+} mprof__run_t;
+
+/* Feed the events of two streams to the model, merged by clock (on equal
+ * clocks x's first), each run's up to its own `last` (one call for many
+ * events: the loader's way, which keeps an OS thread's ring and names
+ * streams, whose events interleave, in one pair).  Stops where a run
+ * that is not done has no events left, or where neither may go on; `at`
+ * says how far each got.  Returns 0 or an mprof error (the event that
+ * failed counts as fed). */
+int mprof__model_add_pair(mprof_model_t *m, mprof__run_t *x, mprof__run_t *y);
 
 /* Make the arrays hold sizes' items without growing.  Returns 0 or
  * MPROF_ENOMEM (then the arrays it could not make keep their size, and
