@@ -561,11 +561,15 @@ int mprof_model_new(uint64_t clock_freq_hz, int legacy, mprof_model_t **out) {
 
 /* An event's clock as model ns: ticks since the first event, held at
  * MODEL_MAX_NS (a damaged clock must not overflow the sums views make of
- * times). */
+ * times).  A difference of 2^63 ticks or more is past that whatever the
+ * clock; below it, it converts as a signed number (one instruction, where
+ * an unsigned one takes a branch and several). */
 static inline int64_t event_ns(uint64_t ticks, uint64_t start_ticks,
                                double ns_per_tick) {
-  double since =
-      ticks > start_ticks ? (double)(ticks - start_ticks) * ns_per_tick : 0;
+  if (ticks <= start_ticks) return 0;
+  int64_t ticks_since = (int64_t)(ticks - start_ticks);
+  if (ticks_since < 0) return MODEL_MAX_NS;
+  double since = (double)ticks_since * ns_per_tick;
   return since < (double)MODEL_MAX_NS ? (int64_t)since : MODEL_MAX_NS;
 }
 
@@ -633,10 +637,12 @@ typedef struct feeding_s {
  * Returns 0 or an mprof error (the event that failed counts as fed). */
 static inline __attribute__((always_inline)) int
 feed_upto(mprof_model_t *m, mprof__run_t *r, uint64_t limit, feeding_t *f) {
-  size_t i = r->at;
+  /* in locals: stores through the model's arrays may alias *r */
+  const mprof_event_t *events = r->events;
+  size_t i = r->at, count = r->count;
   int err = 0;
-  for (; i < r->count && r->events[i].time_ticks <= limit; i++) {
-    const mprof_event_t *ev = &r->events[i];
+  for (; i < count && events[i].time_ticks <= limit; i++) {
+    const mprof_event_t *ev = &events[i];
     int64_t t = event_ns(ev->time_ticks, f->start_ticks, f->ns_per_tick);
     if (!f->s || f->s->id != ev->stream) {
       if (!(f->s = stream_of(m, ev->stream, t))) {
