@@ -253,7 +253,10 @@
 
   /* Close the panes; the shells in keep (if any) stay on the page. */
   function closePanes(keep = []) {
-    for (const p of panes) wasm.mprof_web_close(p.handle);
+    for (const p of panes) {
+      paneResized.unobserve(p.el);
+      wasm.mprof_web_close(p.handle);
+    }
     panes.length = 0;
     $('panes').replaceChildren(...keep.map((s) => s.el));
   }
@@ -293,10 +296,16 @@
     drawNow();
   }
 
+  /* A pane's size can change with the window's unchanged (a side panel or
+   * bar appears, the page's own layout): each is drawn again then, at its
+   * new size, not left stretched. */
+  const paneResized = new ResizeObserver(requestDraw);
+
   /* Put opened panes on the page, with their legend and counters. */
   function showPanes(opened) {
     for (const p of opened) {
       panes.push(p);
+      paneResized.observe(p.el);
       if (p.el.parentNode !== $('panes')) $('panes').append(p.el);
       attachInput(p);
     }

@@ -4,8 +4,8 @@
  * compare view, opening a file, the first frame `mprof html` builds (and
  * its stand-in in windows of other sizes), a
  * trace in slices (from file:// and HTTP; no first frame built), labels
- * that are HTML or script, the legend, counter toggles, idle bands and
- * the keys the help lists.
+ * that are HTML or script, the legend, counter toggles, idle bands, the
+ * keys the help lists, and a pane drawn again when its size changes.
  *
  *   node test_viewer.js ARTIFACTS NET_CTF [TEST...]   (run by test_viewer.sh;
  *   TEST: run only the tests of these names)
@@ -874,6 +874,31 @@ async function testCounters(context) {
   await page.close();
 }
 
+/* A pane that changes size while the window does not (the page's own
+ * layout: here the panes' box is made shorter, then restored) is drawn
+ * again at its new size within a few frames, not left stretched. */
+async function testPaneResize(context) {
+  const page = await open(context, 'net/index.html');
+  const size = () => page.evaluate(() => {
+    const p = window.mprofViewer.panes[0], dpr = window.devicePixelRatio || 1;
+    return { canvas: p.canvas.height, box: Math.round(p.el.clientHeight * dpr) };
+  });
+  const before = await size();
+  check(before.canvas === before.box, `pane resize: drawn at its box's height at first (${JSON.stringify(before)})`);
+  for (const height of ['300px', '']) {
+    await page.evaluate((h) => { document.getElementById('panes').style.maxHeight = h; }, height);
+    await page.waitForFunction(() => {
+      const p = window.mprofViewer.panes[0], dpr = window.devicePixelRatio || 1;
+      return p.canvas.height === Math.round(p.el.clientHeight * dpr);
+    }, null, { timeout: 5000 }).catch(() => null);
+    const now = await size();
+    check(now.canvas === now.box && (height === '' ? now.box === before.box : now.box < before.box),
+      `pane resize: drawn again at the new height (max-height '${height}': ${JSON.stringify(now)}, at first ${JSON.stringify(before)})`);
+  }
+  check(page.errors.length === 0, 'pane resize: no page errors: ' + page.errors);
+  await page.close();
+}
+
 /* The idle hiatus (from "before idle"'s end to "after idle"'s start) is a
  * band of the idle colour over the rows, at its x range and nowhere
  * else. */
@@ -985,7 +1010,8 @@ async function testKeys(context) {
     ['generated', testGenerated], ['compare', testCompare], ['compare runs', testCompareRuns],
     ['stdin', testStdin], ['open, drop, help', testOpenFile], ['progressive load', testProgressive],
     ['damaged file', testDamaged], ['sliced page', testSlicedPage], ['sliced page over http', testSlicedHttp],
-    ['legend', testLegend], ['counter toggles', testCounters], ['idle band', testIdleBand], ['keys', testKeys]]) {
+    ['legend', testLegend], ['counter toggles', testCounters], ['idle band', testIdleBand], ['keys', testKeys],
+    ['pane resize', testPaneResize]]) {
     if (only.length && !only.includes(name)) continue;
     try {
       await run(context);
