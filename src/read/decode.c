@@ -24,6 +24,7 @@ typedef struct decoder_s {
   uint32_t nets;      /* net_label events so far */
   uint32_t net_counter; /* the last net_label's counter */
   const struct mprof__net_texts_s *texts; /* the packet's, once asked for */
+  uint32_t labels;    /* label_refs the fast path left to resolve_labels() */
 } decoder_t;
 
 static int take(decoder_t *d, size_t n, const uint8_t **out) {
@@ -100,18 +101,16 @@ static int decode_field(decoder_t *d, const mprof__field_t *f, int wide,
   return -1;
 }
 
-/* The compact events of fixed size.  The layouts are those of
- * mprof__event_classes (compact: u32 thread, u8 type, u16 counter or
- * string id, i32 value).  FAST_EVENTS are decoded by the fast path below
- * (they stand for themselves: no string to find); label_ref has a fixed
- * size too.  FIXED_NONE: a string or a variable size, read field by field
- * (decode_field). */
+/* The compact events of fixed size, all decoded by the fast path below.
+ * The layouts are those of mprof__event_classes (compact: u32 thread, u8
+ * type, u16 counter or string id, i32 value).  A label_ref's string is
+ * found after the fast path's run (resolve_labels()).  FIXED_NONE: a
+ * string or a variable size, read field by field (decode_field). */
 #define FIXED_NONE 255
-#define FAST_EVENTS(X)                                                         \
+#define FIXED_EVENTS(X)                                                        \
   X(SWITCH, 4) X(CREATE, 5) X(CREATE_BY, 9) X(READ, 4) X(TRY_READ, 4)          \
   X(RESOLVE, 4) X(BECOMES, 8) X(SIGNAL, 4) X(SUSPEND, 0) X(SHOULD_RESOLVE, 4)  \
-  X(COUNTER_INCREASE, 6) X(COUNTER_VALUE, 6)
-#define FIXED_EVENTS(X) FAST_EVENTS(X) X(LABEL_REF, 6)
+  X(COUNTER_INCREASE, 6) X(COUNTER_VALUE, 6) X(LABEL_REF, 6)
 
 /* Payload bytes of each event class. */
 #define PAYLOAD_SIZE(name, size) [MPROF__EV_##name] = size,
@@ -128,7 +127,7 @@ static const uint8_t fixed_size[MPROF__EV_COUNT] = {
  * others: one lookup tells whether and how far. */
 #define EVENT_SIZE(name, size)                                                 \
   [MPROF__EV_##name] = MPROF__COMPACT_HEADER_SIZE + size,
-static const uint8_t fast_event_size[32] = {FAST_EVENTS(EVENT_SIZE)};
+static const uint8_t fast_event_size[32] = {FIXED_EVENTS(EVENT_SIZE)};
 #undef EVENT_SIZE
 
 /* Read the payload of a compact fixed-size event of class kind (its size,
@@ -155,6 +154,7 @@ decode_fixed(decoder_t *d, uint32_t kind, mprof_event_t *ev) {
     STEP(LABEL_REF);
     ev->a = mprof__get_u32(p);
     ev->counter = mprof__get_u16(p + 4);
+    d->labels++;
     return;
   case MPROF__EV_CREATE_BY:
     STEP(CREATE_BY);
@@ -205,9 +205,9 @@ static inline void child_first(mprof_event_t *ev) {
   ev->b = parent;
 }
 
-/* The fast path: most events are compact, of fixed size, and stand for
- * themselves (no string to find): those are decoded here straight into
- * ev, with one bounds check.  Returns 1, or 0 to leave the event to the
+/* The fast path: most events are compact and of fixed size: those are
+ * decoded here straight into ev, with one bounds check (a label_ref left
+ * as it is in the trace, counted in d->labels).  Returns 1, or 0 to leave the event to the
  * general path (another kind, or one running past the content end). */
 static inline int decode_compact_fixed(decoder_t *d, uint32_t stream,
                                        mprof_event_t *ev) {
@@ -238,11 +238,13 @@ static size_t decode_fast_run(decoder_t *d, uint32_t stream,
   run.end = d->end;
   run.clock = d->clock;
   run.current = d->current;
+  run.labels = 0;
   mprof_event_t *ev = out, *last = out + capacity;
   while (ev < last && decode_compact_fixed(&run, stream, ev)) ev++;
   d->p = run.p;
   d->clock = run.clock;
   d->current = run.current;
+  d->labels = run.labels;
   return (size_t)(ev - out);
 }
 
@@ -303,6 +305,17 @@ static const mprof_string_t *label_string(const mprof_trace_t *t,
   const mprof_string_t **slot = &d->strings[id % STRING_CACHE];
   if (!*slot || (*slot)->id != id) *slot = string_find(t, stream, id);
   return *slot;
+}
+
+/* A label_ref event (its string id in counter) as the label it stands for:
+ * the text, empty if the string is not in the trace. */
+static void label_of_ref(const mprof_trace_t *t, decoder_t *d,
+                         mprof_event_t *ev) {
+  const mprof_string_t *s = label_string(t, d, ev->stream, ev->counter);
+  ev->kind = MPROF_EVENT_LABEL;
+  ev->text = s ? s->text : "";
+  ev->text_length = s ? s->length : 0;
+  ev->counter = 0;
 }
 
 /* Where the texts of the net_label events of a packet are made: a first
@@ -411,14 +424,19 @@ static mprof_event_t net_increase(const mprof_event_t *raw, uint32_t counter) {
 static void normalise(const mprof_trace_t *t, decoder_t *d, int raw_net,
                       uint32_t format_id, mprof_event_t *ev) {
   if (ev->kind == MPROF_EVENT_CREATE_BY) child_first(ev);
-  if (format_id == MPROF__EV_LABEL_REF) {
-    const mprof_string_t *s = label_string(t, d, ev->stream, ev->counter);
-    ev->kind = MPROF_EVENT_LABEL;
-    ev->text = s ? s->text : "";
-    ev->text_length = s ? s->length : 0;
-    ev->counter = 0;
-  }
+  if (format_id == MPROF__EV_LABEL_REF) label_of_ref(t, d, ev);
   if (format_id == MPROF__EV_NET_LABEL && !raw_net) net_label(t, d, ev);
+}
+
+/* The label_refs among events[0 .. n), decoded by the fast path, become
+ * the labels they stand for. */
+static void resolve_labels(const mprof_trace_t *t, decoder_t *d,
+                           mprof_event_t *events, size_t n) {
+  for (size_t i = 0; i < n && d->labels; i++)
+    if (events[i].kind == (mprof_event_kind_t)MPROF__EV_LABEL_REF) {
+      label_of_ref(t, d, &events[i]);
+      d->labels--;
+    }
 }
 
 static const char unknown_id[] = "unknown event id";
@@ -437,7 +455,8 @@ long mprof__packet_decode(const mprof_trace_t *t, size_t index,
                  index,
                  0,
                  0,
-                 NULL};
+                 NULL,
+                 0};
   /* make_net_texts()'s own passes, and the collecting of strings that
    * their texts need, ask for net_label events raw; the former leave damage
    * to be reported by the decoding that asked for them. */
@@ -462,6 +481,7 @@ long mprof__packet_decode(const mprof_trace_t *t, size_t index,
         out && !fn
             ? decode_fast_run(&d, stream, ev, capacity - (size_t)count)
             : (size_t)decode_compact_fixed(&d, stream, ev);
+    if (d.labels) resolve_labels(t, &d, ev, fast);
     if (fast) {
       count += (long)fast;
       good_end = d.p;
@@ -500,6 +520,7 @@ long mprof__packet_decode(const mprof_trace_t *t, size_t index,
       *ev = label;
     }
     normalise(t, &d, raw_net, kind, ev);
+    d.labels = 0; /* a label_ref here was made a label by normalise() */
     follow_switch(&d, kind, ev);
     count++;
     good_end = d.p;
