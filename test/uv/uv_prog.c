@@ -561,7 +561,7 @@ static void run(void (*stage)(void)) {
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: uv_prog DIR "
-                    "[all|no-loop|exit-in-callback|abort|fork|exec|threads]\n");
+                    "[all|no-loop|exit-in-callback|abort|fork|exec|threads|env]\n");
     return 2;
   }
   const char *mode = argc > 2 ? argv[2] : "all";
@@ -569,6 +569,13 @@ int main(int argc, char **argv) {
   snprintf(path, sizeof path, "%s/uv_prog.%d.txt", argv[1], (int)getpid());
   loop = uv_default_loop();
   setvbuf(stdout, NULL, _IOLBF, 0);
+  if (!strcmp(mode, "env")) { /* what `mprof record` passed on */
+    const char *names[] = {"GLIBC_TUNABLES", "MPROF_HUGE_PAGES_STARTED"};
+    for (int i = 0; i < 2; i++)
+      printf("env: %s %s\n", names[i],
+             getenv(names[i]) ? getenv(names[i]) : "unset");
+    return 0;
+  }
   if (!strcmp(mode, "no-loop")) {
     uv_timer_init(loop, &timer);
     printf("no-loop: never ran the loop\n");
