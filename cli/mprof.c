@@ -1,10 +1,12 @@
 /* mprof.c -- the mprof command: `mprof <command> [options] TRACE...`.
  * Each command lives in its own cmd_*.c file; this one dispatches and holds
  * the helpers they share. */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* realpath */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -110,17 +112,28 @@ void cli_put_escaped(FILE *f, const char *text, size_t length) {
  * record`) get the user's environment as it was. */
 #define HUGE_PAGES_MARK "MPROF_HUGE_PAGES_STARTED"
 
+/* Where mprof can start itself again (its file, into path): not where it
+ * runs through an explicit loader (`ld.so mprof`: no interpreter, AT_BASE
+ * 0) or inside valgrind (its preloads in LD_PRELOAD: it runs mprof in its
+ * own process, and mprof started again would leave it). */
+static int restartable(char *path) {
+  const char *preload = getenv("LD_PRELOAD");
+  return getauxval(AT_BASE) != 0 && !(preload && strstr(preload, "vgpreload")) &&
+         realpath("/proc/self/exe", path) != NULL;
+}
+
 static void heap_on_huge_pages(char **argv) {
+  char self[PATH_MAX];
   if (getenv(HUGE_PAGES_MARK)) {
     unsetenv("GLIBC_TUNABLES");
     unsetenv(HUGE_PAGES_MARK);
     return;
   }
-  if (getenv("GLIBC_TUNABLES")) return;
+  if (getenv("GLIBC_TUNABLES") || !restartable(self)) return;
   if (setenv("GLIBC_TUNABLES", "glibc.malloc.hugetlb=1", 1) == 0 &&
       setenv(HUGE_PAGES_MARK, "1", 1) == 0)
-    execv("/proc/self/exe", argv);
-  unsetenv("GLIBC_TUNABLES"); /* no /proc: go on as we are */
+    execv(self, argv);
+  unsetenv("GLIBC_TUNABLES"); /* it could not: go on as we are */
   unsetenv(HUGE_PAGES_MARK);
 }
 

@@ -259,6 +259,8 @@ heap_tunables() { # WANT [VAR=VALUE...]: mprof stats's GLIBC_TUNABLES line,
     [ "$seen" != "GLIBC_TUNABLES=$want" ] || break
     sleep 0.05
   done
+  sleep 0.2 # and still so once mprof has had time to start itself again
+  seen=$(tr '\0' '\n' <"/proc/$pid/environ" | grep '^GLIBC_TUNABLES=' || true)
   cat "$tmp/good.ctf" >&3; exec 3>&-
   wait "$pid" || fail "stats - of a trace written into a FIFO"
   echo "$seen"
@@ -269,4 +271,10 @@ seen=$(heap_tunables glibc.malloc.hugetlb=1)
 seen=$(heap_tunables glibc.malloc.hugetlb=0 GLIBC_TUNABLES=glibc.malloc.hugetlb=0)
 [ "$seen" = GLIBC_TUNABLES=glibc.malloc.hugetlb=0 ] \
   || fail "mprof changed the user's GLIBC_TUNABLES: '$seen'"
+# Run through its loader named on the command line, it cannot start itself
+# again that way, and goes on as it is.
+loader=$(readelf -l "$mprof" | sed -n 's/.*Requesting program interpreter: \(.*\)]$/\1/p')
+[ -n "$loader" ] || fail "no program interpreter in $mprof"
+expect_exit 0 env -u GLIBC_TUNABLES "$loader" "$mprof" stats "$tmp/good.ctf"
+grep -q "events: 30003" "$tmp/out" || fail "stats through $loader: $(cat "$tmp/out" "$tmp/err")"
 echo "ok: check, snapshot, stats, ctf, several traces, progress, --help, huge pages"
