@@ -520,6 +520,20 @@ static void test_window_is_bounded(void **state) {
  * gives: counters of 10, 5000 and 300000 samples (no pyramid, one level,
  * several), one all above 0 and one all below, their samples fed
  * interleaved (grouped by a copy) or one counter after another. */
+/* A clock 2^63 ticks or more past the first event is still converted, not
+ * taken as past the model's limit: at 8 GHz that is 1.15e18 ns, below it. */
+static void test_clock_past_2_63_ticks(void **state) {
+  (void)state;
+  assert_int_equal(mprof_model_new(8000000000u, 0, &model), 0);
+  ev(MPROF_EVENT_CREATE, 100, 0, 1, 0);
+  uint64_t far = (1ull << 63) + 4096;
+  ev(MPROF_EVENT_RESOLVE, 100 + far, 0, 1, 0);
+  const mprof_model_view_t *v = finish();
+  assert_int_equal(v->duration_ns, (int64_t)((double)far * 0.125));
+  assert_int_equal(thread(1)->end_ns, v->duration_ns);
+  mprof_model_free(model);
+}
+
 static void test_counter_ranges(void **state) {
   (void)state;
   static const int counts[3] = {10, 5000, 300000};
@@ -920,6 +934,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_window_is_bounded),
       cmocka_unit_test(test_counter_range_matches_scan),
       cmocka_unit_test(test_counter_ranges),
+      cmocka_unit_test(test_clock_past_2_63_ticks),
       cmocka_unit_test(test_lost_wakeup_and_stall),
       cmocka_unit_test(test_heard_signal_is_fine),
       cmocka_unit_test(test_chain_and_critical_path),

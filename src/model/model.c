@@ -561,15 +561,15 @@ int mprof_model_new(uint64_t clock_freq_hz, int legacy, mprof_model_t **out) {
 
 /* An event's clock as model ns: ticks since the first event, held at
  * MODEL_MAX_NS (a damaged clock must not overflow the sums views make of
- * times).  A difference of 2^63 ticks or more is past that whatever the
- * clock; below it, it converts as a signed number (one instruction, where
- * an unsigned one takes a branch and several). */
+ * times).  A difference below 2^63 ticks converts as a signed number (one
+ * instruction, where an unsigned one takes a branch and several). */
 static inline int64_t event_ns(uint64_t ticks, uint64_t start_ticks,
                                double ns_per_tick) {
   if (ticks <= start_ticks) return 0;
-  int64_t ticks_since = (int64_t)(ticks - start_ticks);
-  if (ticks_since < 0) return MODEL_MAX_NS;
-  double since = (double)ticks_since * ns_per_tick;
+  uint64_t ticks_since = ticks - start_ticks;
+  double since = (int64_t)ticks_since >= 0 ? (double)(int64_t)ticks_since
+                                           : (double)ticks_since;
+  since *= ns_per_tick;
   return since < (double)MODEL_MAX_NS ? (int64_t)since : MODEL_MAX_NS;
 }
 
