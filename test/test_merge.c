@@ -6,8 +6,9 @@
  * streams merged by turns in the model's event loop; here a model fed one
  * event at a time by that definition must come out the same, on traces
  * recorded by several OS threads with a coarse clock (many equal clocks,
- * within and across streams) that now and then goes back, in packets small
- * enough that runs cross many packet ends.
+ * within and across streams) that now and then goes back, or that keeps
+ * coming back to 0, in packets small enough that runs cross many packet
+ * ends.
  */
 #include <pthread.h>
 #include <setjmp.h>
@@ -25,12 +26,14 @@
 #include "mprof/read.h"
 
 /* The clock: one tick every `per_tick` readings, and every 7th reading
- * `back` ticks behind. */
+ * `back` ticks behind; or, with `wrap`, only 0 .. wrap - 1 round and
+ * round (clock 0 most of all, where a stream's bound cannot go lower). */
 static atomic_ulong readings;
-static unsigned per_tick, back;
+static unsigned per_tick, back, wrap;
 
 static uint64_t coarse_clock(void) {
   unsigned long n = atomic_fetch_add(&readings, 1);
+  if (wrap) return n / per_tick % wrap;
   return 1000 + n / per_tick - (n % 7 == 0 ? back : 0);
 }
 
@@ -166,9 +169,11 @@ static void assert_same_model(const mprof_model_t *loaded,
 /* Record with `threads` OS threads and the clock given, then load and
  * compare; returns how many arrows share their clock with the one before
  * (the ties the merge had to order). */
-static size_t check_merge(int threads, unsigned ticks_every, unsigned behind) {
+static size_t check_merge(int threads, unsigned ticks_every, unsigned behind,
+                          unsigned wrap_at) {
   per_tick = ticks_every;
   back = behind;
+  wrap = wrap_at;
   size_t size = 2u << 20;
   uint8_t *bytes = record(threads, 1500, size);
   mprof_trace_t *trace;
@@ -191,19 +196,26 @@ static size_t check_merge(int threads, unsigned ticks_every, unsigned behind) {
 
 static void test_one_os_thread(void **state) {
   (void)state;
-  assert_true(check_merge(1, 4, 0) > 1000);
+  assert_true(check_merge(1, 4, 0, 0) > 1000);
 }
 
 static void test_os_threads_and_clock_going_back(void **state) {
   (void)state;
-  assert_true(check_merge(3, 3, 2) > 1000);
-  assert_true(check_merge(5, 1, 3) > 0);
+  assert_true(check_merge(3, 3, 2, 0) > 1000);
+  assert_true(check_merge(5, 1, 3, 0) > 0);
+}
+
+static void test_clock_near_zero(void **state) {
+  (void)state;
+  assert_true(check_merge(3, 2, 0, 3) > 1000);
+  assert_true(check_merge(4, 1, 0, 2) > 1000);
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_one_os_thread),
       cmocka_unit_test(test_os_threads_and_clock_going_back),
+      cmocka_unit_test(test_clock_near_zero),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
