@@ -10,6 +10,7 @@
  * coming back to 0, in packets small enough that runs cross many packet
  * ends.
  */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, in rel/in_memory.h */
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -24,6 +25,7 @@
 #include "mprof.h"
 #include "mprof/model.h"
 #include "mprof/read.h"
+#include "rel/in_memory.h"
 
 /* The clock: one tick every `per_tick` readings, and every 7th reading
  * `back` ticks behind; or, with `wrap`, only 0 .. wrap - 1 round and
@@ -59,19 +61,16 @@ static void *story(void *rounds) {
 
 /* A trace of `threads` OS threads telling the story, in memory. */
 static uint8_t *record(int threads, long rounds, size_t size) {
-  uint8_t *buffer = aligned_alloc(4096, size);
-  assert_non_null(buffer);
-  memset(buffer, 0, size);
   mprof_config_t config;
   memset(&config, 0, sizeof config);
-  config.buffer = buffer;
   config.size = size;
   config.packet_size = 4096;
   config.ring_mode = MPROF_RING_DISCARD;
   config.clock = coarse_clock;
   config.clock_freq_hz = 1000000000u;
   atomic_store(&readings, 0);
-  assert_int_equal(mprof_start(&config), 0);
+  uint8_t *buffer = in_memory_start_with(config);
+  assert_non_null(buffer);
   pthread_t os_threads[8];
   for (int i = 0; i < threads; i++)
     assert_int_equal(pthread_create(&os_threads[i], NULL, story,

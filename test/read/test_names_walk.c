@@ -8,6 +8,7 @@
  * whose string came before the damage that string's text and the others
  * none, and counts in its census what decoding delivers.
  */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, in rel/in_memory.h */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,6 +22,7 @@
 
 #include "../../src/format/format.h"
 #include "../census_check.h"
+#include "../rel/in_memory.h"
 #include "mprof.h"
 #include "mprof/read.h"
 
@@ -38,18 +40,15 @@ static uint64_t fake_clock(void) { return clock_ticks += 10; }
 /* Record threads labelled with LABELS distinct texts, each used twice (the
  * second time a reference to the string interned the first). */
 static void record(void) {
-  trace = aligned_alloc(4096, TRACE_SIZE);
-  assert_non_null(trace);
-  memset(trace, 0, TRACE_SIZE);
   mprof_config_t config;
   memset(&config, 0, sizeof config);
-  config.buffer = trace;
   config.size = TRACE_SIZE;
   config.packet_size = PACKET_SIZE;
   config.clock = fake_clock;
   config.clock_freq_hz = 1000000000u;
   config.name = "test_names_walk";
-  assert_int_equal(mprof_start(&config), 0);
+  trace = in_memory_start_with(config);
+  assert_non_null(trace);
   for (int twice = 0; twice < 2; twice++)
     for (int i = 0; i < LABELS; i++) {
       char text[64];
