@@ -1,5 +1,5 @@
 /* bench_bytes.c -- bytes per event on a realistic async stream: the events
- * of a trace recorded by OCaml's mirage-profile (../shared/data/net.ctf)
+ * of a trace recorded by OCaml's mirage-profile (test/data/net.ctf)
  * recorded again through mprof's public API, with the original timestamps,
  * against the original's own bytes.
  *

@@ -123,7 +123,7 @@ run mprof_bench_threads
 run mprof_bench_decode
 run mprof_bench_view
 
-net_ctf="$(dirname "$0")/../../shared/data/net.ctf"
+net_ctf="$(dirname "$0")/../test/data/net.ctf"
 if [ -f "$net_ctf" ]; then
   note "running mprof_bench_bytes"
   "$bin/mprof_bench_bytes" "$net_ctf" || { note "mprof_bench_bytes failed"; status=1; }

@@ -21,7 +21,7 @@ import bt2
 
 BUILD = os.path.abspath(sys.argv.pop(1)) if len(sys.argv) > 1 else "build"
 NET_CTF = (os.path.abspath(sys.argv.pop(1)) if len(sys.argv) > 1
-           else os.path.join(os.path.dirname(__file__), "../../shared/data/net.ctf"))
+           else os.path.join(os.path.dirname(__file__), "data/net.ctf"))
 MPROF = os.path.join(BUILD, "mprof")
 GEN = os.path.join(BUILD, "test", "trace_gen")
 UV_PROG = os.path.join(BUILD, "test", "uv", "uv_prog_plain")

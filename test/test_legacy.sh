@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test_legacy.sh -- ../shared/data/net.ctf, recorded by OCaml's
+# test_legacy.sh -- test/data/net.ctf, recorded by OCaml's
 # mirage-profile, loads completely: every event of every packet, in order,
 # with the per-op counts of the reference report (§2.7, §4).
 set -euo pipefail

@@ -14,7 +14,7 @@
 #include "mprof/model.h"
 #include "census_check.h"
 
-static const char *net_ctf; /* path of ../shared/data/net.ctf */
+static const char *net_ctf; /* path of test/data/net.ctf */
 
 /* A model at 1 tick = 1 ns, fed events through ev(). */
 static mprof_model_t *model;
@@ -916,7 +916,7 @@ static void test_sizes_bound_the_load(void **state) {
 }
 
 int main(int argc, char **argv) {
-  net_ctf = argc > 1 ? argv[1] : "../shared/data/net.ctf";
+  net_ctf = argc > 1 ? argv[1] : "test/data/net.ctf";
   damaged_ctf =
       argc > 2 ? argv[2] : "test/data/damaged/event-id-out-of-range.ctf";
   const struct CMUnitTest tests[] = {

@@ -20,7 +20,7 @@ if [ -z "${MPROF_BENCH_WEB_NET_ONLY:-}" ]; then
   "$build/bench/web/mprof_bench_web_trace" load "$dir/web-big.ctf" "$events"
   "$build/mprof" html "$dir/web-big.ctf" -o "$dir/web-big-html"
 fi
-"$build/mprof" html "$source_dir/../shared/data/net.ctf" -o "$dir/web-net"
+"$build/mprof" html "$source_dir/test/data/net.ctf" -o "$dir/web-net"
 big="$dir/web-big.ctf $dir/web-big-html"
 [ -z "${MPROF_BENCH_WEB_NET_ONLY:-}" ] || big=
 NODE_PATH=$npm_dir/node_modules node "$here/bench_web.js" "$dir/web-net" $big
