@@ -20,7 +20,7 @@
 
 #include "cli.h"
 #include "html_frame.h"
-#include "mprof/scene.h"
+#include "scene.h"
 #include "web_assets.h"
 
 #define STYLE_MARK "<!--MPROF:STYLE-->"

@@ -13,7 +13,7 @@
 
 #include "html_frame.h"
 #include "mprof.h"
-#include "mprof/scene.h"
+#include "scene.h"
 
 const html_frame_window_t html_frame_windows[HTML_FRAME_COUNT] = {
     {1920, 1080}, {1366, 768}, {1536, 864}, {1280, 720}, {1440, 900}, {1600, 900}};
@@ -94,7 +94,7 @@ static int build_scene(const mprof_model_t *model, mprof_scene_t *scene,
                          (uint32_t)out->height_px,
                          0,
                          HTML_FRAME_ROW_PX};
-  mprof_scene_options_t options = {NULL, NULL, shown};
+  mprof_scene_options_t options = {NULL, NULL, shown, NULL};
   int err = mprof_scene_build(scene, model, &vp, &options);
   size_t count = 0;
   const mprof_prim_t *prims = err ? NULL : mprof_scene_prims(scene, &count);

@@ -131,7 +131,7 @@ int mprof__view_draw(cairo_t *cr, const mprof_view_doc_t *doc,
                      const mprof_view_state_t *state) {
   mprof_viewport_t vp = mprof__view_viewport(state);
   mprof_scene_options_t options = {state->highlighted, state->matches,
-                                   state->counters_shown};
+                                   state->counters_shown, NULL};
   int err = mprof_scene_build(state->scene, doc->model, &vp, &options);
   if (err) return err == MPROF_EINVAL ? 0 : err; /* nothing to show */
   size_t count;

@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "mprof/model.h"
-#include "mprof/scene.h"
+#include "scene.h"
 
 /* One trace as the viewer holds it: the model, its analysis, and where it
  * came from.  A document is replaced whole on reload (--follow), never

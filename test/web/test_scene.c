@@ -1,6 +1,9 @@
-/* test_scene.c -- the viewers' drawing rules (mprof/scene.h): small models
+/* test_scene.c -- the view core of both viewers (src/scene): small models
  * built by hand, drawn into viewports, and the display lists checked for
- * what is where (rows, x, colours, labels, fading, marks, bounds). */
+ * what is where (rows, x, colours, labels, fading, marks, bounds); the
+ * view state (timeline.h) checked for its range arithmetic, selection,
+ * search, compare alignment, the divergence mark, and what a re-read
+ * carries over. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,7 +13,8 @@
 
 #include <cmocka.h>
 
-#include "mprof/scene.h"
+#include "scene.h"
+#include "timeline.h"
 
 static mprof_model_t *model;
 static mprof_scene_t *scene;
@@ -229,7 +233,7 @@ static void test_marks_and_highlight(void **state) {
   assert_int_equal(mprof_scene_touched(model, idx(2), hl), 3); /* 2, 1, 3 */
   assert_true(hl[idx(1)] && hl[idx(3)] && !hl[idx(4)]);
   match[idx(4)] = 1;
-  mprof_scene_options_t opt = {hl, match, NULL};
+  mprof_scene_options_t opt = {hl, match, NULL, NULL};
   size_t n;
   build(&vp, &opt, &n);
   const mprof_prim_t *m = find(MPROF_ROLE_MARK, idx(4));
@@ -274,7 +278,7 @@ static void test_counters(void **state) {
   }
   feed(events, 100);
   uint8_t shown[1] = {1};
-  mprof_scene_options_t opt = {NULL, NULL, shown};
+  mprof_scene_options_t opt = {NULL, NULL, shown, NULL};
   mprof_viewport_t vp = {0, 1000, 100, 200, 0, 20};
   size_t n, bars = 0;
   const mprof_prim_t *p = build(&vp, &opt, &n);
@@ -342,7 +346,7 @@ static void test_counter_scales(void **state) {
   feed(events, 6);
   assert_int_equal(mprof_model_view(model)->counter_count, 3);
   uint8_t shown[3] = {1, 1, 1};
-  mprof_scene_options_t opt = {NULL, NULL, shown};
+  mprof_scene_options_t opt = {NULL, NULL, shown, NULL};
   mprof_viewport_t vp = {0, 20, 20, 300, 0, 20};
   float level[3];
   counter_levels(&vp, &opt, level);
@@ -469,6 +473,182 @@ static void test_bad_viewport(void **state) {
   done();
 }
 
+/* --- The view state (timeline.h) ------------------------------------------ */
+
+/* The primitives of pane p's last build with this role. */
+static size_t count_role(const mprof_timeline_t *tl, int p, size_t n,
+                         mprof_prim_role_t role) {
+  const mprof_prim_t *prims = mprof_timeline_prims(tl, p);
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++)
+    k += MPROF_PRIM_ROLE(&prims[i]) == role;
+  return k;
+}
+
+static void test_timeline_range(void **state) {
+  (void)state;
+  story();
+  mprof_timeline_t *tl = mprof_timeline_new();
+  assert_int_equal(mprof_timeline_show(tl, model, NULL), 0);
+  mprof_timeline_resize(tl, 0, 1000, 300);
+  mprof_timeline_fit(tl);
+  double d = (double)mprof_model_view(model)->duration_ns;
+  assert_true(d > 1000);
+  assert_float_equal(mprof_timeline_t0(tl), -0.02 * d, 1e-9);
+  assert_float_equal(mprof_timeline_t1(tl), 1.02 * d, 1e-9);
+  /* zoom in 2x around x 250: the time there stays */
+  double t0 = mprof_timeline_t0(tl), span = mprof_timeline_t1(tl) - t0;
+  mprof_timeline_zoom(tl, 0, 0.5, 250);
+  assert_float_equal(mprof_timeline_t1(tl) - mprof_timeline_t0(tl), span / 2,
+                     1e-9);
+  assert_float_equal(mprof_timeline_t0(tl) + span / 2 * 0.25, t0 + span * 0.25,
+                     1e-9);
+  /* a drag of 100 px right shows 100 px earlier */
+  t0 = mprof_timeline_t0(tl);
+  mprof_timeline_pan(tl, 0, 100, 0);
+  assert_float_equal(mprof_timeline_t0(tl), t0 - span / 2 / 10, 1e-9);
+  mprof_timeline_zoom(tl, 0, 1e-9, 0);
+  assert_float_equal(mprof_timeline_t1(tl) - mprof_timeline_t0(tl),
+                     MPROF_TIMELINE_MIN_SPAN_NS, 1e-3);
+  /* rows scroll until the last one is at the top, and not above 0 */
+  uint32_t rows = mprof_model_view(model)->row_count;
+  mprof_timeline_pan(tl, 0, 0, -1e6);
+  assert_float_equal(mprof_timeline_scroll(tl, 0),
+                     (rows - 1) * MPROF_SCENE_ROW_PX, 0);
+  mprof_timeline_pan(tl, 0, 0, 1e6);
+  assert_float_equal(mprof_timeline_scroll(tl, 0), 0, 0);
+  mprof_viewport_t vp = mprof_timeline_viewport(tl, 0);
+  assert_int_equal(vp.row_height_px, MPROF_SCENE_ROW_PX);
+  assert_int_equal(vp.width_px, 1000);
+  mprof_timeline_free(tl);
+  done();
+}
+
+static void test_timeline_select_search(void **state) {
+  (void)state;
+  story();
+  mprof_timeline_t *tl = mprof_timeline_new();
+  assert_int_equal(mprof_timeline_show(tl, model, NULL), 0);
+  mprof_timeline_resize(tl, 0, 1200, 400);
+  mprof_timeline_set_range(tl, 0, 1200);
+  assert_int_equal(mprof_timeline_search(tl, "FeTcH"), 1);
+  assert_int_equal(mprof_timeline_next_match(tl, 0, -1), (int)idx(2));
+  assert_int_equal(mprof_timeline_next_match(tl, 0, (int)idx(2)), (int)idx(2));
+  int n = mprof_timeline_build(tl, 0);
+  assert_true(n > 0);
+  const mprof_prim_t *prims = mprof_timeline_prims(tl, 0);
+  size_t matched = 0;
+  for (int i = 0; i < n; i++)
+    if (prims[i].colour == MPROF_COLOUR_MATCH)
+      assert_int_equal(prims[i].thread, idx(2)), matched++;
+  assert_int_equal(matched, 1);
+  /* the hit at thread 2's line selects it, highlighting 2, 1 and 3 */
+  mprof_viewport_t vp = mprof_timeline_viewport(tl, 0);
+  double y = mprof_scene_row_y(&vp, mprof_model_view(model)->threads[idx(2)].row);
+  int hit = mprof_timeline_hit(tl, 0, 500, y);
+  assert_int_equal(hit, (int)idx(2));
+  assert_int_equal(mprof_timeline_select(tl, 0, hit), 3);
+  assert_int_equal(mprof_timeline_selected(tl, 0), hit);
+  n = mprof_timeline_build(tl, 0);
+  prims = mprof_timeline_prims(tl, 0);
+  size_t lit = 0;
+  for (int i = 0; i < n; i++)
+    lit += prims[i].colour == MPROF_COLOUR_HIGHLIGHT;
+  assert_int_equal(lit, 3);
+  assert_int_equal(mprof_timeline_select(tl, 0, -1), 0);
+  assert_int_equal(mprof_timeline_search(tl, ""), 0);
+  n = mprof_timeline_build(tl, 0);
+  assert_int_equal(count_role(tl, 0, (size_t)n, MPROF_ROLE_MARK), 0);
+  /* reveal: thread 2's life and a quarter each side, selected */
+  mprof_timeline_reveal(tl, 0, (int)idx(2));
+  assert_float_equal(mprof_timeline_t0(tl), 200 - 1000, 1e-9); /* pad 1 us */
+  assert_int_equal(mprof_timeline_selected(tl, 0), (int)idx(2));
+  mprof_timeline_free(tl);
+  done();
+}
+
+/* The dashed divergence line of pane p's last build: its x, or -1. */
+static float divergence_x(const mprof_timeline_t *tl, int p, int n) {
+  const mprof_prim_t *prims = mprof_timeline_prims(tl, p);
+  float x = -1;
+  for (int i = 0; i < n; i++)
+    if (MPROF_PRIM_ROLE(&prims[i]) == MPROF_ROLE_DIVERGENCE &&
+        prims[i].kind == MPROF_PRIM_LINE) {
+      assert_float_equal(prims[i].x0, prims[i].x1, 0);
+      assert_true(x < 0 || x == prims[i].x0);
+      x = prims[i].x0;
+    }
+  return x;
+}
+
+static void test_timeline_compare(void **state) {
+  (void)state;
+  size_t events = sizeof story_events / sizeof story_events[0];
+  story();
+  mprof_model_t *good = model;
+  mprof_scene_free(scene);
+  feed(story_events, events - 2); /* the read of 2 never happens */
+  mprof_timeline_t *tl = mprof_timeline_new();
+  assert_int_equal(mprof_timeline_show(tl, good, model), 0);
+  assert_int_equal(mprof_timeline_panes(tl), 2);
+  const mprof_divergence_t *d = mprof_timeline_divergence(tl);
+  assert_non_null(d);
+  assert_int_equal(d->a_time_ns, 1100);
+  /* aligned at the divergence: one x in both panes, a dashed line */
+  assert_float_equal(mprof_timeline_offset(tl, 1),
+                     (double)(d->a_time_ns - d->b_time_ns), 0);
+  for (int p = 0; p < 2; p++)
+    mprof_timeline_resize(tl, p, 600, 200);
+  mprof_timeline_fit(tl);
+  int na = mprof_timeline_build(tl, 0), nb = mprof_timeline_build(tl, 1);
+  float xa = divergence_x(tl, 0, na), xb = divergence_x(tl, 1, nb);
+  mprof_viewport_t vp = mprof_timeline_viewport(tl, 0);
+  assert_float_equal(xa, (int)mprof_scene_x(&vp, 1100) + 0.5, 0);
+  assert_float_equal(xa, xb, 0);
+  assert_int_equal(count_role(tl, 1, (size_t)nb, MPROF_ROLE_DIVERGENCE),
+                   200 / 10 + 1); /* 20 dashes and the caption */
+  /* aligned by starts: the lines part */
+  mprof_timeline_align(tl, MPROF_ALIGN_STARTS);
+  assert_float_equal(mprof_timeline_offset(tl, 1), 0, 0);
+  na = mprof_timeline_build(tl, 0), nb = mprof_timeline_build(tl, 1);
+  assert_true(divergence_x(tl, 0, na) != divergence_x(tl, 1, nb));
+  /* one trace: no mark */
+  assert_int_equal(mprof_timeline_show(tl, good, NULL), 0);
+  mprof_timeline_resize(tl, 0, 600, 200);
+  mprof_timeline_fit(tl);
+  na = mprof_timeline_build(tl, 0);
+  assert_int_equal(count_role(tl, 0, (size_t)na, MPROF_ROLE_DIVERGENCE), 0);
+  mprof_timeline_free(tl);
+  mprof_model_free(good);
+  done();
+}
+
+/* A newer read of the trace keeps what was shown: the range, the selected
+ * thread (by id) and the search. */
+static void test_timeline_replace(void **state) {
+  (void)state;
+  size_t events = sizeof story_events / sizeof story_events[0];
+  feed(story_events, events - 4);
+  mprof_model_t *old = model;
+  mprof_timeline_t *tl = mprof_timeline_new();
+  assert_int_equal(mprof_timeline_show(tl, old, NULL), 0);
+  mprof_timeline_resize(tl, 0, 800, 300);
+  mprof_timeline_set_range(tl, 100, 700);
+  assert_int_equal(mprof_timeline_search(tl, "fetch"), 1);
+  mprof_timeline_select(tl, 0, (int)mprof_model_find(old, 3));
+  mprof_scene_free(scene);
+  feed(story_events, events);
+  assert_int_equal(mprof_timeline_replace(tl, 0, model), 0);
+  mprof_model_free(old);
+  assert_float_equal(mprof_timeline_t0(tl), 100, 0);
+  assert_float_equal(mprof_timeline_t1(tl), 700, 0);
+  assert_int_equal(mprof_timeline_selected(tl, 0), (int)idx(3));
+  assert_int_equal(mprof_timeline_next_match(tl, 0, -1), (int)idx(2));
+  assert_true(mprof_timeline_build(tl, 0) > 0);
+  mprof_timeline_free(tl);
+  done();
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_thread_lines),
@@ -485,6 +665,10 @@ int main(void) {
       cmocka_unit_test(test_summary_keeps_wide_thread),
       cmocka_unit_test(test_divergence),
       cmocka_unit_test(test_bad_viewport),
+      cmocka_unit_test(test_timeline_range),
+      cmocka_unit_test(test_timeline_select_search),
+      cmocka_unit_test(test_timeline_compare),
+      cmocka_unit_test(test_timeline_replace),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "mprof.h"
-#include "mprof/scene.h"
+#include "scene.h"
 #include "web.h"
 
 struct mprof_web_s {
@@ -145,7 +145,7 @@ int mprof_web_build(mprof_web_t *w, double t0_ns, double t1_ns, int width_px,
     return MPROF_EINVAL;
   mprof_scene_options_t opt = {w->any_highlighted ? w->highlighted : NULL,
                                w->any_matches ? w->matches : NULL,
-                               w->counters_shown};
+                               w->counters_shown, NULL};
   w->viewport = vp;
   int err = mprof_scene_build(w->scene, w->model, &vp, &opt);
   size_t count;

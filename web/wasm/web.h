@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "mprof/model.h"
-#include "mprof/scene.h"
+#include "scene.h"
 
 /* One open trace: its bytes, model, analysis, scene and view options. */
 typedef struct mprof_web_s mprof_web_t;

@@ -1,15 +1,16 @@
-/* scene.c -- the drawing rules of every viewer (see mprof/scene.h): turns
+/* scene.c -- the drawing rules of every viewer (see scene.h): turns
  * the model's level-of-detail answers for a viewport into a display list.
  *
  * Painting order: idle/GC bands, axis ticks, search and highlight marks,
  * thread lines (failed and stalled in their colours), running spans,
- * arrows, labels and failure texts, counter graphs.  Every query is bounded
- * by the viewport's width, so a frame costs O(rows shown * width * log n).
+ * arrows, labels and failure texts, counter graphs, the divergence mark.
+ * Every query is bounded by the viewport's width, so a frame costs
+ * O(rows shown * width * log n).
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "mprof/scene.h"
+#include "scene.h"
 
 const mprof_swatch_t mprof_scene_palette[MPROF_COLOUR_COUNT] = {
     [MPROF_COLOUR_BACKGROUND] = {"background", 0xe8e8e8},
@@ -31,6 +32,7 @@ const mprof_swatch_t mprof_scene_palette[MPROF_COLOUR_COUNT] = {
     [MPROF_COLOUR_HIGHLIGHT] = {"highlight", 0x00c0ff},
     [MPROF_COLOUR_MATCH] = {"search match", 0xffee00},
     [MPROF_COLOUR_COUNTER] = {"counter", 0x7040a0},
+    [MPROF_COLOUR_DIVERGENCE] = {"first divergence", 0xff00ff},
 };
 
 /* Painters read the list as ten 32-bit words per primitive. */
@@ -600,6 +602,43 @@ static void draw_counters(frame_t *f) {
   }
 }
 
+/* --- The first divergence -----------------------------------------------
+ */
+
+/* The divergence line's dashes: DASH_PX drawn, GAP_PX not, DIVERGENCE_PX
+ * wide, on the middle of a pixel column; its caption's baseline. */
+#define DASH_PX 6
+#define GAP_PX 4
+#define DIVERGENCE_PX 2
+#define CAPTION_Y 32
+
+/* The middle of the pixel column holding x (floor without libm). */
+static float pixel_middle(double x) {
+  double whole = (double)(int64_t)x;
+  if (whole > x)
+    whole -= 1;
+  return (float)(whole + 0.5);
+}
+
+/* A dashed line the height of the viewport at the divergence's time, and
+ * its caption, over everything drawn before. */
+static void draw_divergence(frame_t *f) {
+  if (!f->opt->divergence_ns)
+    return;
+  double at = mprof_scene_x(f->vp, *f->opt->divergence_ns);
+  if (at < -DIVERGENCE_PX || at > f->vp->width_px + (double)DIVERGENCE_PX)
+    return;
+  float x = pixel_middle(at);
+  for (uint32_t y = 0; y < f->vp->height_px; y += DASH_PX + GAP_PX) {
+    float end = (float)(y + DASH_PX < f->vp->height_px ? y + DASH_PX
+                                                       : f->vp->height_px);
+    line(f, MPROF_COLOUR_DIVERGENCE, MPROF_ROLE_DIVERGENCE, x, (float)y, x,
+         end, DIVERGENCE_PX, MPROF_NO_THREAD);
+  }
+  text(f, MPROF_COLOUR_DIVERGENCE, MPROF_ROLE_DIVERGENCE, x + 4, CAPTION_Y,
+       (float)f->vp->width_px - x - 4, "first divergence", MPROF_NO_THREAD);
+}
+
 /* --- Merging
  * ------------------------------------------------------------------- */
 
@@ -675,7 +714,7 @@ static double counters_height(const mprof_model_view_t *v,
 int mprof_scene_build(mprof_scene_t *scene, const mprof_model_t *model,
                       const mprof_viewport_t *vp,
                       const mprof_scene_options_t *options) {
-  static const mprof_scene_options_t none = {NULL, NULL, NULL};
+  static const mprof_scene_options_t none = {NULL, NULL, NULL, NULL};
   scene->count = 0;
   scene->text_length = 0;
   scene->failed = 0;
@@ -697,6 +736,7 @@ int mprof_scene_build(mprof_scene_t *scene, const mprof_model_t *model,
   draw_rows(&f);
   draw_arrows(&f);
   draw_counters(&f);
+  draw_divergence(&f);
   merge_runs(scene);
   return scene->failed ? MPROF_ENOMEM : 0;
 }

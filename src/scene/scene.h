@@ -1,15 +1,18 @@
-/* mprof/scene.h -- the drawing rules shared by every viewer: a model and a
+/* scene.h -- the drawing rules shared by every viewer: a model and a
  * viewport in, a display list of primitives in pixel coordinates out.
  *
  * The browser viewer (this code compiled to WebAssembly) and the desktop
  * viewer only paint the list and handle input; what is drawn where, in
- * which colour, and when a label fits, is decided here once.  The list is
+ * which colour, and when a label fits, is decided here once.  What is
+ * shown (range, scroll, selection, search, compare) is the view state of
+ * timeline.h, which builds each pane's scene.  The list is
  * built from the model's level-of-detail queries, so its length is bounded
  * by the viewport's pixels whatever the trace size.  No OS calls.
  *
  * Layout of the viewport, top to bottom: the time axis
  * (MPROF_SCENE_AXIS_PX), the thread rows (scrolled by scroll_px), then one
- * graph strip (MPROF_SCENE_COUNTER_PX) per shown counter.
+ * graph strip (MPROF_SCENE_COUNTER_PX) per shown counter.  Not installed:
+ * the viewers and `mprof html` build it from src/scene/.
  */
 #ifndef MPROF_SCENE_H
 #define MPROF_SCENE_H
@@ -17,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model.h"
+#include "mprof/model.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -26,6 +29,9 @@ extern "C" {
 /* Pixel sizes of the fixed parts of the layout. */
 #define MPROF_SCENE_AXIS_PX 20
 #define MPROF_SCENE_COUNTER_PX 40
+/* The one row height of both viewers: 16 px holds a 10-11 px label over
+ * its line, and shows a quarter more rows of a big trace than 20 would. */
+#define MPROF_SCENE_ROW_PX 16
 /* A thread's label is drawn only when its visible line is this wide. */
 #define MPROF_SCENE_LABEL_MIN_PX 16
 /* Hit tests reach this far from a line, in pixels. */
@@ -48,6 +54,7 @@ typedef enum mprof_colour_e {
   MPROF_COLOUR_HIGHLIGHT, /* double-clicked thread and what it touched */
   MPROF_COLOUR_MATCH,     /* search matches */
   MPROF_COLOUR_COUNTER,   /* counter graphs */
+  MPROF_COLOUR_DIVERGENCE, /* compare: where the two traces first differ */
   MPROF_COLOUR_COUNT
 } mprof_colour_t;
 
@@ -75,7 +82,8 @@ typedef enum mprof_prim_role_e {
   MPROF_ROLE_ARROW,
   MPROF_ROLE_LABEL,
   MPROF_ROLE_FAILURE,
-  MPROF_ROLE_COUNTER
+  MPROF_ROLE_COUNTER,
+  MPROF_ROLE_DIVERGENCE
 } mprof_prim_role_t;
 
 /* One primitive: ten 32-bit words, so a painter in another language reads
@@ -108,6 +116,10 @@ typedef struct mprof_scene_options_s {
   const uint8_t *matches;        /* per thread: search match; NULL for none */
   const uint8_t *counters_shown; /* per counter: nonzero = graph it; NULL for
                                     none */
+  const int64_t *divergence_ns;  /* compare: the time of the first
+                                    divergence (mprof_scene_diverge()),
+                                    marked by a dashed line over everything;
+                                    NULL for none */
 } mprof_scene_options_t;
 
 typedef struct mprof_scene_s mprof_scene_t;
