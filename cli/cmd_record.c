@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../src/uv/uv_probe.h"
 #include "cli.h"
 
 /* Where the shim is: in the build tree next to this mprof, or installed. */
@@ -108,6 +109,26 @@ static void tell_where(const char *trace, int status) {
   fputs(" -o trace-html\n", stderr);
 }
 
+/* Whether the shim can see program's libuv calls; if not, says why in
+ * one line. */
+static int shim_can_see(const char *program) {
+  const char *why;
+  switch (mprof_uv_probe_program(program)) {
+  case MPROF_UV_PROBE_STATIC:
+    why = "is statically linked: no preloaded library reaches it";
+    break;
+  case MPROF_UV_PROBE_LIBUV_INSIDE:
+    why = "has libuv linked into itself: the shim sees only a shared libuv";
+    break;
+  default:
+    return 1;
+  }
+  fputs("mprof: record: ", stderr);
+  cli_put_escaped(stderr, program, strlen(program));
+  fprintf(stderr, " %s; running it untraced\n", why);
+  return 0;
+}
+
 int cmd_record(int argc, char **argv) {
   static const struct option options[] = {{"output", required_argument, 0, 'o'},
                                           {"size", required_argument, 0, 's'},
@@ -140,6 +161,8 @@ int cmd_record(int argc, char **argv) {
             shim, strerror(errno));
     return CLI_FAILED;
   }
+  if (!shim_can_see(argv[optind]))
+    return run_program(argv + optind);
   if (set_preload(shim) || setenv("MPROF_TRACE", trace, 1) ||
       (size && setenv("MPROF_SIZE", size, 1))) {
     fprintf(stderr, "mprof: record: environment: %s\n", strerror(errno));

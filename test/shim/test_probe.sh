@@ -1,0 +1,60 @@
+#!/bin/sh
+# test_probe.sh BUILD_DIR -- `mprof record` on programs whose libuv calls
+# the shim cannot see: a statically linked program, one with libuv linked
+# into itself (uv_inside; and Debian's node when it is installed).  Each
+# gets one line saying why, runs untraced with its own output and exit
+# status, and leaves no trace.  A script and a dynamically linked program
+# are recorded as ever.
+set -u
+build=$1
+bin=$build/test/shim
+out=$bin/probe
+rm -rf "$out" && mkdir -p "$out"
+status=0
+fail() { echo "FAIL: $*"; status=1; }
+
+# untraced NAME WHY PROGRAM ARGS...: recorded, it says WHY in one line.
+untraced() {
+  name=$1 why=$2
+  shift 2
+  "$@" > "$out/$name.plain.txt" 2>&1
+  plain=$?
+  "$build/mprof" record -o "$out/$name.ctf" -- "$@" \
+    > "$out/$name.out.txt" 2> "$out/$name.err.txt"
+  recorded=$?
+  [ $recorded -eq $plain ] || fail "$name: exited $recorded, plain $plain"
+  cmp -s "$out/$name.plain.txt" "$out/$name.out.txt" || fail "$name: output differs"
+  [ "$(wc -l < "$out/$name.err.txt")" -eq 1 ] ||
+    fail "$name: not one line: $(cat "$out/$name.err.txt")"
+  grep -q "^mprof: record: .* $why[:;].*running it untraced$" "$out/$name.err.txt" ||
+    fail "$name: said: $(cat "$out/$name.err.txt")"
+  [ ! -e "$out/$name.ctf" ] || fail "$name: left a trace"
+}
+
+untraced static "is statically linked" "$bin/static_hello"
+untraced inside "has libuv linked into itself" "$bin/uv_inside"
+if node=$(command -v node) && nm -D "$node" 2>/dev/null | grep -q " T uv_run$"; then
+  untraced node "has libuv linked into itself" node -e 'console.log(6 * 7)'
+fi
+
+# Found through PATH, and a script: recorded (the script's shell makes no
+# libuv call, so its trace holds no event of its own).
+printf '#!/bin/sh\necho script ran\n' > "$out/script.sh"
+chmod +x "$out/script.sh"
+PATH="$out:$PATH" "$build/mprof" record -o "$out/script.ctf" -- script.sh \
+  > "$out/script.out.txt" 2> "$out/script.err.txt" || fail "script: exit $?"
+grep -qx "script ran" "$out/script.out.txt" || fail "script: did not run"
+grep -q "running it untraced" "$out/script.err.txt" && fail "script: taken as untraceable"
+"$build/mprof" record -o "$out/uvprog.ctf" -- "$build/test/shim/dlopen_host" none \
+  > /dev/null 2> "$out/uvprog.err.txt" || fail "dlopen_host: exit $?"
+grep -q "running it untraced" "$out/uvprog.err.txt" && fail "dlopen_host: taken as untraceable"
+
+# A file cut inside its program headers: no answer from the probe, and
+# the loader's own refusal.
+head -c 200 "$bin/static_hello" > "$out/cut" && chmod +x "$out/cut"
+"$build/mprof" record -o "$out/cut.ctf" -- "$out/cut" > /dev/null 2> "$out/cut.err.txt"
+[ $? -eq 127 ] || fail "cut: exit status"
+grep -q "running it untraced" "$out/cut.err.txt" && fail "cut: probed as a program"
+
+[ $status -eq 0 ] && echo "shim_probe: all passed"
+exit $status
