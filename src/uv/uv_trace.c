@@ -13,6 +13,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,8 +34,8 @@ static _Thread_local uint64_t running_loop MPROF__UV_TLS;
 /* Nonzero inside a wrapped libuv call that calls another wrapped one
  * through the PLT, which the shim sees too (uv_tcp_init() and
  * uv_udp_init() their _ex forms, uv_poll_init_socket() uv_poll_init(),
- * uv_try_write() uv_try_write2()): the outer call records, the inner one
- * only forwards. */
+ * uv_try_write() uv_try_write2(), uv_fs_poll_start() uv_timer_init() and
+ * uv_fs_stat()): the outer call records, the inner one only forwards. */
 static _Thread_local int in_wrapped MPROF__UV_TLS;
 
 static mprof_counter_t bytes_read, bytes_written;
@@ -502,8 +503,10 @@ MPROF__UV_SIMPLE_HANDLE(prepare)
 MPROF__UV_SIMPLE_HANDLE(async)
 
 int mprof_uv_timer_init(uv_loop_t *loop, uv_timer_t *handle) {
-  return handle_inited(loop, handle, UV_TIMER, MPROF_TIMER, "timer",
-                       REAL->uv_timer_init(loop, handle));
+  int result = REAL->uv_timer_init(loop, handle);
+  return in_wrapped ? result
+                    : handle_inited(loop, handle, UV_TIMER, MPROF_TIMER,
+                                    "timer", result);
 }
 
 int mprof_uv_timer_start(uv_timer_t *handle, uv_timer_cb cb, uint64_t timeout,
@@ -688,8 +691,11 @@ int mprof_uv_fs_poll_start(uv_fs_poll_t *handle, uv_fs_poll_cb cb,
   mprof__uv_entry_t *entry =
       watch(handle, (mprof__uv_fn)cb, (mprof__uv_fn)fs_poll_fire, 0);
   label_path(entry, "fs poll", path);
-  return REAL->uv_fs_poll_start(handle, entry ? fs_poll_fire : cb, path,
-                                interval);
+  in_wrapped++;
+  int result =
+      REAL->uv_fs_poll_start(handle, entry ? fs_poll_fire : cb, path, interval);
+  in_wrapped--;
+  return result;
 }
 
 static void exit_fire(uv_process_t *process, int64_t exit_status,
@@ -1071,14 +1077,30 @@ static void fs_done(uv_fs_t *req) {
   finish(entry, result < 0 ? (int)result : 0);
 }
 
+/* The callback of the stat requests that an fs poll handle makes, one per
+ * interval: libuv's own, learned from the first, which libuv makes inside
+ * uv_fs_poll_start() (in_wrapped); the next ones come from libuv's own
+ * timer, with the same callback. */
+static _Atomic(uv_fs_cb) fs_poll_stat_cb;
+
+/* Is an fs call with callback cb one that libuv makes for an fs poll
+ * handle? */
+static int fs_poll_own(uv_fs_cb cb) {
+  if (in_wrapped)
+    atomic_store_explicit(&fs_poll_stat_cb, cb, memory_order_relaxed);
+  return cb &&
+         cb == atomic_load_explicit(&fs_poll_stat_cb, memory_order_relaxed);
+}
+
 /* Before an fs call NAME ("open") with its label's target (or NULL), as
- * begin_request().  libuv's own synchronous calls, made with no loop from
- * inside uv_fs_copyfile(), are not traced. */
+ * begin_request().  libuv's own calls are not traced: the synchronous ones
+ * made with no loop from inside uv_fs_copyfile(), and an fs poll handle's
+ * stat requests. */
 static mprof__uv_entry_t *fs_begin(sync_t *sync, const uv_loop_t *loop,
                                    uv_fs_t *req, uv_fs_cb cb, const char *name,
                                    const char *target) {
   sync->thread = MPROF_NONE;
-  if (!mprof_is_started() || (!cb && !loop))
+  if (fs_poll_own(cb) || !mprof_is_started() || (!cb && !loop))
     return NULL;
   char what[32];
   snprintf(what, sizeof what, "fs %s", name);
