@@ -1,4 +1,4 @@
-/* check_uv.c -- check_uv TRACE KIND: load a trace of test/uv/uv_prog.c
+/* check_uv.c -- check_uv TRACE KIND [DIR]: load a trace of test/uv/uv_prog.c
  * into the model and check what the libuv tracing must have recorded.
  *   all               every stage: threads by type and label, their ends,
  *                     arrows, idle bands, counters and the net labels
@@ -6,7 +6,8 @@
  *   exit-in-callback  the timer that exited, running at the end
  *   no-loop           the timer's thread and nothing run
  *   threads           four loops on four OS threads, a timer each
- *   fs, handles, sockets  the modes of test/uv/uv_more.c
+ *   fs, handles, sockets  the modes of test/uv/uv_more.c, run with DIR
+ *                     (the paths its labels show)
  * Prints each failed check; exits 1 if any failed. */
 #include <inttypes.h>
 #include <stdio.h>
@@ -16,6 +17,10 @@
 #include "mprof/model.h"
 
 static int failures;
+
+/* The DIR uv_more ran with (check_uv's third argument): its labels'
+ * paths. */
+static const char *out_dir = "";
 
 /* Datagrams uv_prog sent: over IPv4, and over IPv6 unless the mode is
  * all-ipv4 (a machine without ::1). */
@@ -55,13 +60,18 @@ static size_t count_threads(mprof_type_t type, const char *prefix,
   return n;
 }
 
+/* Did thread t (MPROF_NO_THREAD: not found) fail with reason? */
+static int failed(uint32_t t, const char *reason) {
+  return t != MPROF_NO_THREAD &&
+         view->threads[t].ending == MPROF_ENDING_FAILED &&
+         !strcmp(view->strings + view->threads[t].failure, reason);
+}
+
 /* Threads of a type that failed with reason. */
 static size_t failed_with(mprof_type_t type, const char *reason) {
   size_t n = 0;
   for (uint32_t t = 1; t < view->thread_count; t++)
-    n += view->threads[t].type == type &&
-         view->threads[t].ending == MPROF_ENDING_FAILED &&
-         !strcmp(view->strings + view->threads[t].failure, reason);
+    n += view->threads[t].type == type && failed(t, reason);
   return n;
 }
 
@@ -70,6 +80,29 @@ static uint32_t find_thread(mprof_type_t type, const char *label) {
     if (view->threads[t].type == type && !strcmp(first_label(t), label))
       return t;
   return MPROF_NO_THREAD;
+}
+
+/* Was thread t made by no thread (before the loop ran), and resolved? */
+static int resolved_by_root(uint32_t t) {
+  return t != MPROF_NO_THREAD &&
+         view->threads[t].creator == MPROF_ROOT_THREAD &&
+         view->threads[t].ending == MPROF_ENDING_RESOLVED;
+}
+
+/* Was child made by parent, switched to for its callback, and did parent
+ * end only after that (when its callback returned, not before)? */
+static int made_in_callback(uint32_t child, uint32_t parent) {
+  return child != MPROF_NO_THREAD && parent != MPROF_NO_THREAD &&
+         view->threads[child].creator == parent &&
+         view->threads[parent].ending != MPROF_ENDING_PENDING &&
+         view->threads[parent].end_ns >= view->threads[child].start_ns;
+}
+
+/* "WHAT DIR/NAME", in label. */
+static const char *path_label(char *label, size_t size, const char *what,
+                              const char *dir, const char *name) {
+  snprintf(label, size, "%s %s/%s", what, dir, name);
+  return label;
 }
 
 static size_t arrows_to(uint32_t to, mprof_arrow_kind_t kind) {
@@ -281,12 +314,13 @@ static void check_all(void) {
             view->threads[timer].ending == MPROF_ENDING_RESOLVED,
         "timer thread resolved at close");
   if (timer != MPROF_NO_THREAD)
-    CHECK(spans_of(timer, loop_stream, &other) >= 4, "timer: 3 ticks + close");
+    CHECK(spans_of(timer, loop_stream, &other) >= 4,
+          "timer: 3 ticks + its close callback");
 
   for (uint32_t t = 1; t < view->thread_count; t++)
     if (view->threads[t].type == MPROF_WORK)
-      CHECK(spans_of(t, loop_stream, &other) >= 2 && other >= 1,
-            "work %u runs on a pool thread and back on the loop", t);
+      CHECK(spans_of(t, loop_stream, &other) >= 1 && other >= 1,
+            "work %u runs on a pool thread", t);
 
   uint32_t async = find_thread(MPROF_HANDLE, "async");
   CHECK(async != MPROF_NO_THREAD && arrows_to(async, MPROF_ARROW_SIGNAL) == 1,
@@ -301,7 +335,7 @@ static void check_all(void) {
     uint32_t t = find_thread(MPROF_HANDLE, watchers[i]);
     CHECK(t != MPROF_NO_THREAD &&
               view->threads[t].ending == MPROF_ENDING_RESOLVED &&
-              spans_of(t, MPROF_NO_THREAD, &other) >= 2,
+              spans_of(t, MPROF_NO_THREAD, &other) >= 1,
           "the %s handle ran and closed", watchers[i]);
   }
   uint32_t signal = find_thread(MPROF_HANDLE, "signal");
@@ -346,7 +380,7 @@ static void check_threads(void) {
         "4 timers closed: %zu", resolved);
   for (uint32_t t = 1; t < view->thread_count; t++)
     if (view->threads[t].type == MPROF_TIMER)
-      CHECK(spans_of(t, MPROF_NO_THREAD, &other) >= 4, "timer %u ticks", t);
+      CHECK(spans_of(t, MPROF_NO_THREAD, &other) >= 3, "timer %u ticks", t);
   CHECK(view->stream_count >= 4, "%u streams", view->stream_count);
 }
 
@@ -359,8 +393,8 @@ static const struct expected_s expected_fs[] = {
     {MPROF_FS, "fs write", 1, 1},
     {MPROF_FS, "fs close", 4, 4}, /* 3 closes and the closedir */
     /* asynchronous */
-    {MPROF_FS, "fs copyfile /", 1, 1},
-    {MPROF_FS, "fs sendfile", 1, 1},
+    {MPROF_FS, "fs copyfile /", 2, 1}, /* one of a missing file */
+    {MPROF_FS, "fs sendfile", 2, 1},   /* one from no file */
     {MPROF_FS, "fs ftruncate", 1, 1},
     {MPROF_FS, "fs fdatasync", 1, 1},
     {MPROF_FS, "fs fchmod", 1, 1},
@@ -377,11 +411,11 @@ static const struct expected_s expected_fs[] = {
     {MPROF_FS, "fs link /", 1, 1},
     {MPROF_FS, "fs symlink /", 1, 1},
     {MPROF_FS, "fs mkstemp /", 1, 1},
-    {MPROF_FS, "fs opendir /", 1, 1},
+    {MPROF_FS, "fs opendir /", 2, 1}, /* one of a missing directory */
     {MPROF_FS, "fs readdir", 1, 1},
     {MPROF_FS, "fs closedir", 1, 1},
     {MPROF_FS, "fs readlink /", 1, 1},
-    {MPROF_FS, "fs ", 29, 29},
+    {MPROF_FS, "fs ", 32, 29},
 };
 
 /* The synchronous closes: each ran, switched to, within the callback of
@@ -398,59 +432,186 @@ static void check_fs_sync(void) {
   }
   CHECK(by_closedir == 2 && by_mkstemp == 1,
         "%zu closes made by closedir, %zu by mkstemp", by_closedir, by_mkstemp);
-  uint32_t made = MPROF_NO_THREAD;
-  for (uint32_t t = 1; made == MPROF_NO_THREAD && t < view->thread_count; t++)
-    if (!strncmp(first_label(t), "fs mkdtemp /", 12))
-      made = t;
-  CHECK(made != MPROF_NO_THREAD &&
-            view->threads[made].creator == MPROF_ROOT_THREAD,
-        "mkdtemp, called before the loop ran, made by no thread");
+}
+
+/* uv_more's directory D, from the label of the opendir that worked, into
+ * dir: DIR/uv_more.XXXXXX with the Xs replaced; empty if not found. */
+static void fs_directory(char *dir, size_t size) {
+  dir[0] = 0;
+  for (uint32_t t = 1; t < view->thread_count; t++)
+    if (view->threads[t].ending == MPROF_ENDING_RESOLVED &&
+        !strncmp(first_label(t), "fs opendir ", 11))
+      snprintf(dir, size, "%s", first_label(t) + 11);
+  size_t n = strlen(out_dir);
+  CHECK(strlen(dir) == n + strlen("/uv_more.XXXXXX") &&
+            !strncmp(dir, out_dir, n) && !strncmp(dir + n, "/uv_more.", 9),
+        "the opendir's directory '%s' is not %s/uv_more.XXXXXX", dir, out_dir);
+}
+
+/* The requests' exact labels, their creators and ends: made before the
+ * loop ran, by no thread; readdir in opendir's callback and closedir in
+ * readdir's, each request ending when the callback that made the next one
+ * returned; the failing calls with libuv's error names. */
+static void check_fs_requests(void) {
+  char dir[1024], label[1200];
+  uint32_t made =
+      find_thread(MPROF_FS, path_label(label, sizeof label, "fs mkdtemp",
+                                       out_dir, "uv_more.XXXXXX"));
+  CHECK(resolved_by_root(made), "no '%s' made by no thread", label);
+  fs_directory(dir, sizeof dir);
+  uint32_t copied = find_thread(
+      MPROF_FS, path_label(label, sizeof label, "fs copyfile", dir, "a"));
+  CHECK(resolved_by_root(copied), "no '%s' made by no thread", label);
+  uint32_t not_copied = find_thread(
+      MPROF_FS, path_label(label, sizeof label, "fs copyfile", dir, "missing"));
+  CHECK(failed(not_copied, "ENOENT"), "'%s' did not fail with ENOENT", label);
+  uint32_t not_opened = find_thread(
+      MPROF_FS, path_label(label, sizeof label, "fs opendir", dir, "missing"));
+  CHECK(failed(not_opened, "ENOENT"), "'%s' did not fail with ENOENT", label);
+  CHECK(failed_with(MPROF_FS, "ENOENT") == 2 &&
+            failed_with(MPROF_FS, "EBADF") == 1,
+        "failed: %zu with ENOENT, %zu with EBADF",
+        failed_with(MPROF_FS, "ENOENT"), failed_with(MPROF_FS, "EBADF"));
+  for (uint32_t t = 1; t < view->thread_count; t++)
+    if (!strcmp(first_label(t), "fs sendfile"))
+      CHECK(view->threads[t].creator == MPROF_ROOT_THREAD &&
+                (view->threads[t].ending == MPROF_ENDING_RESOLVED ||
+                 failed(t, "EBADF")),
+            "sendfile %u: made by no thread, resolved or failed with EBADF", t);
+  snprintf(label, sizeof label, "fs opendir %s", dir);
+  uint32_t opened = find_thread(MPROF_FS, label);
+  uint32_t read = find_thread(MPROF_FS, "fs readdir");
+  uint32_t closed = find_thread(MPROF_FS, "fs closedir");
+  CHECK(resolved_by_root(opened), "no '%s' made by no thread", label);
+  CHECK(made_in_callback(read, opened),
+        "readdir not made by opendir's callback");
+  CHECK(made_in_callback(closed, read),
+        "closedir not made by readdir's callback");
 }
 
 static void check_fs(void) {
   check_counts(expected_fs, sizeof expected_fs / sizeof *expected_fs);
   check_fs_sync();
+  check_fs_requests();
   /* the synchronous write and the sendfile, 16 bytes each */
   CHECK(counter_final("uv bytes written") == 32, "written %" PRId64,
         counter_final("uv bytes written"));
 }
 
-/* A handle's thread by its first label: resolved, with at least spans
- * running spans and, if second is not NULL, a second label that starts
- * with it. */
-static void check_handle(const char *label, size_t spans, const char *second) {
+/* A handle's thread by its first label, made before the loop ran (by no
+ * thread) and resolved, with a running span for each of its callbacks
+ * (callbacks, not counting its close, which has none of the program's)
+ * and, if second is not NULL, that second label; MPROF_NO_THREAD if not
+ * found. */
+static uint32_t check_handle(const char *label, size_t callbacks,
+                             const char *second) {
   size_t other;
   uint32_t t = find_thread(MPROF_HANDLE, label);
-  CHECK(t != MPROF_NO_THREAD, "no %s handle", label);
+  CHECK(resolved_by_root(t), "no %s handle made by no thread, resolved", label);
   if (t == MPROF_NO_THREAD)
-    return;
+    return t;
   const mprof_thread_t *thread = &view->threads[t];
-  CHECK(thread->ending == MPROF_ENDING_RESOLVED, "%s: not resolved", label);
-  CHECK(spans_of(t, MPROF_NO_THREAD, &other) >= spans, "%s: %zu spans", label,
-        spans_of(t, MPROF_NO_THREAD, &other));
+  CHECK(spans_of(t, MPROF_NO_THREAD, &other) >= callbacks, "%s: %zu spans",
+        label, spans_of(t, MPROF_NO_THREAD, &other));
   if (second)
     CHECK(
         thread->label_count == 2 &&
-            !strncmp(view->strings + view->labels[thread->first_label + 1].text,
-                     second, strlen(second)),
-        "%s: second label", label);
+            !strcmp(view->strings + view->labels[thread->first_label + 1].text,
+                    second),
+        "%s: second label not '%s'", label, second);
+  return t;
+}
+
+/* Increases of the counter name by delta at a time in [from_ns, to_ns]. */
+static size_t counter_steps(const char *name, int64_t delta, int64_t from_ns,
+                            int64_t to_ns) {
+  size_t n = 0;
+  for (size_t c = 0; c < view->counter_count; c++) {
+    const mprof_counter_series_t *series = &view->counters[c];
+    if (strcmp(view->strings + series->name, name))
+      continue;
+    int64_t value = 0;
+    for (uint32_t i = 0; i < series->sample_count; i++) {
+      const mprof_sample_t *sample = &view->samples[series->first_sample + i];
+      n += sample->value - value == delta && sample->time_ns >= from_ns &&
+           sample->time_ns <= to_ns;
+      value = sample->value;
+    }
+  }
+  return n;
+}
+
+/* The write request made by parent that resolved, or (reason not NULL)
+ * failed with reason; MPROF_NO_THREAD if none. */
+static uint32_t write_made_by(uint32_t parent, const char *reason) {
+  for (uint32_t t = 1; t < view->thread_count; t++)
+    if (view->threads[t].type == MPROF_WRITE &&
+        view->threads[t].creator == parent &&
+        (reason ? failed(t, reason)
+                : view->threads[t].ending == MPROF_ENDING_RESOLVED))
+      return t;
+  return MPROF_NO_THREAD;
+}
+
+/* The tty: its reply written in its read callback, the 4 bytes read
+ * before, the reply's 3 counted while it was pending, the tty closed in
+ * the reply's callback; a tty on a file is not one. */
+static void check_tty(uint32_t tty) {
+  uint32_t reply = write_made_by(tty, NULL);
+  CHECK(made_in_callback(reply, tty), "no reply written in the tty's callback");
+  if (reply == MPROF_NO_THREAD)
+    return;
+  const mprof_thread_t *write = &view->threads[reply];
+  CHECK(view->threads[tty].end_ns >= write->end_ns,
+        "the tty ended before its reply's callback closed it");
+  CHECK(counter_steps("uv bytes read", 4, view->threads[tty].start_ns,
+                      write->start_ns) == 1,
+        "no 4 bytes read from the tty before the reply");
+  CHECK(counter_steps("uv bytes written", 3, write->start_ns, write->end_ns) ==
+            1,
+        "the reply's 3 bytes not counted while it was pending");
+}
+
+/* uv_write2(): the byte that passed a handle counted while the request was
+ * pending; passing one to a tty failed at once with EINVAL. */
+static void check_write2(void) {
+  uint32_t passing = write_made_by(MPROF_ROOT_THREAD, NULL);
+  CHECK(passing != MPROF_NO_THREAD &&
+            counter_steps("uv bytes written", 1,
+                          view->threads[passing].start_ns,
+                          view->threads[passing].end_ns) == 1,
+        "write2's byte not counted while it was pending");
+  CHECK(write_made_by(MPROF_ROOT_THREAD, "EINVAL") != MPROF_NO_THREAD &&
+            failed_with(MPROF_WRITE, "EINVAL") == 1,
+        "the write2 of a handle to the tty did not fail with EINVAL");
 }
 
 static const struct expected_s expected_handles[] = {
-    {MPROF_WRITE, "write", 2, 2}, /* to the tty, write2 on the pipe */
+    /* to the tty, write2 on the pipe, write2 to the tty (EINVAL) */
+    {MPROF_WRITE, "write", 3, 2},
     {MPROF_HANDLE, "pipe", 2, 2},
     {MPROF_HANDLE, "tcp", 2, 2},  /* passed, received */
     {MPROF_HANDLE, "poll", 1, 1}, /* of a socket */
+    {MPROF_HANDLE, "tty", 1, 1},  /* not the one on a file */
+    /* an fs poll handle's own timer and stat requests are libuv's */
+    {MPROF_TIMER, "", 0, 0},
+    {MPROF_FS, "", 0, 0},
 };
 
 static void check_handles(void) {
-  check_handle("fs event", 2, "fs event /"); /* the event, the close */
-  check_handle("fs poll", 3, "fs poll /");   /* ENOENT, the file, close */
-  check_handle("tty", 2, NULL);              /* the read, the close */
-  check_handle("signal", 2, "signal 12");
-  check_handle("poll", 2, NULL);
+  char label[1200];
+  check_handle(
+      "fs event", 1,
+      path_label(label, sizeof label, "fs event", out_dir, "uv_more.event"));
+  check_handle(
+      "fs poll", 2, /* ENOENT, then the file */
+      path_label(label, sizeof label, "fs poll", out_dir, "uv_more.poll"));
+  check_tty(check_handle("tty", 1, NULL));
+  check_handle("signal", 1, "signal 12");
+  check_handle("poll", 1, NULL);
   check_counts(expected_handles,
                sizeof expected_handles / sizeof *expected_handles);
+  check_write2();
   /* tty: "tty\n" in, "ok\n" out; the pipe: 1 byte */
   CHECK(counter_final("uv bytes read") == 5, "read %" PRId64,
         counter_final("uv bytes read"));
@@ -482,6 +643,47 @@ static const struct expected_s expected_sockets[] = {
     {MPROF_RANDOM, "random", 1, 1},
 };
 
+/* The first label that starts with head; NULL if none. */
+static const mprof_label_t *label_starting(const char *head) {
+  for (size_t i = 0; i < view->label_count; i++)
+    if (!strncmp(view->strings + view->labels[i].text, head, strlen(head)))
+      return &view->labels[i];
+  return NULL;
+}
+
+/* uv_udp_try_send()'s datagram "pong" (FNV-1a 64: 8c1eda0da8870097): the
+ * send label on the sending handle's thread, with its 4 bytes counted
+ * just before, the same text in the receive label on the other handle's;
+ * the try_send without an address that failed recorded nothing (the
+ * counts in check_sockets()). */
+static void check_try_send(void) {
+  const mprof_label_t *send = label_starting("net send udp ");
+  const mprof_label_t *recv = label_starting("net recv udp ");
+  CHECK(send && recv, "no net send udp or recv udp label");
+  if (!send || !recv)
+    return;
+  const char *text = view->strings + send->text;
+  char source[64], destination[64], hash[17];
+  unsigned length;
+  CHECK(sscanf(text, "net send udp %63s %63s %16s %u", source, destination,
+               hash, &length) == 4 &&
+            !strncmp(source, "127.0.0.1:", 10) &&
+            !strncmp(destination, "127.0.0.1:", 10) &&
+            strcmp(source, destination) && !strcmp(hash, "8c1eda0da8870097") &&
+            length == 4,
+        "send label '%s'", text);
+  CHECK(!strcmp(text + 9, view->strings + recv->text + 9),
+        "receive label '%s' for '%s'", view->strings + recv->text, text);
+  CHECK(resolved_by_root(send->thread) &&
+            !strcmp(first_label(send->thread), "udp") &&
+            !strcmp(first_label(recv->thread), "udp") &&
+            send->thread != recv->thread,
+        "the labels not on the two udp handles' threads");
+  CHECK(counter_steps("uv bytes written", 4,
+                      view->threads[send->thread].start_ns, send->time_ns) == 1,
+        "try_send's 4 bytes not counted with its label");
+}
+
 static void check_sockets(void) {
   size_t on_handles, sends, receives;
   check_counts(expected_sockets,
@@ -492,6 +694,7 @@ static void check_sockets(void) {
   CHECK(net_labels("net send udp ", &on_handles) == 1 && on_handles == 1,
         "net send udp label");
   CHECK(net_labels("net recv udp ", &on_handles) == 1, "net recv udp label");
+  check_try_send();
   check_tcp_offsets(1, 3, &sends, &receives);
   CHECK(receives >= 1, "%zu net recv tcp labels", receives);
   CHECK(counter_final("uv bytes written") == 7, "written %" PRId64,
@@ -507,12 +710,14 @@ static void check_sockets(void) {
 }
 
 int main(int argc, char **argv) {
-  if (argc != 3) {
+  if (argc != 3 && argc != 4) {
     fprintf(stderr, "usage: check_uv TRACE "
                     "all|all-ipv4|exit-in-callback|no-loop|threads|fs|handles|"
-                    "sockets\n");
+                    "sockets [DIR]\n");
     return 2;
   }
+  if (argc == 4)
+    out_dir = argv[3];
   mprof_trace_t *trace;
   mprof_model_t *m;
   if (mprof_trace_open(argv[1], NULL, NULL, &trace) ||

@@ -84,7 +84,8 @@ prog=uv_more
 for mode in fs handles sockets; do
   three_ways $mode 0
   for way in shim traced; do
-    "$bin/check_uv" "$out/$mode.$way.ctf" $mode || fail "$mode: $way trace"
+    "$bin/check_uv" "$out/$mode.$way.ctf" $mode "$out" ||
+      fail "$mode: $way trace"
   done
 done
 grep -q "^fs readdir: 6 entries$" "$out/fs.plain.txt" || fail "fs: readdir"

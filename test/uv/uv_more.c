@@ -2,14 +2,17 @@
  * built and run like it (test/uv/CMakeLists.txt, test_uv.sh) and checked
  * by check_uv in the mode of the same name:
  *   fs       every fs call: synchronous ones (no callback) that set up a
- *            directory, asynchronous ones all at once, then opendir,
+ *            directory, asynchronous ones all at once (a copyfile, an
+ *            opendir and a sendfile among them that fail), then opendir,
  *            readdir and closedir, whose callback closes the files
  *            synchronously
  *   handles  an fs event and an fs poll handle, a tty (a pseudo-terminal)
  *            read and written, uv_write2() passing a TCP handle over an
- *            IPC pipe, a one-shot signal, a poll handle of a socket
+ *            IPC pipe, a one-shot signal, a poll handle of a socket; and
+ *            a tty on a file and a handle passed to a tty, which fail
  *   sockets  uv_udp_try_send(), uv_try_write() and uv_try_write2() over
- *            TCP, and uv_tcp_close_reset(); then uv_getaddrinfo(),
+ *            TCP, and uv_tcp_close_reset(); a uv_udp_try_send() with no
+ *            address, which fails; then uv_getaddrinfo(),
  *            uv_getnameinfo() and uv_random() without a callback
  * Results are printed in a fixed order once the loop has run, so the output
  * is the same on every run.
@@ -34,7 +37,7 @@
 
 static uv_loop_t *loop;
 static char dir[1024];
-static char results[24][80];
+static char results[32][80];
 
 static void print_results(void) {
   for (size_t i = 0; i < sizeof results / sizeof *results; i++)
@@ -53,13 +56,13 @@ static void in_dir(char *path, size_t size, const char *name) {
 
 /* --- fs --- */
 
-enum { FS_A, FS_B, FS_C, FS_HARD, FS_SYM, FS_FILES };
-static const char *const fs_file_names[FS_FILES] = {"a", "b", "c", "hard",
-                                                    "sym"};
+enum { FS_A, FS_B, FS_C, FS_HARD, FS_SYM, FS_MISSING, FS_FILES };
+static const char *const fs_file_names[FS_FILES] = {"a",    "b",   "c",
+                                                    "hard", "sym", "missing"};
 static char fs_paths[FS_FILES][1100], fs_temp[1100];
 static uv_file fd_a, fd_c;
-static uv_fs_t fs_reqs[20], dir_req, link_req;
-static const char *fs_call_names[20];
+static uv_fs_t fs_reqs[24], dir_req, link_req;
+static const char *fs_call_names[24];
 static size_t fs_calls;
 static uv_dirent_t dirents[16];
 
@@ -105,6 +108,18 @@ static void fs_set_up(const char *parent) {
   uv_fs_req_cleanup(&req);
 }
 
+/* Calls that fail: on a missing file, a missing directory, and from a
+ * descriptor that is not open. */
+static void fs_start_failing(void) {
+  const char *missing = fs_paths[FS_MISSING];
+  CHECK(uv_fs_copyfile(loop, fs_next("copyfile of a missing file"), missing,
+                       fs_paths[FS_B], UV_FS_COPYFILE_EXCL, fs_called));
+  CHECK(uv_fs_opendir(loop, fs_next("opendir of a missing directory"), missing,
+                      fs_called));
+  CHECK(uv_fs_sendfile(loop, fs_next("sendfile from no file"), fd_c, -1, 0, 16,
+                       fs_called));
+}
+
 /* Every other fs call at once, each with its own request. */
 static void fs_start_all(void) {
   char temp[1100];
@@ -134,6 +149,7 @@ static void fs_start_all(void) {
   CHECK(uv_fs_symlink(loop, fs_next("symlink"), a, fs_paths[FS_SYM], 0,
                       fs_called));
   CHECK(uv_fs_mkstemp(loop, fs_next("mkstemp"), temp, fs_called));
+  fs_start_failing();
 }
 
 static void fs_dir_closed(uv_fs_t *req) {
@@ -200,14 +216,16 @@ enum {
   R_WRITE2,
   R_PASSED,
   R_SIGNAL,
-  R_SOCKET_POLL
+  R_SOCKET_POLL,
+  R_TTY_FILE,
+  R_TTY_PASS
 };
 static uv_fs_event_t fs_event;
 static uv_fs_poll_t fs_poll;
 static char event_path[1100], poll_path[1100];
-static uv_tty_t tty;
+static uv_tty_t tty, not_tty;
 static int tty_master;
-static uv_write_t tty_write_req, write2_req;
+static uv_write_t tty_write_req, write2_req, tty_pass_req;
 static uv_pipe_t ipc[2];
 static uv_tcp_t passed, received;
 static uv_signal_t oneshot;
@@ -313,6 +331,27 @@ static void ipc_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf) {
   uv_close((uv_handle_t *)stream, NULL);
 }
 
+static void never_written(uv_write_t *req, int status) {
+  (void)req;
+  (void)status;
+  fprintf(stderr, "uv_more: a write that cannot start called back\n");
+  exit(1);
+}
+
+/* A tty on a regular file, and a handle passed over the tty (not an IPC
+ * pipe): libuv refuses both at once. */
+static void tty_refused(void) {
+  uv_file file = open(event_path, O_RDONLY);
+  uv_buf_t one = uv_buf_init("h", 1);
+  snprintf(results[R_TTY_FILE], sizeof results[0], "tty on a file: %s",
+           status_name(uv_tty_init(loop, &not_tty, file, 0)));
+  close(file);
+  snprintf(results[R_TTY_PASS], sizeof results[0],
+           "write2 of a handle to the tty: %s",
+           status_name(uv_write2(&tty_pass_req, (uv_stream_t *)&tty, &one, 1,
+                                 (uv_stream_t *)&passed, never_written)));
+}
+
 /* A bound TCP handle sent over an IPC pipe (a socket pair). */
 static void write2_start(void) {
   uv_file fds[2];
@@ -356,6 +395,7 @@ static void mode_handles(void) {
   CHECK(uv_fs_poll_start(&fs_poll, fs_poll_seen, poll_path, 5));
   tty_start();
   write2_start();
+  tty_refused();
   CHECK(uv_signal_init(loop, &oneshot));
   CHECK(uv_signal_start_oneshot(&oneshot, signalled, SIGUSR2));
   CHECK(uv_kill(getpid(), SIGUSR2));
@@ -373,7 +413,16 @@ static void mode_handles(void) {
 
 /* --- sockets --- */
 
-enum { R_UDP_SENT, R_UDP_RECEIVED, R_TRIED, R_READ, R_RESET, R_CLIENT, R_SYNC };
+enum {
+  R_UDP_SENT,
+  R_UDP_UNSENT,
+  R_UDP_RECEIVED,
+  R_TRIED,
+  R_READ,
+  R_RESET,
+  R_CLIENT,
+  R_SYNC
+};
 static uv_udp_t udp_receiver, udp_sender;
 static uv_tcp_t listener, server_side, client;
 static uv_connect_t connect_req;
@@ -406,6 +455,9 @@ static void udp_start(void) {
       uv_udp_try_send(&udp_sender, &pong, 1, (const struct sockaddr *)&bound);
   snprintf(results[R_UDP_SENT], sizeof results[0], "udp try_send: %d bytes",
            sent);
+  snprintf(results[R_UDP_UNSENT], sizeof results[0],
+           "udp try_send without an address: %s",
+           status_name(uv_udp_try_send(&udp_sender, &pong, 1, NULL)));
 }
 
 static void server_closed(uv_handle_t *handle) {
