@@ -140,7 +140,7 @@ static void read_switches(const mprof_trace_t *trace) {
 
 /* How many times thread was switched to, and how many of its running
  * spans ran on another stream than not_stream. */
-static size_t spans_of(uint32_t thread, uint32_t not_stream, size_t *other) {
+static size_t runs_of(uint32_t thread, uint32_t not_stream, size_t *other) {
   size_t n = 0;
   *other = 0;
   for (size_t i = 0; i < view->running_count; i++)
@@ -314,19 +314,19 @@ static void check_all(void) {
             view->threads[timer].ending == MPROF_ENDING_RESOLVED,
         "timer thread resolved at close");
   if (timer != MPROF_NO_THREAD)
-    CHECK(spans_of(timer, loop_stream, &other) >= 4,
+    CHECK(runs_of(timer, loop_stream, &other) >= 4,
           "timer: 3 ticks + its close callback");
 
   for (uint32_t t = 1; t < view->thread_count; t++)
     if (view->threads[t].type == MPROF_WORK)
-      CHECK(spans_of(t, loop_stream, &other) >= 1 && other >= 1,
-            "work %u runs on a pool thread", t);
+      CHECK(runs_of(t, loop_stream, &other) >= 2 && other >= 1,
+            "work %u runs on a pool thread and back on the loop", t);
 
   uint32_t async = find_thread(MPROF_HANDLE, "async");
   CHECK(async != MPROF_NO_THREAD && arrows_to(async, MPROF_ARROW_SIGNAL) == 1,
         "async handle signalled once from another OS thread");
   uint32_t sender = find_thread(MPROF_CALLBACK, "async sender");
-  CHECK(sender != MPROF_NO_THREAD && spans_of(sender, loop_stream, &other) &&
+  CHECK(sender != MPROF_NO_THREAD && runs_of(sender, loop_stream, &other) &&
             other == 1,
         "the signal comes from the sending OS thread's own thread");
 
@@ -335,7 +335,7 @@ static void check_all(void) {
     uint32_t t = find_thread(MPROF_HANDLE, watchers[i]);
     CHECK(t != MPROF_NO_THREAD &&
               view->threads[t].ending == MPROF_ENDING_RESOLVED &&
-              spans_of(t, MPROF_NO_THREAD, &other) >= 1,
+              runs_of(t, MPROF_NO_THREAD, &other) >= 2,
           "the %s handle ran and closed", watchers[i]);
   }
   uint32_t signal = find_thread(MPROF_HANDLE, "signal");
@@ -380,7 +380,8 @@ static void check_threads(void) {
         "4 timers closed: %zu", resolved);
   for (uint32_t t = 1; t < view->thread_count; t++)
     if (view->threads[t].type == MPROF_TIMER)
-      CHECK(spans_of(t, MPROF_NO_THREAD, &other) >= 3, "timer %u ticks", t);
+      CHECK(runs_of(t, MPROF_NO_THREAD, &other) >= 4,
+            "timer %u: 3 ticks + its close callback", t);
   CHECK(view->stream_count >= 4, "%u streams", view->stream_count);
 }
 
@@ -428,7 +429,7 @@ static void check_fs_sync(void) {
     const char *creator = first_label(view->threads[t].creator);
     by_closedir += !strcmp(creator, "fs closedir");
     by_mkstemp += !strncmp(creator, "fs mkstemp /", 12);
-    CHECK(spans_of(t, MPROF_NO_THREAD, &other) == 1, "close %u ran once", t);
+    CHECK(runs_of(t, MPROF_NO_THREAD, &other) == 1, "close %u ran once", t);
   }
   CHECK(by_closedir == 2 && by_mkstemp == 1,
         "%zu closes made by closedir, %zu by mkstemp", by_closedir, by_mkstemp);
@@ -499,10 +500,9 @@ static void check_fs(void) {
 }
 
 /* A handle's thread by its first label, made before the loop ran (by no
- * thread) and resolved, with a running span for each of its callbacks
- * (callbacks, not counting its close, which has none of the program's)
- * and, if second is not NULL, that second label; MPROF_NO_THREAD if not
- * found. */
+ * thread) and resolved, run once for each of its callbacks and once for
+ * its close, and, if second is not NULL, with that second label;
+ * MPROF_NO_THREAD if not found. */
 static uint32_t check_handle(const char *label, size_t callbacks,
                              const char *second) {
   size_t other;
@@ -511,8 +511,8 @@ static uint32_t check_handle(const char *label, size_t callbacks,
   if (t == MPROF_NO_THREAD)
     return t;
   const mprof_thread_t *thread = &view->threads[t];
-  CHECK(spans_of(t, MPROF_NO_THREAD, &other) >= callbacks, "%s: %zu spans",
-        label, spans_of(t, MPROF_NO_THREAD, &other));
+  CHECK(runs_of(t, MPROF_NO_THREAD, &other) >= callbacks + 1,
+        "%s: %zu runs", label, runs_of(t, MPROF_NO_THREAD, &other));
   if (second)
     CHECK(
         thread->label_count == 2 &&
@@ -705,7 +705,7 @@ static void check_sockets(void) {
   for (uint32_t t = 1; t < view->thread_count; t++)
     if (view->threads[t].type == MPROF_RANDOM)
       CHECK(view->threads[t].creator == MPROF_ROOT_THREAD &&
-                spans_of(t, MPROF_NO_THREAD, &other) == 1,
+                runs_of(t, MPROF_NO_THREAD, &other) == 1,
             "the synchronous random ran once, made by no thread");
 }
 
