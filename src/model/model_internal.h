@@ -1,6 +1,8 @@
 /* model_internal.h -- the model's private state, shared by its files:
- * model.c builds it from events, layout.c gives threads rows, lod.c
- * answers "what is in this window", analysis.c finds the problems. */
+ * intern.c keeps its strings and maps trace ids to threads, events.c
+ * builds it from events, finish.c completes it once they are all in,
+ * load.c feeds it a trace, layout.c gives threads rows, lod.c answers
+ * "what is in this window", analysis.c finds the problems. */
 #ifndef MPROF_MODEL_INTERNAL_H
 #define MPROF_MODEL_INTERNAL_H
 
@@ -15,7 +17,7 @@
 /* A thread's row until the layout gives it one. */
 #define MODEL_ROW_UNPLACED UINT32_MAX
 
-/* Texts remembered for interning once (model.c). */
+/* Texts remembered for interning once (intern.c). */
 #define MODEL_TEXT_CACHE 64
 
 /* Per OS-thread stream, while building. */
@@ -84,6 +86,48 @@ struct mprof_model_s {
  * Returns 0 or MPROF_ENOMEM. */
 int mprof__grow(void *array, size_t *cap, size_t need, size_t elem);
 
+/* Copy text into the string pool (once, if it repeats); returns its
+ * offset (0 is the empty string) or 0 when memory runs out (the text is
+ * then shown empty). */
+uint32_t mprof__intern_text(mprof_model_t *m, const char *text,
+                            size_t length);
+
+/* Ids are handed out in runs (the recorder gives each OS thread chunks of
+ * consecutive ids, from 1 up), so most ids are small and dense: those index
+ * a plain array (`direct`), grown while it stays within a few times the
+ * thread count.  Other ids go in an open-addressing table; consecutive ids
+ * go to consecutive slots there too, and high bits are folded in so that
+ * ids differing only there (other chunks, strided ids) still spread.
+ * The lookups are inline: the event loop makes one or two an event. */
+static inline size_t mprof__id_hash(const mprof_model_t *m, uint64_t id) {
+  uint64_t h = id ^ (id >> 16) ^ (id >> 32) ^ (id >> 48);
+  return (size_t)h & (m->hash_cap - 1);
+}
+
+/* The table's slot holding id, or the empty slot where it would go. */
+static inline size_t mprof__id_slot(const mprof_model_t *m, uint64_t id) {
+  size_t s = mprof__id_hash(m, id);
+  while (m->hash_threads[s] != MPROF_NO_THREAD && m->hash_ids[s] != id)
+    s = (s + 1) & (m->hash_cap - 1);
+  return s;
+}
+
+/* Where id's thread index is kept (MPROF_NO_THREAD: an unknown id). */
+static inline uint32_t *mprof__id_ref(const mprof_model_t *m, uint64_t id) {
+  return id < m->direct_cap ? &m->direct[id]
+                            : &m->hash_threads[mprof__id_slot(m, id)];
+}
+
+/* Map id to thread index `thread`.  Returns 0 or MPROF_ENOMEM. */
+int mprof__id_set(mprof_model_t *m, uint64_t id, uint32_t thread);
+
+/* Make the id table's first slots.  Returns 0 or MPROF_ENOMEM. */
+int mprof__id_table_init(mprof_model_t *m);
+
+/* Make the direct array cover ids below cap; ids the table holds there
+ * move over.  Returns 0 or MPROF_ENOMEM. */
+int mprof__direct_resize(mprof_model_t *m, size_t cap);
+
 /* Append an item to an array grown by mprof__grow; count is the view's.
  * The capacity test comes first so that the common case makes no call. */
 #define MODEL_PUSH(m, array, cap, count, item)                                 \
@@ -119,6 +163,10 @@ int mprof__model_reserve(mprof_model_t *m, const mprof_model_sizes_t *sizes);
 /* Follow merges from thread i to where its line continues (a cycle in bad
  * input is cut after a thousand hops). */
 uint32_t mprof__follow_merges(const mprof_model_t *m, uint32_t i);
+
+/* End every stream's running span and idle band at the end of the trace
+ * (the finish's first step).  Returns 0 or MPROF_ENOMEM. */
+int mprof__streams_close(mprof_model_t *m);
 
 /* Rows given to threads while their endings are settled, in start order
  * (layout.c): begin (into m->placing), then place threads [from, to),
