@@ -284,7 +284,7 @@ static int thread_becomes(mprof_model_t *m, const mprof_event_t *ev,
   o->ending = MPROF_ENDING_MERGED;
   o->becomes = next;
   if (mprof__id_set(m, ev->a, next)) return MPROF_ENOMEM;
-  /* whatever ran as the old thread now runs as the new one */
+  /* a stream running the old thread runs the new one: one line goes on */
   for (size_t i = 0; i < m->stream_count; i++)
     if (m->streams[i].current == old &&
         stream_switch(m, &m->streams[i], next, t))

@@ -8,8 +8,9 @@
 
 #include "model_internal.h"
 
-/* A thread that is never resolved ends this long after it was last seen
- * (as the original did: it was probably collected, unseen). */
+/* A thread that is never resolved ends this long after it was last seen:
+ * it was most likely collected unseen, and mirage-trace-viewer ends it the
+ * same way, so that both draw a trace alike. */
 #define PENDING_TAIL_NS 1000
 
 static const char STALLED_TEXT[] = "should_resolve thread never resolved";

@@ -67,8 +67,8 @@ uint32_t mprof__intern_text(mprof_model_t *m, const char *text,
 #define DIRECT_SPARE 65536
 #define HASH_FIRST 1024
 
-/* Rebuild the table with `cap` slots; ids the direct array now covers
- * move there. */
+/* Rebuild the table with `cap` slots; ids the direct array covers (it may
+ * have grown since they were put here) move there. */
 static int hash_rebuild(mprof_model_t *m, size_t cap) {
   size_t old_cap = m->hash_cap;
   uint64_t *old_ids = m->hash_ids;

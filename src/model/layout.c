@@ -9,9 +9,9 @@
  * kept in a segment tree of "busy until" times, so finding that row costs
  * O(log rows): a million threads lay out in well under a second.  Rows
  * depend only on the trace, never on the zoom, so the picture is stable
- * while zooming.  (The original placed threads depth-first and scanned
- * every overlapping thread; its traces staircased.  Searching the first
- * free row is eio-trace's fix, PR #28.)
+ * while zooming.  (Placing threads depth-first and scanning every
+ * overlapping thread, as mirage-trace-viewer does, makes traces staircase;
+ * searching the first free row is eio-trace's answer.)
  *
  * Then running spans and threads are grouped by row, in start order, with
  * prefix maxima of their ends, for the window queries in lod.c.
@@ -438,8 +438,8 @@ static int threads_by_start(const mprof_model_t *m, size_t n,
   *order = NULL;
   if (!m->threads_unordered) return 0;
   split_by_start(th, n, NULL, NULL, &others);
-  /* the others, sorted apart (their array sized now: a heap that never
-   * shrinks, WebAssembly's, keeps whatever is asked for) */
+  /* the others, sorted apart (in an array of their exact size: a heap
+   * that never shrinks, WebAssembly's, keeps whatever is asked for) */
   uint32_t *in_order = malloc(n * sizeof *in_order);
   uint32_t *merged = malloc(n * sizeof *merged);
   sort_key_t *late = malloc(others * sizeof *late);

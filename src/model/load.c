@@ -3,9 +3,12 @@
  * area) merged into one time order.
  *
  * Each stream is a run of packets in sequence order; one packet at a time
- * is decoded into that stream's buffer, and a binary heap on the next
- * event's clock picks which stream goes next.  Memory is one decoded
- * packet per stream, whatever the trace size.
+ * is decoded into that stream's buffer.  An OS thread's ring and names
+ * streams go as one pair, merged by turns inside the model's event loop
+ * (mprof__model_add_pair); a binary heap on each pair's next event picks
+ * the pair that goes next, once per run of its events that come before
+ * every other pair's.  Memory is one decoded packet per stream, whatever
+ * the trace size.
  *
  * Several traces: each event's ticks become ns on a common axis (the
  * trace's wall-clock anchor plus the caller's offset), and its ids are

@@ -3,11 +3,12 @@
  *
  * Threads and running spans of a row, and arrows, are arrays sorted by
  * start with a prefix maximum of their ends.  A window query binary-searches
- * the first item that reaches into the window, emits it, and jumps (binary
- * search again) past everything that starts within the same pixel or under
- * the item itself: each emitted item costs O(log n), and the caller bounds
- * how many it takes.  Counters keep a pyramid of block minima and maxima, so
- * a pixel column's range costs O(64 * levels) whatever the samples.
+ * the first item that reaches into the window, emits it, and jumps past
+ * everything that starts within the same pixel or under the item itself,
+ * searching forward in steps that double: each emitted item costs O(log d)
+ * for d items passed over, and the caller bounds how many it takes.
+ * Counters keep a pyramid of block minima and maxima, so a pixel column's
+ * range costs O(64 * levels) whatever the samples.
  */
 #include <string.h>
 
