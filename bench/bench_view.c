@@ -76,41 +76,39 @@ static double cpu_ms(void) {
 
 /* Draw one frame; returns its wall-clock time in ms, its CPU time in
  * *cpu. */
-static double frame(cairo_t *cr, const mprof_view_doc_t *doc,
-                    const mprof_view_state_t *state, double *cpu) {
+static double frame(cairo_t *cr, mprof_timeline_t *tl, double *cpu) {
   uint64_t t = bench_now_ns();
   double c = cpu_ms();
-  if (mprof__view_draw(cr, doc, state)) exit(1);
+  if (mprof__view_draw(cr, tl, 0)) exit(1);
   cairo_surface_flush(cairo_get_target(cr));
   *cpu = cpu_ms() - c;
   return (double)(bench_now_ns() - t) / 1e6;
 }
 
-typedef void (*move_fn)(mprof_view_state_t *state, int step);
+typedef void (*move_fn)(mprof_timeline_t *tl, int step);
 
-static void fit(mprof_view_state_t *state, int step) { (void)state, (void)step; }
+static void fit(mprof_timeline_t *tl, int step) { (void)tl, (void)step; }
 
-static void pan(mprof_view_state_t *state, int step) {
-  mprof__view_state_pan(state, step % 40 < 20 ? -40 : 40, 0);
+static void pan(mprof_timeline_t *tl, int step) {
+  mprof_timeline_pan(tl, 0, step % 40 < 20 ? -40 : 40, 0);
 }
 
 /* Zoom in 20 steps around moving points, then back out. */
-static void zoom(mprof_view_state_t *state, int step) {
+static void zoom(mprof_timeline_t *tl, int step) {
   double x = (step * 97) % WIDTH;
-  mprof__view_state_zoom(state, step % 40 < 20 ? 0.7 : 1 / 0.7, x);
+  mprof_timeline_zoom(tl, 0, step % 40 < 20 ? 0.7 : 1 / 0.7, x);
 }
 
 /* The median of the rounds' median frame times, 40 frames a round, each
  * after move(); *cpu_median the same of CPU times. */
-static double measure(cairo_t *cr, const mprof_view_doc_t *doc,
-                      mprof_view_state_t *state, move_fn move, int rounds,
-                      double *cpu_median) {
+static double measure(cairo_t *cr, mprof_timeline_t *tl, move_fn move,
+                      int rounds, double *cpu_median) {
   double medians[BENCH_MAX_ROUNDS], cpu_medians[BENCH_MAX_ROUNDS];
   double frames[40], cpus[40];
   for (int r = 0; r < rounds; r++) {
     for (int i = 0; i < 40; i++) {
-      move(state, i);
-      frames[i] = frame(cr, doc, state, &cpus[i]);
+      move(tl, i);
+      frames[i] = frame(cr, tl, &cpus[i]);
     }
     medians[r] = bench_median(frames, 40);
     cpu_medians[r] = bench_median(cpus, 40);
@@ -125,9 +123,9 @@ int main(int argc, char **argv) {
   const char *path = record(args.dir, args.events);
   uint64_t t = bench_now_ns();
   mprof_view_doc_t *doc;
-  mprof_view_state_t state;
+  mprof_timeline_t *tl;
   if (mprof__view_doc_load(path, NULL, NULL, NULL, NULL, &doc) ||
-      mprof__view_state_init(&state, doc, WIDTH, HEIGHT))
+      !(tl = mprof__view_timeline(&doc, 1, WIDTH, HEIGHT)))
     return 1;
   const mprof_model_view_t *v = mprof_model_view(doc->model);
   bench_note("%llu events, %zu threads, %u rows: model and analysis in %.2f s",
@@ -139,18 +137,17 @@ int main(int argc, char **argv) {
   cairo_t *cr = cairo_create(surface);
   static const struct { const char *name; move_fn move; int span_div; } cases[] = {
       {"view_fit", fit, 1}, {"view_pan", pan, 1000}, {"view_zoom", zoom, 1}};
+  double d = (double)v->duration_ns;
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-    mprof__view_state_fit(&state, doc, WIDTH, HEIGHT);
-    state.t0_ns = state.t1_ns / 2;
-    state.t1_ns = state.t0_ns + (v->duration_ns / cases[i].span_div) + 1;
-    if (cases[i].span_div == 1) state.t0_ns = 0;
-    double cpu, ms = measure(cr, doc, &state, cases[i].move, args.rounds, &cpu);
+    double t0 = cases[i].span_div == 1 ? 0 : d / 2;
+    mprof_timeline_set_range(tl, t0, t0 + d / cases[i].span_div + 1);
+    double cpu, ms = measure(cr, tl, cases[i].move, args.rounds, &cpu);
     bench_json(cases[i].name, "frame_ms", ms, "frame_budget_16ms", BUDGET_MS);
     bench_json(cases[i].name, "frame_cpu_ms", cpu, "frame_budget_16ms", BUDGET_MS);
   }
   cairo_destroy(cr);
   cairo_surface_destroy(surface);
-  mprof__view_state_free(&state);
+  mprof_timeline_free(tl);
   mprof__view_doc_free(doc);
   return 0;
 }

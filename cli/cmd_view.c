@@ -116,14 +116,12 @@ static int parse_args(int argc, char **argv, view_args_t *args) {
 }
 
 static int write_png(const view_args_t *args, mprof_view_doc_t *doc) {
-  mprof_view_state_t state;
-  int err = mprof__view_state_init(&state, doc, args->width, args->height);
-  if (!err && args->has_range) {
-    state.t0_ns = args->t0_ns;
-    state.t1_ns = args->t1_ns;
-  }
-  if (!err) err = mprof__view_png(doc, &state, args->png);
-  mprof__view_state_free(&state);
+  mprof_timeline_t *tl = mprof__view_timeline(&doc, 1, args->width, args->height);
+  int err = tl ? 0 : MPROF_ENOMEM;
+  if (!err && args->has_range)
+    mprof_timeline_set_range(tl, (double)args->t0_ns, (double)args->t1_ns);
+  if (!err) err = mprof__view_png(tl, 0, args->png);
+  mprof_timeline_free(tl);
   if (err) fprintf(stderr, "mprof: view: %s: %s\n", args->png, mprof_strerror(err));
   return err;
 }

@@ -22,6 +22,7 @@ static const mprof_colour_t shown[] = {
     MPROF_COLOUR_GC,
     MPROF_COLOUR_HIGHLIGHT,
     MPROF_COLOUR_MATCH,
+    MPROF_COLOUR_DIVERGENCE,
 };
 
 static gboolean on_draw(GtkWidget *area, cairo_t *cr, gpointer data) {

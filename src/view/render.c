@@ -1,4 +1,4 @@
-/* render.c -- paint the scene (mprof/scene.h) with cairo: each primitive
+/* render.c -- paint the scene (scene.h) with cairo: each primitive
  * of the display list becomes cairo calls, in the palette's colours.
  * Every drawing rule lives in the scene; this file only paints, so the
  * window, --png and the browser viewer show the same picture.
@@ -127,31 +127,20 @@ static PangoLayout *new_layout(cairo_t *cr) {
   return layout;
 }
 
-int mprof__view_draw(cairo_t *cr, const mprof_view_doc_t *doc,
-                     const mprof_view_state_t *state) {
-  mprof_viewport_t vp = mprof__view_viewport(state);
-  mprof_scene_options_t options = {state->highlighted, state->matches,
-                                   state->counters_shown, NULL};
-  int err = mprof_scene_build(state->scene, doc->model, &vp, &options);
-  if (err) return err == MPROF_EINVAL ? 0 : err; /* nothing to show */
-  size_t count;
-  const mprof_prim_t *prims = mprof_scene_prims(state->scene, &count);
-  const char *texts = mprof_scene_text(state->scene);
+int mprof__view_draw(cairo_t *cr, mprof_timeline_t *tl, int pane) {
+  int count = mprof_timeline_build(tl, pane);
+  if (count < 0) return count == MPROF_EINVAL ? 0 : count; /* nothing to show */
+  const mprof_prim_t *prims = mprof_timeline_prims(tl, pane);
+  const char *texts = mprof_timeline_text(tl, pane);
   cairo_save(cr);
   set_colour(cr, MPROF_COLOUR_BACKGROUND, 1);
   cairo_paint(cr);
   cairo_set_line_cap(cr, CAIRO_LINE_CAP_BUTT);
   PangoLayout *layout = new_layout(cr);
   batch_t batch = {.cr = cr};
-  for (size_t i = 0; i < count; i++) paint(&batch, layout, &prims[i], texts);
+  for (int i = 0; i < count; i++) paint(&batch, layout, &prims[i], texts);
   flush(&batch);
   g_object_unref(layout);
   cairo_restore(cr);
   return 0;
-}
-
-uint32_t mprof__view_hit(const mprof_view_doc_t *doc,
-                         const mprof_view_state_t *state, double x, double y) {
-  mprof_viewport_t vp = mprof__view_viewport(state);
-  return mprof_scene_hit(doc->model, &vp, x, y);
 }

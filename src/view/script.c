@@ -13,9 +13,10 @@
  *   metric I on|off     tick or untick counter I's graph in the Metrics menu
  *   shot FILE           save the window's pixels to FILE (PNG) and print
  *                       "shot FILE X Y W H...": where each timeline is in it
- *   state               print "state T0 T1 SCROLL END ROWS" of the first
- *                       timeline: its range, pixels scrolled, the trace's
- *                       end and row count
+ *   state               print "state T0 T1 SCROLL END ROWS OFFSET" for each
+ *                       timeline: the range, its pixels scrolled, its
+ *                       trace's end and row count, and where its time 0
+ *                       is on the shared axis
  *   title               print "title TEXT", the window's title
  *   details FILE        write the details panel's text to FILE
  *   wait N              do nothing for N steps
@@ -76,10 +77,15 @@ static int metric(mprof_view_window_t *w, const char *arg) {
   return 0;
 }
 
-static void print_state(const mprof_view_pane_t *pane) {
-  printf("state %" PRId64 " %" PRId64 " %.0f %" PRId64 " %" PRIu32 "\n",
-         pane->state.t0_ns, pane->state.t1_ns, pane->state.scroll_y,
-         mprof_model_view(pane->doc->model)->duration_ns, pane->state.rows);
+static void print_state(const mprof_view_window_t *w) {
+  const mprof_timeline_t *tl = w->timeline;
+  for (int i = 0; i < w->pane_count; i++) {
+    const mprof_model_view_t *v = mprof_model_view(w->panes[i].doc->model);
+    printf("state %.0f %.0f %.0f %" PRId64 " %" PRIu32 " %.0f\n",
+           mprof_timeline_t0(tl), mprof_timeline_t1(tl),
+           mprof_timeline_scroll(tl, i), v->duration_ns, v->row_count,
+           mprof_timeline_offset(tl, i));
+  }
   fflush(stdout);
 }
 
@@ -119,7 +125,7 @@ static int run_line(script_t *s, const char *line) {
   else if (!strcmp(verb, "details") && n > 1)
     return details(w, arg);
   else if (!strcmp(verb, "state"))
-    print_state(&w->panes[0]);
+    print_state(w);
   else if (!strcmp(verb, "title"))
     printf("title %s\n", gtk_window_get_title(GTK_WINDOW(w->window)));
   else if (!strcmp(verb, "wait") && sscanf(arg, "%lld", &t0) == 1)

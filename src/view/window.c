@@ -1,8 +1,7 @@
 /* window.c -- the viewer's GTK 3 window: one or two timelines (drawing
  * areas painted by render.c from the scene), a search box, counter graph
  * toggles, a legend, a details panel and the list of keys.  Input becomes
- * calls on the view state (state.c); --follow is follow.c. */
-#include <math.h>
+ * calls on the view state (timeline.h); --follow is follow.c. */
 #include <string.h>
 
 #include "window.h"
@@ -25,45 +24,29 @@ static void redraw(mprof_view_window_t *w) {
     gtk_widget_queue_draw(w->panes[i].area);
 }
 
-/* Compare mode: every pane shows the time range of pane p. */
-static void align_panes(mprof_view_window_t *w, int p) {
-  for (int i = 0; i < w->pane_count; i++) {
-    w->panes[i].state.t0_ns = w->panes[p].state.t0_ns;
-    w->panes[i].state.t1_ns = w->panes[p].state.t1_ns;
-  }
-  redraw(w);
-}
-
 void mprof__view_window_zoom(mprof_view_window_t *w, int p, double factor,
                              double x) {
-  mprof__view_state_zoom(&w->panes[p].state, factor, x);
+  mprof_timeline_zoom(w->timeline, p, factor, x);
   w->follow = 0;
-  align_panes(w, p);
+  redraw(w);
 }
 
 void mprof__view_window_pan(mprof_view_window_t *w, int p, double dx,
                             double dy) {
-  mprof__view_state_pan(&w->panes[p].state, dx, dy);
+  mprof_timeline_pan(w->timeline, p, dx, dy);
   w->follow = 0;
-  align_panes(w, p);
+  redraw(w);
 }
 
 void mprof__view_window_fit(mprof_view_window_t *w) {
-  int64_t end = 1;
-  for (int i = 0; i < w->pane_count; i++) {
-    mprof_view_pane_t *pane = &w->panes[i];
-    mprof__view_state_fit(&pane->state, pane->doc, pane->state.width,
-                          pane->state.height);
-    if (pane->state.t1_ns > end) end = pane->state.t1_ns;
-  }
-  mprof__view_window_range(w, 0, end);
+  mprof_timeline_fit(w->timeline);
   w->follow = w->options->follow;
+  redraw(w);
 }
 
 void mprof__view_window_range(mprof_view_window_t *w, int64_t t0, int64_t t1) {
-  w->panes[0].state.t0_ns = t0;
-  w->panes[0].state.t1_ns = t1 > t0 ? t1 : t0 + 1;
-  align_panes(w, 0);
+  mprof_timeline_set_range(w->timeline, (double)t0, (double)t1);
+  redraw(w);
 }
 
 static void out_of_memory(void) {
@@ -71,13 +54,7 @@ static void out_of_memory(void) {
 }
 
 void mprof__view_window_search(mprof_view_window_t *w, const char *text) {
-  g_free(w->search_text);
-  w->search_text = text && *text ? g_strdup(text) : NULL;
-  for (int i = 0; i < w->pane_count; i++) {
-    mprof_view_pane_t *pane = &w->panes[i];
-    if (mprof__view_state_search(&pane->state, pane->doc, w->search_text) < 0)
-      out_of_memory();
-  }
+  if (mprof_timeline_search(w->timeline, text) < 0) out_of_memory();
   if (strcmp(gtk_entry_get_text(GTK_ENTRY(w->search)), text ? text : ""))
     gtk_entry_set_text(GTK_ENTRY(w->search), text ? text : "");
   redraw(w);
@@ -97,20 +74,15 @@ void mprof__view_window_details(mprof_view_window_t *w,
 
 void mprof__view_window_select_at(mprof_view_window_t *w, int p, double x,
                                   double y) {
-  mprof_view_pane_t *pane = &w->panes[p];
-  uint32_t t = mprof__view_hit(pane->doc, &pane->state, x, y);
-  for (int i = 0; i < w->pane_count; i++)
-    if (mprof__view_state_select(&w->panes[i].state, w->panes[i].doc,
-                                 i == p ? t : MPROF_NO_THREAD))
-      out_of_memory();
-  mprof__view_window_details(w, pane->doc, t);
+  int t = mprof_timeline_hit(w->timeline, p, x, y);
+  if (mprof_timeline_select(w->timeline, p, t) < 0) out_of_memory();
+  mprof__view_window_details(w, w->panes[p].doc,
+                             t < 0 ? MPROF_NO_THREAD : (uint32_t)t);
   redraw(w);
 }
 
 static void clear(mprof_view_window_t *w) {
-  for (int i = 0; i < w->pane_count; i++)
-    mprof__view_state_select(&w->panes[i].state, w->panes[i].doc,
-                             MPROF_NO_THREAD);
+  mprof_timeline_select(w->timeline, 0, -1);
   mprof__view_window_details(w, NULL, MPROF_NO_THREAD);
   mprof__view_window_search(w, NULL);
 }
@@ -123,8 +95,8 @@ static void toggle_help(mprof_view_window_t *w) {
 }
 
 gboolean mprof__view_window_key(mprof_view_window_t *w, guint keyval) {
-  mprof_view_pane_t *pane = &w->panes[0];
-  double middle = pane->state.width / 2.0, step = pane->state.width / 8.0;
+  double width = mprof_timeline_viewport(w->timeline, 0).width_px;
+  double middle = width / 2, step = width / 8;
   switch (keyval) {
   case GDK_KEY_plus: case GDK_KEY_equal: case GDK_KEY_KP_Add:
     mprof__view_window_zoom(w, 0, 0.5, middle); break;
@@ -149,37 +121,12 @@ static int pane_of(mprof_view_window_t *w, GtkWidget *area) {
   return w->pane_count > 1 && w->panes[1].area == area;
 }
 
-/* Compare: a dashed magenta line where the traces first diverge, in each
- * pane at that trace's time, as the browser viewer marks it. */
-static void draw_divergence(cairo_t *cr, const mprof_view_window_t *w, int p) {
-  if (!w->diverged) return;
-  const mprof_view_state_t *state = &w->panes[p].state;
-  mprof_viewport_t vp = mprof__view_viewport(state);
-  int64_t t = p == 0 ? w->divergence.a_time_ns : w->divergence.b_time_ns;
-  double x = floor(mprof_scene_x(&vp, t)) + 0.5;
-  static const double dash[] = {6, 4};
-  cairo_save(cr);
-  cairo_set_source_rgb(cr, 1, 0, 1);
-  cairo_set_line_width(cr, 2);
-  cairo_set_dash(cr, dash, 2, 0);
-  cairo_move_to(cr, x, 0);
-  cairo_line_to(cr, x, state->height);
-  cairo_stroke(cr);
-  cairo_move_to(cr, x + 4, 32);
-  cairo_show_text(cr, "first divergence");
-  cairo_restore(cr);
-}
-
 static gboolean on_draw(GtkWidget *area, cairo_t *cr, gpointer data) {
   mprof_view_window_t *w = data;
   int p = pane_of(w, area);
-  mprof_view_pane_t *pane = &w->panes[p];
-  int width = gtk_widget_get_allocated_width(area);
-  int height = gtk_widget_get_allocated_height(area);
-  pane->state.width = width;
-  pane->state.height = height;
-  if (mprof__view_draw(cr, pane->doc, &pane->state)) out_of_memory();
-  draw_divergence(cr, w, p);
+  mprof_timeline_resize(w->timeline, p, gtk_widget_get_allocated_width(area),
+                        gtk_widget_get_allocated_height(area));
+  if (mprof__view_draw(cr, w->timeline, p)) out_of_memory();
   return TRUE;
 }
 
@@ -228,7 +175,7 @@ static gboolean on_scroll(GtkWidget *area, GdkEventScroll *event,
     gdk_event_get_scroll_deltas((GdkEvent *)event, &dx, &dy);
   if (dy == 0) return FALSE;
   if (event->state & GDK_SHIFT_MASK) /* scroll the rows */
-    mprof__view_window_pan(w, pane_of(w, area), 0, -dy * MPROF_VIEW_ROW_PX * 3);
+    mprof__view_window_pan(w, pane_of(w, area), 0, -dy * MPROF_SCENE_ROW_PX * 3);
   else
     mprof__view_window_zoom(w, pane_of(w, area), dy < 0 ? 0.8 : 1.25, event->x);
   return TRUE;
@@ -256,8 +203,8 @@ static void on_counter_toggled(GtkToggleButton *button, gpointer data) {
   mprof_view_window_t *w = data;
   guint c = GPOINTER_TO_UINT(g_object_get_data(G_OBJECT(button), "mprof-counter"));
   for (int i = 0; i < w->pane_count; i++)
-    if (c < mprof_model_view(w->panes[i].doc->model)->counter_count)
-      w->panes[i].state.counters_shown[c] = gtk_toggle_button_get_active(button);
+    mprof_timeline_show_counter(w->timeline, i, (int)c,
+                                gtk_toggle_button_get_active(button));
   redraw(w);
 }
 
@@ -286,7 +233,6 @@ static void on_help(GtkButton *button, gpointer data) {
 static GtkWidget *new_area(mprof_view_window_t *w, mprof_view_doc_t *doc) {
   mprof_view_pane_t *pane = &w->panes[w->pane_count++];
   pane->doc = doc;
-  if (mprof__view_state_init(&pane->state, doc, 1, 1)) out_of_memory();
   pane->area = gtk_drawing_area_new();
   gtk_widget_set_size_request(pane->area, 320, 160);
   gtk_widget_set_hexpand(pane->area, TRUE);
@@ -409,27 +355,30 @@ static void on_destroy(GtkWidget *widget, gpointer data) {
   (void)widget;
   g_source_remove_by_user_data(w);
   if (w->script_source) g_source_remove(w->script_source);
-  for (int i = 0; i < w->pane_count; i++) {
-    mprof__view_state_free(&w->panes[i].state);
-    mprof__view_doc_free(w->panes[i].doc);
-  }
-  g_free(w->search_text);
+  mprof_timeline_free(w->timeline);
+  for (int i = 0; i < w->pane_count; i++) mprof__view_doc_free(w->panes[i].doc);
   g_free(w);
   if (--open_windows == 0) gtk_main_quit();
 }
 
+/* A window showing docs (which it takes); none, with the documents freed,
+ * if memory ran out. */
 static void open_window(mprof_view_doc_t **docs, int count,
                         const mprof_view_options_t *options) {
+  mprof_timeline_t *timeline = mprof__view_timeline(docs, count, 1, 1);
+  if (!timeline) {
+    out_of_memory();
+    for (int i = 0; i < count; i++) mprof__view_doc_free(docs[i]);
+    return;
+  }
   mprof_view_window_t *w = g_new0(mprof_view_window_t, 1);
+  w->timeline = timeline;
   w->options = options;
   w->follow = options->follow;
   w->window = gtk_window_new(GTK_WINDOW_TOPLEVEL);
   GtkWidget *timelines = gtk_box_new(GTK_ORIENTATION_VERTICAL, 2);
   for (int i = 0; i < count; i++)
     gtk_box_pack_start(GTK_BOX(timelines), new_area(w, docs[i]), TRUE, TRUE, 0);
-  if (count == 2)
-    w->diverged = mprof_scene_diverge(docs[0]->model, docs[1]->model,
-                                      &w->divergence);
   GtkWidget *body = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 0);
   gtk_box_pack_start(GTK_BOX(body), timelines, TRUE, TRUE, 0);
   gtk_box_pack_start(GTK_BOX(body), new_details(w), FALSE, FALSE, 0);

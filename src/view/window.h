@@ -8,24 +8,21 @@
 
 #include "view.h"
 
-/* One timeline: a document and how it is shown. */
+/* One timeline: a document, shown as its pane of the window's view state. */
 typedef struct mprof_view_pane_s {
   GtkWidget *area;           /* the GtkDrawingArea */
   mprof_view_doc_t *doc;
-  mprof_view_state_t state;
   double drag_x, drag_y;     /* pointer at the last drag step */
   int dragging;
 } mprof_view_pane_t;
 
-/* A window: one pane, or two for --compare (time ranges kept equal). */
+/* A window: one pane, or two for --compare, on one time axis. */
 typedef struct mprof_view_window_s {
   GtkWidget *window, *search, *details, *details_box, *help, *counters;
-  mprof_view_pane_t panes[2];
+  mprof_view_pane_t panes[MPROF_TIMELINE_PANES];
   int pane_count;
-  int diverged;              /* compare: the traces differ, first at: */
-  mprof_divergence_t divergence;
+  mprof_timeline_t *timeline; /* what is shown, and how (timeline.h) */
   int follow;                /* keep the newest time in view */
-  char *search_text;
   guint script_source;       /* the script's timer, or 0 */
   const mprof_view_options_t *options;
 } mprof_view_window_t;

@@ -2,7 +2,7 @@
 # test_view_png.sh -- `mprof view --png` with no display: the picture of a
 # recorded story (test/story.c) and of a time range of it puts each thread
 # on the row, and between the x, that the scene says (view_probe where),
-# the stalled request red to the right edge; net.ctf draws; bad command
+# the stalled request red to the trace's end; net.ctf draws; bad command
 # lines are usage errors.
 set -euo pipefail
 build=$1
@@ -42,8 +42,10 @@ for name in "stuck job" "GET /" "lookup" "disk read" "ready"; do
   check_thread "$tmp/all.png" "$name" 0 -1
 done
 where "stuck job" 0 -1
-expect "stalled 'stuck job' red at the right edge" \
-  is_colour "$tmp/all.png" $(( W - 4 )) $(( ${y%.*} - 1 )) $STALLED 90
+expect "stalled 'stuck job' red to the trace's end" \
+  is_colour "$tmp/all.png" $(( ${x1%.*} - 4 )) $(( ${y%.*} - 1 )) $STALLED 90
+expect "the fit view leaves room after the trace's end" \
+  is_empty "$tmp/all.png" $(( ${x1%.*} + 6 )) $(( ${y%.*} - 1 ))
 
 # A range: the request, from 1 ms before it to 1 ms after.
 where "GET /" 0 -1

@@ -50,7 +50,6 @@ state() { sed -n "${1}p" < <(grep '^state ' "$tmp/out"); }
 # 1. net.ctf: the window opens, titled, and draws its first thread.
 printf 'state\nshot %s\nquit\n' "$shots/net.png" >"$tmp/script"
 run "$net_ctf"
-read -r _ _ _ _ net_end _ <<<"$(state 1)"
 area net.png
 where "$net_ctf" Gntshr.grant_access 0 -1
 expect_not "net.ctf's first thread drawn in the window" is_empty "$shots/net.png" $(( ax + aw / 2 )) $(( y - 1 ))
@@ -122,7 +121,7 @@ awk -v b0=$b0 -v b1=$b1 -v c0=$c0 -v w=$aw 'BEGIN {
 
 # Dragging far up scrolls to the last row and no further; back down to 0.
 read -r _ _ _ scroll _ rows <<<"$(state 4)"
-[ "$scroll" = $(( (rows - 1) * 20 )) ] || fail "scrolled to $scroll px with $rows rows"
+[ "$scroll" = $(( (rows - 1) * 16 )) ] || fail "scrolled to $scroll px with $rows rows"
 read -r _ _ _ scroll _ _ <<<"$(state 5)"
 [ "$scroll" = 0 ] || fail "scrolled back to $scroll px"
 
@@ -168,7 +167,13 @@ strip_y=$(( ay + ah - 40 ))
 printf 'state\nshot %s\nquit\n' "$shots/compare.png" >"$tmp/script"
 run --compare "$story" "$net_ctf"
 read -r _ t0 t1 _ _ _ <<<"$(state 1)"
-[ "$t0" = 0 ] || fail "compare starts at $t0"
+read -r _ _ _ _ story_end _ _ <<<"$(state 1)"
+read -r _ _ _ _ end off <<<"$(state 2 | cut -d' ' -f1-5,7)"
+# both traces whole, net.ctf at its offset, 2 % of that each side
+awk -v t0=$t0 -v t1=$t1 -v a=$story_end -v b=$end -v off=$off 'BEGIN {
+  lo = off < 0 ? off : 0; hi = a > off + b ? a : off + b; m = (hi - lo) * 0.02
+  d0 = t0 - (lo - m); d1 = t1 - (hi + m); exit !(d0 * d0 < 4 && d1 * d1 < 4) }' ||
+  fail "compare: $t0..$t1 is not the fit of the story (0..$story_end) and net.ctf (at $off, $end long)"
 area compare.png 0
 top_y=$ay
 where "$story" "stuck job" $t0 $t1
@@ -179,7 +184,6 @@ area compare.png 1
 where "$net_ctf" Gntshr.grant_access $t0 $t1
 expect_not "compare: net.ctf's first thread in the bottom timeline" \
   is_empty "$shots/compare.png" $(( ax + aw / 2 )) $(( y - 1 ))
-[ "$t1" = "$net_end" ] || fail "compare range ends at $t1, not at net.ctf's end $net_end"
 
 # 4. --follow on a trace a program is writing: the end grows and stays in view.
 "$build/test/trace_gen" "$tmp/live.ctf" overwrite 262144 100000000 2 >/dev/null &
@@ -192,5 +196,5 @@ kill $gen
 read -r _ a0 a1 _ aend _ <<<"$(state 1)"
 read -r _ b0 b1 _ bend _ <<<"$(state 2)"
 [ "$bend" -gt "$aend" ] || fail "follow: the trace's end did not move: $aend -> $bend"
-[ "$b1" = "$bend" ] || fail "follow: the newest time $bend is not in view ($b0..$b1)"
+[ "$b0" -lt "$bend" ] && [ "$bend" -le "$b1" ] || fail "follow: the newest time $bend is not in view ($b0..$b1)"
 echo "view_window: ok"

@@ -3,9 +3,13 @@
  *
  *   view_probe where TRACE W H T0 T1 SCROLL NAME
  *       "ROW Y X0 X1 START END" for the first thread named NAME (its label, or
- *       type#id) in a W x H viewport of [T0, T1) ns (T1 -1: the trace's
- *       end) scrolled by SCROLL px, rows MPROF_VIEW_ROW_PX tall: its row,
- *       the row's y, its line's x from start to end, and its times in ns
+ *       type#id) in a W x H pane showing [T0, T1) ns (T1 -1: the view a
+ *       window opens with, timeline.h's fit) scrolled by SCROLL px: its
+ *       row, the row's y, its line's x from start to end, and its times
+ *       in ns
+ *   view_probe prims TRACE W H T0 T1 SCROLL
+ *       the display list the viewer paints for that view, a primitive a
+ *       line: "KIND COLOUR ROLE THREAD X0 Y0 X1 Y1 ALPHA WIDTH TEXT"
  *   view_probe pixel PNG X Y
  *       "R G B" of pixel (X, Y)
  *   view_probe diff PNG PNG X Y W H
@@ -18,30 +22,53 @@
 
 #include "view.h"
 
+/* The view of argv's TRACE W H T0 T1 SCROLL as the viewer opens it, or
+ * NULL; *doc gets the document. */
+static mprof_timeline_t *open_view(char **argv, mprof_view_doc_t **doc) {
+  if (mprof__view_doc_load(argv[0], NULL, NULL, NULL, NULL, doc)) return NULL;
+  mprof_timeline_t *tl = mprof__view_timeline(doc, 1, atoi(argv[1]), atoi(argv[2]));
+  double t1 = strtod(argv[4], NULL);
+  if (tl && t1 >= 0) mprof_timeline_set_range(tl, strtod(argv[3], NULL), t1);
+  if (tl) mprof_timeline_scroll_to(tl, strtod(argv[5], NULL));
+  return tl;
+}
+
 static int where(char **argv) {
-  mprof_trace_t *trace;
-  mprof_model_t *model;
-  if (mprof_trace_open(argv[0], NULL, NULL, &trace)) return 1;
-  int err = mprof_model_load(trace, &model);
-  mprof_trace_close(trace);
-  if (err) return 1;
-  const mprof_model_view_t *v = mprof_model_view(model);
-  int64_t t1 = strtoll(argv[4], NULL, 10);
-  mprof_viewport_t vp = {strtoll(argv[3], NULL, 10), t1 < 0 ? v->duration_ns : t1,
-                         (uint32_t)atoi(argv[1]), (uint32_t)atoi(argv[2]),
-                         (uint32_t)atoi(argv[5]), MPROF_VIEW_ROW_PX};
+  mprof_view_doc_t *doc;
+  mprof_timeline_t *tl = open_view(argv, &doc);
+  if (!tl) return 1;
+  const mprof_model_view_t *v = mprof_model_view(doc->model);
+  mprof_viewport_t vp = mprof_timeline_viewport(tl, 0);
   int found = 0;
   for (uint32_t t = 1; t < v->thread_count && !found; t++) {
     char name[256];
-    if (strcmp(mprof_model_thread_name(model, t, name, sizeof name), argv[6])) continue;
+    if (strcmp(mprof_model_thread_name(doc->model, t, name, sizeof name), argv[6])) continue;
     const mprof_thread_t *th = &v->threads[t];
     printf("%" PRIu32 " %.1f %.1f %.1f %" PRId64 " %" PRId64 "\n", th->row,
            mprof_scene_row_y(&vp, th->row), mprof_scene_x(&vp, th->start_ns),
            mprof_scene_x(&vp, th->end_ns), th->start_ns, th->end_ns);
     found = 1;
   }
-  mprof_model_free(model);
+  mprof_timeline_free(tl);
+  mprof__view_doc_free(doc);
   return !found;
+}
+
+static int prims(char **argv) {
+  mprof_view_doc_t *doc;
+  mprof_timeline_t *tl = open_view(argv, &doc);
+  if (!tl) return 1;
+  int n = mprof_timeline_build(tl, 0);
+  const mprof_prim_t *p = mprof_timeline_prims(tl, 0);
+  const char *text = mprof_timeline_text(tl, 0);
+  for (int i = 0; i < n; i++)
+    printf("%u %u %u %u %.9g %.9g %.9g %.9g %.9g %.9g %s\n", p[i].kind,
+           p[i].colour, MPROF_PRIM_ROLE(&p[i]), p[i].thread, p[i].x0, p[i].y0,
+           p[i].x1, p[i].y1, p[i].alpha, p[i].width,
+           p[i].kind == MPROF_PRIM_TEXT ? text + MPROF_PRIM_TEXT_OFFSET(&p[i]) : "");
+  mprof_timeline_free(tl);
+  mprof__view_doc_free(doc);
+  return n < 0;
 }
 
 /* Pixel (x, y) of png as 0xRRGGBB, or -1 outside it. */
@@ -85,9 +112,11 @@ static int diff(char **argv) {
 
 int main(int argc, char **argv) {
   if (argc == 9 && !strcmp(argv[1], "where")) return where(argv + 2);
+  if (argc == 8 && !strcmp(argv[1], "prims")) return prims(argv + 2);
   if (argc == 5 && !strcmp(argv[1], "pixel")) return pixel(argv + 2);
   if (argc == 8 && !strcmp(argv[1], "diff")) return diff(argv + 2);
   fprintf(stderr, "usage: view_probe where TRACE W H T0 T1 SCROLL NAME\n"
+                  "       view_probe prims TRACE W H T0 T1 SCROLL\n"
                   "       view_probe pixel PNG X Y\n"
                   "       view_probe diff PNG PNG X Y W H\n");
   return 2;
