@@ -18,6 +18,8 @@ packages=(
   libuv1-dev                            # libuv tracing, mprof record, arp-race demo
   gdb                                   # gcore: mprof snapshot --core's test
   strace                                # export_closed counts the writes that fail
+  bind9 bind9-dnsutils knot-resolver    # test/real: Debian programs that link
+  neovim lua5.1 lua-luv python3-uvloop  #   libuv, run under mprof record
 )
 if [ "${1:-}" = bench ]; then
   packages+=(liblttng-ust-dev lttng-tools python3-barectf)
