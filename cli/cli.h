@@ -22,6 +22,9 @@ enum {
 void cli_count_problem(void *context, const char *message);
 /* Open a trace, counting diagnostics (printed to stderr) in *problems. */
 int cli_open_trace(const char *path, int *problems, mprof_trace_t **out);
+/* The same for path as a set of traces: a merged trace's members, or one
+ * trace (mprof_trace_open_merged). */
+int cli_open_merged(const char *path, int *problems, mprof_trace_set_t *out);
 /* The same for a trace in memory (kept alive by the caller), called name
  * in diagnostics. */
 int cli_open_trace_memory(const void *data, size_t size, const char *name,
@@ -100,7 +103,8 @@ void cli_put_json_text(FILE *f, const char *text, size_t length);
 
 /* Several traces on one time axis (combine.c). */
 typedef struct cli_traces_s {
-  mprof_trace_t **traces;
+  mprof_trace_set_t opened; /* owns the arrays below */
+  mprof_trace_t **traces;   /* opened's, as the writers index them */
   char **paths;        /* names: a path, or MERGED/MEMBER */
   int64_t *offsets_ns; /* per trace: from a merged trace, --offset, --align */
   int count;
@@ -143,18 +147,6 @@ int cli_combine_load(const cli_combine_t *combine, cli_traces_t *set,
 /* The model of set as an OTLP/JSON ExportTraceServiceRequest, written to f
  * (export_otlp.c).  Returns 0, or -1 (out of memory, or f failed). */
 int cli_export_otlp(FILE *f, const mprof_model_t *m, const cli_traces_t *set);
-
-/* Merged traces (merge.c): a directory that `mprof merge` wrote. */
-int cli_merge_is(const char *path);
-/* Call fn for each member of merged trace path: its MERGED/MEMBER path
- * and offset.  Returns 0, or -1 (said why, or fn failed). */
-typedef int (*cli_member_fn)(void *context, const char *path,
-                             int64_t offset_ns);
-int cli_merge_members(const char *path, cli_member_fn fn, void *context);
-/* Open each member of merged trace path in turn and hand it to fn, as
- * cli_for_each_trace does; 0, or -1 if one could not be opened. */
-int cli_merge_each(const char *path, cli_trace_fn fn, void *context,
-                   int *problems);
 
 int cmd_check(int argc, char **argv);
 int cmd_report(int argc, char **argv);

@@ -47,12 +47,12 @@ static int check_one(const char *path) {
   return problems ? CLI_DAMAGED : CLI_OK;
 }
 
-/* Each member of a merged trace (its source trace, MEMBER/.mprof). */
-static int check_member(void *context, const char *path, int64_t offset_ns) {
+/* Each member of a merged trace, its trace file checked in turn. */
+static int check_member(void *context, const char *path, const char *file,
+                        int64_t offset_ns) {
+  (void)path;
   (void)offset_ns;
-  char member[4096];
-  snprintf(member, sizeof member, "%s/.mprof", path);
-  int *worst = context, code = check_one(member);
+  int *worst = context, code = check_one(file);
   if (code > *worst) *worst = code;
   return 0;
 }
@@ -68,8 +68,12 @@ int cmd_check(int argc, char **argv) {
   if (optind >= argc) return fputs(help, stderr), CLI_USAGE;
   int worst = CLI_OK;
   for (int i = optind; i < argc; i++) {
-    if (cli_merge_is(argv[i])) {
-      if (cli_merge_members(argv[i], check_member, &worst)) worst = CLI_FAILED;
+    if (mprof_trace_is_merged(argv[i])) {
+      int skipped = 0; /* manifest lines */
+      if (mprof_trace_merged_members(argv[i], check_member, &worst,
+                                     cli_count_problem, &skipped))
+        worst = CLI_FAILED;
+      if (skipped && worst < CLI_DAMAGED) worst = CLI_DAMAGED;
       continue;
     }
     int code = check_one(argv[i]);

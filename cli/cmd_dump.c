@@ -112,6 +112,6 @@ int cmd_dump(int argc, char **argv) {
     else return fputs(help, stderr), CLI_USAGE;
   }
   if (optind >= argc) return fputs(help, stderr), CLI_USAGE;
-  chosen.headers = argc - optind > 1 || cli_merge_is(argv[optind]);
+  chosen.headers = argc - optind > 1 || mprof_trace_is_merged(argv[optind]);
   return cli_for_each_trace(argv + optind, argc - optind, dump_trace, &chosen);
 }

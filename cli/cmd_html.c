@@ -479,6 +479,12 @@ static int usage(FILE *f, int code) {
 static int load_traces(trace_file_t *traces, int count, int *problems) {
   for (int i = 0; i < count; i++) {
     mprof_trace_t *trace;
+    if (mprof_trace_is_merged(traces[i].path)) {
+      fprintf(stderr, "mprof: html: %s: a merged trace: the browser viewer "
+                      "reads one trace file (mprof view and report read all)\n",
+              traces[i].path);
+      return -1;
+    }
     if (read_file(&traces[i])) {
       fprintf(stderr, "mprof: html: %s: %s\n", shown_name(&traces[i]),
               strerror(errno));

@@ -5,12 +5,14 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <libgen.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../src/uv/uv_probe.h"
@@ -71,12 +73,13 @@ static int set_preload(const char *shim) {
   return result;
 }
 
-/* Run argv, waiting as system() does; its exit code for us. */
-static int run_program(char **argv) {
+/* Run argv, waiting as system() does; its exit code for us, its pid into
+ * *pid. */
+static int run_program(char **argv, pid_t *pid) {
   struct sigaction ignore = {.sa_handler = SIG_IGN}, old_int, old_quit;
   sigaction(SIGINT, &ignore, &old_int);
   sigaction(SIGQUIT, &ignore, &old_quit);
-  pid_t child = fork();
+  pid_t child = *pid = fork();
   if (child == 0) {
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGQUIT, &old_quit, NULL);
@@ -98,15 +101,92 @@ static int run_program(char **argv) {
   return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
 }
 
-static void tell_where(const char *trace, int status) {
-  fprintf(stderr, "mprof: record: program exited with status %d; trace in ",
-          status);
-  cli_put_escaped(stderr, trace, strlen(trace));
+/* A file time from now on (file times come from the coarse clock, which
+ * may lag the fine one by a tick). */
+static int64_t now_ns(void) {
+  struct timespec now;
+  clock_gettime(CLOCK_REALTIME_COARSE, &now);
+  return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+}
+
+static void put_path(const char *path) {
+  cli_put_escaped(stderr, path, strlen(path));
+}
+
+/* The traces that hold events, one line each: "  PATH: PROCESS, pid PID,
+ * N events". */
+static size_t list_traces(const mprof_tree_trace_t *traces, size_t count) {
+  size_t listed = 0;
+  for (size_t i = 0; i < count; i++) {
+    if (traces[i].empty || traces[i].unreadable) continue;
+    fputs("  ", stderr);
+    put_path(traces[i].path);
+    fputs(": ", stderr);
+    cli_put_escaped(stderr, traces[i].process, strlen(traces[i].process));
+    fprintf(stderr, ", pid %lld, %" PRIu64 " events\n", traces[i].pid,
+            traces[i].events);
+    listed++;
+  }
+  return listed;
+}
+
+/* Remove the traces where nothing happened, saying which. */
+static void remove_empty(const mprof_tree_trace_t *traces, size_t count) {
+  for (size_t i = 0; i < count; i++) {
+    if (!traces[i].empty) continue;
+    fputs("mprof: record: removed ", stderr);
+    put_path(traces[i].path);
+    if (unlink(traces[i].path) < 0) fprintf(stderr, " (failed: %s)", strerror(errno));
+    fprintf(stderr, ": no events but the shim's names (%" PRIu64 ")\n",
+            traces[i].events);
+  }
+}
+
+/* What the tree wrote: list it, remove the empty traces and write the
+ * manifest of the others.  A problem is told, and changes no exit status:
+ * mprof record exits with the program's. */
+static void tell_tree(const char *pattern, pid_t top, int64_t since_ns,
+                      int status) {
+  mprof_tree_trace_t *traces;
+  size_t count;
+  char manifest[4096];
+  int problems = 0; /* told by the reader */
+  fprintf(stderr, "mprof: record: program exited with status %d\n", status);
+  int err = mprof_trace_tree_find(pattern, top, since_ns, cli_count_problem,
+                                  &problems, &traces, &count);
+  if (err) {
+    fprintf(stderr, "mprof: record: finding the traces of %s: %s\n", pattern,
+            err == MPROF_EIO ? strerror(errno) : mprof_strerror(err));
+    return;
+  }
+  fputs("mprof: record: the traces with events:\n", stderr);
+  size_t listed = list_traces(traces, count);
+  remove_empty(traces, count);
+  err = listed ? mprof_trace_tree_manifest_write(pattern, top, traces, count,
+                                                 manifest, sizeof manifest)
+               : 0;
+  mprof_trace_tree_free(traces, count);
+  if (err) {
+    fprintf(stderr, "mprof: record: %s.manifest: %s\n", pattern, strerror(errno));
+    return;
+  }
+  if (!listed) {
+    fputs("  none\n", stderr);
+    return;
+  }
+  fputs("mprof: record: all of them on one time axis: ", stderr);
+  put_path(manifest);
   fputs("\n  view it:  mprof report ", stderr);
-  cli_put_escaped(stderr, trace, strlen(trace));
-  fputs("\n            mprof html ", stderr);
-  cli_put_escaped(stderr, trace, strlen(trace));
-  fputs(" -o trace-html\n", stderr);
+  put_path(manifest);
+  fputs("\n            mprof view ", stderr);
+  put_path(manifest);
+  fputs("\n", stderr);
+}
+
+/* Run argv as it is, with no trace. */
+static int run_untraced(char **argv) {
+  pid_t pid;
+  return run_program(argv, &pid);
 }
 
 /* Whether the shim can see program's libuv calls; if not, says why in
@@ -162,13 +242,15 @@ int cmd_record(int argc, char **argv) {
     return CLI_FAILED;
   }
   if (!shim_can_see(argv[optind]))
-    return run_program(argv + optind);
+    return run_untraced(argv + optind);
   if (set_preload(shim) || setenv("MPROF_TRACE", trace, 1) ||
       (size && setenv("MPROF_SIZE", size, 1))) {
     fprintf(stderr, "mprof: record: environment: %s\n", strerror(errno));
     return CLI_FAILED;
   }
-  int status = run_program(argv + optind);
-  tell_where(trace, status);
+  int64_t since_ns = now_ns();
+  pid_t top;
+  int status = run_program(argv + optind, &top);
+  if (top > 0) tell_tree(trace, top, since_ns, status);
   return status;
 }

@@ -467,7 +467,7 @@ int cmd_report(int argc, char **argv) {
   }
   int code = CLI_OK;
   for (int i = optind; i < argc; i++) {
-    int one = cli_merge_is(argv[i])
+    int one = mprof_trace_is_merged(argv[i])
                   ? report_merged(&r, argv[i])
                   : cli_for_each_trace(argv + i, 1, report_one, &r);
     if (one > code) code = one;

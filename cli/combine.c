@@ -1,6 +1,7 @@
 /* combine.c -- several traces as one model, for the commands that put
  * processes or machines on one time axis (`mprof export`, `mprof merge`):
- * open them, take `--offset NAME=+-NS` corrections, build the model with
+ * open them (mprof_trace_set_add: merged traces give their members), take
+ * `--offset NAME=+-NS` corrections, build the model with
  * mprof_model_load_with() (with progress, if the command shows it). */
 #include <errno.h>
 #include <getopt.h>
@@ -10,66 +11,30 @@
 
 #include "cli.h"
 
-typedef struct add_s {
-  cli_traces_t *set;
-  int *problems;
-  int merged; /* members of a merged trace: open MEMBER/.mprof */
-} add_t;
-
-/* Add the trace at path, moved by offset_ns, to set. */
-static int add_trace(void *context, const char *path, int64_t offset_ns) {
-  add_t *add = context;
-  cli_traces_t *set = add->set;
-  if (set->count == MPROF_MODEL_MAX_TRACES) {
-    fprintf(stderr, "mprof: at most %d traces at once\n",
-            MPROF_MODEL_MAX_TRACES);
-    return -1;
-  }
-  size_t length = strlen(path) + 1;
-  char *copy = malloc(length);
-  if (copy) memcpy(copy, path, length);
-  char member[4096];
-  snprintf(member, sizeof member, "%s/.mprof", path);
-  if (!copy || cli_open_trace(add->merged ? member : path, add->problems,
-                              &set->traces[set->count])) {
-    free(copy);
-    return -1;
-  }
-  set->paths[set->count] = copy;
-  set->offsets_ns[set->count++] = offset_ns;
-  return 0;
-}
-
 int cli_traces_open(cli_traces_t *set, char **paths, int count,
                     int *problems) {
   memset(set, 0, sizeof *set);
-  set->traces = calloc(MPROF_MODEL_MAX_TRACES, sizeof *set->traces);
-  set->paths = calloc(MPROF_MODEL_MAX_TRACES, sizeof *set->paths);
-  set->offsets_ns = calloc(MPROF_MODEL_MAX_TRACES, sizeof *set->offsets_ns);
-  if (!set->traces || !set->paths || !set->offsets_ns) {
-    cli_traces_close(set);
-    fprintf(stderr, "mprof: out of memory\n");
-    return CLI_FAILED;
-  }
-  for (int i = 0; i < count; i++) {
-    add_t add = {set, problems, cli_merge_is(paths[i])};
-    if (add.merged ? cli_merge_members(paths[i], add_trace, &add)
-                   : add_trace(&add, paths[i], 0)) {
+  for (int i = 0; i < count; i++)
+    if (mprof_trace_set_add(&set->opened, paths[i], cli_count_problem,
+                            problems)) {
       cli_traces_close(set);
       return CLI_FAILED;
     }
+  if (set->opened.count > MPROF_MODEL_MAX_TRACES) {
+    fprintf(stderr, "mprof: at most %d traces at once\n",
+            MPROF_MODEL_MAX_TRACES);
+    cli_traces_close(set);
+    return CLI_FAILED;
   }
+  set->traces = set->opened.traces;
+  set->paths = set->opened.paths;
+  set->offsets_ns = set->opened.offsets_ns;
+  set->count = (int)set->opened.count;
   return CLI_OK;
 }
 
 void cli_traces_close(cli_traces_t *set) {
-  for (int i = 0; i < set->count; i++) {
-    mprof_trace_close(set->traces[i]);
-    free(set->paths[i]);
-  }
-  free(set->traces);
-  free(set->paths);
-  free(set->offsets_ns);
+  mprof_trace_set_close(&set->opened);
   memset(set, 0, sizeof *set);
 }
 

@@ -1,97 +1,22 @@
-/* merge.c -- merged traces (docs/FORMAT.md §14): `mprof merge A B -o DIR`
+/* merge.c -- `mprof merge A B -o DIR` (docs/FORMAT.md, "Merged traces")
  * writes DIR with one CTF trace directory per source trace (its clock
  * moved by that trace's offset, so babeltrace2 reads them all on one time
  * axis), the source trace itself as MEMBER/.mprof (babeltrace2 skips
- * hidden files) and a manifest DIR/mprof-merge: "mprof-merge 1", then one
- * line "OFFSET_NS MEMBER" per source.  The other commands take DIR where
- * they take a trace, and read its members (cli_merge_members).
+ * hidden files) and the manifest DIR/mprof-merge
+ * (mprof_trace_manifest_write).  The other commands take DIR where they
+ * take a trace: the read library opens its members (mprof/read.h).
  */
 #include <errno.h>
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "cli.h"
 
-static const char manifest_name[] = "mprof-merge";
-static const char manifest_magic[] = "mprof-merge 1\n";
-
-int cli_merge_is(const char *path) {
-  char manifest[4096];
-  struct stat st;
-  int n = snprintf(manifest, sizeof manifest, "%s/%s", path, manifest_name);
-  return n > 0 && (size_t)n < sizeof manifest && stat(manifest, &st) == 0 &&
-         S_ISREG(st.st_mode);
-}
-
 static int name_char_ok(char c) {
   return c && strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
                      "0123456789._-",
                      c);
-}
-
-/* A member name: what a merge writes and all a manifest may name (no
- * path, nothing hidden). */
-static int member_name_ok(const char *name) {
-  if (!*name || *name == '.' || strlen(name) > 200) return 0;
-  for (const char *p = name; *p; p++)
-    if (!name_char_ok(*p)) return 0;
-  return 1;
-}
-
-int cli_merge_members(const char *path, cli_member_fn fn, void *context) {
-  char line[512], member[4096];
-  snprintf(member, sizeof member, "%s/%s", path, manifest_name);
-  FILE *f = fopen(member, "r");
-  if (!f || !fgets(line, sizeof line, f) || strcmp(line, manifest_magic)) {
-    fprintf(stderr, "mprof: %s: not a merged trace (%s)\n", member,
-            f ? "bad first line" : strerror(errno));
-    if (f) fclose(f);
-    return -1;
-  }
-  int err = 0;
-  for (int number = 2; !err && fgets(line, sizeof line, f); number++) {
-    char *end, *name;
-    errno = 0;
-    long long offset_ns = strtoll(line, &end, 10);
-    name = end + (*end == ' ');
-    name[strcspn(name, "\n")] = 0;
-    if (end == line || *end != ' ' || errno || !member_name_ok(name)) {
-      fprintf(stderr, "mprof: %s/%s: line %d: want OFFSET_NS MEMBER\n", path,
-              manifest_name, number);
-      err = -1;
-      break;
-    }
-    snprintf(member, sizeof member, "%s/%s", path, name);
-    err = fn(context, member, offset_ns);
-  }
-  fclose(f);
-  return err;
-}
-
-typedef struct each_s {
-  cli_trace_fn fn;
-  void *context;
-  int *problems;
-} each_t;
-
-static int each_member(void *context, const char *path, int64_t offset_ns) {
-  (void)offset_ns;
-  each_t *each = context;
-  char member[4096];
-  mprof_trace_t *trace;
-  snprintf(member, sizeof member, "%s/.mprof", path);
-  if (cli_open_trace(member, each->problems, &trace)) return -1;
-  each->fn(each->context, path, trace, each->problems);
-  mprof_trace_close(trace);
-  return 0;
-}
-
-int cli_merge_each(const char *path, cli_trace_fn fn, void *context,
-                   int *problems) {
-  each_t each = {fn, context, problems};
-  return cli_merge_members(path, each_member, &each);
 }
 
 /* --- Writing -------------------------------------------------------------- */
@@ -174,11 +99,11 @@ static void member_name(char **paths, int i, char *name, size_t size) {
   }
 }
 
-/* Write member i of set into directory dir; 0 or -1 after saying why. */
+/* Write member i of set, called name, into directory dir; 0 or -1 after
+ * saying why. */
 static int write_member(const cli_traces_t *set, int i, const char *dir,
-                        FILE *manifest) {
-  char name[256], path[4096];
-  member_name(set->paths, i, name, sizeof name);
+                        const char *name) {
+  char path[4096];
   snprintf(path, sizeof path, "%s/%s", dir, name);
   int err = mprof_trace_write_ctf(set->traces[i], path, NULL, NULL);
   if (!err) {
@@ -193,30 +118,30 @@ static int write_member(const cli_traces_t *set, int i, const char *dir,
     fprintf(stderr, "mprof: merge: %s: %s\n", path, strerror(errno));
     return -1;
   }
-  fprintf(manifest, "%" PRId64 " %s\n", set->offsets_ns[i], name);
   return 0;
 }
 
+/* The members and then the manifest that names them. */
 static int merge_write(const cli_traces_t *set, const char *dir) {
-  char path[4096];
-  if (mkdir(dir, 0755) < 0) {
+  char path[4096], (*names)[256] = calloc((size_t)set->count, sizeof *names);
+  const char **members = calloc((size_t)set->count, sizeof *members);
+  int failed = !names || !members;
+  if (failed) fprintf(stderr, "mprof: merge: out of memory\n");
+  else if ((failed = mkdir(dir, 0755) < 0))
     fprintf(stderr, "mprof: merge: %s: %s\n", dir, strerror(errno));
-    return CLI_FAILED;
+  for (int i = 0; !failed && i < set->count; i++) {
+    member_name(set->paths, i, names[i], sizeof names[i]);
+    members[i] = names[i];
+    failed = write_member(set, i, dir, names[i]);
   }
-  snprintf(path, sizeof path, "%s/%s", dir, manifest_name);
-  FILE *manifest = fopen(path, "w");
-  if (!manifest) {
-    fprintf(stderr, "mprof: merge: %s: %s\n", path, strerror(errno));
-    return CLI_FAILED;
-  }
-  fputs(manifest_magic, manifest);
-  int failed = 0;
-  for (int i = 0; !failed && i < set->count; i++)
-    failed = write_member(set, i, dir, manifest);
-  if (fclose(manifest) && !failed) {
+  snprintf(path, sizeof path, "%s/mprof-merge", dir);
+  if (!failed && mprof_trace_manifest_write(path, members, set->offsets_ns,
+                                            (size_t)set->count)) {
     fprintf(stderr, "mprof: merge: %s: %s\n", path, strerror(errno));
     failed = 1;
   }
+  free(names);
+  free(members);
   return failed ? CLI_FAILED : CLI_OK;
 }
 

@@ -66,20 +66,21 @@ int cli_open_trace_memory(const void *data, size_t size, const char *name,
   return mprof_trace_open_memory(data, size, name, cli_count_problem, problems, out);
 }
 
+int cli_open_merged(const char *path, int *problems, mprof_trace_set_t *out) {
+  return mprof_trace_open_merged(path, cli_count_problem, problems, out);
+}
+
 int cli_for_each_trace(char **paths, int count, cli_trace_fn fn, void *context) {
   int problems = 0, failed = 0;
   for (int i = 0; i < count; i++) {
-    mprof_trace_t *trace;
-    if (cli_merge_is(paths[i])) { /* each member of a merged trace */
-      if (cli_merge_each(paths[i], fn, context, &problems)) failed = 1;
-      continue;
-    }
-    if (cli_open_trace(paths[i], &problems, &trace)) {
+    mprof_trace_set_t set; /* a merged trace gives each of its members */
+    if (cli_open_merged(paths[i], &problems, &set)) {
       failed = 1;
       continue;
     }
-    fn(context, paths[i], trace, &problems);
-    mprof_trace_close(trace);
+    for (size_t j = 0; j < set.count; j++)
+      fn(context, set.paths[j], set.traces[j], &problems);
+    mprof_trace_set_close(&set);
   }
   if (fflush(stdout)) return CLI_FAILED;
   return failed ? CLI_FAILED : problems ? CLI_DAMAGED : CLI_OK;

@@ -205,6 +205,125 @@ int mprof_trace_write_ctf(const mprof_trace_t *trace, const char *directory,
  * snapshot) to path ("-": standard output).  Returns 0 or MPROF_EIO. */
 int mprof_trace_save(const mprof_trace_t *trace, const char *path);
 
+/* --- Merged traces: several processes on one time axis --------------------
+ *
+ * A merged trace is a manifest naming traces that belong together, each
+ * with an offset for its clock (docs/FORMAT.md, "Merged traces"): a text
+ * file whose first line is "mprof-merge 1" (`mprof record` writes
+ * TRACE.manifest for the traces of a process tree), or a directory that
+ * `mprof merge` wrote, its manifest DIR/mprof-merge.  Its members are
+ * names beside the manifest, never paths.  A set holds the traces opened
+ * from one or several paths, ready for mprof_model_load_with():
+ *
+ *   mprof_trace_set_t set;
+ *   if (mprof_trace_open_merged(path, diag, context, &set) == 0) {
+ *     mprof_model_load_options_t options = {set.offsets_ns, NULL, NULL};
+ *     err = mprof_model_load_with((const mprof_trace_t *const *)set.traces,
+ *                                 set.count, &options, &model);
+ *     mprof_trace_set_close(&set);
+ *   }
+ */
+typedef struct mprof_trace_set_s {
+  mprof_trace_t **traces; /* count open traces */
+  char **paths;           /* where each came from: the path given, or for a
+                             member MANIFEST_DIR/MEMBER */
+  int64_t *offsets_ns;    /* per trace: added to its wall-clock anchor, as
+                             mprof_model_load_with() takes them */
+  size_t count;
+  size_t capacity;        /* of the arrays */
+} mprof_trace_set_t;
+
+/* Whether path is a merged trace (a manifest, or a directory with one).
+ * Reads a few bytes; "-" never is. */
+int mprof_trace_is_merged(const char *path);
+
+/* Open path as a set: a merged trace's members at their offsets, or a
+ * plain trace as a set of one at offset 0.  *out is set up first (empty on
+ * failure).  Returns as mprof_trace_set_add(). */
+int mprof_trace_open_merged(const char *path, mprof_diag_fn diag,
+                            void *context, mprof_trace_set_t *out);
+
+/* Add path to set (zeroed, or from an earlier call), as
+ * mprof_trace_open_merged() opens it.  A malformed manifest line or a member
+ * that cannot be opened is told through diag, one line naming the file,
+ * and left out: the others are still read.  Returns 0 (something was
+ * added), MPROF_EINVAL (not a manifest: its first line), MPROF_EIO
+ * (nothing could be read: a plain trace as mprof_trace_open() fails, or no
+ * member), or MPROF_ENOMEM; the set keeps what it had. */
+int mprof_trace_set_add(mprof_trace_set_t *set, const char *path,
+                        mprof_diag_fn diag, void *context);
+
+/* Called for each member of a merged trace: path names it (the manifest's
+ * directory, then its name), file is the trace to open (a directory that
+ * `mprof merge` wrote has it as MEMBER/.mprof), offset_ns its clock's
+ * offset.  Return nonzero to stop. */
+typedef int (*mprof_member_fn)(void *context, const char *path,
+                               const char *file, int64_t offset_ns);
+
+/* Call fn for each member of merged trace path, in the manifest's order,
+ * without opening them (a malformed line is told through diag and
+ * skipped).  Returns 0, MPROF_EINVAL / MPROF_EIO (path is not a merged
+ * trace or cannot be read: told), or what fn returned to stop. */
+int mprof_trace_merged_members(const char *path, mprof_member_fn fn,
+                               void *context, mprof_diag_fn diag,
+                               void *diag_context);
+
+/* Close every trace of set and free its arrays; set is empty again. */
+void mprof_trace_set_close(mprof_trace_set_t *set);
+
+/* Write the manifest of a merged trace to path: members[i] (a name in the
+ * manifest's directory: no '/', not starting with '.') at offsets_ns[i]
+ * (NULL: all 0).  Returns 0, MPROF_EINVAL (a bad name) or MPROF_EIO (errno
+ * set). */
+int mprof_trace_manifest_write(const char *path, const char *const *members,
+                               const int64_t *offsets_ns, size_t count);
+
+/* The name of the process that wrote trace (its metadata's procname) into
+ * name[0 .. size), cut to fit.  Returns its length, or -1 if the trace
+ * names none (a legacy trace). */
+int mprof_trace_process_name(const mprof_trace_t *trace, char *name,
+                             size_t size);
+
+/* --- The traces of a process tree ------------------------------------------
+ *
+ * Each process of a traced tree writes its own trace beside its parent's:
+ * MPROF_TRACE's path with "%p" as its pid, ".PID" added for a forked child
+ * or a process whose path a live process still writes (docs/recording.md).
+ */
+typedef struct mprof_tree_trace_s {
+  char *path;        /* the pattern's directory, then the file's name */
+  long long pid;     /* the process: the name's last ".PID", else its "%p",
+                        else the tree's top process */
+  char process[64];  /* the process's name, from its trace ("" if none) */
+  uint64_t events;   /* events of every kind */
+  int empty;         /* nothing happened in it: its events (if any) only
+                        name counters or strings, as every process under
+                        the libuv shim does at start */
+  int unreadable;    /* not a trace (told through diag) */
+} mprof_tree_trace_t;
+
+/* Find the traces that pattern (MPROF_TRACE's value) names for top_pid's
+ * tree: the files in its directory whose names it makes, with ".PID"
+ * suffixes, changed at or after since_ns (CLOCK_REALTIME ns, as file times;
+ * a file from an earlier run is older), in the order of their paths.  Each
+ * is opened and counted (its problems told through diag).  *out is to be
+ * freed with mprof_trace_tree_free().  Returns 0, MPROF_EINVAL (pattern too
+ * long), MPROF_EIO (its directory cannot be read; errno set) or
+ * MPROF_ENOMEM. */
+int mprof_trace_tree_find(const char *pattern, long long top_pid,
+                          int64_t since_ns, mprof_diag_fn diag, void *context,
+                          mprof_tree_trace_t **out, size_t *count);
+void mprof_trace_tree_free(mprof_tree_trace_t *traces, size_t count);
+
+/* Write the manifest of the tree's traces that hold events (neither empty
+ * nor unreadable) beside them, as one merged trace on one time axis (their
+ * offsets 0: one machine, one clock): at pattern with "%p" as top_pid, then
+ * ".manifest", that path into path[0 .. size).  Returns as
+ * mprof_trace_manifest_write(), or MPROF_ENOMEM. */
+int mprof_trace_tree_manifest_write(const char *pattern, long long top_pid,
+                                    const mprof_tree_trace_t *traces,
+                                    size_t count, char *path, size_t size);
+
 #ifdef __cplusplus
 }
 #endif
