@@ -1,8 +1,8 @@
 /* events.c -- turn events into threads, arrows, running spans, idle bands
- * and counters (the semantics of mirage-trace-viewer's Mtv_thread, see
- * ../shared/reference/mirage-system.md section 3.1, made total: duplicate
- * ids, merge cycles, time going backwards and events about unknown
- * threads never abort, they are absorbed).
+ * and counters (the semantics of mirage-trace-viewer's Mtv_thread, made
+ * total: duplicate ids, merge cycles, time going backwards and events
+ * about unknown threads never abort, they are absorbed; docs/model.md,
+ * "Semantics").
  *
  * Events are fed in time order (mprof_model_load merges the streams) by
  * one event loop, mprof__model_add_pair(); everything an event does is
