@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # test_chrome.sh -- `mprof export --format=chrome` read by Chrome DevTools'
 # own trace engine (npm @paulirish/trace_engine, installed here with npm
-# ci): the numbers of async slices, labels, running and idle slices, flows
-# and counter samples it finds equal the model's (model_counts).  On the
+# ci): what it finds equals what the model holds (model_events), item by
+# item: async slices and their labels, running and idle slices, flows and
+# their ends, counter samples with their values (check_chrome.mjs).  On the
 # legacy net.ctf, on a recorded story with a hostile counter name, and on
 # two processes with hostile labels; the JSON is strict (python's parser)
 # and keeps the hostile bytes as \xHH text.
@@ -34,8 +35,8 @@ check() { # NAME TRACE...
   [ ! -s "$tmp/err" ] || fail "$name: export printed: $(cat "$tmp/err")"
   /usr/bin/python3 -m json.tool "$tmp/$name.json" >/dev/null ||
     fail "$name: not strict JSON"
-  "$build/test/interop/model_counts" "$@" >"$tmp/$name.counts"
-  node "$npm_dir/check_chrome.mjs" "$tmp/$name.json" "$tmp/$name.counts" ||
+  "$build/test/interop/model_events" "$@" >"$tmp/$name.model"
+  node "$npm_dir/check_chrome.mjs" "$tmp/$name.json" "$tmp/$name.model" ||
     fail "$name: the trace engine disagrees with the model"
 }
 check net "$net_ctf"
