@@ -45,6 +45,16 @@
 #   uv_echo        bytes_per_s      uv_echo_plain   ratio >= 0.97 (a libuv
 #                                                   echo over loopback under
 #                                                   the recording shim)
+#   dns_named      queries_per_s    named_plain     ratio >= 0.97 (bind9's
+#                                                   named, one worker thread,
+#                                                   answering a dnsperf flood
+#                                                   over loopback, plain and
+#                                                   under mprof record)
+#   dns_named      cpu_ns_per_query named_plain     (information: the same
+#                                                   floods' server CPU time
+#                                                   per query, steadier than
+#                                                   queries/s on a busy
+#                                                   machine)
 #
 # The barectf and LTTng lines are skipped, with a note on stderr, when their
 # benchmark was not built (barectf or lttng-ust not found at configure time)
@@ -185,6 +195,15 @@ if [ -x "$bin/mprof_bench_uv" ]; then
     { note "mprof_bench_uv failed"; status=1; }
 else
   note "libuv benchmark not built (no libuv at configure time): skipped"
+fi
+
+# A real server under load: named answering dnsperf (bench/dns).
+if command -v named >/dev/null 2>&1 && command -v dnsperf >/dev/null 2>&1; then
+  note "running bench/dns"
+  "$(dirname "$0")/dns/bench_dns.sh" "$build" "$dir" "$rounds" ||
+    { note "bench/dns failed"; status=1; }
+else
+  note "no named or dnsperf (scripts/deps.sh bench): DNS benchmark skipped"
 fi
 
 exit $status

@@ -17,12 +17,14 @@ packages=(
   libgtk-3-dev xvfb xauth               # mprof view (GTK 3, cairo); its tests under Xvfb
   libuv1-dev                            # libuv tracing, mprof record, arp-race demo
   gdb                                   # gcore: mprof snapshot --core's test
+  qemu-system-x86                       # the bare-metal kernel's test (TCG, no KVM)
   strace                                # export_closed counts the writes that fail
   bind9 bind9-dnsutils knot-resolver    # test/real: Debian programs that link
   neovim lua5.1 lua-luv python3-uvloop  #   libuv, run under mprof record
 )
 if [ "${1:-}" = bench ]; then
   packages+=(liblttng-ust-dev lttng-tools python3-barectf)
+  packages+=(dnsperf)                   # bench/dns: a flood of queries to named
 fi
 
 # Node.js and npm (the browser viewer's Playwright tests, the Chrome export
