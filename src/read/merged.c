@@ -9,7 +9,6 @@
 #include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,25 +16,11 @@
 
 #include "mprof/read.h"
 #include "path_join.h"
+#include "trace_internal.h"
 
 static const char manifest_name[] = "mprof-merge";
 static const char manifest_magic[] = "mprof-merge 1\n";
 static const char manifest_prefix[] = "mprof-merge ";
-
-/* Say one line through diag, or on stderr without one. */
-static void tell(mprof_diag_fn diag, void *context, const char *format, ...)
-    __attribute__((format(printf, 3, 4)));
-static void tell(mprof_diag_fn diag, void *context, const char *format, ...) {
-  char line[1024];
-  va_list args;
-  va_start(args, format);
-  vsnprintf(line, sizeof line, format, args);
-  va_end(args);
-  if (diag)
-    diag(context, line);
-  else
-    fprintf(stderr, "mprof: %s\n", line);
-}
 
 static int is_directory(const char *path) {
   struct stat st;
@@ -164,7 +149,7 @@ static int each_line(FILE *f, const char *manifest, const char *dir,
       err = call_member(fn, context, dir, member, offset_ns);
       continue;
     }
-    tell(diag, diag_context, "%s: line %d: want OFFSET_NS MEMBER; line skipped",
+    mprof__diag_to(diag, diag_context, "%s: line %d: want OFFSET_NS MEMBER; line skipped",
          manifest, number);
     if (!strchr(line, '\n')) /* the rest of a long line */
       while (fgets(line, sizeof line, f) && !strchr(line, '\n')) {
@@ -178,12 +163,12 @@ int mprof_trace_merged_members(const char *path, mprof_member_fn fn,
                                void *diag_context) {
   char manifest[4096], dir[4096], line[sizeof manifest_magic + 1];
   if (manifest_path(path, manifest, sizeof manifest)) {
-    tell(diag, diag_context, "%s: path too long", path);
+    mprof__diag_to(diag, diag_context, "%s: path too long", path);
     return MPROF_EINVAL;
   }
   FILE *f = fopen(manifest, "r");
   if (!f || !fgets(line, sizeof line, f) || strcmp(line, manifest_magic)) {
-    tell(diag, diag_context, "%s: not a merged trace (%s)", manifest,
+    mprof__diag_to(diag, diag_context, "%s: not a merged trace (%s)", manifest,
          f ? "first line is not \"mprof-merge 1\"" : strerror(errno));
     if (f) fclose(f);
     return f ? MPROF_EINVAL : MPROF_EIO;
@@ -217,7 +202,7 @@ static int set_add_merged(mprof_trace_set_t *set, const char *path,
   adding_t adding = {set, diag, context, 0};
   int err = mprof_trace_merged_members(path, add_member, &adding, diag, context);
   if (!err && !adding.added) {
-    tell(diag, context, "%s: no member could be read", path);
+    mprof__diag_to(diag, context, "%s: no member could be read", path);
     err = MPROF_EIO;
   }
   return err;

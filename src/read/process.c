@@ -31,10 +31,8 @@
 #define MAX_REGION_BYTES ((uint64_t)16 << 30)
 #define SCAN_CHUNK_BYTES ((size_t)1 << 20)
 
-/* Report a problem about the process or core itself (no trace yet). */
-static void report(mprof_diag_fn diag, void *context, const char *format, ...)
-    __attribute__((format(printf, 3, 4)));
-static void report(mprof_diag_fn diag, void *context, const char *format, ...) {
+void mprof__diag_to(mprof_diag_fn diag, void *context, const char *format,
+                    ...) {
   char line[1024];
   va_list args;
   va_start(args, format);
@@ -143,7 +141,7 @@ static void report_access(int pid, int error, mprof_diag_fn diag, void *context)
     int scope = 0;
     if (f && fscanf(f, "%d", &scope) != 1) scope = 0;
     if (f) fclose(f);
-    report(diag, context,
+    mprof__diag_to(diag, context,
            "process %d: cannot read its memory (%s): it must run as your user "
            "and be traceable%s",
            pid, strerror(-error),
@@ -152,7 +150,7 @@ static void report_access(int pid, int error, mprof_diag_fn diag, void *context)
                         "set the scope to 0"
                       : "");
   } else {
-    report(diag, context, "process %d: %s", pid, strerror(-error));
+    mprof__diag_to(diag, context, "process %d: %s", pid, strerror(-error));
   }
 }
 
@@ -165,7 +163,7 @@ int mprof_trace_open_process(int pid, mprof_diag_fn diag, void *context,
     return MPROF_EIO;
   }
   if (!found.count) {
-    report(diag, context, "process %d: no mprof trace in its memory", pid);
+    mprof__diag_to(diag, context, "process %d: no mprof trace in its memory", pid);
     return MPROF_EINVAL;
   }
   mprof__source_t src = {NULL, pid, found.address};
@@ -173,7 +171,7 @@ int mprof_trace_open_process(int pid, mprof_diag_fn diag, void *context,
   uint32_t dropped;
   err = mprof__snapshot_copy(&src, &found.layout, &copy, &dropped);
   if (err) {
-    report(diag, context, "process %d: trace at 0x%" PRIx64 ": %s", pid,
+    mprof__diag_to(diag, context, "process %d: trace at 0x%" PRIx64 ": %s", pid,
            found.address, strerror(errno));
     return err;
   }
@@ -218,7 +216,7 @@ int mprof_trace_open_core(const char *path, mprof_diag_fn diag, void *context,
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   struct stat st;
   if (fd < 0 || fstat(fd, &st) < 0 || st.st_size == 0) {
-    report(diag, context, "%s: %s", path, fd < 0 ? strerror(errno) : "empty file");
+    mprof__diag_to(diag, context, "%s: %s", path, fd < 0 ? strerror(errno) : "empty file");
     if (fd >= 0) close(fd);
     return MPROF_EIO;
   }
@@ -226,13 +224,13 @@ int mprof_trace_open_core(const char *path, mprof_diag_fn diag, void *context,
   uint8_t *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
   close(fd);
   if (map == MAP_FAILED) {
-    report(diag, context, "%s: %s", path, strerror(errno));
+    mprof__diag_to(diag, context, "%s: %s", path, strerror(errno));
     return MPROF_EIO;
   }
   found_t found = {0};
   uint64_t offset = 0;
   if (find_in_core(map, size, &found, &offset) || !found.count) {
-    report(diag, context, "%s: not an ELF core dump, or no mprof trace in it",
+    mprof__diag_to(diag, context, "%s: not an ELF core dump, or no mprof trace in it",
            path);
     munmap(map, size);
     return MPROF_EINVAL;

@@ -78,6 +78,11 @@ void mprof__diag_bad_event(const mprof_trace_t *trace,
                            uint64_t event_offset, const char *what,
                            const char *code_name, unsigned code, long kept);
 
+/* Tell a problem found outside any trace (a process, a core dump, a
+ * manifest): through diag, or on stderr when it is NULL (process.c). */
+void mprof__diag_to(mprof_diag_fn diag, void *context, const char *format,
+                    ...) __attribute__((format(printf, 3, 4)));
+
 /* Report one problem: "NAME: " + the formatted text. */
 void mprof__diag(const mprof_trace_t *trace, const char *format, ...)
     __attribute__((format(printf, 2, 3)));
