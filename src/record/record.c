@@ -79,10 +79,18 @@ typedef struct recorder_s {
   uint8_t uuid[16];
   uint32_t (*os_thread_id)(void);
   void (*on_new_stream)(void);
+  int (*prepare_packet)(uint8_t *packet, uint32_t size);
 } recorder_t;
+
+/* The values of mprof__recording.  PENDING: a forked child's trace starts
+ * at its first event (mprof__start_pending()); STARTING while it does.
+ * Both read as started to the inline gates of mprof.h, so the event reaches
+ * its mprof__ function, whose one test for ON is the same as for nonzero. */
+enum { STATE_OFF = 0, STATE_ON = 1, STATE_PENDING = 2, STATE_STARTING = 3 };
 
 static recorder_t recorder;
 int mprof__recording; /* see mprof.h; release-stored by start and stop */
+static int (*pending_start)(void); /* see mprof__start_pending() */
 static uint64_t next_id_chunk;   /* atomic: chunks of thread ids handed out */
 static uint32_t counter_count;   /* atomic: counters made */
 static const char *counter_names[MAX_COUNTERS + 1];
@@ -90,9 +98,20 @@ static const char *counter_names[MAX_COUNTERS + 1];
 static _Thread_local stream_t self __attribute__((tls_model("initial-exec")));
 static _Thread_local uint64_t next_id __attribute__((tls_model("initial-exec")));
 static _Thread_local uint64_t id_end __attribute__((tls_model("initial-exec")));
+/* Nonzero in the OS thread running pending_start. */
+static _Thread_local int starting_here __attribute__((tls_model("initial-exec")));
 
-static inline int is_started(void) {
+static inline int state_now(void) {
   return __atomic_load_n(&mprof__recording, __ATOMIC_ACQUIRE);
+}
+
+COLD static int start_pending(void);
+
+/* Whether an event may be recorded now: a pending start happens here. */
+static inline int is_started(void) {
+  int state = state_now();
+  if (LIKELY(state == STATE_ON)) return 1;
+  return state != STATE_OFF && start_pending();
 }
 
 static inline uint64_t clock_now(void) {
@@ -119,6 +138,15 @@ static inline void commit(cursor_t *c, uint8_t *event_end) {
                    (uint64_t)(event_end - c->packet) * 8, __ATOMIC_RELEASE);
 }
 
+/* A packet's first claim: its memory made ready by the platform (see
+ * mprof__start_fresh()).  One that cannot be stays claimed, never used. */
+static int packet_ready(uint32_t slot) {
+  return !recorder.prepare_packet ||
+         recorder.prepare_packet(
+             recorder.packets + (uint64_t)slot * recorder.packet_size,
+             recorder.packet_size) == 0;
+}
+
 /* Claim a free packet in [first, first+count) for this stream.  Returns its
  * index, or -1 if none is free (discard mode full, names area full, or every
  * ring packet held by another OS thread). */
@@ -137,7 +165,8 @@ static int64_t claim_slot(uint32_t first, uint32_t count, int overwrite,
                         << MPROF__SLOT_GEN_SHIFT |
                     MPROF__SLOT_BUSY | MPROF__SLOT_INIT;
     if (__atomic_compare_exchange_n(&recorder.slots[slot], &state, next, 0,
-                                    __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+                                    __ATOMIC_ACQ_REL, __ATOMIC_RELAXED) &&
+        (state >> MPROF__SLOT_GEN_SHIFT || packet_ready(slot)))
       return slot;
   }
   return -1;
@@ -439,7 +468,7 @@ static void emit_counter(uint32_t id, mprof_counter_t counter, int64_t value) {
 
 /* --- Public API ----------------------------------------------------------- */
 
-int mprof_is_started(void) { return is_started(); }
+int mprof_is_started(void) { return state_now() != STATE_OFF; }
 
 /* A fresh thread id from this OS thread's chunk. */
 static uint64_t mint_id(void) {
@@ -655,7 +684,7 @@ mprof_counter_t mprof_counter_make(const char *name) {
   uint32_t counter = __atomic_add_fetch(&counter_count, 1, __ATOMIC_RELAXED);
   if (counter > MAX_COUNTERS) return 0;
   counter_names[counter] = name;
-  if (is_started())
+  if (state_now() == STATE_ON) /* else the start writes it */
     emit_text(MPROF__EV_COUNTER_NAME, counter, 1, name, NAMES_OR_RING);
   return counter;
 }
@@ -675,7 +704,7 @@ uint64_t mprof_current(void) { return self.current; }
 uint64_t mprof_discarded(void) { return self.discarded; }
 
 void mprof_thread_exit(void) {
-  if (!is_started() || self.session != recorder.session) return;
+  if (state_now() != STATE_ON || self.session != recorder.session) return;
   close_packet(&self.ring);
   close_packet(&self.names);
   self.session = 0;
@@ -708,9 +737,10 @@ static int uuid_is_zero(const uint8_t uuid[16]) {
   return 1;
 }
 
-/* Lay the trace out in the buffer: header, metadata, slot states, packets. */
+/* Lay the trace out in the buffer: header, metadata, slot states, packets.
+ * A fresh buffer (all zeros) keeps its zero slot states and packets. */
 static int layout_trace(const mprof_config_t *config, uint32_t packet_size,
-                        uint64_t now) {
+                        uint64_t now, int fresh) {
   uint8_t *b = config->buffer;
   mprof__metadata_params_t params = {recorder.uuid, config->clock_freq_hz,
                                      config->clock_offset_ns, config->name};
@@ -749,10 +779,13 @@ static int layout_trace(const mprof_config_t *config, uint32_t packet_size,
   mprof__put_u64(b + MPROF__TH_CLOCK_OFFSET, (uint64_t)config->clock_offset_ns);
   bytes_copy(b + MPROF__TH_UUID, recorder.uuid, 16);
   mprof__put_u64(b + MPROF__TH_START_TICKS, now);
-  bytes_zero(b + slots_offset, 8 * count);
-  /* Empty packets read as "never written": zero their magic. */
-  for (uint64_t i = 0; i < count; i++)
-    bytes_zero(b + packets_offset + i * packet_size, MPROF__PACKET_HEADER_SIZE);
+  if (!fresh) {
+    bytes_zero(b + slots_offset, 8 * count);
+    /* Empty packets read as "never written": zero their magic. */
+    for (uint64_t i = 0; i < count; i++)
+      bytes_zero(b + packets_offset + i * packet_size,
+                 MPROF__PACKET_HEADER_SIZE);
+  }
 
   /* The magic goes in last: a reader that sees it sees a whole header. */
   __atomic_thread_fence(__ATOMIC_RELEASE);
@@ -776,10 +809,11 @@ static void replay_counter_names(void) {
       emit_text(MPROF__EV_COUNTER_NAME, i, 1, counter_names[i], NAMES_OR_RING);
 }
 
-int mprof_start(const mprof_config_t *config) {
+static int start(const mprof_config_t *config,
+                 int (*prepare_packet)(uint8_t *packet, uint32_t size)) {
   if (!config || !config->buffer || ((uintptr_t)config->buffer & 7))
     return MPROF_EINVAL;
-  if (is_started()) return MPROF_EBUSY;
+  if (state_now() != STATE_OFF && !starting_here) return MPROF_EBUSY;
   if (config->size < MPROF_MIN_SIZE) return MPROF_ENOSPC;
   uint32_t packet_size =
       config->packet_size ? config->packet_size : choose_packet_size(config->size);
@@ -798,29 +832,68 @@ int mprof_start(const mprof_config_t *config) {
     derive_uuid(recorder.uuid, config, now);
   else
     bytes_copy(recorder.uuid, config->uuid, 16);
-  int err = layout_trace(config, packet_size, now);
+  int err = layout_trace(config, packet_size, now, prepare_packet != 0);
   if (err) return err;
+  recorder.prepare_packet = prepare_packet;
   recorder.ring_mode = config->ring_mode;
   recorder.os_thread_id = config->os_thread_id;
   recorder.on_new_stream = config->on_new_stream;
   recorder.session++;
   mprof__put_u32(recorder.header + MPROF__TH_STATE, MPROF__STATE_RECORDING);
-  __atomic_store_n(&mprof__recording, 1, __ATOMIC_RELEASE);
+  __atomic_store_n(&mprof__recording, STATE_ON, __ATOMIC_RELEASE);
   replay_counter_names();
   return 0;
 }
 
+int mprof_start(const mprof_config_t *config) { return start(config, 0); }
+
+int mprof__start_fresh(const mprof_config_t *config,
+                       int (*prepare_packet)(uint8_t *packet, uint32_t size)) {
+  return start(config, prepare_packet);
+}
+
 void mprof_stop(void) {
-  if (!is_started()) return;
+  int state = STATE_PENDING;
+  if (__atomic_compare_exchange_n(&mprof__recording, &state, STATE_OFF, 0,
+                                  __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) ||
+      state != STATE_ON)
+    return; /* a pending start is called off; it wrote nothing */
   mprof_thread_exit();
-  __atomic_store_n(&mprof__recording, 0, __ATOMIC_RELEASE);
+  __atomic_store_n(&mprof__recording, STATE_OFF, __ATOMIC_RELEASE);
   __atomic_store_n((uint32_t *)(recorder.header + MPROF__TH_STATE),
                    MPROF__STATE_STOPPED, __ATOMIC_RELEASE);
 }
 
 void mprof__forget_after_fork(void) {
-  __atomic_store_n(&mprof__recording, 0, __ATOMIC_RELEASE);
+  __atomic_store_n(&mprof__recording, STATE_OFF, __ATOMIC_RELEASE);
   self.session = 0;
   self.ring.packet = self.ring.pos = self.ring.end = 0;
   self.names.packet = self.names.pos = self.names.end = 0;
+}
+
+void mprof__start_pending(int (*start)(void)) {
+  pending_start = start;
+  __atomic_store_n(&mprof__recording, STATE_PENDING, __ATOMIC_RELEASE);
+}
+
+/* The first event after mprof__start_pending(): one OS thread runs the
+ * start, the others wait for it.  An event recorded on the starting thread
+ * itself (a signal handler) is dropped. */
+COLD static int start_pending(void) {
+  int state = STATE_PENDING;
+  if (__atomic_compare_exchange_n(&mprof__recording, &state, STATE_STARTING, 0,
+                                  __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+    starting_here = 1;
+    int err = pending_start();
+    starting_here = 0;
+    if (err) __atomic_store_n(&mprof__recording, STATE_OFF, __ATOMIC_RELEASE);
+    return !err;
+  }
+  while (state == STATE_STARTING && !starting_here) {
+#if defined(__x86_64__)
+    __builtin_ia32_pause();
+#endif
+    state = state_now();
+  }
+  return state == STATE_ON;
 }

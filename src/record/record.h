@@ -8,9 +8,26 @@
 
 #include "mprof.h"
 
+/* mprof_start() of a buffer that is all zeros (a new file), which the
+ * start leaves as it is but for the trace header, metadata and slot table.
+ * prepare_packet(packet, size) makes each packet's memory ready when the
+ * packet is first claimed (faults its pages in, allocates its blocks); it
+ * returns nonzero if it cannot, and that packet is never used (its events
+ * are counted as discarded).  It runs on any recording OS thread. */
+int mprof__start_fresh(const mprof_config_t *config,
+                       int (*prepare_packet)(uint8_t *packet, uint32_t size));
+
 /* In a forked child: stop recording without writing a byte to the parent's
  * trace, which the child still maps. */
 void mprof__forget_after_fork(void);
+
+/* Then, in that child: recording reads as started (the inline gates pass,
+ * mprof_is_started() is nonzero), and the first event that any OS thread
+ * records calls start(), once, which calls mprof_start() and returns 0 or
+ * the error that leaves recording off.  Meanwhile the events of other OS
+ * threads wait; mprof_stop() calls the start off.  A started recorder's
+ * events pay nothing for this. */
+void mprof__start_pending(int (*start)(void));
 
 /* mprof_label() of a label of `length` bytes (no NUL needed) that the
  * caller knows will not repeat (the libuv shim's network labels): written
