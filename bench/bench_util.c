@@ -183,6 +183,9 @@ const char *bench_start_mprof(const char *dir, const char *name) {
   options.path = path;
   options.size = BENCH_BUFFER_SIZE;
   options.ring_mode = MPROF_RING_OVERWRITE;
+  /* The TSC, as the floor loops read it: measured here where the CPU does
+   * not declare its frequency (mprof record passes it down instead). */
+  mprof_unix_tsc_freq();
   int err = mprof_unix_start(&options);
   if (err) {
     bench_note("mprof_unix_start(%s): %s (%s)", path, mprof_strerror(err),

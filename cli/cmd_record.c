@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "../src/uv/uv_probe.h"
+#include "../src/unix/tsc.h"
 #include "cli.h"
 
 /* Where the shim is: in the build tree next to this mprof, or installed. */
@@ -209,6 +210,19 @@ static int shim_can_see(const char *program) {
   return 0;
 }
 
+/* The TSC's frequency, measured once here (10 ms, where the CPU does not
+ * declare it) and passed down in MPROF_TSC_HZ, so that no process of the
+ * tree waits to measure it (docs/recording.md).  A frequency already set
+ * (an outer mprof record's, the user's) stays.  -1 if setenv fails. */
+static int pass_tsc_hz(void) {
+  const char *clock = getenv("MPROF_CLOCK");
+  if (getenv(MPROF__TSC_HZ_ENV) || (clock && !strcmp(clock, "monotonic")))
+    return 0;
+  char hz[24];
+  snprintf(hz, sizeof hz, "%llu", (unsigned long long)mprof__tsc_hz());
+  return setenv(MPROF__TSC_HZ_ENV, hz, 1);
+}
+
 int cmd_record(int argc, char **argv) {
   static const struct option options[] = {{"output", required_argument, 0, 'o'},
                                           {"size", required_argument, 0, 's'},
@@ -244,7 +258,7 @@ int cmd_record(int argc, char **argv) {
   if (!shim_can_see(argv[optind]))
     return run_untraced(argv + optind);
   if (set_preload(shim) || setenv("MPROF_TRACE", trace, 1) ||
-      (size && setenv("MPROF_SIZE", size, 1))) {
+      (size && setenv("MPROF_SIZE", size, 1)) || pass_tsc_hz()) {
     fprintf(stderr, "mprof: record: environment: %s\n", strerror(errno));
     return CLI_FAILED;
   }

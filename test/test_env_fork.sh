@@ -3,9 +3,16 @@
 # traces a program; %p expands to the pid; a forked child gets PATH.PID
 # (or nothing with MPROF_FORK=stop) and never writes into its parent's
 # trace; a bad path or size gives one clear line and the program runs on.
+# PATH.PID is made at the child's first event (fork_exec.c): a child that
+# only execs a program that is not traced leaves no file; a child that
+# records gets its file with its events (and only its own); a child that
+# records nothing but forks leaves none, while its grandchild that records
+# gets its own; a child whose first events come from 4 OS threads at once
+# keeps all their events.  Every file passes mprof check.
 set -euo pipefail
 build=$1
 program=$build/test/fork_env
+fork_exec=$build/test/fork_exec
 mprof=$build/mprof
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -34,4 +41,29 @@ for bad in "MPROF_TRACE=$tmp/no/such/dir/t.ctf" "MPROF_TRACE=$tmp/s.ctf MPROF_SI
   [ "$(wc -l < "$tmp/err")" = 1 ] || fail "$bad: expected one error line: $(cat "$tmp/err")"
   grep -q '^mprof: .*running untraced$' "$tmp/err" || fail "$bad: $(cat "$tmp/err")"
 done
-echo "ok: environment start, %p, fork follow and stop, clear start errors"
+
+pid_of() { awk -v what="$1" '$1 == what {print $2}' "$tmp/out"; }
+MPROF_TRACE=$tmp/fe.ctf "$fork_exec" >"$tmp/out" || fail "fork_exec failed"
+for what in exec exec_env forks; do
+  pid=$(pid_of $what)
+  [ -n "$pid" ] || fail "no pid for $what: $(cat "$tmp/out")"
+  [ ! -e "$tmp/fe.ctf.$pid" ] || fail "the $what child ($pid) left a trace"
+done
+[ "$(labels "$tmp/fe.ctf")" = 'text="parent after" text="parent before" ' ] \
+  || fail "parent trace: $(labels "$tmp/fe.ctf")"
+[ "$(labels "$tmp/fe.ctf.$(pid_of records)")" = 'text="child" ' ] \
+  || fail "recording child's trace: $(labels "$tmp/fe.ctf.$(pid_of records)" 2>&1)"
+[ "$(labels "$tmp/fe.ctf.$(pid_of grandchild)")" = 'text="grandchild" ' ] \
+  || fail "grandchild's trace: $(labels "$tmp/fe.ctf.$(pid_of grandchild)" 2>&1)"
+threads=$tmp/fe.ctf.$(pid_of threads)
+[ "$(labels "$threads")" = "$(printf 'text="child thread" %.0s' 1 2 3 4)" ] \
+  || fail "4-thread child's trace: $(labels "$threads" 2>&1)"
+tasks=$("$mprof" dump "$threads" | grep -c ' create .*type=task$' || true)
+[ "$tasks" = 4000 ] || fail "4-thread child's trace: $tasks tasks made, not 4000"
+for trace in "$tmp"/fe.ctf*; do
+  "$mprof" check "$trace" >/dev/null || fail "mprof check $trace"
+done
+files=$(ls "$tmp" | grep -c '^fe\.ctf' || true)
+[ "$files" = 4 ] || fail "expected 4 traces, found: $(ls "$tmp")"
+echo "ok: environment start, %p, fork follow and stop, a child's trace made" \
+  "by its first event, clear start errors"

@@ -8,13 +8,16 @@
  *                  [--messages N] [--size BYTES] [--trace-size SIZE]
  *
  * The shim records as `mprof record` does by default (MPROF_SIZE unset: an
- * 8 MiB ring, which this run overwrites a few times), or into a trace of
- * --trace-size (e.g. 64M, big enough to keep the whole run).
+ * 8 MiB ring, which this run overwrites a few times; MPROF_TSC_HZ set), or
+ * into a trace of --trace-size (e.g. 64M, big enough to keep the whole
+ * run).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <mprof/unix.h>
 
 #include "../bench_util.h"
 
@@ -65,9 +68,10 @@ static double run_echo(const options_t *o, int shim) {
   char command[8192];
   if (shim)
     snprintf(command, sizeof command,
-             "LD_PRELOAD='%s' MPROF_TRACE='%s/bench-uv.ctf' %s%s '%s' %lu %lu "
-             "2000",
-             o->shim, o->dir, o->trace_size ? "MPROF_SIZE=" : "",
+             "LD_PRELOAD='%s' MPROF_TRACE='%s/bench-uv.ctf' MPROF_TSC_HZ=%llu "
+             "%s%s '%s' %lu %lu 2000",
+             o->shim, o->dir, (unsigned long long)mprof_unix_tsc_freq(),
+             o->trace_size ? "MPROF_SIZE=" : "",
              o->trace_size ? o->trace_size : "", o->echo, o->messages,
              o->size);
   else

@@ -1,9 +1,11 @@
 /* mprof/unix.h -- record into an mmapped trace file on Unix.
  *
  * The file is the trace: another process can read it while the program
- * runs (`mprof snapshot`), and it stays readable if the program crashes.
- * The clock is the raw TSC on x86-64 (calibrated at start, frequency in the
- * trace's clock declaration) or CLOCK_MONOTONIC elsewhere.
+ * runs (`mprof snapshot`), and it stays readable if the program crashes,
+ * from the moment it has its name.  The clock is the raw TSC on x86-64
+ * where its frequency is known without waiting (MPROF_TSC_HZ, the CPU, or
+ * mprof_unix_tsc_freq() before the start; in the trace's clock
+ * declaration), else CLOCK_MONOTONIC.
  *
  * With libmprof linked in, no code is needed at all:
  *
@@ -15,8 +17,10 @@
  *   MPROF_MODE    "overwrite" (flight recorder, default) or "discard"
  *   MPROF_CLOCK   "tsc" (default on x86-64 with an invariant TSC) or
  *                 "monotonic"
- *   MPROF_FORK    "follow" (default: a forked child writes PATH.PID) or
- *                 "stop" (the child records nothing)
+ *   MPROF_FORK    "follow" (default: a forked child writes PATH.PID, made
+ *                 at its first event) or "stop" (the child records nothing)
+ *   MPROF_TSC_HZ  the TSC's frequency in Hz (0: no usable TSC), which
+ *                 `mprof record` measures once for the whole process tree
  */
 #ifndef MPROF_UNIX_H
 #define MPROF_UNIX_H
@@ -41,8 +45,10 @@ typedef struct mprof_unix_options_s {
 
 #ifdef MPROF_TRACING
 
-/* Create path (size bytes, pre-faulted) and start recording into it.
- * Returns 0 or a negative mprof error; on MPROF_EIO, errno says why. */
+/* Create path (size bytes) and start recording into it, without waiting:
+ * the file gets its name once its header is whole, replacing a file there
+ * that no live process writes.  Returns 0 or a negative mprof error; on
+ * MPROF_EIO, errno says why (EBUSY: a live process writes path). */
 int mprof_unix_start_file(const char *path, size_t size);
 
 /* mprof_unix_start_file() with every option. */
@@ -58,7 +64,9 @@ void mprof_unix_stop(void);
  * runs on untraced. */
 int mprof_unix_start_from_env(void);
 
-/* Ticks per second of the raw TSC, measured once (0 if there is none). */
+/* Ticks per second of the raw TSC (0 if there is none): MPROF_TSC_HZ, else
+ * what the CPU declares, else measured now, over 10 ms.  Later starts in
+ * this process and its forked children record with it. */
 uint64_t mprof_unix_tsc_freq(void);
 
 #else

@@ -1,5 +1,7 @@
-/* unix.c -- the Unix platform layer: an mmapped trace file, a calibrated
- * TSC clock, start from the environment at program start, fork and thread
+/* unix.c -- the Unix platform layer: an mmapped trace file that is whole
+ * from the moment it has its name, the TSC clock (at the frequency the
+ * environment or the CPU gives, else CLOCK_MONOTONIC: starting never
+ * waits), start from the environment at program start, fork and thread
  * exit handling.  Everything the freestanding recorder leaves to its caller.
  */
 #define _GNU_SOURCE
@@ -20,10 +22,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../format/format.h"
 #include "../record/record.h"
+#include "tsc.h"
 
 #define DEFAULT_SIZE (8u * 1024u * 1024u)
 #define PAGE_BYTES 4096u
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14; older headers lack it */
+#endif
 
 /* The trace file being written, kept for stop and fork. */
 static struct {
@@ -32,6 +39,7 @@ static struct {
   int fd;
   char path[4096];
   mprof_unix_options_t options;
+  int child_pending; /* a forked child: its trace starts at its first event */
 } active = {.fd = -1};
 
 static pthread_key_t thread_exit_key;
@@ -51,76 +59,49 @@ static uint64_t realtime_ns(void) {
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-#if defined(__x86_64__)
-/* The TSC is usable as a clock only if it ticks at a constant rate and
- * does not stop in deep sleep states (Linux: constant_tsc, nonstop_tsc). */
-static int tsc_is_invariant(void) {
-  FILE *f = fopen("/proc/cpuinfo", "r");
-  if (!f) return 0;
-  char line[8192];
-  int invariant = 0;
-  while (fgets(line, sizeof line, f)) {
-    if (strncmp(line, "flags", 5) == 0) {
-      invariant = strstr(line, " constant_tsc") && strstr(line, " nonstop_tsc");
-      break;
-    }
-  }
-  fclose(f);
-  return invariant;
+/* MPROF_TSC_HZ: 1 and *hz if it holds a frequency (0: no usable TSC), 0 if
+ * unset, -1 if it is not a number of Hz. */
+static int env_tsc_hz(uint64_t *hz) {
+  const char *text = getenv(MPROF__TSC_HZ_ENV);
+  if (!text) return 0;
+  char *end;
+  errno = 0;
+  unsigned long long n = strtoull(text, &end, 10);
+  if (*text < '0' || *text > '9' || *end || errno) return -1;
+  *hz = n;
+  return 1;
 }
 
-/* CLOCK_MONOTONIC_RAW and the TSC at one moment: the TSC is read on both
- * sides of the clock, and of a few tries the one whose two reads are
- * closest is kept (its TSC the middle), so that a preemption between the
- * two clocks' reads cannot skew the calibration. */
-typedef struct clock_pair_s {
-  int64_t ns;
-  uint64_t tsc;
-} clock_pair_t;
+/* The TSC's frequency this process records with, once the environment,
+ * the CPU or a measurement said it (known; hz 0: no usable TSC).  A forked
+ * child inherits it. */
+static struct {
+  uint64_t hz;
+  int known;
+} tsc;
 
-static clock_pair_t read_clock_pair(void) {
-  clock_pair_t best = {0, 0};
-  uint64_t best_gap = UINT64_MAX;
-  for (int i = 0; i < 8; i++) {
-    struct timespec ts;
-    uint64_t before = __builtin_ia32_rdtsc();
-    clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-    uint64_t after = __builtin_ia32_rdtsc();
-    if (after - before < best_gap) {
-      best_gap = after - before;
-      best.ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-      best.tsc = before + (after - before) / 2;
-    }
-  }
-  return best;
+/* What can be known of the TSC's frequency without waiting. */
+static void learn_tsc_hz(void) {
+  if (!tsc.known)
+    tsc.known = env_tsc_hz(&tsc.hz) == 1 || mprof__tsc_hz_declared(&tsc.hz);
 }
-
-/* Count TSC ticks over 10 ms of CLOCK_MONOTONIC_RAW. */
-static uint64_t calibrate_tsc(void) {
-  struct timespec pause = {0, 10 * 1000 * 1000};
-  clock_pair_t a = read_clock_pair();
-  nanosleep(&pause, NULL);
-  clock_pair_t b = read_clock_pair();
-  int64_t ns = b.ns - a.ns;
-  if (ns <= 0) return 0;
-  return (uint64_t)((__uint128_t)(b.tsc - a.tsc) * 1000000000u / (uint64_t)ns);
-}
-#endif
 
 uint64_t mprof_unix_tsc_freq(void) {
-  static uint64_t freq;
-  static int measured;
-#if defined(__x86_64__)
-  if (!measured && tsc_is_invariant()) freq = calibrate_tsc();
-#endif
-  measured = 1;
-  return freq;
+  learn_tsc_hz();
+  if (!tsc.known) {
+    tsc.hz = mprof__tsc_hz_measure();
+    tsc.known = 1;
+  }
+  return tsc.hz;
 }
 
-/* Fill in the clock of config: TSC when possible, else CLOCK_MONOTONIC, and
- * the wall-clock time of tick 0 so traces of several processes align. */
+/* Fill in the clock of config: the TSC if its frequency is known, else
+ * CLOCK_MONOTONIC (never a wait at start, and a killed process's trace
+ * still reads with correct times), and the wall-clock time of tick 0 so
+ * traces of several processes align. */
 static void choose_clock(mprof_config_t *config, int monotonic) {
-  uint64_t freq = monotonic ? 0 : mprof_unix_tsc_freq();
+  if (!monotonic) learn_tsc_hz();
+  uint64_t freq = monotonic || !tsc.known ? 0 : tsc.hz;
   if (freq) {
     config->clock = NULL;
     config->clock_freq_hz = freq;
@@ -159,44 +140,112 @@ static void install_hooks(void) {
 
 /* --- The trace file ------------------------------------------------------- */
 
-/* Create, size, lock and map path.  On failure returns MPROF_EIO with errno
- * set and leaves nothing behind but possibly an empty file. */
-static int map_file(const char *path, size_t size, void **map, int *fd_out) {
-  int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-  if (fd < 0) return MPROF_EIO;
-  /* Another live process writing this file holds the lock: never truncate
-   * its trace. */
-  if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-    int saved = errno == EWOULDBLOCK ? EBUSY : errno;
+/* A trace file appears under its name only once its header is whole: it is
+ * made without a name (O_TMPFILE), sized, mapped and laid out, and then
+ * linked under its name, so that a process killed at any instant leaves
+ * either no file or one that reads back.  A file system without O_TMPFILE
+ * gets a hidden temporary name in the same directory instead. */
+
+/* Whether a live process holds path (the lock every trace file's writer
+ * holds): then it writes its trace there, which must stay. */
+static int is_held(const char *path) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) return 0;
+  int held = flock(fd, LOCK_EX | LOCK_NB) < 0 && errno == EWOULDBLOCK;
+  close(fd);
+  return held;
+}
+
+/* A new file, locked, in the directory of path: unnamed, or (temp set to
+ * its name) ".NAME.XXXXXX".  -1 with errno on failure. */
+static int create_unnamed(const char *path, char *temp, size_t capacity) {
+  const char *slash = strrchr(path, '/');
+  size_t dir_length = slash ? (size_t)(slash - path) + 1 : 0;
+  if (dir_length + strlen(path + dir_length) + 9 > capacity) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
+  memcpy(temp, path, dir_length);
+  strcpy(temp + dir_length, dir_length ? "" : ".");
+  int fd = open(temp, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  temp[0] = 0;
+  if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR)) {
+    snprintf(temp, capacity, "%.*s.%s.XXXXXX", (int)dir_length, path,
+             path + dir_length);
+    fd = mkostemp(temp, O_CLOEXEC);
+    if (fd < 0) temp[0] = 0;
+  }
+  if (fd >= 0 && (flock(fd, LOCK_EX) < 0 || fchmod(fd, 0600) < 0)) {
+    int saved = errno;
+    if (temp[0]) unlink(temp);
     close(fd);
     errno = saved;
-    return MPROF_EIO;
+    return -1;
   }
-  int err = 0;
-  if (fchmod(fd, 0600) < 0 || ftruncate(fd, 0) < 0 ||
-      ftruncate(fd, (off_t)size) < 0)
-    err = errno;
-  else if ((err = posix_fallocate(fd, 0, (off_t)size)) == EINVAL ||
-           err == EOPNOTSUPP)
-    err = 0; /* file systems without fallocate: sparse is still fine */
-  void *m = MAP_FAILED;
-  if (!err) {
-    m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd,
-             0);
-    if (m == MAP_FAILED) err = errno;
-  }
-  if (err) {
-    if (ftruncate(fd, 0) < 0) err = err ? err : errno;
-    close(fd);
-    errno = err;
-    return MPROF_EIO;
-  }
-  /* Pre-fault for writing, so recording never takes a page fault. */
-  for (size_t off = 0; off < size; off += PAGE_BYTES)
-    ((volatile uint8_t *)m)[off] = 0;
-  *map = m;
-  *fd_out = fd;
+  return fd;
+}
+
+/* Bytes at the start of a trace of size bytes that its start writes: the
+ * trace header, the metadata (a few KiB) and the slot table (8 bytes per
+ * packet of at least 1 KiB), rounded up to whole pages. */
+static size_t head_bytes(size_t size) {
+  size_t head = (64u * 1024u + size / 128 + PAGE_BYTES - 1) & ~(size_t)(PAGE_BYTES - 1);
+  return head < size ? head : size;
+}
+
+/* Allocate the file's blocks at [offset, offset + length): on a full disk
+ * (or tmpfs) recording must get an error here, never SIGBUS when it writes.
+ * 0 or an errno; file systems without fallocate pass (sparse is fine). */
+static int allocate(int fd, off_t offset, off_t length) {
+  if (fallocate(fd, 0, offset, length) == 0 || errno == EOPNOTSUPP ||
+      errno == ENOSYS)
+    return 0;
+  return errno;
+}
+
+/* Size fd and map it, its head allocated; the packets are allocated and
+ * faulted in one by one as recording first uses them (prepare_packet()),
+ * so that the start costs the same whatever the trace's size.  0 or an
+ * errno. */
+static int size_and_map(int fd, size_t size, void **map) {
+  if (ftruncate(fd, (off_t)size) < 0) return errno;
+  int err = allocate(fd, 0, (off_t)head_bytes(size));
+  if (err) return err;
+  *map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (*map == MAP_FAILED) return errno;
+  /* A new file has nothing to read ahead; on ext4 the readahead of the
+   * first fault costs 1.5 ms. */
+  madvise(*map, size, MADV_RANDOM);
   return 0;
+}
+
+/* A packet's first use (mprof__start_fresh()): its blocks allocated and its
+ * pages faulted in for writing, in one go rather than a fault per page. */
+static int prepare_packet(uint8_t *packet, uint32_t size) {
+  if (allocate(active.fd, packet - (uint8_t *)active.map, size)) return -1;
+  if (madvise(packet, size, MADV_POPULATE_WRITE) < 0) /* before Linux 5.14 */
+    for (uint32_t off = 0; off < size; off += PAGE_BYTES)
+      ((volatile uint8_t *)packet)[off] = 0;
+  return 0;
+}
+
+/* Link the file of fd (temp: its temporary name, or "") under path, in
+ * place of a file there that no live process holds.  -1 with errno. */
+static int publish(int fd, const char *temp, const char *path) {
+  char proc[40];
+  snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+  const char *from = temp[0] ? temp : proc;
+  for (int tries = 0; tries < 8; tries++) {
+    if (linkat(AT_FDCWD, from, AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0) {
+      if (temp[0]) unlink(temp);
+      return 0;
+    }
+    if (errno != EEXIST) return -1;
+    if (is_held(path)) break;
+    if (unlink(path) < 0 && errno != ENOENT) return -1;
+  }
+  errno = EBUSY;
+  return -1;
 }
 
 static void release_file(void) {
@@ -206,21 +255,32 @@ static void release_file(void) {
   active.fd = -1;
 }
 
-int mprof_unix_start(const mprof_unix_options_t *options) {
-  if (!options || !options->path || !*options->path) return MPROF_EINVAL;
-  if (mprof_is_started()) return MPROF_EBUSY;
-  pthread_once(&hooks_once, install_hooks);
-  size_t size = options->size ? options->size : DEFAULT_SIZE;
-  size = (size + PAGE_BYTES - 1) & ~(size_t)(PAGE_BYTES - 1);
-  if (size < MPROF_MIN_SIZE) return MPROF_ENOSPC;
-  if (strlen(options->path) >= sizeof active.path) return MPROF_EINVAL;
+/* An unpublished file that failed: its temporary name goes too. */
+static int discard(int fd, const char *temp, int err) {
+  if (temp[0]) unlink(temp);
+  close(fd);
+  errno = err;
+  return MPROF_EIO;
+}
 
+/* Start recording into a new file at options->path, size bytes. */
+static int start_file(const mprof_unix_options_t *options, size_t size) {
   release_file(); /* the mapping of an earlier, stopped trace */
+  if (is_held(options->path)) {
+    errno = EBUSY;
+    return MPROF_EIO;
+  }
+  char temp[sizeof active.path + 16];
+  int fd = create_unnamed(options->path, temp, sizeof temp);
+  if (fd < 0) return MPROF_EIO;
   void *map;
-  int fd;
-  int err = map_file(options->path, size, &map, &fd);
-  if (err) return err;
+  int err = size_and_map(fd, size, &map);
+  if (err) return discard(fd, temp, err);
 
+  /* Set before the start: prepare_packet() needs them. */
+  active.map = map;
+  active.size = size;
+  active.fd = fd;
   mprof_config_t config;
   memset(&config, 0, sizeof config);
   config.buffer = map;
@@ -230,22 +290,46 @@ int mprof_unix_start(const mprof_unix_options_t *options) {
   config.name = program_invocation_short_name;
   config.os_thread_id = os_thread_id;
   config.on_new_stream = on_new_stream;
-  if (getrandom(config.uuid, sizeof config.uuid, 0) != sizeof config.uuid)
+  if (getrandom(config.uuid, sizeof config.uuid, GRND_NONBLOCK) !=
+      sizeof config.uuid)
     memset(config.uuid, 0, sizeof config.uuid);
   choose_clock(&config, options->monotonic_clock);
-  err = mprof_start(&config);
+  err = mprof__start_fresh(&config, prepare_packet);
   if (err) {
-    munmap(map, size);
-    close(fd);
+    release_file();
+    if (temp[0]) unlink(temp);
     return err;
   }
-  active.map = map;
-  active.size = size;
-  active.fd = fd;
+  /* The mapping stays if publishing fails: other OS threads may be
+   * recording into it. */
+  if (publish(fd, temp, options->path) < 0) {
+    int saved = errno;
+    mprof_stop();
+    if (temp[0]) unlink(temp);
+    errno = saved;
+    return MPROF_EIO;
+  }
   active.options = *options;
   strcpy(active.path, options->path);
   active.options.path = active.path;
   return 0;
+}
+
+/* Size in bytes of a file for options (0 if too small). */
+static size_t file_size(const mprof_unix_options_t *options) {
+  size_t size = options->size ? options->size : DEFAULT_SIZE;
+  size = (size + PAGE_BYTES - 1) & ~(size_t)(PAGE_BYTES - 1);
+  return size < MPROF_MIN_SIZE ? 0 : size;
+}
+
+int mprof_unix_start(const mprof_unix_options_t *options) {
+  if (!options || !options->path || !*options->path) return MPROF_EINVAL;
+  if (mprof_is_started()) return MPROF_EBUSY;
+  pthread_once(&hooks_once, install_hooks);
+  size_t size = file_size(options);
+  if (!size) return MPROF_ENOSPC;
+  if (strlen(options->path) >= sizeof active.path) return MPROF_EINVAL;
+  return start_file(options, size);
 }
 
 int mprof_unix_start_file(const char *path, size_t size) {
@@ -257,31 +341,46 @@ int mprof_unix_start_file(const char *path, size_t size) {
 }
 
 void mprof_unix_stop(void) {
+  if (active.child_pending) {
+    active.child_pending = 0;
+    mprof_stop(); /* calls the pending start off */
+  }
   if (!mprof_is_started() || !active.map) return;
   mprof_stop();
   msync(active.map, active.size, MS_ASYNC);
 }
 
-/* A forked child maps its parent's trace: it must never write to it.  It
- * either starts its own trace, PATH.PID, or records nothing. */
-static void after_fork_in_child(void) {
-  if (!active.map) return;
-  int was_started = mprof_is_started();
-  mprof__forget_after_fork();
-  munmap(active.map, active.size);
-  close(active.fd);
-  active.map = NULL;
-  active.fd = -1;
-  if (!was_started || active.options.fork_stop) return;
+/* A forked child's first event: its own trace, PATH.PID. */
+static int start_child_trace(void) {
+  active.child_pending = 0;
   char path[sizeof active.path + 24];
   snprintf(path, sizeof path, "%s.%ld", active.path, (long)getpid());
   mprof_unix_options_t options = active.options;
   options.path = path;
-  options.size = active.size;
-  int err = mprof_unix_start(&options);
+  int err = strlen(path) < sizeof active.path
+                ? start_file(&options, active.size)
+                : MPROF_EINVAL;
   if (err)
     fprintf(stderr, "mprof: %s: %s (%s); child %ld runs untraced\n", path,
             mprof_strerror(err), strerror(errno), (long)getpid());
+  return err;
+}
+
+/* A forked child maps its parent's trace: it must never write to it.  It
+ * records nothing, or into its own trace, PATH.PID, made by its first
+ * event: a child that only calls exec makes no file. */
+static void after_fork_in_child(void) {
+  if (!active.map && !active.child_pending) return;
+  int was_started = mprof_is_started();
+  mprof__forget_after_fork();
+  if (active.map) {
+    munmap(active.map, active.size);
+    close(active.fd);
+    active.map = NULL;
+    active.fd = -1;
+  }
+  active.child_pending = was_started && !active.options.fork_stop;
+  if (active.child_pending) mprof__start_pending(start_child_trace);
 }
 
 /* --- Start from the environment -------------------------------------------- */
@@ -359,6 +458,9 @@ int mprof_unix_start_from_env(void) {
     return env_fail(path, "MPROF_CLOCK must be tsc or monotonic");
   if (!env_one_of("MPROF_FORK", "follow", "stop"))
     return env_fail(path, "MPROF_FORK must be follow or stop");
+  uint64_t hz;
+  if (env_tsc_hz(&hz) < 0)
+    return env_fail(path, "MPROF_TSC_HZ must be the TSC's frequency in Hz");
   options.ring_mode = env_is("MPROF_MODE", "discard") ? MPROF_RING_DISCARD
                                                       : MPROF_RING_OVERWRITE;
   options.monotonic_clock = env_is("MPROF_CLOCK", "monotonic");
