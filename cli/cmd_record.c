@@ -29,7 +29,10 @@ static const char help[] =
     "Run PROGRAM, a dynamically linked libuv program, with the libuv tracing\n"
     "shim preloaded, recording into TRACE (default trace.ctf; %p in it\n"
     "becomes the process id).  N is the trace size, as 8M (default) or\n"
-    "512K.  Exits with PROGRAM's exit status (128+N if killed by signal N).\n"
+    "512K.  At the end, lists the traces of the process tree that hold\n"
+    "events (children write TRACE.PID), removes the empty ones and writes\n"
+    "TRACE.manifest, which report, stats, export and view read as one\n"
+    "trace.  Exits with PROGRAM's exit status (128+N if killed by signal N).\n"
     "MPROF_PRELOAD names another shim; MPROF_MODE, MPROF_CLOCK and\n"
     "MPROF_FORK pass through (docs/libuv.md).\n";
 
