@@ -1,6 +1,7 @@
 /* viewer.js -- the mprof browser viewer's JavaScript: loads the model
- * (mprof.wasm), paints the display list it builds (src/model/scene.c) on
- * canvases, and handles input.  It decides nothing about what is drawn.
+ * (mprof.wasm), turns input into calls on the view state it holds
+ * (src/scene/timeline.h), and paints the display list it builds (the
+ * scene) on canvases.  It decides nothing about what is drawn, or where.
  *
  * A classic script, not a module: pages opened from file:// may not load
  * modules or fetch files, so `mprof html` hands over the wasm and the
@@ -15,14 +16,15 @@
   const PRIM_WORDS = 10; /* mprof_prim_t: x0 y0 x1 y1 kind colour alpha width thread role_text */
   const PRIM_RECT = 1, PRIM_TEXT = 2;
   const ROLE_BAND = 0, ROLE_AXIS = 1, ROLE_COUNTER = 8; /* mprof_prim_role_t */
-  const ROW_HEIGHT = 16;
+  const ALIGN = { starts: 0, wall: 1, divergence: 2 }; /* mprof_align_t */
   const ZOOM_STEP = 1.2;
   const FONT = '11px sans-serif';
 
   let wasm = null;       /* the instance's exports */
+  let tl = 0;            /* the view state (mprof_timeline_t) */
   let palette = [];      /* '#rrggbb' by mprof_colour_t */
   const panes = [];      /* one per open trace (two: compare) */
-  const view = { t0: 0, t1: 1, lastFrameMs: 0, frames: 0, analysed: false, divergence: null,
+  const view = { lastFrameMs: 0, frames: 0, analysed: false, divergence: null,
     drawPending: 0, /* the requested animation frame's id */
     timing: {}, /* the last open's readMs, previewMs, modelMs, frameMs */
     loads: 0 }; /* files opened so far: a load that is no longer the last one stops */
@@ -33,6 +35,11 @@
    * (scriptSlices()): `scriptsAhead` scripts load ahead. */
   const reading = { slice: 32 << 20, preview: 4 << 20, gate: null, scriptsAhead: 3 };
   const $ = (id) => document.getElementById(id);
+  /* The range shown, on the first trace's time axis (the view state's). */
+  Object.defineProperties(view, {
+    t0: { get: () => (tl ? wasm.mprof_timeline_t0(tl) : 0) },
+    t1: { get: () => (tl ? wasm.mprof_timeline_t1(tl) : 1) },
+  });
 
   /* --- The WebAssembly side ------------------------------------------------ */
 
@@ -61,6 +68,8 @@
     const { instance } = await WebAssembly.instantiate(bytes, { wasi_snapshot_preview1: wasi });
     wasm = instance.exports;
     if (wasm._initialize) wasm._initialize();
+    tl = wasm.mprof_timeline_new();
+    if (!tl) throw new Error('out of memory');
   }
 
   function cString(ptr) {
@@ -244,15 +253,24 @@
     return { el, canvas };
   }
 
-  /* The pane of an opened trace, in shell (paneShell()) if given. */
+  /* The pane of an opened trace, in shell (paneShell()) if given: its
+   * scroll, selected thread and offset (where its time 0 is on the shared
+   * axis) are the view state's. */
   function makePane(handle, name, shell) {
     const { el, canvas } = shell || paneShell(name);
     const summary = json(wasm.mprof_web_summary(handle));
-    return { handle, name, el, canvas, summary, scroll: 0, selected: -1, offset: 0 }; /* offset: see align() */
+    const p = { handle, name, el, canvas, summary, prims: 0 };
+    const index = () => panes.indexOf(p);
+    return Object.defineProperties(p, {
+      scroll: { get: () => wasm.mprof_timeline_scroll(tl, index()) },
+      selected: { get: () => wasm.mprof_timeline_selected(tl, index()) },
+      offset: { get: () => wasm.mprof_timeline_offset(tl, index()) },
+    });
   }
 
   /* Close the panes; the shells in keep (if any) stay on the page. */
   function closePanes(keep = []) {
+    wasm.mprof_timeline_show(tl, 0, 0); /* before their models go */
     for (const p of panes) {
       paneResized.unobserve(p.el);
       wasm.mprof_web_close(p.handle);
@@ -301,7 +319,8 @@
    * new size, not left stretched. */
   const paneResized = new ResizeObserver(requestDraw);
 
-  /* Put opened panes on the page, with their legend and counters. */
+  /* Put opened panes on the page, with their legend and counters, and
+   * show their models in the view state. */
   function showPanes(opened) {
     for (const p of opened) {
       panes.push(p);
@@ -309,6 +328,8 @@
       if (p.el.parentNode !== $('panes')) $('panes').append(p.el);
       attachInput(p);
     }
+    const model = (i) => (panes[i] ? wasm.mprof_web_model(panes[i].handle) : 0);
+    if (wasm.mprof_timeline_show(tl, model(0), model(1))) status('out of memory');
     view.divergence = null;
     view.analysed = false;
     palette = panes[0].summary.palette.map((c) => c.rgb);
@@ -402,7 +423,7 @@
         view.openedAt = undefined;
       }
     }
-    showRange(view.t0, view.t1);
+    if (tl) showRange(view.t0, view.t1); /* else the first frame's, from mprof html */
   }
 
   /* The first frame of traces opened at openedAt is drawn: ms to now, and
@@ -432,20 +453,25 @@
     return { ctx, w, h };
   }
 
+  /* Tell the view state pane p's size, as its canvas has it now. */
+  function measure(p) {
+    wasm.mprof_timeline_resize(tl, panes.indexOf(p), Math.max(1, p.el.clientWidth), Math.max(1, p.el.clientHeight));
+  }
+
   function drawPane(p) {
     const { ctx, w, h } = sizeCanvas(p);
-    const built = performance.now();
-    const count = wasm.mprof_web_build(p.handle, view.t0 - p.offset, view.t1 - p.offset, w, h, p.scroll, ROW_HEIGHT);
+    const built = performance.now(), i = panes.indexOf(p);
+    wasm.mprof_timeline_resize(tl, i, w, h);
+    const count = wasm.mprof_timeline_build(tl, i);
     view.lastBuildMs = performance.now() - built;
     view.lastPrims = p.prims = count;
     ctx.globalAlpha = 1;
     ctx.fillStyle = palette[0];
     ctx.fillRect(0, 0, w, h);
     if (count < 0) return;
-    const ptr = wasm.mprof_web_prims(p.handle), buffer = wasm.memory.buffer;
+    const ptr = wasm.mprof_timeline_prims(tl, i), buffer = wasm.memory.buffer;
     paint(ctx, new Float32Array(buffer, ptr, count * PRIM_WORDS), new Uint32Array(buffer, ptr, count * PRIM_WORDS),
-      new Uint8Array(buffer), wasm.mprof_web_text(p.handle));
-    drawDivergence(p, ctx, h);
+      new Uint8Array(buffer), wasm.mprof_timeline_text(tl, i));
   }
 
   /* Paint the display list.  Rectangles and the lines along an axis
@@ -504,25 +530,6 @@
     if (lo > 0) ctx.fillText(text.slice(0, lo) + '…', x, y);
   }
 
-  function drawDivergence(p, ctx, h) {
-    const d = view.divergence;
-    if (!d) return;
-    const t = p === panes[0] ? d.a_time : d.b_time;
-    const x = Math.round((t + p.offset - view.t0) / (view.t1 - view.t0) * p.el.clientWidth) + 0.5;
-    ctx.save();
-    ctx.strokeStyle = '#ff00ff';
-    ctx.lineWidth = 2;
-    ctx.setLineDash([6, 4]);
-    ctx.beginPath();
-    ctx.moveTo(x, 0);
-    ctx.lineTo(x, h);
-    ctx.stroke();
-    ctx.fillStyle = '#ff00ff';
-    ctx.font = FONT;
-    ctx.fillText('first divergence', x + 4, 32);
-    ctx.restore();
-  }
-
   /* --- View changes ---------------------------------------------------------------- */
 
   /* --- Compare: one time axis, one scroll, one scale per counter ------------- */
@@ -532,79 +539,58 @@
    * view.align: 'starts' (both from their first event), 'wall' (by the
    * traces' wall clocks) or 'divergence' (the first divergence at one x). */
   function align() {
-    const [a, b] = panes;
-    if (!b) return;
-    const d = view.divergence;
-    b.offset = view.align === 'wall' ? wasm.mprof_web_wall_offset(a.handle, b.handle)
-      : view.align === 'divergence' && d ? d.a_time - d.b_time : 0;
-    wasm.mprof_web_align(b.handle, b.offset);
+    wasm.mprof_timeline_align(tl, ALIGN[view.align]);
     requestDraw();
   }
 
-  /* A new pair of traces: counters on shared scales, aligned at the first
-   * divergence if there is one. */
+  /* A new pair of traces (the view state gives them one scale per
+   * counter): aligned at the first divergence if there is one. */
   function compare() {
     $('align').hidden = panes.length !== 2;
     if (panes.length !== 2) return;
-    wasm.mprof_web_share_scales(panes[0].handle, panes[1].handle);
-    wasm.mprof_web_share_scales(panes[1].handle, panes[0].handle);
     view.align = $('align').value = view.divergence ? 'divergence' : 'starts';
     align();
   }
 
   /* Every pane scrolled to the same rows (each as far as it has rows). */
   function scrollTo(px) {
-    for (const p of panes) {
-      const maxScroll = Math.max(0, p.summary.rows * ROW_HEIGHT - p.el.clientHeight / 2);
-      p.scroll = Math.min(maxScroll, Math.max(0, px));
-    }
-  }
-
-  /* The time range of all panes on the shared axis. */
-  function extent() {
-    if (!panes.length) return [0, 1];
-    return [Math.min(...panes.map((p) => p.offset)), Math.max(1, ...panes.map((p) => p.offset + p.summary.duration))];
+    wasm.mprof_timeline_scroll_to(tl, px);
+    requestDraw();
   }
 
   function setRange(t0, t1) {
-    const span = Math.max(10, t1 - t0);
-    view.t0 = t0;
-    view.t1 = t0 + span;
+    wasm.mprof_timeline_set_range(tl, t0, t1);
     requestDraw();
   }
 
   function fit() {
-    const [lo, hi] = extent(), d = hi - lo;
-    setRange(lo - d * 0.02, hi + d * 0.02);
-    scrollTo(0);
+    wasm.mprof_timeline_fit(tl);
+    requestDraw();
   }
 
-  /* Zoom by factor around x (CSS px in a pane of width w). */
-  function zoom(factor, x, w) {
-    const t = view.t0 + (view.t1 - view.t0) * x / w;
-    const span = (view.t1 - view.t0) / factor;
-    setRange(t - span * x / w, t - span * x / w + span);
+  /* Zoom in by factor around x (CSS px) of pane p. */
+  function zoom(p, factor, x) {
+    measure(p);
+    wasm.mprof_timeline_zoom(tl, panes.indexOf(p), 1 / factor, x);
+    requestDraw();
   }
 
   function pan(p, dxPx, dyPx) {
-    const nsPerPx = (view.t1 - view.t0) / Math.max(1, p.el.clientWidth);
-    setRange(view.t0 - dxPx * nsPerPx, view.t1 - dxPx * nsPerPx);
-    scrollTo(p.scroll - dyPx);
+    measure(p);
+    wasm.mprof_timeline_pan(tl, panes.indexOf(p), dxPx, dyPx);
+    requestDraw();
   }
 
   /* Bring thread (its details) into view in pane p, highlighted. */
   function reveal(p, thread) {
-    const t = json(wasm.mprof_web_thread(p.handle, thread));
-    if (!t) return;
-    const pad = Math.max(1000, (t.end - t.start) * 0.25);
-    setRange(t.start + p.offset - pad, t.end + p.offset + pad);
-    scrollTo(t.row * ROW_HEIGHT - p.el.clientHeight / 3);
-    select(p, thread);
+    measure(p);
+    wasm.mprof_timeline_reveal(tl, panes.indexOf(p), thread);
+    showDetails(p, thread);
+    requestDraw();
   }
 
   function select(p, thread) {
-    p.selected = thread;
-    wasm.mprof_web_highlight(p.handle, thread);
+    wasm.mprof_timeline_select(tl, panes.indexOf(p), thread);
     showDetails(p, thread);
     requestDraw();
   }
@@ -624,12 +610,12 @@
     c.addEventListener('wheel', (e) => {
       e.preventDefault();
       const r = c.getBoundingClientRect();
-      zoom(e.deltaY < 0 ? ZOOM_STEP : 1 / ZOOM_STEP, e.clientX - r.left, r.width);
+      zoom(p, e.deltaY < 0 ? ZOOM_STEP : 1 / ZOOM_STEP, e.clientX - r.left);
     }, { passive: false });
     c.addEventListener('dblclick', (e) => {
       const r = c.getBoundingClientRect();
-      wasm.mprof_web_build(p.handle, view.t0 - p.offset, view.t1 - p.offset, r.width, r.height, p.scroll, ROW_HEIGHT);
-      select(p, wasm.mprof_web_hit(p.handle, e.clientX - r.left, e.clientY - r.top));
+      measure(p);
+      select(p, wasm.mprof_timeline_hit(tl, panes.indexOf(p), e.clientX - r.left, e.clientY - r.top));
     });
   }
 
@@ -642,14 +628,14 @@
       if (e.key === 'Enter') nextMatch();
       return;
     }
-    const w = panes.length ? panes[0].el.clientWidth : 1;
+    const p = panes[0], w = p ? p.el.clientWidth : 1, row = p ? p.summary.row_px : 0;
     const actions = {
-      '+': () => zoom(ZOOM_STEP, w / 2, w), '=': () => zoom(ZOOM_STEP, w / 2, w),
-      '-': () => zoom(1 / ZOOM_STEP, w / 2, w), '0': fit,
-      ArrowLeft: () => panes[0] && pan(panes[0], w / 8, 0),
-      ArrowRight: () => panes[0] && pan(panes[0], -w / 8, 0),
-      ArrowUp: () => panes[0] && pan(panes[0], 0, ROW_HEIGHT * 4),
-      ArrowDown: () => panes[0] && pan(panes[0], 0, -ROW_HEIGHT * 4),
+      '+': () => zoom(p, ZOOM_STEP, w / 2), '=': () => zoom(p, ZOOM_STEP, w / 2),
+      '-': () => zoom(p, 1 / ZOOM_STEP, w / 2), '0': fit,
+      ArrowLeft: () => pan(p, w / 8, 0),
+      ArrowRight: () => pan(p, -w / 8, 0),
+      ArrowUp: () => pan(p, 0, row * 4),
+      ArrowDown: () => pan(p, 0, -row * 4),
       '/': () => $('search').focus(), n: nextMatch, o: () => $('file').click(),
       '?': () => { $('help').hidden = !$('help').hidden; },
       Escape: () => { $('help').hidden = true; for (const p of panes) select(p, -1); },
@@ -662,8 +648,7 @@
 
   function onSearch() {
     const q = $('search').value;
-    let total = 0;
-    for (const p of panes) total += withCString(q, (ptr) => wasm.mprof_web_search(p.handle, ptr));
+    const total = withCString(q, (ptr) => wasm.mprof_timeline_search(tl, ptr));
     $('matches').textContent = q ? `${total} match${total === 1 ? '' : 'es'}` : '';
     requestDraw();
   }
@@ -671,7 +656,7 @@
   function nextMatch() {
     const p = panes[0];
     if (!p) return;
-    const next = wasm.mprof_web_next_match(p.handle, p.selected);
+    const next = wasm.mprof_timeline_next_match(tl, 0, p.selected);
     if (next >= 0) reveal(p, next);
   }
 
@@ -724,8 +709,8 @@
       openFiles($('file').files);
       $('file').value = ''; /* the same file chosen again opens again */
     });
-    $('zoom-in').addEventListener('click', () => panes[0] && zoom(ZOOM_STEP, panes[0].el.clientWidth / 2, panes[0].el.clientWidth));
-    $('zoom-out').addEventListener('click', () => panes[0] && zoom(1 / ZOOM_STEP, panes[0].el.clientWidth / 2, panes[0].el.clientWidth));
+    $('zoom-in').addEventListener('click', () => panes[0] && zoom(panes[0], ZOOM_STEP, panes[0].el.clientWidth / 2));
+    $('zoom-out').addEventListener('click', () => panes[0] && zoom(panes[0], 1 / ZOOM_STEP, panes[0].el.clientWidth / 2));
     $('fit').addEventListener('click', fit);
     $('align').addEventListener('change', () => { view.align = $('align').value; align(); });
     $('help-button').addEventListener('click', () => { $('help').hidden = !$('help').hidden; });
@@ -829,7 +814,7 @@
       check.addEventListener('change', () => {
         for (const p of panes) {
           const i = p.summary.counters.indexOf(name);
-          if (i >= 0) wasm.mprof_web_show_counter(p.handle, i, check.checked ? 1 : 0);
+          if (i >= 0) wasm.mprof_timeline_show_counter(tl, panes.indexOf(p), i, check.checked ? 1 : 0);
         }
         requestDraw();
       });
@@ -864,24 +849,26 @@
     ready: false,
     search: (q) => { $('search').value = q; onSearch(); },
     find(paneIndex, name) {
-      const p = panes[paneIndex];
-      const n = withCString(name, (ptr) => wasm.mprof_web_search(p.handle, ptr));
-      const i = n ? wasm.mprof_web_next_match(p.handle, -1) : -1;
-      withCString($('search').value, (ptr) => wasm.mprof_web_search(p.handle, ptr));
-      return i >= 0 ? json(wasm.mprof_web_thread(p.handle, i)) : null;
+      const n = withCString(name, (ptr) => wasm.mprof_timeline_search(tl, ptr));
+      const i = n ? wasm.mprof_timeline_next_match(tl, paneIndex, -1) : -1;
+      withCString($('search').value, (ptr) => wasm.mprof_timeline_search(tl, ptr));
+      return i >= 0 ? json(wasm.mprof_web_thread(panes[paneIndex].handle, i)) : null;
     },
-    /* pane i's display list as last drawn, and an arrow's kind */
+    /* pane i's display list as last drawn (texts included), and an
+     * arrow's kind */
     displayList(i) {
-      const p = panes[i], ptr = wasm.mprof_web_prims(p.handle), buffer = wasm.memory.buffer, n = Math.max(0, p.prims);
+      const p = panes[i], ptr = wasm.mprof_timeline_prims(tl, i), buffer = wasm.memory.buffer, n = Math.max(0, p.prims);
       const f = new Float32Array(buffer, ptr, n * PRIM_WORDS), u = new Uint32Array(buffer, ptr, n * PRIM_WORDS);
+      const texts = wasm.mprof_timeline_text(tl, i), mem = new Uint8Array(buffer);
       return Array.from({ length: n }, (_, k) => {
         const o = k * PRIM_WORDS;
         return { x0: f[o], y0: f[o + 1], x1: f[o + 2], y1: f[o + 3], kind: u[o + 4], colour: u[o + 5],
-          alpha: f[o + 6], width: f[o + 7], thread: u[o + 8], role: u[o + 9] & 15 };
+          alpha: f[o + 6], width: f[o + 7], thread: u[o + 8], role: u[o + 9] & 15,
+          text: u[o + 4] === PRIM_TEXT ? textAt(mem, texts + (u[o + 9] >>> 4)) : '' };
       });
     },
     arrowKind: (i, arrow) => cString(wasm.mprof_web_arrow_kind(panes[i].handle, arrow)),
-    setRange, redraw: drawAll, rowHeight: ROW_HEIGHT, reading,
+    setRange, scrollTo, redraw: drawAll, reading,
     wasmMemoryBytes: () => wasm.memory.buffer.byteLength,
   };
 
@@ -919,7 +906,7 @@
    * painted. */
   function paintFirstFrame(frame, shell) {
     const w = shell.el.clientWidth, h = shell.el.clientHeight;
-    if (frame.row !== ROW_HEIGHT || !frame.frames.length) return false;
+    if (!frame.frames.length) return false;
     const exact = frame.frames.find((x) => x.width === w && x.height === h), f = exact || standInFor(frame.frames, w, h);
     const { ctx } = sizeCanvas(shell);
     palette = frame.palette;
@@ -929,9 +916,7 @@
     const u = new Uint32Array(prims.buffer, 0, prims.length >> 2), text = base64Bytes(data.slice(f.prims));
     if (exact) paint(ctx, new Float32Array(u.buffer, 0, u.length), u, text, 0);
     else paintStandIn(ctx, f, u, text, w, h);
-    view.t0 = frame.t0; /* the view it shows (fit, as the model's first frame) */
-    view.t1 = frame.t1;
-    showRange(view.t0, view.t1);
+    showRange(frame.t0, frame.t1); /* the view it shows (fit, as the model's first frame) */
     firstFrameDrawn(0); /* from the navigation */
     view.firstFrameNative = !!exact;
     view.firstFrameStandIn = !exact;

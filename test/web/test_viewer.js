@@ -5,7 +5,8 @@
  * its stand-in in windows of other sizes), a
  * trace in slices (from file:// and HTTP; no first frame built), labels
  * that are HTML or script, the legend, counter toggles, idle bands, the
- * keys the help lists, and a pane drawn again when its size changes.
+ * keys the help lists, a pane drawn again when its size changes, and the
+ * desktop viewer's display list for the same trace, size and view.
  *
  *   node test_viewer.js ARTIFACTS NET_CTF [TEST...]   (run by test_viewer.sh;
  *   TEST: run only the tests of these names)
@@ -15,6 +16,7 @@ const fs = require('fs');
 const http = require('http');
 const os = require('os');
 const path = require('path');
+const { execFileSync } = require('child_process');
 const { chromium } = require('playwright-core');
 
 const [out, netCtf, ...only] = process.argv.slice(2); /* only: these tests (their names), if any */
@@ -899,6 +901,46 @@ async function testPaneResize(context) {
   await page.close();
 }
 
+/* Both viewers draw one layout from one view state: the browser's display
+ * list of the story against the one the desktop viewer paints for the
+ * same pane size and view (its fit, then a range scrolled by a row), as
+ * `view_probe prims` prints it from the desktop viewer's own set-up:
+ * primitive by primitive, texts included. */
+async function testSameLayout(context) {
+  const page = await open(context, 'story.html');
+  const probe = path.join(out, '..', '..', 'view', 'view_probe');
+  const views = [
+    ['fit', () => {}],
+    ['range', () => { const v = window.mprofViewer, d = v.panes[0].summary.duration; v.setRange(d * 0.1, d * 0.6); v.scrollTo(16); }],
+  ];
+  for (const [name, set] of views) {
+    await page.evaluate(set);
+    await redraw(page);
+    const state = await page.evaluate(() => {
+      const v = window.mprofViewer, p = v.panes[0];
+      return { w: p.canvas.clientWidth, h: p.canvas.clientHeight, t0: v.view.t0, t1: v.view.t1, scroll: p.scroll };
+    });
+    const browser = await displayList(page);
+    const args = ['prims', path.join(out, 'story.ctf'), state.w, state.h, name === 'fit' ? 0 : state.t0,
+      name === 'fit' ? -1 : state.t1, state.scroll].map(String);
+    const desktop = execFileSync(probe, args, { encoding: 'utf8' }).split('\n').filter((l) => l).map((l) => {
+      const f = l.split(' ');
+      return { kind: +f[0], colour: +f[1], role: +f[2], thread: +f[3], x0: f[4], y0: f[5], x1: f[6], y1: f[7],
+        alpha: f[8], width: f[9], text: f.slice(10).join(' ') };
+    });
+    const at = `same layout (${name}, ${state.w}x${state.h})`;
+    check(browser.length > 20 && browser.length === desktop.length,
+      `${at}: ${browser.length} primitives in the browser, ${desktop.length} in the desktop viewer`);
+    browser.forEach((b, i) => {
+      const d = desktop[i], same = ['kind', 'colour', 'role', 'thread', 'text'].every((k) => b[k] === d[k])
+        && ['x0', 'y0', 'x1', 'y1', 'alpha', 'width'].every((k) => Math.fround(parseFloat(d[k])) === b[k]);
+      check(same, `${at}: primitive ${i}: browser ${JSON.stringify(b)}, desktop ${JSON.stringify(d)}`);
+    });
+  }
+  check(page.errors.length === 0, 'same layout: no page errors: ' + page.errors);
+  await page.close();
+}
+
 /* The idle hiatus (from "before idle"'s end to "after idle"'s start) is a
  * band of the idle colour over the rows, at its x range and nowhere
  * else. */
@@ -1011,7 +1053,7 @@ async function testKeys(context) {
     ['stdin', testStdin], ['open, drop, help', testOpenFile], ['progressive load', testProgressive],
     ['damaged file', testDamaged], ['sliced page', testSlicedPage], ['sliced page over http', testSlicedHttp],
     ['legend', testLegend], ['counter toggles', testCounters], ['idle band', testIdleBand], ['keys', testKeys],
-    ['pane resize', testPaneResize]]) {
+    ['pane resize', testPaneResize], ['same layout', testSameLayout]]) {
     if (only.length && !only.includes(name)) continue;
     try {
       await run(context);

@@ -57,13 +57,16 @@ static void test_thread_details_before_findings(void **state) {
   uint8_t *bytes = record_stall(&size);
   mprof_web_t *w = mprof_web_open(bytes, size); /* takes the bytes */
   assert_non_null(w);
-  assert_int_equal(mprof_web_search(w, "reply"), 1);
-  int reply = mprof_web_next_match(w, -1);
+  mprof_timeline_t *tl = mprof_timeline_new();
+  assert_int_equal(mprof_timeline_show(tl, mprof_web_model(w), NULL), 0);
+  assert_int_equal(mprof_timeline_search(tl, "reply"), 1);
+  int reply = mprof_timeline_next_match(tl, 0, -1);
   assert_true(reply > 0);
   const char *details = mprof_web_thread(w, reply);
   assert_non_null(strstr(details, "\"name\":\"reply\""));
   assert_non_null(strstr(details, "\"findings\":[{"));
   assert_non_null(strstr(details, "\"time\":{\"life\":"));
+  mprof_timeline_free(tl);
   mprof_web_close(w);
 }
 

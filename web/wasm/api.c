@@ -1,17 +1,17 @@
-/* api.c -- the C API the browser viewer calls, compiled with the reader and
- * the model to WebAssembly (web/CMakeLists.txt).  JavaScript hands over the
- * bytes of a trace file; this opens them from memory, builds the model, the
- * analysis and the scene, and answers in numbers, in the scene's display
- * list (read from JS as typed arrays) and in small JSON texts.
+/* api.c -- the C API the browser viewer calls, compiled with the reader,
+ * the model and the view core to WebAssembly (web/CMakeLists.txt).
+ * JavaScript hands over the bytes of a trace file; this opens them from
+ * memory, builds the model and the analysis, and answers in numbers and in
+ * small JSON texts.  What is shown, and its display list, is the view
+ * state of src/scene/timeline.h, whose functions JavaScript calls
+ * directly with the models of these traces (mprof_web_model()).
  *
  * Trace strings go into the JSON escaped (quote, backslash, control
  * characters); bytes that are not UTF-8 become U+FFFD when JS decodes.
  */
 #include <stdlib.h>
-#include <string.h>
 
 #include "mprof.h"
-#include "scene.h"
 #include "web.h"
 
 struct mprof_web_s {
@@ -19,14 +19,7 @@ struct mprof_web_s {
   mprof_analysis_t
       analysis; /* made on first use (not before the first frame) */
   int analysed;
-  mprof_scene_t *scene;
-  uint8_t *highlighted, *matches, *counters_shown;
-  int any_highlighted, any_matches;
-  int64_t axis_offset;          /* compare: see mprof_web_align() */
-  int64_t *scale_lo, *scale_hi; /* compare: shared counter scales (one
-                                   block), or NULL */
-  mprof_viewport_t viewport; /* of the last build */
-  mprof_web_json_t json;     /* the last JSON answer */
+  mprof_web_json_t json; /* the last JSON answer */
 };
 
 static int last_error;
@@ -45,14 +38,9 @@ const char *mprof_web_strerror(int error) { return mprof_strerror(error); }
 void mprof_web_close(mprof_web_t *w) {
   if (!w)
     return;
-  mprof_scene_free(w->scene);
   if (w->analysed)
     mprof_analysis_free(&w->analysis);
   mprof_model_free(w->model);
-  free(w->highlighted);
-  free(w->matches);
-  free(w->counters_shown);
-  free(w->scale_lo); /* scale_hi is in the same block */
   free(w->json.text);
   free(w);
 }
@@ -80,20 +68,7 @@ static int open_model(mprof_web_t *w, uint8_t *bytes, size_t size, int own) {
   }
   if (own)
     free(bytes);
-  if (!err)
-    err = mprof_model_finish(w->model);
-  if (!err)
-    err = mprof_scene_new(&w->scene);
-  if (err)
-    return err;
-  const mprof_model_view_t *v = mprof_model_view(w->model);
-  w->highlighted = calloc(v->thread_count + 1, 1);
-  w->matches = calloc(v->thread_count + 1, 1);
-  w->counters_shown = calloc(v->counter_count + 1, 1);
-  if (!w->highlighted || !w->matches || !w->counters_shown)
-    return MPROF_ENOMEM;
-  memset(w->counters_shown, 1, v->counter_count); /* all shown at first */
-  return 0;
+  return err ? err : mprof_model_finish(w->model);
 }
 
 static mprof_web_t *open_web(uint8_t *bytes, size_t size, int own) {
@@ -130,158 +105,16 @@ static const mprof_analysis_t *analysis(mprof_web_t *w) {
   return w->analysed ? &w->analysis : NULL;
 }
 
-/* --- Drawing
- * ------------------------------------------------------------------ */
+/* --- Numbers ----------------------------------------------------------------
+ */
 
-int mprof_web_build(mprof_web_t *w, double t0_ns, double t1_ns, int width_px,
-                    int height_px, int scroll_px, int row_height_px) {
-  mprof_viewport_t vp = {(int64_t)t0_ns,
-                         (int64_t)t1_ns,
-                         (uint32_t)width_px,
-                         (uint32_t)height_px,
-                         (uint32_t)(scroll_px > 0 ? scroll_px : 0),
-                         (uint32_t)row_height_px};
-  if (width_px <= 0 || height_px <= 0 || row_height_px <= 0)
-    return MPROF_EINVAL;
-  mprof_scene_options_t opt = {w->any_highlighted ? w->highlighted : NULL,
-                               w->any_matches ? w->matches : NULL,
-                               w->counters_shown, NULL};
-  w->viewport = vp;
-  int err = mprof_scene_build(w->scene, w->model, &vp, &opt);
-  size_t count;
-  mprof_scene_prims(w->scene, &count);
-  return err ? err : (int)count;
-}
-
-const mprof_prim_t *mprof_web_prims(const mprof_web_t *w) {
-  size_t count;
-  return mprof_scene_prims(w->scene, &count);
-}
-
-const char *mprof_web_text(const mprof_web_t *w) {
-  return mprof_scene_text(w->scene);
-}
+const mprof_model_t *mprof_web_model(const mprof_web_t *w) { return w->model; }
 
 const char *mprof_web_arrow_kind(const mprof_web_t *w, int arrow) {
   const mprof_model_view_t *v = mprof_model_view(w->model);
   if (arrow < 0 || (size_t)arrow >= v->arrow_count)
     return "";
   return mprof_arrow_kind_name((mprof_arrow_kind_t)v->arrows[arrow].kind);
-}
-
-int mprof_web_hit(const mprof_web_t *w, double x, double y) {
-  uint32_t t = mprof_scene_hit(w->model, &w->viewport, x, y);
-  return t == MPROF_NO_THREAD ? -1 : (int)t;
-}
-
-double mprof_web_duration(const mprof_web_t *w) {
-  return (double)mprof_model_view(w->model)->duration_ns;
-}
-
-int mprof_web_row_count(const mprof_web_t *w) {
-  return (int)mprof_model_view(w->model)->row_count;
-}
-
-int mprof_web_highlight(mprof_web_t *w, int thread) {
-  size_t n = mprof_model_view(w->model)->thread_count;
-  memset(w->highlighted, 0, n);
-  w->any_highlighted = thread >= 0 && (size_t)thread < n;
-  if (!w->any_highlighted)
-    return 0;
-  return (int)mprof_scene_touched(w->model, (uint32_t)thread, w->highlighted);
-}
-
-void mprof_web_show_counter(mprof_web_t *w, int counter, int shown) {
-  if (counter >= 0 &&
-      (size_t)counter < mprof_model_view(w->model)->counter_count)
-    w->counters_shown[counter] = shown != 0;
-}
-
-/* --- Compare
- * ------------------------------------------------------------------ */
-
-/* Offsets beyond +-100 years (or NaN) are taken as 0. */
-#define MAX_OFFSET_NS 3e18
-
-void mprof_web_align(mprof_web_t *w, double offset_ns) {
-  int sane = offset_ns > -MAX_OFFSET_NS && offset_ns < MAX_OFFSET_NS;
-  w->axis_offset = sane ? (int64_t)offset_ns : 0;
-  mprof_scene_compare(w->scene, w->axis_offset, w->scale_lo, w->scale_hi);
-}
-
-double mprof_web_wall_offset(const mprof_web_t *a, const mprof_web_t *b) {
-  int64_t wa = mprof_model_view(a->model)->wall_start_ns;
-  int64_t wb = mprof_model_view(b->model)->wall_start_ns;
-  return wa && wb ? (double)(wb - wa) : 0;
-}
-
-int mprof_web_share_scales(mprof_web_t *w, const mprof_web_t *other) {
-  const mprof_model_view_t *v = mprof_model_view(w->model);
-  size_t n = v->counter_count + 1;
-  int64_t *lo = realloc(w->scale_lo, 2 * n * sizeof *lo), *hi = lo + n;
-  if (!lo)
-    return MPROF_ENOMEM;
-  w->scale_lo = lo;
-  w->scale_hi = hi;
-  for (uint32_t c = 0; c < v->counter_count; c++) {
-    const char *name = v->strings + v->counters[c].name;
-    lo[c] = hi[c] = 0;
-    mprof_scene_widen_scale(w->model, name, &lo[c], &hi[c]);
-    mprof_scene_widen_scale(other->model, name, &lo[c], &hi[c]);
-  }
-  mprof_scene_compare(w->scene, w->axis_offset, lo, hi);
-  return 0;
-}
-
-/* --- Search
- * ------------------------------------------------------------------- */
-
-static int lower(int c) { return c >= 'A' && c <= 'Z' ? c + 32 : c; }
-
-/* Whether text holds query, ignoring ASCII case. */
-static int contains(const char *text, const char *query) {
-  for (; *text; text++) {
-    size_t i = 0;
-    while (query[i] &&
-           lower((unsigned char)text[i]) == lower((unsigned char)query[i]))
-      i++;
-    if (!query[i])
-      return 1;
-  }
-  return 0;
-}
-
-static int thread_matches(const mprof_web_t *w, uint32_t i, const char *query) {
-  const mprof_model_view_t *v = mprof_model_view(w->model);
-  const mprof_thread_t *t = &v->threads[i];
-  char name[256];
-  if (contains(mprof_model_thread_name(w->model, i, name, sizeof name), query))
-    return 1;
-  for (uint32_t k = 0; k < t->label_count; k++)
-    if (contains(v->strings + v->labels[t->first_label + k].text, query))
-      return 1;
-  return 0;
-}
-
-int mprof_web_search(mprof_web_t *w, const char *query) {
-  const mprof_model_view_t *v = mprof_model_view(w->model);
-  int count = 0;
-  memset(w->matches, 0, v->thread_count);
-  for (uint32_t i = 1; *query && i < v->thread_count; i++)
-    count += w->matches[i] = (uint8_t)thread_matches(w, i, query);
-  w->any_matches = count > 0;
-  return count;
-}
-
-/* The first match after thread index `after` (wrapping), or -1. */
-int mprof_web_next_match(const mprof_web_t *w, int after) {
-  const mprof_model_view_t *v = mprof_model_view(w->model);
-  for (size_t k = 1; k <= v->thread_count; k++) {
-    size_t i = ((size_t)(after < 0 ? 0 : after) + k) % v->thread_count;
-    if (w->matches[i])
-      return (int)i;
-  }
-  return -1;
 }
 
 /* --- JSON answers ------------------------------------------------------------

@@ -111,6 +111,7 @@ void mprof_web_json_summary(mprof_web_json_t *j, const mprof_model_t *m) {
   mprof_web_json_raw(j, "{");
   num(j, "duration", v->duration_ns);
   num(j, "rows", v->row_count);
+  num(j, "row_px", MPROF_SCENE_ROW_PX);
   num(j, "threads", (int64_t)v->thread_count - 1);
   num(j, "events", (int64_t)v->events);
   num(j, "discarded", (int64_t)v->discarded);

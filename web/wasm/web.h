@@ -1,6 +1,7 @@
 /* web.h -- the browser viewer's C side (compiled to WebAssembly): the API
- * that JavaScript calls (api.c) and the JSON texts it answers with
- * (json.c).  Not installed; nothing outside web/wasm includes it. */
+ * that JavaScript calls (api.c) besides the view state's (timeline.h), and
+ * the JSON texts it answers with (json.c).  Not installed; nothing outside
+ * web/wasm includes it. */
 #ifndef MPROF_WEB_H
 #define MPROF_WEB_H
 
@@ -8,9 +9,9 @@
 #include <stdint.h>
 
 #include "mprof/model.h"
-#include "scene.h"
+#include "timeline.h"
 
-/* One open trace: its bytes, model, analysis, scene and view options. */
+/* One open trace: its model and analysis. */
 typedef struct mprof_web_s mprof_web_t;
 
 /* A growing JSON text. */
@@ -37,42 +38,11 @@ int mprof_web_last_error(void);
 const char *mprof_web_strerror(int error);
 void mprof_web_close(mprof_web_t *w);
 
-/* Build the display list for a viewport (see mprof_viewport_t).  Returns
- * the number of primitives, or a negative mprof error. */
-int mprof_web_build(mprof_web_t *w, double t0_ns, double t1_ns, int width_px,
-                    int height_px, int scroll_px, int row_height_px);
-/* The list and its texts (valid until the next build). */
-const mprof_prim_t *mprof_web_prims(const mprof_web_t *w);
-const char *mprof_web_text(const mprof_web_t *w);
-
+/* The trace's model, for the view state (mprof_timeline_show()). */
+const mprof_model_t *mprof_web_model(const mprof_web_t *w);
 /* The kind of arrow `arrow` (a primitive's `thread` for arrows), as
  * mprof_arrow_kind_name() names it; "" if there is no such arrow. */
 const char *mprof_web_arrow_kind(const mprof_web_t *w, int arrow);
-/* The thread at pixel (x, y) of the last build's viewport, or -1. */
-int mprof_web_hit(const mprof_web_t *w, double x, double y);
-double mprof_web_duration(const mprof_web_t *w);
-int mprof_web_row_count(const mprof_web_t *w);
-
-/* Compare.  Draw w on another trace's time axis: offset_ns (that trace's
- * time at w's time 0) is added to w's times in the axis labels; the
- * caller shifts w's viewport by the same. */
-void mprof_web_align(mprof_web_t *w, double offset_ns);
-/* Where b's time 0 falls on a's time axis by the traces' wall clocks, in
- * ns; 0 if either has no wall-clock anchor. */
-double mprof_web_wall_offset(const mprof_web_t *a, const mprof_web_t *b);
-/* Scale w's counter graphs to the values of both w and other (by name,
- * see mprof_scene_widen_scale()).  Returns 0 or MPROF_ENOMEM. */
-int mprof_web_share_scales(mprof_web_t *w, const mprof_web_t *other);
-
-/* Highlight a thread and all it touched (-1: none).  Returns how many. */
-int mprof_web_highlight(mprof_web_t *w, int thread);
-/* Show or hide counter c's graph. */
-void mprof_web_show_counter(mprof_web_t *w, int counter, int shown);
-/* Mark the threads whose name or labels hold query (ASCII case ignored;
- * "" clears).  Returns how many. */
-int mprof_web_search(mprof_web_t *w, const char *query);
-/* The next marked thread after thread index `after` (wrapping), or -1. */
-int mprof_web_next_match(const mprof_web_t *w, int after);
 
 /* JSON answers, valid until the next JSON answer of the same trace:
  * summary (duration, rows, counters, palette), one thread's details,
