@@ -284,8 +284,7 @@ static void put_frame(FILE *f, const html_frame_t *frames, const char *name,
                       const char *data_src) {
   fputs("window.MPROF_FRAME = {name: ", f);
   put_js_string(f, name);
-  fprintf(f, ", row: %d, t0: %.17g, t1: %.17g", HTML_FRAME_ROW_PX,
-          frames[0].t0_ns, frames[0].t1_ns);
+  fprintf(f, ", t0: %.17g, t1: %.17g", frames[0].t0_ns, frames[0].t1_ns);
   fputs(", palette: [", f);
   for (int c = 0; c < MPROF_COLOUR_COUNT; c++)
     fprintf(f, "%s\"#%06x\"", c ? ", " : "",

@@ -1,7 +1,7 @@
 /* html_frame.c -- the first frame of `mprof html`'s page, built here with
- * the same model and scene code (src/model) that the page runs as
- * WebAssembly: the trace's fit view for the panes of a few common windows
- * (html_frame.h).
+ * the same model and view core (src/model, src/scene) that the page runs
+ * as WebAssembly: the view state's fit view for the panes of a few common
+ * windows (html_frame.h).
  * The page paints this display list as soon as its canvas exists, before
  * its own model is built (which takes the WebAssembly module's compilation
  * and the model's load), then replaces it with its own frame of the same
@@ -13,19 +13,10 @@
 
 #include "html_frame.h"
 #include "mprof.h"
-#include "scene.h"
+#include "timeline.h"
 
 const html_frame_window_t html_frame_windows[HTML_FRAME_COUNT] = {
     {1920, 1080}, {1366, 768}, {1536, 864}, {1280, 720}, {1440, 900}, {1600, 900}};
-
-/* The page's fit(): the trace's extent [0, duration] and 2 % on each
- * side, in doubles as JavaScript computes it. */
-static void fit(const mprof_model_view_t *v, html_frame_t *out) {
-  double lo = 0, hi = v->duration_ns > 1 ? (double)v->duration_ns : 1;
-  double d = hi - lo, t1 = hi + d * 0.02;
-  out->t0_ns = lo - d * 0.02;
-  out->t1_ns = out->t0_ns + (t1 - out->t0_ns > 10 ? t1 - out->t0_ns : 10);
-}
 
 static void put_word(unsigned char *at, uint32_t word) {
   for (int i = 0; i < 4; i++)
@@ -64,9 +55,8 @@ static int copy_prims(const mprof_prim_t *prims, size_t count,
 }
 
 /* The scene's texts up to the end of the last one a primitive uses. */
-static int copy_text(const mprof_scene_t *scene, const mprof_prim_t *prims,
+static int copy_text(const char *text, const mprof_prim_t *prims,
                      size_t count, html_frame_t *out) {
-  const char *text = mprof_scene_text(scene);
   size_t size = 1; /* offset 0: the empty text */
   for (size_t i = 0; i < count; i++) {
     if (prims[i].kind != MPROF_PRIM_TEXT)
@@ -84,42 +74,33 @@ static int copy_text(const mprof_scene_t *scene, const mprof_prim_t *prims,
   return 0;
 }
 
-/* The scene of model's fit view for out's pane, copied into out. */
-static int build_scene(const mprof_model_t *model, mprof_scene_t *scene,
-                       const uint8_t *shown, html_frame_t *out) {
-  fit(mprof_model_view(model), out);
-  mprof_viewport_t vp = {(int64_t)out->t0_ns,
-                         (int64_t)out->t1_ns,
-                         (uint32_t)out->width_px,
-                         (uint32_t)out->height_px,
-                         0,
-                         HTML_FRAME_ROW_PX};
-  mprof_scene_options_t options = {NULL, NULL, shown, NULL};
-  int err = mprof_scene_build(scene, model, &vp, &options);
-  size_t count = 0;
-  const mprof_prim_t *prims = err ? NULL : mprof_scene_prims(scene, &count);
-  if (!err)
-    err = copy_prims(prims, count, out);
-  if (!err)
-    err = copy_text(scene, prims, count, out);
-  return err;
+/* Pane 0 of tl, fit to out's size as the page's first frame shows it,
+ * copied into out. */
+static int build_frame(mprof_timeline_t *tl, html_frame_t *out) {
+  mprof_timeline_resize(tl, 0, out->width_px, out->height_px);
+  mprof_timeline_fit(tl);
+  out->t0_ns = mprof_timeline_t0(tl);
+  out->t1_ns = mprof_timeline_t1(tl);
+  int count = mprof_timeline_build(tl, 0);
+  if (count < 0)
+    return count;
+  const mprof_prim_t *prims = mprof_timeline_prims(tl, 0);
+  const char *text = mprof_timeline_text(tl, 0);
+  int err = copy_prims(prims, (size_t)count, out);
+  return err ? err : copy_text(text, prims, (size_t)count, out);
 }
 
-/* The scenes of every window's pane. */
-static int build_scenes(const mprof_model_t *model, html_frame_t *frames) {
-  const mprof_model_view_t *v = mprof_model_view(model);
-  uint8_t *shown = malloc(v->counter_count + 1);
-  mprof_scene_t *scene = NULL;
-  int err = shown ? mprof_scene_new(&scene) : MPROF_ENOMEM;
-  if (!err)
-    memset(shown, 1, v->counter_count + 1); /* the page shows them all */
+/* The frames of every window's pane, of the view state the page starts
+ * with: every counter shown, nothing selected. */
+static int build_frames(const mprof_model_t *model, html_frame_t *frames) {
+  mprof_timeline_t *tl = mprof_timeline_new();
+  int err = tl ? mprof_timeline_show(tl, model, NULL) : MPROF_ENOMEM;
   for (int i = 0; i < HTML_FRAME_COUNT && !err; i++) {
     frames[i].width_px = html_frame_windows[i].width - HTML_FRAME_SIDE_PX;
     frames[i].height_px = html_frame_windows[i].height - HTML_FRAME_BARS_PX;
-    err = build_scene(model, scene, shown, &frames[i]);
+    err = build_frame(tl, &frames[i]);
   }
-  mprof_scene_free(scene);
-  free(shown);
+  mprof_timeline_free(tl);
   return err;
 }
 
@@ -134,7 +115,7 @@ int html_frame_build(const unsigned char *data, size_t size,
   err = mprof_model_load(trace, &model);
   mprof_trace_close(trace);
   if (!err)
-    err = build_scenes(model, frames);
+    err = build_frames(model, frames);
   mprof_model_free(model);
   return err;
 }

@@ -21,8 +21,6 @@ extern "C" {
 #define HTML_FRAME_COUNT 6
 #define HTML_FRAME_SIDE_PX 317
 #define HTML_FRAME_BARS_PX 52
-/* viewer.js's row height. */
-#define HTML_FRAME_ROW_PX 16
 
 typedef struct html_frame_window_s {
   int width, height;
@@ -31,7 +29,7 @@ typedef struct html_frame_window_s {
 extern const html_frame_window_t html_frame_windows[HTML_FRAME_COUNT];
 
 typedef struct html_frame_s {
-  double t0_ns, t1_ns;   /* the fit view's range, as the page computes it */
+  double t0_ns, t1_ns;   /* the fit view's range (timeline.h) */
   int width_px, height_px; /* the pane */
   unsigned char *prims;  /* the primitives, ten little-endian 32-bit words
                             each (mprof_prim_t) */
