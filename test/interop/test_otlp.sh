@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # test_otlp.sh -- `mprof export --format=otlp` is a well-formed OTLP/JSON
-# ExportTraceServiceRequest: a resource per trace, a span per async thread
-# (the model's count), hex ids that are unique and whose parents exist in
-# the same OTel trace, a span event per label, a link per arrow other than
-# creations, ERROR status on failed threads, wall-clock times; strict JSON
-# with hostile labels kept as text; and every field survives a round trip
-# through OpenTelemetry's own OTLP protobuf schema (check_otlp.cjs).
+# ExportTraceServiceRequest: a resource per trace; hex ids, unique, whose
+# parents exist in the same OTel trace; a span per async thread, checked
+# against the model (model_events) field by field: its start and end at
+# the thread's life on the wall clock, name, parent (its creator), ending
+# and ERROR status, running time, an event per label (time and text), a
+# link per arrow into it other than creations and per message (from whom,
+# kind, time); strict JSON with hostile labels kept as text; and every
+# field survives a round trip through OpenTelemetry's own OTLP protobuf
+# schema (check_otlp.cjs).
 net_ctf=$2
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/pair.sh"
@@ -20,41 +23,78 @@ check() { # NAME TRACE...
   local name=$1
   shift
   "$mprof" export --format=otlp -o "$name.json" "$@" || fail "$name: export"
-  "$build/test/interop/model_counts" "$@" >"$name.counts"
-  /usr/bin/python3 - "$name.json" "$name.counts" $# <<'PY' || fail "$name: OTLP structure"
-import json, re, sys
+  "$build/test/interop/model_events" "$@" >"$name.model"
+  /usr/bin/python3 - "$name.json" "$name.model" $# <<'PY' || fail "$name: OTLP against the model"
+import collections, json, re, sys
 doc = json.load(open(sys.argv[1]))
-want = json.load(open(sys.argv[2]))
+model = json.load(open(sys.argv[2]))
 traces = int(sys.argv[3])
 def check(cond, what):
     if not cond: sys.exit("FAIL: " + what)
+def raw(text):  # the bytes of an exported string (non-UTF-8 bytes as \xHH)
+    parts = re.split(r"\\x([0-9a-f]{2})", text)
+    return "".join(p.encode().hex() if i % 2 == 0 else p for i, p in enumerate(parts))
+def attributes(item):
+    return {a["key"]: next(iter(a["value"].values())) for a in item["attributes"]}
 resources = doc["resourceSpans"]
 check(len(resources) == traces, "a resource per trace: %d" % len(resources))
-spans = [s for r in resources for ss in r["scopeSpans"] for s in ss["spans"]]
-check(len(spans) == want["threads"], "spans %d, threads %d" % (len(spans), want["threads"]))
-by_id = {s["spanId"]: s for s in spans}
+spans = {}  # (pid, trace id) -> span
+for pid, r in enumerate(resources, 1):
+    for ss in r["scopeSpans"]:
+        for s in ss["spans"]:
+            key = (pid, int(attributes(s)["mprof.thread.id"]))
+            check(key not in spans, "one span per thread: %r twice" % (key,))
+            spans[key] = s
+check(len(spans) == len(model["threads"]),
+      "spans %d, threads %d" % (len(spans), len(model["threads"])))
+by_id = {s["spanId"]: s for s in spans.values()}
 check(len(by_id) == len(spans), "span ids unique")
-for s in spans:
+for s in spans.values():
     check(re.fullmatch("[0-9a-f]{32}", s["traceId"]) and s["traceId"] != "0" * 32, "trace id")
     check(re.fullmatch("[0-9a-f]{16}", s["spanId"]) and s["spanId"] != "0" * 16, "span id")
     check(s["kind"] == 1, "internal spans")
-    start, end = int(s["startTimeUnixNano"]), int(s["endTimeUnixNano"])
-    check(0 <= start <= end, "times %d %d" % (start, end))
     if "parentSpanId" in s:
         parent = by_id.get(s["parentSpanId"])
         check(parent is not None, "parent exists")
         check(parent["traceId"] == s["traceId"], "parent in the same OTel trace")
-    for link in s["links"]:
-        check(link["spanId"] in by_id and by_id[link["spanId"]]["traceId"] == link["traceId"],
-              "links name spans")
-check(sum(len(s["events"]) for s in spans) == want["labels"], "an event per label")
-check(sum(len(s["links"]) for s in spans) == want["links"] + want["messages"],
-      "a link per arrow and per message")
-check(sum(a["value"]["stringValue"] == "message" for s in spans for l in s["links"]
-          for a in l["attributes"] if a["key"] == "mprof.arrow") == want["messages"],
-      "message links")
-check(sum(s.get("status", {}).get("code") == 2 for s in spans) == want["failed"],
-      "failed threads have ERROR status")
+# Each span against its thread in the model: times, name, parent, ending,
+# labels, running time, links (every arrow into it but creations and those
+# from the root, and every message it received).
+wall = model["wall_start"]
+threads = {t["index"]: t for t in model["threads"]}
+span_of = {i: spans[(t["pid"], t["id"])] for i, t in threads.items()}
+running = collections.Counter()
+for span in model["spans"]:
+    running[span["thread"]] += span["end"] - span["start"]
+links = collections.defaultdict(list)
+for a in model["arrows"]:
+    if a["kind"] != "create" and a["from"] != 0:
+        links[a["to"]].append((span_of[a["from"]]["spanId"], a["kind"], wall + a["time"]))
+for m in model["messages"]:
+    links[m["to"]].append((span_of[m["from"]]["spanId"], "message", wall + m["from_ns"]))
+for i, t in threads.items():
+    s, what = span_of[i], "thread %d (%s)" % (i, bytes.fromhex(t["name"]))
+    got = (int(s["startTimeUnixNano"]), int(s["endTimeUnixNano"]))
+    check(got == (wall + t["start"], wall + t["end"]),
+          "%s: span %r, thread lives %r" % (what, got, (wall + t["start"], wall + t["end"])))
+    check(raw(s["name"]) == t["name"], "%s: span name %r" % (what, s["name"]))
+    check(s.get("parentSpanId") == (span_of[t["creator"]]["spanId"] if t["creator"] else None),
+          "%s: parent" % what)
+    attrs = attributes(s)
+    check(attrs["mprof.ending"] == t["ending"], "%s: ending %s" % (what, attrs["mprof.ending"]))
+    check((s.get("status", {}).get("code") == 2) == (t["ending"] == "failed"),
+          "%s: ERROR status exactly when failed" % what)
+    check(int(attrs["mprof.running_ns"]) == running[i],
+          "%s: running %s ns, the model's spans %d" % (what, attrs["mprof.running_ns"], running[i]))
+    events = [(int(e["timeUnixNano"]), raw(attributes(e)["mprof.label"])) for e in s["events"]]
+    check(events == [(wall + ns, text) for ns, text in t["labels"]],
+          "%s: events %r" % (what, events[:3]))
+    got_links = sorted((l["spanId"], attributes(l)["mprof.arrow"],
+                        int(attributes(l)["mprof.arrow.time_unix_nano"])) for l in s["links"])
+    check(got_links == sorted(links[i]), "%s: links %r, the model's %r"
+          % (what, got_links[:3], sorted(links[i])[:3]))
+    for l in s["links"]:
+        check(by_id[l["spanId"]]["traceId"] == l["traceId"], "links name spans")
 PY
   node "$npm_dir/check_otlp.cjs" "$name.json" >/dev/null ||
     fail "$name: not OTLP as OpenTelemetry's schema reads it"
