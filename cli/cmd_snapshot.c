@@ -21,7 +21,8 @@ static const char help[] =
     "is copied whole or not at all, so the copy never holds a torn event.\n"
     "--pid PID reads the trace a running or stopped process records into\n"
     "its memory (same user, ptrace rules), --core CORE the one in a core\n"
-    "dump (gcore), and writes it as a trace file.\n";
+    "dump (gcore, or a virtual machine's memory from QEMU's\n"
+    "dump-guest-memory), and writes it as a trace file.\n";
 
 /* Writing a trace over itself would truncate the file it is read from. */
 static int same_file(const char *a, const char *b) {

@@ -7,7 +7,9 @@
  * We look for it in the process's writable mappings (/proc/PID/maps, read
  * with process_vm_readv, which the kernel allows under the same rules as
  * ptrace: same user, or CAP_SYS_PTRACE, and Yama's ptrace_scope) or in the
- * core's PT_LOAD segments.  A running writer is never stopped: its packets
+ * PT_LOAD segments of a core dump: a process's (gcore) or a virtual
+ * machine's whole memory (QEMU's dump-guest-memory, the unikernel case).
+ * A running writer is never stopped: its packets
  * are copied with the snapshot protocol (snapshot.c), as from a live file.
  */
 #define _GNU_SOURCE
@@ -44,10 +46,10 @@ void mprof__diag_to(mprof_diag_fn diag, void *context, const char *format,
     fprintf(stderr, "mprof: %s\n", line);
 }
 
-/* Whether header (128 bytes) starts a trace whose buffer fits in room
- * bytes; fills layout.  A stale header of a buffer reused since also
+/* Whether header (128 bytes) starts a trace whose fields agree with each
+ * other; fills layout.  A stale header of a buffer reused since also
  * passes: the caller prefers one still recording. */
-static int header_fits(const uint8_t *h, uint64_t room, mprof__layout_t *layout) {
+static int header_is_trace(const uint8_t *h, mprof__layout_t *layout) {
   if (memcmp(h, MPROF__TRACE_MAGIC, 8) ||
       mprof__get_u32(h + MPROF__TH_VERSION) != MPROF__TRACE_VERSION)
     return 0;
@@ -57,7 +59,7 @@ static int header_fits(const uint8_t *h, uint64_t room, mprof__layout_t *layout)
   layout->packet_count = mprof__get_u32(h + MPROF__TH_PACKET_COUNT);
   layout->slots_offset = mprof__get_u64(h + MPROF__TH_SLOTS_OFFSET);
   layout->packets_offset = mprof__get_u64(h + MPROF__TH_PACKETS_OFFSET);
-  return size >= MPROF_MIN_SIZE && size <= room && layout->packet_size >= 1024 &&
+  return size >= MPROF_MIN_SIZE && layout->packet_size >= 1024 &&
          layout->slots_offset <= size &&
          layout->packet_count <= (size - layout->slots_offset) / 8 &&
          layout->packets_offset <= size &&
@@ -69,11 +71,20 @@ static int is_recording(const uint8_t *h) {
   return mprof__get_u32(h + MPROF__TH_STATE) == MPROF__STATE_RECORDING;
 }
 
-/* The best trace header so far: one recording beats a stopped one. */
+/* The traces found, in address order, for the line that says there were
+ * several (the first few), and the best one: one recording beats a
+ * stopped one, and then the first.  A core dump may hold a trace that the
+ * end of its memory cuts (present < layout.size): what is there is read,
+ * from its header to its last whole packet. */
+#define LISTED_TRACES 4
 typedef struct found_s {
   uint64_t address;
   mprof__layout_t layout;
+  uint64_t present;
   int count, recording;
+  int allow_cut; /* a core dump: a trace may run past the memory dumped */
+  uint64_t listed[LISTED_TRACES];
+  int listed_recording[LISTED_TRACES];
 } found_t;
 
 /* Search bytes (n, at address, with room bytes from there to the end of
@@ -82,15 +93,38 @@ static void search(const uint8_t *bytes, size_t n, uint64_t address,
                    uint64_t room, found_t *found) {
   for (size_t at = 0; at + MPROF__TRACE_HEADER_SIZE <= n; at += 8) {
     mprof__layout_t layout;
-    if (bytes[at] != 'M' || !header_fits(bytes + at, room - at, &layout))
+    if (bytes[at] != 'M' || !header_is_trace(bytes + at, &layout)) continue;
+    uint64_t present = room - at < layout.size ? room - at : layout.size;
+    if (present < layout.size &&
+        (!found->allow_cut || present < layout.packets_offset))
       continue;
     int recording = is_recording(bytes + at);
+    if (found->count < LISTED_TRACES) {
+      found->listed[found->count] = address + at;
+      found->listed_recording[found->count] = recording;
+    }
     if (!found->count++ || (recording && !found->recording)) {
       found->address = address + at;
       found->layout = layout;
+      found->present = present;
       found->recording = recording;
     }
   }
+}
+
+/* One line when memory holds several traces: where, and which is read. */
+static void report_several(const char *where, const found_t *found,
+                           mprof_diag_fn diag, void *context) {
+  if (found->count < 2) return;
+  char list[256] = "";
+  size_t used = 0;
+  for (int i = 0; i < found->count && i < LISTED_TRACES && used < sizeof list; i++)
+    used += (size_t)snprintf(list + used, sizeof list - used, "%s0x%" PRIx64 " %s",
+                             i ? ", " : "", found->listed[i],
+                             found->listed_recording[i] ? "recording" : "stopped");
+  mprof__diag_to(diag, context, "%s: %d mprof traces in memory (at %s%s); read the %s one at 0x%" PRIx64,
+         where, found->count, list, found->count > LISTED_TRACES ? ", ..." : "",
+         found->recording ? "recording" : "stopped", found->address);
 }
 
 /* --- A running process ------------------------------------------------------ */
@@ -166,6 +200,9 @@ int mprof_trace_open_process(int pid, mprof_diag_fn diag, void *context,
     mprof__diag_to(diag, context, "process %d: no mprof trace in its memory", pid);
     return MPROF_EINVAL;
   }
+  char name[64];
+  snprintf(name, sizeof name, "process %d", pid);
+  report_several(name, &found, diag, context);
   mprof__source_t src = {NULL, pid, found.address};
   uint8_t *copy;
   uint32_t dropped;
@@ -175,8 +212,6 @@ int mprof_trace_open_process(int pid, mprof_diag_fn diag, void *context,
            found.address, strerror(errno));
     return err;
   }
-  char name[64];
-  snprintf(name, sizeof name, "process %d", pid);
   err = mprof__trace_open_map(copy, found.layout.size, copy, found.layout.size,
                               name, diag, context, out);
   if (!err) mprof__diag_dropped(*out, dropped);
@@ -185,7 +220,9 @@ int mprof_trace_open_process(int pid, mprof_diag_fn diag, void *context,
 
 /* --- A core dump ------------------------------------------------------------- */
 
-/* Search the PT_LOAD segments of the core at data (size bytes). */
+/* Search the PT_LOAD segments of the core at data (size bytes): the
+ * writable ones of a process (gcore), and all of a virtual machine's
+ * memory (QEMU's dump-guest-memory, whose segments have no flags). */
 static int find_in_core(const uint8_t *data, size_t size, found_t *found,
                         uint64_t *offset) {
   if (size < sizeof(Elf64_Ehdr) || memcmp(data, ELFMAG, SELFMAG) ||
@@ -198,7 +235,7 @@ static int find_in_core(const uint8_t *data, size_t size, found_t *found,
     return -1;
   const Elf64_Phdr *ph = (const Elf64_Phdr *)(data + eh->e_phoff);
   for (int i = 0; i < eh->e_phnum; i++) {
-    if (ph[i].p_type != PT_LOAD || !(ph[i].p_flags & PF_W) ||
+    if (ph[i].p_type != PT_LOAD || (ph[i].p_flags && !(ph[i].p_flags & PF_W)) ||
         ph[i].p_offset > size || ph[i].p_filesz > size - ph[i].p_offset)
       continue;
     int before = found->count;
@@ -209,6 +246,32 @@ static int find_in_core(const uint8_t *data, size_t size, found_t *found,
       *offset = ph[i].p_offset + (found->address - ph[i].p_vaddr);
   }
   return 0;
+}
+
+/* The trace at trace, which the end of the memory dumped cuts: a copy of
+ * its header and whole packets, its header listing only those. */
+static int open_cut_trace(const uint8_t *trace, const found_t *found,
+                          const char *path, mprof_diag_fn diag, void *context,
+                          mprof_trace_t **out) {
+  const mprof__layout_t *layout = &found->layout;
+  uint64_t whole = (found->present - layout->packets_offset) / layout->packet_size;
+  size_t kept = (size_t)(layout->packets_offset + whole * layout->packet_size);
+  uint8_t *copy = mmap(NULL, kept, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (copy == MAP_FAILED) {
+    mprof__diag_to(diag, context, "%s: %s", path, strerror(errno));
+    return MPROF_ENOMEM;
+  }
+  memcpy(copy, trace, kept);
+  mprof__put_u64(copy + MPROF__TH_BUFFER_SIZE, kept);
+  mprof__put_u32(copy + MPROF__TH_PACKET_COUNT, (uint32_t)whole);
+  mprof__diag_to(diag, context,
+         "%s: the trace at 0x%" PRIx64 " runs past the end of the memory "
+         "dumped (%" PRIu64 " of its %zu bytes are there); read its first "
+         "%" PRIu64 " of %u packets",
+         path, found->address, found->present, layout->size, whole,
+         layout->packet_count);
+  return mprof__trace_open_map(copy, kept, copy, kept, path, diag, context, out);
 }
 
 int mprof_trace_open_core(const char *path, mprof_diag_fn diag, void *context,
@@ -227,14 +290,21 @@ int mprof_trace_open_core(const char *path, mprof_diag_fn diag, void *context,
     mprof__diag_to(diag, context, "%s: %s", path, strerror(errno));
     return MPROF_EIO;
   }
-  found_t found = {0};
+  found_t found = {.allow_cut = 1};
   uint64_t offset = 0;
-  if (find_in_core(map, size, &found, &offset) || !found.count) {
-    mprof__diag_to(diag, context, "%s: not an ELF core dump, or no mprof trace in it",
-           path);
+  int not_core = find_in_core(map, size, &found, &offset);
+  if (not_core || !found.count) {
+    mprof__diag_to(diag, context, "%s: %s", path,
+           not_core ? "not an ELF core dump (64-bit)"
+                    : "no mprof trace in the memory of this core dump");
     munmap(map, size);
     return MPROF_EINVAL;
   }
-  return mprof__trace_open_map(map + offset, found.layout.size, map, size, path,
-                               diag, context, out);
+  report_several(path, &found, diag, context);
+  if (found.present == found.layout.size)
+    return mprof__trace_open_map(map + offset, found.layout.size, map, size,
+                                 path, diag, context, out);
+  int err = open_cut_trace(map + offset, &found, path, diag, context, out);
+  munmap(map, size);
+  return err;
 }

@@ -56,7 +56,7 @@ kill $other
 [ $code = 3 ] && grep -q "^mprof: process 999999999: No such file or directory$" "$tmp/err" \
   || fail "no process: $code $(cat "$tmp/err")"
 "$mprof" snapshot --core "$tmp/side" -w "$tmp/x.ctf" 2>"$tmp/err"; code=$?
-[ $code = 3 ] && grep -q "side: not an ELF core dump, or no mprof trace in it" "$tmp/err" \
+[ $code = 3 ] && grep -q "^mprof: .*/side: not an ELF core dump (64-bit)$" "$tmp/err" \
   || fail "not a core: $code $(cat "$tmp/err")"
 "$mprof" snapshot --pid 1 "$tmp/side" -w "$tmp/x.ctf" 2>"$tmp/err"; code=$?
 [ $code = 2 ] || fail "--pid with a SOURCE: $code"
