@@ -55,6 +55,10 @@
 #                                                   per query, steadier than
 #                                                   queries/s on a busy
 #                                                   machine)
+#   record_start   ms_more_than_plain  budget_1ms   ratio <= 1 (a tiny libuv
+#                                                   program's start under the
+#                                                   shim minus plain, median
+#                                                   of 100 runs each)
 #
 # The barectf and LTTng lines are skipped, with a note on stderr, when their
 # benchmark was not built (barectf or lttng-ust not found at configure time)
@@ -195,6 +199,17 @@ if [ -x "$bin/mprof_bench_uv" ]; then
     { note "mprof_bench_uv failed"; status=1; }
 else
   note "libuv benchmark not built (no libuv at configure time): skipped"
+fi
+
+# What recording adds to a process's start (bench/uv/bench_start.c).
+if [ -x "$bin/mprof_bench_start" ]; then
+  note "running mprof_bench_start"
+  "$bin/mprof_bench_start" --runs 100 --dir "$dir" \
+    --prog "$bin/mprof_bench_uv_tiny" \
+    --shim "$build/src/uv/libmprof_uv_preload.so" ||
+    { note "mprof_bench_start failed"; status=1; }
+else
+  note "start benchmark not built (no libuv at configure time): skipped"
 fi
 
 # A real server under load: named answering dnsperf (bench/dns).
