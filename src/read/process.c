@@ -255,6 +255,7 @@ static int open_cut_trace(const uint8_t *trace, const found_t *found,
                           mprof_trace_t **out) {
   const mprof__layout_t *layout = &found->layout;
   uint64_t whole = (found->present - layout->packets_offset) / layout->packet_size;
+  if (whole > layout->packet_count) whole = layout->packet_count; /* slack */
   size_t kept = (size_t)(layout->packets_offset + whole * layout->packet_size);
   uint8_t *copy = mmap(NULL, kept, PROT_READ | PROT_WRITE,
                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

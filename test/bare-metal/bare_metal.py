@@ -255,6 +255,8 @@ def check_cut(core, full_trace, tmp):
 
 
 def main():
+    if not os.access(QEMU, os.X_OK):
+        fail("no qemu-system-x86_64 (%s): scripts/deps.sh installs it" % QEMU)
     check_kernel_stands_alone()
     trace_buffer = symbol("trace_buffer")
     with tempfile.TemporaryDirectory() as tmp:
