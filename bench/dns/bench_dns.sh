@@ -5,14 +5,15 @@
 # recording every query's receive, answer and labels, the trace in DIR).
 # Both servers run side by side on ports found free; dnsperf floods one,
 # then the other, for MPROF_BENCH_DNS_SECONDS (default 1) each, ROUNDS
-# times, the first of each pair alternating.  One JSON line on stdout
-# (queries per second, the medians, traced against plain), each round's
-# figures on stderr.
+# times, the first of each pair alternating.  Two JSON lines on stdout,
+# medians, traced against plain: queries per second, and the server's CPU
+# time per query (all its threads', from /proc); each round's figures on
+# stderr.
 set -eu
 build=$1 dir=$2 rounds=$3
 seconds=${MPROF_BENCH_DNS_SECONDS:-1}
 here=$(cd "$(dirname "$0")" && pwd)
-zone=$here/../../test/real/example.test.zone
+real=$here/../../test/real # the server's set-up, shared with the tests
 note() { printf 'bench_dns: %s\n' "$*" >&2; }
 
 for command in named dnsperf; do
@@ -20,41 +21,13 @@ for command in named dnsperf; do
     { note "$command not found (scripts/deps.sh bench installs it)"; exit 1; }
 done
 
-# A port of 127.0.0.1 free for both TCP and UDP.
-free_port() {
-  /usr/bin/python3 - <<'PY'
-import socket
-while True:
-    tcp = socket.socket()
-    tcp.bind(("127.0.0.1", 0))
-    port = tcp.getsockname()[1]
-    try:
-        socket.socket(type=socket.SOCK_DGRAM).bind(("127.0.0.1", port))
-        break
-    except OSError:
-        pass
-print(port)
-PY
-}
-
 # start_named NAME PORT [mprof record -o TRACE --]: named answering the
-# zone of test/real on 127.0.0.1:PORT, its pid in DIR/NAME.pid once it
-# answers (20 s at most).
+# zone of test/real on 127.0.0.1:PORT, its pid in DIR/NAME.pid once it is
+# up (20 s at most).
 start_named() {
   name=$1 port=$2
   shift 2
-  cat >"$dir/$name.conf" <<EOF
-options {
-  directory "$dir";
-  pid-file "$dir/$name.pid";
-  listen-on port $port { 127.0.0.1; };
-  listen-on-v6 { none; };
-  recursion no;
-  dnssec-validation no;
-};
-controls { };
-zone "example.test" { type primary; file "$zone"; };
-EOF
+  "$real/named_conf.sh" "$dir" "$name" "$port" >"$dir/$name.conf"
   "$@" named -g -n 1 -c "$dir/$name.conf" </dev/null >/dev/null 2>"$dir/$name.log" &
   tenths=200
   until grep -q ' running$' "$dir/$name.log" 2>/dev/null && [ -s "$dir/$name.pid" ]; do
@@ -79,8 +52,8 @@ for _ in $(seq 100); do
   printf 'www.example.test A\nwww.example.test TXT\nns.example.test A\n'
 done >"$dir/queries"
 
-plain_port=$(free_port)
-traced_port=$(free_port)
+plain_port=$("$real/free_port.py")
+traced_port=$("$real/free_port.py")
 start_named plain "$plain_port"
 start_named traced "$traced_port" "$build/mprof" record -o "$dir/dns.ctf" --
 

@@ -100,23 +100,6 @@ wait_for() {
   done
 }
 
-# A port of 127.0.0.1 free for both TCP and UDP.
-free_port() {
-  /usr/bin/python3 - <<'PY'
-import socket
-while True:
-    tcp = socket.socket()
-    tcp.bind(("127.0.0.1", 0))
-    port = tcp.getsockname()[1]
-    try:
-        socket.socket(type=socket.SOCK_DGRAM).bind(("127.0.0.1", port))
-        break
-    except OSError:
-        pass
-print(port)
-PY
-}
-
 # Something listens on 127.0.0.1:PORT over TCP (no connection made: it
 # would be in the trace).
 listening() {
@@ -203,18 +186,7 @@ has_net() {
 
 named_session() {
   local way=$1 port=$2 dir=$out/$1
-  cat >"$dir/named.conf" <<EOF
-options {
-  directory "$dir";
-  pid-file none;
-  listen-on port $port { 127.0.0.1; };
-  listen-on-v6 { none; };
-  recursion no;
-  dnssec-validation no;
-};
-controls { };
-zone "example.test" { type primary; file "$here/example.test.zone"; };
-EOF
+  "$here/named_conf.sh" "$dir" named "$port" >"$dir/named.conf"
   start "$way" named named -g -n 1 -c "$dir/named.conf" || return
   wait_for 20 grep -q ' running$' "$dir/named.err" || fail "$way named did not start"
   run "$way" dig-udp dig @127.0.0.1 -p "$port" +tries=1 +time=5 +short www.example.test A
@@ -381,8 +353,8 @@ check_uvloop() {
 }
 
 case $program in
-  named) need named dig; port=$(free_port) ;;
-  kresd) need kresd dig; port=$(free_port) ;;
+  named) need named dig; port=$("$here/free_port.py") ;;
+  kresd) need kresd dig; port=$("$here/free_port.py") ;;
   nvim) need nvim ;;
   ctest) need ctest ;;
   luv) need lua5.1; [ -f /usr/lib/x86_64-linux-gnu/lua/5.1/luv.so ] ||
