@@ -7,7 +7,7 @@
  * and the model's load), then replaces it with its own frame of the same
  * view: the same picture (test/web/test_viewer.js compares the pixels).
  * A pane of another size gets the nearest of them mapped to it, a stand-in
- * (web/viewer.js, paintStandIn()). */
+ * (web/viewer/first_frame.js, paintStandIn()). */
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,0 +1,115 @@
+/* side.js -- the side panel: a thread's details, the findings, the
+ * counter toggles and the legend, and the status line.  Text only: trace
+ * strings reach the page through textContent. */
+
+function el(tag, text, cls) {
+  const e = document.createElement(tag);
+  if (text !== undefined) e.textContent = text;
+  if (cls) e.className = cls;
+  return e;
+}
+
+function link(text, p, thread) {
+  const b = el('button', text);
+  b.type = 'button';
+  b.addEventListener('click', () => reveal(p, thread));
+  return b;
+}
+
+function formatNs(ns) {
+  const a = Math.abs(ns);
+  if (a >= 1e9) return (ns / 1e9).toFixed(3) + ' s';
+  if (a >= 1e6) return (ns / 1e6).toFixed(3) + ' ms';
+  if (a >= 1e3) return (ns / 1e3).toFixed(3) + ' µs';
+  return Math.round(ns) + ' ns';
+}
+
+function describeFinding(f) {
+  if (f.kind === 'never resolved') return `should resolve, never did${f.last ? ' (last became ' + f.last.name + ')' : ''}`;
+  if (f.kind === 'lost wake-up') return `lost wake-up: ${f.condition ? f.condition.name : '?'} signalled before ${f.waiter ? f.waiter.name : '?'} waited`;
+  return `in wait chain #${f.chain + 1} (${f.length} threads)`;
+}
+
+function showDetails(p, thread) {
+  const box = $('details');
+  const t = p && thread >= 0 ? json(wasm.mprof_web_thread(p.handle, thread)) : null;
+  if (!t) { box.replaceChildren(el('span', 'Double-click a thread.')); return; }
+  const dl = el('dl');
+  const add = (k, v) => { dl.append(el('dt', k)); const dd = el('dd'); dd.append(v); dl.append(dd); };
+  add('label', t.name);
+  add('type', `${t.type} (id ${t.id})`);
+  add('creator', t.creator ? link(t.creator.name, p, t.creator.index) : 'none (before the trace)');
+  add('times', `${formatNs(t.start)} – ${formatNs(t.end)} (${formatNs(t.end - t.start)}), ${t.ending}`);
+  if (t.failure) add('failure', t.failure);
+  if (t.becomes) add('became', link(t.becomes.name, p, t.becomes.index));
+  if (t.time) add('time', `running ${formatNs(t.time.running)}, waiting ${formatNs(t.time.waiting)}`);
+  if (t.labels.length > 1) add('labels', el('span', t.labels.map((l) => l.text).join(' · ')));
+  const acts = el('div');
+  for (const i of t.interactions) {
+    const text = `${formatNs(i.time)} ${i.kind} ${i.dir} ${i.other ? i.other.name : 'root'}`;
+    acts.append(i.other ? link(text, p, i.other.index) : el('div', text));
+  }
+  add(`interactions (${t.interactions.length})`, acts);
+  const finds = el('div');
+  for (const f of t.findings) finds.append(el('div', describeFinding(f)));
+  add('findings', t.findings.length ? finds : 'none');
+  box.replaceChildren(dl);
+}
+
+function fillFindings() {
+  const box = $('findings');
+  box.replaceChildren();
+  panes.forEach((p) => {
+    const f = json(wasm.mprof_web_findings(p.handle));
+    if (panes.length > 1) box.append(el('h3', p.name));
+    if (!f) { box.append(el('span', 'analysis failed: out of memory')); return; }
+    const before = box.childElementCount;
+    for (const s of f.stalls) if (s.thread) box.append(link(`never resolved: ${s.thread.name}`, p, s.last ? s.last.index : s.thread.index));
+    for (const l of f.lost_wakeups) if (l.waiter) box.append(link(`lost wake-up: ${l.condition ? l.condition.name : '?'} → ${l.waiter.name}`, p, l.waiter.index));
+    f.chains.slice(0, 5).forEach((c) => {
+      const first = c.threads.find((t) => t);
+      if (first) box.append(link(`wait chain (${c.threads.length}): ${c.threads.filter((t) => t).map((t) => t.name).join(' → ')}`, p, first.index));
+    });
+    if (box.childElementCount === before) box.append(el('div', 'Nothing found.'));
+  });
+  view.analysed = true;
+}
+
+/* One toggle per counter name, for every pane that has it. */
+function fillCounters() {
+  const box = $('counters');
+  box.replaceChildren();
+  const names = [...new Set(panes.flatMap((p) => p.summary.counters))];
+  for (const name of names) {
+    const label = el('label');
+    const check = el('input');
+    check.type = 'checkbox';
+    check.checked = true;
+    check.addEventListener('change', () => {
+      for (const p of panes) {
+        const i = p.summary.counters.indexOf(name);
+        if (i >= 0) wasm.mprof_timeline_show_counter(tl, panes.indexOf(p), i, check.checked ? 1 : 0);
+      }
+      requestDraw();
+    });
+    label.append(check, el('span', name));
+    box.append(label, el('br'));
+  }
+  if (!names.length) box.append(el('span', 'none'));
+}
+
+function fillLegend(entries) {
+  const skip = new Set(['background', 'label', 'time axis']);
+  const box = $('legend');
+  box.replaceChildren();
+  for (const c of entries) {
+    if (skip.has(c.name)) continue;
+    const sw = el('span', undefined, 'swatch');
+    sw.style.background = c.rgb;
+    const li = el('li');
+    li.append(sw, el('span', c.name));
+    box.append(li);
+  }
+}
+
+function status(text) { $('status').textContent = text; }
