@@ -14,17 +14,17 @@ typedef struct task_s task_t;
 typedef struct promise_s promise_t;
 
 struct promise_s {
-  uint64_t thread;      /* its mprof thread */
+  uint64_t thread; /* its mprof thread */
   int resolved;
-  task_t *waiter;       /* the task waiting on it, or NULL */
-  uint64_t deadline;    /* a sleep: the TSC tick it resolves at */
+  task_t *waiter;    /* the task waiting on it, or NULL */
+  uint64_t deadline; /* a sleep: the TSC tick it resolves at */
   promise_t *next_sleep;
 };
 
 struct task_s {
-  uint64_t thread;          /* its mprof thread */
-  void (*step)(task_t *);   /* runs when it is scheduled */
-  promise_t *awaited;       /* what it waits on, read when it resumes */
+  uint64_t thread;        /* its mprof thread */
+  void (*step)(task_t *); /* runs when it is scheduled */
+  promise_t *awaited;     /* what it waits on, read when it resumes */
   task_t *next_ready;
 };
 

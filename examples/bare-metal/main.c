@@ -32,7 +32,7 @@ static uint8_t trace_buffer[1 << 20] __attribute__((aligned(4096)));
 static uint8_t first_buffer[MPROF_MIN_SIZE] __attribute__((aligned(4096)));
 
 static uint64_t tsc_hz;
-static int panic_at_tick;
+static int stop_in_panic;
 static uint32_t answer_ms = ANSWER_MS;
 static mprof_counter_t ticks_counter, bytes_counter;
 
@@ -79,7 +79,8 @@ static void connect(void) {
   task_start(&connection, "connect to 10.0.0.2:7001", connection_step);
 }
 
-/* --- The ticker ------------------------------------------------------------- */
+/* --- The ticker -------------------------------------------------------------
+ */
 
 static task_t ticker;
 static promise_t tick_sleep, ready_line;
@@ -91,9 +92,10 @@ static void ticker_step(task_t *task) {
     serial_write("bare-metal: ready\n");
     promise_resolve(&ready_line);
   }
-  if (panic_at_tick && ticks == PANIC_TICK)
+  if (stop_in_panic && ticks == PANIC_TICK)
     halt_with("bare-metal: panic: stopped on purpose at tick 8\n");
-  if (ticks % CONNECT_EVERY_TICKS == 0 && connection_done) connect();
+  if (ticks % CONNECT_EVERY_TICKS == 0 && connection_done)
+    connect();
   ticks++;
   lwt_sleep(&tick_sleep, TICK_MS, "sleep 50 ms");
   promise_wait(task, &tick_sleep);
@@ -136,14 +138,17 @@ void kmain(const multiboot_info_t *info);
 
 void kmain(const multiboot_info_t *info) {
   serial_init();
-  if (tls_setup()) halt_with("bare-metal: no room for thread-local storage\n");
+  if (tls_setup())
+    halt_with("bare-metal: no room for thread-local storage\n");
   tsc_hz = tsc_measure_hz();
   lwt_init(tsc_hz);
-  if (cmdline_has(info, "hang")) answer_ms = HASTY_ANSWER_MS;
-  panic_at_tick = cmdline_has(info, "panic");
+  if (cmdline_has(info, "hang"))
+    answer_ms = HASTY_ANSWER_MS;
+  stop_in_panic = cmdline_has(info, "panic");
   ticks_counter = mprof_counter_make("ticks");
   bytes_counter = mprof_counter_make("bytes sent");
-  if (cmdline_has(info, "restart")) record_boot_trace();
+  if (cmdline_has(info, "restart"))
+    record_boot_trace();
   start_recording(trace_buffer, sizeof trace_buffer);
   serial_write("bare-metal: recording, TSC at ");
   serial_write_u64(tsc_hz);

@@ -93,7 +93,8 @@ static void search(const uint8_t *bytes, size_t n, uint64_t address,
                    uint64_t room, found_t *found) {
   for (size_t at = 0; at + MPROF__TRACE_HEADER_SIZE <= n; at += 8) {
     mprof__layout_t layout;
-    if (bytes[at] != 'M' || !header_is_trace(bytes + at, &layout)) continue;
+    if (bytes[at] != 'M' || !header_is_trace(bytes + at, &layout))
+      continue;
     uint64_t present = room - at < layout.size ? room - at : layout.size;
     if (present < layout.size &&
         (!found->allow_cut || present < layout.packets_offset))
@@ -115,16 +116,20 @@ static void search(const uint8_t *bytes, size_t n, uint64_t address,
 /* One line when memory holds several traces: where, and which is read. */
 static void report_several(const char *where, const found_t *found,
                            mprof_diag_fn diag, void *context) {
-  if (found->count < 2) return;
+  if (found->count < 2)
+    return;
   char list[256] = "";
   size_t used = 0;
-  for (int i = 0; i < found->count && i < LISTED_TRACES && used < sizeof list; i++)
-    used += (size_t)snprintf(list + used, sizeof list - used, "%s0x%" PRIx64 " %s",
-                             i ? ", " : "", found->listed[i],
-                             found->listed_recording[i] ? "recording" : "stopped");
-  mprof__diag_to(diag, context, "%s: %d mprof traces in memory (at %s%s); read the %s one at 0x%" PRIx64,
-         where, found->count, list, found->count > LISTED_TRACES ? ", ..." : "",
-         found->recording ? "recording" : "stopped", found->address);
+  for (int i = 0; i < found->count && i < LISTED_TRACES && used < sizeof list;
+       i++)
+    used += (size_t)snprintf(
+        list + used, sizeof list - used, "%s0x%" PRIx64 " %s", i ? ", " : "",
+        found->listed[i], found->listed_recording[i] ? "recording" : "stopped");
+  mprof__diag_to(
+      diag, context,
+      "%s: %d mprof traces in memory (at %s%s); read the %s one at 0x%" PRIx64,
+      where, found->count, list, found->count > LISTED_TRACES ? ", ..." : "",
+      found->recording ? "recording" : "stopped", found->address);
 }
 
 /* --- A running process ------------------------------------------------------ */
@@ -254,8 +259,10 @@ static int open_cut_trace(const uint8_t *trace, const found_t *found,
                           const char *path, mprof_diag_fn diag, void *context,
                           mprof_trace_t **out) {
   const mprof__layout_t *layout = &found->layout;
-  uint64_t whole = (found->present - layout->packets_offset) / layout->packet_size;
-  if (whole > layout->packet_count) whole = layout->packet_count; /* slack */
+  uint64_t whole =
+      (found->present - layout->packets_offset) / layout->packet_size;
+  if (whole > layout->packet_count)
+    whole = layout->packet_count; /* slack */
   size_t kept = (size_t)(layout->packets_offset + whole * layout->packet_size);
   uint8_t *copy = mmap(NULL, kept, PROT_READ | PROT_WRITE,
                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -266,13 +273,15 @@ static int open_cut_trace(const uint8_t *trace, const found_t *found,
   memcpy(copy, trace, kept);
   mprof__put_u64(copy + MPROF__TH_BUFFER_SIZE, kept);
   mprof__put_u32(copy + MPROF__TH_PACKET_COUNT, (uint32_t)whole);
-  mprof__diag_to(diag, context,
-         "%s: the trace at 0x%" PRIx64 " runs past the end of the memory "
-         "dumped (%" PRIu64 " of its %zu bytes are there); read its first "
-         "%" PRIu64 " of %u packets",
-         path, found->address, found->present, layout->size, whole,
-         layout->packet_count);
-  return mprof__trace_open_map(copy, kept, copy, kept, path, diag, context, out);
+  mprof__diag_to(
+      diag, context,
+      "%s: the trace at 0x%" PRIx64 " runs past the end of the memory "
+      "dumped (%" PRIu64 " of its %zu bytes are there); read its first "
+      "%" PRIu64 " of %u packets",
+      path, found->address, found->present, layout->size, whole,
+      layout->packet_count);
+  return mprof__trace_open_map(copy, kept, copy, kept, path, diag, context,
+                               out);
 }
 
 int mprof_trace_open_core(const char *path, mprof_diag_fn diag, void *context,
@@ -296,8 +305,8 @@ int mprof_trace_open_core(const char *path, mprof_diag_fn diag, void *context,
   int not_core = find_in_core(map, size, &found, &offset);
   if (not_core || !found.count) {
     mprof__diag_to(diag, context, "%s: %s", path,
-           not_core ? "not an ELF core dump (64-bit)"
-                    : "no mprof trace in the memory of this core dump");
+                   not_core ? "not an ELF core dump (64-bit)"
+                            : "no mprof trace in the memory of this core dump");
     munmap(map, size);
     return MPROF_EINVAL;
   }
