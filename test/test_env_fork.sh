@@ -3,6 +3,7 @@
 # traces a program; %p expands to the pid; a forked child gets PATH.PID
 # (or nothing with MPROF_FORK=stop) and never writes into its parent's
 # trace; a bad path or size gives one clear line and the program runs on.
+# MPROF_TSC_HZ sets the TSC's frequency (0: CLOCK_MONOTONIC).
 # PATH.PID is made at the child's first event (fork_exec.c): a child that
 # only execs a program that is not traced leaves no file; a child that
 # records gets its file with its events (and only its own); a child that
@@ -35,12 +36,28 @@ pid_out=$(MPROF_TRACE="$tmp/p-%p.ctf" "$program")
 
 for bad in "MPROF_TRACE=$tmp/no/such/dir/t.ctf" "MPROF_TRACE=$tmp/s.ctf MPROF_SIZE=lots" \
            "MPROF_TRACE=$tmp/m.ctf MPROF_MODE=sideways" "MPROF_TRACE=$tmp/c.ctf MPROF_CLOCK=sundial" \
-           "MPROF_TRACE=$tmp/z.ctf MPROF_SIZE=99999999G"; do
+           "MPROF_TRACE=$tmp/z.ctf MPROF_SIZE=99999999G" "MPROF_TRACE=$tmp/h.ctf MPROF_TSC_HZ=fast"; do
   out=$(env $bad "$program" 2>"$tmp/err") || fail "$bad: program failed"
   [[ "$out" == child* ]] || fail "$bad: program output changed: $out"
   [ "$(wc -l < "$tmp/err")" = 1 ] || fail "$bad: expected one error line: $(cat "$tmp/err")"
   grep -q '^mprof: .*running untraced$' "$tmp/err" || fail "$bad: $(cat "$tmp/err")"
 done
+
+# The clock: MPROF_TSC_HZ is the TSC's frequency (in the parent's trace and
+# its child's), 0 means CLOCK_MONOTONIC (ns).
+freq_of() {
+  "$mprof" ctf "$1" -o "$tmp/ctf.d" >/dev/null &&
+    sed -n 's/.*freq = \([0-9]*\);.*/\1/p' "$tmp/ctf.d/metadata" | head -1
+  rm -rf "$tmp/ctf.d"
+}
+if [ "$(uname -m)" = x86_64 ]; then
+  child=$(MPROF_TRACE=$tmp/hz.ctf MPROF_TSC_HZ=1000000007 "$program" | awk '/^child/ {print $2}')
+  for trace in "$tmp/hz.ctf" "$tmp/hz.ctf.$child"; do
+    [ "$(freq_of "$trace")" = 1000000007 ] || fail "MPROF_TSC_HZ not used: $trace: $(freq_of "$trace")"
+  done
+fi
+MPROF_TRACE=$tmp/hz0.ctf MPROF_TSC_HZ=0 "$program" >/dev/null
+[ "$(freq_of "$tmp/hz0.ctf")" = 1000000000 ] || fail "MPROF_TSC_HZ=0: $(freq_of "$tmp/hz0.ctf")"
 
 pid_of() { awk -v what="$1" '$1 == what {print $2}' "$tmp/out"; }
 MPROF_TRACE=$tmp/fe.ctf "$fork_exec" >"$tmp/out" || fail "fork_exec failed"

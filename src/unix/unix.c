@@ -100,22 +100,23 @@ uint64_t mprof_unix_tsc_freq(void) {
  * still reads with correct times), and the wall-clock time of tick 0 so
  * traces of several processes align. */
 static void choose_clock(mprof_config_t *config, int monotonic) {
-  if (!monotonic) learn_tsc_hz();
-  uint64_t freq = monotonic || !tsc.known ? 0 : tsc.hz;
-  if (freq) {
-    config->clock = NULL;
-    config->clock_freq_hz = freq;
 #if defined(__x86_64__)
+  if (!monotonic) learn_tsc_hz();
+  if (!monotonic && tsc.known && tsc.hz) {
+    config->clock = NULL;
+    config->clock_freq_hz = tsc.hz;
     uint64_t wall = realtime_ns();
     uint64_t ticks = __builtin_ia32_rdtsc();
     config->clock_offset_ns =
-        (int64_t)wall - (int64_t)((__uint128_t)ticks * 1000000000u / freq);
-#endif
-  } else {
-    config->clock = monotonic_ns;
-    config->clock_freq_hz = 1000000000u;
-    config->clock_offset_ns = (int64_t)realtime_ns() - (int64_t)monotonic_ns();
+        (int64_t)wall - (int64_t)((__uint128_t)ticks * 1000000000u / tsc.hz);
+    return;
   }
+#else
+  (void)monotonic;
+#endif
+  config->clock = monotonic_ns;
+  config->clock_freq_hz = 1000000000u;
+  config->clock_offset_ns = (int64_t)realtime_ns() - (int64_t)monotonic_ns();
 }
 
 /* --- Hooks the recorder calls ---------------------------------------------- */
