@@ -20,7 +20,7 @@ for cmd in $commands; do
 done
 exit_codes=$(sed -n '/^\.SH EXIT STATUS/,/^\.SH/p' "$page" | sed -n 's/^\.B \([0-9]\)$/\1/p' | tr -d '\n')
 [ "$exit_codes" = 0123 ] || fail "exit codes documented: $exit_codes"
-for variable in MPROF_TRACE MPROF_SIZE MPROF_MODE MPROF_CLOCK MPROF_FORK; do
+for variable in MPROF_TRACE MPROF_SIZE MPROF_MODE MPROF_CLOCK MPROF_TSC_HZ MPROF_FORK; do
   sed -n '/^\.SH ENVIRONMENT/,/^\.SH/p' "$page" | grep -q "^\.B $variable$" \
     || fail "$variable is not in ENVIRONMENT"
 done
