@@ -278,6 +278,15 @@ void mprof_trace_set_close(mprof_trace_set_t *set);
 int mprof_trace_manifest_write(const char *path, const char *const *members,
                                const int64_t *offsets_ns, size_t count);
 
+/* Write set as a merged trace directory dir, which must not exist
+ * (docs/FORMAT.md, "Merged traces"): per trace a CTF directory named after
+ * its path's file name, its clock moved by its offset so that babeltrace2
+ * reads all on one time axis, the trace itself as MEMBER/.mprof, and the
+ * manifest.  Returns 0, MPROF_EIO (told through diag: the file and why)
+ * or MPROF_ENOMEM. */
+int mprof_trace_merged_write(const mprof_trace_set_t *set, const char *dir,
+                             mprof_diag_fn diag, void *context);
+
 /* The name of the process that wrote trace (its metadata's procname) into
  * name[0 .. size), cut to fit.  Returns its length, or -1 if the trace
  * names none (a legacy trace). */
