@@ -116,11 +116,11 @@ same_as_plain() {
   done
 }
 
-# The trace passes mprof check, and babeltrace2 reads every event of it
-# with no warning (a TCP net_label is one CTF event where mprof counts its
-# label and its counter increase).
+# The trace passes mprof check, babeltrace2 reads every event of it with
+# no warning (a TCP net_label is one CTF event where mprof counts its
+# label and its counter increase), and mprof report's model holds them all.
 trace_is_valid() {
-  local trace=$1 dir=$1.d events net_labels read
+  local trace=$1 dir=$1.d events net_labels read modelled
   "$mprof" check "$trace" >"$trace.check" 2>&1 ||
     { fail "mprof check $trace: $(cat "$trace.check")"; return; }
   "$mprof" ctf "$trace" -o "$dir" 2>"$trace.ctf-err" ||
@@ -134,6 +134,10 @@ trace_is_valid() {
   read=$(wc -l <"$trace.bt")
   [ $((read + net_labels)) -eq "$events" ] ||
     fail "babeltrace2 read $read events (+$net_labels net_labels) of $trace's $events"
+  modelled=$("$mprof" report --json "$trace" |
+    /usr/bin/python3 -c 'import json, sys; print(json.load(sys.stdin)["events"])') ||
+    { fail "mprof report $trace failed"; return; }
+  [ "$modelled" -eq "$events" ] || fail "mprof report modelled $modelled events of $trace's $events"
 }
 
 # The trace's threads, one "TYPE LABEL" line per label a thread was given.
