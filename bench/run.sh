@@ -52,9 +52,11 @@
 #                                                   under mprof record)
 #   dns_named      cpu_ns_per_query named_plain     (information: the same
 #                                                   floods' server CPU time
-#                                                   per query, steadier than
-#                                                   queries/s on a busy
-#                                                   machine)
+#                                                   per query; on 2 CPUs the
+#                                                   flood is dnsperf-bound,
+#                                                   named a third busy, and
+#                                                   queries/s hides much of
+#                                                   the server's cost)
 #   record_start   ms_more_than_plain  budget_1ms   ratio <= 1 (a tiny libuv
 #                                                   program's start under the
 #                                                   shim minus plain, median

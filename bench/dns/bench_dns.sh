@@ -63,8 +63,8 @@ cpu_ns() {
 }
 
 # flood NAME PORT: one flood of the server NAME on PORT, every query
-# answered; prints its queries per second and the server's CPU time per
-# query (ns).
+# answered; prints its queries per second, the server's CPU time per query
+# (ns) and how busy the server was (its CPU time over the flood's).
 flood() {
   pid=$(cat "$dir/$1.pid")
   before=$(cpu_ns "$pid")
@@ -76,7 +76,9 @@ flood() {
   awk -v cpu=$((after - before)) '
     /Queries completed:/ { completed = $3 }
     /Queries per second:/ { qps = $4 }
-    END { if (completed > 0) printf "%s %.1f\n", qps, cpu / completed }' "$dir/flood.out"
+    /Run time \(s\):/ { run_s = $4 }
+    END { if (completed > 0 && run_s > 0)
+            printf "%s %.1f %.2f\n", qps, cpu / completed, cpu / 1e9 / run_s }' "$dir/flood.out"
 }
 
 qps_plain= qps_traced= cpu_plain= cpu_traced=
@@ -88,10 +90,12 @@ for round in $(seq "$rounds"); do
     p=$(flood plain "$plain_port")
     t=$(flood traced "$traced_port")
   fi
-  note "round $round: plain ${p% *} queries/s, ${p#* } ns CPU/query;" \
-    "traced ${t% *} queries/s, ${t#* } ns CPU/query"
-  qps_plain="$qps_plain ${p% *}" qps_traced="$qps_traced ${t% *}"
-  cpu_plain="$cpu_plain ${p#* }" cpu_traced="$cpu_traced ${t#* }"
+  # shellcheck disable=SC2086 # each flood's three figures
+  set -- $p $t
+  note "round $round: plain $1 queries/s, $2 ns CPU/query, $3 CPUs busy;" \
+    "traced $4 queries/s, $5 ns CPU/query, $6 CPUs busy"
+  qps_plain="$qps_plain $1" cpu_plain="$cpu_plain $2"
+  qps_traced="$qps_traced $4" cpu_traced="$cpu_traced $5"
 done
 
 # The traced server did record its work (not a shim that only forwards).
