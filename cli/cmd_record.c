@@ -140,7 +140,8 @@ static void remove_empty(const mprof_tree_trace_t *traces, size_t count) {
     if (!traces[i].empty) continue;
     fputs("mprof: record: removed ", stderr);
     put_path(traces[i].path);
-    if (unlink(traces[i].path) < 0) fprintf(stderr, " (failed: %s)", strerror(errno));
+    if (unlink(traces[i].path) < 0)
+      fprintf(stderr, " (failed: %s)", strerror(errno));
     fprintf(stderr, ": no events but the shim's names (%" PRIu64 ")\n",
             traces[i].events);
   }
@@ -171,7 +172,8 @@ static void tell_tree(const char *pattern, pid_t top, int64_t since_ns,
                : 0;
   mprof_trace_tree_free(traces, count);
   if (err) {
-    fprintf(stderr, "mprof: record: %s.manifest: %s\n", pattern, strerror(errno));
+    fprintf(stderr, "mprof: record: %s.manifest: %s\n", pattern,
+            strerror(errno));
     return;
   }
   if (!listed) {

@@ -234,7 +234,7 @@ typedef struct mprof_trace_set_s {
 } mprof_trace_set_t;
 
 /* Whether path is a merged trace (a manifest, or a directory with one).
- * Reads a few bytes; "-" never is. */
+ * Reads a few bytes of a regular file; "-", a pipe or a device never is. */
 int mprof_trace_is_merged(const char *path);
 
 /* Open path as a set: a merged trace's members at their offsets, or a

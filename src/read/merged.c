@@ -27,6 +27,11 @@ static int is_directory(const char *path) {
   return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+static int is_regular_file(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
 /* Where the manifest of merged trace path is: DIR/mprof-merge for a
  * directory, else path itself.  0, or -1 if it does not fit. */
 static int manifest_path(const char *path, char *out, size_t size) {
@@ -35,9 +40,12 @@ static int manifest_path(const char *path, char *out, size_t size) {
   return n > 0 && (size_t)n < size ? 0 : -1;
 }
 
+/* Only a regular file is looked into: the bytes read from a pipe would be
+ * lost to the trace reader. */
 int mprof_trace_is_merged(const char *path) {
   char manifest[4096], head[sizeof manifest_prefix - 1];
-  if (!strcmp(path, "-") || manifest_path(path, manifest, sizeof manifest))
+  if (!strcmp(path, "-") || manifest_path(path, manifest, sizeof manifest) ||
+      !is_regular_file(manifest))
     return 0;
   FILE *f = fopen(manifest, "rb");
   if (!f) return 0;
@@ -56,7 +64,7 @@ static int member_name_ok(const char *name) {
   return 1;
 }
 
-/* --- The set --------------------------------------------------------------- */
+/* --- The set ------------------------------------------------------------ */
 
 static char *copy_string(const char *text) {
   size_t size = strlen(text) + 1;
@@ -86,7 +94,8 @@ static int set_add_trace(mprof_trace_set_t *set, const char *path,
                          mprof_diag_fn diag, void *context) {
   char *name = copy_string(path);
   int err = name ? set_reserve(set) : MPROF_ENOMEM;
-  if (!err) err = mprof_trace_open(file, diag, context, &set->traces[set->count]);
+  if (!err)
+    err = mprof_trace_open(file, diag, context, &set->traces[set->count]);
   if (err) {
     free(name);
     return err;
@@ -149,8 +158,9 @@ static int each_line(FILE *f, const char *manifest, const char *dir,
       err = call_member(fn, context, dir, member, offset_ns);
       continue;
     }
-    mprof__diag_to(diag, diag_context, "%s: line %d: want OFFSET_NS MEMBER; line skipped",
-         manifest, number);
+    mprof__diag_to(diag, diag_context,
+                   "%s: line %d: want OFFSET_NS MEMBER; line skipped", manifest,
+                   number);
     if (!strchr(line, '\n')) /* the rest of a long line */
       while (fgets(line, sizeof line, f) && !strchr(line, '\n')) {
       }
@@ -200,7 +210,8 @@ static int add_member(void *context, const char *path, const char *file,
 static int set_add_merged(mprof_trace_set_t *set, const char *path,
                           mprof_diag_fn diag, void *context) {
   adding_t adding = {set, diag, context, 0};
-  int err = mprof_trace_merged_members(path, add_member, &adding, diag, context);
+  int err =
+      mprof_trace_merged_members(path, add_member, &adding, diag, context);
   if (!err && !adding.added) {
     mprof__diag_to(diag, context, "%s: no member could be read", path);
     err = MPROF_EIO;
@@ -234,7 +245,7 @@ void mprof_trace_set_close(mprof_trace_set_t *set) {
   memset(set, 0, sizeof *set);
 }
 
-/* --- Writing a manifest ------------------------------------------------------ */
+/* --- Writing a manifest -------------------------------------------------- */
 
 int mprof_trace_manifest_write(const char *path, const char *const *members,
                                const int64_t *offsets_ns, size_t count) {
@@ -251,7 +262,7 @@ int mprof_trace_manifest_write(const char *path, const char *const *members,
   return fclose(f) ? MPROF_EIO : 0;
 }
 
-/* --- The process a trace came from ------------------------------------------- */
+/* --- The process a trace came from -------------------------------------- */
 
 int mprof_trace_process_name(const mprof_trace_t *trace, char *name,
                              size_t size) {
