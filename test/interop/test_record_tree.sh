@@ -20,7 +20,8 @@ py() { /usr/bin/python3 - "$@"; }
 
 "$mprof" record -o t.ctf -- sh -c "'$prog' '$tmp' no-loop; '$prog' '$tmp' fork" \
   >out.txt 2>record.txt || fail "record: $(cat record.txt)"
-printf 'no-loop: never ran the loop\ntimer: start without a callback: EINVAL\ntimer: closed after 3 ticks\nfork: child exited 0\n' >want.txt
+printf '%s\n' 'no-loop: never ran the loop' 'timer: start without a callback: EINVAL' \
+  'timer: closed after 3 ticks' 'fork: child exited 0' >want.txt
 cmp -s want.txt out.txt || fail "program output: $(cat out.txt)"
 
 # The listing: "  PATH: PROCESS, pid PID, N events", one line per trace.
@@ -85,6 +86,11 @@ PY
 )" = "$(awk '{print $1, $4}' listed.txt)" ] ||
   fail "stats of the manifest: $(cat stats.json)"
 
+# check: each member.
+"$mprof" check t.ctf.manifest >check.txt || fail "check: $(cat check.txt)"
+[ "$(grep -c '^t\.ctf\.[.0-9]*: ok, [0-9]* events' check.txt)" -eq 3 ] ||
+  fail "check of the manifest: $(cat check.txt)"
+
 # export: the processes named by their traces, on one time axis: the
 # child's labels inside its parent's run, the no-loop run over before the
 # parent began, each gap as babeltrace2's wall clocks have it.
@@ -136,4 +142,8 @@ for command in report stats export; do
     fail "$command: damaged member: $(cat bad.err)"
   grep -q "$child\|timer" bad.out || fail "$command: the good member unread: $(cat bad.out)"
 done
+# check says which member is unusable, and checks the others.
+if "$mprof" check bad.manifest >bad.out 2>bad.err; then fail "check of a bad manifest"; fi
+grep -qx "gone.ctf: unusable" bad.out && grep -q "^$child: ok" bad.out ||
+  fail "check of a bad manifest: $(cat bad.out bad.err)"
 echo "ok: a process tree recorded, listed, cleaned and read as one trace"
