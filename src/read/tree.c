@@ -179,7 +179,8 @@ int mprof_trace_tree_find(const char *pattern, long long top_pid,
     mprof_trace_tree_free(found.traces, found.count);
     return err;
   }
-  qsort(found.traces, found.count, sizeof *found.traces, by_path);
+  if (found.count) /* traces is NULL when none was found */
+    qsort(found.traces, found.count, sizeof *found.traces, by_path);
   for (size_t i = 0; i < found.count; i++)
     describe(&found.traces[i], diag, context);
   *out = found.traces;
