@@ -9,6 +9,7 @@
  * it, and every message it received from another process, as a link from
  * the thread it came from.
  */
+#include <assert.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,11 +36,18 @@ static uint64_t fnv1a(uint64_t h, const void *data, size_t size) {
   return h;
 }
 
+/* The uuid of the trace a thread id is of.  The reader delivers no id
+ * with a top byte (the model's trace index) of its own. */
+static const uint8_t *trace_uuid(const otlp_t *o, uint64_t id) {
+  uint32_t trace = MPROF_MODEL_THREAD_TRACE(id);
+  assert(trace < (uint32_t)o->set->count);
+  return mprof_trace_info(o->set->traces[trace])->uuid;
+}
+
 /* A span id unique across traces: the trace's uuid and the thread id. */
 static uint64_t span_id(const otlp_t *o, uint32_t thread) {
   uint64_t id = o->view->threads[thread].id;
-  uint32_t trace = MPROF_MODEL_THREAD_TRACE(id);
-  const uint8_t *uuid = mprof_trace_info(o->set->traces[trace])->uuid;
+  const uint8_t *uuid = trace_uuid(o, id);
   uint64_t h = fnv1a(0xcbf29ce484222325u, uuid, 16);
   h = fnv1a(h, &id, sizeof id);
   return h ? h : 1;
@@ -48,8 +56,7 @@ static uint64_t span_id(const otlp_t *o, uint32_t thread) {
 /* The OTel trace id: the trace's uuid hash, then the top span's id. */
 static void put_trace_id(const otlp_t *o, uint32_t thread) {
   uint32_t top = o->top[thread];
-  uint32_t trace = MPROF_MODEL_THREAD_TRACE(o->view->threads[top].id);
-  const uint8_t *uuid = mprof_trace_info(o->set->traces[trace])->uuid;
+  const uint8_t *uuid = trace_uuid(o, o->view->threads[top].id);
   fprintf(o->f, "\"%016" PRIx64 "%016" PRIx64 "\"",
           fnv1a(0xcbf29ce484222325u, uuid, 16), span_id(o, top));
 }

@@ -440,6 +440,15 @@ static void resolve_labels(const mprof_trace_t *t, decoder_t *d,
 }
 
 static const char unknown_id[] = "unknown event id";
+static const char bad_thread[] =
+    "thread id out of range (thread ids are below 2^56)";
+
+/* Does a wide event of class kind name a thread id that no trace holds?
+ * (A compact one's are 32-bit; a net_label's b is a length.) */
+static int bad_thread_id(uint32_t kind, const mprof_event_t *ev) {
+  return ev->a >= MPROF__THREAD_ID_LIMIT ||
+         (kind != MPROF__EV_NET_LABEL && ev->b >= MPROF__THREAD_ID_LIMIT);
+}
 
 long mprof__packet_decode(const mprof_trace_t *t, size_t index,
                           mprof__sink_t *sink, uint64_t *end_ticks,
@@ -508,6 +517,10 @@ long mprof__packet_decode(const mprof_trace_t *t, size_t index,
       problem = "event payload runs past content_size";
       break;
     }
+    if (wide && bad_thread_id(kind, ev)) {
+      problem = bad_thread;
+      break;
+    }
     if (kind == MPROF__EV_NET_LABEL && d.net_counter && !raw_net) {
       /* Two events: leave it to the next call if the array has no room for
        * both. */
@@ -534,7 +547,7 @@ long mprof__packet_decode(const mprof_trace_t *t, size_t index,
   if (!problem) return count;
   /* An event running past a cut packet's end is the truncation, which has
    * its own line. */
-  if (!quiet && !(pk->cut && problem != unknown_id))
+  if (!quiet && !(pk->cut && problem != unknown_id && problem != bad_thread))
     mprof__diag_bad_event(t, pk, (uint64_t)(start - base), problem, "id",
                           (unsigned)id, count);
   return MPROF_EINVAL;

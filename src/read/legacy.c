@@ -219,7 +219,8 @@ static int get_string(cursor_t *c, mprof_event_t *ev) {
 }
 
 /* Decode one legacy event's payload into ev.  Returns 0, -1 if it runs
- * past the content, -2 for an unknown op. */
+ * past the content, -2 for an unknown op (and the caller makes -3 of a
+ * thread id out of range). */
 static int decode_op(cursor_t *c, unsigned op, mprof_event_t *ev) {
   uint64_t x = 0, y = 0;
   switch (op) {
@@ -301,13 +302,20 @@ long mprof__legacy_decode(const mprof_trace_t *t, size_t index,
       ev->thread = current;
       err = decode_op(&c, op, ev);
     }
+    if (!err && (ev->thread >= MPROF__THREAD_ID_LIMIT ||
+                 ev->a >= MPROF__THREAD_ID_LIMIT ||
+                 ev->b >= MPROF__THREAD_ID_LIMIT))
+      err = -3;
     if (err) {
       /* An event running past a cut packet's end is the truncation, which
        * has its own line. */
       if (!sink->quiet && !(pk->cut && err == -1))
         mprof__diag_bad_event(
             t, pk, (uint64_t)(start - base),
-            err == -2 ? "unknown op" : "event runs past content_size", "op",
+            err == -2   ? "unknown op"
+            : err == -3 ? "thread id out of range (thread ids are below 2^56)"
+                        : "event runs past content_size",
+            "op",
             op, count);
       return MPROF_EINVAL;
     }

@@ -184,6 +184,9 @@ static int check_packet(mprof_trace_t *t, uint32_t i, mprof_packet_info_t *p) {
     problem = "content_size out of range";
   else if (stream_class > MPROF__STREAM_NAMES)
     problem = "unknown stream_id";
+  else if (mprof__get_u64(h + MPROF__PH_CURRENT_THREAD) >=
+           MPROF__THREAD_ID_LIMIT)
+    problem = "current_thread out of range (thread ids are below 2^56)";
   if (problem) {
     mprof__diag(t, "packet %u at offset %llu: %s; packet skipped", i,
                 (unsigned long long)offset, problem);

@@ -33,6 +33,13 @@ struct mprof_trace_s {
   struct mprof__net_texts_s **net_texts;
 };
 
+/* Thread ids a trace can hold are below this.  The recorder mints them
+ * from 1 up (reaching 2^56 would take 2^46 chunks of ids), and a model of
+ * several traces keeps the top byte for the trace's place among them
+ * (mprof/model.h): an id at or above it is damage, and is never handed on,
+ * where it would be taken for a thread of another trace. */
+#define MPROF__THREAD_ID_LIMIT ((uint64_t)1 << 56)
+
 /* The texts that a packet's net_label events stand for, in event order:
  * the k-th is text[offsets[k] .. offsets[k + 1]); one allocation, text
  * after the offsets.  They live as long as the trace, as every event's

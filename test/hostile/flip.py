@@ -1,0 +1,28 @@
+#!/usr/bin/env python3
+"""flip.py -- set a u64 field of the n-th ring packet of an mprof trace.
+
+    flip.py TRACE FIELD_OFFSET VALUE [N]
+
+FIELD_OFFSET is the field's offset in the packet (docs/FORMAT.md section
+2: 72 events_discarded, 80 current_thread); VALUE may be hex (0x...).
+"""
+import struct
+import sys
+
+path, field, value = sys.argv[1], int(sys.argv[2]), int(sys.argv[3], 0)
+wanted = int(sys.argv[4]) if len(sys.argv) > 4 else 0
+data = bytearray(open(path, "rb").read())
+packet_size, packet_count = struct.unpack_from("<II", data, 24)
+(packets_offset,) = struct.unpack_from("<Q", data, 56)
+ring = 0
+for i in range(packet_count):
+    at = packets_offset + i * packet_size
+    magic, stream_class = struct.unpack_from("<I", data, at)[0], struct.unpack_from("<I", data, at + 20)[0]
+    if magic != 0xC1FC1FC1 or stream_class != 0:
+        continue
+    if ring == wanted:
+        struct.pack_into("<Q", data, at + field, value)
+        open(path, "wb").write(data)
+        sys.exit(0)
+    ring += 1
+sys.exit(f"flip.py: {path}: no ring packet {wanted}")
