@@ -40,7 +40,13 @@ static struct {
   char path[4096];
   mprof_unix_options_t options;
   int child_pending; /* a forked child: its trace starts at its first event */
+  dev_t dev;         /* the file's identity, to know fd is still ours */
+  ino_t ino;
+  int fd_lost;       /* fd was taken and the file could not be reopened */
 } active = {.fd = -1};
+
+/* Held while a taken descriptor is replaced (trace_fd()). */
+static pthread_mutex_t fd_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static pthread_key_t thread_exit_key;
 static pthread_once_t hooks_once = PTHREAD_ONCE_INIT;
@@ -220,10 +226,81 @@ static int size_and_map(int fd, size_t size, void **map) {
   return 0;
 }
 
+/* --- The trace's descriptor, which the program may take ---------------------
+ *
+ * Programs close descriptors they did not open (daemons close all of them)
+ * and dup2() over any number.  The trace's descriptor is moved high, out of
+ * the way of the low numbers programs reuse, and is checked to still be the
+ * trace's file (device and inode) before each use: fallocate() on a
+ * descriptor that is now the program's own file would change that file.
+ * A taken descriptor is replaced by the file opened again by its name; if
+ * that fails, recording drops its events from then on (one line says so)
+ * while the program runs on unchanged. */
+
+/* The lowest number a trace's descriptor is moved to. */
+#define HIGH_FD 800
+
+/* fd moved to HIGH_FD or above when there is room (fd itself otherwise). */
+static int fd_move_high(int fd) {
+  int high = fcntl(fd, F_DUPFD_CLOEXEC, HIGH_FD);
+  if (high < 0) return fd;
+  close(fd);
+  return high;
+}
+
+/* Whether fd is open on the trace's file. */
+static int fd_is_trace(int fd) {
+  struct stat st;
+  return fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == active.dev &&
+         st.st_ino == active.ino;
+}
+
+/* The trace's file opened again by its name; -1 if the name is gone or
+ * now another file's.  (The writer's lock stays held: the mapping keeps
+ * the first descriptor's open file alive.) */
+static int reopen_trace(void) {
+  int fd = open(active.path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  if (fd < 0) return -1;
+  if (!fd_is_trace(fd)) {
+    close(fd);
+    return -1;
+  }
+  return fd_move_high(fd);
+}
+
+/* A descriptor on the trace's file, -1 if there is none. */
+static int trace_fd(void) {
+  int fd = __atomic_load_n(&active.fd, __ATOMIC_ACQUIRE);
+  if (fd_is_trace(fd)) return fd;
+  pthread_mutex_lock(&fd_lock);
+  fd = active.fd;
+  if (!fd_is_trace(fd) && !active.fd_lost) {
+    int taken = fd;
+    fd = reopen_trace();
+    active.fd_lost = fd < 0;
+    if (active.fd_lost)
+      fprintf(stderr,
+              "mprof: %s: the program closed or replaced the trace's "
+              "descriptor %d and the file cannot be opened again; "
+              "recording drops its events from now on\n",
+              active.path, taken);
+    __atomic_store_n(&active.fd, fd, __ATOMIC_RELEASE);
+  }
+  pthread_mutex_unlock(&fd_lock);
+  return active.fd_lost ? -1 : fd;
+}
+
+/* Close the trace's descriptor, unless the program has taken its number. */
+static void trace_fd_close(void) {
+  if (fd_is_trace(active.fd)) close(active.fd);
+  active.fd = -1;
+}
+
 /* A packet's first use (mprof__start_fresh()): its blocks allocated and its
  * pages faulted in for writing, in one go rather than a fault per page. */
 static int prepare_packet(uint8_t *packet, uint32_t size) {
-  if (allocate(active.fd, packet - (uint8_t *)active.map, size)) return -1;
+  int fd = trace_fd();
+  if (fd < 0 || allocate(fd, packet - (uint8_t *)active.map, size)) return -1;
   if (madvise(packet, size, MADV_POPULATE_WRITE) < 0) /* before Linux 5.14 */
     for (uint32_t off = 0; off < size; off += PAGE_BYTES)
       ((volatile uint8_t *)packet)[off] = 0;
@@ -251,9 +328,8 @@ static int publish(int fd, const char *temp, const char *path) {
 
 static void release_file(void) {
   if (active.map) munmap(active.map, active.size);
-  if (active.fd >= 0) close(active.fd);
+  trace_fd_close();
   active.map = NULL;
-  active.fd = -1;
 }
 
 /* An unpublished file that failed: its temporary name goes too. */
@@ -274,6 +350,12 @@ static int start_file(const mprof_unix_options_t *options, size_t size) {
   char temp[sizeof active.path + 16];
   int fd = create_unnamed(options->path, temp, sizeof temp);
   if (fd < 0) return MPROF_EIO;
+  fd = fd_move_high(fd);
+  struct stat st;
+  if (fstat(fd, &st) < 0) return discard(fd, temp, errno);
+  active.dev = st.st_dev;
+  active.ino = st.st_ino;
+  active.fd_lost = 0;
   void *map;
   int err = size_and_map(fd, size, &map);
   if (err) return discard(fd, temp, err);
@@ -371,14 +453,14 @@ static int start_child_trace(void) {
  * records nothing, or into its own trace, PATH.PID, made by its first
  * event: a child that only calls exec makes no file. */
 static void after_fork_in_child(void) {
+  pthread_mutex_init(&fd_lock, NULL); /* another thread may have held it */
   if (!active.map && !active.child_pending) return;
   int was_started = mprof_is_started();
   mprof__forget_after_fork();
   if (active.map) {
     munmap(active.map, active.size);
-    close(active.fd);
+    trace_fd_close();
     active.map = NULL;
-    active.fd = -1;
   }
   active.child_pending = was_started && !active.options.fork_stop;
   if (active.child_pending) mprof__start_pending(start_child_trace);
