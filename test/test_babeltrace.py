@@ -1,9 +1,12 @@
 #!/usr/bin/python3
 """test_babeltrace.py -- our CTF checked by the real babeltrace2 (bt2 API and
-CLI, Debian 12's 2.0.4): every event mprof's reader sees, babeltrace2 sees
-with the same name, fields and clock value; counts and discarded events are
-exact; the CLI prints no warning for a lossless trace.  The same for the
-legacy net.ctf, converted by `mprof ctf`.
+CLI, Debian 12's 2.0.4): the events mprof's reader sees (`mprof dump`) are
+the events babeltrace2 sees, with the same stream, name, fields and clock
+value, in the same order in each stream and both in time order; counts and
+discarded events are exact; a wrapped ring keeps each stream's newest
+events with no hole but where the file itself lacks a packet; the CLI
+prints no warning for a lossless trace.  The same for the legacy net.ctf,
+converted by `mprof ctf`.
 
 Run by CTest as: /usr/bin/python3 test_babeltrace.py BUILD_DIR NET_CTF
 (/usr/bin/python3: the python3 on PATH may lack bt2).
@@ -62,10 +65,16 @@ def to_ctf(tmp, trace):
     return directory
 
 
-def bt2_read(directory):
+def bt2_read(directory, ring=None):
     """babeltrace2's event messages, and the events and packets it reports
-    discarded."""
+    discarded.  ring (a dict), if given, gets what babeltrace2 says of each
+    ring stream: {stream: {"packets": N, "lost": [(packets lost, index of
+    the next event)]}}."""
     messages, discarded_events, discarded_packets = [], 0, 0
+    def ring_stream(stream):
+        if ring is None or stream.cls.id != 0:
+            return {"packets": 0, "lost": []}
+        return ring.setdefault(stream.id, {"packets": 0, "lost": []})
     for msg in bt2.TraceCollectionMessageIterator(directory):
         if type(msg) is bt2._EventMessageConst:
             messages.append(msg)
@@ -73,11 +82,15 @@ def bt2_read(directory):
             discarded_events += msg.count or 0
         elif type(msg) is bt2._DiscardedPacketsMessageConst:
             discarded_packets += msg.count or 0
+            ring_stream(msg.stream)["lost"].append((msg.count, len(messages)))
+        elif type(msg) is bt2._PacketBeginningMessageConst:
+            ring_stream(msg.packet.stream)["packets"] += 1
     return messages, discarded_events, discarded_packets
 
 
 def bt2_events(directory):
-    """(clock, name, fields...) of every event, and discarded counts."""
+    """(clock, (stream class, stream number), name, fields...) of every
+    event in babeltrace2's order, and discarded counts."""
     messages, discarded_events, discarded_packets = bt2_read(directory)
     events, strings, refs = [], {}, []
     for msg in messages:
@@ -90,7 +103,8 @@ def bt2_events(directory):
             else:
                 values.append(str(field) if isinstance(field, bt2._StringFieldConst)
                               else int(field))
-        event = (msg.default_clock_snapshot.value, ev.name) + tuple(values)
+        stream = (ev.stream.cls.id, ev.stream.id)
+        event = (msg.default_clock_snapshot.value, stream, ev.name) + tuple(values)
         if ev.name == "string":
             strings[(ev.stream.id, values[0])] = values[1]
         if ev.name in ("label_ref", "net_label"):
@@ -99,9 +113,9 @@ def bt2_events(directory):
     # mprof's reader shows a label_ref as the label it stands for, and a
     # net_label as the label "HEAD OFFSET LENGTH".
     for index, stream in refs:
-        clock, _, thread, string_id, *numbers = events[index]
+        clock, stream_key, _, thread, string_id, *numbers = events[index]
         text = " ".join([strings[(stream, string_id)]] + [str(n) for n in numbers])
-        events[index] = (clock, "label", thread, text)
+        events[index] = (clock, stream_key, "label", thread, text)
     return events, discarded_events, discarded_packets
 
 
@@ -109,23 +123,25 @@ def unescape(text):
     return text.encode().decode("unicode_escape")
 
 
-def dump(trace):
+def dump(trace, streams=False):
     """(ticks, event, {key: value}, text or None) of each `mprof dump --ticks`
-    line."""
+    line; streams: (ticks, stream, event, ...)."""
     out = subprocess.run([MPROF, "dump", "--ticks", trace], check=True,
                          capture_output=True, text=True).stdout
     for line in out.splitlines():
         head, quote, text = line.partition(' text="')
         parts = head.split()
         kv = dict(p.split("=", 1) for p in parts[3:])
-        yield int(parts[0]), parts[2], kv, unescape(text[:-1]) if quote else None
+        stream = (int(parts[1]),) if streams else ()
+        yield (int(parts[0]),) + stream + (parts[2], kv,
+                                           unescape(text[:-1]) if quote else None)
 
 
 def mprof_events(trace):
-    """The same tuples from `mprof dump --ticks`."""
+    """The same tuples from `mprof dump --ticks`, in its order."""
     events = []
     type_numbers = {"wait": 0, "task": 1, "bind": 2}
-    for ticks, name, kv, text in dump(trace):
+    for ticks, stream, name, kv, text in dump(trace, streams=True):
         values = []
         for field in FIELDS[name]:
             if field in ("label", "reason", "name", "text"):
@@ -148,8 +164,56 @@ def mprof_events(trace):
                 values.append(int(kv["new"]))
             else:
                 values.append(int(kv["target"]))
-        events.append((ticks, name) + tuple(values))
+        events.append((ticks, stream, name) + tuple(values))
     return events
+
+
+def dump_streams(events):
+    """`mprof dump`'s events by CTF stream: {(class, number): [event]}.  It
+    prints each stream's events in order, the streams by class (ring, then
+    names: docs/FORMAT.md 2.1) and number, so a number that does not rise
+    starts the names streams."""
+    streams, names, previous = collections.defaultdict(list), 0, -1
+    for event in events:
+        names |= event[1] < previous
+        streams[(names, event[1])].append(event[:1] + event[2:])
+        previous = event[1]
+    return streams
+
+
+def bt2_streams(events):
+    """babeltrace2's events, each (clock, (class, number), name, fields...),
+    by CTF stream."""
+    streams = collections.defaultdict(list)
+    for event in events:
+        streams[event[1]].append(event[:1] + event[2:])
+    return streams
+
+
+def first_difference(a, b):
+    """Where two lists first differ, for a short failure message."""
+    i = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    return "at %d of %d/%d: %r != %r" % (i, len(a), len(b), a[i:i + 2], b[i:i + 2])
+
+
+def ring_packets(trace):
+    """Each ring stream's packets as the trace file holds them, read from
+    its bytes as docs/FORMAT.md lays them out: {stream: sorted seq nums} of
+    the packets with events."""
+    with open(trace, "rb") as f:
+        data = f.read()
+    packet_size, _, ring_count = struct.unpack_from("<III", data, 24)
+    packets_offset = struct.unpack_from("<Q", data, 56)[0]
+    found = collections.defaultdict(list)
+    for i in range(ring_count):
+        at = packets_offset + i * packet_size
+        magic, = struct.unpack_from("<I", data, at)
+        stream, = struct.unpack_from("<Q", data, at + 24)
+        content_bits, = struct.unpack_from("<Q", data, at + 48)
+        seq, = struct.unpack_from("<Q", data, at + 64)
+        if magic == 0xC1FC1FC1 and content_bits > 92 * 8:
+            found[stream].append(seq)
+    return {stream: sorted(seqs) for stream, seqs in found.items()}
 
 
 def legacy_id(value):
@@ -195,10 +259,25 @@ def legacy_as_dump(name, f):
 
 
 class BabeltraceReadsOurTraces(unittest.TestCase):
+    def assert_same_sequences(self, ours, theirs):
+        """Each CTF stream's events the same sequence in both, in time
+        order; so the same events merged by time, but for the order of
+        events of different streams at one clock value (babeltrace2's own
+        merge is not checked: it puts a names stream's event after a ring
+        event 1 tick later, in discard mode)."""
+        ours, theirs = dump_streams(ours), bt2_streams(theirs)
+        self.assertEqual(sorted(ours), sorted(theirs))
+        for stream in ours:
+            self.assertTrue(ours[stream] == theirs[stream], "stream %r: %s" % (
+                stream, first_difference(ours[stream], theirs[stream])))
+            ticks = [e[0] for e in ours[stream]]
+            self.assertTrue(ticks == sorted(ticks), "stream %r not in time order: %s"
+                            % (stream, first_difference(ticks, sorted(ticks))))
+
     def check_same_events(self, trace, directory):
         ours = mprof_events(trace)
         theirs, discarded_events, discarded_packets = bt2_events(directory)
-        self.assertEqual(collections.Counter(ours), collections.Counter(theirs))
+        self.assert_same_sequences(ours, theirs)
         return ours, discarded_events, discarded_packets
 
     def test_lossless_trace_every_event_and_field(self):
@@ -207,7 +286,7 @@ class BabeltraceReadsOurTraces(unittest.TestCase):
             self.assertEqual(discarded, 0)
             directory = to_ctf(tmp, trace)
             events, lost_events, lost_packets = self.check_same_events(trace, directory)
-            names = collections.Counter(e[1] for e in events)
+            names = collections.Counter(e[2] for e in events)
             # Each OS thread defines its two label strings once.
             self.assertEqual(names["string"], 2 * 2)
             self.assertEqual(len(events) - names["string"], attempted)
@@ -216,9 +295,9 @@ class BabeltraceReadsOurTraces(unittest.TestCase):
             self.assertEqual(names["label"], 2 * 2000)
             self.assertEqual(names["counter_name"], 1)
             self.assertIn((names["label"], "odd \"request\""),
-                          [(names["label"], e[3]) for e in events if e[1] == "label"])
+                          [(names["label"], e[4]) for e in events if e[2] == "label"])
             self.assertIn(((1999 << 33),),
-                          [e[3:] for e in events if e[1] == "counter_value"])
+                          [e[4:] for e in events if e[2] == "counter_value"])
             cli = subprocess.run(["babeltrace2", directory], capture_output=True, text=True)
             self.assertEqual(cli.returncode, 0)
             self.assertEqual(cli.stderr, "")
@@ -298,11 +377,12 @@ class BabeltraceReadsOurTraces(unittest.TestCase):
                                     if int(f["offset"]) == 0)[:1], [5])
             # Labels only: the trace has thread types mprof_events() does
             # not number.
-            theirs = [e for e in bt2_events(directory)[0] if e[1] == "label"]
-            ours = [(ticks, name, int(kv["target"]), text)
-                    for ticks, name, kv, text in dump(trace) if name == "label"]
-            self.assertEqual(collections.Counter(ours), collections.Counter(theirs))
-            texts = [e[3] for e in ours]
+            theirs = bt2_streams(e for e in bt2_events(directory)[0] if e[2] == "label")
+            ours = {stream: [(ticks, name, int(kv["target"]), text)
+                             for ticks, name, kv, text in events if name == "label"]
+                    for stream, events in dump_streams(dump(trace, streams=True)).items()}
+            self.assertEqual({s: e for s, e in ours.items() if e}, theirs)
+            texts = [e[3] for events in ours.values() for e in events]
             tcp = [t for t in texts if t.startswith("net send tcp ")]
             self.assertGreaterEqual(len(tcp), 3)
             self.assertTrue(all(len(t.split()) == 7 for t in tcp), tcp)
@@ -316,7 +396,7 @@ class BabeltraceReadsOurTraces(unittest.TestCase):
             self.assertGreater(discarded, 0)
             directory = to_ctf(tmp, trace)
             events, lost_events, _ = self.check_same_events(trace, directory)
-            strings = sum(1 for e in events if e[1] == "string")
+            strings = sum(1 for e in events if e[2] == "string")
             self.assertEqual(len(events) - strings + discarded, attempted)
             self.assertEqual(lost_events, discarded)
 
@@ -328,23 +408,42 @@ class BabeltraceReadsOurTraces(unittest.TestCase):
             trace, attempted, discarded = record(tmp, "discard", 64 << 10, 200, 20)
             directory = to_ctf(tmp, trace)
             events, lost_events, _ = self.check_same_events(trace, directory)
-            strings = sum(1 for e in events if e[1] == "string")
+            strings = sum(1 for e in events if e[2] == "string")
             self.assertEqual(len(events) - strings + discarded, attempted)
             self.assertEqual(lost_events, discarded)
 
     def test_wrapped_ring_reads_in_order(self):
+        """A ring that wrapped: both readers' events agree in order;
+        babeltrace2 reads each packet the file holds (its bytes read here),
+        and reports lost exactly the packets a stream lacks between its
+        oldest and newest; each stream's rounds (its counter values) rise by
+        one from event to event but where the file lacks a packet of that
+        stream; the newest round survives (the OS thread that ended first
+        may be overwritten whole by the other)."""
         with tempfile.TemporaryDirectory() as tmp:
             trace, attempted, _ = record(tmp, "overwrite", 256 << 10, 20000, 2)
             directory = to_ctf(tmp, trace)
             events, _, _ = self.check_same_events(trace, directory)
             self.assertLess(len(events), attempted)
-            # The newest round survives the wrap (the OS thread that ended
-            # first may be overwritten whole by the other), and the surviving
-            # rounds of a stream are the newest, with no hole.
-            rounds = sorted(e[3] >> 33 for e in events if e[1] == "counter_value")
-            self.assertEqual(rounds[-1], 19999)
-            newest = [r for r in rounds if r > rounds[-1] - 100]
-            self.assertGreaterEqual(len(newest), 100)
+            ring = {}
+            messages = bt2_read(directory, ring)[0]
+            in_file = ring_packets(trace)
+            self.assertEqual({s: r["packets"] for s, r in ring.items()},
+                             {s: len(p) for s, p in in_file.items()})
+            self.assertEqual({s: sum(n for n, _ in r["lost"]) for s, r in ring.items()},
+                             {s: p[-1] - p[0] + 1 - len(p) for s, p in in_file.items()})
+            newest = 0
+            for stream, seen in ring.items():
+                rounds = [(i, int(m.event.payload_field["value"]) >> 33)
+                          for i, m in enumerate(messages)
+                          if m.event.stream.id == stream and m.event.stream.cls.id == 0
+                          and m.event.name == "counter_value"]
+                for (at, before), (i, value) in zip(rounds, rounds[1:]):
+                    gap = any(at < next_event <= i for _, next_event in seen["lost"])
+                    self.assertTrue(value == before + 1 or (gap and value > before),
+                                    "stream %d: round %d after %d" % (stream, value, before))
+                newest = max([newest] + [value for _, value in rounds])
+            self.assertEqual(newest, 19999)
 
     def test_killed_writer_leaves_a_readable_trace(self):
         import signal
