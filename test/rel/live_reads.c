@@ -9,8 +9,14 @@
  * and increasing from packet to packet (no torn, duplicated or reordered
  * event; a gap only where a packet was reused between two packet copies),
  * every event must decode, and the reader must report nothing but packets
- * it could not copy.  With DIR, every 1000th snapshot is saved there as
- * snap-N.ctf, for `mprof check`.  Prints the figures; exit 1 on a failure.
+ * it could not copy.  And a snapshot holds what was written before it:
+ * each writer publishes the value it last wrote, and a snapshot's newest
+ * value of each writer must be at least the one published before the
+ * snapshot began, unless the writers wrote enough during the snapshot to
+ * lap the ring (then the packet that held it may have been reused): such
+ * snapshots are counted, and must be fewer than half.  With DIR, every
+ * 1000th snapshot is saved there as snap-N.ctf, for `mprof check`.  Prints
+ * the figures; exit 1 on a failure.
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
@@ -25,13 +31,21 @@
 
 #define BUFFER_BYTES (256u * 1024u)
 #define WRITERS 2
+/* No counter_value event takes more bytes (docs/FORMAT.md, 4.1: 23 for
+ * the widest form). */
+#define MAX_EVENT_BYTES 32u
 
 static int stop;
+/* Per counter, the value its writer last wrote (mprof_counter_value()
+ * returned: committed), -1 before the first. */
+static int64_t written[WRITERS + 1] = {-1, -1, -1};
 
 static void *write_values(void *arg) {
   mprof_counter_t counter = (mprof_counter_t)(uintptr_t)arg;
-  for (int64_t seq = 0; !__atomic_load_n(&stop, __ATOMIC_RELAXED); seq++)
+  for (int64_t seq = 0; !__atomic_load_n(&stop, __ATOMIC_RELAXED); seq++) {
     mprof_counter_value(counter, seq);
+    __atomic_store_n(&written[counter], seq, __ATOMIC_RELEASE);
+  }
   mprof_thread_exit();
   return NULL;
 }
@@ -40,6 +54,7 @@ typedef struct snapshot_check_s {
   int64_t last[WRITERS + 1];  /* last value of each counter, -1: none */
   int64_t packet_first;       /* this packet's previous value, -1: none */
   uint64_t values, left_out_lines;
+  uint64_t lapped;            /* snapshots the writers could have lapped */
   int failed;
 } snapshot_check_t;
 
@@ -69,18 +84,58 @@ static int on_event(void *context, const mprof_event_t *ev) {
   return 0;
 }
 
+static void read_written(int64_t *values) {
+  for (int w = 1; w <= WRITERS; w++)
+    values[w] = __atomic_load_n(&written[w], __ATOMIC_ACQUIRE);
+}
+
+/* Events the writers can write without reusing a packet that was open or
+ * newest when the snapshot began: every ring packet but one per writer and
+ * one being claimed, each filled with the widest events. */
+static int64_t lap_events(const mprof_trace_info_t *info) {
+  uint32_t names = info->packet_count / 16 > 2 ? info->packet_count / 16 : 2;
+  uint32_t ring = info->packet_count - names;
+  return (int64_t)(ring - WRITERS - 1) *
+         (int64_t)((info->packet_size - 92) / MAX_EVENT_BYTES);
+}
+
+/* The snapshot holds, of each writer, at least the value it had written
+ * before the snapshot began, unless the writers wrote enough meanwhile to
+ * lap the ring. */
+static void check_lower_bounds(snapshot_check_t *c, const int64_t *before,
+                               const int64_t *after,
+                               const mprof_trace_info_t *info) {
+  int64_t during = 0;
+  for (int w = 1; w <= WRITERS; w++) during += after[w] - before[w];
+  if (during >= lap_events(info)) {
+    c->lapped++;
+    return;
+  }
+  for (int w = 1; w <= WRITERS; w++)
+    if (c->last[w] < before[w]) {
+      fprintf(stderr, "live_reads: counter %d: newest value %" PRId64
+              " in the snapshot, %" PRId64 " written before it began\n",
+              w, c->last[w], before[w]);
+      c->failed = 1;
+    }
+}
+
 /* One snapshot of the live buffer, checked.  Returns 0 if good. */
 static int take_snapshot(const void *buffer, snapshot_check_t *c,
                          const char *save_path) {
   memset(c->last, 0xff, sizeof c->last); /* all -1 */
+  int64_t before[WRITERS + 1], after[WRITERS + 1];
+  read_written(before);
   mprof_trace_t *trace;
   if (mprof_trace_open_memory(buffer, BUFFER_BYTES, "live", on_diag, c, &trace))
     return fprintf(stderr, "live_reads: snapshot unreadable\n"), -1;
+  read_written(after);
   size_t packets = mprof_trace_packet_count(trace);
   for (size_t i = 0; i < packets && !c->failed; i++) {
     c->packet_first = -1;
     if (mprof_trace_packet_events(trace, i, on_event, c) < 0) c->failed = 1;
   }
+  if (!c->failed) check_lower_bounds(c, before, after, mprof_trace_info(trace));
   if (save_path && mprof_trace_save(trace, save_path)) c->failed = 1;
   mprof_trace_close(trace);
   return c->failed ? -1 : 0;
@@ -108,7 +163,10 @@ int main(int argc, char **argv) {
   mprof_stop();
   free(buffer);
   if (c.failed) return fprintf(stderr, "live_reads: snapshot %ld failed\n", taken), 1;
-  printf("snapshots %ld values %" PRIu64 " packets-left-out-lines %" PRIu64 "\n",
-         taken, c.values, c.left_out_lines);
+  printf("snapshots %ld values %" PRIu64 " packets-left-out-lines %" PRIu64
+         " lapped %" PRIu64 "\n", taken, c.values, c.left_out_lines, c.lapped);
+  if (2 * c.lapped >= (uint64_t)taken)
+    return fprintf(stderr, "live_reads: the lower bound held for too few "
+                   "snapshots\n"), 1;
   return 0;
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # live_reads.sh -- run live_reads (SNAPSHOTS snapshots of a trace being
-# written at full speed, each checked event by event), then `mprof check`
-# on the snapshots it saved: each must be a good, finished trace.
+# written at full speed, each checked event by event and against the values
+# its writers had written before it), then `mprof check` on the snapshots
+# it saved: each must be a good, finished trace.
 #   live_reads.sh BUILD SNAPSHOTS
 set -euo pipefail
 build=$1
