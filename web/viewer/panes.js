@@ -31,7 +31,7 @@ function makePane(handle, name, shell) {
 
 /* Close the panes; the shells in keep (if any) stay on the page. */
 function closePanes(keep = []) {
-  wasm.mprof_timeline_show(tl, 0, 0); /* before their models go */
+  if (tl) wasm.mprof_timeline_show(tl, 0, 0); /* before their models go */
   for (const p of panes) {
     paneResized.unobserve(p.el);
     wasm.mprof_web_close(p.handle);
