@@ -292,8 +292,8 @@ ctest_session() {
   local way=$1 dir=$out/tests
   rm -rf "$dir" && mkdir -p "$dir"
   cat >"$dir/CTestTestfile.cmake" <<'EOF'
-add_test(passes echo one test passes)
-add_test(fails sh -c "echo and one fails; exit 3")
+add_test(passes /usr/bin/echo one test passes)
+add_test(fails /usr/bin/sh -c "echo and one fails; exit 3")
 EOF
   # The times ctest prints vary from run to run; nothing else does.
   (cd "$dir" && run "$way" ctest ctest --parallel 1 --output-on-failure)
