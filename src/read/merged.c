@@ -105,16 +105,14 @@ static int set_add_trace(mprof_trace_set_t *set, const char *path,
   return 0;
 }
 
-/* Parse "OFFSET_NS MEMBER\n" in line: 0, or -1 if malformed. */
+/* Parse "OFFSET_NS MEMBER" in line (its newline taken off): 0, or -1 if
+ * malformed. */
 static int parse_line(char *line, int64_t *offset_ns, char **member) {
   char *end;
   errno = 0;
   long long offset = strtoll(line, &end, 10);
   if (end == line || *end != ' ' || errno) return -1;
   *member = end + 1;
-  size_t length = strcspn(*member, "\n");
-  if ((*member)[length] != '\n') return -1; /* too long, or no newline */
-  (*member)[length] = 0;
   *offset_ns = offset;
   return member_name_ok(*member) ? 0 : -1;
 }
@@ -152,18 +150,21 @@ static int each_line(FILE *f, const char *manifest, const char *dir,
   char line[512];
   int err = 0;
   for (int number = 2; !err && fgets(line, sizeof line, f); number++) {
+    size_t length = strcspn(line, "\n");
+    /* Longer than any line a member makes: skip the rest of it. */
+    int long_line = !line[length] && length == sizeof line - 1;
+    line[length] = 0;
     int64_t offset_ns;
     char *member;
-    if (!parse_line(line, &offset_ns, &member)) {
+    if (!long_line && !parse_line(line, &offset_ns, &member)) {
       err = call_member(fn, context, dir, member, offset_ns);
       continue;
     }
     mprof__diag_to(diag, diag_context,
                    "%s: line %d: want OFFSET_NS MEMBER; line skipped", manifest,
                    number);
-    if (!strchr(line, '\n')) /* the rest of a long line */
-      while (fgets(line, sizeof line, f) && !strchr(line, '\n')) {
-      }
+    while (long_line && fgets(line, sizeof line, f) && !strchr(line, '\n')) {
+    }
   }
   return err;
 }
@@ -268,11 +269,11 @@ int mprof_trace_process_name(const mprof_trace_t *trace, char *name,
                              size_t size) {
   static const char key[] = "\tprocname = \"";
   const mprof_trace_info_t *info = mprof_trace_info(trace);
+  if (!info->metadata || !size) return -1; /* a legacy trace has none */
   const char *end = info->metadata + info->metadata_size;
-  const char *at = info->metadata ? memmem(info->metadata, info->metadata_size,
-                                           key, sizeof key - 1)
-                                  : NULL;
-  if (!at || !size) return -1;
+  const char *at =
+      memmem(info->metadata, info->metadata_size, key, sizeof key - 1);
+  if (!at) return -1;
   at += sizeof key - 1;
   const char *quote = memchr(at, '"', (size_t)(end - at));
   if (!quote) return -1;
