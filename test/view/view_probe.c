@@ -7,9 +7,10 @@
  *       window opens with, timeline.h's fit) scrolled by SCROLL px: its
  *       row, the row's y, its line's x from start to end, and its times
  *       in ns
- *   view_probe prims TRACE W H T0 T1 SCROLL
- *       the display list the viewer paints for that view, a primitive a
- *       line: "KIND COLOUR ROLE THREAD X0 Y0 X1 Y1 ALPHA WIDTH TEXT"
+ *   view_probe prims TRACE W H T0 T1 SCROLL [SEARCH]
+ *       the display list the viewer paints for that view (the threads
+ *       matching SEARCH marked), a primitive a line: "KIND COLOUR ROLE
+ *       THREAD X0 Y0 X1 Y1 ALPHA WIDTH TEXT"
  *   view_probe pixel PNG X Y
  *       "R G B" of pixel (X, Y)
  *   view_probe diff PNG PNG X Y W H
@@ -54,10 +55,11 @@ static int where(char **argv) {
   return !found;
 }
 
-static int prims(char **argv) {
+static int prims(char **argv, const char *search) {
   mprof_view_doc_t *doc;
   mprof_timeline_t *tl = open_view(argv, &doc);
   if (!tl) return 1;
+  if (mprof_timeline_search(tl, search) < 0) return 1;
   int n = mprof_timeline_build(tl, 0);
   const mprof_prim_t *p = mprof_timeline_prims(tl, 0);
   const char *text = mprof_timeline_text(tl, 0);
@@ -112,11 +114,12 @@ static int diff(char **argv) {
 
 int main(int argc, char **argv) {
   if (argc == 9 && !strcmp(argv[1], "where")) return where(argv + 2);
-  if (argc == 8 && !strcmp(argv[1], "prims")) return prims(argv + 2);
+  if ((argc == 8 || argc == 9) && !strcmp(argv[1], "prims"))
+    return prims(argv + 2, argc == 9 ? argv[8] : NULL);
   if (argc == 5 && !strcmp(argv[1], "pixel")) return pixel(argv + 2);
   if (argc == 8 && !strcmp(argv[1], "diff")) return diff(argv + 2);
   fprintf(stderr, "usage: view_probe where TRACE W H T0 T1 SCROLL NAME\n"
-                  "       view_probe prims TRACE W H T0 T1 SCROLL\n"
+                  "       view_probe prims TRACE W H T0 T1 SCROLL [SEARCH]\n"
                   "       view_probe pixel PNG X Y\n"
                   "       view_probe diff PNG PNG X Y W H\n");
   return 2;

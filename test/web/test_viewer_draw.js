@@ -9,7 +9,7 @@ const path = require('path');
 const { execFileSync } = require('child_process');
 const {
   out, COLOURS, check, FRAME_WINDOW, open, redraw, where, pixel, drag, near, shot, text,
-  pixelRow, BACKGROUND, COUNTER, range, hexRgb, ROLE_BAND, ROLE_AXIS, ROLE_ARROW, COUNTER_STRIP,
+  pixelRow, BACKGROUND, COUNTER, range, hexRgb, ROLE_BAND, ROLE_AXIS, ROLE_MARK, ROLE_ARROW, COUNTER_STRIP,
   palette, displayList, covered, counterPixels, toggleCounter
 } = require('./viewer_page');
 
@@ -315,17 +315,19 @@ async function testPaneResize(context) {
 
 /* Both viewers draw one layout from one view state: the browser's display
  * list of the story against the one the desktop viewer paints for the
- * same pane size and view (its fit, then a range scrolled by a row), as
- * `view_probe prims` prints it from the desktop viewer's own set-up:
- * primitive by primitive, texts included. */
+ * same pane size and view (its fit, then a range scrolled by a row, then
+ * the threads holding an "o" marked by the search), as `view_probe prims`
+ * prints it from the desktop viewer's own set-up: primitive by primitive,
+ * texts included. */
 async function testSameLayout(context) {
   const page = await open(context, 'story.html');
   const probe = path.join(out, '..', '..', 'view', 'view_probe');
   const views = [
-    ['fit', () => {}],
-    ['range', () => { const v = window.mprofViewer, d = v.panes[0].summary.duration; v.setRange(d * 0.1, d * 0.6); v.scrollTo(16); }],
+    ['fit', '', () => {}],
+    ['range', '', () => { const v = window.mprofViewer, d = v.panes[0].summary.duration; v.setRange(d * 0.1, d * 0.6); v.scrollTo(16); }],
+    ['search', 'o', () => window.mprofViewer.search('o')],
   ];
-  for (const [name, set] of views) {
+  for (const [name, search, set] of views) {
     await page.evaluate(set);
     await redraw(page);
     const state = await page.evaluate(() => {
@@ -334,15 +336,16 @@ async function testSameLayout(context) {
     });
     const browser = await displayList(page);
     const args = ['prims', path.join(out, 'story.ctf'), state.w, state.h, name === 'fit' ? 0 : state.t0,
-      name === 'fit' ? -1 : state.t1, state.scroll].map(String);
+      name === 'fit' ? -1 : state.t1, state.scroll, ...(search ? [search] : [])].map(String);
     const desktop = execFileSync(probe, args, { encoding: 'utf8' }).split('\n').filter((l) => l).map((l) => {
       const f = l.split(' ');
       return { kind: +f[0], colour: +f[1], role: +f[2], thread: +f[3], x0: f[4], y0: f[5], x1: f[6], y1: f[7],
         alpha: f[8], width: f[9], text: f.slice(10).join(' ') };
     });
     const at = `same layout (${name}, ${state.w}x${state.h})`;
-    check(browser.length > 20 && browser.length === desktop.length,
-      `${at}: ${browser.length} primitives in the browser, ${desktop.length} in the desktop viewer`);
+    check(browser.length > 20 && browser.length === desktop.length
+      && (!search || browser.filter((p) => p.role === ROLE_MARK).length > 2),
+      `${at}: ${browser.length} primitives in the browser, ${desktop.length} in the desktop viewer, search marks too`);
     browser.forEach((b, i) => {
       const d = desktop[i], same = ['kind', 'colour', 'role', 'thread', 'text'].every((k) => b[k] === d[k])
         && ['x0', 'y0', 'x1', 'y1', 'alpha', 'width'].every((k) => Math.fround(parseFloat(d[k])) === b[k]);

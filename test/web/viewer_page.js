@@ -212,7 +212,7 @@ async function holdAfterPreview(page) {
 
 const hexRgb = (hex) => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
 
-const ROLE_BAND = 0, ROLE_AXIS = 1, ROLE_ARROW = 5, COUNTER_STRIP = 40;
+const ROLE_BAND = 0, ROLE_AXIS = 1, ROLE_MARK = 2, ROLE_ARROW = 5, COUNTER_STRIP = 40;
 
 /* The palette the page's model draws with (its summary: the wasm's
  * mprof_scene_palette), and the display list of pane 0 as last drawn. */
@@ -274,6 +274,6 @@ module.exports = {
   out, netCtf, only, AXIS, ROW, COLOURS, check, launch, FRAME_WINDOWS, FRAME_WINDOW, open, redraw,
   where, pixel, drag, near, shot, text, canvasPixels, STAND_IN_WINDOWS, ROLE_THREAD, ROLE_COUNTER,
   canvasRows, inkBox, pixelRowOf, pixelRow, BACKGROUND, COUNTER, slices, drawnOn, range,
-  holdAfterPreview, hexRgb, ROLE_BAND, ROLE_AXIS, ROLE_ARROW, COUNTER_STRIP, palette, displayList,
+  holdAfterPreview, hexRgb, ROLE_BAND, ROLE_AXIS, ROLE_MARK, ROLE_ARROW, COUNTER_STRIP, palette, displayList,
   covered, counterPixels, toggleCounter
 };
