@@ -12,6 +12,7 @@
  * (html_frame.c), in a small script before viewer.js, which paints the one
  * of its size at once (in a pane of another size, the nearest one mapped
  * to it) and reads the rest (data.js) after. */
+#define _DEFAULT_SOURCE /* strdup */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,6 +72,8 @@ static void put_js_string(FILE *f, const char *text) {
 /* A trace file's bytes. */
 typedef struct trace_file_s {
   const char *path; /* "-": standard input */
+  char *member;     /* the one trace of a merged trace given as path, or
+                       NULL; path then points to it */
   unsigned char *data;
   size_t size;
   struct span_s *spans; /* the bytes the page gets (trace_spans()) */
@@ -473,17 +476,50 @@ static int usage(FILE *f, int code) {
   return code;
 }
 
+typedef struct members_s {
+  char *first; /* the first member's trace file */
+  int count;
+} members_t;
+
+static int note_member(void *context, const char *path, const char *file,
+                       int64_t offset_ns) {
+  (void)path;
+  (void)offset_ns;
+  members_t *members = context;
+  if (members->count++ == 0 && !(members->first = strdup(file)))
+    return MPROF_ENOMEM;
+  return 0;
+}
+
+/* The browser viewer reads one trace file: a merged trace of one member
+ * (mprof record's manifest of one process) is read as that member, one of
+ * several is refused.  0, or -1 after saying why. */
+static int open_member(trace_file_t *t, int *problems) {
+  members_t members = {NULL, 0};
+  int err = mprof_trace_merged_members(t->path, note_member, &members,
+                                       cli_count_problem, problems);
+  if (!err && members.count == 1) {
+    t->path = t->member = members.first;
+    return 0;
+  }
+  free(members.first);
+  if (err == MPROF_ENOMEM)
+    fprintf(stderr, "mprof: html: out of memory\n");
+  else if (!err)
+    fprintf(stderr, "mprof: html: %s: a merged trace of %d traces: the "
+                    "browser viewer reads one (mprof view reads all)\n",
+            t->path, members.count);
+  return -1;
+}
+
 /* Read each trace (a file, or standard input for "-"), check it opens
  * (damage is told and counted), and plan what the page gets of it. */
 static int load_traces(trace_file_t *traces, int count, int *problems) {
   for (int i = 0; i < count; i++) {
     mprof_trace_t *trace;
-    if (mprof_trace_is_merged(traces[i].path)) {
-      fprintf(stderr, "mprof: html: %s: a merged trace: the browser viewer "
-                      "reads one trace file (mprof view and report read all)\n",
-              traces[i].path);
+    if (mprof_trace_is_merged(traces[i].path) &&
+        open_member(&traces[i], problems))
       return -1;
-    }
     if (read_file(&traces[i])) {
       fprintf(stderr, "mprof: html: %s: %s\n", shown_name(&traces[i]),
               strerror(errno));
@@ -548,6 +584,7 @@ int cmd_html(int argc, char **argv) {
   for (int i = 0; i < count; i++) {
     free(traces[i].data);
     free(traces[i].spans);
+    free(traces[i].member);
   }
   return err ? CLI_FAILED : problems ? CLI_DAMAGED : CLI_OK;
 }

@@ -7,9 +7,9 @@
 # stats), remove the idle process's empty trace, and write TRACE.manifest
 # naming exactly the listed traces; report, stats, check, export and view
 # read the manifest as one trace of three processes on one time axis
-# (times checked against babeltrace2's wall clock); a manifest naming a
-# missing or damaged trace gives one line naming it and a non-zero exit,
-# the others read.
+# (times checked against babeltrace2's wall clock), html a manifest of one
+# process; a manifest naming a missing or damaged trace gives one line
+# naming it and a non-zero exit, the others read.
 set -euo pipefail
 build=$1
 mprof=$build/mprof
@@ -121,6 +121,17 @@ PY
   fail "export on one time axis"
 "$mprof" view --png tree.png t.ctf.manifest || fail "view of the manifest"
 [ -s tree.png ] || fail "view drew nothing"
+
+# html: the browser viewer reads one trace file: a manifest of one
+# process is read as its trace, one of three is refused in one line.
+"$mprof" record -o one.ctf -- "$build/test/interop/tree_prog" timer >/dev/null 2>&1
+[ "$(cat one.ctf.manifest)" = "$(printf 'mprof-merge 1\n0 one.ctf')" ] ||
+  fail "manifest of one process: $(cat one.ctf.manifest)"
+"$mprof" html one.ctf.manifest -o one-html 2>html.err || fail "html: $(cat html.err)"
+cmp -s one.ctf one-html/one.ctf && [ -s one-html/index.html ] || fail "html of one"
+if "$mprof" html t.ctf.manifest -o all-html 2>html.err; then fail "html of three"; fi
+[ "$(cat html.err)" = "mprof: html: t.ctf.manifest: a merged trace of 3 traces: \
+the browser viewer reads one (mprof view reads all)" ] || fail "html of three: $(cat html.err)"
 
 # Bad input: a member missing, another damaged.  One line names each, the
 # exit is 1, the good trace is still read.
