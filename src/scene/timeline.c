@@ -137,15 +137,16 @@ static long mark_matches(const mprof_timeline_t *tl, pane_t *p) {
 }
 
 long mprof_timeline_search(mprof_timeline_t *tl, const char *text) {
-  free(tl->search);
-  tl->search = NULL;
+  char *copy = NULL;
   if (text && *text) {
     size_t n = strlen(text) + 1;
-    tl->search = malloc(n);
-    if (!tl->search)
+    copy = malloc(n);
+    if (!copy)
       return MPROF_ENOMEM;
-    memcpy(tl->search, text, n);
+    memcpy(copy, text, n);
   }
+  free(tl->search);
+  tl->search = copy;
   long total = 0;
   for (int i = 0; i < tl->count; i++)
     total += mark_matches(tl, &tl->panes[i]);
@@ -247,8 +248,8 @@ int mprof_timeline_show(mprof_timeline_t *tl, const mprof_model_t *a,
   }
   if (!err)
     err = compare(tl, MPROF_ALIGN_DIVERGENCE);
-  if (!err && mprof_timeline_search(tl, tl->search) < 0)
-    err = MPROF_ENOMEM;
+  for (int i = 0; i < tl->count && !err; i++)
+    mark_matches(tl, &tl->panes[i]);
   if (err)
     clear_panes(tl);
   return err;

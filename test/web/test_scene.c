@@ -556,6 +556,10 @@ static void test_timeline_select_search(void **state) {
     lit += prims[i].colour == MPROF_COLOUR_HIGHLIGHT;
   assert_int_equal(lit, 3);
   assert_int_equal(mprof_timeline_select(tl, 0, -1), 0);
+  /* the search text stays for the traces shown next */
+  assert_int_equal(mprof_timeline_show(tl, model, NULL), 0);
+  assert_int_equal(mprof_timeline_next_match(tl, 0, -1), (int)idx(2));
+  mprof_timeline_resize(tl, 0, 1200, 400);
   assert_int_equal(mprof_timeline_search(tl, ""), 0);
   n = mprof_timeline_build(tl, 0);
   assert_int_equal(count_role(tl, 0, (size_t)n, MPROF_ROLE_MARK), 0);
