@@ -1,5 +1,5 @@
 /* uv_direct.c -- the real libuv for programs built with mprof/uv.h and
- * MPROF_TRACING: the wrappers of uv_trace.c call libuv directly. */
+ * MPROF_TRACING: the wrappers (uv_internal.h) call libuv directly. */
 #include "uv_internal.h"
 
 static const mprof__uv_real_t real = {

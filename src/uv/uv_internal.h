@@ -1,7 +1,10 @@
-/* uv_internal.h -- what the libuv tracing code (uv_trace.c) shares with
- * its two ways in: uv_direct.c (a program built with mprof/uv.h) and
- * uv_preload.c (the LD_PRELOAD shim).  Both hand the tracing code the
- * real libuv functions in one table, so the tracing logic exists once.
+/* uv_internal.h -- the private interface of the libuv tracing code.  The
+ * wrappers are split by what they wrap, as libuv splits its src/unix/:
+ * uv_loop.c, uv_handle.c, uv_stream.c, uv_udp.c, uv_work.c and uv_fs.c, on
+ * the helpers of uv_common.c and the entry map of uv_map.c.  They reach
+ * the real libuv through one table that their two ways in fill:
+ * uv_direct.c (a program built with mprof/uv.h) and uv_preload.c (the
+ * LD_PRELOAD shim), so the tracing logic exists once.
  */
 #ifndef MPROF_UV_INTERNAL_H
 #define MPROF_UV_INTERNAL_H
@@ -48,7 +51,7 @@ typedef struct mprof__uv_address_s {
   size_t length; /* strlen(text), so a label takes it without a strlen */
 } mprof__uv_address_t;
 
-/* A network label under construction (uv_trace.c): its text, unterminated,
+/* A network label under construction: its text, unterminated,
  * and (TCP label heads) the hash the recorder interns it by. */
 typedef struct mprof__uv_text_s {
   char buf[192];
@@ -90,5 +93,152 @@ mprof__uv_entry_t *mprof__uv_map_take(const void *key);
 uint64_t mprof__uv_map_thread(const void *key);
 /* Gives back an entry no longer in the map (and its net part); NULL: none. */
 void mprof__uv_map_release(mprof__uv_entry_t *entry);
+
+/* --- What the wrapper files share (uv_common.c) ----------------------------
+ * Hidden, so the shim exports nothing more than libuv's functions and the
+ * mprof_uv_* wrappers, and reaches these without its PLT. */
+#pragma GCC visibility push(hidden)
+
+/* The real libuv table, as every wrapper file calls it. */
+#define REAL (mprof__uv_real())
+
+/* Thread-local state without __tls_get_addr calls in the shim, as the
+ * recorder's own (docs/recording.md, "Thread-local storage"). */
+#define MPROF__UV_TLS __attribute__((tls_model("initial-exec")))
+
+/* The thread of the loop that uv_run() runs on this OS thread. */
+extern _Thread_local uint64_t mprof__uv_running_loop MPROF__UV_TLS;
+
+/* Nonzero inside a wrapped libuv call that calls another wrapped one
+ * through the PLT, which the shim sees too (uv_tcp_init() and
+ * uv_udp_init() their _ex forms, uv_poll_init_socket() uv_poll_init(),
+ * uv_try_write() uv_try_write2(), uv_fs_poll_start() uv_timer_init() and
+ * uv_fs_stat()): the outer call records, the inner one only forwards. */
+extern _Thread_local int mprof__uv_in_wrapped MPROF__UV_TLS;
+
+/* The counters "uv bytes read" and "uv bytes written". */
+extern mprof_counter_t mprof__uv_bytes_read, mprof__uv_bytes_written;
+
+/* The entry of key, a new thread's, holding cb; NULL if out of memory. */
+mprof__uv_entry_t *mprof__uv_entry_add(const void *key, uint64_t thread,
+                                       mprof__uv_fn cb);
+
+/* A new thread for key, created by the current one, with its entry; NULL
+ * when not recording (the call then goes through untraced). */
+mprof__uv_entry_t *mprof__uv_begin(const void *key, mprof_type_t type,
+                                   const char *label, mprof__uv_fn cb);
+
+/* mprof__uv_begin() with the label "WHAT TARGET" (cut to fit), or "WHAT"
+ * when target is NULL. */
+mprof__uv_entry_t *mprof__uv_begin_labelled(const void *key, mprof__uv_fn cb,
+                                            mprof_type_t type, const char *what,
+                                            const char *target);
+
+/* A synchronous request's thread and the thread that made the call. */
+typedef struct mprof__uv_sync_s {
+  uint64_t thread, caller;
+} mprof__uv_sync_t;
+
+/* Before a request that libuv runs asynchronously only when it has a
+ * callback: with one, mprof__uv_begin_labelled(); without (a synchronous
+ * call), its thread, created by the current one and switched to while the
+ * call runs, in *sync. */
+mprof__uv_entry_t *mprof__uv_begin_request(mprof__uv_sync_t *sync,
+                                           const void *req, mprof__uv_fn cb,
+                                           mprof_type_t type, const char *what,
+                                           const char *target);
+
+/* After the submitting call: a request or handle that failed to start
+ * ends now.  Keeps result and errno. */
+int mprof__uv_submitted(mprof__uv_entry_t *entry, int result);
+
+/* After a request's call: a synchronous one ends now, as others do when
+ * their callback returns; an asynchronous one as in mprof__uv_submitted().
+ * Keeps result and errno. */
+int mprof__uv_end_request(const mprof__uv_sync_t *sync,
+                          mprof__uv_entry_t *entry, int result);
+
+/* Ends a request's thread after its callback, back on the loop's thread. */
+void mprof__uv_finish(mprof__uv_entry_t *entry, int status);
+
+/* A handle's thread, from its init on (result: the init's). */
+int mprof__uv_handle_inited(uv_loop_t *loop, void *handle,
+                            uv_handle_type handle_type, mprof_type_t type,
+                            const char *label, int result);
+
+/* A handle's entry, switched to for one of its callbacks. */
+static inline mprof__uv_entry_t *mprof__uv_enter(const void *handle) {
+  mprof__uv_entry_t *entry = mprof__uv_map_get(handle);
+  mprof_switch(entry->thread);
+  return entry;
+}
+
+/* A handle's entry, holding cb as its main callback or (read) its read
+ * callback: NULL if it has none.
+ * libuv may start a handle again with the callback it holds, which is
+ * then our own fire. */
+static inline mprof__uv_entry_t *mprof__uv_watch(const void *handle,
+                                                 mprof__uv_fn cb,
+                                                 mprof__uv_fn fire, int read) {
+  mprof__uv_entry_t *entry = cb ? mprof__uv_map_get(handle) : NULL;
+  if (entry && cb != fire)
+    *(read ? &entry->read_cb : &entry->cb) = cb;
+  return entry;
+}
+
+/* Is handle one that libuv keeps inside the loop for itself (its thread
+ * pool's async, its child watcher)?  The shim sees them, a program built
+ * with mprof/uv.h does not; neither traces them. */
+static inline int mprof__uv_libuv_own(const uv_loop_t *loop,
+                                      const void *handle) {
+  const char *at = handle;
+  return at >= (const char *)loop && at < (const char *)(loop + 1);
+}
+
+/* The callbacks of requests that take (req, status); libuv lets most of
+ * them be NULL. */
+#define MPROF__UV_REQUEST_DONE(kind, cb_type)                                  \
+  static void kind##_done(uv_##kind##_t *req, int status) {                    \
+    mprof__uv_entry_t *entry = mprof__uv_map_take(req);                        \
+    mprof_switch(entry->thread);                                               \
+    if (entry->cb)                                                             \
+      ((cb_type)entry->cb)(req, status);                                       \
+    mprof__uv_finish(entry, status);                                           \
+  }
+
+/* "ip:port" or "[ip6]:port" of an IP address; empty for other families. */
+void mprof__uv_address_text(const struct sockaddr *sa,
+                            mprof__uv_address_t *out);
+
+/* A getsockname-like call of libuv's. */
+typedef int (*mprof__uv_name_fn)(const void *handle, struct sockaddr *name,
+                                 int *length);
+
+/* Fill *address once from a getsockname-like call; nonzero if known. */
+int mprof__uv_address_cached(mprof__uv_address_t *address, mprof__uv_name_fn fn,
+                             const void *handle);
+
+/* The handle's net part, made at its first use; NULL if out of memory. */
+mprof__uv_net_t *mprof__uv_net_of(mprof__uv_entry_t *entry);
+
+static inline size_t mprof__uv_bufs_length(const uv_buf_t bufs[],
+                                           unsigned int nbufs) {
+  size_t length = 0;
+  for (unsigned int i = 0; i < nbufs; i++)
+    length += bufs[i].len;
+  return length;
+}
+
+/* Appends n bytes of part to text, cut to fit.  The network labels are
+ * built by hand, as they come with every read and write (snprintf costs
+ * several times as much), from parts whose lengths are known (no strlen). */
+void mprof__uv_text_put(mprof__uv_text_t *text, const char *part, size_t n);
+
+/* text = head ("net DIRECTION PROTOCOL ") "SOURCE DESTINATION". */
+void mprof__uv_text_head(mprof__uv_text_t *text, const char *head,
+                         const mprof__uv_address_t *source,
+                         const mprof__uv_address_t *destination);
+
+#pragma GCC visibility pop
 
 #endif /* MPROF_UV_INTERNAL_H */

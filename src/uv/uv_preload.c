@@ -1,6 +1,6 @@
 /* uv_preload.c -- the LD_PRELOAD shim libmprof_uv_preload.so: it defines
  * the wrapped libuv functions, which call the same wrappers as a program
- * built with mprof/uv.h (uv_trace.c).  Recording starts from MPROF_TRACE
+ * built with mprof/uv.h (uv_internal.h).  Recording starts from MPROF_TRACE
  * (src/unix/unix.c, linked into the shim); without it every call goes
  * straight through.
  *

@@ -1,0 +1,102 @@
+/* uv_loop.c -- the libuv tracing of loops: a loop is a thread that runs
+ * inside uv_run() and goes idle (mprof_suspend) in a prepare handle of
+ * ours, the last thing before each poll.  That handle is hidden from the
+ * program's uv_walk() and closed before the loop is.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "uv_internal.h"
+
+/* Our prepare handles carry this in their data, so uv_walk() skips them. */
+static const char poll_mark_tag[] = "mprof poll mark";
+
+static void poll_mark_fire(uv_prepare_t *prepare) {
+  (void)prepare;
+  mprof_suspend();
+}
+
+/* Our prepare handle on loop, unreferenced: it keeps no loop alive. */
+static uv_prepare_t *poll_mark_new(uv_loop_t *loop) {
+  uv_prepare_t *mark = malloc(sizeof *mark);
+  if (!mark || REAL->uv_prepare_init(loop, mark)) {
+    free(mark);
+    return NULL;
+  }
+  mark->data = (void *)poll_mark_tag;
+  REAL->uv_prepare_start(mark, poll_mark_fire);
+  REAL->uv_unref((uv_handle_t *)mark);
+  return mark;
+}
+
+/* The loop's entry, made on its first traced uv_run(). */
+static mprof__uv_entry_t *loop_entry(uv_loop_t *loop) {
+  mprof__uv_entry_t *entry = mprof__uv_map_get(loop);
+  if (!entry)
+    entry = mprof__uv_begin(
+        loop, MPROF_LOOP,
+        loop == REAL->uv_default_loop() ? "default loop" : "loop", NULL);
+  if (entry && !entry->poll_mark)
+    entry->poll_mark = poll_mark_new(loop);
+  return entry;
+}
+
+int mprof_uv_run(uv_loop_t *loop, uv_run_mode mode) {
+  mprof__uv_entry_t *entry = mprof_is_started() ? loop_entry(loop) : NULL;
+  if (!entry)
+    return REAL->uv_run(loop, mode);
+  uint64_t outer = mprof__uv_running_loop, before = mprof_current();
+  mprof__uv_running_loop = entry->thread;
+  mprof_switch(entry->thread);
+  int result = REAL->uv_run(loop, mode);
+  int saved = errno;
+  mprof__uv_running_loop = outer;
+  mprof_switch(before);
+  errno = saved;
+  return result;
+}
+
+static void poll_mark_closed(uv_handle_t *handle) { free(handle); }
+
+static void count_user_handle(uv_handle_t *handle, void *arg) {
+  if (handle->data != poll_mark_tag)
+    ++*(int *)arg;
+}
+
+int mprof_uv_loop_close(uv_loop_t *loop) {
+  mprof__uv_entry_t *entry = mprof__uv_map_get(loop);
+  int others = 0;
+  if (entry && entry->poll_mark)
+    REAL->uv_walk(loop, count_user_handle, &others);
+  if (entry && entry->poll_mark && !others) {
+    /* Our handle must be gone before libuv agrees to close the loop; with
+     * no other handle left, one turn of the loop only closes it. */
+    REAL->uv_close((uv_handle_t *)entry->poll_mark, poll_mark_closed);
+    REAL->uv_run(loop, UV_RUN_NOWAIT);
+    entry->poll_mark = NULL;
+  }
+  int result = REAL->uv_loop_close(loop);
+  if (entry && result == 0) {
+    int saved = errno;
+    mprof_resolve(entry->thread);
+    mprof__uv_map_release(mprof__uv_map_take(loop));
+    errno = saved;
+  }
+  return result;
+}
+
+typedef struct walk_s {
+  uv_walk_cb cb;
+  void *arg;
+} walk_t;
+
+static void walk_user_handles(uv_handle_t *handle, void *arg) {
+  const walk_t *walk = arg;
+  if (handle->data != poll_mark_tag)
+    walk->cb(handle, walk->arg);
+}
+
+void mprof_uv_walk(uv_loop_t *loop, uv_walk_cb walk_cb, void *arg) {
+  walk_t walk = {walk_cb, arg};
+  REAL->uv_walk(loop, walk_user_handles, &walk);
+}
