@@ -626,9 +626,12 @@ static size_t packet_census(const mprof_trace_t *t, size_t index,
   const mprof_packet_info_t *pk = &t->packets[index];
   uint8_t *copy = mprof_trace_copies_packets(t) ? malloc(pk->content_bytes)
                                                 : NULL;
-  const uint8_t *base = copy && mprof__packet_read(t, pk, copy)
-                            ? copy
-                            : t->data + pk->offset;
+  int read = copy ? mprof__packet_read(t, pk, copy) : 0;
+  if (read < 0) {
+    free(copy);
+    return 0; /* gone: the file shrank */
+  }
+  const uint8_t *base = read ? copy : t->data + pk->offset;
   decoder_t d;
   memset(&d, 0, sizeof d);
   d.p = base + MPROF__PACKET_HEADER_SIZE;
@@ -691,7 +694,8 @@ static int collect_string(void *context, const mprof_event_t *ev) {
 static void packet_strings(mprof_trace_t *t, size_t index, uint8_t *copy) {
   mprof_packet_info_t *pk = &t->packets[index];
   const uint8_t *in_trace = t->data + pk->offset;
-  int copied = copy && mprof__packet_read(t, pk, copy);
+  int copied = copy ? mprof__packet_read(t, pk, copy) : 0;
+  if (copied < 0) return; /* gone: the file shrank */
   strings_t where = {t, copied ? copy : NULL, in_trace};
   decoder_t d;
   memset(&d, 0, sizeof d);
@@ -744,8 +748,11 @@ static long packet_decode(const mprof_trace_t *t, size_t index,
                           mprof__sink_t *sink) {
   uint64_t end_ticks, good_bytes;
   if (index >= t->packet_count) return MPROF_EINVAL;
-  if (t->legacy) return mprof__legacy_decode(t, index, sink, &good_bytes);
-  return mprof__packet_decode(t, index, sink, &end_ticks, &good_bytes);
+  long n = t->legacy ? mprof__legacy_decode(t, index, sink, &good_bytes)
+                     : mprof__packet_decode(t, index, sink, &end_ticks,
+                                            &good_bytes);
+  mprof__tell_shrank(t);
+  return n;
 }
 
 long mprof_trace_packet_events(const mprof_trace_t *t, size_t index,
@@ -781,8 +788,14 @@ size_t mprof_trace_packet_decode(const mprof_trace_t *t, size_t index,
 size_t mprof_trace_packet_decode_copy(const mprof_trace_t *t, size_t index,
                                       void *scratch, mprof_event_t *events,
                                       size_t capacity, int *damaged) {
-  int copied = index < t->packet_count && !t->legacy &&
-               mprof__packet_read(t, &t->packets[index], scratch);
+  int copied = index < t->packet_count && !t->legacy
+                   ? mprof__packet_read(t, &t->packets[index], scratch)
+                   : 0;
+  if (copied < 0) { /* gone: the file shrank */
+    mprof__tell_shrank(t);
+    if (damaged) *damaged = 1;
+    return 0;
+  }
   return decode_into(t, index, copied ? scratch : NULL, events, capacity,
                      damaged);
 }

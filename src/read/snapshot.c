@@ -96,17 +96,32 @@ static int copy_packet(const mprof__source_t *src, uint64_t slot,
   return (before & MPROF__SLOT_INIT) != 0;
 }
 
+/* A write from a trace's mapping failed with EFAULT: its file shrank, and
+ * the kernel met a page past the new end.  Touching the pages of what is
+ * left to write makes the guard (trace.c) put zeros there, which can then
+ * be written. */
+static void touch_pages(const uint8_t *bytes, size_t size) {
+  for (size_t at = 0; at < size; at += 4096)
+    (void)*(const volatile uint8_t *)(bytes + at);
+}
+
 int mprof_trace_save(const mprof_trace_t *t, const char *path) {
   int to_stdout = strcmp(path, "-") == 0;
   int fd = to_stdout ? 1 : open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) return MPROF_EIO;
   size_t done = 0;
+  int touched = 0;
   while (done < t->size) {
     ssize_t n = write(fd, t->data + done, t->size - done);
     if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EFAULT && t->map && !touched++) {
+      touch_pages(t->data + done, t->size - done);
+      continue;
+    }
     if (n <= 0) break;
     done += (size_t)n;
   }
+  mprof__tell_shrank(t);
   int err = done == t->size ? 0 : MPROF_EIO;
   if (!to_stdout && close(fd) < 0) err = MPROF_EIO;
   return err;
@@ -157,6 +172,7 @@ int mprof__snapshot(mprof_trace_t *t) {
   if (err) return err;
   mprof__diag_dropped(t, dropped);
   t->info.metadata = (const char *)copy + (t->info.metadata - (const char *)t->data);
+  mprof__unguard(t);
   if (t->map) munmap(t->map, t->map_size);
   t->map = copy;
   t->map_size = layout.size;

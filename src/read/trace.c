@@ -54,6 +54,107 @@ void mprof__diag_bad_event(const mprof_trace_t *t,
               code_name, code, kept);
 }
 
+/* --- A file that shrinks while it is read ----------------------------------- */
+
+/* A program that re-creates its trace truncates the file under a reader's
+ * mapping, and a touch of a page past the new end raises SIGBUS.  Packets
+ * are read with pread(), which then only falls short; what is read through
+ * the mapping (the header, metadata and label texts, a live trace's copy,
+ * packets too big for a read) is guarded: a SIGBUS handler, installed with
+ * the first file mapped, puts zero pages over the rest of the mapping of
+ * the trace whose page faulted, and the trace then says once that its
+ * file shrank.  Other faults go to the handler that was there before. */
+
+static void note_shrank(const mprof_trace_t *t) {
+  int none = 0;
+  __atomic_compare_exchange_n((int *)&t->shrank, &none, 1, 0, __ATOMIC_RELAXED,
+                              __ATOMIC_RELAXED);
+}
+
+void mprof__tell_shrank(const mprof_trace_t *t) {
+  int noted = 1;
+  if (__atomic_load_n(&t->shrank, __ATOMIC_RELAXED) == noted &&
+      __atomic_compare_exchange_n((int *)&t->shrank, &noted, 2, 0,
+                                  __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+    mprof__diag(t, "the file shrank while being read (re-created by its "
+                   "program?): what it no longer holds was read as zeros");
+}
+
+#ifndef __wasi__ /* the browser's reader has no files, and no signals */
+#include <signal.h>
+
+/* The mapped files, each a slot: start 0 is a free slot. */
+#define GUARDED_MAX 256
+static struct guarded_s {
+  uintptr_t start, end;
+  mprof_trace_t *trace;
+} guarded[GUARDED_MAX];
+static struct sigaction sigbus_before;
+static uintptr_t page_bytes;
+
+static void on_sigbus(int signal, siginfo_t *info, void *context) {
+  uintptr_t at = (uintptr_t)info->si_addr;
+  for (int i = 0; i < GUARDED_MAX; i++) {
+    struct guarded_s *g = &guarded[i];
+    uintptr_t start = __atomic_load_n(&g->start, __ATOMIC_ACQUIRE);
+    if (!start || at < start || at >= g->end) continue;
+    uintptr_t page = at & ~(page_bytes - 1);
+    if (mmap((void *)page, g->end - page, PROT_READ,
+             MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
+      break;
+    note_shrank(g->trace);
+    return; /* the touch is made again, and reads zeros */
+  }
+  if (sigbus_before.sa_flags & SA_SIGINFO)
+    sigbus_before.sa_sigaction(signal, info, context);
+  else if (sigbus_before.sa_handler != SIG_DFL &&
+           sigbus_before.sa_handler != SIG_IGN)
+    sigbus_before.sa_handler(signal);
+  else
+    sigaction(SIGBUS, &sigbus_before, NULL); /* the fault comes again */
+}
+
+static void install_guard(void) {
+  static int installed;
+  if (__atomic_exchange_n(&installed, 1, __ATOMIC_ACQ_REL)) return;
+  page_bytes = (uintptr_t)sysconf(_SC_PAGESIZE);
+  struct sigaction action;
+  memset(&action, 0, sizeof action);
+  action.sa_sigaction = on_sigbus;
+  action.sa_flags = SA_SIGINFO | SA_NODEFER;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGBUS, &action, &sigbus_before);
+}
+
+/* Guard the trace's mapping (of its file).  Without a free slot it is not
+ * guarded. */
+static void guard(mprof_trace_t *t) {
+  install_guard();
+  for (int i = 0; i < GUARDED_MAX; i++) {
+    uintptr_t free_slot = 0;
+    if (__atomic_load_n(&guarded[i].start, __ATOMIC_RELAXED) ||
+        !__atomic_compare_exchange_n(&guarded[i].start, &free_slot, 1, 0,
+                                     __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+      continue;
+    guarded[i].trace = t;
+    guarded[i].end = (uintptr_t)t->map + t->map_size;
+    __atomic_store_n(&guarded[i].start, (uintptr_t)t->map, __ATOMIC_RELEASE);
+    return;
+  }
+}
+
+void mprof__unguard(const mprof_trace_t *t) {
+  for (int i = 0; i < GUARDED_MAX; i++)
+    if (__atomic_load_n(&guarded[i].start, __ATOMIC_ACQUIRE) ==
+            (uintptr_t)t->map &&
+        guarded[i].trace == t)
+      __atomic_store_n(&guarded[i].start, 0, __ATOMIC_RELEASE);
+}
+#else
+static void guard(mprof_trace_t *t) { (void)t; }
+void mprof__unguard(const mprof_trace_t *t) { (void)t; }
+#endif
+
 /* --- The trace header -------------------------------------------------------- */
 
 static int read_trace_header(mprof_trace_t *t) {
@@ -144,19 +245,24 @@ static uint64_t slot_state(const mprof_trace_t *t, uint32_t i) {
  * first touch of a page costs a page fault, far more than the read. */
 static const uint8_t *packet_header(const mprof_trace_t *t, uint64_t offset,
                                     uint8_t *copy) {
-  if (t->fd >= 0 &&
-      pread(t->fd, copy, MPROF__PACKET_HEADER_SIZE, (off_t)offset) ==
-          MPROF__PACKET_HEADER_SIZE)
+  if (t->fd < 0) return t->data + offset;
+  if (pread(t->fd, copy, MPROF__PACKET_HEADER_SIZE, (off_t)offset) ==
+      MPROF__PACKET_HEADER_SIZE)
     return copy;
-  return t->data + offset;
+  note_shrank(t);
+  return NULL;
 }
 
 int mprof_trace_copies_packets(const mprof_trace_t *t) { return t->fd >= 0; }
 
 int mprof__packet_read(const mprof_trace_t *t, const mprof_packet_info_t *pk,
                        uint8_t *copy) {
-  return t->fd >= 0 && pread(t->fd, copy, pk->content_bytes,
-                             (off_t)pk->offset) == (ssize_t)pk->content_bytes;
+  if (t->fd < 0) return 0;
+  if (pread(t->fd, copy, pk->content_bytes, (off_t)pk->offset) ==
+      (ssize_t)pk->content_bytes)
+    return 1;
+  note_shrank(t);
+  return -1;
 }
 
 /* Check packet i's header; fill p.  Returns 1 if good, 0 if empty (never
@@ -165,6 +271,7 @@ static int check_packet(mprof_trace_t *t, uint32_t i, mprof_packet_info_t *p) {
   uint64_t offset = t->packets_offset + (uint64_t)i * t->info.packet_size;
   uint8_t copy[MPROF__PACKET_HEADER_SIZE];
   const uint8_t *h = packet_header(t, offset, copy);
+  if (!h) return 0; /* gone: the file shrank */
   uint32_t magic = mprof__get_u32(h + MPROF__PH_MAGIC);
   if (magic == 0) return 0; /* never written */
   if (t->info.recording && (slot_state(t, i) & MPROF__SLOT_INIT))
@@ -337,6 +444,7 @@ static int open_data(mprof_trace_t *t) {
   }
   if (!err) err = collect_packets(t);
   if (!err) err = mprof__strings_load(t);
+  mprof__tell_shrank(t);
   return err;
 }
 
@@ -359,6 +467,7 @@ static int open_trace(const void *data, size_t size, void *map,
   t->diag = diag;
   t->context = context;
   snprintf(t->name, sizeof t->name, "%s", name ? name : "(memory)");
+  if (fd >= 0 && map) guard(t);
   int err = open_data(t);
   if (err) {
     mprof_trace_close(t);
@@ -456,6 +565,7 @@ void mprof_trace_close(mprof_trace_t *t) {
   if (!t) return;
   free(t->strings);
   mprof__net_texts_free(t);
+  mprof__unguard(t);
   if (t->map) munmap(t->map, t->map_size);
   forget_file(t);
   free(t->packets);

@@ -31,6 +31,10 @@ struct mprof_trace_s {
    * first needs them (decode.c), then set once, atomically; the array is
    * NULL for a legacy trace. */
   struct mprof__net_texts_s **net_texts;
+  /* Its file shrank under the mapping (trace.c): 1 when a page past the
+   * new end faulted or a read fell short, 2 once told; atomic, as the
+   * SIGBUS handler sets it. */
+  int shrank;
 };
 
 /* Thread ids a trace can hold are below this.  The recorder mints them
@@ -119,10 +123,18 @@ long mprof__packet_decode(const mprof_trace_t *trace, size_t index,
                           uint64_t *good_bytes);
 
 /* Read packet pk's content into copy (its content_bytes) with pread(),
- * from the trace's file.  Returns 1, or 0 if there is no file or the read
- * fell short. */
+ * from the trace's file.  Returns 1, 0 if there is no file (the packet is
+ * in memory), or -1 if the read fell short: the file shrank (noted, to be
+ * told by mprof__tell_shrank). */
 int mprof__packet_read(const mprof_trace_t *trace,
                        const mprof_packet_info_t *pk, uint8_t *copy);
+
+/* Say, once, that the trace's file shrank while it was read, if it did:
+ * its pages past the new end read as zeros from then on. */
+void mprof__tell_shrank(const mprof_trace_t *trace);
+
+/* Stop guarding the trace's mapping of its file, before it is unmapped. */
+void mprof__unguard(const mprof_trace_t *trace);
 
 /* Replace the trace's bytes by a consistent copy (snapshot.c). */
 int mprof__snapshot(mprof_trace_t *trace);
