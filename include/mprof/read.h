@@ -103,7 +103,10 @@ typedef struct mprof_packet_info_s {
 
 /* Open a trace file ("-" is standard input).  diag may be NULL (problems
  * go to stderr).  Returns 0, or a negative mprof error when nothing usable
- * remains; *out is set on success only. */
+ * remains; *out is set on success only.  A file that shrinks while it is
+ * open (its program re-creates it) reads as zeros past its new end, told
+ * once through diag: the first open installs a SIGBUS handler that guards
+ * the traces' mappings and passes other faults to the handler before it. */
 int mprof_trace_open(const char *path, mprof_diag_fn diag, void *context,
                      mprof_trace_t **out);
 
