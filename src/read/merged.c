@@ -179,8 +179,9 @@ int mprof_trace_merged_members(const char *path, mprof_member_fn fn,
   }
   FILE *f = fopen(manifest, "r");
   if (!f || !fgets(line, sizeof line, f) || strcmp(line, manifest_magic)) {
-    mprof__diag_to(diag, diag_context, "%s: not a merged trace (%s)", manifest,
-         f ? "first line is not \"mprof-merge 1\"" : strerror(errno));
+    mprof__diag_to(diag, diag_context, "%s: not a merged trace (%s)",
+                   manifest,
+                   f ? "first line is not \"mprof-merge 1\"" : strerror(errno));
     if (f) fclose(f);
     return f ? MPROF_EINVAL : MPROF_EIO;
   }
