@@ -13,6 +13,7 @@
  * are copied with the snapshot protocol (snapshot.c), as from a live file.
  */
 #define _GNU_SOURCE
+#include <assert.h>
 #include <elf.h>
 #include <stdarg.h>
 #include <errno.h>
@@ -79,6 +80,7 @@ static int is_recording(const uint8_t *h) {
 #define LISTED_TRACES 4
 typedef struct found_s {
   uint64_t address;
+  uint64_t file_offset; /* in a core dump: where its header is in the file */
   mprof__layout_t layout;
   uint64_t present;
   int count, recording;
@@ -88,9 +90,10 @@ typedef struct found_s {
 } found_t;
 
 /* Search bytes (n, at address, with room bytes from there to the end of
- * their mapping) for trace headers. */
+ * their mapping; in a core dump, at file_offset in the file) for trace
+ * headers. */
 static void search(const uint8_t *bytes, size_t n, uint64_t address,
-                   uint64_t room, found_t *found) {
+                   uint64_t file_offset, uint64_t room, found_t *found) {
   for (size_t at = 0; at + MPROF__TRACE_HEADER_SIZE <= n; at += 8) {
     mprof__layout_t layout;
     if (bytes[at] != 'M' || !header_is_trace(bytes + at, &layout))
@@ -106,6 +109,7 @@ static void search(const uint8_t *bytes, size_t n, uint64_t address,
     }
     if (!found->count++ || (recording && !found->recording)) {
       found->address = address + at;
+      found->file_offset = file_offset + at;
       found->layout = layout;
       found->present = present;
       found->recording = recording;
@@ -143,7 +147,7 @@ static int search_region(int pid, uint64_t start, uint64_t end, uint8_t *chunk,
        at += SCAN_CHUNK_BYTES - MPROF__TRACE_HEADER_SIZE) {
     size_t n = end - at < SCAN_CHUNK_BYTES ? (size_t)(end - at) : SCAN_CHUNK_BYTES;
     if (mprof__source_read(&src, at, chunk, n)) return -1;
-    search(chunk, n, at, end - at, found);
+    search(chunk, n, at, 0, end - at, found);
     if (n < SCAN_CHUNK_BYTES) break;
   }
   return 0;
@@ -228,8 +232,7 @@ int mprof_trace_open_process(int pid, mprof_diag_fn diag, void *context,
 /* Search the PT_LOAD segments of the core at data (size bytes): the
  * writable ones of a process (gcore), and all of a virtual machine's
  * memory (QEMU's dump-guest-memory, whose segments have no flags). */
-static int find_in_core(const uint8_t *data, size_t size, found_t *found,
-                        uint64_t *offset) {
+static int find_in_core(const uint8_t *data, size_t size, found_t *found) {
   if (size < sizeof(Elf64_Ehdr) || memcmp(data, ELFMAG, SELFMAG) ||
       data[EI_CLASS] != ELFCLASS64)
     return -1;
@@ -243,12 +246,8 @@ static int find_in_core(const uint8_t *data, size_t size, found_t *found,
     if (ph[i].p_type != PT_LOAD || (ph[i].p_flags && !(ph[i].p_flags & PF_W)) ||
         ph[i].p_offset > size || ph[i].p_filesz > size - ph[i].p_offset)
       continue;
-    int before = found->count;
-    uint64_t address = found->address;
-    search(data + ph[i].p_offset, ph[i].p_filesz, ph[i].p_vaddr, ph[i].p_filesz,
-           found);
-    if (found->count != before && found->address != address)
-      *offset = ph[i].p_offset + (found->address - ph[i].p_vaddr);
+    search(data + ph[i].p_offset, ph[i].p_filesz, ph[i].p_vaddr,
+           ph[i].p_offset, ph[i].p_filesz, found);
   }
   return 0;
 }
@@ -301,8 +300,7 @@ int mprof_trace_open_core(const char *path, mprof_diag_fn diag, void *context,
     return MPROF_EIO;
   }
   found_t found = {.allow_cut = 1};
-  uint64_t offset = 0;
-  int not_core = find_in_core(map, size, &found, &offset);
+  int not_core = find_in_core(map, size, &found);
   if (not_core || !found.count) {
     mprof__diag_to(diag, context, "%s: %s", path,
                    not_core ? "not an ELF core dump (64-bit)"
@@ -311,10 +309,13 @@ int mprof_trace_open_core(const char *path, mprof_diag_fn diag, void *context,
     return MPROF_EINVAL;
   }
   report_several(path, &found, diag, context);
+  /* search() found it whole or cut inside its segment, in the file. */
+  assert(found.file_offset + found.present <= size);
+  const uint8_t *trace = map + found.file_offset;
   if (found.present == found.layout.size)
-    return mprof__trace_open_map(map + offset, found.layout.size, map, size,
-                                 path, diag, context, out);
-  int err = open_cut_trace(map + offset, &found, path, diag, context, out);
+    return mprof__trace_open_map(trace, found.layout.size, map, size, path,
+                                 diag, context, out);
+  int err = open_cut_trace(trace, &found, path, diag, context, out);
   munmap(map, size);
   return err;
 }

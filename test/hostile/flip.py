@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
-"""flip.py -- set a u64 field of the n-th ring packet of an mprof trace.
+"""flip.py -- set a u64 field of the n-th ring packet of an mprof trace,
+or the trace header's u32 state.
 
     flip.py TRACE FIELD_OFFSET VALUE [N]
+    flip.py TRACE state VALUE
 
 FIELD_OFFSET is the field's offset in the packet (docs/FORMAT.md section
 2: 72 events_discarded, 80 current_thread); VALUE may be hex (0x...).
@@ -9,9 +11,14 @@ FIELD_OFFSET is the field's offset in the packet (docs/FORMAT.md section
 import struct
 import sys
 
-path, field, value = sys.argv[1], int(sys.argv[2]), int(sys.argv[3], 0)
-wanted = int(sys.argv[4]) if len(sys.argv) > 4 else 0
+path, value = sys.argv[1], int(sys.argv[3], 0)
 data = bytearray(open(path, "rb").read())
+if sys.argv[2] == "state":
+    struct.pack_into("<I", data, 96, value)
+    open(path, "wb").write(data)
+    sys.exit(0)
+field = int(sys.argv[2])
+wanted = int(sys.argv[4]) if len(sys.argv) > 4 else 0
 packet_size, packet_count = struct.unpack_from("<II", data, 24)
 (packets_offset,) = struct.unpack_from("<Q", data, 56)
 ring = 0

@@ -5,6 +5,7 @@
 #   test_hostile_cli.sh BUILD
 . "$(dirname "$0")/../command/common.sh"
 here=$(dirname "$0")
+mprof=$(realpath "$mprof") # it runs in other directories below
 
 "$gen" "$tmp/t.ctf" overwrite 262144 200 2 >/dev/null
 
@@ -28,5 +29,22 @@ for dir in bogus never; do
 done
 cmp -s "$tmp/bogus/chrome.json" "$tmp/never/chrome.json" \
   || fail "a bogus thread id in one trace changed the Chrome export"
+
+# A core dump with two writable segments at one address: a stopped small
+# trace, then a bigger one still recording.  snapshot --core reads the
+# recording one, from its own segment: the copy checks as that trace does
+# (not the small one's packets, nor bytes past them).
+"$gen" "$tmp/small.ctf" overwrite 65536 50 1 >/dev/null
+"$gen" "$tmp/bigger.ctf" discard 1048576 300 2 >/dev/null
+cp "$tmp/bigger.ctf" "$tmp/recording.ctf"
+"$here/flip.py" "$tmp/recording.ctf" state 1
+"$here/make_core.py" "$tmp/core" "$tmp/small.ctf" "$tmp/recording.ctf"
+"$mprof" snapshot --core "$tmp/core" -w "$tmp/from-core.ctf" 2>/dev/null \
+  || fail "snapshot --core of two traces at one address failed"
+[ "$(stat -c %s "$tmp/from-core.ctf")" = 1048576 ] \
+  || fail "snapshot --core: $(stat -c %s "$tmp/from-core.ctf") bytes, not the bigger trace's 1048576"
+expected=$("$mprof" check "$tmp/bigger.ctf" | sed 's/^[^:]*: //')
+got=$("$mprof" check "$tmp/from-core.ctf" | sed 's/^[^:]*: //')
+[ "$got" = "$expected" ] || fail "snapshot --core copied: $got (the recording trace: $expected)"
 
 echo "hostile_cli: ok"
