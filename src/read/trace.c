@@ -192,9 +192,11 @@ static int read_trace_header(mprof_trace_t *t) {
   info->metadata_size = metadata_size;
   /* The header's fields end where the metadata starts: older traces lack
    * the count of drops by OS threads without a ring packet. */
-  if (metadata_offset >= MPROF__TH_ORPHAN_DISCARDED + 8)
-    info->discarded = t->orphan_discarded =
-        mprof__get_u64(d + MPROF__TH_ORPHAN_DISCARDED);
+  if (metadata_offset >= MPROF__TH_ORPHAN_DISCARDED + 8) {
+    mprof__count_add(t, &t->orphan_discarded,
+                     mprof__get_u64(d + MPROF__TH_ORPHAN_DISCARDED));
+    info->discarded = t->orphan_discarded;
+  }
   if (info->packet_size < MPROF__PACKET_HEADER_SIZE + 16 ||
       info->packet_size > MPROF__MAX_PACKET_SIZE || info->clock_freq_hz == 0) {
     mprof__diag(t, "offset 24: bad packet size %u or clock frequency",
@@ -346,11 +348,11 @@ void mprof__count_lost_packets(mprof_trace_t *t, uint64_t damaged) {
     int reused = t->legacy || (p[i].stream_class == MPROF__STREAM_RING &&
                                t->info.ring_mode == MPROF_RING_OVERWRITE);
     if (reused && first) {
-      t->info.packets_missing += explained;
-      t->info.packets_overwritten += lost - explained;
+      mprof__count_add(t, &t->info.packets_missing, explained);
+      mprof__count_add(t, &t->info.packets_overwritten, lost - explained);
       continue;
     }
-    t->info.packets_missing += lost;
+    mprof__count_add(t, &t->info.packets_missing, lost);
     if (reused || explained == lost) continue;
     if (first)
       mprof__diag(t, "packet %u at offset %llu: stream %llu begins at "
@@ -370,6 +372,11 @@ void mprof__count_lost_packets(mprof_trace_t *t, uint64_t damaged) {
                   (unsigned long long)p[i].seq_num,
                   (unsigned long long)(lost - explained));
   }
+  if (t->counts_saturated)
+    mprof__diag(t, "a count of events discarded or packets lost passes "
+                   "2^63-1 (a damaged events_discarded or packet_seq_num?): "
+                   "it is shown as 2^63-1, %llu",
+                (unsigned long long)MPROF__COUNT_MAX);
 }
 
 static int collect_packets(mprof_trace_t *t) {
@@ -399,12 +406,16 @@ static int collect_packets(mprof_trace_t *t) {
                      t->packets[i].stream_instance ||
         t->packets[kept - 1].stream_class != t->packets[i].stream_class) {
       streams++;
-      if (kept) t->info.discarded += t->packets[kept - 1].events_discarded;
+      if (kept)
+        mprof__count_add(t, &t->info.discarded,
+                         t->packets[kept - 1].events_discarded);
     }
     t->packets[kept++] = t->packets[i];
   }
   /* events_discarded runs per stream: its last packet has the stream's. */
-  if (kept) t->info.discarded += t->packets[kept - 1].events_discarded;
+  if (kept)
+    mprof__count_add(t, &t->info.discarded,
+                     t->packets[kept - 1].events_discarded);
   t->packet_count = kept;
   mprof__count_lost_packets(t, damaged);
   mprof__find_start(t, MPROF__PACKET_HEADER_SIZE);

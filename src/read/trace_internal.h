@@ -35,7 +35,26 @@ struct mprof_trace_s {
    * new end faulted or a read fell short, 2 once told; atomic, as the
    * SIGBUS handler sets it. */
   int shrank;
+  int counts_saturated; /* a count below passed MPROF__COUNT_MAX */
 };
+
+/* The most a count of a trace's (events discarded, packets lost) can be:
+ * 2^63 - 1, where the signed integers of JSON and of the model end, and
+ * far past what a recorder can drop or lose (292 years of events, one a
+ * nanosecond).  Counts saturate there (mprof__count_add). */
+#define MPROF__COUNT_MAX ((uint64_t)INT64_MAX)
+
+/* *sum += n, saturated at MPROF__COUNT_MAX (noted in the trace, to be told
+ * once by mprof__count_lost_packets). */
+static inline void mprof__count_add(mprof_trace_t *trace, uint64_t *sum,
+                                    uint64_t n) {
+  if (n > MPROF__COUNT_MAX || MPROF__COUNT_MAX - n < *sum) {
+    *sum = MPROF__COUNT_MAX;
+    trace->counts_saturated = 1;
+  } else {
+    *sum += n;
+  }
+}
 
 /* Thread ids a trace can hold are below this.  The recorder mints them
  * from 1 up (reaching 2^56 would take 2^46 chunks of ids), and a model of
@@ -179,7 +198,8 @@ void mprof__find_start(mprof_trace_t *trace, uint64_t header_bytes);
 
 /* Count the packets lost from each stream, from the gaps in the sorted
  * packets' sequence numbers (info.packets_overwritten, packets_missing);
- * `damaged` packets were already reported, so explain that many lost. */
+ * `damaged` packets were already reported, so explain that many lost.
+ * Then tell, once, if any count of the trace saturated. */
 void mprof__count_lost_packets(mprof_trace_t *trace, uint64_t damaged);
 
 /* Legacy mirage-profile traces (legacy.c): each packet starts with this

@@ -47,4 +47,34 @@ expected=$("$mprof" check "$tmp/bigger.ctf" | sed 's/^[^:]*: //')
 got=$("$mprof" check "$tmp/from-core.ctf" | sed 's/^[^:]*: //')
 [ "$got" = "$expected" ] || fail "snapshot --core copied: $got (the recording trace: $expected)"
 
+# Counts a trace gives cannot pass 2^63-1 (where JSON's integers end):
+# events_discarded of 2^63 in one stream, or 2^64-1 in two (whose sum
+# wraps), are damage, told in one line, and shown saturated, never
+# negative or small: stats (text and --json), report --json and check.
+"$gen" "$tmp/two.ctf" discard 262144 200 2 >/dev/null
+most=9223372036854775807
+for case in "2^63:0x8000000000000000:stream=1" "2^64-1 twice:0xffffffffffffffff:stream=1 stream=2"; do
+  IFS=: read -r name value streams <<<"$case"
+  cp "$tmp/two.ctf" "$tmp/counts.ctf"
+  for stream in $streams; do
+    "$here/flip.py" "$tmp/counts.ctf" 72 "$value" "$stream"
+  done
+  code=0
+  "$mprof" check "$tmp/counts.ctf" >"$tmp/out" 2>"$tmp/err" || code=$?
+  [ "$code" = 1 ] || fail "check, events_discarded $name: exit $code: $(cat "$tmp/out")"
+  grep -q "^$tmp/counts.ctf: damaged, .* $most discarded" "$tmp/out" \
+    || fail "check, events_discarded $name: $(cat "$tmp/out")"
+  grep -q "^mprof: $tmp/counts.ctf: .*2^63-1" "$tmp/err" \
+    || fail "check, events_discarded $name says: $(cat "$tmp/err")"
+  "$mprof" stats "$tmp/counts.ctf" >"$tmp/out" 2>/dev/null || true
+  grep -qx "  discarded: $most" "$tmp/out" \
+    || fail "stats, events_discarded $name: $(grep discarded "$tmp/out")"
+  for command in "stats --json" "report --json"; do
+    # shellcheck disable=SC2086 # the command's words
+    got=$("$mprof" $command "$tmp/counts.ctf" 2>/dev/null |
+      python3 -c 'import json, sys; print(json.loads(sys.stdin.readline())["discarded"])') || true
+    [ "$got" = "$most" ] || fail "$command, events_discarded $name: discarded $got"
+  done
+done
+
 echo "hostile_cli: ok"
