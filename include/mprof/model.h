@@ -1,7 +1,7 @@
 /* mprof/model.h -- what a trace means: async threads, their lifetimes and
  * rows, the arrows between them, running and idle intervals, counters, and
- * the analysis (stalled threads, lost wake-ups, time per thread, wait
- * chains, critical path).
+ * the analysis (findings, request latency, stalled threads, lost
+ * wake-ups, time per thread, wait chains, critical path).
  *
  * One model and one layout serve every view: the CLI report, the browser
  * viewer (this code compiled to WebAssembly) and the desktop viewer.  The
@@ -239,6 +239,12 @@ uint32_t mprof_model_stream_id(const mprof_model_t *model, uint32_t index);
 const char *mprof_model_thread_name(const mprof_model_t *model,
                                     uint32_t thread, char *buf, size_t size);
 
+/* The label a thread is best known by: a handle's latest (but not a
+ * "net send|recv" label: "tcp from 127.0.0.1:33218", not "tcp"), any
+ * other thread's first; NULL if it has none.  Points into the model. */
+const char *mprof_model_thread_label(const mprof_model_t *model,
+                                     uint32_t thread);
+
 /* Where an arrow's ends are drawn: a read leaves its input where the input
  * ended (it may have resolved long before), a resolve leaves the resolver
  * no later than its end, a try_read reaches the input no later than its
@@ -353,11 +359,15 @@ typedef struct mprof_lost_wakeup_s {
   uint32_t waiter;         /* the wait that began later and never ended */
 } mprof_lost_wakeup_t;
 
-/* Where one thread's life went.  waiting_by[] splits waiting by what it
- * waited on (the input thread). */
+/* Where one thread's life went: running (its spans), waiting (the union
+ * of its waits, split by what it waited on in analysis.waits), in poll (a
+ * loop's idle bands: it slept in its poll) and not running (the rest: a
+ * loop while callbacks ran, a request while nothing ran it).  idle_ns is
+ * in_poll_ns + not_running_ns. */
 typedef struct mprof_thread_time_s {
   uint32_t thread;
   int64_t life_ns, running_ns, waiting_ns, idle_ns;
+  int64_t in_poll_ns, not_running_ns;
   uint32_t first_wait, wait_count; /* analysis.waits[...] */
 } mprof_thread_time_t;
 
@@ -382,7 +392,105 @@ typedef struct mprof_path_step_s {
   int64_t start_ns, end_ns;
 } mprof_path_step_t;
 
+/* --- Findings: what went wrong, for every view -------------------------------- */
+
+typedef enum mprof_severity_e {
+  MPROF_SEVERITY_ERROR = 0, /* the program is wrong: it hangs, loses work */
+  MPROF_SEVERITY_WARNING,   /* it is slow, or wastes, for a reason shown */
+  MPROF_SEVERITY_INFO       /* worth knowing, or what the trace cannot tell */
+} mprof_severity_t;
+
+/* The kinds of finding, in the order they are listed within a severity
+ * (docs/analysis.md defines each): X(ENUM_SUFFIX, "name"). */
+#define MPROF_FINDING_KINDS(X)                                                 \
+  X(LOST_WAKEUP, "lost_wakeup")                                                \
+  X(STALLED, "stalled")                                                        \
+  X(LOOP_BLOCKED, "loop_blocked")                                              \
+  X(POOL_SATURATED, "pool_saturated")                                          \
+  X(BUSY_LOOP, "busy_loop")                                                    \
+  X(LEAKED, "leaked")                                                          \
+  X(CANNOT_TELL, "cannot_tell")
+
+typedef enum mprof_finding_kind_e {
+#define MPROF__FINDING_ENUM(name, text) MPROF_FINDING_##name,
+  MPROF_FINDING_KINDS(MPROF__FINDING_ENUM)
+#undef MPROF__FINDING_ENUM
+  MPROF_FINDING_KIND_COUNT
+} mprof_finding_kind_t;
+
+/* Name of a finding kind ("lost_wakeup", ...), or "unknown". */
+const char *mprof_finding_kind_name(mprof_finding_kind_t kind);
+
+/* Name of a severity ("error", "warning", "info"), or "unknown". */
+const char *mprof_severity_name(mprof_severity_t severity);
+
+/* What one piece of evidence is. */
+typedef enum mprof_evidence_kind_e {
+  MPROF_EVIDENCE_ARROW = 0, /* arrow `arrow` (a signal, a create, ...) */
+  MPROF_EVIDENCE_RAN,       /* `thread` ran on the loop's OS thread */
+  MPROF_EVIDENCE_QUEUED,    /* `thread` waited in the thread pool's queue */
+  MPROF_EVIDENCE_PENDING,   /* `thread` was pending (waiting for its turn) */
+  MPROF_EVIDENCE_SPUN,      /* `thread`'s callback ran `count` times */
+  MPROF_EVIDENCE_KIND_COUNT
+} mprof_evidence_kind_t;
+
+/* Name of an evidence kind ("arrow", "ran", "queued", "pending", "spun"). */
+const char *mprof_evidence_kind_name(mprof_evidence_kind_t kind);
+
+/* One thing the trace holds that proves a finding: during [start_ns,
+ * end_ns) (an instant for an arrow). */
+typedef struct mprof_evidence_s {
+  uint32_t kind;           /* mprof_evidence_kind_t */
+  uint32_t thread;         /* the thread it is about (an arrow's source) */
+  uint32_t arrow;          /* ARROW: its index; else MPROF_NO_THREAD */
+  uint32_t count;          /* SPUN: callbacks run; else 1 */
+  int64_t start_ns, end_ns;
+} mprof_evidence_t;
+
+/* A finding.  threads[0] is the thread at fault (the one a view selects);
+ * [start_ns, end_ns) is what to zoom to; value_ns its measure (how long
+ * the loop was blocked, the longest queue wait, ...; 0 where none). */
+typedef struct mprof_finding_s {
+  uint32_t kind;           /* mprof_finding_kind_t */
+  uint32_t severity;       /* mprof_severity_t */
+  uint32_t summary;        /* one line for a person: analysis.text + summary */
+  uint32_t first_thread, thread_count;     /* analysis.finding_threads */
+  uint32_t first_evidence, evidence_count; /* analysis.evidence */
+  int64_t start_ns, end_ns;
+  int64_t value_ns;
+} mprof_finding_t;
+
+/* --- Requests: latency and failures by kind ---------------------------------- */
+
+/* Requests (libuv's fs, write, connect, work, ... threads) grouped by
+ * kind: their type and first label with numbers, paths and addresses left
+ * out ("fs open /tmp/x/f3" -> "fs open").  Times are lives, creation to
+ * end; for thread-pool work (type work) also its wait in the pool's queue
+ * (creation to the first run off the loop) and its run there; -1 where
+ * the trace does not tell. */
+typedef struct mprof_request_group_s {
+  uint32_t name;           /* analysis.text + name */
+  uint16_t type;           /* mprof_type_t */
+  uint32_t count, failed, pending;
+  int64_t p50_ns, p90_ns, p99_ns, max_ns;        /* of the ended ones */
+  int64_t queue_p50_ns, queue_max_ns, run_p50_ns, run_max_ns;
+  uint32_t first_failure, failure_count;         /* analysis.failures */
+} mprof_request_group_t;
+
+/* How many requests of a group failed with one error. */
+typedef struct mprof_failure_count_s {
+  uint32_t error;          /* the failure text: model strings + error */
+  uint32_t count;
+  uint32_t example;        /* one of them (the first), a thread index */
+} mprof_failure_count_t;
+
 typedef struct mprof_analysis_s {
+  mprof_finding_t *findings; size_t finding_count; /* most severe first */
+  uint32_t *finding_threads; size_t finding_thread_count;
+  mprof_evidence_t *evidence; size_t evidence_count;
+  char *text; size_t text_size; /* summaries and group names, NUL-ended */
+  mprof_request_group_t *requests; size_t request_count; /* most first */
+  mprof_failure_count_t *failures; size_t failure_count;
   mprof_stall_t *stalls; size_t stall_count;
   mprof_lost_wakeup_t *lost_wakeups; size_t lost_wakeup_count;
   mprof_thread_time_t *times; size_t time_count;  /* by thread index */
@@ -398,9 +506,25 @@ typedef struct mprof_analysis_s {
 #define MPROF_STALL_CONTEXT 5
 #define MPROF_CHAIN_LIMIT 10
 
-/* Analyse a finished model.  Returns 0 or MPROF_ENOMEM; free with
- * mprof_analysis_free(). */
+/* Thresholds of the detectors; 0 takes the default. */
+typedef struct mprof_analysis_options_s {
+  int64_t loop_blocked_ns; /* a callback this long blocks its loop: 20 ms */
+  int64_t busy_loop_ns;    /* a loop spinning this long is busy: 200 ms */
+} mprof_analysis_options_t;
+
+#define MPROF_LOOP_BLOCKED_NS 20000000
+#define MPROF_BUSY_LOOP_NS 200000000
+
+/* Analyse a finished model with the default thresholds.  Returns 0 or
+ * MPROF_ENOMEM; free with mprof_analysis_free(). */
 int mprof_model_analyse(const mprof_model_t *model, mprof_analysis_t *out);
+
+/* mprof_model_analyse() with thresholds (options NULL: the defaults).
+ * Returns 0, MPROF_EINVAL (a negative threshold, an unfinished model) or
+ * MPROF_ENOMEM. */
+int mprof_model_analyse_with(const mprof_model_t *model,
+                             const mprof_analysis_options_t *options,
+                             mprof_analysis_t *out);
 
 void mprof_analysis_free(mprof_analysis_t *analysis);
 

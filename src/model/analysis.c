@@ -4,10 +4,13 @@
  *    interactions before they stalled;
  *  - lost wake-ups: a signal that no waiter heard, followed by a wait on
  *    the same thing that never ends;
- *  - per thread: time running, waiting (by what it waited on) and idle;
+ *  - per thread: time running, waiting (by what it waited on), in poll
+ *    (a loop's idle bands) and not running;
  *  - wait chains: who waited on whom, transitively, longest first;
  *  - the critical path of the longest resolved thread, back through
- *    resolves, reads and creations.
+ *    resolves, reads and creations;
+ *  - then the findings and the requests' latency (findings.c,
+ *    requests.c), from all of the above.
  * A wait is a try_read of a pending input: it lasts until the waiter reads
  * that input, or the input ends, or the waiter does.  Legacy traces of
  * Lwt programs hold no try_read (older mirage-profile wrote none): there a
@@ -18,7 +21,7 @@
  */
 #include <string.h>
 
-#include "model_internal.h"
+#include "analysis_internal.h"
 
 /* Arrows by thread: adj[first[t] .. first[t+1]) are the arrows from or to
  * thread t, in time order. */
@@ -201,6 +204,35 @@ static int thread_waiting(context_t *c, uint32_t t, int64_t life_end,
   return 0;
 }
 
+/* Time the loop thread t spent in its poll: the idle bands of the stream
+ * it runs on, within [start, end). */
+static int64_t loop_in_poll(const context_t *c, uint32_t t, int64_t start,
+                            int64_t end) {
+  const mprof_model_view_t *v = &c->model->view;
+  uint32_t stream = mprof__thread_stream(c->model, t);
+  int64_t sum = 0;
+  for (size_t i = 0; stream != MPROF_NO_THREAD && i < v->band_count; i++) {
+    const mprof_band_t *b = &v->bands[i];
+    if (b->span.stream != stream || b->kind != MPROF_BAND_IDLE) continue;
+    int64_t from = b->span.start_ns > start ? b->span.start_ns : start;
+    int64_t to = b->span.end_ns < end ? b->span.end_ns : end;
+    if (to > from) sum += to - from;
+  }
+  return sum;
+}
+
+/* Split what is left of t's life into in poll and not running. */
+static void split_idle(const context_t *c, uint32_t t, int64_t end,
+                       mprof_thread_time_t *tt) {
+  int64_t idle = tt->life_ns - tt->running_ns - tt->waiting_ns;
+  tt->idle_ns = idle > 0 ? idle : 0;
+  if (c->threads[t].type == MPROF_LOOP) {
+    int64_t poll = loop_in_poll(c, t, c->threads[t].start_ns, end);
+    tt->in_poll_ns = poll < tt->idle_ns ? poll : tt->idle_ns;
+  }
+  tt->not_running_ns = tt->idle_ns - tt->in_poll_ns;
+}
+
 static int thread_times(context_t *c) {
   size_t n = c->thread_count;
   mprof_analysis_t *out = c->out;
@@ -217,8 +249,7 @@ static int thread_times(context_t *c) {
     int64_t end = effective_end(c, t);
     tt->life_ns = end - c->threads[t].start_ns;
     if (thread_waiting(c, t, end, tt)) return MPROF_ENOMEM;
-    int64_t idle = tt->life_ns - tt->running_ns - tt->waiting_ns;
-    tt->idle_ns = idle > 0 ? idle : 0;
+    split_idle(c, t, end, tt);
   }
   out->times[0].thread = 0;
   return 0;
@@ -313,11 +344,33 @@ static uint32_t signal_before(const context_t *c, uint32_t condition,
   return found;
 }
 
+/* Does some thread try_read w (wait for it)? */
+static int waited_for(const context_t *c, uint32_t w) {
+  const uint32_t *first = c->adjacency.first;
+  for (uint32_t k = first[w]; k < first[w + 1]; k++) {
+    const mprof_arrow_t *a = &c->arrows[c->adjacency.adj[k]];
+    if (a->kind == MPROF_ARROW_TRY_READ && a->to == w) return 1;
+  }
+  return 0;
+}
+
+/* The condition w waits on as its creator's waiter, or NO: w was made by
+ * a condition, or made by its creator and waited for (the wait of
+ * mprof_condition_wait()).  A thread merely created while another ran (a
+ * timer started in an async handle's callback) waits on nothing. */
+static uint32_t waited_condition(const context_t *c, uint32_t w) {
+  uint32_t creator = c->threads[w].creator;
+  if (creator == MPROF_ROOT_THREAD) return MPROF_NO_THREAD;
+  if (c->threads[creator].type == MPROF_CONDITION || waited_for(c, w))
+    return creator;
+  return MPROF_NO_THREAD;
+}
+
 static int find_lost_wakeups(context_t *c) {
   for (uint32_t w = 1; w < c->thread_count; w++) {
     if (!never_ends(&c->threads[w])) continue;
-    /* the conditions it waits on: its creator, and what it try_reads */
-    uint32_t candidates[2] = {c->threads[w].creator, MPROF_NO_THREAD};
+    /* the conditions it waits on: its creator's, and what it try_reads */
+    uint32_t candidates[2] = {waited_condition(c, w), MPROF_NO_THREAD};
     if (c->edges_first[w] < c->edges_first[w + 1])
       candidates[1] = c->edges[c->edges_first[w + 1] - 1].on;
     for (int k = 0; k < 2; k++) {
@@ -494,8 +547,19 @@ static int critical_path(context_t *c) {
 /* --- Entry points -------------------------------------------------------------------- */
 
 int mprof_model_analyse(const mprof_model_t *m, mprof_analysis_t *out) {
+  return mprof_model_analyse_with(m, NULL, out);
+}
+
+int mprof_model_analyse_with(const mprof_model_t *m,
+                             const mprof_analysis_options_t *options,
+                             mprof_analysis_t *out) {
   memset(out, 0, sizeof *out);
-  if (!m->finished) return MPROF_EINVAL;
+  mprof_analysis_options_t o = options ? *options
+                                       : (mprof_analysis_options_t){0, 0};
+  if (!m->finished || o.loop_blocked_ns < 0 || o.busy_loop_ns < 0)
+    return MPROF_EINVAL;
+  if (!o.loop_blocked_ns) o.loop_blocked_ns = MPROF_LOOP_BLOCKED_NS;
+  if (!o.busy_loop_ns) o.busy_loop_ns = MPROF_BUSY_LOOP_NS;
   context_t c;
   memset(&c, 0, sizeof c);
   c.model = m;
@@ -510,6 +574,8 @@ int mprof_model_analyse(const mprof_model_t *m, mprof_analysis_t *out) {
   if (!err) err = find_lost_wakeups(&c);
   if (!err) err = find_chains(&c);
   if (!err) err = critical_path(&c);
+  if (!err) err = mprof__summarise_requests(m, out);
+  if (!err) err = mprof__find_findings(m, &o, out);
   free(c.adjacency.first);
   free(c.adjacency.adj);
   free(c.edges);
@@ -519,6 +585,12 @@ int mprof_model_analyse(const mprof_model_t *m, mprof_analysis_t *out) {
 }
 
 void mprof_analysis_free(mprof_analysis_t *a) {
+  free(a->findings);
+  free(a->finding_threads);
+  free(a->evidence);
+  free(a->text);
+  free(a->requests);
+  free(a->failures);
   free(a->stalls);
   free(a->lost_wakeups);
   free(a->times);

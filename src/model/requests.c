@@ -1,0 +1,296 @@
+/* requests.c -- the requests of a trace summarised by kind, for the
+ * report's latency and failures: libuv's fs, write, connect, work, ...
+ * threads grouped by type and label, the label without the numbers, paths
+ * and addresses in it ("fs open /tmp/x/f3" and "fs open /tmp/y" are both
+ * "fs open"), with the count, the percentiles of their lives, the thread
+ * pool's queue wait against run time for work, and the failures by
+ * error. */
+#include <string.h>
+
+#include "analysis_internal.h"
+
+int mprof__is_request_type(uint16_t type) {
+  switch (type) {
+  case MPROF_REQUEST: case MPROF_WORK: case MPROF_FS: case MPROF_CONNECT:
+  case MPROF_WRITE: case MPROF_SHUTDOWN: case MPROF_GETADDRINFO:
+  case MPROF_GETNAMEINFO: case MPROF_UDP_SEND: case MPROF_RANDOM:
+    return 1;
+  default:
+    return 0;
+  }
+}
+
+uint32_t mprof__thread_stream(const mprof_model_t *m, uint32_t t) {
+  uint32_t row = m->view.threads[t].row;
+  if (row >= m->view.row_count) return MPROF_NO_THREAD;
+  for (uint32_t k = m->row_running_first[row]; k < m->row_running_first[row + 1]; k++)
+    if (m->view.running[k].thread == t) return m->view.running[k].stream;
+  return MPROF_NO_THREAD;
+}
+
+/* Does a word of a label name one request only: a number, a path, an
+ * address (it holds a digit, a slash, a colon or a bracket)? */
+static int word_is_particular(const char *word, size_t length) {
+  for (size_t i = 0; i < length; i++)
+    if ((word[i] >= '0' && word[i] <= '9') || word[i] == '/' ||
+        word[i] == ':' || word[i] == '[')
+      return 1;
+  return 0;
+}
+
+void mprof__request_kind(const mprof_model_t *m, uint32_t t, char *buf,
+                         size_t size) {
+  const mprof_thread_t *th = &m->view.threads[t];
+  const char *label = th->label_count
+                          ? m->view.strings + m->view.labels[th->first_label].text
+                          : mprof_type_name((mprof_type_t)th->type);
+  size_t n = 0;
+  for (const char *p = label; *p;) {
+    while (*p == ' ') p++;
+    size_t length = 0;
+    while (p[length] && p[length] != ' ') length++;
+    if (length && !word_is_particular(p, length) && n + length + 2 <= size) {
+      if (n) buf[n++] = ' ';
+      memcpy(buf + n, p, length);
+      n += length;
+    }
+    p += length;
+  }
+  if (n == 0) {
+    const char *type = mprof_type_name((mprof_type_t)th->type);
+    for (; *type && n + 1 < size; type++) buf[n++] = *type;
+  }
+  buf[n < size ? n : size - 1] = 0;
+}
+
+/* The groups while they are made: each request's group, and per group
+ * its requests' indexes (members[first[g] .. first[g+1])). */
+typedef struct grouping_s {
+  uint32_t *group_of;      /* by thread; MPROF_NO_THREAD: not a request */
+  uint32_t *first, *members;
+  size_t cap_groups;
+  int64_t *queue_ns, *run_ns; /* by thread: work in the pool; -1 unknown */
+} grouping_t;
+
+static uint32_t find_group(const mprof_analysis_t *out, uint16_t type,
+                           const char *name) {
+  for (size_t g = 0; g < out->request_count; g++)
+    if (out->requests[g].type == type &&
+        strcmp(out->text + out->requests[g].name, name) == 0)
+      return (uint32_t)g;
+  return MPROF_NO_THREAD;
+}
+
+/* Give every request its group, making the groups. */
+static int assign_groups(const mprof_model_t *m, grouping_t *g,
+                         mprof_analysis_t *out) {
+  const mprof_model_view_t *v = &m->view;
+  char name[128];
+  for (uint32_t t = 1; t < v->thread_count; t++) {
+    g->group_of[t] = MPROF_NO_THREAD;
+    const mprof_thread_t *th = &v->threads[t];
+    if (!mprof__is_request_type(th->type) || th->ending == MPROF_ENDING_MERGED)
+      continue;
+    mprof__request_kind(m, t, name, sizeof name);
+    uint32_t group = find_group(out, th->type, name);
+    if (group == MPROF_NO_THREAD) {
+      mprof_request_group_t fresh;
+      memset(&fresh, 0, sizeof fresh);
+      fresh.type = th->type;
+      if (mprof__analysis_text(out, name, &fresh.name) ||
+          mprof__grow(&out->requests, &g->cap_groups, out->request_count + 1,
+                      sizeof *out->requests))
+        return MPROF_ENOMEM;
+      group = (uint32_t)out->request_count++;
+      out->requests[group] = fresh;
+    }
+    g->group_of[t] = group;
+    out->requests[group].count++;
+  }
+  return 0;
+}
+
+void mprof__loop_streams(const mprof_model_t *m, uint8_t *loop) {
+  const mprof_model_view_t *v = &m->view;
+  for (size_t i = 0; i < v->running_count; i++)
+    if (v->threads[v->running[i].thread].type == MPROF_LOOP)
+      loop[v->running[i].stream] = 1;
+  for (size_t i = 0; !m->legacy && i < v->band_count; i++)
+    if (v->bands[i].kind == MPROF_BAND_IDLE) loop[v->bands[i].span.stream] = 1;
+}
+
+int mprof__pool_times(const mprof_model_t *m, int64_t **queue_out,
+                      int64_t **run_out) {
+  const mprof_model_view_t *v = &m->view;
+  uint8_t *loop = calloc(v->stream_count + 1, 1);
+  int64_t *queue_ns = malloc((v->thread_count + 1) * sizeof *queue_ns);
+  int64_t *run_ns = malloc((v->thread_count + 1) * sizeof *run_ns);
+  if (!loop || !queue_ns || !run_ns) {
+    free(loop);
+    free(queue_ns);
+    free(run_ns);
+    return MPROF_ENOMEM;
+  }
+  mprof__loop_streams(m, loop);
+  for (size_t t = 0; t < v->thread_count; t++) queue_ns[t] = run_ns[t] = -1;
+  for (size_t i = 0; i < v->running_count; i++) {
+    const mprof_span_t *s = &v->running[i];
+    if (v->threads[s->thread].type != MPROF_WORK || loop[s->stream]) continue;
+    int64_t queued = s->start_ns - v->threads[s->thread].start_ns;
+    if (run_ns[s->thread] < 0 || queued < queue_ns[s->thread])
+      queue_ns[s->thread] = queued;
+    run_ns[s->thread] = (run_ns[s->thread] < 0 ? 0 : run_ns[s->thread]) +
+                        s->end_ns - s->start_ns;
+  }
+  free(loop);
+  *queue_out = queue_ns;
+  *run_out = run_ns;
+  return 0;
+}
+
+int mprof__compare_int64(const void *pa, const void *pb) {
+  int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+  return (a > b) - (a < b);
+}
+
+/* The q-th percentile (nearest rank) of n sorted values, or -1. */
+static int64_t percentile(const int64_t *sorted, size_t n, unsigned q) {
+  if (n == 0) return -1;
+  size_t rank = (n * q + 99) / 100;
+  return sorted[rank ? rank - 1 : 0];
+}
+
+/* Sort values[0..n) (-1s dropped) and return how many are kept. */
+static size_t sort_known(int64_t *values, size_t n) {
+  size_t kept = 0;
+  for (size_t i = 0; i < n; i++)
+    if (values[i] >= 0) values[kept++] = values[i];
+  qsort(values, kept, sizeof *values, mprof__compare_int64);
+  return kept;
+}
+
+/* Lives, queue waits and runs of group r's ended requests. */
+static void group_times(const mprof_model_t *m, const grouping_t *g,
+                        uint32_t r, int64_t *scratch,
+                        mprof_request_group_t *group) {
+  const mprof_thread_t *threads = m->view.threads;
+  uint32_t lo = g->first[r], hi = g->first[r + 1];
+  size_t n = 0;
+  for (uint32_t k = lo; k < hi; k++) {
+    const mprof_thread_t *th = &threads[g->members[k]];
+    if (th->ending == MPROF_ENDING_PENDING || (th->flags & MPROF_THREAD_STALLED))
+      group->pending++;
+    else
+      scratch[n++] = th->end_ns - th->start_ns;
+  }
+  n = sort_known(scratch, n);
+  group->p50_ns = percentile(scratch, n, 50);
+  group->p90_ns = percentile(scratch, n, 90);
+  group->p99_ns = percentile(scratch, n, 99);
+  group->max_ns = n ? scratch[n - 1] : -1;
+  for (int which = 0; which < 2; which++) {
+    const int64_t *from = which ? g->run_ns : g->queue_ns;
+    for (uint32_t k = lo; k < hi; k++) scratch[k - lo] = from[g->members[k]];
+    n = sort_known(scratch, hi - lo);
+    int64_t p50 = percentile(scratch, n, 50), max = n ? scratch[n - 1] : -1;
+    if (which) {
+      group->run_p50_ns = p50;
+      group->run_max_ns = max;
+    } else {
+      group->queue_p50_ns = p50;
+      group->queue_max_ns = max;
+    }
+  }
+}
+
+/* Count group r's failures by error text. */
+static int group_failures(const mprof_model_t *m, const grouping_t *g,
+                          uint32_t r, size_t *cap, mprof_analysis_t *out) {
+  const mprof_model_view_t *v = &m->view;
+  mprof_request_group_t *group = &out->requests[r];
+  group->first_failure = (uint32_t)out->failure_count;
+  for (uint32_t k = g->first[r]; k < g->first[r + 1]; k++) {
+    uint32_t t = g->members[k];
+    const mprof_thread_t *th = &v->threads[t];
+    if (th->ending != MPROF_ENDING_FAILED || !th->failure ||
+        (th->flags & MPROF_THREAD_STALLED))
+      continue;
+    group->failed++;
+    size_t f = group->first_failure;
+    while (f < out->failure_count &&
+           strcmp(v->strings + out->failures[f].error, v->strings + th->failure))
+      f++;
+    if (f == out->failure_count) {
+      if (mprof__grow(&out->failures, cap, f + 1, sizeof *out->failures))
+        return MPROF_ENOMEM;
+      out->failures[out->failure_count++] = (mprof_failure_count_t){th->failure, 0, t};
+      group->failure_count++;
+    }
+    out->failures[f].count++;
+  }
+  return 0;
+}
+
+/* Members of each group, by thread index. */
+static int list_members(const mprof_model_t *m, grouping_t *g,
+                        const mprof_analysis_t *out) {
+  size_t groups = out->request_count, n = m->view.thread_count;
+  g->first = calloc(groups + 1, sizeof *g->first);
+  uint32_t *fill = calloc(groups + 1, sizeof *fill);
+  size_t members = 0;
+  for (size_t r = 0; r < groups; r++) members += out->requests[r].count;
+  g->members = malloc((members + 1) * sizeof *g->members);
+  if (!g->first || !fill || !g->members) {
+    free(fill);
+    return MPROF_ENOMEM;
+  }
+  for (size_t r = 0; r < groups; r++) g->first[r + 1] = g->first[r] + out->requests[r].count;
+  for (uint32_t t = 1; t < n; t++)
+    if (g->group_of[t] != MPROF_NO_THREAD)
+      g->members[g->first[g->group_of[t]] + fill[g->group_of[t]]++] = t;
+  free(fill);
+  return 0;
+}
+
+static int measure_groups(const mprof_model_t *m, grouping_t *g,
+                          mprof_analysis_t *out) {
+  int err = list_members(m, g, out);
+  uint32_t largest = 0;
+  for (size_t r = 0; r < out->request_count; r++)
+    if (out->requests[r].count > largest) largest = out->requests[r].count;
+  int64_t *scratch = malloc((largest + 1) * sizeof *scratch);
+  if (!scratch) err = MPROF_ENOMEM;
+  size_t cap = 0;
+  for (uint32_t r = 0; !err && r < out->request_count; r++) {
+    group_times(m, g, r, scratch, &out->requests[r]);
+    err = group_failures(m, g, r, &cap, out);
+  }
+  free(scratch);
+  return err;
+}
+
+static int by_count(const void *pa, const void *pb) {
+  const mprof_request_group_t *a = pa, *b = pb;
+  if (a->count != b->count) return a->count > b->count ? -1 : 1;
+  return (a->name > b->name) - (a->name < b->name);
+}
+
+int mprof__summarise_requests(const mprof_model_t *m, mprof_analysis_t *out) {
+  size_t n = m->view.thread_count;
+  grouping_t g;
+  memset(&g, 0, sizeof g);
+  g.group_of = malloc((n + 1) * sizeof *g.group_of);
+  int err = g.group_of ? 0 : MPROF_ENOMEM;
+  if (!err) err = assign_groups(m, &g, out);
+  if (!err) err = mprof__pool_times(m, &g.queue_ns, &g.run_ns);
+  if (!err) err = measure_groups(m, &g, out);
+  /* failures point into the groups by position: sort only the groups
+   * (each keeps its own first_failure) */
+  if (!err) qsort(out->requests, out->request_count, sizeof *out->requests, by_count);
+  free(g.group_of);
+  free(g.queue_ns);
+  free(g.run_ns);
+  free(g.first);
+  free(g.members);
+  return err;
+}
