@@ -1,7 +1,9 @@
-/* cmd_report.c -- `mprof report [--json] [--top N] TRACE...`: the model's
- * analysis for a person (text) or a script (one JSON object per trace):
- * stalled should_resolve threads, lost wake-ups, where each thread's time
- * went, the longest wait chains and the critical path. */
+/* cmd_report.c -- `mprof report [--json] [--top N] [--loop-blocked-ms N]
+ * TRACE...`: the model's analysis for a person (text) or a script (one
+ * JSON object per trace): the findings (most severe first), the requests'
+ * latency and failures by kind, stalled should_resolve threads, lost
+ * wake-ups, where each thread's time went, the longest wait chains and
+ * the critical path. */
 #include <getopt.h>
 #include <inttypes.h>
 #include <jansson.h>
@@ -12,19 +14,24 @@
 #include "mprof/model.h"
 
 static const char help[] =
-    "usage: mprof report [--json] [--top N] TRACE...\n"
-    "Analyse traces: should_resolve threads that never resolved (with the\n"
+    "usage: mprof report [--json] [--top N] [--loop-blocked-ms N] TRACE...\n"
+    "Analyse traces: the findings, most severe first (docs/analysis.md:\n"
+    "lost wake-ups, stalls, callbacks that block their loop for N ms or\n"
+    "more (default 20), busy loops, a saturated thread pool, requests left\n"
+    "pending); requests by kind, with their latency and failures;\n"
+    "should_resolve threads that never resolved (with the\n"
     "interactions just before they stalled), lost wake-ups (a signal nobody\n"
-    "waited for, then a wait on it that never ends), time running, waiting\n"
-    "and idle for the N longest-lived threads (default 10, 0 for all), the\n"
-    "longest wait chains, and the critical path of the longest resolved\n"
-    "thread.\n"
+    "waited for, then a wait on it that never ends), time running, waiting,\n"
+    "in poll and not running for the N longest-lived threads (default 10,\n"
+    "0 for all), the longest wait chains, and the critical path of the\n"
+    "longest resolved thread.\n"
     "--json prints one object per trace (JSON lines).  A merged trace\n"
     "(mprof merge) is analysed as one: its processes on one time axis.\n";
 
 typedef struct report_s {
   int json;
   size_t top;
+  mprof_analysis_options_t options;
   int failed;
 } report_t;
 
@@ -44,22 +51,21 @@ static void put_duration(int64_t ns) {
 /* "label" (type#id) with the label escaped, or type#id if unlabelled. */
 static void put_thread(const mprof_model_t *m, uint32_t t) {
   const mprof_thread_t *th = &mprof_model_view(m)->threads[t];
-  char name[256];
+  const char *label = mprof_model_thread_label(m, t);
   if (t == MPROF_ROOT_THREAD) {
     fputs("(root)", stdout);
     return;
   }
-  if (th->label_count) {
-    mprof_model_thread_name(m, t, name, sizeof name);
+  if (label) {
     putchar('"');
-    cli_put_escaped(stdout, name, strlen(name));
+    cli_put_escaped(stdout, label, strlen(label));
     fputs("\" (", stdout);
   }
   printf("%s#%" PRIu64 "%s",
          (th->flags & MPROF_THREAD_PREEXISTING)
              ? "preexisting"
              : mprof_type_name((mprof_type_t)th->type),
-         th->id, th->label_count ? ")" : "");
+         th->id, label ? ")" : "");
 }
 
 static void put_arrow(const mprof_model_t *m, uint32_t i) {
@@ -71,6 +77,77 @@ static void put_arrow(const mprof_model_t *m, uint32_t i) {
   printf(" -> ");
   put_thread(m, a->to);
   putchar('\n');
+}
+
+/* A finding's summary: its quotes are the model's, so only the bytes that
+ * could break the line or drive the terminal are escaped (\xHH). */
+static void put_summary(const char *summary) {
+  for (const unsigned char *p = (const unsigned char *)summary; *p; p++)
+    if (*p < 0x20 || *p >= 0x7f)
+      printf("\\x%02x", *p);
+    else
+      putchar(*p);
+}
+
+static void text_findings(const mprof_analysis_t *a) {
+  size_t by_severity[3] = {0, 0, 0};
+  for (size_t i = 0; i < a->finding_count; i++)
+    if (a->findings[i].severity < 3) by_severity[a->findings[i].severity]++;
+  printf("\nFindings: %zu (%zu error%s, %zu warning%s, %zu info)\n",
+         a->finding_count, by_severity[0], by_severity[0] == 1 ? "" : "s",
+         by_severity[1], by_severity[1] == 1 ? "" : "s", by_severity[2]);
+  for (size_t i = 0; i < a->finding_count; i++) {
+    const mprof_finding_t *f = &a->findings[i];
+    printf("  %-7s %-14s ", mprof_severity_name((mprof_severity_t)f->severity),
+           mprof_finding_kind_name((mprof_finding_kind_t)f->kind));
+    put_summary(a->text + f->summary);
+    putchar('\n');
+  }
+}
+
+/* A duration column of the requests' table: "-" where unknown. */
+static void put_column(int64_t ns) {
+  char cell[32];
+  if (ns < 0)
+    snprintf(cell, sizeof cell, "-");
+  else if (ns < 1000000)
+    snprintf(cell, sizeof cell, "%.1fus", (double)ns / 1e3);
+  else
+    snprintf(cell, sizeof cell, "%.1fms", (double)ns / 1e6);
+  printf(" %9s", cell);
+}
+
+static void text_requests(const mprof_model_t *m, const mprof_analysis_t *a) {
+  const char *strings = mprof_model_view(m)->strings;
+  printf("\nRequests: %zu kinds\n", a->request_count);
+  if (a->request_count)
+    printf("  %-24s %6s %6s %9s %9s %9s %9s %9s %9s\n", "kind", "count",
+           "failed", "p50", "p90", "p99", "max", "queue p50", "run p50");
+  for (size_t i = 0; i < a->request_count; i++) {
+    const mprof_request_group_t *g = &a->requests[i];
+    const char *name = a->text + g->name;
+    printf("  ");
+    cli_put_escaped(stdout, name, strlen(name));
+    printf("%*s %6u %6u", strlen(name) < 24 ? (int)(24 - strlen(name)) : 0, "",
+           g->count, g->failed);
+    put_column(g->p50_ns);
+    put_column(g->p90_ns);
+    put_column(g->p99_ns);
+    put_column(g->max_ns);
+    put_column(g->queue_p50_ns);
+    put_column(g->run_p50_ns);
+    if (g->pending) printf("  (%u pending)", g->pending);
+    putchar('\n');
+    for (uint32_t k = 0; k < g->failure_count; k++) {
+      const mprof_failure_count_t *f = &a->failures[g->first_failure + k];
+      const char *error = strings + f->error;
+      printf("    failed: ");
+      cli_put_escaped(stdout, name, strlen(name));
+      printf(": ");
+      cli_put_escaped(stdout, error, strlen(error));
+      printf(" x%u\n", f->count);
+    }
+  }
 }
 
 static void text_stalls(const mprof_model_t *m, const mprof_analysis_t *a) {
@@ -156,8 +233,12 @@ static int text_times(const mprof_model_t *m, const mprof_analysis_t *a,
     put_duration(t->running_ns);
     printf(", waiting ");
     put_duration(t->waiting_ns);
-    printf(", idle ");
-    put_duration(t->idle_ns);
+    if (t->in_poll_ns) {
+      printf(", in poll ");
+      put_duration(t->in_poll_ns);
+    }
+    printf(", not running ");
+    put_duration(t->not_running_ns);
     putchar('\n');
     for (uint32_t k = 0; k < t->wait_count; k++) {
       printf("    waited ");
@@ -221,6 +302,8 @@ static int report_text(const char *path, const mprof_model_t *m,
          v->events, v->thread_count - 1, v->stream_count, v->discarded);
   put_duration(v->duration_ns);
   putchar('\n');
+  text_findings(a);
+  text_requests(m, a);
   text_stalls(m, a);
   text_lost_wakeups(m, a);
   if (text_times(m, a, top)) return -1;
@@ -231,12 +314,17 @@ static int report_text(const char *path, const mprof_model_t *m,
 
 /* --- JSON -------------------------------------------------------------------------- */
 
+/* {"id", "label" (null if none), "name" (the label, or type#id), "type"} */
 static json_t *json_thread(const mprof_model_t *m, uint32_t t) {
   const mprof_thread_t *th = &mprof_model_view(m)->threads[t];
+  const char *label = mprof_model_thread_label(m, t);
   char name[256];
   mprof_model_thread_name(m, t, name, sizeof name);
-  return json_pack("{s:I, s:o, s:s}", "id", (json_int_t)th->id, "name",
-                   cli_json_text(name, strlen(name)), "type",
+  return json_pack("{s:I, s:o, s:o, s:s}", "id", (json_int_t)th->id, "label",
+                   label ? cli_json_text(label, strlen(label)) : json_null(),
+                   "name", cli_json_text(label ? label : name,
+                                         strlen(label ? label : name)),
+                   "type",
                    t == MPROF_ROOT_THREAD
                        ? "root"
                        : mprof_type_name((mprof_type_t)th->type));
@@ -248,6 +336,85 @@ static json_t *json_arrow(const mprof_model_t *m, uint32_t i) {
                    "kind", mprof_arrow_kind_name((mprof_arrow_kind_t)a->kind),
                    "from", json_thread(m, a->from), "to",
                    json_thread(m, a->to));
+}
+
+static json_t *json_evidence(const mprof_model_t *m,
+                             const mprof_evidence_t *e) {
+  json_t *o = json_pack(
+      "{s:s, s:o, s:I, s:I, s:I}", "kind",
+      mprof_evidence_kind_name((mprof_evidence_kind_t)e->kind), "thread",
+      json_thread(m, e->thread), "start_ns", (json_int_t)e->start_ns,
+      "end_ns", (json_int_t)e->end_ns, "count", (json_int_t)e->count);
+  if (o && e->kind == MPROF_EVIDENCE_ARROW)
+    json_object_set_new(o, "arrow", json_arrow(m, e->arrow));
+  return o;
+}
+
+static json_t *json_finding(const mprof_model_t *m, const mprof_analysis_t *a,
+                            const mprof_finding_t *f) {
+  json_t *threads = json_array(), *evidence = json_array();
+  for (uint32_t k = 0; k < f->thread_count; k++)
+    json_array_append_new(threads,
+                          json_thread(m, a->finding_threads[f->first_thread + k]));
+  for (uint32_t k = 0; k < f->evidence_count; k++)
+    json_array_append_new(evidence,
+                          json_evidence(m, &a->evidence[f->first_evidence + k]));
+  const char *summary = a->text + f->summary;
+  return json_pack("{s:s, s:s, s:o, s:o, s:I, s:I, s:I, s:o}", "kind",
+                   mprof_finding_kind_name((mprof_finding_kind_t)f->kind),
+                   "severity", mprof_severity_name((mprof_severity_t)f->severity),
+                   "summary", cli_json_text(summary, strlen(summary)),
+                   "threads", threads, "start_ns", (json_int_t)f->start_ns,
+                   "end_ns", (json_int_t)f->end_ns, "value_ns",
+                   (json_int_t)f->value_ns, "evidence", evidence);
+}
+
+static json_t *json_findings(const mprof_model_t *m, const mprof_analysis_t *a) {
+  json_t *list = json_array();
+  for (size_t i = 0; i < a->finding_count; i++)
+    json_array_append_new(list, json_finding(m, a, &a->findings[i]));
+  return list;
+}
+
+static json_t *json_failures(const mprof_model_t *m, const mprof_analysis_t *a,
+                             const mprof_request_group_t *g) {
+  const char *strings = mprof_model_view(m)->strings;
+  json_t *list = json_array();
+  for (uint32_t k = 0; k < g->failure_count; k++) {
+    const mprof_failure_count_t *f = &a->failures[g->first_failure + k];
+    const char *error = strings + f->error;
+    json_array_append_new(
+        list, json_pack("{s:o, s:I, s:o}", "error",
+                        cli_json_text(error, strlen(error)), "count",
+                        (json_int_t)f->count, "example",
+                        json_thread(m, f->example)));
+  }
+  return list;
+}
+
+static json_t *json_requests(const mprof_model_t *m, const mprof_analysis_t *a) {
+  json_t *list = json_array();
+  for (size_t i = 0; i < a->request_count; i++) {
+    const mprof_request_group_t *g = &a->requests[i];
+    const char *name = a->text + g->name;
+    json_array_append_new(
+        list,
+        json_pack("{s:o, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
+                  "s:I, s:I, s:o}",
+                  "kind", cli_json_text(name, strlen(name)), "type",
+                  mprof_type_name((mprof_type_t)g->type), "count",
+                  (json_int_t)g->count, "failed", (json_int_t)g->failed,
+                  "pending", (json_int_t)g->pending, "p50_ns",
+                  (json_int_t)g->p50_ns, "p90_ns", (json_int_t)g->p90_ns,
+                  "p99_ns", (json_int_t)g->p99_ns, "max_ns",
+                  (json_int_t)g->max_ns, "queue_p50_ns",
+                  (json_int_t)g->queue_p50_ns, "queue_max_ns",
+                  (json_int_t)g->queue_max_ns, "run_p50_ns",
+                  (json_int_t)g->run_p50_ns, "run_max_ns",
+                  (json_int_t)g->run_max_ns, "failures",
+                  json_failures(m, a, g)));
+  }
+  return list;
 }
 
 static json_t *json_stalls(const mprof_model_t *m, const mprof_analysis_t *a) {
@@ -304,12 +471,13 @@ static json_t *json_times(const mprof_model_t *m, const mprof_analysis_t *a,
                         json_thread(m, a->waits[t->first_wait + k].on), "ns",
                         (json_int_t)a->waits[t->first_wait + k].ns));
     json_array_append_new(
-        list, json_pack("{s:o, s:I, s:I, s:I, s:I, s:o}", "thread",
+        list, json_pack("{s:o, s:I, s:I, s:I, s:I, s:I, s:o}", "thread",
                         json_thread(m, t->thread), "life_ns",
                         (json_int_t)t->life_ns, "running_ns",
                         (json_int_t)t->running_ns, "waiting_ns",
-                        (json_int_t)t->waiting_ns, "idle_ns",
-                        (json_int_t)t->idle_ns, "waiting_on", on));
+                        (json_int_t)t->waiting_ns, "in_poll_ns",
+                        (json_int_t)t->in_poll_ns, "not_running_ns",
+                        (json_int_t)t->not_running_ns, "waiting_on", on));
   }
   free(sorted);
   return list;
@@ -352,11 +520,12 @@ static int report_json(const char *path, const mprof_model_t *m,
   const mprof_model_view_t *v = mprof_model_view(m);
   json_t *times = json_times(m, a, top);
   json_t *o = json_pack(
-      "{s:o, s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o}", "trace",
-      cli_json_text(path, strlen(path)), "duration_ns",
+      "{s:o, s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+      "trace", cli_json_text(path, strlen(path)), "duration_ns",
       (json_int_t)v->duration_ns, "events", (json_int_t)v->events, "threads",
       (json_int_t)(v->thread_count - 1), "streams",
       (json_int_t)v->stream_count, "discarded", (json_int_t)v->discarded,
+      "findings", json_findings(m, a), "requests", json_requests(m, a),
       "stalls", json_stalls(m, a), "lost_wakeups", json_lost_wakeups(m, a),
       "thread_times", times ? times : json_null(), "wait_chains",
       json_chains(m, a), "critical_path", json_path(m, a));
@@ -379,7 +548,7 @@ static void report_model(report_t *r, const char *path, mprof_model_t *m,
   mprof_analysis_t a;
   cli_progress_phase(progress, "report: analysing", 0, NULL);
   cli_progress_update(progress, 0);
-  int err = mprof_model_analyse(m, &a);
+  int err = mprof_model_analyse_with(m, &r->options, &a);
   cli_progress_finish(progress);
   if (err) {
     fprintf(stderr, "mprof: %s: %s\n", path, mprof_strerror(err));
@@ -435,11 +604,14 @@ static int report_merged(report_t *r, char *path) {
 int cmd_report(int argc, char **argv) {
   static const struct option options[] = {{"json", no_argument, 0, 'j'},
                                           {"top", required_argument, 0, 't'},
+                                          {"loop-blocked-ms", required_argument,
+                                           0, 'b'},
                                           {"help", no_argument, 0, 'h'},
                                           {0, 0, 0, 0}};
-  report_t r = {0, 10, 0};
+  report_t r = {0, 10, {0, 0}, 0};
+  unsigned long blocked_ms;
   int c;
-  while ((c = getopt_long(argc, argv, "jt:h", options, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "jt:b:h", options, NULL)) != -1) {
     char *end;
     switch (c) {
     case 'j':
@@ -452,6 +624,17 @@ int cmd_report(int argc, char **argv) {
                 optarg);
         return CLI_USAGE;
       }
+      break;
+    case 'b':
+      blocked_ms = strtoul(optarg, &end, 10);
+      if (*end || !*optarg || blocked_ms == 0 || blocked_ms > 1000000000) {
+        fprintf(stderr,
+                "mprof report: --loop-blocked-ms wants a number of"
+                " milliseconds from 1, not '%s'\n",
+                optarg);
+        return CLI_USAGE;
+      }
+      r.options.loop_blocked_ns = (int64_t)blocked_ms * 1000000;
       break;
     case 'h':
       fputs(help, stdout);

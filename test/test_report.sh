@@ -37,7 +37,21 @@ check(path["target"]["name"] == "GET /", "critical path target")
 check(names([s["thread"] for s in path["steps"]]) == ["GET /", "lookup", "loop"],
       "critical path steps")
 check(path["steps"][1]["via"] == "read", "the request read the lookup")
+# The findings, most severe first: the lost wake-up, then the stalls.
+kinds = [(f["kind"], f["severity"]) for f in r["findings"]]
+check(kinds == [("lost_wakeup", "error"), ("stalled", "error"), ("stalled", "error")],
+      "findings: %s" % kinds)
+lost = r["findings"][0]
+check([t["label"] for t in lost["threads"]] == ["wait for ready", "ready", "producer"],
+      "the lost wake-up's threads, the wait first")
+check(lost["evidence"][0]["kind"] == "arrow" and lost["evidence"][0]["arrow"]["kind"] == "signal"
+      and lost["evidence"][0]["start_ns"] == lw["signal_ns"], "its evidence: the signal")
+check(lost["start_ns"] == lw["signal_ns"] and lost["end_ns"] == r["duration_ns"], "its span")
+check(lost["summary"].startswith('"wait for ready" (wait#'), "summary: %s" % lost["summary"])
+check(r["requests"] == [], "no requests in the story")
 req = [t for t in r["thread_times"] if t["thread"]["name"] == "GET /"][0]
+check("idle_ns" not in req and req["not_running_ns"] >= 0 and req["in_poll_ns"] == 0,
+      "times say not running, never idle")
 check(req["waiting_ns"] >= 19000000, "GET / waited 20 ms: %d" % req["waiting_ns"])
 check(req["waiting_on"][0]["thread"]["name"] == "lookup", "on the lookup")
 PY
@@ -47,6 +61,10 @@ PY
 grep -q '^Stalled: 2 should_resolve threads never resolved' "$tmp/report.txt" || fail "text stalls"
 grep -q '"ready" (condition#[0-9]*) was signalled by "producer"' "$tmp/report.txt" || fail "text lost wake-up"
 grep -q 'waits on "lookup"' "$tmp/report.txt" || fail "text chain"
+grep -q '^Findings: 3 (3 errors, 0 warnings, 0 info)$' "$tmp/report.txt" || fail "text findings"
+grep -A1 '^Findings' "$tmp/report.txt" | grep -q '^  error   lost_wakeup    "wait for ready" (wait#[0-9]*) waits for "ready"' ||
+  fail "text: the lost wake-up first"
+grep -q ' idle ' "$tmp/report.txt" && fail "text times say idle"
 
 # Labels are escaped: a control character never reaches the terminal.
 grep -q $'\x1b' "$tmp/report.txt" && fail "raw escape in text report"
@@ -77,6 +95,8 @@ assert main["waiting_ns"] > 7e6, main
 set +e
 "$mprof" report >/dev/null 2>&1; [ $? = 2 ] || fail "no trace: usage error"
 "$mprof" report --top x "$tmp/story.ctf" >/dev/null 2>&1; [ $? = 2 ] || fail "bad --top"
+"$mprof" report --loop-blocked-ms 0 "$tmp/story.ctf" >/dev/null 2>"$tmp/err"; [ $? = 2 ] || fail "bad --loop-blocked-ms"
+grep -q "loop-blocked-ms wants a number" "$tmp/err" || fail "bad --loop-blocked-ms: $(cat "$tmp/err")"
 "$mprof" report "$tmp/missing.ctf" >/dev/null 2>&1; [ $? = 3 ] || fail "missing trace"
 set -e
 echo "report: ok"
