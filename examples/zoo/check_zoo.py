@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""check_zoo.py EXPECT REPORT -- does `mprof report --json`'s REPORT (one
+JSON line) hold what the zoo's EXPECT file says must be found?  One
+directive a line ('#' starts a comment):
+
+  finding KIND SEVERITY LABEL  the first finding of KIND has SEVERITY, and
+                               its first thread (the one at fault) LABEL
+  first KIND LABEL             the very first finding is of KIND, on LABEL
+  only                         no error or warning of a kind not named by
+                               a finding line
+  clean                        no error or warning at all
+  failure KIND ERROR COUNT     COUNT requests of KIND failed with ERROR
+  size SIZE                    (for test_zoo.sh: the trace's size)
+
+Prints what is wrong, with the findings, and exits 1; or exits 0."""
+import json
+import sys
+
+SERIOUS = ("error", "warning")
+
+
+def label(thread):
+    return thread["label"] if thread["label"] is not None else thread["name"]
+
+
+def check(directive, words, report):
+    """What is wrong with one directive, or None."""
+    findings = report["findings"]
+    if directive == "finding":
+        kind, severity, want = words[0], words[1], " ".join(words[2:])
+        of_kind = [f for f in findings if f["kind"] == kind]
+        if not of_kind:
+            return "no %s finding" % kind
+        got = of_kind[0]
+        if got["severity"] != severity:
+            return "%s is a %s, not a %s" % (kind, got["severity"], severity)
+        if label(got["threads"][0]) != want:
+            return "the first %s is on %r, not %r" % (kind, label(got["threads"][0]), want)
+    elif directive == "first":
+        kind, want = words[0], " ".join(words[1:])
+        if not findings or findings[0]["kind"] != kind or label(findings[0]["threads"][0]) != want:
+            return "the first finding is not %s on %r" % (kind, want)
+    elif directive in ("only", "clean"):
+        named = set() if directive == "clean" else report["_named"]
+        extra = [f for f in findings if f["severity"] in SERIOUS and f["kind"] not in named]
+        if extra:
+            return "%s: also %s" % (directive, ", ".join(f["kind"] for f in extra))
+    elif directive == "failure":
+        kind, error, count = " ".join(words[:-2]), words[-2], int(words[-1])
+        groups = [g for g in report["requests"] if g["kind"] == kind]
+        failures = {f["error"]: f["count"] for g in groups for f in g["failures"]}
+        if failures.get(error) != count:
+            return "%s failures: %s, not %s x%d" % (kind, failures, error, count)
+    elif directive != "size":
+        return "unknown directive %r" % directive
+    return None
+
+
+def main(expect_path, report_path):
+    report = json.loads(open(report_path).readline())
+    lines = [l.split("#")[0].split() for l in open(expect_path)]
+    lines = [l for l in lines if l]
+    report["_named"] = {l[1] for l in lines if l[0] == "finding"}
+    wrong = [w for w in (check(l[0], l[1:], report) for l in lines) if w]
+    if not wrong:
+        return 0
+    for w in wrong:
+        print("FAIL: %s: %s" % (expect_path, w))
+    for f in report["findings"]:
+        print("  %s %s: %s" % (f["severity"], f["kind"], f["summary"]))
+    return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1], sys.argv[2]))
