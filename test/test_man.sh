@@ -7,12 +7,10 @@ mprof=$1/mprof
 page=$2
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-if command -v groff >/dev/null; then
-  warnings=$(groff -man -Tutf8 -ww -z "$page" 2>&1)
-  [ -z "$warnings" ] || fail "groff warns about $page: $warnings"
-else
-  echo "note: no groff (scripts/deps.sh installs groff-base); not rendered"
-fi
+command -v groff >/dev/null ||
+  fail "no groff to render $page: apt-get install groff-base (scripts/deps.sh)"
+warnings=$(groff -man -Tutf8 -ww -z "$page" 2>&1)
+[ -z "$warnings" ] || fail "groff warns about $page: $warnings"
 commands=$("$mprof" --help | awk '/^commands:/ { on = 1; next } on && NF { print $1 } on && !NF { exit }')
 [ "$(wc -w <<<"$commands")" -ge 5 ] || fail "commands in mprof --help: $commands"
 for cmd in $commands; do
