@@ -2,10 +2,12 @@
 # damaged.sh -- the damaged-trace corpus (test/data/damaged, MANIFEST):
 # `mprof check`, `dump`, `stats` and `report` on each file, under a timeout.
 # None may crash, hang or trip a sanitizer; every line on stderr names the
-# file, none is repeated, and for a damaged trace one says at what offset; check gives the
-# exit code of the manifest and keeps at least the undamaged part's events;
-# dump prints as many events as check counts; the others agree on whether
-# anything usable remains.
+# file.  Each case has one problem, told in one line: check prints exactly
+# one line on stderr for a damaged trace (it says at what offset) and none
+# for a whole one, and dump, stats and report print the very same line;
+# check gives the exit code of the manifest and keeps at least the
+# undamaged part's events; dump prints as many events as check counts; the
+# others agree on whether anything usable remains.
 #   damaged.sh BUILD CORPUS_DIR
 set -uo pipefail
 build=$1
@@ -21,7 +23,6 @@ run() { # COMMAND: run mprof COMMAND on the file; sets code
   [ $code != 124 ] || fail "$1 hangs"
   [ $code -lt 124 ] || fail "$1 died (exit $code)"
   ! grep -q "Sanitizer\|runtime error" "$tmp/err" || fail "$1: $(grep -m1 'Sanitizer\|runtime error' "$tmp/err")"
-  [ -z "$(sort "$tmp/err" | uniq -d)" ] || fail "$1 told a problem twice: $(sort "$tmp/err" | uniq -d | head -1)"
   if grep -v "^mprof: $file: " "$tmp/err" | grep -q .; then
     fail "$1: a line that does not name the file: $(grep -v "^mprof: $file: " "$tmp/err" | head -1)"
   fi
@@ -36,16 +37,23 @@ while read -r name want minimum what; do
   events=$(sed -n 's/.*: [a-z]*, \([0-9]*\) events.*/\1/p' "$tmp/out")
   events=${events:-0}
   [ "$events" -ge "$minimum" ] || fail "check kept $events events, the undamaged part has $minimum"
+  lines=$(wc -l < "$tmp/err")
+  [ "$lines" = $(( code != 0 )) ] ||
+    fail "check told $lines lines for one problem (exit $code): $(head -3 "$tmp/err")"
   if [ $code != 0 ]; then
     grep -q "offset [0-9]" "$tmp/err" || fail "no line says where: $(head -2 "$tmp/err")"
   fi
   check_code=$code
+  cp "$tmp/err" "$tmp/check_err"
   run dump
   [ $code = $check_code ] || fail "dump exited $code, check $check_code"
   [ "$(wc -l < "$tmp/out")" = "$events" ] || fail "dump printed $(wc -l < "$tmp/out") events, check counted $events"
+  cmp -s "$tmp/err" "$tmp/check_err" || fail "dump told: $(head -2 "$tmp/err"); check: $(cat "$tmp/check_err")"
   for command in stats report; do
     run $command
     [ $(( code == 3 )) = $(( check_code == 3 )) ] || fail "$command exited $code, check $check_code"
+    cmp -s "$tmp/err" "$tmp/check_err" ||
+      fail "$command told: $(head -2 "$tmp/err"); check: $(cat "$tmp/check_err")"
   done
 done < "$corpus/MANIFEST"
 [ $cases -ge 50 ] || { echo "FAIL: only $cases cases" >&2; exit 1; }
