@@ -2,7 +2,6 @@
  * (GTK 3, src/view/), two traces one above the other with --compare, keeps
  * re-reading a live trace with --follow, or renders the same picture into a
  * PNG file with --png (no display needed). */
-#define _DEFAULT_SOURCE /* strdup */
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
@@ -76,12 +75,6 @@ static int reads_stdin(char **paths, int count) {
   return 0;
 }
 
-static int any_merged(char **paths, int count) {
-  for (int i = 0; i < count; i++)
-    if (mprof_trace_is_merged(paths[i])) return 1;
-  return 0;
-}
-
 /* Options into args: 0, or -1 on a usage error (already told). */
 static int parse_args(int argc, char **argv, view_args_t *args) {
   static const struct option options[] = {
@@ -117,8 +110,6 @@ static int parse_args(int argc, char **argv, view_args_t *args) {
                     : !args->png && args->has_range ? "--range goes with --png"
                     : args->options.follow && reads_stdin(argv + optind, count)
                         ? "--follow re-reads files, not standard input"
-                    : args->options.follow && any_merged(argv + optind, count)
-                        ? "--follow re-reads trace files, not merged traces"
                     : NULL;
   if (why) fprintf(stderr, "mprof: view: %s\n", why);
   return why ? -1 : 0;
@@ -135,41 +126,12 @@ static int write_png(const view_args_t *args, mprof_view_doc_t *doc) {
   return err;
 }
 
-/* A merged trace as one document: its members' model on one time axis.
- * src/view/ reads one trace file per document (mprof__view_doc_load), so
- * the command builds this one from the set the read library opens. */
-static int load_merged(const char *path, int *damaged, cli_progress_t *progress,
-                       mprof_view_doc_t **out) {
-  mprof_trace_set_t set;
-  mprof_view_doc_t *doc = calloc(1, sizeof *doc);
-  int err = doc ? cli_open_merged(path, damaged, &set) : MPROF_ENOMEM;
-  if (err) {
-    free(doc);
-    return err;
-  }
-  mprof_model_load_options_t options = {set.offsets_ns, cli_progress_packets,
-                                        progress};
-  err = mprof_model_load_with((const mprof_trace_t *const *)set.traces,
-                              set.count, &options, &doc->model);
-  mprof_trace_set_close(&set);
-  if (!err) err = mprof_model_analyse(doc->model, &doc->analysis);
-  const char *slash = strrchr(path, '/');
-  doc->path = strdup(path);
-  doc->title = strdup(slash && slash[1] ? slash + 1 : path);
-  if (!err && (!doc->path || !doc->title)) err = MPROF_ENOMEM;
-  if (err) mprof__view_doc_free(doc);
-  else *out = doc;
-  return err;
-}
-
 /* Trace path (a file, "-" or a merged trace) as a document. */
 static int load_doc(const char *path, int *damaged, mprof_view_doc_t **out) {
   cli_progress_t progress;
   cli_progress_start(&progress, "view", 0);
-  int err = mprof_trace_is_merged(path)
-                ? load_merged(path, damaged, &progress, out)
-                : mprof__view_doc_load(path, cli_count_problem, damaged,
-                                       cli_progress_packets, &progress, out);
+  int err = mprof__view_doc_load(path, cli_count_problem, damaged,
+                                 cli_progress_packets, &progress, out);
   cli_progress_finish(&progress);
   return err;
 }

@@ -1,5 +1,7 @@
 /* doc.c -- a trace as the viewer holds it: read, modelled and analysed
- * once; replaced whole when re-read. */
+ * once; replaced whole when re-read.  A merged trace (a manifest, or a
+ * directory `mprof merge` wrote) is one document: its members' model on
+ * one time axis, each at its manifest's offset. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,16 +26,17 @@ int mprof__view_doc_load(const char *path, mprof_diag_fn diag,
                          void *progress_context, mprof_view_doc_t **out) {
   mprof_view_doc_t *doc = calloc(1, sizeof *doc);
   if (!doc) return MPROF_ENOMEM;
-  mprof_trace_t *trace;
-  int err = mprof_trace_open(path, diag, diag_context, &trace);
+  mprof_trace_set_t set;
+  int err = mprof_trace_open_merged(path, diag, diag_context, &set);
   if (err) {
     free(doc);
     return err;
   }
-  mprof_model_load_options_t options = {NULL, progress, progress_context};
-  err = mprof_model_load_with((const mprof_trace_t *const *)&trace, 1,
-                              &options, &doc->model);
-  mprof_trace_close(trace);
+  mprof_model_load_options_t options = {set.offsets_ns, progress,
+                                        progress_context};
+  err = mprof_model_load_with((const mprof_trace_t *const *)set.traces,
+                              set.count, &options, &doc->model);
+  mprof_trace_set_close(&set);
   if (!err) err = mprof_model_analyse(doc->model, &doc->analysis);
   doc->path = copy_string(path);
   doc->title = copy_string(file_name(path));

@@ -26,9 +26,9 @@ typedef struct mprof_view_doc_s {
   mprof_analysis_t analysis;
 } mprof_view_doc_t;
 
-/* Read path (a trace, or "-") and build its model and analysis.  Problems
- * in the trace go to diag (with diag_context), as mprof_trace_open() tells
- * them; progress (with progress_context) hears how far the model's load has
+/* Read path (a trace, "-", or a merged trace: its members on one time
+ * axis) and build its model and analysis.  Problems in the trace go to diag
+ * (with diag_context), as mprof_trace_open_merged() tells them; progress (with progress_context) hears how far the model's load has
  * come, as mprof_model_load_with() tells it.  Either may be NULL.  Returns 0
  * or a negative mprof error. */
 int mprof__view_doc_load(const char *path, mprof_diag_fn diag,

@@ -2,9 +2,9 @@
 # test_view_window.sh -- the `mprof view` window under Xvfb, driven by a
 # script of input (--script, see src/view/script.c): it opens on net.ctf
 # and on a recorded story (test/story.c), and zoom, pan, search,
-# double-click, the keys list, --compare and --follow change what is drawn
-# where the scene says (view_probe where).  Screenshots stay in
-# BUILD/test/view/shots/ as artifacts.
+# double-click, the keys list, --compare and --follow (of a trace and of a
+# merged trace) change what is drawn where the scene says (view_probe
+# where).  Screenshots stay in BUILD/test/view/shots/ as artifacts.
 #   test_view_window.sh BUILD NET_CTF   (run under xvfb-run -a)
 set -euo pipefail
 build=$1
@@ -191,10 +191,20 @@ gen=$!
 trap 'kill $gen 2>/dev/null || true; rm -rf "$tmp"' EXIT
 "$(dirname "$0")/../wait_trace.sh" "$tmp/live.ctf" $gen || fail "live.ctf never began"
 printf 'wait 2\nstate\nwait 14\nstate\nshot %s\nquit\n' "$shots/follow.png" >"$tmp/script"
+# follow_moves WHAT: the end in the second state line is later than in the
+# first, and in view.
+follow_moves() {
+  read -r _ a0 a1 _ aend _ <<<"$(state 1)"
+  read -r _ b0 b1 _ bend _ <<<"$(state 2)"
+  [ "$bend" -gt "$aend" ] || fail "follow $1: the trace's end did not move: $aend -> $bend"
+  [ "$b0" -lt "$bend" ] && [ "$bend" -le "$b1" ] || fail "follow $1: the newest time $bend is not in view ($b0..$b1)"
+}
 damaged_ok=1 run --follow "$tmp/live.ctf"
+follow_moves "of a trace"
+# A merged trace is re-read whole, manifest and members: its live member's
+# end moves as the trace's does.
+printf 'mprof-merge 1\n5000 live.ctf\n' >"$tmp/live.manifest"
+damaged_ok=1 run --follow "$tmp/live.manifest"
+follow_moves "of a merged trace"
 kill $gen
-read -r _ a0 a1 _ aend _ <<<"$(state 1)"
-read -r _ b0 b1 _ bend _ <<<"$(state 2)"
-[ "$bend" -gt "$aend" ] || fail "follow: the trace's end did not move: $aend -> $bend"
-[ "$b0" -lt "$bend" ] && [ "$bend" -le "$b1" ] || fail "follow: the newest time $bend is not in view ($b0..$b1)"
 echo "view_window: ok"
