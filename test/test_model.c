@@ -797,6 +797,10 @@ static void test_loop_blocked(void **state) {
   mprof_analysis_options_t options = {15000000, 0};
   assert_int_equal(mprof_model_analyse_with(model, &options, &a), 0);
   assert_int_equal(findings_of(&a, MPROF_FINDING_LOOP_BLOCKED), 2);
+  /* the first block delayed no callback: only an info */
+  assert_int_equal(a.findings[a.finding_count - 1].kind, MPROF_FINDING_LOOP_BLOCKED);
+  assert_int_equal(a.findings[a.finding_count - 1].severity, MPROF_SEVERITY_INFO);
+  assert_int_equal(a.findings[a.finding_count - 1].value_ns, 19999999);
   mprof_analysis_free(&a);
   options.loop_blocked_ns = 30000000;
   assert_int_equal(mprof_model_analyse_with(model, &options, &a), 0);

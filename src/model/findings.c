@@ -382,6 +382,9 @@ static int loop_blocked(finder_t *f, const item_t *items, size_t first,
                        1, items[k].start_ns, items[k].end_ns);
   uint32_t waited = 0;
   if (!err) err = waiting_meanwhile(f, items, last, hi, start, &waited);
+  /* a block nothing waited for (a program's start-up work) delayed
+   * nothing that the trace shows */
+  if (!waited) f->current.severity = MPROF_SEVERITY_INFO;
   put(&f->text, "a callback of ");
   put_thread(&f->text, f->m, items[first].thread);
   put(&f->text, " held ");
