@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # test_install.sh -- `cmake --install` gives headers, shared and static
-# libraries, mprof.pc, a CMake package, the mprof command and its manual
-# page; a program builds against each (pkg-config and find_package, shared
-# and static) and, run with MPROF_TRACE, writes a trace with its label in
-# it.
+# libraries, the reader and model libraries, their .pc files, a CMake
+# package, the mprof command and its manual page; a program builds against
+# each (pkg-config and find_package, shared and static) and, run with
+# MPROF_TRACE, writes a trace with its label in it; a program built against
+# the reader API (pkg-config mprof-model and mprof::model) reads that trace
+# back and names its thread.
 set -euo pipefail
 src=$1
 build=$2
@@ -14,10 +16,12 @@ cmake --install "$build" --prefix "$prefix" >/dev/null
 
 pc=$(find "$prefix" -name mprof.pc)
 libdir=$(dirname "$(dirname "$pc")")
-for f in include/mprof.h include/mprof/unix.h bin/mprof share/man/man1/mprof.1; do
+for f in include/mprof.h include/mprof/unix.h include/mprof/read.h include/mprof/model.h \
+         bin/mprof share/man/man1/mprof.1; do
   [ -f "$prefix/$f" ] || { echo "FAIL: $f not installed" >&2; exit 1; }
 done
-[ -f "$libdir/libmprof.a" ] && [ -e "$libdir/libmprof.so" ] \
+[ -f "$libdir/libmprof.a" ] && [ -e "$libdir/libmprof.so" ] && [ -f "$libdir/libmprof-read.a" ] \
+  && [ -f "$libdir/libmprof-model.a" ] \
   || { echo "FAIL: libraries not installed in $libdir" >&2; exit 1; }
 [ -f "$libdir/cmake/mprof/mprofConfig.cmake" ] \
   || { echo "FAIL: CMake package config not installed" >&2; exit 1; }
@@ -29,6 +33,8 @@ cc=${CC:-cc}
 "$cc" -std=c11 "$src/test/install/consumer.c" \
   $(pkg-config --static --cflags --libs mprof | sed 's/-lmprof/-l:libmprof.a/') \
   -o "$tmp/pc_static"
+"$cc" -std=c11 "$src/test/install/reader.c" $(pkg-config --cflags --libs mprof-model) \
+  -o "$tmp/pc_reader"
 cmake -S "$src/test/install" -B "$tmp/cmake" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
 cmake --build "$tmp/cmake" >/dev/null
 
@@ -44,4 +50,15 @@ for program in "$tmp/pc_shared" "$tmp/pc_static" "$tmp/cmake/consumer_shared" \
     || { echo "FAIL: $program: label missing from its trace" >&2; exit 1; }
   [ "$(stat -c %a "$trace")" = 600 ] || { echo "FAIL: $trace not mode 0600" >&2; exit 1; }
 done
-echo "ok: installed package used four ways"
+
+# The reader API: the trace a consumer wrote, read back by name.
+for reader in "$tmp/pc_reader" "$tmp/cmake/reader"; do
+  out=$("$reader" "$tmp/pc_shared.ctf") || { echo "FAIL: $reader: exit $?" >&2; exit 1; }
+  [ "$out" = "$(printf 'thread root\nthread installed consumer\nstalled 0')" ] ||
+    { echo "FAIL: $reader read: $out" >&2; exit 1; }
+done
+if "$tmp/pc_reader" "$tmp/missing.ctf" 2>"$tmp/err"; then
+  echo "FAIL: reader of a missing trace exited 0" >&2; exit 1
+fi
+grep -q "missing.ctf" "$tmp/err" || { echo "FAIL: reader error: $(cat "$tmp/err")" >&2; exit 1; }
+echo "ok: installed package used four ways, read back two"
