@@ -15,7 +15,7 @@ function embeddedShells(names) {
 /* Paint the shells' canvases once (blank, and a first text) while the
  * wasm compiles off the main thread: a canvas's first drawing allocates
  * and clears its pixels (20-40 ms for a screenful here) and its first
- * text loads the font, so the first frame no longer waits for them. */
+ * text loads the font: done here, the first frame does not wait for them. */
 function warmUp(shells) {
   for (const s of shells) {
     const { ctx, w, h } = sizeCanvas(s);
