@@ -4,6 +4,7 @@
  * program's uv_walk() and closed before the loop is.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "uv_internal.h"
@@ -58,17 +59,35 @@ int mprof_uv_run(uv_loop_t *loop, uv_run_mode mode) {
 
 static void poll_mark_closed(uv_handle_t *handle) { free(handle); }
 
-static void count_user_handle(uv_handle_t *handle, void *arg) {
-  if (handle->data != poll_mark_tag)
-    ++*(int *)arg;
+/* libuv's private flag of the handles it keeps for itself (its
+ * UV_HANDLE_INTERNAL, the same in every libuv 1.x): an fs poll handle's
+ * timer lives outside the loop. */
+#define LIBUV_HANDLE_INTERNAL 0x10
+
+/* Does loop hold a handle of the program's, besides our poll mark?  Read
+ * as libuv's own uv_loop_close() reads its handle queue: up to the first
+ * handle that is not libuv's, and without writing to it.  uv_walk() would
+ * visit every handle and relink each, and a program may well close a loop
+ * holding handles whose memory it has already freed (knot-resolver's kresd
+ * does at exit: its uv_loop_close() then only fails with UV_EBUSY). */
+static int holds_user_handle(const uv_loop_t *loop, const uv_prepare_t *mark) {
+  void *const *head = (void *const *)&loop->handle_queue;
+  for (void *const *link = head[0]; link != head; link = link[0]) {
+    const uv_handle_t *handle =
+        (const uv_handle_t *)((const char *)link -
+                              offsetof(uv_handle_t, handle_queue));
+    if (handle != (const uv_handle_t *)mark &&
+        !(handle->flags & LIBUV_HANDLE_INTERNAL) &&
+        !mprof__uv_libuv_own(loop, handle))
+      return 1;
+  }
+  return 0;
 }
 
 int mprof_uv_loop_close(uv_loop_t *loop) {
   mprof__uv_entry_t *entry = mprof__uv_map_get(loop);
-  int others = 0;
-  if (entry && entry->poll_mark)
-    REAL->uv_walk(loop, count_user_handle, &others);
-  if (entry && entry->poll_mark && !others) {
+  if (entry && entry->poll_mark &&
+      !holds_user_handle(loop, entry->poll_mark)) {
     /* Our handle must be gone before libuv agrees to close the loop; with
      * no other handle left, one turn of the loop only closes it. */
     REAL->uv_close((uv_handle_t *)entry->poll_mark, poll_mark_closed);

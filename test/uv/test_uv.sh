@@ -61,6 +61,11 @@ for mode in exit-in-callback no-loop threads; do
   done
 done
 
+# uv_loop_close() of a loop that holds a handle the program has freed.
+three_ways freed-handle 0
+grep -q "^loop close with a handle freed: EBUSY$" "$out/freed-handle.plain.txt" ||
+  fail "freed-handle: uv_loop_close did not fail with EBUSY"
+
 # fork in a callback: the child traces into PATH.PID (MPROF_FORK=follow).
 three_ways fork 0
 grep -q "timer: closed after 3 ticks" "$out/fork.plain.txt" ||

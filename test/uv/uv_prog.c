@@ -553,6 +553,21 @@ static void close_with_a_handle_open(void) {
   CHECK(uv_loop_close(loop));
 }
 
+/* A program may close its loop while the loop holds a handle whose memory
+ * the program has already reused (knot-resolver's kresd does at exit):
+ * libuv's uv_loop_close() reads no further than the first open handle and
+ * fails with EBUSY. */
+static void close_with_a_handle_freed(void) {
+  static uv_timer_t open;
+  static uv_idle_t freed;
+  CHECK(uv_timer_init(loop, &open));
+  CHECK(uv_idle_init(loop, &freed));
+  CHECK(uv_run(loop, UV_RUN_NOWAIT));
+  memset(&freed, 0, sizeof freed);
+  printf("loop close with a handle freed: %s\n",
+         uv_err_name(uv_loop_close(loop)));
+}
+
 static void run(void (*stage)(void)) {
   stage();
   CHECK(uv_run(loop, UV_RUN_DEFAULT));
@@ -561,7 +576,8 @@ static void run(void (*stage)(void)) {
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: uv_prog DIR "
-                    "[all|no-loop|exit-in-callback|abort|fork|exec|threads|env]\n");
+                    "[all|no-loop|exit-in-callback|abort|fork|exec|threads|env|"
+                    "freed-handle]\n");
     return 2;
   }
   const char *mode = argc > 2 ? argv[2] : "all";
@@ -579,6 +595,10 @@ int main(int argc, char **argv) {
   if (!strcmp(mode, "no-loop")) {
     uv_timer_init(loop, &timer);
     printf("no-loop: never ran the loop\n");
+    return 0;
+  }
+  if (!strcmp(mode, "freed-handle")) {
+    close_with_a_handle_freed();
     return 0;
   }
   if (!strcmp(mode, "threads")) {
