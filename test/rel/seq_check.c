@@ -3,20 +3,23 @@
  *
  *   seq_check [--live] TRACE SIDE THREADS
  *
- * Per thread (counter t+1), the values must be contiguous (each one more
- * than the previous: nothing torn, duplicated, reordered or lost in the
- * surviving suffix of the overwrite ring), and the last must be the last
- * value the writer reported completed, or the one after it (in flight at the
- * kill: committed, not yet reported).  One exception, the ring's own: a
- * thread stalled just after it opened a new packet (and before its next
- * event) may find its previous packet overwritten by the others, its newest
- * events being the oldest of the ring.  Such a thread's newest values may
- * be missing only if a stream shows exactly that: a newest packet with no
- * value and its predecessor gone.  And the ring reuses packets by position,
- * skipping those still held: a packet held while the others lapped it
- * outlives its stream's next ones, so values may jump forward, never back,
- * where the stream's sequence numbers show a packet missing (the reader
- * sees the same gap).  Any diagnostic from the reader fails
+ * Per thread (counter t+1), the values must all be in one stream (its OS
+ * thread's) and contiguous (each one more than the previous: nothing torn,
+ * duplicated, reordered or lost in the surviving suffix of the overwrite
+ * ring), and the last must be the last value the writer reported
+ * completed, or the one after it (in flight at the kill: committed, not yet
+ * reported).  One exception, the ring's own: a thread stalled just after
+ * it opened a new packet (and before its next event) may find its previous
+ * packet overwritten by the others, its newest events being the oldest of
+ * the ring.  Such a thread's newest values may be missing only if its own
+ * stream shows exactly that: a newest packet with no value and its
+ * predecessor gone (a thread with no value left: a stream like that which
+ * holds no other thread's values).  And the ring reuses packets by
+ * position, skipping those still held: a packet held while the others
+ * lapped it outlives its stream's next ones, so values may jump forward,
+ * never back, where the stream's sequence numbers show packets missing
+ * (the reader sees the same gap), by no more values than those packets
+ * could hold.  Any diagnostic from the reader fails
  * too.  --live: the trace was copied while the writer ran on, so a packet
  * may have been reused between two packet copies: values must be
  * contiguous within a packet and increasing across packets, and none may be
@@ -30,17 +33,29 @@
 #include "mprof/read.h"
 
 #define MAX_THREADS 16
+#define MAX_STREAMS 64
+/* The fewest bytes a counter_value event takes (docs/FORMAT.md 4.1: the
+ * compact form), and a packet's header. */
+#define MIN_VALUE_BYTES 10u
+#define PACKET_HEADER_BYTES 92u
 
 typedef struct check_s {
   int threads, live;
   int packet_start; /* no value of this packet seen yet */
-  int after_gap;    /* this packet's stream lost the packet before it */
+  uint64_t packets_lost; /* packets of this stream missing before this one */
+  uint64_t packet_values_max; /* the most values one packet can hold */
+  uint64_t stream;  /* this packet's stream */
   uint64_t gaps;    /* values jumped over at such gaps */
   int64_t last[MAX_THREADS]; /* -1: none seen */
+  uint64_t stream_of[MAX_THREADS]; /* 1 + the stream of its values, 0: none */
   uint64_t events, values;
   int failed;
   int packet_values;    /* values in the packet being read */
-  int overwritten;      /* streams whose newest events the ring overwrote */
+  /* Streams whose newest events the ring overwrote (see above), and
+   * whether a thread with no value left was given each one. */
+  uint64_t overwritten[MAX_STREAMS];
+  int overwritten_taken[MAX_STREAMS];
+  int overwritten_count;
 } check_t;
 
 static void on_diag(void *context, const char *message) {
@@ -57,24 +72,42 @@ static int on_event(void *context, const mprof_event_t *ev) {
     return c->failed = 1;
   }
   int64_t *last = &c->last[ev->counter - 1];
-  int gap_allowed = (c->live || c->after_gap) && c->packet_start;
+  uint64_t *stream = &c->stream_of[ev->counter - 1];
+  if (*stream && *stream != c->stream + 1) {
+    fprintf(stderr, "seq_check: thread %u: values in streams %" PRIu64
+            " and %" PRIu64 "\n", ev->counter - 1, *stream - 1, c->stream);
+    return c->failed = 1;
+  }
+  *stream = c->stream + 1;
+  int gap_allowed = (c->live || c->packets_lost) && c->packet_start;
   c->packet_start = 0;
   if (*last >= 0 && (gap_allowed ? ev->value <= *last : ev->value != *last + 1)) {
     fprintf(stderr, "seq_check: thread %u: value %" PRId64 " after %" PRId64 "\n",
             ev->counter - 1, ev->value, *last);
     return c->failed = 1;
   }
-  if (*last >= 0 && c->after_gap) c->gaps += (uint64_t)(ev->value - *last - 1);
+  uint64_t jumped = *last >= 0 ? (uint64_t)(ev->value - *last - 1) : 0;
+  if (!c->live && jumped > c->packets_lost * c->packet_values_max) {
+    fprintf(stderr, "seq_check: thread %u: value %" PRId64 " after %" PRId64
+            ": %" PRIu64 " values jumped over, %" PRIu64 " packets missing "
+            "hold at most %" PRIu64 "\n", ev->counter - 1, ev->value, *last,
+            jumped, c->packets_lost, c->packets_lost * c->packet_values_max);
+    return c->failed = 1;
+  }
+  if (!c->live) c->gaps += jumped;
   *last = ev->value;
   c->values++;
   c->packet_values++;
   return 0;
 }
 
-/* Read every packet; count the ring streams whose newest packet holds no
+/* Read every packet; note the ring streams whose newest packet holds no
  * value while the one before it is gone. */
 static void read_packets(const mprof_trace_t *trace, check_t *c) {
   size_t packets = mprof_trace_packet_count(trace);
+  c->packet_values_max =
+      (mprof_trace_info(trace)->packet_size - PACKET_HEADER_BYTES) /
+      MIN_VALUE_BYTES;
   for (size_t i = 0; i < packets && !c->failed; i++) {
     const mprof_packet_info_t *p = mprof_trace_packet(trace, i);
     const mprof_packet_info_t *next = mprof_trace_packet(trace, i + 1);
@@ -86,11 +119,31 @@ static void read_packets(const mprof_trace_t *trace, check_t *c) {
     int predecessor = same_stream && before->seq_num + 1 == p->seq_num;
     c->packet_start = 1;
     c->packet_values = 0;
-    c->after_gap = same_stream && !predecessor;
+    c->stream = p->stream_instance;
+    c->packets_lost = same_stream ? p->seq_num - before->seq_num - 1 : 0;
     if (mprof_trace_packet_events(trace, i, on_event, c) < 0) c->failed = 1;
-    if (p->stream_class == 0 && newest && !c->packet_values && !predecessor)
-      c->overwritten++;
+    if (p->stream_class == 0 && newest && !c->packet_values && !predecessor &&
+        c->overwritten_count < MAX_STREAMS)
+      c->overwritten[c->overwritten_count++] = p->stream_instance;
   }
+}
+
+/* Whether thread t's newest values may be missing: its stream is one whose
+ * newest events were overwritten, or it has no value left and such a
+ * stream holds no other thread's values (and no other such thread was
+ * given it). */
+static int newest_overwritten(check_t *c, int t) {
+  for (int i = 0; i < c->overwritten_count; i++) {
+    uint64_t stream = c->overwritten[i] + 1;
+    if (c->stream_of[t]) {
+      if (c->stream_of[t] == stream) return 1;
+      continue;
+    }
+    int claimed = c->overwritten_taken[i];
+    for (int u = 0; u < c->threads; u++) claimed |= c->stream_of[u] == stream;
+    if (!claimed) return c->overwritten_taken[i] = 1;
+  }
+  return 0;
 }
 
 static int read_side(const char *path, uint64_t *side, int count) {
@@ -117,8 +170,8 @@ int main(int argc, char **argv) {
   mprof_trace_close(trace);
   for (int t = 0; t < c.threads && !c.failed; t++) {
     int64_t done = (int64_t)side[1 + t]; /* values 0 .. done-1 completed */
-    if (!c.live && c.last[t] < done - 1 && c.overwritten > 0) {
-      c.overwritten--; /* its newest packet was reused: see above */
+    if (!c.live && c.last[t] < done - 1 && newest_overwritten(&c, t)) {
+      /* its newest packet was reused: see above */
       printf("thread %d: values %" PRId64 "..%" PRId64 " overwritten\n", t,
              c.last[t] + 1, done - 1);
       continue;
