@@ -3,7 +3,7 @@
 # known clock error become one merged trace that babeltrace2 reads as it is
 # (every event, no warning, the server's receive 50 us after the client's
 # send), and that mprof report and export read as one (check, stats and
-# dump: member by member).
+# dump: member by member); --offset moves a member by hand.
 net_ctf=$2
 . "$(dirname "$0")/pair.sh"
 
@@ -51,6 +51,22 @@ def first(prefix, pid):
 delay = first("net recv tcp 10.0.0.1", 2) - first("net send tcp 10.0.0.1", 1)
 assert abs(delay - 50.0) < 0.0005, delay
 PY
+
+# --offset by hand: the server's known error (its anchor 1 ms late) taken
+# off gives the aligned times; 5 us more moves its receive 5 us later.
+for offset in -1000000 -995000; do
+  "$mprof" merge --offset late.ctf=$offset client.ctf late.ctf -o off$offset.ctf ||
+    fail "merge --offset late.ctf=$offset"
+  printf 'mprof-merge 1\n0 client.ctf\n%s late.ctf\n' $offset >want.txt
+  cmp -s want.txt off$offset.ctf/mprof-merge ||
+    fail "--offset $offset: manifest $(cat off$offset.ctf/mprof-merge)"
+  babeltrace2 --clock-seconds off$offset.ctf >bt.txt 2>bt.err || fail "babeltrace2: $(cat bt.err)"
+  sent=$(stamp "net send tcp 10.0.0.1:40000 10.0.0.2:80 0 100")
+  received=$(stamp "net recv tcp 10.0.0.1:40000 10.0.0.2:80 0 100")
+  want=$([ $offset = -1000000 ] && echo 1700000000.001050000 || echo 1700000000.001055000)
+  [ "$sent" = 1700000000.001000000 ] && [ "$received" = "$want" ] ||
+    fail "--offset $offset: babeltrace2 times: sent $sent, received $received, not $want"
+done
 
 # Two traces of one name get two members; a manifest cannot leave its
 # directory.
