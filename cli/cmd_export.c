@@ -12,6 +12,7 @@
  * between processes (a matched send and receive); a counter track (C) per
  * counter.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <string.h>
 #include <unistd.h>
@@ -237,16 +238,17 @@ static int write_chrome(FILE *f, const mprof_model_t *m,
  * line would only be torn by it. */
 static int export_to(const char *path, const char *format,
                      const mprof_model_t *m, const cli_traces_t *set) {
-  FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
-  if (!f || (f == stdout && isatty(STDOUT_FILENO)))
+  mprof_output_t out;
+  int opened = mprof_output_open(&out, path) == 0;
+  if (!opened || (out.f == stdout && isatty(STDOUT_FILENO)))
     cli_progress_phase(set->progress, NULL, 0, NULL);
-  if (!f) {
-    perror(path);
+  if (!opened) {
+    fprintf(stderr, "mprof: export: %s: %s\n", path, strerror(errno));
     return CLI_FAILED;
   }
-  int failed = strcmp(format, "otlp") ? write_chrome(f, m, set)
-                                      : cli_export_otlp(f, m, set);
-  if (f == stdout ? fflush(f) : fclose(f)) failed = 1;
+  int failed = strcmp(format, "otlp") ? write_chrome(out.f, m, set)
+                                      : cli_export_otlp(out.f, m, set);
+  if (mprof_output_close(&out, !failed)) failed = 1;
   cli_progress_finish(set->progress);
   if (failed) fprintf(stderr, "mprof: export: %s: write failed\n", path);
   return failed ? CLI_FAILED : CLI_OK;

@@ -373,29 +373,30 @@ static void put_page(FILE *f, const page_t *pg) {
 
 typedef enum part_e { PAGE, DATA, TRACE } part_t;
 
-/* Open path to write; NULL after saying why not. */
-static FILE *create(const char *path) {
-  FILE *f = fopen(path, "wb");
-  if (!f) {
-    cli_progress_wipe();
-    fprintf(stderr, "mprof: html: %s: %s\n", path, strerror(errno));
-  }
-  return f;
+/* Start writing path, whole or not at all (mprof_output_open); 0, or -1
+ * after saying why not. */
+static int create(mprof_output_t *out, const char *path) {
+  if (mprof_output_open(out, path) == 0)
+    return 0;
+  cli_progress_wipe();
+  fprintf(stderr, "mprof: html: %s: %s\n", path, strerror(errno));
+  return -1;
 }
 
-/* Close f, written to path; -1 after saying so if writing failed. */
-static int finish(FILE *f, const char *path) {
-  if (fclose(f) != 0) {
+/* Give what was written its name; -1 after saying so if writing failed. */
+static int finish(mprof_output_t *out) {
+  if (mprof_output_close(out, 1) != 0) {
     cli_progress_wipe();
-    fprintf(stderr, "mprof: html: %s: write failed\n", path);
+    fprintf(stderr, "mprof: html: %s: write failed\n", out->path);
     return -1;
   }
   return 0;
 }
 
-/* Make directory path if it is not there; -1 after saying why not. */
+/* Make directory path (0700: it holds traces) if it is not there; -1 after
+ * saying why not. */
 static int make_dir(const char *path) {
-  if (mkdir(path, 0777) != 0 && errno != EEXIST) {
+  if (mkdir(path, 0700) != 0 && errno != EEXIST) {
     cli_progress_wipe();
     fprintf(stderr, "mprof: html: %s: %s\n", path, strerror(errno));
     return -1;
@@ -407,16 +408,16 @@ static int make_dir(const char *path) {
  * returns 0, or -1 after saying why. */
 static int write_part(const char *path, part_t part, const page_t *pg,
                       int trace) {
-  FILE *f = create(path);
-  if (!f)
+  mprof_output_t out;
+  if (create(&out, path))
     return -1;
   if (part == PAGE)
-    put_page(f, pg);
+    put_page(out.f, pg);
   if (part == DATA)
-    put_data(f, pg->traces, pg->count, pg->single);
+    put_data(out.f, pg->traces, pg->count, pg->single);
   if (part == TRACE)
-    fwrite(pg->traces[trace].data, 1, pg->traces[trace].size, f);
-  return finish(f, path);
+    fwrite(pg->traces[trace].data, 1, pg->traces[trace].size, out.f);
+  return finish(&out);
 }
 
 /* The slices of the traces that have them: DIR/data/T-K.js, slice K of
@@ -431,15 +432,29 @@ static int write_slices(const char *dir, const trace_file_t *traces,
     size_t span = 0;
     for (size_t k = 0; k < traces[i].slices; k++) {
       snprintf(path, sizeof path, "%s/data/%d-%zu.js", dir, i, k);
-      FILE *f = create(path);
-      if (!f)
+      mprof_output_t out;
+      if (create(&out, path))
         return -1;
-      put_slice(f, i, &traces[i], k, &span);
-      if (finish(f, path))
+      put_slice(out.f, i, &traces[i], k, &span);
+      if (finish(&out))
         return -1;
       cli_progress_update(progress, ++progress->done);
     }
   }
+  return 0;
+}
+
+/* -1, after saying so, if a trace's copy in the directory would have the
+ * name of one of the viewer's own files (or of its slices' directory). */
+static int names_free(const page_t *pg, const char *const *own, size_t n) {
+  for (int i = 0; i < pg->count; i++)
+    for (size_t k = 0; k < n; k++)
+      if (!strcmp(base_name(&pg->traces[i]), own[k])) {
+        fprintf(stderr, "mprof: html: %s: a trace named %s would overwrite "
+                        "the viewer's own %s; copy it under another name\n",
+                shown_name(&pg->traces[i]), own[k], own[k]);
+        return -1;
+      }
   return 0;
 }
 
@@ -448,7 +463,9 @@ static int write_directory(const char *dir, const page_t *pg) {
     const char *name;
     part_t part;
   } parts[] = {{"index.html", PAGE}, {"data.js", DATA}};
-  if (make_dir(dir) || write_slices(dir, pg->traces, pg->count, pg->progress))
+  static const char *const own[] = {"index.html", "data.js", "data"};
+  if (names_free(pg, own, sizeof own / sizeof *own) || make_dir(dir) ||
+      write_slices(dir, pg->traces, pg->count, pg->progress))
     return -1;
   char path[4096];
   for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) {
@@ -512,8 +529,16 @@ static int open_member(trace_file_t *t, int *problems) {
   return -1;
 }
 
-/* Read each trace (a file, or standard input for "-"), check it opens
- * (damage is told and counted), and plan what the page gets of it. */
+/* Events are decoded only for the damage they tell (as mprof check). */
+static int ignore_event(void *context, const mprof_event_t *ev) {
+  (void)context;
+  (void)ev;
+  return 0;
+}
+
+/* Read each trace (a file, or standard input for "-"), check it opens and
+ * decodes (damage is told and counted), and plan what the page gets of
+ * it. */
 static int load_traces(trace_file_t *traces, int count, int *problems) {
   for (int i = 0; i < count; i++) {
     mprof_trace_t *trace;
@@ -528,6 +553,7 @@ static int load_traces(trace_file_t *traces, int count, int *problems) {
     if (cli_open_trace_memory(traces[i].data, traces[i].size,
                               shown_name(&traces[i]), problems, &trace))
       return -1;
+    cli_trace_events(trace, "html", ignore_event, NULL, problems);
     mprof_trace_close(trace);
     if (plan_trace(&traces[i])) {
       fprintf(stderr, "mprof: html: %s: out of memory\n",

@@ -1,7 +1,9 @@
 /* outputs.c -- the commands that write what they read (`mprof ctf`,
  * `mprof snapshot`): to one path, or for several traces to DIR/NAME, NAME
  * the trace's file name (`stdin` for -).  Names are checked before any
- * work, so one output never overwrites another.
+ * work, so one output never overwrites another; DIR, which holds traces,
+ * is made 0700; each output is written whole or not at all, never through
+ * a symbolic link (mprof_output_open, in the reader).
  */
 #include <errno.h>
 #include <string.h>
@@ -40,7 +42,7 @@ int cli_output_prepare(const cli_output_t *output, char **paths, int count,
                        const char *command) {
   if (!output->directory) return CLI_OK;
   if (names_check(paths, count, command)) return CLI_USAGE;
-  if (mkdir(output->directory, 0755) == 0 || errno == EEXIST) return CLI_OK;
+  if (mkdir(output->directory, 0700) == 0 || errno == EEXIST) return CLI_OK;
   fprintf(stderr, "mprof: %s: %s\n", output->directory, strerror(errno));
   return CLI_FAILED;
 }

@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "../mprof.h"
 
@@ -196,16 +197,40 @@ const char *mprof_event_kind_name(mprof_event_kind_t kind);
  * packets. */
 typedef void (*mprof_progress_fn)(void *context, size_t done, size_t total);
 
+/* A file written whole or not at all: its bytes go to a new file of a
+ * temporary name in the directory of path (mode 0600, as a trace), which
+ * mprof_output_close() renames over path once complete.  A reader of path
+ * never sees part of it, and a symbolic link at path is replaced, never
+ * written through.  Path "-" is standard output, and a path that is
+ * names (or links to) neither a file nor a directory (a FIFO, a device)
+ * is written in place. */
+typedef struct mprof_output_s {
+  FILE *f;          /* write here */
+  char path[4096];  /* the name it gets */
+  char temp[4096];  /* the name it has until then ("": standard output) */
+} mprof_output_t;
+
+/* Start writing path.  Returns 0 or MPROF_EIO (errno set). */
+int mprof_output_open(mprof_output_t *out, const char *path);
+
+/* Finish: complete (nonzero), the file takes its name; else (or if a write
+ * failed) it is removed and path left as it was.  Returns 0, or MPROF_EIO
+ * (errno set) when the file did not take its name. */
+int mprof_output_close(mprof_output_t *out, int complete);
+
 /* Write a CTF 1.8 directory that babeltrace2 reads: metadata, and one file
  * per stream with its packets in order, timestamp_end made exact and any
  * damaged tail cut off.  A legacy trace gets a metadata that describes its
- * bytes.  progress (may be NULL) is called after each packet.  Returns 0 or
- * MPROF_EIO (errno set). */
+ * bytes.  directory is made (mode 0700) if it is not there, and must not
+ * be a symbolic link (ELOOP); each file is written whole or not at all
+ * (mprof_output_open).  progress (may be NULL) is called after each
+ * packet.  Returns 0 or MPROF_EIO (errno set). */
 int mprof_trace_write_ctf(const mprof_trace_t *trace, const char *directory,
                           mprof_progress_fn progress, void *context);
 
 /* Write the trace's bytes as read (for a live trace: the consistent
- * snapshot) to path ("-": standard output).  Returns 0 or MPROF_EIO. */
+ * snapshot) to path ("-": standard output), whole or not at all
+ * (mprof_output_open).  Returns 0 or MPROF_EIO (errno set). */
 int mprof_trace_save(const mprof_trace_t *trace, const char *path);
 
 /* --- Merged traces: several processes on one time axis --------------------

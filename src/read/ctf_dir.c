@@ -8,6 +8,7 @@
  * the drops of OS threads that never had a packet.  An mprof trace keeps
  * its own metadata; a legacy one gets a new one (legacy_ctf.c).
  */
+#define _POSIX_C_SOURCE 200809L /* lstat */
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -22,15 +23,25 @@ static int write_all(FILE *f, const void *data, size_t size) {
   return fwrite(data, 1, size, f) == size ? 0 : -1;
 }
 
-static int write_metadata(const mprof_trace_t *t, const char *directory) {
+/* Start writing directory/name (whole or not at all).  Returns 0 or -1. */
+static int output_open(mprof_output_t *out, const char *directory,
+                       const char *name) {
   char path[4096];
-  snprintf(path, sizeof path, "%s/metadata", directory);
-  FILE *f = fopen(path, "wb");
-  if (!f) return -1;
+  if (snprintf(path, sizeof path, "%s/%s", directory, name) >=
+      (int)sizeof path) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
+  return mprof_output_open(out, path) ? -1 : 0;
+}
+
+static int write_metadata(const mprof_trace_t *t, const char *directory) {
+  mprof_output_t out;
+  if (output_open(&out, directory, "metadata")) return -1;
   int err = t->legacy
-                ? mprof__legacy_ctf_metadata(t, f)
-                : write_all(f, t->info.metadata, t->info.metadata_size);
-  return fclose(f) || err ? -1 : 0;
+                ? mprof__legacy_ctf_metadata(t, out.f)
+                : write_all(out.f, t->info.metadata, t->info.metadata_size);
+  return mprof_output_close(&out, !err) ? -1 : 0;
 }
 
 /* The header of mprof packet index as written, patched as described at
@@ -128,14 +139,13 @@ static int write_orphan_drops(const mprof_trace_t *t, const char *directory) {
   mprof__put_u64(header + MPROF__PH_TIMESTAMP_END, end_ticks);
   mprof__put_u64(header + MPROF__PH_CURRENT_THREAD, 0);
   mprof__put_u32(header + MPROF__PH_OS_THREAD_ID, 0);
-  char path[4096];
-  snprintf(path, sizeof path, "%s/ring_%llu", directory,
-           (unsigned long long)instance);
-  FILE *f = fopen(path, "wb");
-  if (!f) return -1;
-  int err = write_drops_packet(f, header, 0, 0) ||
-            write_drops_packet(f, header, 1, t->orphan_discarded);
-  return fclose(f) || err ? -1 : 0;
+  char name[64];
+  snprintf(name, sizeof name, "ring_%llu", (unsigned long long)instance);
+  mprof_output_t out;
+  if (output_open(&out, directory, name)) return -1;
+  int err = write_drops_packet(out.f, header, 0, 0) ||
+            write_drops_packet(out.f, header, 1, t->orphan_discarded);
+  return mprof_output_close(&out, !err) ? -1 : 0;
 }
 
 /* Stream files of an earlier conversion into the same directory would be
@@ -153,9 +163,22 @@ static int remove_old_streams(const char *directory) {
   return closedir(d);
 }
 
+/* Make directory (0700: it holds a trace) if it is not there.  One that
+ * is a symbolic link is refused: its old streams would be removed, and
+ * the trace written, wherever it points.  Returns 0 or -1 (errno set). */
+static int make_directory(const char *directory) {
+  struct stat st;
+  if (mkdir(directory, 0700) == 0) return 0;
+  if (errno != EEXIST || lstat(directory, &st)) return -1;
+  if (S_ISLNK(st.st_mode)) errno = ELOOP;
+  else if (!S_ISDIR(st.st_mode)) errno = ENOTDIR;
+  else return 0;
+  return -1;
+}
+
 int mprof_trace_write_ctf(const mprof_trace_t *t, const char *directory,
                           mprof_progress_fn progress, void *context) {
-  if (mkdir(directory, 0755) < 0 && errno != EEXIST) return MPROF_EIO;
+  if (make_directory(directory)) return MPROF_EIO;
   if (remove_old_streams(directory)) return MPROF_EIO;
   if (write_metadata(t, directory)) return MPROF_EIO;
   for (size_t i = 0, end; i < t->packet_count; i = end) {
@@ -165,14 +188,14 @@ int mprof_trace_write_ctf(const mprof_trace_t *t, const char *directory,
                       t->packets[end].stream_instance == pk->stream_instance;
          end++)
       ;
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s_%llu", directory,
+    char name[64];
+    snprintf(name, sizeof name, "%s_%llu",
              pk->stream_class == MPROF__STREAM_RING ? "ring" : "names",
              (unsigned long long)pk->stream_instance);
-    FILE *f = fopen(path, "wb");
-    if (!f) return MPROF_EIO;
-    int err = write_stream(t, i, end, f, progress, context);
-    if (fclose(f) || err) return MPROF_EIO;
+    mprof_output_t out;
+    if (output_open(&out, directory, name)) return MPROF_EIO;
+    int err = write_stream(t, i, end, out.f, progress, context);
+    if (mprof_output_close(&out, !err)) return MPROF_EIO;
   }
   return write_orphan_drops(t, directory) ? MPROF_EIO : 0;
 }

@@ -10,13 +10,19 @@
  * that are already written.  A packet whose header is being written (INIT)
  * holds no event of its new owner yet: it is copied as empty, at once, so a
  * writer killed at that instant leaves a trace that still checks clean.
+ *
+ * Also how the reader writes files: whole or not at all, a copy of a trace
+ * (mprof_trace_save) or any other output (mprof_output_open).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 
 #include "format.h"
@@ -96,6 +102,64 @@ static int copy_packet(const mprof__source_t *src, uint64_t slot,
   return (before & MPROF__SLOT_INIT) != 0;
 }
 
+/* --- Files written whole or not at all ------------------------------------- */
+
+/* Whether path is (or links to) something other than a file or a
+ * directory: a FIFO, a device (/dev/null, /dev/stdout), written in place,
+ * never replaced. */
+static int is_special(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
+
+int mprof_output_open(mprof_output_t *out, const char *path) {
+  memset(out, 0, sizeof *out);
+  if (!strcmp(path, "-")) {
+    out->f = stdout;
+    return 0;
+  }
+  if (is_special(path)) {
+    snprintf(out->path, sizeof out->path, "%s", path);
+    out->f = fopen(path, "wb");
+    return out->f ? 0 : MPROF_EIO;
+  }
+  const char *slash = strrchr(path, '/');
+  int dir = slash ? (int)(slash + 1 - path) : 0;
+  if (snprintf(out->path, sizeof out->path, "%s", path) >=
+          (int)sizeof out->path ||
+      snprintf(out->temp, sizeof out->temp, "%.*s.%s.XXXXXX", dir, path,
+               path + dir) >= (int)sizeof out->temp) {
+    errno = ENAMETOOLONG;
+    return MPROF_EIO;
+  }
+  int fd = mkstemp(out->temp);
+  if (fd >= 0 && (out->f = fdopen(fd, "wb"))) return 0;
+  int saved = errno;
+  if (fd >= 0) {
+    close(fd);
+    unlink(out->temp);
+  }
+  errno = saved;
+  return MPROF_EIO;
+}
+
+int mprof_output_close(mprof_output_t *out, int complete) {
+  int write_failed = fflush(out->f) || ferror(out->f);
+  if (out->f == stdout) return write_failed || !complete ? MPROF_EIO : 0;
+  int close_failed = fclose(out->f);
+  if (!out->temp[0]) /* written in place */
+    return write_failed || close_failed || !complete ? MPROF_EIO : 0;
+  if (!write_failed && !close_failed && complete &&
+      rename(out->temp, out->path) == 0)
+    return 0;
+  int saved = errno;
+  unlink(out->temp);
+  errno = saved;
+  return MPROF_EIO;
+}
+
+/* --- A copy of a trace -------------------------------------------------------- */
+
 /* A write from a trace's mapping failed with EFAULT: its file shrank, and
  * the kernel met a page past the new end.  Touching the pages of what is
  * left to write makes the guard (trace.c) put zeros there, which can then
@@ -106,9 +170,9 @@ static void touch_pages(const uint8_t *bytes, size_t size) {
 }
 
 int mprof_trace_save(const mprof_trace_t *t, const char *path) {
-  int to_stdout = strcmp(path, "-") == 0;
-  int fd = to_stdout ? 1 : open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) return MPROF_EIO;
+  mprof_output_t out;
+  if (mprof_output_open(&out, path)) return MPROF_EIO;
+  int fd = fileno(out.f);
   size_t done = 0;
   int touched = 0;
   while (done < t->size) {
@@ -122,9 +186,7 @@ int mprof_trace_save(const mprof_trace_t *t, const char *path) {
     done += (size_t)n;
   }
   mprof__tell_shrank(t);
-  int err = done == t->size ? 0 : MPROF_EIO;
-  if (!to_stdout && close(fd) < 0) err = MPROF_EIO;
-  return err;
+  return mprof_output_close(&out, done == t->size);
 }
 
 int mprof__snapshot_copy(const mprof__source_t *src,
