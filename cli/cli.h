@@ -159,5 +159,6 @@ int cmd_view(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
+int cmd_redact(int argc, char **argv);
 
 #endif /* MPROF_CLI_H */

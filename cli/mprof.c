@@ -28,6 +28,7 @@ static const struct command {
     {"record", cmd_record, "run a libuv program under the tracing shim"},
     {"export", cmd_export, "Chrome/Perfetto JSON of one or several traces"},
     {"merge", cmd_merge, "traces of several processes on one time axis"},
+    {"redact", cmd_redact, "a copy of traces with private strings rewritten"},
 };
 
 static void usage(FILE *f) {

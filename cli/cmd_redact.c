@@ -1,0 +1,118 @@
+/* cmd_redact.c -- `mprof redact [--keep CLASS]... [--salt S] [--map FILE]
+ * TRACE... -o OUT`: a copy of traces that can be handed to someone else,
+ * every label, counter name and string replaced by a pseudonym of its
+ * class (the read library's redactor, mprof/redact.h). */
+#include <errno.h>
+#include <getopt.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "mprof/redact.h"
+
+static const char help[] =
+    "usage: mprof redact [--keep CLASS]... [--salt S] [--map FILE] TRACE... "
+    "-o OUT\n"
+    "Write TRACE with every label, counter name, failure reason and the\n"
+    "process name rewritten: a path keeps its depth and extension\n"
+    "(/p1/p2/f3.log), an IP address becomes one of a documentation range\n"
+    "(192.0.2.x, 2001:db8::x) with its port kept, a DNS name hN.example,\n"
+    "other text label-N.  mprof's own label heads (\"fs open\", \"net send\n"
+    "tcp\", \"timer\") are kept.  A text gets the same pseudonym everywhere,\n"
+    "so threads, findings and the alignment of processes stay as they were.\n"
+    "OUT is a trace file for one trace; for a merged trace or several\n"
+    "traces, a directory of trace-N.ctf files and their manifest.\n"
+    "  --keep CLASS  leave paths, addresses, names or labels as they are\n"
+    "  --salt S      the key of the pseudonyms: the same S gives the same\n"
+    "                ones (default: random, different in every run)\n"
+    "  --map FILE    write what became what (mode 0600), for the owner\n";
+
+static int keep_class(const char *name, unsigned *keep) {
+  static const struct {
+    const char *name;
+    unsigned class;
+  } classes[] = {{"paths", MPROF_REDACT_PATHS},
+                 {"addresses", MPROF_REDACT_ADDRESSES},
+                 {"names", MPROF_REDACT_NAMES},
+                 {"labels", MPROF_REDACT_LABELS}};
+  for (size_t i = 0; i < sizeof classes / sizeof *classes; i++)
+    if (!strcmp(name, classes[i].name)) {
+      *keep |= classes[i].class;
+      return 0;
+    }
+  fprintf(stderr, "mprof: redact: --keep takes paths, addresses, names or "
+                  "labels, not %s\n", name);
+  return -1;
+}
+
+/* Whether output is one of the inputs (writing it would truncate what is
+ * being read). */
+static int is_an_input(const mprof_trace_set_t *set, const char *output) {
+  struct stat so, si;
+  if (stat(output, &so)) return 0;
+  for (size_t i = 0; i < set->count; i++)
+    if (!stat(set->paths[i], &si) && si.st_dev == so.st_dev &&
+        si.st_ino == so.st_ino)
+      return 1;
+  return 0;
+}
+
+/* Redact the traces of set into output: a file for one plain trace, else
+ * a directory with a manifest. */
+static int redact(const mprof_trace_set_t *set, int plain, const char *output,
+                  const char *salt, unsigned keep, const char *map,
+                  int *problems) {
+  if (is_an_input(set, output)) {
+    fprintf(stderr, "mprof: redact: %s: would overwrite a trace it reads\n",
+            output);
+    return CLI_USAGE;
+  }
+  mprof_redactor_t *r;
+  if (mprof_redactor_new(salt, salt ? strlen(salt) : 0, keep, &r)) {
+    fputs("mprof: redact: no random salt: give --salt\n", stderr);
+    return CLI_FAILED;
+  }
+  int err = plain ? mprof_redact_trace(r, set->traces[0], output,
+                                       cli_count_problem, problems)
+                  : mprof_redact_set(r, set, output, cli_count_problem,
+                                     problems);
+  if (!err && map && mprof_redactor_write_map(r, map)) {
+    fprintf(stderr, "mprof: %s: %s\n", map, strerror(errno));
+    err = MPROF_EIO;
+  }
+  mprof_redactor_free(r);
+  return err ? CLI_FAILED : CLI_OK;
+}
+
+int cmd_redact(int argc, char **argv) {
+  static const struct option options[] = {{"keep", required_argument, 0, 'k'},
+                                          {"salt", required_argument, 0, 's'},
+                                          {"map", required_argument, 0, 'm'},
+                                          {"output", required_argument, 0, 'o'},
+                                          {"help", no_argument, 0, 'h'},
+                                          {0, 0, 0, 0}};
+  const char *output = NULL, *salt = NULL, *map = NULL;
+  unsigned keep = 0;
+  int c;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, "o:h", options, NULL)) != -1) {
+    if (c == 'o') output = optarg;
+    else if (c == 's') salt = optarg;
+    else if (c == 'm') map = optarg;
+    else if (c == 'k') {
+      if (keep_class(optarg, &keep)) return CLI_USAGE;
+    } else if (c == 'h') return fputs(help, stdout), CLI_OK;
+    else return fputs(help, stderr), CLI_USAGE;
+  }
+  if (optind >= argc || !output) return fputs(help, stderr), CLI_USAGE;
+  int problems = 0, count = argc - optind, failed = 0;
+  mprof_trace_set_t set = {0};
+  for (int i = optind; i < argc; i++)
+    if (mprof_trace_set_add(&set, argv[i], cli_count_problem, &problems))
+      failed = 1;
+  int plain = count == 1 && set.count == 1 && !mprof_trace_is_merged(argv[optind]);
+  int code = failed ? CLI_FAILED
+                    : redact(&set, plain, output, salt, keep, map, &problems);
+  mprof_trace_set_close(&set);
+  return code == CLI_OK && problems ? CLI_DAMAGED : code;
+}

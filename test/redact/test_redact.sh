@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# test_redact.sh BUILD_DIR -- `mprof redact`: a trace full of private
+# strings (hostile_prog: paths, IPv4 and IPv6 peers, DNS names, control
+# characters, a 64 KiB label) and a libuv program under `mprof record`
+# (uv_prog: files in a private directory, TCP and UDP over loopback) are
+# redacted; then no private string is left in any byte of the output; the
+# report has the same threads, times and findings; babeltrace2 reads it;
+# two processes redacted together still align by their network labels; a
+# damaged packet is told and left out, never copied; the same salt gives
+# the same bytes, another salt other pseudonyms; bad input is one line.
+set -euo pipefail
+build=$1
+mprof=$build/mprof
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+check() { /usr/bin/python3 "$here/redact_check.py" "$@"; }
+cd "$tmp"
+
+# --- a trace of hostile labels -----------------------------------------------
+MPROF_TRACE=h.ctf "$build/test/redact/hostile_prog" secrets.txt
+check present secrets.txt h.ctf || fail "the search cannot see the secrets"
+"$mprof" redact --salt one --map map.txt h.ctf -o h.red 2>err.txt ||
+  fail "redact: $(cat err.txt)"
+[ ! -s err.txt ] || fail "redact said: $(cat err.txt)"
+check absent secrets.txt h.red || fail "a private string survived"
+[ "$(stat -c %a h.red) $(stat -c %a map.txt)" = "600 600" ] ||
+  fail "modes: $(stat -c %a h.red map.txt)"
+"$mprof" check h.red >/dev/null || fail "check of the redacted trace"
+
+# What it became: mprof's heads and numbers kept, the arguments replaced
+# by their class, one text one pseudonym in both OS threads' streams.
+"$mprof" dump h.red >dump.txt
+for pattern in \
+  '"fs open /p[0-9]*/p[0-9]*/p[0-9]*/f[0-9]*"' \
+  '"fs stat /p[0-9]*/p[0-9]*/f[0-9]*\.xlsx"' \
+  '"connect \(192\.0\.2\|198\.51\.100\|203\.0\.113\)\.[0-9]*:5432"' \
+  '"tcp from \[2001:db8::[0-9a-f:]*\]:51234"' \
+  '"getaddrinfo h[a-z]*\.example"' \
+  '"net send tcp [0-9.]*:5432 [0-9.]*:80 0 100"' \
+  '"net send udp \[2001:db8::[0-9a-f:]*\]:4000 \[2001:db8::[0-9a-f:]*\]:53 [0-9a-f]\{16\} 32"' \
+  '"label-[a-z]\{4\} /p[0-9]*/f[0-9]*"' \
+  'text="ECONNREFUSED"'; do
+  grep -q "$pattern" dump.txt || fail "no $pattern in $(grep text= dump.txt)"
+done
+[ "$(grep -o '"fs open [^"]*"' dump.txt | sort -u | wc -l)" -eq 1 ] ||
+  fail "one path, two pseudonyms"
+sent=$(sed -n 's/.*"net send tcp \([^ ]*\) \([^ ]*\) .*/\1 \2/p' dump.txt | head -1)
+received=$(sed -n 's/.*"net recv tcp \([^ ]*\) \([^ ]*\) .*/\2 \1/p' dump.txt | head -1)
+[ "$sent" = "$received" ] || fail "send $sent, receive $received"
+grep -q "^address	10.1.2.3	" map.txt || fail "map: $(cat map.txt)"
+
+# The same analysis: findings, threads, times; texts one to one.
+"$mprof" report --json h.ctf >a.json
+"$mprof" report --json h.red >b.json
+check same-report a.json b.json --findings || fail "reports differ"
+
+# babeltrace2 reads every event.
+"$mprof" ctf h.red -o h.dir >/dev/null
+babeltrace2 h.dir >bt.txt 2>bt.err || fail "babeltrace2: $(cat bt.err)"
+events=$("$mprof" stats --json h.red |
+         /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["events"])')
+[ "$(wc -l <bt.txt)" -eq "$events" ] ||
+  fail "babeltrace2 read $(wc -l <bt.txt) events of $events"
+
+# --- salts -------------------------------------------------------------------
+"$mprof" redact --salt one h.ctf -o again.red
+cmp -s h.red again.red || fail "the same salt, other bytes"
+"$mprof" redact --salt two h.ctf -o two.red
+grep -q "$(sed -n 's/.*text="\(fs open [^"]*\)".*/\1/p' dump.txt | head -1)" \
+  <("$mprof" dump two.red) && fail "another salt, the same pseudonym"
+"$mprof" redact h.ctf -o random1.red
+"$mprof" redact h.ctf -o random2.red
+cmp -s random1.red random2.red && fail "no salt: the same pseudonyms twice"
+
+# --keep leaves one class as it was.
+"$mprof" redact --keep paths h.ctf -o paths.red
+"$mprof" dump paths.red >paths.txt
+grep -q '"fs open /home/alice/.ssh/id_rsa"' paths.txt || fail "--keep paths"
+grep -q '10\.1\.2\.3' paths.txt && fail "--keep paths kept addresses"
+
+# --- damage: told, left out, never copied -------------------------------------
+# The 64 KiB label's string event (a names packet) and the failure
+# naming erin (a ring packet) get an unknown event id; the other thread's
+# names packet, with its label of a path, a bad magic.
+/usr/bin/python3 - <<'PY'
+import struct
+data = bytearray(open("h.ctf", "rb").read())
+at = data.index(b"carol-")
+data[at - 6] = (data[at - 6] & ~31) | 30      # string: id 15 -> 30
+at = data.index(b"password for erin")
+data[at - 8] = (data[at - 8] & ~31) | 30      # fail: id 6 -> 30
+size, = struct.unpack_from("<I", data, 24)
+packets, = struct.unpack_from("<Q", data, 56)
+other = data.index(b"fs open /home/alice", data.index(b"fs open /home/alice") + 1)
+data[packets + (other - packets) // size * size] ^= 0xff   # bad magic
+open("damaged.ctf", "wb").write(data)
+PY
+set +e
+"$mprof" redact --salt one damaged.ctf -o damaged.red 2>err.txt
+code=$?
+set -e
+[ "$code" -eq 1 ] || fail "damaged: exit $code"
+grep -q "damaged.ctf.*packet [0-9]*.*bad packet magic; packet skipped" err.txt || fail "damaged: $(cat err.txt)"
+[ "$(grep -c "damaged.ctf.*unknown event id" err.txt)" -eq 2 ] ||
+  fail "damaged: $(cat err.txt)"
+check absent secrets.txt damaged.red || fail "damage copied through"
+"$mprof" check damaged.red >/dev/null 2>&1 || [ $? -eq 1 ] ||
+  fail "check of the damaged trace's redaction"
+
+# --- two processes, redacted together, still align ---------------------------
+"$build/test/interop/netpair" client client.ctf 0
+"$build/test/interop/netpair" server late.ctf 1000000
+"$mprof" redact client.ctf late.ctf -o pair 2>err.txt || fail "pair: $(cat err.txt)"
+[ "$(cat pair/mprof-merge)" = "$(printf 'mprof-merge 1\n0 trace-1.ctf\n0 trace-2.ctf')" ] ||
+  fail "manifest: $(cat pair/mprof-merge)"
+"$mprof" export --align pair/trace-1.ctf pair/trace-2.ctf -o /dev/null 2>align.txt
+grep -qx "mprof: align: pair/trace-2.ctf: offset -1000000 ns, messages both ways (16 messages allow \[-1050000, -950000\])" align.txt ||
+  fail "aligned: $(cat align.txt)"
+for f in pair/trace-1.ctf pair/trace-2.ctf; do
+  grep -q '10\.0\.0\.\|2001:db8::1\]\|0123456789abcdef' "$f" && fail "$f: an address or hash"
+done
+"$mprof" report --json pair >/dev/null || fail "report of the redacted pair"
+
+# --- a libuv program under mprof record --------------------------------------
+if [ -x "$build/test/uv/uv_prog_plain" ]; then
+  mkdir private-frank-dir
+  "$mprof" record -o u.ctf -- "$build/test/uv/uv_prog_plain" \
+    "$tmp/private-frank-dir" all >/dev/null 2>record.txt ||
+    fail "record: $(cat record.txt)"
+  printf '%s\n' private-frank-dir 127.0.0.1 uv_prog_plain |
+    /usr/bin/python3 -c 'import sys; [print(l.strip().encode().hex()) for l in sys.stdin]' >uv_secrets.txt
+  check present uv_secrets.txt u.ctf || fail "uv: the search cannot see the secrets"
+  "$mprof" redact u.ctf.manifest -o u.red 2>err.txt || fail "uv: $(cat err.txt)"
+  check absent uv_secrets.txt u.red/* || fail "uv: a private string survived"
+  "$mprof" dump u.red >udump.txt
+  grep -q '"net send tcp [0-9.]*:[0-9]* [0-9.]*:[0-9]* 0 [0-9]*"' udump.txt ||
+    fail "uv: no net send label: $(grep 'net ' udump.txt | head -3)"
+  "$mprof" report --json u.ctf.manifest >ua.json
+  "$mprof" report --json u.red >ub.json
+  check same-report ua.json ub.json || fail "uv: reports differ"
+fi
+
+# --- bad input ---------------------------------------------------------------
+set +e
+"$mprof" redact missing.ctf -o x.red 2>err.txt; code=$?
+[ "$code" -eq 3 ] && [ "$(wc -l <err.txt)" -eq 1 ] && grep -q missing.ctf err.txt ||
+  fail "missing input: exit $code, $(cat err.txt)"
+"$mprof" redact "$here/../data/net.ctf" -o x.red 2>err.txt; code=$?
+[ "$code" -eq 3 ] && grep -q "net.ctf: a mirage-profile trace cannot be redacted" err.txt ||
+  fail "legacy: exit $code, $(cat err.txt)"
+"$mprof" redact h.ctf -o h.ctf 2>err.txt; code=$?
+[ "$code" -eq 2 ] || fail "over its input: exit $code"
+"$mprof" redact --keep secrets h.ctf -o x.red 2>err.txt; code=$?
+[ "$code" -eq 2 ] || fail "--keep secrets: exit $code"
+set -e
+check present secrets.txt h.ctf || fail "the input was changed"
+echo "redact: ok"
