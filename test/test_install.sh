@@ -16,7 +16,8 @@ cmake --install "$build" --prefix "$prefix" >/dev/null
 
 pc=$(find "$prefix" -name mprof.pc)
 libdir=$(dirname "$(dirname "$pc")")
-for f in include/mprof.h include/mprof/unix.h include/mprof/read.h include/mprof/model.h \
+for f in include/mprof.h include/mprof/unix.h include/mprof/read.h include/mprof/redact.h \
+         include/mprof/model.h \
          bin/mprof share/man/man1/mprof.1; do
   [ -f "$prefix/$f" ] || { echo "FAIL: $f not installed" >&2; exit 1; }
 done
