@@ -47,7 +47,7 @@ fuzz: deps
 	$(ASAN_BUILD)/test/fuzz_read -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 \
 	  -artifact_prefix=$(ASAN_BUILD)/fuzz- $(ASAN_BUILD)/fuzz-corpus test/fuzz/corpus
 
-# Reliability at length (issue 7): the crash harness SIGKILLs its writer
+# Reliability at length: the crash harness SIGKILLs its writer
 # 1000 times, and the live reader takes 10^5 snapshots; and a 4.6 GB trace
 # recorded in full (in $TMPDIR) is read whole.
 .PHONY: check-long
