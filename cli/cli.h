@@ -131,7 +131,7 @@ int cli_traces_align(cli_traces_t *set, mprof_model_t **model);
 typedef struct cli_combine_s {
   const char *format, *output; /* NULL unless given (or preset) */
   char *offsets[MPROF_MODEL_MAX_TRACES];
-  int offset_count, align, help;
+  int offset_count, align, help, redact;
   char **paths;
   int count;
   cli_progress_t *progress; /* for the set, or NULL */
@@ -147,6 +147,20 @@ int cli_combine_load(const cli_combine_t *combine, cli_traces_t *set,
 /* The model of set as an OTLP/JSON ExportTraceServiceRequest, written to f
  * (export_otlp.c).  Returns 0, or -1 (out of memory, or f failed). */
 int cli_export_otlp(FILE *f, const mprof_model_t *m, const cli_traces_t *set);
+
+/* Redacted copies of a command's inputs (`--redact`, cmd_redact.c): each
+ * of paths[0 .. count) redacted, with one random key, into a new private
+ * temporary directory as trace-N.ctf (N from 1; a merged trace's a
+ * directory with its manifest).  Returns an exit code; remove the copies
+ * with cli_redacted_remove() whatever it returned. */
+typedef struct cli_redacted_s {
+  char dir[4096];
+  char **paths; /* the copies, in the order of the inputs */
+  int count;
+} cli_redacted_t;
+int cli_redact_inputs(char **paths, int count, int *problems,
+                      cli_redacted_t *out);
+void cli_redacted_remove(cli_redacted_t *redacted);
 
 int cmd_check(int argc, char **argv);
 int cmd_report(int argc, char **argv);

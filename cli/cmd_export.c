@@ -21,14 +21,16 @@
 
 static const char help[] =
     "usage: mprof export [--format=chrome|otlp] [--offset NAME=+-NS]...\n"
-    "                    [--align] TRACE... [-o OUT]\n"
+    "                    [--align] [--redact] TRACE... [-o OUT]\n"
     "Write traces as Chrome's Trace Event Format (JSON) for Chrome DevTools\n"
     "and Perfetto, or as OTLP/JSON spans for an OpenTelemetry collector, to\n"
     "OUT (default: standard output).  Several traces go on one time axis,\n"
     "aligned by their wall-clock anchors; --offset moves the trace NAME (its\n"
     "path or file name) by NS nanoseconds; --align then aligns them by the\n"
     "messages they exchanged (send/receive labels, see docs/interop.md),\n"
-    "and says how on stderr.\n";
+    "and says how on stderr.  --redact writes copies of the traces with\n"
+    "their labels and names redacted (as `mprof redact` does, with a random\n"
+    "key), named trace-1.ctf, trace-2.ctf..., and exports those.\n";
 
 /* What every event line needs. */
 typedef struct chrome_s {
@@ -264,15 +266,21 @@ int cmd_export(int argc, char **argv) {
     return CLI_USAGE;
   }
   int problems = 0;
-  cli_traces_t set;
+  cli_traces_t set = {.count = 0}; /* closed even if never opened */
   mprof_model_t *m = NULL;
   cli_progress_t progress;
   cli_progress_start(&progress, "export", 0);
   combine.progress = &progress;
-  code = cli_combine_load(&combine, &set, &problems, &m);
+  cli_redacted_t redacted = {{0}, NULL, 0};
+  if (combine.redact &&
+      !(code = cli_redact_inputs(combine.paths, combine.count, &problems,
+                                 &redacted)))
+    combine.paths = redacted.paths;
+  if (code == CLI_OK) code = cli_combine_load(&combine, &set, &problems, &m);
   if (code == CLI_OK) code = export_to(combine.output, combine.format, m, &set);
   cli_progress_finish(&progress);
   mprof_model_free(m);
   cli_traces_close(&set);
+  cli_redacted_remove(&redacted);
   return code == CLI_OK && problems ? CLI_DAMAGED : code;
 }

@@ -483,13 +483,14 @@ static int write_directory(const char *dir, const page_t *pg) {
 
 static int usage(FILE *f, int code) {
   fprintf(
-      f, "usage: mprof html [--single-file] TRACE [TRACE2] -o OUT\n"
+      f, "usage: mprof html [--single-file] [--redact] TRACE [TRACE2] -o OUT\n"
          "  (a TRACE of - is read from standard input)\n"
          "  Write the browser viewer with the trace in it: a directory OUT\n"
          "  (index.html, assets, the trace) that works from disk or any\n"
          "  static server, or with --single-file one self-contained OUT.html.\n"
          "  Two traces: the compare view (a good run above a bad run, the\n"
-         "  first divergence marked).\n");
+         "  first divergence marked).  --redact: the traces' labels and names\n"
+         "  redacted first, as `mprof redact` does (with a random key).\n");
   return code;
 }
 
@@ -573,12 +574,14 @@ static size_t all_slices(const trace_file_t *traces, int count) {
 int cmd_html(int argc, char **argv) {
   trace_file_t traces[2] = {{0}};
   const char *out = NULL;
-  int single = 0, count = 0, problems = 0;
+  int single = 0, count = 0, problems = 0, redact = 0;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--help") == 0)
       return usage(stdout, CLI_OK);
     if (strcmp(argv[i], "--single-file") == 0)
       single = 1;
+    else if (strcmp(argv[i], "--redact") == 0)
+      redact = 1;
     else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc)
       out = argv[++i];
     else if (argv[i][0] == '-' && argv[i][1])
@@ -590,7 +593,12 @@ int cmd_html(int argc, char **argv) {
   }
   if (!out || count == 0)
     return usage(stderr, CLI_USAGE);
-  int err = load_traces(traces, count, &problems);
+  char *paths[2] = {(char *)traces[0].path, (char *)traces[1].path};
+  cli_redacted_t redacted = {{0}, NULL, 0};
+  int err = redact && cli_redact_inputs(paths, count, &problems, &redacted);
+  for (int i = 0; redact && !err && i < count; i++)
+    traces[i].path = redacted.paths[i];
+  if (!err) err = load_traces(traces, count, &problems);
   html_frame_t frames[HTML_FRAME_COUNT] = {{0}};
   /* one trace, not in slices: its first frame (none if its model cannot
    * be built).  A trace in slices is big: its model would cost mprof html
@@ -612,5 +620,6 @@ int cmd_html(int argc, char **argv) {
     free(traces[i].spans);
     free(traces[i].member);
   }
+  cli_redacted_remove(&redacted);
   return err ? CLI_FAILED : problems ? CLI_DAMAGED : CLI_OK;
 }

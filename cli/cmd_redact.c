@@ -1,11 +1,17 @@
 /* cmd_redact.c -- `mprof redact [--keep CLASS]... [--salt S] [--map FILE]
  * TRACE... -o OUT`: a copy of traces that can be handed to someone else,
  * every label, counter name and string replaced by a pseudonym of its
- * class (the read library's redactor, mprof/redact.h). */
+ * class (the read library's redactor, mprof/redact.h); and the redacted
+ * copies that `export --redact` and `html --redact` read instead of their
+ * inputs. */
+#define _XOPEN_SOURCE 700 /* mkdtemp, nftw */
 #include <errno.h>
+#include <ftw.h>
 #include <getopt.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "mprof/redact.h"
@@ -115,4 +121,63 @@ int cmd_redact(int argc, char **argv) {
                     : redact(&set, plain, output, salt, keep, map, &problems);
   mprof_trace_set_close(&set);
   return code == CLI_OK && problems ? CLI_DAMAGED : code;
+}
+
+/* --- Redacted copies of a command's inputs ---------------------------------- */
+
+/* Redact path (a trace or a merged trace) with r into dir/trace-N.ctf, a
+ * file or, for a merged trace, a directory with its manifest; *copy gets
+ * its path (malloc'd).  Returns an exit code. */
+static int redact_input(mprof_redactor_t *r, const char *path, const char *dir,
+                        int n, int *problems, char **copy) {
+  mprof_trace_set_t set;
+  if (cli_open_merged(path, problems, &set)) return CLI_FAILED;
+  size_t size = strlen(dir) + 32;
+  int err = MPROF_ENOMEM;
+  if ((*copy = malloc(size))) {
+    snprintf(*copy, size, "%s/trace-%d.ctf", dir, n);
+    err = mprof_trace_is_merged(path)
+              ? mprof_redact_set(r, &set, *copy, cli_count_problem, problems)
+              : mprof_redact_trace(r, set.traces[0], *copy, cli_count_problem,
+                                   problems);
+  }
+  mprof_trace_set_close(&set);
+  return err ? CLI_FAILED : CLI_OK;
+}
+
+int cli_redact_inputs(char **paths, int count, int *problems,
+                      cli_redacted_t *out) {
+  const char *tmp = getenv("TMPDIR");
+  out->paths = calloc((size_t)count + 1, sizeof *out->paths);
+  out->count = count;
+  snprintf(out->dir, sizeof out->dir, "%s/mprof-redact-XXXXXX",
+           tmp && *tmp ? tmp : "/tmp");
+  if (!out->paths || !mkdtemp(out->dir)) {
+    fprintf(stderr, "mprof: %s: %s\n", out->dir, strerror(errno));
+    out->dir[0] = 0;
+    return CLI_FAILED;
+  }
+  mprof_redactor_t *r;
+  if (mprof_redactor_new(NULL, 0, 0, &r)) {
+    fputs("mprof: redact: no random salt\n", stderr);
+    return CLI_FAILED;
+  }
+  int code = CLI_OK;
+  for (int i = 0; code == CLI_OK && i < count; i++)
+    code = redact_input(r, paths[i], out->dir, i + 1, problems, &out->paths[i]);
+  mprof_redactor_free(r);
+  return code;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int type,
+                        struct FTW *ftw) {
+  (void)st, (void)type, (void)ftw;
+  return remove(path);
+}
+
+void cli_redacted_remove(cli_redacted_t *redacted) {
+  if (redacted->dir[0]) nftw(redacted->dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+  for (int i = 0; redacted->paths && i < redacted->count; i++)
+    free(redacted->paths[i]);
+  free(redacted->paths);
 }

@@ -128,6 +128,7 @@ int cli_combine_options(cli_combine_t *combine, int argc, char **argv,
       {"offset", required_argument, 0, 'O'},
       {"output", required_argument, 0, 'o'},
       {"align", no_argument, 0, 'a'},
+      {"redact", no_argument, 0, 'r'},
       {"help", no_argument, 0, 'h'},
       {0, 0, 0, 0}};
   int c;
@@ -136,6 +137,7 @@ int cli_combine_options(cli_combine_t *combine, int argc, char **argv,
     if (c == 'f') combine->format = optarg;
     else if (c == 'o') combine->output = optarg;
     else if (c == 'a') combine->align = 1;
+    else if (c == 'r') combine->redact = 1;
     else if (c == 'O' && combine->offset_count < MPROF_MODEL_MAX_TRACES)
       combine->offsets[combine->offset_count++] = optarg;
     else if (c == 'h') return combine->help = 1, fputs(help, stdout), CLI_OK;

@@ -17,7 +17,7 @@ int cmd_merge(int argc, char **argv) {
   cli_combine_t combine = {.output = NULL};
   int code = cli_combine_options(&combine, argc, argv, help);
   if (code != CLI_OK || combine.help) return code;
-  if (!combine.output || combine.format)
+  if (!combine.output || combine.format || combine.redact)
     return fputs(help, stderr), CLI_USAGE;
   int problems = 0;
   cli_traces_t set;

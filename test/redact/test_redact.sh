@@ -7,7 +7,8 @@
 # report has the same threads, times and findings; babeltrace2 reads it;
 # two processes redacted together still align by their network labels; a
 # damaged packet is told and left out, never copied; the same salt gives
-# the same bytes, another salt other pseudonyms; bad input is one line.
+# the same bytes, another salt other pseudonyms; export --redact and html
+# --redact leave no private string either; bad input is one line.
 set -euo pipefail
 build=$1
 mprof=$build/mprof
@@ -142,6 +143,21 @@ if [ -x "$build/test/uv/uv_prog_plain" ]; then
   check same-report ua.json ub.json || fail "uv: reports differ"
 fi
 
+# --- export --redact and html --redact ---------------------------------------
+# They read redacted copies, made in a private directory under TMPDIR and
+# removed after.
+mkdir scratch
+"$mprof" export h.ctf -o plain.json
+grep -q alice plain.json || fail "the plain export has no private string to lose"
+TMPDIR=$tmp/scratch "$mprof" export --redact h.ctf -o redacted.json 2>err.txt ||
+  fail "export --redact: $(cat err.txt)"
+check absent secrets.txt redacted.json || fail "export --redact"
+grep -q '"label-[a-z]\{4\} /p[0-9]*/f[0-9]*"' redacted.json || fail "export --redact: no label"
+TMPDIR=$tmp/scratch "$mprof" html --redact h.ctf -o page 2>err.txt ||
+  fail "html --redact: $(cat err.txt)"
+check absent secrets.txt $(find page -type f) || fail "html --redact"
+[ -z "$(ls scratch)" ] || fail "copies left behind: $(ls scratch)"
+
 # --- bad input ---------------------------------------------------------------
 set +e
 "$mprof" redact missing.ctf -o x.red 2>err.txt; code=$?
@@ -154,6 +170,10 @@ set +e
 [ "$code" -eq 2 ] || fail "over its input: exit $code"
 "$mprof" redact --keep secrets h.ctf -o x.red 2>err.txt; code=$?
 [ "$code" -eq 2 ] || fail "--keep secrets: exit $code"
+"$mprof" export --redact missing.ctf -o x.json 2>err.txt; code=$?
+[ "$code" -eq 3 ] && grep -q missing.ctf err.txt || fail "export --redact missing: exit $code"
+"$mprof" merge --redact h.ctf -o merged 2>/dev/null; code=$?
+[ "$code" -eq 2 ] || fail "merge --redact: exit $code"
 set -e
 check present secrets.txt h.ctf || fail "the input was changed"
 echo "redact: ok"
