@@ -574,8 +574,13 @@ int mprof_model_analyse_with(const mprof_model_t *m,
   if (!err) err = find_lost_wakeups(&c);
   if (!err) err = find_chains(&c);
   if (!err) err = critical_path(&c);
-  if (!err) err = mprof__summarise_requests(m, out);
-  if (!err) err = mprof__find_findings(m, &o, out);
+  mprof__facts_t facts;
+  if (!err) err = mprof__facts_make(m, &facts);
+  if (!err) {
+    err = mprof__summarise_requests(m, &facts, out);
+    if (!err) err = mprof__find_findings(m, &o, &facts, out);
+    mprof__facts_free(&facts);
+  }
   free(c.adjacency.first);
   free(c.adjacency.adj);
   free(c.edges);

@@ -18,30 +18,38 @@ int mprof__is_request_type(uint16_t type);
 void mprof__request_kind(const mprof_model_t *m, uint32_t t, char *buf,
                          size_t size);
 
-/* Streams a loop ran on (a loop thread ran there, or, but in legacy
- * traces, something slept there in an idle band): loop[stream index] set
- * to 1 (stream_count bytes, zeroed by the caller). */
-void mprof__loop_streams(const mprof_model_t *m, uint8_t *loop);
+/* What the parts read of the loops and the thread pool, found once. */
+typedef struct mprof__facts_s {
+  uint8_t *loop_stream;    /* by stream index: a loop ran there (a loop
+                              thread, or, but in legacy traces, something
+                              slept there in an idle band) */
+  int64_t *queue_ns, *run_ns; /* by thread: each work request's wait in the
+                              pool's queue (creation to its first run off a
+                              loop's OS thread) and its run there (-1: not
+                              work, or never ran); NULL if no work ran */
+  uint32_t *loops; size_t loop_count;       /* threads of type loop */
+  uint32_t *pending; size_t pending_count;  /* requests that never ended
+                                              (not stalled, not from before
+                                              the trace), by index */
+  uint32_t preexisting, first_preexisting;  /* threads from before the trace */
+} mprof__facts_t;
 
-/* Each work request's wait in the pool's queue (creation to its first run
- * off a loop's OS thread) and its run time there, by thread index (-1:
- * not work, or never ran), in two arrays made for the caller to free.
- * Returns 0 or MPROF_ENOMEM. */
-int mprof__pool_times(const mprof_model_t *m, int64_t **queue_ns,
-                      int64_t **run_ns);
+/* Find the facts of a model.  Returns 0 or MPROF_ENOMEM. */
+int mprof__facts_make(const mprof_model_t *m, mprof__facts_t *facts);
 
-/* qsort's order of int64_t values, lowest first. */
-int mprof__compare_int64(const void *a, const void *b);
+void mprof__facts_free(mprof__facts_t *facts);
 
 /* Fill out->requests and out->failures (requests.c).  Returns 0 or
  * MPROF_ENOMEM. */
-int mprof__summarise_requests(const mprof_model_t *m, mprof_analysis_t *out);
+int mprof__summarise_requests(const mprof_model_t *m,
+                              const mprof__facts_t *facts,
+                              mprof_analysis_t *out);
 
 /* Fill out->findings from the rest of out, sorted most severe first
  * (findings.c).  Returns 0 or MPROF_ENOMEM. */
 int mprof__find_findings(const mprof_model_t *m,
                          const mprof_analysis_options_t *options,
-                         mprof_analysis_t *out);
+                         const mprof__facts_t *facts, mprof_analysis_t *out);
 
 /* Append a NUL-terminated text to out->text; its offset in *at.  Returns
  * 0 or MPROF_ENOMEM. */

@@ -152,7 +152,8 @@ typedef struct finder_s {
   size_t cap_findings, cap_threads, cap_evidence;
   mprof_finding_t current;  /* the finding being made */
   text_t text;              /* its summary */
-  uint8_t *loop_stream;     /* by stream index: a loop ran there */
+  const mprof__facts_t *facts;
+  const uint8_t *loop_stream; /* by stream index: a loop ran there */
   uint32_t *runs;           /* by thread: callbacks run (busy_loop) */
   uint8_t *is_loop;         /* by thread: a loop (its type, or it slept) */
 } finder_t;
@@ -283,64 +284,116 @@ typedef struct timeline_s {
   size_t count;
 } timeline_t;
 
-static int by_stream_start(const void *pa, const void *pb) {
-  const item_t *a = pa, *b = pb;
-  if (a->stream != b->stream) return a->stream < b->stream ? -1 : 1;
-  if (a->start_ns != b->start_ns) return a->start_ns < b->start_ns ? -1 : 1;
-  return (a->end_ns > b->end_ns) - (a->end_ns < b->end_ns);
-}
-
-/* The spans and idle bands of every stream a loop ran on, by stream then
- * time. */
-static int build_timeline(finder_t *f, timeline_t *tl) {
-  const mprof_model_view_t *v = f->v;
-  size_t n = 0;
-  for (size_t i = 0; i < v->running_count; i++)
-    n += f->loop_stream[v->running[i].stream];
-  for (size_t i = 0; i < v->band_count; i++)
-    n += f->loop_stream[v->bands[i].span.stream] && v->bands[i].kind == MPROF_BAND_IDLE;
-  tl->items = malloc((n + 1) * sizeof *tl->items);
-  if (!tl->items) return MPROF_ENOMEM;
-  for (size_t i = 0; i < v->running_count; i++) {
-    const mprof_span_t *s = &v->running[i];
-    if (f->loop_stream[s->stream])
-      tl->items[tl->count++] = (item_t){s->start_ns, s->end_ns, s->stream, s->thread};
+/* Sort items[0..n) by start, stably: a radix sort over 16 bits of the
+ * start at a time (sorting a big trace's millions of spans by comparisons
+ * took most of the analysis).  *items may be swapped for its copy.
+ * Returns 0 or MPROF_ENOMEM. */
+static int sort_by_start(item_t **items, size_t n) {
+  int64_t latest = 0;
+  for (size_t i = 0; i < n; i++)
+    if ((*items)[i].start_ns > latest) latest = (*items)[i].start_ns;
+  item_t *from = *items, *to = malloc((n + 1) * sizeof *to);
+  uint32_t *first = malloc(65537 * sizeof *first);
+  if (!to || !first) {
+    free(to);
+    free(first);
+    return MPROF_ENOMEM;
   }
-  for (size_t i = 0; i < v->band_count; i++) {
-    const mprof_span_t *s = &v->bands[i].span;
-    if (f->loop_stream[s->stream] && v->bands[i].kind == MPROF_BAND_IDLE)
-      tl->items[tl->count++] =
-          (item_t){s->start_ns, s->end_ns, s->stream, MPROF_NO_THREAD};
+  for (unsigned shift = 0; shift < 64 && ((uint64_t)latest >> shift); shift += 16) {
+    memset(first, 0, 65537 * sizeof *first);
+    for (size_t i = 0; i < n; i++)
+      first[(((uint64_t)from[i].start_ns >> shift) & 0xffff) + 1]++;
+    for (size_t d = 0; d < 65536; d++) first[d + 1] += first[d];
+    for (size_t i = 0; i < n; i++)
+      to[first[((uint64_t)from[i].start_ns >> shift) & 0xffff]++] = from[i];
+    item_t *swap = from;
+    from = to;
+    to = swap;
   }
-  qsort(tl->items, tl->count, sizeof *tl->items, by_stream_start);
+  free(to);
+  free(first);
+  *items = from;
   return 0;
 }
 
-/* The loops: threads of type loop, and threads from before the trace
- * (whose creation, and so type, a ring overwrote) that went to sleep in
- * half their stream's idle bands or more.  Uses f->runs, left zeroed. */
-static int mark_loops(finder_t *f, const timeline_t *tl) {
-  uint32_t *bands = calloc(f->v->stream_count + 1, sizeof *bands);
-  if (!bands) return MPROF_ENOMEM;
-  for (uint32_t t = 0; t < f->v->thread_count; t++)
-    f->is_loop[t] = f->v->threads[t].type == MPROF_LOOP;
+/* The stretches of a stream worth a detector's look, in order, apart. */
+typedef struct range_s {
+  int64_t start_ns, end_ns;
+} range_t;
+
+typedef struct ranges_s {
+  range_t *at;
+  size_t count, cap;
+} ranges_t;
+
+/* Add [start, end] after the ranges so far (joined to the last one where
+ * they meet).  Returns 0 or MPROF_ENOMEM. */
+static int range_add(ranges_t *r, int64_t start, int64_t end) {
+  if (r->count && start <= r->at[r->count - 1].end_ns) {
+    if (end > r->at[r->count - 1].end_ns) r->at[r->count - 1].end_ns = end;
+    return 0;
+  }
+  if (mprof__grow(&r->at, &r->cap, r->count + 1, sizeof *r->at)) return MPROF_ENOMEM;
+  r->at[r->count++] = (range_t){start, end};
+  return 0;
+}
+
+/* Does [start, end] meet one of the ranges? */
+static int in_ranges(const ranges_t *r, int64_t start, int64_t end) {
+  size_t lo = 0, hi = r->count;
+  while (lo < hi) { /* the first range that ends at start or later */
+    size_t mid = lo + (hi - lo) / 2;
+    if (r->at[mid].end_ns < start) lo = mid + 1; else hi = mid;
+  }
+  return lo < r->count && r->at[lo].start_ns <= end;
+}
+
+/* The spans and idle bands of one stream a loop ran on, within the
+ * ranges, by time. */
+static int build_timeline(finder_t *f, uint32_t stream, const ranges_t *ranges,
+                          timeline_t *tl) {
+  const mprof_model_view_t *v = f->v;
+  size_t n = 0;
+  for (int fill = 0; fill < 2; fill++) { /* count, then fill */
+    for (size_t i = 0; i < v->running_count; i++) {
+      const mprof_span_t *s = &v->running[i];
+      if (s->stream != stream || !in_ranges(ranges, s->start_ns, s->end_ns)) continue;
+      if (fill) tl->items[tl->count++] = (item_t){s->start_ns, s->end_ns, stream, s->thread};
+      else n++;
+    }
+    for (size_t i = 0; i < v->band_count; i++) {
+      const mprof_span_t *s = &v->bands[i].span;
+      if (s->stream != stream || v->bands[i].kind != MPROF_BAND_IDLE ||
+          !in_ranges(ranges, s->start_ns, s->end_ns))
+        continue;
+      if (fill) tl->items[tl->count++] = (item_t){s->start_ns, s->end_ns, stream, MPROF_NO_THREAD};
+      else n++;
+    }
+    if (!fill && !(tl->items = malloc((n + 1) * sizeof *tl->items))) return MPROF_ENOMEM;
+  }
+  return sort_by_start(&tl->items, tl->count);
+}
+
+/* The loops of one stream's timeline: besides the threads of type loop
+ * (marked already), threads from before the trace (whose creation, and so
+ * type, a ring overwrote) that went to sleep in half the stream's idle
+ * bands or more.  Uses f->runs, left zeroed. */
+static void mark_loops(finder_t *f, const timeline_t *tl) {
+  uint32_t bands = 0;
   for (size_t i = 1; i < tl->count; i++) {
     const item_t *before = &tl->items[i - 1], *band = &tl->items[i];
     if (band->thread != MPROF_NO_THREAD) continue;
-    bands[band->stream]++;
-    if (before->thread != MPROF_NO_THREAD && before->stream == band->stream &&
-        before->end_ns == band->start_ns &&
+    bands++;
+    if (before->thread != MPROF_NO_THREAD && before->end_ns == band->start_ns &&
         (f->v->threads[before->thread].flags & MPROF_THREAD_PREEXISTING))
       f->runs[before->thread]++;
   }
   for (size_t i = 0; i < tl->count; i++) {
     uint32_t t = tl->items[i].thread;
     if (t == MPROF_NO_THREAD || !f->runs[t]) continue;
-    f->is_loop[t] = (uint64_t)f->runs[t] * 2 >= bands[tl->items[i].stream];
+    f->is_loop[t] = (uint64_t)f->runs[t] * 2 >= bands;
     f->runs[t] = 0;
   }
-  free(bands);
-  return 0;
 }
 
 /* Is the loop there (running itself, or in its poll) during item i? */
@@ -399,6 +452,16 @@ static int loop_blocked(finder_t *f, const item_t *items, size_t first,
   return err ? err : commit(f);
 }
 
+/* The first loop thread that runs in items[lo..hi), or NO (a timeline cut
+ * to the places worth a look may begin with a band). */
+static uint32_t first_loop(const finder_t *f, const item_t *items, size_t lo,
+                           size_t hi) {
+  for (size_t i = lo; i < hi; i++)
+    if (items[i].thread != MPROF_NO_THREAD && f->is_loop[items[i].thread])
+      return items[i].thread;
+  return MPROF_NO_THREAD;
+}
+
 /* Callbacks on one loop stream (items[lo..hi)) that held the loop at
  * least the threshold: a run of spans of other threads that begins where
  * the loop handed over and goes on, span after span, until the loop is
@@ -406,7 +469,7 @@ static int loop_blocked(finder_t *f, const item_t *items, size_t first,
 static int find_blocked(finder_t *f, const item_t *items, size_t lo,
                         size_t hi) {
   int64_t loop_end = -1;
-  uint32_t loop = MPROF_NO_THREAD;
+  uint32_t loop = first_loop(f, items, lo, hi);
   for (size_t i = lo; i < hi;) {
     if (loop_present(f, &items[i])) {
       loop_end = items[i].end_ns;
@@ -581,7 +644,7 @@ static int streak_poll(finder_t *f, streak_t *s, int64_t start) {
 static int find_busy(finder_t *f, const item_t *items, size_t lo, size_t hi) {
   streak_t s;
   memset(&s, 0, sizeof s);
-  s.loop = MPROF_NO_THREAD;
+  s.loop = first_loop(f, items, lo, hi);
   s.start_ns = s.window_ns = -1;
   int err = 0;
   int64_t loop_end = -1, poll_start = -1;
@@ -608,21 +671,112 @@ static int find_busy(finder_t *f, const item_t *items, size_t lo, size_t hi) {
   return err;
 }
 
-static int find_in_loops(finder_t *f) {
-  timeline_t tl = {NULL, 0};
-  int err = build_timeline(f, &tl);
-  f->runs = calloc(f->v->thread_count + 1, sizeof *f->runs);
-  f->is_loop = malloc(f->v->thread_count + 1);
-  if (!f->runs || !f->is_loop) err = MPROF_ENOMEM;
-  if (!err) err = mark_loops(f, &tl);
-  for (size_t lo = 0; !err && lo < tl.count;) {
-    size_t hi = lo;
-    while (hi < tl.count && tl.items[hi].stream == tl.items[lo].stream) hi++;
-    err = find_blocked(f, tl.items, lo, hi);
-    if (!err) err = find_busy(f, tl.items, lo, hi);
-    lo = hi;
+/* The loop's presences on a stream (its own spans and its idle bands),
+ * in time order, as they are walked. */
+typedef struct presence_s {
+  int64_t end_ns;          /* of the latest presence so far (-1: none) */
+  int64_t gap_from_ns;     /* a long gap began here, until the next band
+                              ends (-1: none open) */
+  size_t bands_in_window, window_first; /* bands of the latest 50 ms */
+} presence_t;
+
+/* The loop is present during [start, end] (a band if band): a gap as long
+ * as a blocked loop before it opens a range, up to the end of the band
+ * after it (the callbacks that waited run before it). */
+static int presence_at(finder_t *f, presence_t *p, ranges_t *r, int64_t start,
+                       int64_t end, int band) {
+  int err = 0;
+  if (p->end_ns >= 0 && start - p->end_ns >= f->options->loop_blocked_ns &&
+      p->gap_from_ns < 0)
+    p->gap_from_ns = p->end_ns;
+  if (band && p->gap_from_ns >= 0) {
+    err = range_add(r, p->gap_from_ns, end);
+    p->gap_from_ns = -1;
   }
-  free(tl.items);
+  if (end > p->end_ns) p->end_ns = end;
+  return err;
+}
+
+/* A band of stream: a window of 50 ms crowded with bands is a range. */
+static int band_at(finder_t *f, presence_t *p, ranges_t *r, uint32_t stream,
+                   const mprof_span_t *band) {
+  const mprof_band_t *bands = f->v->bands;
+  p->bands_in_window++;
+  while (band->start_ns - bands[p->window_first].span.start_ns >= BUSY_WINDOW_NS) {
+    if (bands[p->window_first].span.stream == stream &&
+        bands[p->window_first].kind == MPROF_BAND_IDLE)
+      p->bands_in_window--;
+    p->window_first++;
+  }
+  if (p->bands_in_window < BUSY_MIN_ITERATIONS) return 0;
+  return range_add(r, bands[p->window_first].span.start_ns, band->end_ns);
+}
+
+/* The stretches of a stream worth the detectors' look, into *r: gaps
+ * between the loop's presences as long as a blocked loop, and windows
+ * crowded with polls.  A cheap walk (the loop's own spans and the bands
+ * are in order already) that spares a big trace's loops a timeline of
+ * all their spans.  A stream whose loop is from before the trace is
+ * looked at whole. */
+static int places_to_look(finder_t *f, uint32_t stream, ranges_t *r) {
+  const mprof_model_view_t *v = f->v;
+  const mprof_model_t *m = f->m;
+  uint32_t loop = MPROF_NO_THREAD;
+  for (size_t k = 0; k < f->facts->loop_count && loop == MPROF_NO_THREAD; k++)
+    if (mprof__thread_stream(m, f->facts->loops[k]) == stream) loop = f->facts->loops[k];
+  if (loop == MPROF_NO_THREAD) return range_add(r, 0, INT64_MAX);
+  presence_t p = {-1, -1, 0, 0};
+  uint32_t row = v->threads[loop].row;
+  size_t k = m->row_running_first[row], k_end = m->row_running_first[row + 1];
+  size_t b = 0;
+  int err = 0;
+  while (!err) {
+    while (k < k_end && (v->running[k].thread != loop || v->running[k].stream != stream)) k++;
+    while (b < v->band_count &&
+           (v->bands[b].span.stream != stream || v->bands[b].kind != MPROF_BAND_IDLE))
+      b++;
+    if (k == k_end && b == v->band_count) break;
+    if (b == v->band_count || (k < k_end && v->running[k].start_ns < v->bands[b].span.start_ns)) {
+      err = presence_at(f, &p, r, v->running[k].start_ns, v->running[k].end_ns, 0);
+      k++;
+    } else {
+      const mprof_span_t *band = &v->bands[b++].span;
+      err = presence_at(f, &p, r, band->start_ns, band->end_ns, 1);
+      if (!err) err = band_at(f, &p, r, stream, band);
+    }
+  }
+  if (!err && p.gap_from_ns >= 0) err = range_add(r, p.gap_from_ns, INT64_MAX);
+  return err;
+}
+
+/* The per-thread arrays of the loops' detectors, made for the first
+ * stream that needs them.  Returns 0 or MPROF_ENOMEM. */
+static int loop_arrays(finder_t *f) {
+  if (f->runs) return 0;
+  f->runs = calloc(f->v->thread_count + 1, sizeof *f->runs);
+  f->is_loop = calloc(f->v->thread_count + 1, 1);
+  if (!f->runs || !f->is_loop) return MPROF_ENOMEM;
+  for (size_t k = 0; k < f->facts->loop_count; k++) f->is_loop[f->facts->loops[k]] = 1;
+  return 0;
+}
+
+static int find_in_loops(finder_t *f) {
+  int err = 0;
+  for (uint32_t stream = 0; !err && stream < f->v->stream_count; stream++) {
+    timeline_t tl = {NULL, 0};
+    ranges_t ranges = {NULL, 0, 0};
+    if (!f->loop_stream[stream]) continue;
+    err = places_to_look(f, stream, &ranges);
+    if (!err && ranges.count) err = loop_arrays(f);
+    if (!err && ranges.count) err = build_timeline(f, stream, &ranges, &tl);
+    free(ranges.at);
+    if (!err) {
+      mark_loops(f, &tl);
+      err = find_blocked(f, tl.items, 0, tl.count);
+    }
+    if (!err) err = find_busy(f, tl.items, 0, tl.count);
+    free(tl.items);
+  }
   free(f->runs);
   free(f->is_loop);
   f->runs = NULL;
@@ -639,7 +793,7 @@ typedef struct late_s {
 } late_t;
 
 typedef struct pool_s {
-  int64_t *queue_ns, *run_ns;  /* by thread (mprof__pool_times) */
+  const int64_t *queue_ns, *run_ns; /* by thread (the facts') */
   uint32_t size;               /* OS threads the pool's work ran on */
   late_t *late;
   size_t late_count;
@@ -703,6 +857,11 @@ static int pool_saturated(finder_t *f, pool_t *p) {
   return err ? err : commit(f);
 }
 
+static int by_time(const void *pa, const void *pb) {
+  int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+  return (a > b) - (a < b);
+}
+
 /* When each work request first ran in the pool, sorted (its count in
  * *count). */
 static int64_t *pool_starts(const finder_t *f, const pool_t *p, size_t *count) {
@@ -712,7 +871,7 @@ static int64_t *pool_starts(const finder_t *f, const pool_t *p, size_t *count) {
   for (uint32_t t = 1; t < f->v->thread_count; t++)
     if (p->run_ns[t] >= 0)
       starts[(*count)++] = f->v->threads[t].start_ns + p->queue_ns[t];
-  qsort(starts, *count, sizeof *starts, mprof__compare_int64);
+  qsort(starts, *count, sizeof *starts, by_time);
   return starts;
 }
 
@@ -741,9 +900,11 @@ static int find_pool(finder_t *f) {
   size_t n = f->v->thread_count, started = 0;
   pool_t p;
   memset(&p, 0, sizeof p);
+  p.queue_ns = f->facts->queue_ns;
+  p.run_ns = f->facts->run_ns;
+  if (!p.queue_ns) return 0; /* no work ran */
   p.late = malloc((n + 1) * sizeof *p.late);
   int err = p.late ? 0 : MPROF_ENOMEM;
-  if (!err) err = mprof__pool_times(f->m, &p.queue_ns, &p.run_ns);
   if (!err) p.size = pool_size(f, &p);
   int64_t *starts = err || !p.size ? NULL : pool_starts(f, &p, &started);
   if (!err && p.size && !starts) err = MPROF_ENOMEM;
@@ -755,37 +916,29 @@ static int find_pool(finder_t *f) {
   }
   if (!err && p.size && p.late_count >= p.size) err = pool_saturated(f, &p);
   free(starts);
-  free(p.queue_ns);
-  free(p.run_ns);
   free(p.late);
   return err;
 }
 
 /* --- Requests left pending ---------------------------------------------------------- */
 
-/* Is thread t a request that never ended (and is not reported stalled)? */
-static int left_pending(const finder_t *f, uint32_t t) {
-  const mprof_thread_t *th = &f->v->threads[t];
-  return mprof__is_request_type(th->type) &&
-         th->ending == MPROF_ENDING_PENDING &&
-         !(th->flags & (MPROF_THREAD_STALLED | MPROF_THREAD_PREEXISTING));
-}
-
-/* One finding for the pending requests of first's kind (from first on);
- * done[] marks them. */
-static int leaked(finder_t *f, uint32_t first, uint8_t *done) {
+/* One finding for the pending requests (the facts' list) of the kind of
+ * the one at pending[at], from there on; done[] marks them. */
+static int leaked(finder_t *f, size_t at, uint8_t *done) {
+  const uint32_t *pending = f->facts->pending;
+  uint32_t first = pending[at];
   char kind[128], other[128];
   mprof__request_kind(f->m, first, kind, sizeof kind);
   begin(f, MPROF_FINDING_LEAKED, MPROF_SEVERITY_WARNING,
         f->v->threads[first].start_ns, f->v->duration_ns);
   uint32_t count = 0;
   int err = 0;
-  for (uint32_t t = first; !err && t < f->v->thread_count; t++) {
-    if (done[t] || !left_pending(f, t) || f->v->threads[t].type != f->v->threads[first].type)
-      continue;
+  for (size_t k = at; !err && k < f->facts->pending_count; k++) {
+    uint32_t t = pending[k];
+    if (done[k] || f->v->threads[t].type != f->v->threads[first].type) continue;
     mprof__request_kind(f->m, t, other, sizeof other);
     if (strcmp(kind, other)) continue;
-    done[t] = 1;
+    done[k] = 1;
     count++;
     err = name_thread(f, t);
     if (!err)
@@ -807,11 +960,12 @@ static int leaked(finder_t *f, uint32_t first, uint8_t *done) {
 }
 
 static int find_leaked(finder_t *f) {
-  uint8_t *done = calloc(f->v->thread_count + 1, 1);
+  size_t n = f->facts->pending_count;
+  uint8_t *done = calloc(n + 1, 1);
   if (!done) return MPROF_ENOMEM;
   int err = 0;
-  for (uint32_t t = 1; !err && t < f->v->thread_count; t++)
-    if (!done[t] && left_pending(f, t)) err = leaked(f, t, done);
+  for (size_t k = 0; !err && k < n; k++)
+    if (!done[k]) err = leaked(f, k, done);
   free(done);
   return err;
 }
@@ -819,11 +973,7 @@ static int find_leaked(finder_t *f) {
 /* --- What the trace cannot tell ------------------------------------------------------- */
 
 static int cannot_tell(finder_t *f) {
-  uint32_t preexisting = 0, first = MPROF_NO_THREAD;
-  for (uint32_t t = 1; t < f->v->thread_count; t++)
-    if (f->v->threads[t].flags & MPROF_THREAD_PREEXISTING) {
-      if (!preexisting++) first = t;
-    }
+  uint32_t preexisting = f->facts->preexisting;
   int err = 0;
   if (preexisting) {
     begin(f, MPROF_FINDING_CANNOT_TELL, MPROF_SEVERITY_INFO, 0, 0);
@@ -832,7 +982,7 @@ static int cannot_tell(finder_t *f) {
     put(&f->text, " existed before the trace begins (a ring that"
                   " overwrote its start?): what they did before it, and"
                   " who made them, cannot be told");
-    err = name_thread(f, first);
+    err = name_thread(f, f->facts->first_preexisting);
     if (!err) err = commit(f);
   }
   if (!err && f->v->discarded) {
@@ -857,16 +1007,15 @@ static int by_severity(const void *pa, const void *pb) {
 
 int mprof__find_findings(const mprof_model_t *m,
                          const mprof_analysis_options_t *options,
-                         mprof_analysis_t *out) {
+                         const mprof__facts_t *facts, mprof_analysis_t *out) {
   finder_t f;
   memset(&f, 0, sizeof f);
   f.m = m;
   f.v = &m->view;
   f.options = options;
   f.out = out;
-  f.loop_stream = calloc(f.v->stream_count + 1, 1);
-  if (!f.loop_stream) return MPROF_ENOMEM;
-  mprof__loop_streams(m, f.loop_stream);
+  f.facts = facts;
+  f.loop_stream = facts->loop_stream;
   int err = 0;
   for (size_t i = 0; !err && i < out->lost_wakeup_count; i++)
     err = lost_wakeup(&f, &out->lost_wakeups[i]);
@@ -876,7 +1025,6 @@ int mprof__find_findings(const mprof_model_t *m,
   if (!err) err = find_pool(&f);
   if (!err) err = find_leaked(&f);
   if (!err) err = cannot_tell(&f);
-  free(f.loop_stream);
   if (!err) qsort(out->findings, out->finding_count, sizeof *out->findings, by_severity);
   return err;
 }

@@ -69,7 +69,7 @@ typedef struct grouping_s {
   uint32_t *group_of;      /* by thread; MPROF_NO_THREAD: not a request */
   uint32_t *first, *members;
   size_t cap_groups;
-  int64_t *queue_ns, *run_ns; /* by thread: work in the pool; -1 unknown */
+  const mprof__facts_t *facts;
 } grouping_t;
 
 static uint32_t find_group(const mprof_analysis_t *out, uint16_t type,
@@ -86,13 +86,24 @@ static int assign_groups(const mprof_model_t *m, grouping_t *g,
                          mprof_analysis_t *out) {
   const mprof_model_view_t *v = &m->view;
   char name[128];
+  /* groups of recent (type, label) pairs: labels are interned, so the
+   * same text has the same offset, and most requests skip the kind's
+   * text and the search */
+  struct { uint32_t label, group; uint16_t type; } recent[16];
+  for (int i = 0; i < 16; i++) recent[i].group = MPROF_NO_THREAD;
   for (uint32_t t = 1; t < v->thread_count; t++) {
     g->group_of[t] = MPROF_NO_THREAD;
     const mprof_thread_t *th = &v->threads[t];
     if (!mprof__is_request_type(th->type) || th->ending == MPROF_ENDING_MERGED)
       continue;
-    mprof__request_kind(m, t, name, sizeof name);
-    uint32_t group = find_group(out, th->type, name);
+    uint32_t label = th->label_count ? v->labels[th->first_label].text : 0;
+    unsigned slot = (label ^ th->type ^ label >> 4) & 15;
+    uint32_t group = recent[slot].group;
+    if (group == MPROF_NO_THREAD || recent[slot].label != label ||
+        recent[slot].type != th->type) {
+      mprof__request_kind(m, t, name, sizeof name);
+      group = find_group(out, th->type, name);
+    }
     if (group == MPROF_NO_THREAD) {
       mprof_request_group_t fresh;
       memset(&fresh, 0, sizeof fresh);
@@ -104,69 +115,148 @@ static int assign_groups(const mprof_model_t *m, grouping_t *g,
       group = (uint32_t)out->request_count++;
       out->requests[group] = fresh;
     }
-    g->group_of[t] = group;
+    recent[slot].label = label;
+    recent[slot].type = th->type;
+    recent[slot].group = g->group_of[t] = group;
     out->requests[group].count++;
   }
   return 0;
 }
 
-void mprof__loop_streams(const mprof_model_t *m, uint8_t *loop) {
+/* Streams a loop ran on: a loop thread ran there, or (but in legacy
+ * traces) something slept there in an idle band.  Returns whether any
+ * work request ran off them (on the thread pool). */
+static int mark_loop_streams(const mprof_model_t *m, uint8_t *loop) {
   const mprof_model_view_t *v = &m->view;
   for (size_t i = 0; i < v->running_count; i++)
     if (v->threads[v->running[i].thread].type == MPROF_LOOP)
       loop[v->running[i].stream] = 1;
   for (size_t i = 0; !m->legacy && i < v->band_count; i++)
     if (v->bands[i].kind == MPROF_BAND_IDLE) loop[v->bands[i].span.stream] = 1;
-}
-
-int mprof__pool_times(const mprof_model_t *m, int64_t **queue_out,
-                      int64_t **run_out) {
-  const mprof_model_view_t *v = &m->view;
-  uint8_t *loop = calloc(v->stream_count + 1, 1);
-  int64_t *queue_ns = malloc((v->thread_count + 1) * sizeof *queue_ns);
-  int64_t *run_ns = malloc((v->thread_count + 1) * sizeof *run_ns);
-  if (!loop || !queue_ns || !run_ns) {
-    free(loop);
-    free(queue_ns);
-    free(run_ns);
-    return MPROF_ENOMEM;
-  }
-  mprof__loop_streams(m, loop);
-  for (size_t t = 0; t < v->thread_count; t++) queue_ns[t] = run_ns[t] = -1;
-  for (size_t i = 0; i < v->running_count; i++) {
-    const mprof_span_t *s = &v->running[i];
-    if (v->threads[s->thread].type != MPROF_WORK || loop[s->stream]) continue;
-    int64_t queued = s->start_ns - v->threads[s->thread].start_ns;
-    if (run_ns[s->thread] < 0 || queued < queue_ns[s->thread])
-      queue_ns[s->thread] = queued;
-    run_ns[s->thread] = (run_ns[s->thread] < 0 ? 0 : run_ns[s->thread]) +
-                        s->end_ns - s->start_ns;
-  }
-  free(loop);
-  *queue_out = queue_ns;
-  *run_out = run_ns;
+  for (size_t i = 0; i < v->running_count; i++)
+    if (v->threads[v->running[i].thread].type == MPROF_WORK &&
+        !loop[v->running[i].stream])
+      return 1;
   return 0;
 }
 
-int mprof__compare_int64(const void *pa, const void *pb) {
-  int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
-  return (a > b) - (a < b);
+/* Each work request's wait in the pool's queue (creation to its first run
+ * off a loop's OS thread) and its run time there. */
+static void pool_times(const mprof_model_t *m, mprof__facts_t *f) {
+  const mprof_model_view_t *v = &m->view;
+  for (size_t t = 0; t < v->thread_count; t++) f->queue_ns[t] = f->run_ns[t] = -1;
+  for (size_t i = 0; i < v->running_count; i++) {
+    const mprof_span_t *s = &v->running[i];
+    if (v->threads[s->thread].type != MPROF_WORK || f->loop_stream[s->stream])
+      continue;
+    int64_t queued = s->start_ns - v->threads[s->thread].start_ns;
+    int64_t *run = &f->run_ns[s->thread];
+    if (*run < 0 || queued < f->queue_ns[s->thread])
+      f->queue_ns[s->thread] = queued;
+    *run = (*run < 0 ? 0 : *run) + s->end_ns - s->start_ns;
+  }
 }
 
-/* The q-th percentile (nearest rank) of n sorted values, or -1. */
-static int64_t percentile(const int64_t *sorted, size_t n, unsigned q) {
-  if (n == 0) return -1;
+/* Append t to list (count, cap).  Returns 0 or MPROF_ENOMEM. */
+static int list_add(uint32_t **list, size_t *count, size_t *cap, uint32_t t) {
+  if (mprof__grow(list, cap, *count + 1, sizeof **list)) return MPROF_ENOMEM;
+  (*list)[(*count)++] = t;
+  return 0;
+}
+
+/* One pass over the threads: the loops, the requests left pending, and
+ * those from before the trace. */
+static int list_threads(const mprof_model_t *m, mprof__facts_t *f) {
+  const mprof_model_view_t *v = &m->view;
+  size_t cap_loops = 0, cap_pending = 0;
+  for (uint32_t t = 1; t < v->thread_count; t++) {
+    const mprof_thread_t *th = &v->threads[t];
+    if (th->flags & MPROF_THREAD_PREEXISTING) {
+      if (!f->preexisting++) f->first_preexisting = t;
+    } else if (mprof__is_request_type(th->type) && th->ending == MPROF_ENDING_PENDING &&
+               !(th->flags & MPROF_THREAD_STALLED)) {
+      if (list_add(&f->pending, &f->pending_count, &cap_pending, t)) return MPROF_ENOMEM;
+    }
+    if (th->type == MPROF_LOOP && list_add(&f->loops, &f->loop_count, &cap_loops, t))
+      return MPROF_ENOMEM;
+  }
+  return 0;
+}
+
+int mprof__facts_make(const mprof_model_t *m, mprof__facts_t *f) {
+  const mprof_model_view_t *v = &m->view;
+  memset(f, 0, sizeof *f);
+  f->loop_stream = calloc(v->stream_count + 1, 1);
+  if (!f->loop_stream || list_threads(m, f)) {
+    mprof__facts_free(f);
+    return MPROF_ENOMEM;
+  }
+  if (!mark_loop_streams(m, f->loop_stream)) return 0;
+  f->queue_ns = malloc((v->thread_count + 1) * sizeof *f->queue_ns);
+  f->run_ns = malloc((v->thread_count + 1) * sizeof *f->run_ns);
+  if (!f->queue_ns || !f->run_ns) {
+    mprof__facts_free(f);
+    return MPROF_ENOMEM;
+  }
+  pool_times(m, f);
+  return 0;
+}
+
+void mprof__facts_free(mprof__facts_t *f) {
+  free(f->loop_stream);
+  free(f->loops);
+  free(f->pending);
+  free(f->queue_ns);
+  free(f->run_ns);
+  memset(f, 0, sizeof *f);
+}
+
+/* Move the k-th smallest of values[0..n) to values[k], the smaller ones
+ * before it and the others after (Hoare's selection: linear on average,
+ * where a sort of a million lives took most of the analysis). */
+static void select_kth(int64_t *values, size_t n, size_t k) {
+  size_t lo = 0, hi = n - 1;
+  while (lo < hi) {
+    int64_t pivot = values[lo + (hi - lo) / 2];
+    size_t i = lo, j = hi;
+    for (;;) {
+      while (values[i] < pivot) i++;
+      while (values[j] > pivot) j--;
+      if (i >= j) break;
+      int64_t tmp = values[i];
+      values[i++] = values[j];
+      values[j--] = tmp;
+    }
+    if (k <= j) hi = j;
+    else lo = j + 1;
+  }
+}
+
+/* The nearest-rank index of the q-th percentile of n values. */
+static size_t rank_of(size_t n, unsigned q) {
   size_t rank = (n * q + 99) / 100;
-  return sorted[rank ? rank - 1 : 0];
+  return rank ? rank - 1 : 0;
 }
 
-/* Sort values[0..n) (-1s dropped) and return how many are kept. */
-static size_t sort_known(int64_t *values, size_t n) {
-  size_t kept = 0;
+/* The 50th, 90th and 99th percentiles and the maximum of values[0..n)
+ * into out, the -1s (unknown) left out (-1 each if none is known);
+ * values is reordered. */
+static void percentiles(int64_t *values, size_t n, int64_t out[4]) {
+  static const unsigned qs[3] = {50, 90, 99};
+  size_t kept = 0, from = 0;
   for (size_t i = 0; i < n; i++)
     if (values[i] >= 0) values[kept++] = values[i];
-  qsort(values, kept, sizeof *values, mprof__compare_int64);
-  return kept;
+  for (int i = 0; i < 4; i++) out[i] = -1;
+  if (kept == 0) return;
+  for (int i = 0; i < 3; i++) {
+    size_t k = rank_of(kept, qs[i]);
+    select_kth(values + from, kept - from, k - from);
+    out[i] = values[k];
+    from = k;
+  }
+  out[3] = values[from];
+  for (size_t i = from; i < kept; i++)
+    if (values[i] > out[3]) out[3] = values[i];
 }
 
 /* Lives, queue waits and runs of group r's ended requests. */
@@ -176,6 +266,7 @@ static void group_times(const mprof_model_t *m, const grouping_t *g,
   const mprof_thread_t *threads = m->view.threads;
   uint32_t lo = g->first[r], hi = g->first[r + 1];
   size_t n = 0;
+  int64_t p[4];
   for (uint32_t k = lo; k < hi; k++) {
     const mprof_thread_t *th = &threads[g->members[k]];
     if (th->ending == MPROF_ENDING_PENDING || (th->flags & MPROF_THREAD_STALLED))
@@ -183,24 +274,22 @@ static void group_times(const mprof_model_t *m, const grouping_t *g,
     else
       scratch[n++] = th->end_ns - th->start_ns;
   }
-  n = sort_known(scratch, n);
-  group->p50_ns = percentile(scratch, n, 50);
-  group->p90_ns = percentile(scratch, n, 90);
-  group->p99_ns = percentile(scratch, n, 99);
-  group->max_ns = n ? scratch[n - 1] : -1;
-  for (int which = 0; which < 2; which++) {
-    const int64_t *from = which ? g->run_ns : g->queue_ns;
-    for (uint32_t k = lo; k < hi; k++) scratch[k - lo] = from[g->members[k]];
-    n = sort_known(scratch, hi - lo);
-    int64_t p50 = percentile(scratch, n, 50), max = n ? scratch[n - 1] : -1;
-    if (which) {
-      group->run_p50_ns = p50;
-      group->run_max_ns = max;
-    } else {
-      group->queue_p50_ns = p50;
-      group->queue_max_ns = max;
-    }
-  }
+  percentiles(scratch, n, p);
+  group->p50_ns = p[0];
+  group->p90_ns = p[1];
+  group->p99_ns = p[2];
+  group->max_ns = p[3];
+  group->queue_p50_ns = group->queue_max_ns = -1;
+  group->run_p50_ns = group->run_max_ns = -1;
+  if (!g->facts->queue_ns || group->type != MPROF_WORK) return;
+  for (uint32_t k = lo; k < hi; k++) scratch[k - lo] = g->facts->queue_ns[g->members[k]];
+  percentiles(scratch, hi - lo, p);
+  group->queue_p50_ns = p[0];
+  group->queue_max_ns = p[3];
+  for (uint32_t k = lo; k < hi; k++) scratch[k - lo] = g->facts->run_ns[g->members[k]];
+  percentiles(scratch, hi - lo, p);
+  group->run_p50_ns = p[0];
+  group->run_max_ns = p[3];
 }
 
 /* Count group r's failures by error text. */
@@ -275,21 +364,21 @@ static int by_count(const void *pa, const void *pb) {
   return (a->name > b->name) - (a->name < b->name);
 }
 
-int mprof__summarise_requests(const mprof_model_t *m, mprof_analysis_t *out) {
+int mprof__summarise_requests(const mprof_model_t *m,
+                              const mprof__facts_t *facts,
+                              mprof_analysis_t *out) {
   size_t n = m->view.thread_count;
   grouping_t g;
   memset(&g, 0, sizeof g);
+  g.facts = facts;
   g.group_of = malloc((n + 1) * sizeof *g.group_of);
   int err = g.group_of ? 0 : MPROF_ENOMEM;
   if (!err) err = assign_groups(m, &g, out);
-  if (!err) err = mprof__pool_times(m, &g.queue_ns, &g.run_ns);
   if (!err) err = measure_groups(m, &g, out);
   /* failures point into the groups by position: sort only the groups
    * (each keeps its own first_failure) */
   if (!err) qsort(out->requests, out->request_count, sizeof *out->requests, by_count);
   free(g.group_of);
-  free(g.queue_ns);
-  free(g.run_ns);
   free(g.first);
   free(g.members);
   return err;
