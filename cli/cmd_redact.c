@@ -46,8 +46,10 @@ static int keep_class(const char *name, unsigned *keep) {
       *keep |= classes[i].class;
       return 0;
     }
-  fprintf(stderr, "mprof: redact: --keep takes paths, addresses, names or "
-                  "labels, not %s\n", name);
+  fprintf(stderr,
+          "mprof: redact: --keep takes paths, addresses, names or "
+          "labels, not %s\n",
+          name);
   return -1;
 }
 
@@ -55,7 +57,8 @@ static int keep_class(const char *name, unsigned *keep) {
  * being read). */
 static int is_an_input(const mprof_trace_set_t *set, const char *output) {
   struct stat so, si;
-  if (stat(output, &so)) return 0;
+  if (stat(output, &so))
+    return 0;
   for (size_t i = 0; i < set->count; i++)
     if (!stat(set->paths[i], &si) && si.st_dev == so.st_dev &&
         si.st_ino == so.st_ino)
@@ -78,10 +81,10 @@ static int redact(const mprof_trace_set_t *set, int plain, const char *output,
     fputs("mprof: redact: no random salt: give --salt\n", stderr);
     return CLI_FAILED;
   }
-  int err = plain ? mprof_redact_trace(r, set->traces[0], output,
-                                       cli_count_problem, problems)
-                  : mprof_redact_set(r, set, output, cli_count_problem,
-                                     problems);
+  int err = plain
+                ? mprof_redact_trace(r, set->traces[0], output,
+                                     cli_count_problem, problems)
+                : mprof_redact_set(r, set, output, cli_count_problem, problems);
   if (!err && map && mprof_redactor_write_map(r, map)) {
     fprintf(stderr, "mprof: %s: %s\n", map, strerror(errno));
     err = MPROF_EIO;
@@ -102,28 +105,37 @@ int cmd_redact(int argc, char **argv) {
   int c;
   optind = 1;
   while ((c = getopt_long(argc, argv, "o:h", options, NULL)) != -1) {
-    if (c == 'o') output = optarg;
-    else if (c == 's') salt = optarg;
-    else if (c == 'm') map = optarg;
+    if (c == 'o')
+      output = optarg;
+    else if (c == 's')
+      salt = optarg;
+    else if (c == 'm')
+      map = optarg;
     else if (c == 'k') {
-      if (keep_class(optarg, &keep)) return CLI_USAGE;
-    } else if (c == 'h') return fputs(help, stdout), CLI_OK;
-    else return fputs(help, stderr), CLI_USAGE;
+      if (keep_class(optarg, &keep))
+        return CLI_USAGE;
+    } else if (c == 'h')
+      return fputs(help, stdout), CLI_OK;
+    else
+      return fputs(help, stderr), CLI_USAGE;
   }
-  if (optind >= argc || !output) return fputs(help, stderr), CLI_USAGE;
+  if (optind >= argc || !output)
+    return fputs(help, stderr), CLI_USAGE;
   int problems = 0, count = argc - optind, failed = 0;
   mprof_trace_set_t set = {0};
   for (int i = optind; i < argc; i++)
     if (mprof_trace_set_add(&set, argv[i], cli_count_problem, &problems))
       failed = 1;
-  int plain = count == 1 && set.count == 1 && !mprof_trace_is_merged(argv[optind]);
+  int plain =
+      count == 1 && set.count == 1 && !mprof_trace_is_merged(argv[optind]);
   int code = failed ? CLI_FAILED
                     : redact(&set, plain, output, salt, keep, map, &problems);
   mprof_trace_set_close(&set);
   return code == CLI_OK && problems ? CLI_DAMAGED : code;
 }
 
-/* --- Redacted copies of a command's inputs ---------------------------------- */
+/* --- Redacted copies of a command's inputs ----------------------------------
+ */
 
 /* Redact path (a trace or a merged trace) with r into dir/trace-N.ctf, a
  * file or, for a merged trace, a directory with its manifest; *copy gets
@@ -131,7 +143,8 @@ int cmd_redact(int argc, char **argv) {
 static int redact_input(mprof_redactor_t *r, const char *path, const char *dir,
                         int n, int *problems, char **copy) {
   mprof_trace_set_t set;
-  if (cli_open_merged(path, problems, &set)) return CLI_FAILED;
+  if (cli_open_merged(path, problems, &set))
+    return CLI_FAILED;
   size_t size = strlen(dir) + 32;
   int err = MPROF_ENOMEM;
   if ((*copy = malloc(size))) {
@@ -176,7 +189,8 @@ static int remove_entry(const char *path, const struct stat *st, int type,
 }
 
 void cli_redacted_remove(cli_redacted_t *redacted) {
-  if (redacted->dir[0]) nftw(redacted->dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+  if (redacted->dir[0])
+    nftw(redacted->dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
   for (int i = 0; redacted->paths && i < redacted->count; i++)
     free(redacted->paths[i]);
   free(redacted->paths);

@@ -22,24 +22,37 @@
 #define ROTL(x, b) (uint64_t)(((x) << (b)) | ((x) >> (64 - (b))))
 
 static void sip_round(uint64_t v[4]) {
-  v[0] += v[1]; v[1] = ROTL(v[1], 13); v[1] ^= v[0]; v[0] = ROTL(v[0], 32);
-  v[2] += v[3]; v[3] = ROTL(v[3], 16); v[3] ^= v[2];
-  v[0] += v[3]; v[3] = ROTL(v[3], 21); v[3] ^= v[0];
-  v[2] += v[1]; v[1] = ROTL(v[1], 17); v[1] ^= v[2]; v[2] = ROTL(v[2], 32);
+  v[0] += v[1];
+  v[1] = ROTL(v[1], 13);
+  v[1] ^= v[0];
+  v[0] = ROTL(v[0], 32);
+  v[2] += v[3];
+  v[3] = ROTL(v[3], 16);
+  v[3] ^= v[2];
+  v[0] += v[3];
+  v[3] = ROTL(v[3], 21);
+  v[3] ^= v[0];
+  v[2] += v[1];
+  v[1] = ROTL(v[1], 17);
+  v[1] ^= v[2];
+  v[2] = ROTL(v[2], 32);
 }
 
 static uint64_t siphash(const uint64_t key[2], const uint8_t *in, size_t n) {
-  uint64_t v[4] = {key[0] ^ 0x736f6d6570736575ull, key[1] ^ 0x646f72616e646f6dull,
-                   key[0] ^ 0x6c7967656e657261ull, key[1] ^ 0x7465646279746573ull};
+  uint64_t v[4] = {
+      key[0] ^ 0x736f6d6570736575ull, key[1] ^ 0x646f72616e646f6dull,
+      key[0] ^ 0x6c7967656e657261ull, key[1] ^ 0x7465646279746573ull};
   uint64_t last = (uint64_t)n << 56;
   size_t whole = n - n % 8;
   for (size_t i = 0; i <= whole; i += 8) {
     uint64_t m = 0;
     if (i == whole) {
-      for (size_t j = 0; j < n % 8; j++) last |= (uint64_t)in[i + j] << (8 * j);
+      for (size_t j = 0; j < n % 8; j++)
+        last |= (uint64_t)in[i + j] << (8 * j);
       m = last;
     } else {
-      for (int j = 0; j < 8; j++) m |= (uint64_t)in[i + j] << (8 * j);
+      for (int j = 0; j < 8; j++)
+        m |= (uint64_t)in[i + j] << (8 * j);
     }
     v[3] ^= m;
     sip_round(v);
@@ -47,7 +60,8 @@ static uint64_t siphash(const uint64_t key[2], const uint8_t *in, size_t n) {
     v[0] ^= m;
   }
   v[2] ^= 0xff;
-  for (int i = 0; i < 4; i++) sip_round(v);
+  for (int i = 0; i < 4; i++)
+    sip_round(v);
   return v[0] ^ v[1] ^ v[2] ^ v[3];
 }
 
@@ -70,9 +84,11 @@ typedef enum kind_e {
 } kind_t;
 
 static const char *const kind_names[] = {
-    [KIND_DIRECTORY] = "path", [KIND_FILE] = "path", [KIND_IPV4] = "address",
-    [KIND_IPV6] = "address",   [KIND_HOST] = "name", [KIND_HOST_WORD] = "name",
-    [KIND_HASH] = "hash",      [KIND_LABEL] = "label", [KIND_WORD] = "label"};
+    [KIND_DIRECTORY] = "path", [KIND_FILE] = "path",
+    [KIND_IPV4] = "address",   [KIND_IPV6] = "address",
+    [KIND_HOST] = "name",      [KIND_HOST_WORD] = "name",
+    [KIND_HASH] = "hash",      [KIND_LABEL] = "label",
+    [KIND_WORD] = "label"};
 
 typedef struct entry_s {
   char *from, *to; /* one allocation: from, NUL, to, NUL */
@@ -102,8 +118,9 @@ static entry_t *slot_of(const mprof_redactor_t *r, kind_t kind, uint64_t hash,
                         const char *text, size_t length) {
   for (size_t i = hash & (r->capacity - 1);; i = (i + 1) & (r->capacity - 1)) {
     entry_t *e = &r->entries[i];
-    if (!e->from || (e->kind == kind && e->hash == hash &&
-                     e->from_length == length && !memcmp(e->from, text, length)))
+    if (!e->from ||
+        (e->kind == kind && e->hash == hash && e->from_length == length &&
+         !memcmp(e->from, text, length)))
       return e;
   }
 }
@@ -111,7 +128,8 @@ static entry_t *slot_of(const mprof_redactor_t *r, kind_t kind, uint64_t hash,
 static int grow(mprof_redactor_t *r) {
   size_t capacity = r->capacity * 2;
   entry_t *old = r->entries, *entries = calloc(capacity, sizeof *entries);
-  if (!entries) return -1;
+  if (!entries)
+    return -1;
   size_t old_capacity = r->capacity;
   r->entries = entries;
   r->capacity = capacity;
@@ -126,17 +144,20 @@ static int grow(mprof_redactor_t *r) {
 /* Remember kind's text as mapped to `to`; returns the entry or NULL. */
 static entry_t *insert(mprof_redactor_t *r, kind_t kind, const char *text,
                        size_t length, const char *to, size_t to_length) {
-  if ((r->count + 1) * 2 > r->capacity && grow(r)) return NULL;
+  if ((r->count + 1) * 2 > r->capacity && grow(r))
+    return NULL;
   uint64_t hash = key_hash(r, kind, text, length);
   entry_t *e = slot_of(r, kind, hash, text, length);
   char *block = malloc(length + to_length + 2);
-  if (!block) return NULL;
+  if (!block)
+    return NULL;
   memcpy(block, text, length);
   block[length] = 0;
   memcpy(block + length + 1, to, to_length);
   block[length + 1 + to_length] = 0;
-  *e = (entry_t){block, block + length + 1, (uint32_t)length,
-                 (uint32_t)to_length, hash, (uint8_t)kind};
+  *e = (entry_t){
+      block, block + length + 1, (uint32_t)length, (uint32_t)to_length,
+      hash,  (uint8_t)kind};
   r->count++;
   return e;
 }
@@ -152,7 +173,8 @@ static const entry_t *lookup(const mprof_redactor_t *r, kind_t kind,
 /* n in four letters, a-z. */
 static void letters(uint64_t n, char *out) {
   n %= 26 * 26 * 26 * 26;
-  for (int i = 3; i >= 0; i--, n /= 26) out[i] = (char)('a' + n % 26);
+  for (int i = 3; i >= 0; i--, n /= 26)
+    out[i] = (char)('a' + n % 26);
   out[4] = 0;
 }
 
@@ -166,12 +188,24 @@ static void candidate(kind_t kind, uint64_t h, uint64_t attempt, char *out) {
   char word[5];
   letters(n, word);
   switch (kind) {
-  case KIND_WORD: snprintf(out, 64, "label-%s", word); return;
-  case KIND_HOST_WORD: snprintf(out, 64, "h%s.example", word); return;
-  case KIND_DIRECTORY: snprintf(out, 64, "p%llu", (unsigned long long)(n % 1000000)); return;
-  case KIND_FILE: snprintf(out, 64, "f%llu", (unsigned long long)(n % 1000000)); return;
-  case KIND_HOST: snprintf(out, 64, "h%llu.example", (unsigned long long)(n % 1000000)); return;
-  case KIND_HASH: snprintf(out, 64, "%016llx", (unsigned long long)n); return;
+  case KIND_WORD:
+    snprintf(out, 64, "label-%s", word);
+    return;
+  case KIND_HOST_WORD:
+    snprintf(out, 64, "h%s.example", word);
+    return;
+  case KIND_DIRECTORY:
+    snprintf(out, 64, "p%llu", (unsigned long long)(n % 1000000));
+    return;
+  case KIND_FILE:
+    snprintf(out, 64, "f%llu", (unsigned long long)(n % 1000000));
+    return;
+  case KIND_HOST:
+    snprintf(out, 64, "h%llu.example", (unsigned long long)(n % 1000000));
+    return;
+  case KIND_HASH:
+    snprintf(out, 64, "%016llx", (unsigned long long)n);
+    return;
   case KIND_IPV6:
     snprintf(out, 64, "2001:db8::%x:%x", (unsigned)(n >> 16) & 0xffff,
              (unsigned)n & 0xffff);
@@ -189,7 +223,9 @@ static void candidate(kind_t kind, uint64_t h, uint64_t attempt, char *out) {
     }
     return;
   }
-  default: snprintf(out, 64, "label-%llu", (unsigned long long)(n % 1000000)); return;
+  default:
+    snprintf(out, 64, "label-%llu", (unsigned long long)(n % 1000000));
+    return;
   }
 }
 
@@ -198,15 +234,18 @@ static void candidate(kind_t kind, uint64_t h, uint64_t attempt, char *out) {
 static const entry_t *pseudonym(mprof_redactor_t *r, kind_t kind,
                                 const char *text, size_t length) {
   const entry_t *known = lookup(r, kind, text, length);
-  if (known) return known;
+  if (known)
+    return known;
   uint64_t h = key_hash(r, kind, text, length);
   char name[64];
   for (uint64_t attempt = 0;; attempt++) {
     candidate(kind, h, attempt, name);
-    if (!lookup(r, KIND_TAKEN, name, strlen(name))) break;
+    if (!lookup(r, KIND_TAKEN, name, strlen(name)))
+      break;
   }
   size_t n = strlen(name);
-  if (!insert(r, KIND_TAKEN, name, n, "", 0)) return NULL;
+  if (!insert(r, KIND_TAKEN, name, n, "", 0))
+    return NULL;
   return insert(r, kind, text, length, name, n);
 }
 
@@ -244,7 +283,8 @@ static int is_alnum(char c) {
 }
 static int all_digits(const char *s, size_t n) {
   for (size_t i = 0; i < n; i++)
-    if (!is_digit(s[i])) return 0;
+    if (!is_digit(s[i]))
+      return 0;
   return n > 0;
 }
 
@@ -253,21 +293,25 @@ static int all_digits(const char *s, size_t n) {
 static int address_part(const char *s, size_t n, size_t *ip_start,
                         size_t *ip_length, int *v6) {
   char buf[64];
-  if (n == 0 || n >= sizeof buf) return 0;
+  if (n == 0 || n >= sizeof buf)
+    return 0;
   size_t start = 0, end = n;
   if (s[0] == '[') {
     const char *close = memchr(s, ']', n);
-    if (!close) return 0;
+    if (!close)
+      return 0;
     start = 1;
     end = (size_t)(close - s);
     size_t after = end + 1;
-    if (after != n && !(s[after] == ':' && all_digits(s + after + 1, n - after - 1)))
+    if (after != n &&
+        !(s[after] == ':' && all_digits(s + after + 1, n - after - 1)))
       return 0;
   } else {
     const char *colon = memchr(s, ':', n);
     if (colon && !memchr(colon + 1, ':', n - (size_t)(colon - s) - 1)) {
       end = (size_t)(colon - s); /* IPv4:PORT (one colon) */
-      if (!all_digits(colon + 1, n - end - 1)) return 0;
+      if (!all_digits(colon + 1, n - end - 1))
+        return 0;
     }
   }
   memcpy(buf, s + start, end - start);
@@ -275,8 +319,10 @@ static int address_part(const char *s, size_t n, size_t *ip_start,
   unsigned char addr[16];
   *ip_start = start;
   *ip_length = end - start;
-  if (inet_pton(AF_INET, buf, addr) == 1) return *v6 = 0, 1;
-  if (inet_pton(AF_INET6, buf, addr) == 1) return *v6 = 1, 1;
+  if (inet_pton(AF_INET, buf, addr) == 1)
+    return *v6 = 0, 1;
+  if (inet_pton(AF_INET6, buf, addr) == 1)
+    return *v6 = 1, 1;
   return 0;
 }
 
@@ -284,10 +330,12 @@ static int address_part(const char *s, size_t n, size_t *ip_start,
  * letter in the last; with `dotless`, one label is enough. */
 static int is_host(const char *s, size_t n, int dotless) {
   size_t label = 0, dots = 0, letter = 0;
-  if (n == 0 || n > 253) return 0;
+  if (n == 0 || n > 253)
+    return 0;
   for (size_t i = 0; i < n; i++) {
     if (s[i] == '.') {
-      if (!label) return 0;
+      if (!label)
+        return 0;
       dots++;
       label = letter = 0;
     } else if (is_alnum(s[i]) || s[i] == '-') {
@@ -301,9 +349,11 @@ static int is_host(const char *s, size_t n, int dotless) {
 }
 
 static int is_hex16(const char *s, size_t n) {
-  if (n != 16) return 0;
+  if (n != 16)
+    return 0;
   for (size_t i = 0; i < n; i++)
-    if (!is_digit(s[i]) && !(s[i] >= 'a' && s[i] <= 'f')) return 0;
+    if (!is_digit(s[i]) && !(s[i] >= 'a' && s[i] <= 'f'))
+      return 0;
   return 1;
 }
 
@@ -314,14 +364,16 @@ static int looks_like_path(const char *s, size_t n) {
 /* Does a word name one thing among many (see candidate())? */
 static int is_particular(const char *s, size_t n) {
   for (size_t i = 0; i < n; i++)
-    if (is_digit(s[i]) || s[i] == '/' || s[i] == ':' || s[i] == '[') return 1;
+    if (is_digit(s[i]) || s[i] == '/' || s[i] == ':' || s[i] == '[')
+      return 1;
   return 0;
 }
 
 /* A libuv error name (uv_err_name: "ECONNREFUSED", "EAI_NONAME", "EOF"):
  * what went wrong, never what it went wrong with. */
 static int is_error_name(const char *s, size_t n) {
-  if (n < 2 || n > 32 || s[0] != 'E') return 0;
+  if (n < 2 || n > 32 || s[0] != 'E')
+    return 0;
   for (size_t i = 1; i < n; i++)
     if (!((s[i] >= 'A' && s[i] <= 'Z') || is_digit(s[i]) || s[i] == '_'))
       return 0;
@@ -335,7 +387,8 @@ static int kept(const mprof_redactor_t *r, unsigned class) {
 /* A path, name by name: "." and ".." and "~" as they are, a directory
  * pN, the last name fN with its extension (1 to 8 letters or digits). */
 static void put_path(mprof_redactor_t *r, const char *s, size_t n) {
-  if (kept(r, MPROF_REDACT_PATHS)) return put(r, s, n);
+  if (kept(r, MPROF_REDACT_PATHS))
+    return put(r, s, n);
   size_t i = 0;
   while (i < n) {
     if (s[i] == '/') {
@@ -357,8 +410,10 @@ static void put_path(mprof_redactor_t *r, const char *s, size_t n) {
         if (name[j] == '.') {
           size_t ext = length - j - 1;
           int alnum = ext >= 1 && ext <= 8;
-          for (size_t k = j + 1; alnum && k < length; k++) alnum = is_alnum(name[k]);
-          if (alnum) stem = j;
+          for (size_t k = j + 1; alnum && k < length; k++)
+            alnum = is_alnum(name[k]);
+          if (alnum)
+            stem = j;
           break;
         }
       put_pseudonym(r, KIND_FILE, name, stem);
@@ -370,7 +425,8 @@ static void put_path(mprof_redactor_t *r, const char *s, size_t n) {
 
 static void put_address(mprof_redactor_t *r, const char *s, size_t n,
                         size_t ip_start, size_t ip_length, int v6) {
-  if (kept(r, MPROF_REDACT_ADDRESSES)) return put(r, s, n);
+  if (kept(r, MPROF_REDACT_ADDRESSES))
+    return put(r, s, n);
   put(r, s, ip_start);
   put_pseudonym(r, v6 ? KIND_IPV6 : KIND_IPV4, s + ip_start, ip_length);
   put(r, s + ip_start + ip_length, n - ip_start - ip_length);
@@ -406,8 +462,8 @@ static void put_argument(mprof_redactor_t *r, const char *s, size_t n,
   else if (args == ARGS_PATH || (args != ARGS_HOST && looks_like_path(s, n)))
     put_path(r, s, n);
   else if (is_host(s, n, args == ARGS_HOST))
-    put_class(r, particular ? KIND_HOST : KIND_HOST_WORD, MPROF_REDACT_NAMES,
-              s, n);
+    put_class(r, particular ? KIND_HOST : KIND_HOST_WORD, MPROF_REDACT_NAMES, s,
+              n);
   else if (args == ARGS_TOKENS && is_hex16(s, n))
     put_class(r, KIND_HASH, MPROF_REDACT_ADDRESSES, s, n);
   else
@@ -422,47 +478,82 @@ static const struct head {
   const char *text;
   uint8_t args; /* args_t */
 } heads[] = {
-    {"net send tcp", ARGS_TOKENS}, {"net recv tcp", ARGS_TOKENS},
-    {"net send udp", ARGS_TOKENS}, {"net recv udp", ARGS_TOKENS},
-    {"tcp from", ARGS_ONE},        {"connect", ARGS_ONE},
-    {"getaddrinfo", ARGS_HOST},    {"getnameinfo", ARGS_ONE},
-    {"process", ARGS_PATH},        {"signal", ARGS_ONE},
-    {"fs access", ARGS_PATH},      {"fs chmod", ARGS_PATH},
-    {"fs chown", ARGS_PATH},       {"fs close", ARGS_ONE},
-    {"fs closedir", ARGS_ONE},     {"fs copyfile", ARGS_PATH},
-    {"fs fchmod", ARGS_ONE},       {"fs fchown", ARGS_ONE},
-    {"fs fdatasync", ARGS_ONE},    {"fs fstat", ARGS_ONE},
-    {"fs fsync", ARGS_ONE},        {"fs ftruncate", ARGS_ONE},
-    {"fs futime", ARGS_ONE},       {"fs lchown", ARGS_PATH},
-    {"fs link", ARGS_PATH},        {"fs lstat", ARGS_PATH},
-    {"fs lutime", ARGS_PATH},      {"fs mkdir", ARGS_PATH},
-    {"fs mkdtemp", ARGS_PATH},     {"fs mkstemp", ARGS_PATH},
-    {"fs open", ARGS_PATH},        {"fs opendir", ARGS_PATH},
-    {"fs read", ARGS_ONE},         {"fs readdir", ARGS_ONE},
-    {"fs readlink", ARGS_PATH},    {"fs realpath", ARGS_PATH},
-    {"fs rename", ARGS_PATH},      {"fs rmdir", ARGS_PATH},
-    {"fs scandir", ARGS_PATH},     {"fs sendfile", ARGS_ONE},
-    {"fs stat", ARGS_PATH},        {"fs statfs", ARGS_PATH},
-    {"fs symlink", ARGS_PATH},     {"fs unlink", ARGS_PATH},
-    {"fs utime", ARGS_PATH},       {"fs write", ARGS_ONE},
-    {"fs poll", ARGS_NONE},        {"fs event", ARGS_NONE},
-    {"udp send", ARGS_NONE},       {"udp", ARGS_NONE},
-    {"tcp", ARGS_NONE},            {"pipe", ARGS_NONE},
-    {"tty", ARGS_NONE},            {"poll", ARGS_NONE},
-    {"timer", ARGS_NONE},          {"async sender", ARGS_NONE},
-    {"async", ARGS_NONE},          {"default loop", ARGS_NONE},
-    {"loop", ARGS_NONE},           {"work", ARGS_NONE},
-    {"write", ARGS_NONE},          {"shutdown", ARGS_NONE},
-    {"random", ARGS_NONE},         {"mprof poll mark", ARGS_NONE},
-    {"uv bytes read", ARGS_NONE},  {"uv bytes written", ARGS_NONE},
+    {"net send tcp", ARGS_TOKENS},
+    {"net recv tcp", ARGS_TOKENS},
+    {"net send udp", ARGS_TOKENS},
+    {"net recv udp", ARGS_TOKENS},
+    {"tcp from", ARGS_ONE},
+    {"connect", ARGS_ONE},
+    {"getaddrinfo", ARGS_HOST},
+    {"getnameinfo", ARGS_ONE},
+    {"process", ARGS_PATH},
+    {"signal", ARGS_ONE},
+    {"fs access", ARGS_PATH},
+    {"fs chmod", ARGS_PATH},
+    {"fs chown", ARGS_PATH},
+    {"fs close", ARGS_ONE},
+    {"fs closedir", ARGS_ONE},
+    {"fs copyfile", ARGS_PATH},
+    {"fs fchmod", ARGS_ONE},
+    {"fs fchown", ARGS_ONE},
+    {"fs fdatasync", ARGS_ONE},
+    {"fs fstat", ARGS_ONE},
+    {"fs fsync", ARGS_ONE},
+    {"fs ftruncate", ARGS_ONE},
+    {"fs futime", ARGS_ONE},
+    {"fs lchown", ARGS_PATH},
+    {"fs link", ARGS_PATH},
+    {"fs lstat", ARGS_PATH},
+    {"fs lutime", ARGS_PATH},
+    {"fs mkdir", ARGS_PATH},
+    {"fs mkdtemp", ARGS_PATH},
+    {"fs mkstemp", ARGS_PATH},
+    {"fs open", ARGS_PATH},
+    {"fs opendir", ARGS_PATH},
+    {"fs read", ARGS_ONE},
+    {"fs readdir", ARGS_ONE},
+    {"fs readlink", ARGS_PATH},
+    {"fs realpath", ARGS_PATH},
+    {"fs rename", ARGS_PATH},
+    {"fs rmdir", ARGS_PATH},
+    {"fs scandir", ARGS_PATH},
+    {"fs sendfile", ARGS_ONE},
+    {"fs stat", ARGS_PATH},
+    {"fs statfs", ARGS_PATH},
+    {"fs symlink", ARGS_PATH},
+    {"fs unlink", ARGS_PATH},
+    {"fs utime", ARGS_PATH},
+    {"fs write", ARGS_ONE},
+    {"fs poll", ARGS_NONE},
+    {"fs event", ARGS_NONE},
+    {"udp send", ARGS_NONE},
+    {"udp", ARGS_NONE},
+    {"tcp", ARGS_NONE},
+    {"pipe", ARGS_NONE},
+    {"tty", ARGS_NONE},
+    {"poll", ARGS_NONE},
+    {"timer", ARGS_NONE},
+    {"async sender", ARGS_NONE},
+    {"async", ARGS_NONE},
+    {"default loop", ARGS_NONE},
+    {"loop", ARGS_NONE},
+    {"work", ARGS_NONE},
+    {"write", ARGS_NONE},
+    {"shutdown", ARGS_NONE},
+    {"random", ARGS_NONE},
+    {"mprof poll mark", ARGS_NONE},
+    {"uv bytes read", ARGS_NONE},
+    {"uv bytes written", ARGS_NONE},
     {"mprof: out of memory", ARGS_NONE},
 };
 
 static const struct head *find_head(const char *s, size_t n) {
   for (size_t i = 0; i < sizeof heads / sizeof *heads; i++) {
     size_t h = strlen(heads[i].text);
-    if (n < h || memcmp(s, heads[i].text, h)) continue;
-    if (n == h || (s[h] == ' ' && heads[i].args != ARGS_NONE)) return &heads[i];
+    if (n < h || memcmp(s, heads[i].text, h))
+      continue;
+    if (n == h || (s[h] == ' ' && heads[i].args != ARGS_NONE))
+      return &heads[i];
   }
   return NULL;
 }
@@ -476,7 +567,8 @@ static void put_arguments(mprof_redactor_t *r, const char *s, size_t n,
     const char *space = memchr(s + i, ' ', n - i);
     size_t end = space ? (size_t)(space - s) : n;
     put_argument(r, s + i, end - i, args);
-    if (!space) break;
+    if (!space)
+      break;
     put(r, " ", 1);
     i = end + 1;
   }
@@ -487,8 +579,10 @@ static void put_arguments(mprof_redactor_t *r, const char *s, size_t n,
  * words the report groups requests by group them still. */
 static void redact_whole(mprof_redactor_t *r, const char *s, size_t n) {
   const struct head *head = find_head(s, n);
-  if (is_error_name(s, n)) return put(r, s, n);
-  if (!head) return put_arguments(r, s, n, ARGS_WORDS);
+  if (is_error_name(s, n))
+    return put(r, s, n);
+  if (!head)
+    return put_arguments(r, s, n, ARGS_WORDS);
   size_t h = strlen(head->text);
   put(r, s, h);
   if (n > h) {
@@ -504,9 +598,8 @@ long mprof_redact_text(mprof_redactor_t *r, const char *text, size_t length,
     r->out_length = 0;
     r->failed = 0;
     redact_whole(r, text, length);
-    if (r->failed ||
-        !(known = insert(r, KIND_TEXT, text, length, r->out ? r->out : "",
-                         r->out_length)))
+    if (r->failed || !(known = insert(r, KIND_TEXT, text, length,
+                                      r->out ? r->out : "", r->out_length)))
       return -1;
   }
   *out = known->to;
@@ -530,7 +623,8 @@ int mprof_redactor_new(const void *salt, size_t salt_length, unsigned keep,
     return MPROF_ENOMEM;
   }
   /* The key: the salt hashed under two fixed keys. */
-  static const uint64_t k0[2] = {0x6d70726f66726564ull, 0}, k1[2] = {0, 0x6163746b65790a00ull};
+  static const uint64_t k0[2] = {0x6d70726f66726564ull, 0},
+                        k1[2] = {0, 0x6163746b65790a00ull};
   r->key[0] = siphash(k0, salt, salt_length);
   r->key[1] = siphash(k1, salt, salt_length);
   r->keep = keep;
@@ -539,8 +633,10 @@ int mprof_redactor_new(const void *salt, size_t salt_length, unsigned keep,
 }
 
 void mprof_redactor_free(mprof_redactor_t *r) {
-  if (!r) return;
-  for (size_t i = 0; i < r->capacity; i++) free(r->entries[i].from);
+  if (!r)
+    return;
+  for (size_t i = 0; i < r->capacity; i++)
+    free(r->entries[i].from);
   free(r->entries);
   free(r->out);
   free(r);
@@ -558,22 +654,42 @@ static void put_map_field(FILE *f, const char *text, size_t length) {
   }
 }
 
+/* Map lines in the order of their class, then of their original. */
+static int map_order(const void *a, const void *b) {
+  const entry_t *x = *(const entry_t *const *)a,
+                *y = *(const entry_t *const *)b;
+  int by_class = strcmp(kind_names[x->kind], kind_names[y->kind]);
+  if (by_class)
+    return by_class;
+  size_t n = x->from_length < y->from_length ? x->from_length : y->from_length;
+  int by_text = memcmp(x->from, y->from, n);
+  return by_text ? by_text
+                 : (x->from_length > y->from_length) -
+                       (x->from_length < y->from_length);
+}
+
 int mprof_redactor_write_map(const mprof_redactor_t *r, const char *path) {
-  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) return MPROF_EIO;
-  FILE *f = fchmod(fd, 0600) ? NULL : fdopen(fd, "w");
-  if (!f) {
-    close(fd);
-    return MPROF_EIO;
-  }
+  const entry_t **lines = malloc((r->count + 1) * sizeof *lines);
+  size_t n = 0;
+  if (!lines)
+    return errno = ENOMEM, MPROF_EIO;
   for (size_t i = 0; i < r->capacity; i++) {
     const entry_t *e = &r->entries[i];
-    if (!e->from || e->kind == KIND_TEXT || e->kind == KIND_TAKEN) continue;
-    fprintf(f, "%s\t", kind_names[e->kind]);
-    put_map_field(f, e->from, e->from_length);
+    if (e->from && e->kind != KIND_TEXT && e->kind != KIND_TAKEN)
+      lines[n++] = e;
+  }
+  qsort(lines, n, sizeof *lines, map_order);
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  FILE *f = fd < 0 || fchmod(fd, 0600) ? NULL : fdopen(fd, "w");
+  if (!f && fd >= 0)
+    close(fd);
+  for (size_t i = 0; f && i < n; i++) {
+    fprintf(f, "%s\t", kind_names[lines[i]->kind]);
+    put_map_field(f, lines[i]->from, lines[i]->from_length);
     fputc('\t', f);
-    put_map_field(f, e->to, e->to_length);
+    put_map_field(f, lines[i]->to, lines[i]->to_length);
     fputc('\n', f);
   }
-  return fclose(f) ? MPROF_EIO : 0;
+  free(lines);
+  return !f || fclose(f) ? MPROF_EIO : 0;
 }

@@ -51,7 +51,8 @@ static void *other_thread(void *arg) {
 }
 
 int main(int argc, char **argv) {
-  if (argc != 2 || !(secrets = fopen(argv[1], "w"))) return 2;
+  if (argc != 2 || !(secrets = fopen(argv[1], "w")))
+    return 2;
   for (size_t i = 0; i < sizeof labels / sizeof *labels; i++) {
     uint64_t t = mprof_create(MPROF_REQUEST);
     mprof_label(t, labels[i]);
@@ -61,11 +62,13 @@ int main(int argc, char **argv) {
   }
   /* the parts of the labels above that could leak on their own */
   static const char *const parts[] = {
-      "alice", "id_rsa", "payroll", "acme-internal", "deployer", "10.1.2.3",
-      "172.16.99.7", "fe80::dead:beef", "alice-corp", "2001:470::77",
-      "2001:470::88", "feedfacecafebeef", "hunter2", "bob's", "bob-private",
-      "192.168.77.66", "session"};
-  for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) secret(parts[i]);
+      "alice",      "id_rsa",       "payroll",      "acme-internal",
+      "deployer",   "10.1.2.3",     "172.16.99.7",  "fe80::dead:beef",
+      "alice-corp", "2001:470::77", "2001:470::88", "feedfacecafebeef",
+      "hunter2",    "bob's",        "bob-private",  "192.168.77.66",
+      "session"};
+  for (size_t i = 0; i < sizeof parts / sizeof *parts; i++)
+    secret(parts[i]);
 
   static char big[64 * 1024 + 1];
   memset(big, 'Z', sizeof big - 1);
