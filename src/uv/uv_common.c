@@ -83,9 +83,7 @@ mprof__uv_entry_t *mprof__uv_begin_request(mprof__uv_sync_t *sync,
   return NULL;
 }
 
-int mprof__uv_submitted(mprof__uv_entry_t *entry, int result) {
-  if (!entry || result >= 0)
-    return result;
+int mprof__uv_start_failed(mprof__uv_entry_t *entry, int result) {
   int saved = errno;
   mprof_fail(entry->thread, REAL->uv_err_name(result));
   mprof__uv_map_release(mprof__uv_map_take(entry->key));

@@ -148,9 +148,15 @@ mprof__uv_entry_t *mprof__uv_begin_request(mprof__uv_sync_t *sync,
                                            mprof_type_t type, const char *what,
                                            const char *target);
 
+/* Ends the thread of entry, whose request or handle failed to start with
+ * result (< 0); returns result and keeps errno. */
+int mprof__uv_start_failed(mprof__uv_entry_t *entry, int result);
+
 /* After the submitting call: a request or handle that failed to start
  * ends now.  Keeps result and errno. */
-int mprof__uv_submitted(mprof__uv_entry_t *entry, int result);
+static inline int mprof__uv_submitted(mprof__uv_entry_t *entry, int result) {
+  return entry && result < 0 ? mprof__uv_start_failed(entry, result) : result;
+}
 
 /* After a request's call: a synchronous one ends now, as others do when
  * their callback returns; an asynchronous one as in mprof__uv_submitted().

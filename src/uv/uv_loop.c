@@ -86,8 +86,7 @@ static int holds_user_handle(const uv_loop_t *loop, const uv_prepare_t *mark) {
 
 int mprof_uv_loop_close(uv_loop_t *loop) {
   mprof__uv_entry_t *entry = mprof__uv_map_get(loop);
-  if (entry && entry->poll_mark &&
-      !holds_user_handle(loop, entry->poll_mark)) {
+  if (entry && entry->poll_mark && !holds_user_handle(loop, entry->poll_mark)) {
     /* Our handle must be gone before libuv agrees to close the loop; with
      * no other handle left, one turn of the loop only closes it. */
     REAL->uv_close((uv_handle_t *)entry->poll_mark, poll_mark_closed);

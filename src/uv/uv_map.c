@@ -70,17 +70,14 @@ uint64_t mprof__uv_map_thread(const void *key) {
   return thread;
 }
 
-/* An entry to fill: a spare one, or a new one (NULL if out of memory). */
-static mprof__uv_entry_t *entry_new(void) {
-  lock();
+/* A spare entry, taken from the list; NULL if none.  Under the lock. */
+static mprof__uv_entry_t *spare_take(void) {
   mprof__uv_entry_t *entry = spares;
   if (entry) {
     spares = entry->next;
     spare_count--;
   }
-  unlock();
-  /* malloc, not calloc: glibc's calloc skips the per-thread cache. */
-  return entry ? entry : malloc(sizeof *entry);
+  return entry;
 }
 
 void mprof__uv_map_release(mprof__uv_entry_t *entry) {
@@ -101,11 +98,19 @@ void mprof__uv_map_release(mprof__uv_entry_t *entry) {
 }
 
 mprof__uv_entry_t *mprof__uv_map_add(const void *key, uint64_t thread) {
-  mprof__uv_entry_t *entry = entry_new();
-  if (!entry)
-    return NULL;
-  *entry = (mprof__uv_entry_t){.key = key, .thread = thread};
+  /* One turn of the lock takes a spare and links it in: a request's entry
+   * is added once per request. */
   lock();
+  mprof__uv_entry_t *entry = spare_take();
+  /* malloc, not calloc: glibc's calloc skips the per-thread cache. */
+  if (!entry) {
+    unlock();
+    entry = malloc(sizeof *entry);
+    if (!entry)
+      return NULL;
+    lock();
+  }
+  *entry = (mprof__uv_entry_t){.key = key, .thread = thread};
   /* A handle initialised again without a close replaces its old state. */
   mprof__uv_entry_t **link = link_of(key), *old = *link;
   entry->next = old ? old->next : NULL;
