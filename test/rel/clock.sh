@@ -3,10 +3,12 @@
 # 200 ms apart by nanosleep() and measures the gap by CLOCK_MONOTONIC; the
 # gap in the trace (raw ticks from `mprof dump --ticks` over the clock_freq
 # in the trace header, docs/FORMAT.md 1.1) must be within 5 % of it, above
-# and below.  With the default clock (the TSC where the CPU has an
-# invariant one: then the trace's clock is not 1 GHz), with
-# MPROF_CLOCK=monotonic (1 GHz), and under `mprof record`, which measures
-# the TSC once for the processes it starts.
+# and below.  Under `mprof record`, which measures the TSC and passes its
+# frequency on in MPROF_TSC_HZ (on x86-64 with an invariant TSC the trace's
+# clock is then not 1 GHz); with that MPROF_TSC_HZ given by hand (the
+# trace's clock is that frequency); with the default clock; with
+# MPROF_CLOCK=monotonic and with MPROF_TSC_HZ=0 (no usable TSC), both
+# CLOCK_MONOTONIC at 1 GHz.
 #   clock.sh BUILD
 set -euo pipefail
 build=$1
@@ -40,19 +42,25 @@ check() {
                name, gap, inner, outer > "/dev/stderr"
         exit 1
       }
-    }'
+    }' || exit 1 # (in $(...) too, where set -e does not reach)
   echo "$freq"
 }
 
-out=$(MPROF_TRACE=$tmp/default.ctf "$program" 200)
-default_freq=$(check default "$tmp/default.ctf" "$out" | tee /dev/stderr | tail -1)
-out=$(MPROF_TRACE=$tmp/monotonic.ctf MPROF_CLOCK=monotonic "$program" 200)
-monotonic_freq=$(check monotonic "$tmp/monotonic.ctf" "$out" | tee /dev/stderr | tail -1)
-[ "$monotonic_freq" = 1000000000 ] || fail "MPROF_CLOCK=monotonic: clock $monotonic_freq Hz"
+out=$("$mprof" record -o "$tmp/record.ctf" -- "$program" 200 2>"$tmp/err") ||
+  fail "mprof record: $(cat "$tmp/err")"
+record_freq=$(check "mprof record" "$tmp/record.ctf" "$out" | tee /dev/stderr | tail -1)
 if grep -qw constant_tsc /proc/cpuinfo && grep -qw nonstop_tsc /proc/cpuinfo &&
    [ "$(uname -m)" = x86_64 ]; then
-  [ "$default_freq" != 1000000000 ] || fail "an invariant TSC, but a 1 GHz clock"
+  [ "$record_freq" != 1000000000 ] || fail "mprof record: an invariant TSC, but a 1 GHz clock"
 fi
-out=$("$mprof" record -o "$tmp/record.ctf" -- "$program" 200)
-check "mprof record" "$tmp/record.ctf" "$out" >&2
+out=$(MPROF_TRACE=$tmp/given.ctf MPROF_TSC_HZ=$record_freq "$program" 200)
+given_freq=$(check "MPROF_TSC_HZ=$record_freq" "$tmp/given.ctf" "$out" | tee /dev/stderr | tail -1)
+[ "$given_freq" = "$record_freq" ] || fail "MPROF_TSC_HZ=$record_freq: clock $given_freq Hz"
+out=$(MPROF_TRACE=$tmp/default.ctf "$program" 200)
+check default "$tmp/default.ctf" "$out" >&2
+for setting in MPROF_CLOCK=monotonic MPROF_TSC_HZ=0; do
+  out=$(env MPROF_TRACE="$tmp/$setting.ctf" "$setting" "$program" 200)
+  freq=$(check "$setting" "$tmp/$setting.ctf" "$out" | tee /dev/stderr | tail -1)
+  [ "$freq" = 1000000000 ] || fail "$setting: clock $freq Hz"
+done
 echo "ok: the trace's clock within 5 % of CLOCK_MONOTONIC"
