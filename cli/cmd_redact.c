@@ -26,8 +26,9 @@ static const char help[] =
     "other text label-N.  mprof's own label heads (\"fs open\", \"net send\n"
     "tcp\", \"timer\") are kept.  A text gets the same pseudonym everywhere,\n"
     "so threads, findings and the alignment of processes stay as they were.\n"
-    "OUT is a trace file for one trace; for a merged trace or several\n"
-    "traces, a directory of trace-N.ctf files and their manifest.\n"
+    "OUT is a trace file (-: standard output) for one trace; for a merged\n"
+    "trace or several traces, a directory of trace-N.ctf files and their\n"
+    "manifest.\n"
     "  --keep CLASS  leave paths, addresses, names or labels as they are\n"
     "  --salt S      the key of the pseudonyms: the same S gives the same\n"
     "                ones (default: random, different in every run)\n"
@@ -74,6 +75,12 @@ static int redact(const mprof_trace_set_t *set, int plain, const char *output,
   if (is_an_input(set, output)) {
     fprintf(stderr, "mprof: redact: %s: would overwrite a trace it reads\n",
             output);
+    return CLI_USAGE;
+  }
+  if (!strcmp(output, "-") && (!plain || isatty(STDOUT_FILENO))) {
+    fputs("mprof: redact: -o - takes one trace, and standard output must "
+          "not be a terminal\n",
+          stderr);
     return CLI_USAGE;
   }
   mprof_redactor_t *r;

@@ -56,11 +56,11 @@ long mprof_redact_text(mprof_redactor_t *redactor, const char *text,
 int mprof_redactor_write_map(const mprof_redactor_t *redactor,
                              const char *path);
 
-/* Write trace to path (mode 0600) as a trace of the same format whose
- * strings (labels, interned strings, counter names, failure reasons and the
- * process name) are redacted: the same packets at the same places with the
- * same headers, events and timestamps, the packets made larger if the new
- * strings need it.  Stale bytes, damaged packets (told through diag) and
+/* Write trace to path (mode 0600; "-": standard output) as a trace of the
+ * same format whose strings (labels, interned strings, counter names,
+ * failure reasons and the process name) are redacted: the same packets at
+ * the same places with the same headers, events and timestamps, the
+ * packets made larger if the new strings need it.  Stale bytes, damaged packets (told through diag) and
  * packets that were never written are left out as zeros.  Returns 0,
  * MPROF_EINVAL (a legacy trace, told), MPROF_ENOMEM or MPROF_EIO (told:
  * the file and why). */

@@ -272,6 +272,19 @@ static int plan_packets(mprof_redactor_t *r, const mprof_trace_t *t,
   return 0;
 }
 
+/* The output file, mode 0600 (a copy of standard output for "-"), or -1
+ * (errno set). */
+static int open_output(const char *path) {
+  if (!strcmp(path, "-"))
+    return dup(STDOUT_FILENO);
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd >= 0 && fchmod(fd, 0600)) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
 int mprof_redact_trace(mprof_redactor_t *r, const mprof_trace_t *t,
                        const char *path, mprof_diag_fn diag, void *context) {
   if (t->legacy) {
@@ -290,9 +303,8 @@ int mprof_redact_trace(mprof_redactor_t *r, const mprof_trace_t *t,
     mprof__diag_to(diag, context, "%s: a packet would exceed 1 GiB", path);
     err = MPROF_EINVAL;
   }
-  int fd =
-      err ? -1 : open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (!err && (fd < 0 || fchmod(fd, 0600)))
+  int fd = err ? -1 : open_output(path);
+  if (!err && fd < 0)
     err = MPROF_EIO;
   if (!err)
     err = write_trace(r, t, fd, &l, metadata, metadata_size, plans);

@@ -68,6 +68,8 @@ events=$("$mprof" stats --json h.red |
 # --- salts -------------------------------------------------------------------
 "$mprof" redact --salt one h.ctf -o again.red
 cmp -s h.red again.red || fail "the same salt, other bytes"
+"$mprof" redact --salt one - -o - <h.ctf >piped.red
+cmp -s h.red piped.red || fail "standard input to standard output"
 "$mprof" redact --salt two h.ctf -o two.red
 grep -q "$(sed -n 's/.*text="\(fs open [^"]*\)".*/\1/p' dump.txt | head -1)" \
   <("$mprof" dump two.red) && fail "another salt, the same pseudonym"
