@@ -3,13 +3,14 @@
 # only memory allocation, string functions, qsort and the reader (so the
 # browser viewer can run it compiled to WebAssembly).  Besides those, and
 # our own mprof_ symbols, exactly: libgcc's 128-bit division (tick
-# conversions) and, in a sanitizer build, the sanitizers' instrumentation
-# (__asan_, __ubsan_, __tsan_).  Anything else from the C library fails,
+# conversions), the linker's _GLOBAL_OFFSET_TABLE_ (position-independent
+# code refers to it) and, in a sanitizer build, the sanitizers'
+# instrumentation (__asan_, __ubsan_, __tsan_).  Anything else from the C library fails,
 # __-named ones too (__printf_chk, __isoc99_sscanf, __errno_location).
 #   test_model_pure.sh LIBMPROF_MODEL_A
 set -eu
 allowed='aligned_alloc calloc free malloc memcmp memcpy memmove memset qsort realloc strcmp strlen'
-runtime='__divti3 __udivti3 __modti3 __umodti3'
+runtime='__divti3 __udivti3 __modti3 __umodti3 _GLOBAL_OFFSET_TABLE_'
 bad=
 for sym in $(nm -u "$1" | awk '{print $2}' | sort -u); do
   case $sym in

@@ -48,7 +48,7 @@ if mount -t tmpfs -o size=64k tmpfs "$tmp/full" 2>/dev/null; then
     "$mprof" ctf "$trace" -o "$tmp/full/ctf"
   expect "html -o FULL" "html: $tmp/full/html/[a-z.]*: write failed" \
     "$mprof" html "$trace" -o "$tmp/full/html"
-  expect "merge -o FULL" "$tmp/full/merged/[a-z.]*: No space left on device" \
+  expect "merge -o FULL" "$tmp/full/merged/[a-z./]*: No space left on device" \
     "$mprof" merge "$tmp/client.ctf" "$tmp/server.ctf" -o "$tmp/full/merged"
 else
   fail "cannot mount a 64 KiB tmpfs on $tmp/full (make check runs as root)"
