@@ -77,25 +77,70 @@ static int set_preload(const char *shim) {
   return result;
 }
 
-/* Run argv, waiting as system() does; its exit code for us, its pid into
- * *pid. */
+/* The signals a service manager or a person sends to stop or steer a
+ * program: mprof record passes them on to its program, so that a kill of
+ * mprof record stops the program as it would stop it alone.  SIGINT and
+ * SIGQUIT are left out: a terminal sends them to the whole process group,
+ * the program included, and they would come twice. */
+static const int passed_on[] = {SIGTERM, SIGHUP, SIGUSR1, SIGUSR2};
+#define PASSED_ON_COUNT (sizeof passed_on / sizeof *passed_on)
+
+/* The program, once started: where the signals above go. */
+static volatile pid_t program_pid;
+
+static void pass_on(int signum) {
+  if (program_pid > 0)
+    kill(program_pid, signum);
+}
+
+/* Handlers for the signals to pass on, the old ones into old[]; the
+ * signals stay blocked until pass_on_unblock(), so that one sent before
+ * the program's pid is known is passed on once it is. */
+static void pass_on_install(struct sigaction *old, sigset_t *unblocked) {
+  struct sigaction forward = {.sa_handler = pass_on, .sa_flags = SA_RESTART};
+  sigset_t block;
+  sigemptyset(&forward.sa_mask);
+  sigemptyset(&block);
+  for (size_t i = 0; i < PASSED_ON_COUNT; i++) {
+    sigaction(passed_on[i], &forward, &old[i]);
+    sigaddset(&block, passed_on[i]);
+  }
+  sigprocmask(SIG_BLOCK, &block, unblocked);
+}
+
+static void pass_on_restore(const struct sigaction *old) {
+  for (size_t i = 0; i < PASSED_ON_COUNT; i++)
+    sigaction(passed_on[i], &old[i], NULL);
+}
+
+/* Run argv, waiting as system() does but passing on the signals above;
+ * its exit code for us, its pid into *pid. */
 static int run_program(char **argv, pid_t *pid) {
   struct sigaction ignore = {.sa_handler = SIG_IGN}, old_int, old_quit;
+  struct sigaction old_passed[PASSED_ON_COUNT];
+  sigset_t unblocked;
   sigaction(SIGINT, &ignore, &old_int);
   sigaction(SIGQUIT, &ignore, &old_quit);
+  pass_on_install(old_passed, &unblocked);
   pid_t child = *pid = fork();
   if (child == 0) {
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGQUIT, &old_quit, NULL);
+    pass_on_restore(old_passed);
+    sigprocmask(SIG_SETMASK, &unblocked, NULL);
     execvp(argv[0], argv);
     fprintf(stderr, "mprof: record: ");
     cli_put_escaped(stderr, argv[0], strlen(argv[0]));
     fprintf(stderr, ": %s\n", strerror(errno));
     _exit(127);
   }
+  program_pid = child;
+  sigprocmask(SIG_SETMASK, &unblocked, NULL);
   int status = 0;
   while (child > 0 && waitpid(child, &status, 0) < 0 && errno == EINTR) {
   }
+  program_pid = 0;
+  pass_on_restore(old_passed);
   sigaction(SIGINT, &old_int, NULL);
   sigaction(SIGQUIT, &old_quit, NULL);
   if (child < 0) {
