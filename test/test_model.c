@@ -741,6 +741,19 @@ static size_t findings_of(const mprof_analysis_t *a, mprof_finding_kind_t kind) 
   return n;
 }
 
+/* Fail request `id` at `time` with `error`. */
+static void fail_request(uint64_t time, uint64_t id, const char *error) {
+  mprof_event_t e;
+  memset(&e, 0, sizeof e);
+  e.kind = MPROF_EVENT_FAIL;
+  e.time_ticks = time;
+  e.thread = id;
+  e.a = id;
+  e.text = error;
+  e.text_length = strlen(error);
+  assert_int_equal(mprof_model_add(model, &e), 0);
+}
+
 /* A loop (1) whose timer 2 runs 19.999 ms, then 25 ms, while timer 3
  * waits for its turn; in poll 10..100 and 20.1..20.2 ms. */
 static void loop_story(void) {
@@ -857,18 +870,10 @@ static void test_requests_and_leaks(void **state) {
   for (uint64_t i = 0; i < 3; i++) create(10 + i, 0, 1 + i, MPROF_FS, opens[i]);
   for (uint64_t i = 0; i < 3; i++) /* lives of 10, 20 and 30 ns */
     ev(MPROF_EVENT_RESOLVE, 10 + i + 10 * (i + 1), 1 + i, 1 + i, 0);
-  for (uint64_t i = 0; i < 3; i++) {
+  for (uint64_t i = 0; i < 3; i++)
     create(100 + i, 0, 10 + i, MPROF_CONNECT, "connect 127.0.0.1:9");
-    mprof_event_t e;
-    memset(&e, 0, sizeof e);
-    e.kind = MPROF_EVENT_FAIL;
-    e.time_ticks = 110 + i;
-    e.thread = 10 + i;
-    e.a = 10 + i;
-    e.text = i < 2 ? "ECONNREFUSED" : "ETIMEDOUT";
-    e.text_length = strlen(e.text);
-    assert_int_equal(mprof_model_add(model, &e), 0);
-  }
+  for (uint64_t i = 0; i < 3; i++)
+    fail_request(110 + i, 10 + i, i < 2 ? "ECONNREFUSED" : "ETIMEDOUT");
   create(200, 0, 20, MPROF_WRITE, "write"); /* never ends */
   ev(MPROF_EVENT_SWITCH, 1000, 0, 0, 0);
   const mprof_model_view_t *v = finish();
@@ -898,6 +903,58 @@ static void test_requests_and_leaks(void **state) {
   assert_int_equal(leak->severity, MPROF_SEVERITY_WARNING);
   mprof_analysis_free(&a);
   mprof_model_free(model);
+}
+
+/* A connect refused and made again from its own callback, 6 times, is a
+ * retry storm; 4 are not, nor are failures all made at once. */
+static void test_retry_storm(void **state) {
+  (void)state;
+  for (uint64_t tries = 4; tries <= 6; tries += 2) {
+    begin();
+    for (uint64_t i = 1; i <= tries; i++) { /* each made in the last one's callback */
+      create(100 * i, i - 1, i, MPROF_CONNECT, "connect 127.0.0.1:9");
+      fail_request(100 * i + 50, i, "ECONNREFUSED");
+    }
+    for (uint64_t i = 0; i < 8; i++) create(1000 + i, 0, 100 + i, MPROF_WRITE, "write");
+    for (uint64_t i = 0; i < 8; i++) fail_request(2000 + i, 100 + i, "ECANCELED");
+    finish();
+    mprof_analysis_t a;
+    assert_int_equal(mprof_model_analyse(model, &a), 0);
+    assert_int_equal(findings_of(&a, MPROF_FINDING_RETRY_STORM), tries == 6);
+    const mprof_finding_t *f = first_finding(&a, MPROF_FINDING_RETRY_STORM);
+    if (f) {
+      assert_int_equal(a.finding_threads[f->first_thread], mprof_model_find(model, 1));
+      assert_int_equal(a.evidence[f->first_evidence].count, 6);
+      assert_non_null(strstr(a.text + f->summary, "6 \"connect\" requests failed in a row with ECONNREFUSED"));
+    }
+    mprof_analysis_free(&a);
+    mprof_model_free(model);
+  }
+}
+
+/* 64 writes pending at once for 100 ms or more is a backlog; the same
+ * burst drained in 99 ms is not. */
+static void test_write_backlog(void **state) {
+  (void)state;
+  for (uint64_t drain = 99000000; drain <= 100000000; drain += 1000000) {
+    begin();
+    create(10, 0, 1, MPROF_HANDLE, "tcp");
+    for (uint64_t i = 0; i < 64; i++) create(100 + i, 1, 10 + i, MPROF_WRITE, "write");
+    for (uint64_t i = 0; i < 64; i++)
+      ev(MPROF_EVENT_RESOLVE, 100 + drain + i, 10 + i, 10 + i, 0);
+    finish();
+    mprof_analysis_t a;
+    assert_int_equal(mprof_model_analyse(model, &a), 0);
+    assert_int_equal(findings_of(&a, MPROF_FINDING_WRITE_BACKLOG), drain >= 100000000);
+    const mprof_finding_t *f = first_finding(&a, MPROF_FINDING_WRITE_BACKLOG);
+    if (f) {
+      assert_int_equal(a.finding_threads[f->first_thread], mprof_model_find(model, 10));
+      assert_int_equal(a.finding_threads[f->first_thread + 1], mprof_model_find(model, 1));
+      assert_int_equal(f->value_ns, 100000000);
+    }
+    mprof_analysis_free(&a);
+    mprof_model_free(model);
+  }
 }
 
 /* --- A real trace ------------------------------------------------------------------- */
@@ -1129,6 +1186,8 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_loop_blocked),
       cmocka_unit_test(test_lost_wakeup_only_on_waits),
       cmocka_unit_test(test_requests_and_leaks),
+      cmocka_unit_test(test_retry_storm),
+      cmocka_unit_test(test_write_backlog),
       cmocka_unit_test(test_net_ctf),
       cmocka_unit_test(test_packet_decode),
       cmocka_unit_test(test_labels_interned_once),

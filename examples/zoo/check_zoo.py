@@ -4,7 +4,8 @@ JSON line) hold what the zoo's EXPECT file says must be found?  One
 directive a line ('#' starts a comment):
 
   finding KIND SEVERITY LABEL  the first finding of KIND has SEVERITY, and
-                               its first thread (the one at fault) LABEL
+                               its first thread (the one at fault) a label
+                               that starts with LABEL
   first KIND LABEL             the very first finding is of KIND, on LABEL
   only                         no error or warning of a kind not named by
                                a finding line
@@ -34,7 +35,7 @@ def check(directive, words, report):
         got = of_kind[0]
         if got["severity"] != severity:
             return "%s is a %s, not a %s" % (kind, got["severity"], severity)
-        if label(got["threads"][0]) != want:
+        if not label(got["threads"][0]).startswith(want):
             return "the first %s is on %r, not %r" % (kind, label(got["threads"][0]), want)
     elif directive == "first":
         kind, want = words[0], " ".join(words[1:])

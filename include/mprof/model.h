@@ -408,6 +408,8 @@ typedef enum mprof_severity_e {
   X(LOOP_BLOCKED, "loop_blocked")                                              \
   X(POOL_SATURATED, "pool_saturated")                                          \
   X(BUSY_LOOP, "busy_loop")                                                    \
+  X(RETRY_STORM, "retry_storm")                                                \
+  X(WRITE_BACKLOG, "write_backlog")                                            \
   X(LEAKED, "leaked")                                                          \
   X(CANNOT_TELL, "cannot_tell")
 

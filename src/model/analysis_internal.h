@@ -31,6 +31,8 @@ typedef struct mprof__facts_s {
   uint32_t *pending; size_t pending_count;  /* requests that never ended
                                               (not stalled, not from before
                                               the trace), by index */
+  uint32_t *failed; size_t failed_count;    /* requests that failed */
+  uint32_t *writes; size_t write_count;     /* write and udp send requests */
   uint32_t preexisting, first_preexisting;  /* threads from before the trace */
 } mprof__facts_t;
 

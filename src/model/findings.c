@@ -17,6 +17,14 @@
  * preempted, and that shows as time in the poll too. */
 #define BUSY_WINDOW_NS 50000000
 #define BUSY_MIN_ITERATIONS 1000
+/* A retry storm: this many failures in a row, each request made again
+ * within STORM_RETRY_NS of the failure before. */
+#define STORM_FAILURES 5
+#define STORM_RETRY_NS 1000000000
+/* A write backlog: this many writes pending at once, each pending this
+ * long in all. */
+#define BACKLOG_WRITES 64
+#define BACKLOG_AGE_NS 100000000
 /* Threads and evidence kept per finding, at most. */
 #define FINDING_THREADS 8
 #define FINDING_EVIDENCE 16
@@ -970,6 +978,184 @@ static int find_leaked(finder_t *f) {
   return err;
 }
 
+/* --- Retry storms ------------------------------------------------------------------- */
+
+/* Failures in a row of one kind of request, with one error, each made
+ * again soon after the one before failed. */
+typedef struct storm_s {
+  char kind[128];
+  uint32_t error;          /* model string offset of the failure text */
+  uint32_t first, last;    /* thread indexes */
+  uint32_t count;
+  int64_t last_end_ns;
+} storm_t;
+
+static int retry_storm(finder_t *f, const storm_t *st) {
+  const mprof_thread_t *first = &f->v->threads[st->first];
+  begin(f, MPROF_FINDING_RETRY_STORM, MPROF_SEVERITY_WARNING, first->start_ns,
+        st->last_end_ns);
+  put_uint(&f->text, st->count);
+  put(&f->text, " \"");
+  put(&f->text, st->kind);
+  put(&f->text, "\" requests failed in a row with ");
+  put(&f->text, f->v->strings + st->error);
+  put(&f->text, ", each made again within ");
+  put_duration(&f->text, STORM_RETRY_NS);
+  put(&f->text, " of the failure before, over ");
+  put_duration(&f->text, st->last_end_ns - first->start_ns);
+  put(&f->text, ": the first, ");
+  put_thread(&f->text, f->m, st->first);
+  put(&f->text, ", made by ");
+  put_thread(&f->text, f->m, first->creator);
+  int err = name_thread(f, st->first);
+  if (!err) err = name_thread(f, st->last);
+  if (!err) err = name_thread(f, first->creator);
+  if (!err)
+    err = add_evidence(f, MPROF_EVIDENCE_RAN, st->first, MPROF_NO_THREAD, st->count,
+                       first->start_ns, st->last_end_ns);
+  return err ? err : commit(f);
+}
+
+/* The storm of request t's kind and error among storms[0..n), or n. */
+static size_t storm_of(const finder_t *f, const storm_t *storms, size_t n,
+                       const char *kind, uint32_t t) {
+  const char *error = f->v->strings + f->v->threads[t].failure;
+  for (size_t i = 0; i < n; i++)
+    if (!strcmp(storms[i].kind, kind) &&
+        !strcmp(f->v->strings + storms[i].error, error))
+      return i;
+  return n;
+}
+
+/* The failed requests (in creation order): a kind that failed
+ * STORM_FAILURES times in a row with one error, each made again within
+ * STORM_RETRY_NS of the one before, is a storm; its longest run is told
+ * once. */
+static int find_storms(finder_t *f) {
+  storm_t *storms = NULL, *worst = NULL;
+  size_t count = 0, cap = 0, worst_cap = 0;
+  int err = 0;
+  char kind[128];
+  for (size_t k = 0; !err && k < f->facts->failed_count; k++) {
+    uint32_t t = f->facts->failed[k];
+    const mprof_thread_t *th = &f->v->threads[t];
+    mprof__request_kind(f->m, t, kind, sizeof kind);
+    size_t i = storm_of(f, storms, count, kind, t);
+    if (i == count) {
+      if (mprof__grow(&storms, &cap, count + 1, sizeof *storms) ||
+          mprof__grow(&worst, &worst_cap, count + 1, sizeof *worst)) {
+        err = MPROF_ENOMEM;
+        break;
+      }
+      memset(&storms[i], 0, sizeof storms[i]);
+      memcpy(storms[i].kind, kind, sizeof kind);
+      storms[i].error = th->failure;
+      worst[i] = storms[i];
+      count++;
+    }
+    storm_t *st = &storms[i];
+    /* a retry is made by the attempt before it (in its callback, before
+     * it ended) or after that one failed, and soon after */
+    if (!st->count || !(th->creator == st->last || th->start_ns >= st->last_end_ns) ||
+        th->start_ns - st->last_end_ns > STORM_RETRY_NS) {
+      st->first = t;
+      st->count = 0;
+    }
+    st->count++;
+    st->last = t;
+    st->last_end_ns = th->end_ns;
+    if (st->count > worst[i].count) worst[i] = *st;
+  }
+  for (size_t i = 0; !err && i < count; i++)
+    if (worst[i].count >= STORM_FAILURES) err = retry_storm(f, &worst[i]);
+  free(storms);
+  free(worst);
+  return err;
+}
+
+/* --- Write backlogs ------------------------------------------------------------------ */
+
+typedef struct write_s {
+  int64_t start_ns, end_ns;  /* end: the trace's end if it never ended */
+  uint32_t thread;
+} write_t;
+
+static int by_write_start(const void *pa, const void *pb) {
+  const write_t *a = pa, *b = pb;
+  if (a->start_ns != b->start_ns) return a->start_ns < b->start_ns ? -1 : 1;
+  return (a->thread > b->thread) - (a->thread < b->thread);
+}
+
+/* peak writes pending at `at`, writes[oldest] the oldest of those that
+ * stayed pending long. */
+static int backlog(finder_t *f, const write_t *writes, size_t n, size_t peak,
+                   int64_t at, size_t oldest) {
+  uint32_t t = writes[oldest].thread;
+  int64_t waited = writes[oldest].end_ns - writes[oldest].start_ns;
+  begin(f, MPROF_FINDING_WRITE_BACKLOG, MPROF_SEVERITY_WARNING,
+        writes[oldest].start_ns, writes[oldest].end_ns);
+  f->current.value_ns = waited;
+  put_uint(&f->text, peak);
+  put(&f->text, " writes were pending at ");
+  put_duration(&f->text, at);
+  put(&f->text, ", the oldest, ");
+  put_thread(&f->text, f->m, t);
+  put(&f->text, " made by ");
+  put_thread(&f->text, f->m, f->v->threads[t].creator);
+  put(&f->text, ", pending ");
+  put_duration(&f->text, waited);
+  put(&f->text, " in all: the writer does not wait for its writes to complete");
+  int err = name_thread(f, t);
+  if (!err) err = name_thread(f, f->v->threads[t].creator);
+  for (size_t k = oldest; !err && k < n && writes[k].start_ns <= at; k++)
+    if (writes[k].end_ns > at)
+      err = add_evidence(f, MPROF_EVIDENCE_PENDING, writes[k].thread, MPROF_NO_THREAD,
+                         1, writes[k].start_ns, writes[k].end_ns);
+  return err ? err : commit(f);
+}
+
+/* The most writes pending at once, and when (the first time): a backlog
+ * if BACKLOG_WRITES or more of them stayed pending BACKLOG_AGE_NS or more
+ * in all (a burst that drains at once is none). */
+static int find_backlog(finder_t *f) {
+  size_t n = f->facts->write_count;
+  if (n < BACKLOG_WRITES) return 0;
+  write_t *writes = malloc(n * sizeof *writes);
+  int64_t *ends = malloc(n * sizeof *ends);
+  int err = !writes || !ends ? MPROF_ENOMEM : 0;
+  for (size_t k = 0; !err && k < n; k++) {
+    const mprof_thread_t *th = &f->v->threads[f->facts->writes[k]];
+    int64_t end = th->ending == MPROF_ENDING_PENDING ? f->v->duration_ns : th->end_ns;
+    writes[k] = (write_t){th->start_ns, end, f->facts->writes[k]};
+    ends[k] = end;
+  }
+  size_t peak = 0, pending = 0, j = 0;
+  int64_t at = 0;
+  if (!err) {
+    qsort(writes, n, sizeof *writes, by_write_start);
+    qsort(ends, n, sizeof *ends, by_time);
+  }
+  for (size_t k = 0; !err && k < n; k++) {
+    while (j < n && ends[j] <= writes[k].start_ns) j++, pending--;
+    if (++pending > peak) {
+      peak = pending;
+      at = writes[k].start_ns;
+    }
+  }
+  if (!err && peak >= BACKLOG_WRITES) {
+    /* of the writes pending then, those that stayed pending long */
+    size_t stuck = 0, oldest = n;
+    for (size_t k = 0; k < n && writes[k].start_ns <= at; k++)
+      if (writes[k].end_ns > at && writes[k].end_ns - writes[k].start_ns >= BACKLOG_AGE_NS) {
+        if (!stuck++) oldest = k;
+      }
+    if (stuck >= BACKLOG_WRITES) err = backlog(f, writes, n, peak, at, oldest);
+  }
+  free(writes);
+  free(ends);
+  return err;
+}
+
 /* --- What the trace cannot tell ------------------------------------------------------- */
 
 static int cannot_tell(finder_t *f) {
@@ -1023,6 +1209,8 @@ int mprof__find_findings(const mprof_model_t *m,
     err = stalled(&f, &out->stalls[i]);
   if (!err) err = find_in_loops(&f);
   if (!err) err = find_pool(&f);
+  if (!err) err = find_storms(&f);
+  if (!err) err = find_backlog(&f);
   if (!err) err = find_leaked(&f);
   if (!err) err = cannot_tell(&f);
   if (!err) qsort(out->findings, out->finding_count, sizeof *out->findings, by_severity);

@@ -164,13 +164,20 @@ static int list_add(uint32_t **list, size_t *count, size_t *cap, uint32_t t) {
   return 0;
 }
 
-/* One pass over the threads: the loops, the requests left pending, and
- * those from before the trace. */
+/* One pass over the threads: the loops, the requests left pending, failed
+ * and writing, and the threads from before the trace. */
 static int list_threads(const mprof_model_t *m, mprof__facts_t *f) {
   const mprof_model_view_t *v = &m->view;
-  size_t cap_loops = 0, cap_pending = 0;
+  size_t cap_loops = 0, cap_pending = 0, cap_failed = 0, cap_writes = 0;
   for (uint32_t t = 1; t < v->thread_count; t++) {
     const mprof_thread_t *th = &v->threads[t];
+    if (th->type == MPROF_WRITE || th->type == MPROF_UDP_SEND) {
+      if (list_add(&f->writes, &f->write_count, &cap_writes, t)) return MPROF_ENOMEM;
+    }
+    if (mprof__is_request_type(th->type) && th->ending == MPROF_ENDING_FAILED &&
+        !(th->flags & MPROF_THREAD_STALLED)) {
+      if (list_add(&f->failed, &f->failed_count, &cap_failed, t)) return MPROF_ENOMEM;
+    }
     if (th->flags & MPROF_THREAD_PREEXISTING) {
       if (!f->preexisting++) f->first_preexisting = t;
     } else if (mprof__is_request_type(th->type) && th->ending == MPROF_ENDING_PENDING &&
@@ -206,6 +213,8 @@ void mprof__facts_free(mprof__facts_t *f) {
   free(f->loop_stream);
   free(f->loops);
   free(f->pending);
+  free(f->failed);
+  free(f->writes);
   free(f->queue_ns);
   free(f->run_ns);
   memset(f, 0, sizeof *f);
