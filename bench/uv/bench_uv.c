@@ -106,6 +106,7 @@ int main(int argc, char **argv) {
   remove(path);
   bench_note_rounds("uv_echo plain bytes/s", plain, o.rounds);
   bench_note_rounds("uv_echo shim bytes/s", traced, o.rounds);
+  bench_note_paired("uv_echo", traced, plain, o.rounds);
   bench_json("uv_echo", "bytes_per_s", bench_median(traced, o.rounds),
              "uv_echo_plain", bench_median(plain, o.rounds));
   return 0;
