@@ -61,8 +61,17 @@ static void put_trace_id(const otlp_t *o, uint32_t thread) {
           fnv1a(0xcbf29ce484222325u, uuid, 16), span_id(o, top));
 }
 
+/* ns on the model's axis as ns since the Unix epoch, as OTLP's unsigned
+ * times want them: saturated (a damaged clock_offset can put it anywhere). */
+static int64_t unix_ns(const otlp_t *o, int64_t ns) {
+  int64_t at;
+  if (__builtin_add_overflow(o->view->wall_start_ns, ns, &at))
+    at = ns > 0 ? INT64_MAX : 0;
+  return at < 0 ? 0 : at;
+}
+
 static void put_time(const otlp_t *o, const char *key, int64_t ns) {
-  fprintf(o->f, ",\"%s\":\"%" PRId64 "\"", key, o->view->wall_start_ns + ns);
+  fprintf(o->f, ",\"%s\":\"%" PRId64 "\"", key, unix_ns(o, ns));
 }
 
 static void put_attribute(FILE *f, int first, const char *key,
@@ -165,8 +174,7 @@ static void put_link(const otlp_t *o, int first, uint32_t from,
   fprintf(o->f, ",\"spanId\":\"%016" PRIx64 "\",\"attributes\":[",
           span_id(o, from));
   put_attribute(o->f, 1, "mprof.arrow", kind);
-  put_int_attribute(o->f, "mprof.arrow.time_unix_nano",
-                    o->view->wall_start_ns + ns);
+  put_int_attribute(o->f, "mprof.arrow.time_unix_nano", unix_ns(o, ns));
   fputs("]}", o->f);
 }
 

@@ -77,4 +77,26 @@ for case in "2^63:0x8000000000000000:stream=1" "2^64-1 twice:0xffffffffffffffff:
   done
 done
 
+# A clock_offset near 2^63 (a corpus trace): OTLP's times, unsigned ns
+# since the epoch, saturate; none wraps negative.
+"$mprof" export --format=otlp "$here/../fuzz/corpus/regress-clock-offset-overflow.ctf" \
+  -o "$tmp/clock.json" 2>/dev/null || true
+negative=$(python3 - "$tmp/clock.json" <<'PY'
+import json, sys
+def times(node, key=""):
+    if isinstance(node, dict):
+        if node.get("key", "").endswith("time_unix_nano"):
+            yield node["key"], node["value"]["intValue"]
+        for k, v in node.items():
+            yield from times(v, k)
+    elif isinstance(node, list):
+        for v in node:
+            yield from times(v, key)
+    elif key.endswith("TimeUnixNano"):
+        yield key, node
+print(next((f"{k} {v}" for k, v in times(json.load(open(sys.argv[1]))) if str(v).startswith("-")), ""))
+PY
+)
+[ -z "$negative" ] || fail "otlp: a negative time: $negative"
+
 echo "hostile_cli: ok"
