@@ -241,13 +241,14 @@ static int find_in_core(const uint8_t *data, size_t size, found_t *found) {
       eh->e_phoff > size || (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr) >
                                 size - eh->e_phoff)
     return -1;
-  const Elf64_Phdr *ph = (const Elf64_Phdr *)(data + eh->e_phoff);
   for (int i = 0; i < eh->e_phnum; i++) {
-    if (ph[i].p_type != PT_LOAD || (ph[i].p_flags && !(ph[i].p_flags & PF_W)) ||
-        ph[i].p_offset > size || ph[i].p_filesz > size - ph[i].p_offset)
+    Elf64_Phdr ph; /* copied: e_phoff need not be aligned */
+    memcpy(&ph, data + eh->e_phoff + (size_t)i * sizeof ph, sizeof ph);
+    if (ph.p_type != PT_LOAD || (ph.p_flags && !(ph.p_flags & PF_W)) ||
+        ph.p_offset > size || ph.p_filesz > size - ph.p_offset)
       continue;
-    search(data + ph[i].p_offset, ph[i].p_filesz, ph[i].p_vaddr,
-           ph[i].p_offset, ph[i].p_filesz, found);
+    search(data + ph.p_offset, ph.p_filesz, ph.p_vaddr, ph.p_offset,
+           ph.p_filesz, found);
   }
   return 0;
 }
