@@ -37,15 +37,27 @@ check-tsan: deps
 	@cmake --build $(TSAN_BUILD) -j$(JOBS) --target test_record test_net_label trace_gen mprof_cli
 	cd $(TSAN_BUILD) && ctest --output-on-failure -R '^(record|record_net_label|babeltrace2)$$'
 
-# The reader's fuzzer at length (libFuzzer, ASan+UBSan); crashes land in
-# $(ASAN_BUILD)/fuzz-crash-*: fix them and add the input to test/fuzz/corpus.
+# The fuzzers at length (libFuzzer, ASan+UBSan, test/fuzz/): the reader,
+# and the commands that consume it (export chrome and otlp, report, html's
+# data, the core reader), FUZZ_SECONDS split among them.  Each grows its own
+# corpus in $(ASAN_BUILD)/fuzz-corpus-NAME from the seeds; a crash lands in
+# $(ASAN_BUILD)/NAME-crash-*: fix it and add the input to the seeds
+# (test/fuzz/corpus, or corpus-core for fuzz_core).
 FUZZ_SECONDS ?= 3600
+FUZZ_TARGETS = fuzz_read fuzz_export_chrome fuzz_export_otlp fuzz_report fuzz_html fuzz_core
 fuzz: deps
 	@CC=clang cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DMPROF_SANITIZE=ON -DMPROF_BUILD_BENCH=OFF >/dev/null
-	@cmake --build $(ASAN_BUILD) -j$(JOBS) --target fuzz_read
-	@mkdir -p $(ASAN_BUILD)/fuzz-corpus
-	$(ASAN_BUILD)/test/fuzz_read -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 \
-	  -artifact_prefix=$(ASAN_BUILD)/fuzz- $(ASAN_BUILD)/fuzz-corpus test/fuzz/corpus
+	@cmake --build $(ASAN_BUILD) -j$(JOBS) --target $(FUZZ_TARGETS)
+	@failed=; for target in $(FUZZ_TARGETS); do \
+	  seeds="test/fuzz/corpus test/data/damaged"; \
+	  [ $$target = fuzz_core ] && seeds=test/fuzz/corpus-core; \
+	  mkdir -p $(ASAN_BUILD)/fuzz-corpus-$$target; \
+	  echo "$$target: $$(( $(FUZZ_SECONDS) / $(words $(FUZZ_TARGETS)) )) s"; \
+	  $(ASAN_BUILD)/test/fuzz/$$target -max_total_time=$$(( $(FUZZ_SECONDS) / $(words $(FUZZ_TARGETS)) )) \
+	    -rss_limit_mb=2048 -close_fd_mask=3 -artifact_prefix=$(ASAN_BUILD)/$$target- \
+	    $(ASAN_BUILD)/fuzz-corpus-$$target $$seeds || failed="$$failed $$target"; \
+	done; \
+	[ -z "$$failed" ] || { echo "fuzz: found something:$$failed" >&2; exit 1; }
 
 # Reliability at length: the crash harness SIGKILLs its writer
 # 1000 times, and the live reader takes 10^5 snapshots; and a 4.6 GB trace
