@@ -10,19 +10,6 @@ rm -rf "$out" && mkdir -p "$out"
 status=0
 fail() { echo "FAIL: $*"; status=1; }
 
-# A program that says which signals it got, and exits 7 at TERM.
-cat > "$out/prog.sh" <<'PROG'
-#!/bin/sh
-trap 'echo got HUP' HUP
-trap 'echo got USR1' USR1
-trap 'echo got TERM; exit 7' TERM
-echo ready
-i=0
-while [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
-echo not stopped
-PROG
-chmod +x "$out/prog.sh"
-
 # wait_for TEXT: until the program's output holds TEXT (5 s at most).
 wait_for() {
   i=0
@@ -32,7 +19,7 @@ wait_for() {
   grep -qx "$1" "$out/prog.out" || fail "the program never printed: $1"
 }
 
-"$build/mprof" record -o "$out/prog.ctf" -- "$out/prog.sh" \
+"$build/mprof" record -o "$out/prog.ctf" -- "$build/test/shim/signal_prog" \
   > "$out/prog.out" 2> "$out/record.err" &
 record=$!
 wait_for ready
@@ -44,7 +31,8 @@ code=$?
 [ $code -eq 7 ] || fail "mprof record exited $code, not the program's 7"
 grep -qx "got TERM" "$out/prog.out" || fail "the program never got TERM"
 grep -q "not stopped" "$out/prog.out" && fail "the program ran to its end"
-pgrep -f "$out/prog.sh" > /dev/null && { fail "the program outlived mprof record"; pkill -f "$out/prog.sh"; }
+pgrep -f "$build/test/shim/signal_prog" > /dev/null &&
+  { fail "the program outlived mprof record"; pkill -f "$build/test/shim/signal_prog"; }
 
 [ $status -eq 0 ] && echo "shim_signals: all passed"
 exit $status
