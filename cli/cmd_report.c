@@ -543,13 +543,15 @@ static int report_json(const char *path, const mprof_model_t *m,
 /* --- The command ----------------------------------------------------------------- */
 
 /* Analyse and print a model of path, progress told until the analysis is
- * done. */
+ * done; damaged: the reader found damage in it (events are missing). */
 static void report_model(report_t *r, const char *path, mprof_model_t *m,
-                         cli_progress_t *progress) {
+                         cli_progress_t *progress, int damaged) {
   mprof_analysis_t a;
+  mprof_analysis_options_t options = r->options;
+  options.events_missing = damaged;
   cli_progress_phase(progress, "report: analysing", 0, NULL);
   cli_progress_update(progress, 0);
-  int err = mprof_model_analyse_with(m, &r->options, &a);
+  int err = mprof_model_analyse_with(m, &options, &a);
   cli_progress_finish(progress);
   if (err) {
     fprintf(stderr, "mprof: %s: %s\n", path, mprof_strerror(err));
@@ -567,7 +569,6 @@ static void report_model(report_t *r, const char *path, mprof_model_t *m,
 static void report_one(void *context, const char *path, mprof_trace_t *trace,
                        int *problems) {
   report_t *r = context;
-  (void)problems;
   mprof_model_t *m;
   cli_progress_t progress;
   cli_progress_start(&progress, "report", 0);
@@ -581,7 +582,7 @@ static void report_one(void *context, const char *path, mprof_trace_t *trace,
     r->failed = 1;
     return;
   }
-  report_model(r, path, m, &progress);
+  report_model(r, path, m, &progress, *problems > 0);
   mprof_model_free(m);
 }
 
@@ -595,7 +596,7 @@ static int report_merged(report_t *r, char *path) {
   int code = cli_traces_open(&set, &path, 1, &problems);
   set.progress = &progress;
   if (code == CLI_OK) code = cli_traces_model(&set, &m);
-  if (code == CLI_OK) report_model(r, path, m, &progress);
+  if (code == CLI_OK) report_model(r, path, m, &progress, problems > 0);
   cli_progress_finish(&progress);
   mprof_model_free(m);
   cli_traces_close(&set);
@@ -609,7 +610,7 @@ int cmd_report(int argc, char **argv) {
                                            0, 'b'},
                                           {"help", no_argument, 0, 'h'},
                                           {0, 0, 0, 0}};
-  report_t r = {0, 10, {0, 0}, 0};
+  report_t r = {0, 10, {0, 0, 0}, 0};
   unsigned long blocked_ms;
   int c;
   while ((c = getopt_long(argc, argv, "jt:b:h", options, NULL)) != -1) {

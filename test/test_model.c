@@ -807,7 +807,7 @@ static void test_loop_blocked(void **state) {
   assert_true(loop->not_running_ns >= 19999999 + 25000000);
   assert_int_equal(v->threads[mprof_model_find(model, 2)].type, MPROF_TIMER);
   mprof_analysis_free(&a);
-  mprof_analysis_options_t options = {15000000, 0};
+  mprof_analysis_options_t options = {15000000, 0, 0};
   assert_int_equal(mprof_model_analyse_with(model, &options, &a), 0);
   assert_int_equal(findings_of(&a, MPROF_FINDING_LOOP_BLOCKED), 2);
   /* the first block delayed no callback: only an info */

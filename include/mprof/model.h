@@ -512,6 +512,10 @@ typedef struct mprof_analysis_s {
 typedef struct mprof_analysis_options_s {
   int64_t loop_blocked_ns; /* a callback this long blocks its loop: 20 ms */
   int64_t busy_loop_ns;    /* a loop spinning this long is busy: 200 ms */
+  int events_missing;      /* nonzero: the caller knows the trace lost
+                              events (damaged packets), so a thread that
+                              never ended may have ended among them: its
+                              stall or lost wake-up is only an info */
 } mprof_analysis_options_t;
 
 #define MPROF_LOOP_BLOCKED_NS 20000000

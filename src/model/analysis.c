@@ -555,7 +555,7 @@ int mprof_model_analyse_with(const mprof_model_t *m,
                              mprof_analysis_t *out) {
   memset(out, 0, sizeof *out);
   mprof_analysis_options_t o = options ? *options
-                                       : (mprof_analysis_options_t){0, 0};
+                                       : (mprof_analysis_options_t){0, 0, 0};
   if (!m->finished || o.loop_blocked_ns < 0 || o.busy_loop_ns < 0)
     return MPROF_EINVAL;
   if (!o.loop_blocked_ns) o.loop_blocked_ns = MPROF_LOOP_BLOCKED_NS;

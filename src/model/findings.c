@@ -228,6 +228,26 @@ static int commit(finder_t *f) {
 
 /* --- Lost wake-ups and stalls (analysis.c found them) ------------------------------- */
 
+/* An error about thread t (it never ended) holds only if the trace holds
+ * all of t's life: where t's creation is missing, or the recorder lost
+ * events, or the caller knows the trace is damaged, its end may be among
+ * what is missing.  Then it is an info that says so.  Called once the
+ * summary is written. */
+static void unless_events_missing(finder_t *f, uint32_t t) {
+  const char *why = (f->v->threads[t].flags & MPROF_THREAD_PREEXISTING)
+                        ? " (cannot tell: its creation is not in the trace,"
+                          " nor, perhaps, its end)"
+                    : f->v->discarded ? " (cannot tell: the recorder lost"
+                                        " events, perhaps its end)"
+                    : f->options->events_missing
+                        ? " (cannot tell: the trace is damaged, and its end"
+                          " may be in what was lost)"
+                        : NULL;
+  if (!why) return;
+  f->current.severity = MPROF_SEVERITY_INFO;
+  put(&f->text, why);
+}
+
 static int lost_wakeup(finder_t *f, const mprof_lost_wakeup_t *l) {
   const mprof_arrow_t *sig = &f->v->arrows[l->signal_arrow];
   const mprof_thread_t *waiter = &f->v->threads[l->waiter];
@@ -243,6 +263,7 @@ static int lost_wakeup(finder_t *f, const mprof_lost_wakeup_t *l) {
   put(&f->text, " at ");
   put_duration(&f->text, sig->time_ns);
   put(&f->text, ", came when nobody waited");
+  unless_events_missing(f, l->waiter);
   int err = name_thread(f, l->waiter);
   if (!err) err = name_thread(f, l->condition);
   if (!err) err = name_thread(f, sig->from);
@@ -271,6 +292,7 @@ static int stalled(finder_t *f, const mprof_stall_t *s) {
   }
   put(&f->text, ", last seen at ");
   put_duration(&f->text, f->v->threads[s->last].last_seen_ns);
+  unless_events_missing(f, s->thread);
   int err = name_thread(f, s->thread);
   if (!err && s->last != s->thread) err = name_thread(f, s->last);
   for (uint32_t k = 0; !err && k < s->arrow_count; k++)
