@@ -957,6 +957,38 @@ static void test_write_backlog(void **state) {
   }
 }
 
+/* 1 waits on 2, 2 on 3 and 3 on 1, to the end: a wait cycle, closed when
+ * 3 began to wait; 4 waits on 5, which ends: none. */
+static void test_wait_cycle(void **state) {
+  (void)state;
+  begin();
+  for (uint64_t i = 1; i <= 5; i++) ev(MPROF_EVENT_CREATE, i, 0, i, 0);
+  ev(MPROF_EVENT_TRY_READ, 10, 1, 2, 0);
+  ev(MPROF_EVENT_TRY_READ, 20, 2, 3, 0);
+  ev(MPROF_EVENT_TRY_READ, 30, 3, 1, 0);
+  ev(MPROF_EVENT_TRY_READ, 40, 4, 5, 0);
+  ev(MPROF_EVENT_RESOLVE, 50, 5, 5, 0);
+  ev(MPROF_EVENT_SWITCH, 1000, 0, 0, 0);
+  finish();
+  mprof_analysis_t a;
+  assert_int_equal(mprof_model_analyse(model, &a), 0);
+  assert_int_equal(a.cycle_count, 1);
+  assert_int_equal(findings_of(&a, MPROF_FINDING_WAIT_CYCLE), 1);
+  const mprof_finding_t *f = first_finding(&a, MPROF_FINDING_WAIT_CYCLE);
+  assert_int_equal(f->severity, MPROF_SEVERITY_ERROR);
+  assert_int_equal(f->thread_count, 3);
+  for (uint32_t k = 0; k < 3; k++)
+    assert_int_equal(a.finding_threads[f->first_thread + k], mprof_model_find(model, k + 1));
+  assert_int_equal(f->start_ns, 30 - 1);
+  assert_string_equal(a.text + f->summary,
+                      "task#1 waits on task#2, which waits on task#3, which waits on "
+                      "task#1: a cycle of 3 waits, closed at 29 ns, still open when "
+                      "the trace ends");
+  assert_int_equal(a.findings[0].kind, MPROF_FINDING_WAIT_CYCLE);
+  mprof_analysis_free(&a);
+  mprof_model_free(model);
+}
+
 /* --- A real trace ------------------------------------------------------------------- */
 
 static void test_net_ctf(void **state) {
@@ -1188,6 +1220,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_requests_and_leaks),
       cmocka_unit_test(test_retry_storm),
       cmocka_unit_test(test_write_backlog),
+      cmocka_unit_test(test_wait_cycle),
       cmocka_unit_test(test_net_ctf),
       cmocka_unit_test(test_packet_decode),
       cmocka_unit_test(test_labels_interned_once),

@@ -404,6 +404,7 @@ typedef enum mprof_severity_e {
  * (docs/analysis.md defines each): X(ENUM_SUFFIX, "name"). */
 #define MPROF_FINDING_KINDS(X)                                                 \
   X(LOST_WAKEUP, "lost_wakeup")                                                \
+  X(WAIT_CYCLE, "wait_cycle")                                                  \
   X(STALLED, "stalled")                                                        \
   X(LOOP_BLOCKED, "loop_blocked")                                              \
   X(POOL_SATURATED, "pool_saturated")                                          \
@@ -433,10 +434,12 @@ typedef enum mprof_evidence_kind_e {
   MPROF_EVIDENCE_QUEUED,    /* `thread` waited in the thread pool's queue */
   MPROF_EVIDENCE_PENDING,   /* `thread` was pending (waiting for its turn) */
   MPROF_EVIDENCE_SPUN,      /* `thread`'s callback ran `count` times */
+  MPROF_EVIDENCE_WAITED,    /* `thread` waited on the next one of a cycle */
   MPROF_EVIDENCE_KIND_COUNT
 } mprof_evidence_kind_t;
 
-/* Name of an evidence kind ("arrow", "ran", "queued", "pending", "spun"). */
+/* Name of an evidence kind ("arrow", "ran", "queued", "pending", "spun",
+ * "waited"). */
 const char *mprof_evidence_kind_name(mprof_evidence_kind_t kind);
 
 /* One thing the trace holds that proves a finding: during [start_ns,
@@ -498,6 +501,10 @@ typedef struct mprof_analysis_s {
   mprof_thread_time_t *times; size_t time_count;  /* by thread index */
   mprof_wait_t *waits; size_t wait_count;
   mprof_chain_t *chains; size_t chain_count;      /* longest first */
+  mprof_chain_t *cycles; size_t cycle_count;      /* waits in a circle, each
+                                                     thread on the next, the
+                                                     last on the first, open
+                                                     at the trace's end */
   uint32_t *chain_threads; size_t chain_thread_count;
   uint32_t *arrow_refs; size_t arrow_ref_count;
   uint32_t path_target;    /* the thread whose critical path is given */

@@ -7,6 +7,7 @@
  *  - per thread: time running, waiting (by what it waited on), in poll
  *    (a loop's idle bands) and not running;
  *  - wait chains: who waited on whom, transitively, longest first;
+ *  - wait cycles: threads that wait on each other, still at the end;
  *  - the critical path of the longest resolved thread, back through
  *    resolves, reads and creations;
  *  - then the findings and the requests' latency (findings.c,
@@ -45,7 +46,7 @@ typedef struct context_s {
   uint32_t *edges_first;   /* edges of thread t: [first[t], first[t+1]) */
   mprof_analysis_t *out;
   size_t cap_stalls, cap_lost, cap_waits, cap_chains, cap_chain_threads,
-      cap_refs, cap_path;
+      cap_refs, cap_path, cap_cycles;
 } context_t;
 
 #define PUSH(ctx, field, count, capname, item)                                 \
@@ -471,6 +472,58 @@ static int find_chains(context_t *c) {
   return err;
 }
 
+/* --- Wait cycles -------------------------------------------------------------------- */
+
+/* The cycle that walking the open waits from t closes at u (on the
+ * walk): u, next[u], ... back to u. */
+static int emit_cycle(context_t *c, const uint32_t *next, const int64_t *since,
+                      uint32_t u) {
+  mprof_chain_t cycle = {(uint32_t)c->out->chain_thread_count, 0, 0,
+                         c->model->view.duration_ns};
+  uint32_t w = u;
+  do {
+    if (PUSH(c, chain_threads, chain_thread_count, cap_chain_threads, w))
+      return MPROF_ENOMEM;
+    if (since[w] > cycle.start_ns) cycle.start_ns = since[w]; /* it closed */
+    cycle.length++;
+    w = next[w];
+  } while (w != u && cycle.length < 10000);
+  return PUSH(c, cycles, cycle_count, cap_cycles, cycle);
+}
+
+/* Threads that wait on each other: each thread's latest wait still open
+ * at the trace's end points to what it waits on (one out-arrow a thread),
+ * and a walk along them that comes back to itself is a cycle. */
+static int find_cycles(context_t *c) {
+  size_t n = c->thread_count;
+  int64_t end = c->model->view.duration_ns;
+  uint32_t *next = malloc((n + 1) * sizeof *next);
+  int64_t *since = malloc((n + 1) * sizeof *since);
+  uint8_t *state = calloc(n + 1, 1); /* 1: on this walk, 2: walked */
+  int err = !next || !since || !state ? MPROF_ENOMEM : 0;
+  for (size_t t = 0; !err && t < n; t++) {
+    next[t] = MPROF_NO_THREAD;
+    for (uint32_t k = c->edges_first[t]; k < c->edges_first[t + 1]; k++)
+      if (c->edges[k].end_ns >= end && never_ends(&c->threads[t])) {
+        next[t] = c->edges[k].on;
+        since[t] = c->edges[k].start_ns;
+      }
+  }
+  for (uint32_t t = 1; !err && t < n && c->out->cycle_count < MPROF_CHAIN_LIMIT; t++) {
+    uint32_t u = t;
+    while (u != MPROF_NO_THREAD && !state[u]) {
+      state[u] = 1;
+      u = next[u];
+    }
+    if (u != MPROF_NO_THREAD && state[u] == 1) err = emit_cycle(c, next, since, u);
+    for (u = t; u != MPROF_NO_THREAD && state[u] == 1; u = next[u]) state[u] = 2;
+  }
+  free(next);
+  free(since);
+  free(state);
+  return err;
+}
+
 /* --- Critical path ------------------------------------------------------------------- */
 
 /* Who resolved thread t (the first resolve arrow to it), or t itself. */
@@ -573,6 +626,7 @@ int mprof_model_analyse_with(const mprof_model_t *m,
   if (!err) err = find_stalls(&c);
   if (!err) err = find_lost_wakeups(&c);
   if (!err) err = find_chains(&c);
+  if (!err) err = find_cycles(&c);
   if (!err) err = critical_path(&c);
   mprof__facts_t facts;
   if (!err) err = mprof__facts_make(m, &facts);
@@ -601,6 +655,7 @@ void mprof_analysis_free(mprof_analysis_t *a) {
   free(a->times);
   free(a->waits);
   free(a->chains);
+  free(a->cycles);
   free(a->chain_threads);
   free(a->arrow_refs);
   free(a->path);

@@ -47,7 +47,7 @@ const char *mprof_severity_name(mprof_severity_t severity) {
 
 const char *mprof_evidence_kind_name(mprof_evidence_kind_t kind) {
   static const char *const names[] = {"arrow", "ran", "queued", "pending",
-                                      "spun"};
+                                      "spun", "waited"};
   return (unsigned)kind < MPROF_EVIDENCE_KIND_COUNT ? names[kind] : "unknown";
 }
 
@@ -274,6 +274,30 @@ static int lost_wakeup(finder_t *f, const mprof_lost_wakeup_t *l) {
     for (uint32_t k = 0; !err && s->thread == l->waiter && k < s->arrow_count; k++)
       err = add_arrow(f, refs[s->first_arrow + k]);
   }
+  return err ? err : commit(f);
+}
+
+/* Threads that wait on each other, and nothing else can wake. */
+static int wait_cycle(finder_t *f, const mprof_chain_t *cycle) {
+  const uint32_t *members = f->out->chain_threads + cycle->first;
+  begin(f, MPROF_FINDING_WAIT_CYCLE, MPROF_SEVERITY_ERROR, cycle->start_ns,
+        cycle->end_ns);
+  int err = 0;
+  for (uint32_t k = 0; !err && k < cycle->length; k++) {
+    put_thread(&f->text, f->m, members[k]);
+    put(&f->text, k ? ", which waits on " : " waits on ");
+    err = name_thread(f, members[k]);
+    if (!err)
+      err = add_evidence(f, MPROF_EVIDENCE_WAITED, members[k], MPROF_NO_THREAD, 1,
+                         cycle->start_ns, cycle->end_ns);
+  }
+  put_thread(&f->text, f->m, members[0]);
+  put(&f->text, ": a cycle of ");
+  put_uint(&f->text, cycle->length);
+  put(&f->text, " waits, closed at ");
+  put_duration(&f->text, cycle->start_ns);
+  put(&f->text, ", still open when the trace ends");
+  unless_events_missing(f, members[0]);
   return err ? err : commit(f);
 }
 
@@ -1227,6 +1251,8 @@ int mprof__find_findings(const mprof_model_t *m,
   int err = 0;
   for (size_t i = 0; !err && i < out->lost_wakeup_count; i++)
     err = lost_wakeup(&f, &out->lost_wakeups[i]);
+  for (size_t i = 0; !err && i < out->cycle_count; i++)
+    err = wait_cycle(&f, &out->cycles[i]);
   for (size_t i = 0; !err && i < out->stall_count; i++)
     err = stalled(&f, &out->stalls[i]);
   if (!err) err = find_in_loops(&f);
