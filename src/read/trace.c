@@ -6,6 +6,9 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#ifndef __wasi__
+#include <signal.h>
+#endif
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,8 +84,6 @@ void mprof__tell_shrank(const mprof_trace_t *t) {
 }
 
 #ifndef __wasi__ /* the browser's reader has no files, and no signals */
-#include <signal.h>
-
 /* The mapped files, each a slot: start 0 is a free slot. */
 #define GUARDED_MAX 256
 static struct guarded_s {
