@@ -30,6 +30,25 @@ done
 cmp -s "$tmp/bogus/chrome.json" "$tmp/never/chrome.json" \
   || fail "a bogus thread id in one trace changed the Chrome export"
 
+# A legacy (mirage-profile) trace of one packet: three switches, the
+# second to the id 2^56 - 1 (2^56 once shifted past the legacy "none"):
+# its packet ends there, told in one line.
+python3 - "$tmp/legacy.ctf" <<'PY'
+import struct, sys
+events = b"".join(struct.pack("<QBQ", 1000 * (i + 1), 7, thread)
+                  for i, thread in enumerate([5, (1 << 56) - 1, 3]))
+size = 30 + len(events)
+header = struct.pack("<I16sIHI", 0xC1FC1FC1, bytes(range(16)), size * 8, 0, size * 8)
+open(sys.argv[1], "wb").write(header + events)
+PY
+code=0
+"$mprof" check "$tmp/legacy.ctf" >"$tmp/out" 2>"$tmp/err" || code=$?
+[ "$code" = 1 ] || fail "legacy thread id 2^56: exit $code: $(cat "$tmp/out" "$tmp/err")"
+grep -q "^$tmp/legacy.ctf: damaged, 1 events in 1 packets" "$tmp/out" \
+  || fail "legacy thread id 2^56: $(cat "$tmp/out")"
+grep -q "^mprof: $tmp/legacy.ctf: packet 0 at offset 0: event at offset 47: thread id out of range" "$tmp/err" \
+  || fail "legacy thread id 2^56 says: $(cat "$tmp/err")"
+
 # A core dump with two writable segments at one address: a stopped small
 # trace, then a bigger one still recording.  snapshot --core reads the
 # recording one, from its own segment: the copy checks as that trace does
