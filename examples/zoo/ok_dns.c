@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <uv.h>
 
+#include "zoo_tcp.h"
+
 #define ROUNDS 5
 #define REFUSED 3
 
@@ -82,33 +84,11 @@ static void knock(void) {
   uv_tcp_connect(connect, tcp, (const struct sockaddr *)&to, refused);
 }
 
-/* A port bound and let go again: nobody listens there. */
-static int free_port(uv_loop_t *loop) {
-  uv_tcp_t probe;
-  struct sockaddr_in any;
-  struct sockaddr_storage bound;
-  int length = sizeof bound;
-  uv_ip4_addr("127.0.0.1", 0, &any);
-  uv_tcp_init(loop, &probe);
-  uv_tcp_bind(&probe, (const struct sockaddr *)&any, 0);
-  uv_tcp_getsockname(&probe, (struct sockaddr *)&bound, &length);
-  uv_close((uv_handle_t *)&probe, NULL);
-  uv_run(loop, UV_RUN_NOWAIT);
-  return ntohs(((struct sockaddr_in *)&bound)->sin_port);
-}
-
 int main(void) {
   uv_loop_t *loop = uv_default_loop();
-  struct sockaddr_in any;
-  struct sockaddr_storage bound;
-  int length = sizeof bound;
-  closed_port = free_port(loop);
-  uv_ip4_addr("127.0.0.1", 0, &any);
-  uv_tcp_init(loop, &server);
-  uv_tcp_bind(&server, (const struct sockaddr *)&any, 0);
+  closed_port = zoo_closed_port(loop);
+  port = zoo_bind_local(loop, &server);
   uv_listen((uv_stream_t *)&server, 16, accepted);
-  uv_tcp_getsockname(&server, (struct sockaddr *)&bound, &length);
-  port = ntohs(((struct sockaddr_in *)&bound)->sin_port);
   resolve();
   uv_run(loop, UV_RUN_DEFAULT);
   return uv_loop_close(loop);

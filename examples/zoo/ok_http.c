@@ -7,6 +7,8 @@
 #include <string.h>
 #include <uv.h>
 
+#include "zoo_tcp.h"
+
 #define REQUESTS 20
 
 typedef struct conn_s {
@@ -98,15 +100,8 @@ static void request(void) {
 
 int main(void) {
   uv_loop_t *loop = uv_default_loop();
-  struct sockaddr_in any;
-  struct sockaddr_storage bound;
-  int length = sizeof bound;
-  uv_ip4_addr("127.0.0.1", 0, &any);
-  uv_tcp_init(loop, &server);
-  uv_tcp_bind(&server, (const struct sockaddr *)&any, 0);
+  port = zoo_bind_local(loop, &server);
   uv_listen((uv_stream_t *)&server, 16, accepted);
-  uv_tcp_getsockname(&server, (struct sockaddr *)&bound, &length);
-  port = ntohs(((struct sockaddr_in *)&bound)->sin_port);
   request();
   uv_run(loop, UV_RUN_DEFAULT);
   return uv_loop_close(loop);

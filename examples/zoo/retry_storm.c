@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <uv.h>
 
+#include "zoo_tcp.h"
+
 #define ATTEMPTS 30
 
 static struct sockaddr_in closed;
@@ -28,15 +30,7 @@ static void attempt(void) {
 
 int main(void) {
   uv_loop_t *loop = uv_default_loop();
-  uv_tcp_t probe; /* a port bound and let go: nobody listens there */
-  struct sockaddr_storage bound;
-  int length = sizeof bound;
-  uv_ip4_addr("127.0.0.1", 0, &closed);
-  uv_tcp_init(loop, &probe);
-  uv_tcp_bind(&probe, (const struct sockaddr *)&closed, 0);
-  uv_tcp_getsockname(&probe, (struct sockaddr *)&bound, &length);
-  closed.sin_port = ((struct sockaddr_in *)&bound)->sin_port;
-  uv_close((uv_handle_t *)&probe, NULL);
+  uv_ip4_addr("127.0.0.1", zoo_closed_port(loop), &closed);
   attempt();
   uv_run(loop, UV_RUN_DEFAULT);
   return uv_loop_close(loop);

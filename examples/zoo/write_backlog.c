@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <uv.h>
 
+#include "zoo_tcp.h"
+
 #define BLOCKS 2000
 #define BLOCK_BYTES 65536
 
@@ -42,16 +44,11 @@ static void give_up(uv_timer_t *timer) {
 int main(void) {
   uv_loop_t *loop = uv_default_loop();
   static uv_connect_t connect;
-  struct sockaddr_in any;
-  struct sockaddr_storage bound;
-  int length = sizeof bound;
-  uv_ip4_addr("127.0.0.1", 0, &any);
-  uv_tcp_init(loop, &server);
-  uv_tcp_bind(&server, (const struct sockaddr *)&any, 0);
+  struct sockaddr_in to;
+  uv_ip4_addr("127.0.0.1", zoo_bind_local(loop, &server), &to);
   uv_listen((uv_stream_t *)&server, 4, accepted);
-  uv_tcp_getsockname(&server, (struct sockaddr *)&bound, &length);
   uv_tcp_init(loop, &client);
-  uv_tcp_connect(&connect, &client, (const struct sockaddr *)&bound, flood);
+  uv_tcp_connect(&connect, &client, (const struct sockaddr *)&to, flood);
   uv_timer_init(loop, &deadline);
   uv_timer_start(&deadline, give_up, 300, 0);
   uv_run(loop, UV_RUN_DEFAULT);
