@@ -1,7 +1,8 @@
 /* analysis_internal.h -- what the parts of the analysis share: analysis.c
- * (waits, times, stalls, lost wake-ups, chains, the critical path) calls
- * requests.c (latency and failures by kind of request) and findings.c
- * (the findings every view lists), which read what it found. */
+ * (waits, times, stalls, lost wake-ups, chains and cycles, the critical
+ * path) calls requests.c (the facts found once, latency and failures by
+ * kind of request) and findings.c (the findings every view lists, with
+ * findings_loops.c and findings_requests.c), which read what it found. */
 #ifndef MPROF_ANALYSIS_INTERNAL_H
 #define MPROF_ANALYSIS_INTERNAL_H
 
