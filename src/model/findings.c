@@ -344,6 +344,8 @@ int mprof__find_findings(const mprof_model_t *m,
   if (!err) err = mprof__find_backlog(&f);
   if (!err) err = mprof__find_leaked(&f);
   if (!err) err = cannot_tell(&f);
-  if (!err) qsort(out->findings, out->finding_count, sizeof *out->findings, by_severity);
+  /* qsort() must not be given the NULL of an empty list */
+  if (!err && out->finding_count > 1)
+    qsort(out->findings, out->finding_count, sizeof *out->findings, by_severity);
   return err;
 }

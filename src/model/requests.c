@@ -386,7 +386,8 @@ int mprof__summarise_requests(const mprof_model_t *m,
   if (!err) err = measure_groups(m, &g, out);
   /* failures point into the groups by position: sort only the groups
    * (each keeps its own first_failure) */
-  if (!err) qsort(out->requests, out->request_count, sizeof *out->requests, by_count);
+  if (!err && out->request_count > 1) /* an empty list may be NULL */
+    qsort(out->requests, out->request_count, sizeof *out->requests, by_count);
   free(g.group_of);
   free(g.first);
   free(g.members);
