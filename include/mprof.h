@@ -4,6 +4,8 @@
  * A "thread" here is an async unit of work, not an OS thread: a promise, a
  * libuv request, a callback.  Each gets a 64-bit id from mprof_create(); the
  * other calls record how threads interact (who reads, resolves, signals whom).
+ * An id a program makes itself must stay below 2^56: readers take larger
+ * ones for damage.
  * Every OS thread records into its own CTF stream; the current async thread
  * of an OS thread is set by mprof_switch().
  *
