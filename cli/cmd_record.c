@@ -192,6 +192,19 @@ static void remove_empty(const mprof_tree_trace_t *traces, size_t count) {
   }
 }
 
+/* The traces whose writer died without stopping (killed, crashed) end
+ * at ended_ns, when record saw its program's tree gone. */
+static void mark_ended(const mprof_tree_trace_t *traces, size_t count,
+                       int64_t ended_ns) {
+  for (size_t i = 0; i < count; i++)
+    if (!traces[i].empty && !traces[i].unreadable &&
+        mprof_trace_mark_ended(traces[i].path, ended_ns) == MPROF_EIO) {
+      fputs("mprof: record: ", stderr);
+      put_path(traces[i].path);
+      fprintf(stderr, ": cannot say when it ended: %s\n", strerror(errno));
+    }
+}
+
 /* What the tree wrote: list it, remove the empty traces and write the
  * manifest of the others.  A problem is told, and changes no exit status:
  * mprof record exits with the program's. */
@@ -201,6 +214,7 @@ static void tell_tree(const char *pattern, pid_t top, int64_t since_ns,
   size_t count;
   char manifest[4096];
   int problems = 0; /* told by the reader */
+  int64_t ended_ns = now_ns();
   fprintf(stderr, "mprof: record: program exited with status %d\n", status);
   int err = mprof_trace_tree_find(pattern, top, since_ns, cli_count_problem,
                                   &problems, &traces, &count);
@@ -209,6 +223,7 @@ static void tell_tree(const char *pattern, pid_t top, int64_t since_ns,
             err == MPROF_EIO ? strerror(errno) : mprof_strerror(err));
     return;
   }
+  mark_ended(traces, count, ended_ns);
   fputs("mprof: record: the traces with events:\n", stderr);
   size_t listed = list_traces(traces, count);
   remove_empty(traces, count);

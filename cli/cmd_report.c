@@ -302,6 +302,10 @@ static int report_text(const char *path, const mprof_model_t *m,
          "%" PRIu64 " events discarded, duration ",
          v->events, v->thread_count - 1, v->stream_count, v->discarded);
   put_duration(v->duration_ns);
+  if (v->end_ns > v->duration_ns) {
+    fputs(", recording ended at ", stdout);
+    put_duration(v->end_ns);
+  }
   putchar('\n');
   text_findings(a);
   text_requests(m, a);
@@ -521,9 +525,10 @@ static int report_json(const char *path, const mprof_model_t *m,
   const mprof_model_view_t *v = mprof_model_view(m);
   json_t *times = json_times(m, a, top);
   json_t *o = json_pack(
-      "{s:o, s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+      "{s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
       "trace", cli_json_text(path, strlen(path)), "duration_ns",
-      (json_int_t)v->duration_ns, "events", (json_int_t)v->events, "threads",
+      (json_int_t)v->duration_ns, "end_ns", (json_int_t)v->end_ns, "events",
+      (json_int_t)v->events, "threads",
       (json_int_t)(v->thread_count - 1), "streams",
       (json_int_t)v->stream_count, "discarded", (json_int_t)v->discarded,
       "findings", json_findings(m, a), "requests", json_requests(m, a),

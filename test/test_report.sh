@@ -51,7 +51,7 @@ check([t["label"] for t in lost["threads"]] == ["wait for ready", "ready", "prod
       "the lost wake-up's threads, the wait first")
 check(lost["evidence"][0]["kind"] == "arrow" and lost["evidence"][0]["arrow"]["kind"] == "signal"
       and lost["evidence"][0]["start_ns"] == lw["signal_ns"], "its evidence: the signal")
-check(lost["start_ns"] == lw["signal_ns"] and lost["end_ns"] == r["duration_ns"], "its span")
+check(lost["start_ns"] == lw["signal_ns"] and lost["end_ns"] == r["end_ns"], "its span")
 check(lost["summary"].startswith('"wait for ready" (wait#'), "summary: %s" % lost["summary"])
 check(r["requests"] == [], "no requests in the story")
 req = [t for t in r["thread_times"] if t["thread"]["name"] == "GET /"][0]

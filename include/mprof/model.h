@@ -137,6 +137,10 @@ typedef struct mprof_model_view_s {
   uint32_t row_count;
   uint32_t stream_count;
   int64_t duration_ns;     /* last event time */
+  int64_t end_ns;          /* when the recording ended (mprof_stop(), a
+                              snapshot, the writer seen gone), if the
+                              traces say, else duration_ns: a thread that
+                              never ended lasts until then */
   uint64_t start_ticks;    /* clock ticks at time 0 */
   int64_t wall_start_ns;   /* wall-clock ns (Unix epoch) at time 0, from
                               the traces' anchors (0 if built by hand) */

@@ -74,6 +74,10 @@ typedef struct mprof_trace_info_s {
                                stream's count plus those of OS threads that
                                never had a packet; 0 for legacy traces */
   int recording;            /* the writer had not stopped */
+  uint64_t end_ticks;       /* clock when the recording ended: at
+                               mprof_stop(), when a live writer's copy was
+                               taken, or when a watcher saw its writer
+                               gone; 0 if the trace does not say */
   int legacy;               /* written by OCaml's mirage-profile */
   mprof_ring_mode_t ring_mode;
   const char *metadata;     /* CTF TSDL text */
@@ -227,6 +231,14 @@ int mprof_output_close(mprof_output_t *out, int complete);
  * packet.  Returns 0 or MPROF_EIO (errno set). */
 int mprof_trace_write_ctf(const mprof_trace_t *trace, const char *directory,
                           mprof_progress_fn progress, void *context);
+
+/* For a trace file whose writer died without stopping (its state still
+ * says recording, nobody holds its lock) and that does not say when its
+ * recording ended: record wall_ns (wall-clock ns since the Unix epoch) as
+ * that end.  `mprof record` calls it once its program's tree is gone.
+ * Returns 0 (also where there is nothing to do), MPROF_EINVAL (not a
+ * trace) or MPROF_EIO (errno set). */
+int mprof_trace_mark_ended(const char *path, int64_t wall_ns);
 
 /* Write the trace's bytes as read (for a live trace: the consistent
  * snapshot) to path ("-": standard output), whole or not at all

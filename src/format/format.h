@@ -24,9 +24,10 @@
 
 #define MPROF__TRACE_MAGIC "MPROFCTF"
 #define MPROF__TRACE_VERSION 1u
-#define MPROF__TRACE_HEADER_SIZE 136u
+#define MPROF__TRACE_HEADER_SIZE 144u
 /* Traces written before the header grew to 136 bytes have 128 (their
- * metadata at offset 128) and no MPROF__TH_ORPHAN_DISCARDED. */
+ * metadata at offset 128) and no MPROF__TH_ORPHAN_DISCARDED; those
+ * written before it grew to 144 have no MPROF__TH_END_TICKS. */
 #define MPROF__TRACE_HEADER_SIZE_V1_0 128u
 /* Largest packet a writer makes and a reader accepts. */
 #define MPROF__MAX_PACKET_SIZE (1u << 30)
@@ -52,8 +53,10 @@ enum {
   MPROF__TH_RING_CLAIMS = 104,     /* u64: ring packets claimed (live) */
   MPROF__TH_NAMES_CLAIMS = 112,    /* u64: names packets claimed (live) */
   MPROF__TH_START_TICKS = 120,     /* u64: clock at mprof_start() */
-  MPROF__TH_ORPHAN_DISCARDED = 128 /* u64: events dropped by OS threads that
-                                      never had a ring packet (live) */
+  MPROF__TH_ORPHAN_DISCARDED = 128, /* u64: events dropped by OS threads that
+                                       never had a ring packet (live) */
+  MPROF__TH_END_TICKS = 136        /* u64: clock when the recording ended,
+                                      0 while it goes on or if unknown */
 };
 
 enum { MPROF__STATE_RECORDING = 1, MPROF__STATE_STOPPED = 2 };
@@ -241,6 +244,17 @@ static inline uint32_t mprof__get_u32(const uint8_t *p) {
 }
 static inline uint64_t mprof__get_u64(const uint8_t *p) {
   return (uint64_t)mprof__get_u32(p) | ((uint64_t)mprof__get_u32(p + 4) << 32);
+}
+
+
+/* A whole trace header's end_ticks: 0 where the recording goes on, where
+ * nobody said when it ended, or where the header is older than the field
+ * (its metadata starts where the field would be). */
+static inline uint64_t mprof__header_end_ticks(const uint8_t *header) {
+  return mprof__get_u64(header + MPROF__TH_METADATA_OFFSET) >=
+                 MPROF__TH_END_TICKS + 8
+             ? mprof__get_u64(header + MPROF__TH_END_TICKS)
+             : 0;
 }
 
 #endif /* MPROF_FORMAT_H */

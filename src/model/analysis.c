@@ -88,7 +88,7 @@ static int never_ends(const mprof_thread_t *t) {
 /* When a thread stopped being able to wait (the trace end if never). */
 static int64_t effective_end(const context_t *c, uint32_t i) {
   const mprof_thread_t *t = &c->threads[i];
-  return never_ends(t) ? c->model->view.duration_ns : t->end_ns;
+  return never_ends(t) ? c->model->view.end_ns : t->end_ns;
 }
 
 /* --- Waits ----------------------------------------------------------------------- */
@@ -479,7 +479,7 @@ static int find_chains(context_t *c) {
 static int emit_cycle(context_t *c, const uint32_t *next, const int64_t *since,
                       uint32_t u) {
   mprof_chain_t cycle = {(uint32_t)c->out->chain_thread_count, 0, 0,
-                         c->model->view.duration_ns};
+                         c->model->view.end_ns};
   uint32_t w = u;
   do {
     if (PUSH(c, chain_threads, chain_thread_count, cap_chain_threads, w))
@@ -496,7 +496,7 @@ static int emit_cycle(context_t *c, const uint32_t *next, const int64_t *since,
  * and a walk along them that comes back to itself is a cycle. */
 static int find_cycles(context_t *c) {
   size_t n = c->thread_count;
-  int64_t end = c->model->view.duration_ns;
+  int64_t end = c->model->view.end_ns;
   uint32_t *next = malloc((n + 1) * sizeof *next);
   int64_t *since = malloc((n + 1) * sizeof *since);
   uint8_t *state = calloc(n + 1, 1); /* 1: on this walk, 2: walked */

@@ -213,7 +213,7 @@ static int lost_wakeup(finder_t *f, const mprof_lost_wakeup_t *l) {
   const mprof_arrow_t *sig = &f->v->arrows[l->signal_arrow];
   const mprof_thread_t *waiter = &f->v->threads[l->waiter];
   mprof__finding_begin(f, MPROF_FINDING_LOST_WAKEUP, MPROF_SEVERITY_ERROR, sig->time_ns,
-        f->v->duration_ns);
+        f->v->end_ns);
   mprof__put_thread(&f->text, f->m, l->waiter);
   mprof__put(&f->text, " waits for ");
   mprof__put_thread(&f->text, f->m, l->condition);
@@ -265,7 +265,7 @@ static int wait_cycle(finder_t *f, const mprof_chain_t *cycle) {
 static int stalled(finder_t *f, const mprof_stall_t *s) {
   const mprof_thread_t *th = &f->v->threads[s->thread];
   mprof__finding_begin(f, MPROF_FINDING_STALLED, MPROF_SEVERITY_ERROR, th->start_ns,
-        f->v->duration_ns);
+        f->v->end_ns);
   mprof__put_thread(&f->text, f->m, s->thread);
   mprof__put(&f->text, " should resolve and never did: created by ");
   mprof__put_thread(&f->text, f->m, th->creator);
@@ -301,7 +301,7 @@ static int cannot_tell(finder_t *f) {
     if (!err) err = mprof__finding_commit(f);
   }
   if (!err && f->v->discarded) {
-    mprof__finding_begin(f, MPROF_FINDING_CANNOT_TELL, MPROF_SEVERITY_INFO, 0, f->v->duration_ns);
+    mprof__finding_begin(f, MPROF_FINDING_CANNOT_TELL, MPROF_SEVERITY_INFO, 0, f->v->end_ns);
     mprof__put_uint(&f->text, f->v->discarded);
     mprof__put(&f->text, " events were lost by the recorder (a full buffer):"
                   " what they held cannot be told");

@@ -161,7 +161,7 @@ static int leaked(finder_t *f, size_t at, uint8_t *done) {
   char kind[128], other[128];
   mprof__request_kind(f->m, first, kind, sizeof kind);
   mprof__finding_begin(f, MPROF_FINDING_LEAKED, MPROF_SEVERITY_WARNING,
-        f->v->threads[first].start_ns, f->v->duration_ns);
+        f->v->threads[first].start_ns, f->v->end_ns);
   uint32_t count = 0;
   int err = 0;
   for (size_t k = at; !err && k < f->facts->pending_count; k++) {
@@ -174,7 +174,7 @@ static int leaked(finder_t *f, size_t at, uint8_t *done) {
     err = mprof__finding_thread(f, t);
     if (!err)
       err = mprof__finding_evidence(f, MPROF_EVIDENCE_PENDING, t, MPROF_NO_THREAD, 1,
-                         f->v->threads[t].start_ns, f->v->duration_ns);
+                         f->v->threads[t].start_ns, f->v->end_ns);
   }
   mprof__put_uint(&f->text, count);
   mprof__put(&f->text, " \"");
@@ -348,7 +348,7 @@ int mprof__find_backlog(finder_t *f) {
   int err = !writes || !ends ? MPROF_ENOMEM : 0;
   for (size_t k = 0; !err && k < n; k++) {
     const mprof_thread_t *th = &f->v->threads[f->facts->writes[k]];
-    int64_t end = th->ending == MPROF_ENDING_PENDING ? f->v->duration_ns : th->end_ns;
+    int64_t end = th->ending == MPROF_ENDING_PENDING ? f->v->end_ns : th->end_ns;
     writes[k] = (write_t){th->start_ns, end, f->facts->writes[k]};
     ends[k] = end;
   }

@@ -233,6 +233,7 @@ static int group_samples(mprof_model_t *m) {
 int mprof_model_finish(mprof_model_t *m) {
   if (m->finished) return MPROF_EINVAL;
   m->finished = 1;
+  if (m->view.end_ns < m->view.duration_ns) m->view.end_ns = m->view.duration_ns;
   if (mprof__streams_close(m)) return MPROF_ENOMEM;
   group_labels(m);
   settle_endings(m);

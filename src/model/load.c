@@ -61,12 +61,16 @@ static uint64_t thread_in(uint64_t id, uint32_t source) {
   return id == MPROF_NONE ? id : id ^ (uint64_t)source << 56;
 }
 
+/* A clock value of trace `source` on the common axis. */
+static uint64_t move_ticks(const source_t *source, uint64_t ticks) {
+  if (!source->freq_hz) return ticks;
+  return source->base_ns +
+         (uint64_t)((unsigned __int128)ticks * 1000000000u / source->freq_hz);
+}
+
 /* Move an event of trace `source` onto the common axis and namespace. */
 static void move_event(const source_t *source, mprof_event_t *ev) {
-  if (source->freq_hz)
-    ev->time_ticks = source->base_ns +
-                     (uint64_t)((unsigned __int128)ev->time_ticks *
-                                1000000000u / source->freq_hz);
+  ev->time_ticks = move_ticks(source, ev->time_ticks);
   uint32_t i = source->index;
   if (i == 0) return;
   ev->stream ^= i << 24;
@@ -330,6 +334,21 @@ static int64_t wall_start(const mprof_model_t *m, const source_t *first,
   return add_ns(origin, ticks_ns(ticks, freq));
 }
 
+/* When the latest of the traces' recordings ended, as model ns (0 where
+ * none says). */
+static int64_t recordings_end(const mprof_model_t *m, const source_t *sources,
+                              size_t count) {
+  uint64_t end = 0;
+  for (size_t i = 0; i < count; i++) {
+    uint64_t ticks = mprof_trace_info(sources[i].trace)->end_ticks;
+    if (ticks && move_ticks(&sources[i], ticks) > end)
+      end = move_ticks(&sources[i], ticks);
+  }
+  if (end <= m->view.start_ticks) return 0;
+  double ns = (double)(end - m->view.start_ticks) * m->ns_per_tick;
+  return ns < (double)MODEL_MAX_NS ? (int64_t)ns : MODEL_MAX_NS;
+}
+
 /* The traces can share one model: not too many, all legacy or none. */
 static int sources_check(const mprof_trace_t *const *traces, size_t count) {
   if (count == 0 || count > MPROF_MODEL_MAX_TRACES) return MPROF_EINVAL;
@@ -457,6 +476,7 @@ static int feed(const mprof_trace_t *const *traces, size_t count,
     return err;
   }
   m->view.discarded = discarded;
+  m->view.end_ns = recordings_end(m, sources, count);
   m->view.wall_start_ns = wall_start(m, &sources[0], origin);
   *out = m;
   return 0;

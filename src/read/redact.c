@@ -187,6 +187,7 @@ static void fill_front(const mprof_trace_t *t, const layout_t *l,
   memcpy(out + MPROF__TH_CLOCK_FREQ, in + MPROF__TH_CLOCK_FREQ,
          MPROF__TH_ORPHAN_DISCARDED - MPROF__TH_CLOCK_FREQ);
   mprof__put_u64(out + MPROF__TH_ORPHAN_DISCARDED, t->orphan_discarded);
+  mprof__put_u64(out + MPROF__TH_END_TICKS, t->info.end_ticks);
   memcpy(out + MPROF__TRACE_HEADER_SIZE, metadata, metadata_size);
   for (uint32_t i = 0; i < l->packet_count; i++)
     mprof__put_u64(out + l->slots_offset + 8ull * i, slots[i]);

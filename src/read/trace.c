@@ -191,6 +191,7 @@ static int read_trace_header(mprof_trace_t *t) {
   }
   info->metadata = (const char *)d + metadata_offset;
   info->metadata_size = metadata_size;
+  info->end_ticks = mprof__header_end_ticks(d);
   /* The header's fields end where the metadata starts: older traces lack
    * the count of drops by OS threads without a ring packet. */
   if (metadata_offset >= MPROF__TH_ORPHAN_DISCARDED + 8) {
@@ -569,8 +570,11 @@ int mprof_trace_open(const char *path, mprof_diag_fn diag, void *context,
     close(fd);
     return MPROF_EIO;
   }
-  return open_trace(map ? map : "", size, map, size, fd, name, diag, context,
-                    out);
+  int alive = mprof__writer_alive(fd); /* checked before the copy */
+  int err = open_trace(map ? map : "", size, map, size, fd, name, diag,
+                       context, out);
+  if (!err && alive) mprof__trace_end_now(*out);
+  return err;
 }
 
 void mprof_trace_close(mprof_trace_t *t) {

@@ -158,6 +158,11 @@ void mprof__unguard(const mprof_trace_t *trace);
 /* Replace the trace's bytes by a consistent copy (snapshot.c). */
 int mprof__snapshot(mprof_trace_t *trace);
 
+/* When recordings end (trace_end.c): whether a writer holds fd's lock (it
+ * runs); a trace whose writer ran when it was opened ends now. */
+int mprof__writer_alive(int fd);
+void mprof__trace_end_now(mprof_trace_t *trace);
+
 /* Where the bytes of a trace being written are: in this process (local),
  * or at address in process pid. */
 typedef struct mprof__source_s {

@@ -860,6 +860,7 @@ void mprof_stop(void) {
     return; /* a pending start is called off; it wrote nothing */
   mprof_thread_exit();
   __atomic_store_n(&mprof__recording, STATE_OFF, __ATOMIC_RELEASE);
+  mprof__put_u64(recorder.header + MPROF__TH_END_TICKS, clock_now());
   __atomic_store_n((uint32_t *)(recorder.header + MPROF__TH_STATE),
                    MPROF__STATE_STOPPED, __ATOMIC_RELEASE);
 }
