@@ -11,8 +11,10 @@ converted by `mprof ctf`.
 Run by CTest as: /usr/bin/python3 test_babeltrace.py BUILD_DIR NET_CTF
 (/usr/bin/python3: the python3 on PATH may lack bt2).
 """
+import codecs
 import collections
 import os
+import re
 import struct
 import subprocess
 import sys
@@ -28,6 +30,7 @@ NET_CTF = (os.path.abspath(sys.argv.pop(1)) if len(sys.argv) > 1
 MPROF = os.path.join(BUILD, "mprof")
 GEN = os.path.join(BUILD, "test", "trace_gen")
 UV_PROG = os.path.join(BUILD, "test", "uv", "uv_prog_plain")
+STORY = os.path.join(BUILD, "test", "story")
 
 # The payload field that mprof dump prints as target=/child=... per event.
 FIELDS = {
@@ -41,6 +44,13 @@ FIELDS = {
     "label_ref": ("thread", "string_id"),
     "net_label": ("thread", "string_id", "offset", "length"),
 }
+
+
+# Thread type numbers by name, from the table in include/mprof.h.
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "include",
+                       "mprof.h")) as header:
+    TYPE_NUMBERS = {name: int(number) for number, name in
+                    re.findall(r'X\(\w+, (\d+), "(\w+)"\)', header.read())}
 
 
 def record(tmp, mode, size, rounds, threads):
@@ -101,26 +111,36 @@ def bt2_events(directory):
             if name == "thread_type":
                 values.append(int(field))
             else:
-                values.append(str(field) if isinstance(field, bt2._StringFieldConst)
+                values.append(bt2_text(field) if isinstance(field, bt2._StringFieldConst)
                               else int(field))
         stream = (ev.stream.cls.id, ev.stream.id)
         event = (msg.default_clock_snapshot.value, stream, ev.name) + tuple(values)
         if ev.name == "string":
             strings[(ev.stream.id, values[0])] = values[1]
         if ev.name in ("label_ref", "net_label"):
-            refs.append((len(events), ev.stream.id))
+            counter = int(ev.payload_field["counter"]) if ev.name == "net_label" else 0
+            refs.append((len(events), ev.stream.id, counter))
         events.append(event)
     # mprof's reader shows a label_ref as the label it stands for, and a
-    # net_label as the label "HEAD OFFSET LENGTH".
-    for index, stream in refs:
+    # net_label as the label "HEAD OFFSET LENGTH", after the increase of its
+    # counter (if it names one) by LENGTH.
+    for index, stream, counter in reversed(refs):
         clock, stream_key, _, thread, string_id, *numbers = events[index]
-        text = " ".join([strings[(stream, string_id)]] + [str(n) for n in numbers])
-        events[index] = (clock, stream_key, "label", thread, text)
+        text = b" ".join([strings[(stream, string_id)]] + [b"%d" % n for n in numbers])
+        events[index:index + 1] = (
+            [(clock, stream_key, "counter_increase", counter, numbers[-1])] if counter else []
+        ) + [(clock, stream_key, "label", thread, text)]
     return events, discarded_events, discarded_packets
 
 
 def unescape(text):
-    return text.encode().decode("unicode_escape")
+    """The bytes of a string `mprof dump` escaped."""
+    return codecs.escape_decode(text.encode())[0]
+
+
+def bt2_text(field):
+    """The bytes of a babeltrace2 string field (not UTF-8: surrogates)."""
+    return str(field).encode("utf-8", "surrogateescape")
 
 
 def dump(trace, streams=False):
@@ -140,14 +160,13 @@ def dump(trace, streams=False):
 def mprof_events(trace):
     """The same tuples from `mprof dump --ticks`, in its order."""
     events = []
-    type_numbers = {"wait": 0, "task": 1, "bind": 2}
     for ticks, stream, name, kv, text in dump(trace, streams=True):
         values = []
         for field in FIELDS[name]:
             if field in ("label", "reason", "name", "text"):
                 values.append(text)
             elif field == "thread_type":
-                values.append(type_numbers[kv["type"]])
+                values.append(TYPE_NUMBERS[kv["type"]])
             elif field in ("amount", "value"):
                 values.append(int(kv["value"]))
             elif field == "counter":
@@ -236,20 +255,20 @@ def legacy_as_dump(name, f):
     if name in ("fulfills", "fails"):
         kv = {"thread": legacy_id(f["resolver"]), "target": legacy_id(f["thread"])}
         return (("resolve", kv, None) if name == "fulfills"
-                else ("fail", kv, str(f["reason"])))
+                else ("fail", kv, bt2_text(f["reason"])))
     if name == "becomes":
         return "becomes", {"old": legacy_id(f["old_thread"]),
                            "new": legacy_id(f["new_thread"])}, None
     if name == "label":
         target = {"target": legacy_id(f["thread"])}
-        if str(f["label"]) == "__should_resolve":
+        if bt2_text(f["label"]) == b"__should_resolve":
             return "should_resolve", target, None
-        return "label", target, str(f["label"])
+        return "label", target, bt2_text(f["label"])
     if name in ("increase", "counter"):
         return ("counter_increase" if name == "increase" else "counter_value",
                 {"thread": legacy_id(f["thread"]), "counter": "0",
                  "value": str(f["amount" if name == "increase" else "value"])},
-                str(f["counter"]))
+                bt2_text(f["counter"]))
     if name == "switch":
         return "switch", {"target": legacy_id(f["thread"])}, None
     if name == "gc":
@@ -294,7 +313,7 @@ class BabeltraceReadsOurTraces(unittest.TestCase):
             self.assertEqual(names["create"], 3 * 2 * 2000)
             self.assertEqual(names["label"], 2 * 2000)
             self.assertEqual(names["counter_name"], 1)
-            self.assertIn((names["label"], "odd \"request\""),
+            self.assertIn((names["label"], b"odd \"request\""),
                           [(names["label"], e[4]) for e in events if e[2] == "label"])
             self.assertIn(((1999 << 33),),
                           [e[4:] for e in events if e[2] == "counter_value"])
@@ -360,9 +379,11 @@ class BabeltraceReadsOurTraces(unittest.TestCase):
             self.assertEqual((cli.returncode, cli.stderr), (0, ""))
 
     def test_libuv_shim_net_labels(self):
-        """A trace of the libuv shim (uv_prog's echo over loopback): its TCP
-        labels are net_label events, which babeltrace2 reads with their
-        fields and mprof's reader shows as the same label texts."""
+        """A trace of the libuv shim (uv_prog's echo over loopback): every
+        event the same in both readers, in order (threads of the C world's
+        types); its TCP labels are net_label events, which babeltrace2
+        reads with their fields and mprof's reader shows as the same label
+        texts (after the increase of the bytes counter they stand for)."""
         self.assertTrue(os.path.exists(UV_PROG), "no %s: libuv tracing was not built;"
                         " apt-get install libuv1-dev (scripts/deps.sh)" % UV_PROG)
         with tempfile.TemporaryDirectory() as tmp:
@@ -370,6 +391,7 @@ class BabeltraceReadsOurTraces(unittest.TestCase):
             subprocess.run([MPROF, "record", "-o", trace, "--", UV_PROG, tmp, "all"],
                            check=True, capture_output=True)
             directory = to_ctf(tmp, trace)
+            self.check_same_events(trace, directory)
             messages, _, _ = bt2_read(directory)
             net = [m.event.payload_field for m in messages
                    if m.event.name == "net_label"]
@@ -384,12 +406,21 @@ class BabeltraceReadsOurTraces(unittest.TestCase):
                     for stream, events in dump_streams(dump(trace, streams=True)).items()}
             self.assertEqual({s: e for s, e in ours.items() if e}, theirs)
             texts = [e[3] for events in ours.values() for e in events]
-            tcp = [t for t in texts if t.startswith("net send tcp ")]
+            tcp = [t for t in texts if t.startswith(b"net send tcp ")]
             self.assertGreaterEqual(len(tcp), 3)
             self.assertTrue(all(len(t.split()) == 7 for t in tcp), tcp)
             cli = subprocess.run(["babeltrace2", directory], capture_output=True, text=True)
             self.assertEqual((cli.returncode, cli.stderr), (0, ""))
             self.assertIn("net_label", cli.stdout)
+
+    def test_story_every_event(self):
+        """test/story's trace (conditions: threads created by others,
+        create_by): every event the same in both readers, in order."""
+        with tempfile.TemporaryDirectory() as tmp:
+            trace = os.path.join(tmp, "story.ctf")
+            subprocess.run([STORY, trace], check=True)
+            events = self.check_same_events(trace, to_ctf(tmp, trace))[0]
+            self.assertGreater(sum(e[2] == "create_by" for e in events), 0)
 
     def test_discard_mode_counts_match(self):
         with tempfile.TemporaryDirectory() as tmp:
