@@ -20,6 +20,20 @@ enum {
  * message on stderr, a file name's control characters escaped, and counts
  * it in *(int *)context. */
 void cli_count_problem(void *context, const char *message);
+/* One error line on stderr, "mprof COMMAND: WHAT: WHY", WHAT (an
+ * argument, a file name) with its control characters escaped, WHY a
+ * printf format saying what is wrong and what to do; returns code, so
+ * that a command can `return cli_fail(...)`. */
+int cli_fail(int code, const char *command, const char *what,
+             const char *why, ...) __attribute__((format(printf, 4, 5)));
+/* Whether path can be read as a trace ("-": stdin always can): 0, or
+ * CLI_FAILED after one line that says why (no such file, a directory). */
+int cli_input_check(const char *command, const char *path);
+/* Whether a file can be written at path, told as option (e.g. "-o"): its
+ * directory exists and is writable, and path is not a directory itself.
+ * 0, or CLI_FAILED after one line that says why and what to do. */
+int cli_output_check(const char *command, const char *option,
+                     const char *path);
 /* Open a trace, counting diagnostics (printed to stderr) in *problems. */
 int cli_open_trace(const char *path, int *problems, mprof_trace_t **out);
 /* The same for path as a set of traces: a merged trace's members, or one
@@ -101,6 +115,18 @@ json_t *cli_json_text(const char *text, size_t length);
 /* The same string written to f as JSON, quotes included. */
 void cli_put_json_text(FILE *f, const char *text, size_t length);
 
+/* The report's printers, shared with `mprof why` (cmd_report.c): a
+ * duration with its unit; "label" (type#id); {"id", "label", "name",
+ * "type"}. */
+void cli_put_duration(int64_t ns);
+void cli_put_thread(const mprof_model_t *m, uint32_t t);
+json_t *cli_json_thread(const mprof_model_t *m, uint32_t t);
+/* A why chain (cmd_why.c): a line per hop, latest first; as JSON steps. */
+void cli_put_why(const mprof_model_t *m, const mprof_why_hop_t *hops,
+                 size_t count);
+json_t *cli_json_why(const mprof_model_t *m, const mprof_why_hop_t *hops,
+                     size_t count);
+
 /* Several traces on one time axis (combine.c). */
 typedef struct cli_traces_s {
   mprof_trace_set_t opened; /* owns the arrays below */
@@ -174,5 +200,6 @@ int cmd_record(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_redact(int argc, char **argv);
+int cmd_why(int argc, char **argv);
 
 #endif /* MPROF_CLI_H */

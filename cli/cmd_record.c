@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -27,14 +28,20 @@
 static const char help[] =
     "usage: mprof record [-o TRACE] [--size N] -- PROGRAM [ARGS...]\n"
     "Run PROGRAM, a dynamically linked libuv program, with the libuv tracing\n"
-    "shim preloaded, recording into TRACE (default trace.ctf; %p in it\n"
-    "becomes the process id).  N is the trace size, as 8M (default) or\n"
-    "512K.  At the end, lists the traces of the process tree that hold\n"
-    "events (children write TRACE.PID), removes the empty ones and writes\n"
+    "shim preloaded, recording into TRACE, a file (-o; default trace.ctf; %p\n"
+    "in it becomes the process id).  A TRACE there already is kept as\n"
+    "TRACE.old.  N is the trace size, as 8M (default) or 512K, at least 64K.\n"
+    "PROGRAM and TRACE's directory are checked before PROGRAM starts.  At\n"
+    "the end, lists the traces of the process tree that hold events\n"
+    "(children write TRACE.PID), removes the empty ones and writes\n"
     "TRACE.manifest, which report, stats, export and view read as one\n"
-    "trace.  Exits with PROGRAM's exit status (128+N if killed by signal N).\n"
+    "trace.  Exits with PROGRAM's exit status (128+N if killed by signal N),\n"
+    "or before it starts with 2 (usage) or 3 (PROGRAM or TRACE unusable).\n"
     "MPROF_PRELOAD names another shim; MPROF_MODE, MPROF_CLOCK and\n"
-    "MPROF_FORK pass through (docs/libuv.md).\n";
+    "MPROF_FORK pass through (docs/libuv.md).\n"
+    "examples:\n"
+    "  mprof record -- ./server --port 8080\n"
+    "  mprof record -o /tmp/run-%p.ctf --size 64M -- node app.js\n";
 
 /* The shim's path: MPROF_PRELOAD, else the build tree's if this mprof is
  * the build tree's, else the installed one. */
@@ -54,12 +61,92 @@ static const char *preload_path(void) {
   return MPROF_PRELOAD_INSTALLED;
 }
 
-/* A size as the recorder reads MPROF_SIZE: digits, then K, M or G. */
-static int is_size(const char *text) {
+/* A size as the recorder reads MPROF_SIZE: digits, then K, M or G; its
+ * bytes (saturated), or 0 if it is none. */
+static unsigned long long size_bytes(const char *text) {
   size_t digits = strspn(text, "0123456789");
-  if (!digits)
+  if (!digits || digits > 12 ||
+      (text[digits] && (!strchr("KMGkmg", text[digits]) || text[digits + 1])))
     return 0;
-  return !text[digits] || (strchr("KMGkmg", text[digits]) && !text[digits + 1]);
+  unsigned long long bytes = strtoull(text, NULL, 10);
+  switch (text[digits]) {
+  case 'G': case 'g': return bytes << 30;
+  case 'M': case 'm': return bytes << 20;
+  case 'K': case 'k': return bytes << 10;
+  default: return bytes;
+  }
+}
+
+/* 0 if size (NULL: the default) is a size the recorder takes, else
+ * CLI_USAGE after saying why. */
+static int size_check(const char *size) {
+  if (!size) return CLI_OK;
+  unsigned long long bytes = size_bytes(size);
+  if (!bytes)
+    return cli_fail(CLI_USAGE, "record", "--size", "%s is not a size; give "
+                    "one like 8M or 512K", size);
+  if (bytes < MPROF_MIN_SIZE)
+    return cli_fail(CLI_USAGE, "record", "--size", "%s is below the least "
+                    "trace size, 64K; give 64K or more", size);
+  return CLI_OK;
+}
+
+/* Whether path is a file that exec can run: 0 or errno's reason. */
+static int runnable(const char *path) {
+  struct stat st;
+  if (stat(path, &st) < 0) return errno;
+  if (S_ISDIR(st.st_mode)) return EISDIR;
+  return access(path, X_OK) < 0 ? errno : 0;
+}
+
+/* The file execvp() runs for name (searched in PATH when it has no '/')
+ * into path[0 .. size); CLI_OK, or CLI_FAILED after saying why there is
+ * none, before anything starts. */
+static int program_find(const char *name, char *path, size_t size) {
+  if (strchr(name, '/')) {
+    int why = runnable(name);
+    snprintf(path, size, "%s", name);
+    if (why == EACCES)
+      return cli_fail(CLI_FAILED, "record", name, "not executable; chmod +x "
+                      "it, or record the program that runs it (sh, node)");
+    if (why == EISDIR)
+      return cli_fail(CLI_FAILED, "record", name,
+                      "a directory; give the program in it");
+    if (why)
+      return cli_fail(CLI_FAILED, "record", name, "%s; give the program's "
+                      "path", strerror(why));
+    return CLI_OK;
+  }
+  const char *dirs = getenv("PATH");
+  for (dirs = dirs ? dirs : "/usr/local/bin:/usr/bin:/bin"; *dirs;) {
+    size_t length = strcspn(dirs, ":");
+    int n = length ? snprintf(path, size, "%.*s/%s", (int)length, dirs, name)
+                   : snprintf(path, size, "./%s", name);
+    if (n > 0 && (size_t)n < size && !runnable(path)) return CLI_OK;
+    dirs += length + (dirs[length] == ':');
+  }
+  return cli_fail(CLI_FAILED, "record", name,
+                  "no such program in PATH; give its path, as ./%s", name);
+}
+
+/* A trace at path from an earlier run becomes path.old, as perf record
+ * keeps perf.data.old; the earlier run's manifest, which would name the
+ * new trace, goes.  A pattern with %p names a new file each run. */
+static int keep_previous(const char *path) {
+  struct stat st;
+  char old[PATH_MAX];
+  if (strstr(path, "%p") || lstat(path, &st) < 0 || !S_ISREG(st.st_mode))
+    return CLI_OK;
+  snprintf(old, sizeof old, "%s.old", path);
+  if (rename(path, old) < 0)
+    return cli_fail(CLI_FAILED, "record", path, "keeping it as %s: %s", old,
+                    strerror(errno));
+  snprintf(old, sizeof old, "%s.manifest", path);
+  unlink(old);
+  fputs("mprof record: the previous trace is now ", stderr);
+  cli_put_name(stderr, path);
+  fputs(".old\n", stderr);
+  return CLI_OK;
 }
 
 /* LD_PRELOAD with the shim first, then whatever was preloaded already. */
@@ -129,7 +216,7 @@ static int run_program(char **argv, pid_t *pid) {
     pass_on_restore(old_passed);
     sigprocmask(SIG_SETMASK, &unblocked, NULL);
     execvp(argv[0], argv);
-    fprintf(stderr, "mprof: record: ");
+    fprintf(stderr, "mprof record: ");
     cli_put_escaped(stderr, argv[0], strlen(argv[0]));
     fprintf(stderr, ": %s\n", strerror(errno));
     _exit(127);
@@ -144,7 +231,7 @@ static int run_program(char **argv, pid_t *pid) {
   sigaction(SIGINT, &old_int, NULL);
   sigaction(SIGQUIT, &old_quit, NULL);
   if (child < 0) {
-    fprintf(stderr, "mprof: record: fork: %s\n", strerror(errno));
+    fprintf(stderr, "mprof record: fork: %s\n", strerror(errno));
     return CLI_FAILED;
   }
   return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
@@ -162,10 +249,18 @@ static void put_path(const char *path) {
   cli_put_escaped(stderr, path, strlen(path));
 }
 
+/* How many of the traces hold events. */
+static size_t count_with_events(const mprof_tree_trace_t *traces,
+                                size_t count) {
+  size_t with_events = 0;
+  for (size_t i = 0; i < count; i++)
+    with_events += !traces[i].empty && !traces[i].unreadable;
+  return with_events;
+}
+
 /* The traces that hold events, one line each: "  PATH: PROCESS, pid PID,
  * N events". */
-static size_t list_traces(const mprof_tree_trace_t *traces, size_t count) {
-  size_t listed = 0;
+static void list_traces(const mprof_tree_trace_t *traces, size_t count) {
   for (size_t i = 0; i < count; i++) {
     if (traces[i].empty || traces[i].unreadable) continue;
     fputs("  ", stderr);
@@ -174,16 +269,14 @@ static size_t list_traces(const mprof_tree_trace_t *traces, size_t count) {
     cli_put_escaped(stderr, traces[i].process, strlen(traces[i].process));
     fprintf(stderr, ", pid %lld, %" PRIu64 " events\n", traces[i].pid,
             traces[i].events);
-    listed++;
   }
-  return listed;
 }
 
 /* Remove the traces where nothing happened, saying which. */
 static void remove_empty(const mprof_tree_trace_t *traces, size_t count) {
   for (size_t i = 0; i < count; i++) {
     if (!traces[i].empty) continue;
-    fputs("mprof: record: removed ", stderr);
+    fputs("mprof record: removed ", stderr);
     put_path(traces[i].path);
     if (unlink(traces[i].path) < 0)
       fprintf(stderr, " (failed: %s)", strerror(errno));
@@ -199,48 +292,61 @@ static void mark_ended(const mprof_tree_trace_t *traces, size_t count,
   for (size_t i = 0; i < count; i++)
     if (!traces[i].empty && !traces[i].unreadable &&
         mprof_trace_mark_ended(traces[i].path, ended_ns) == MPROF_EIO) {
-      fputs("mprof: record: ", stderr);
+      fputs("mprof record: ", stderr);
       put_path(traces[i].path);
       fprintf(stderr, ": cannot say when it ended: %s\n", strerror(errno));
     }
 }
 
+/* Why a program may leave no trace with events. */
+static void tell_nothing_seen(const char *program) {
+  fputs("mprof record: ", stderr);
+  cli_put_name(stderr, program);
+  fputs(": the shim saw no libuv call, so there is no trace to view\n"
+        "  (a program without libuv, with libuv linked in statically, or one\n"
+        "  that exited before its loop ran)\n",
+        stderr);
+}
+
 /* What the tree wrote: list it, remove the empty traces and write the
  * manifest of the others.  A problem is told, and changes no exit status:
  * mprof record exits with the program's. */
-static void tell_tree(const char *pattern, pid_t top, int64_t since_ns,
-                      int status) {
+static void tell_tree(const char *pattern, const char *program, pid_t top,
+                      int64_t since_ns, int status) {
   mprof_tree_trace_t *traces;
   size_t count;
   char manifest[4096];
   int problems = 0; /* told by the reader */
   int64_t ended_ns = now_ns();
-  fprintf(stderr, "mprof: record: program exited with status %d\n", status);
+  fprintf(stderr, "mprof record: program exited with status %d\n", status);
   int err = mprof_trace_tree_find(pattern, top, since_ns, cli_count_problem,
                                   &problems, &traces, &count);
   if (err) {
-    fprintf(stderr, "mprof: record: finding the traces of %s: %s\n", pattern,
+    fprintf(stderr, "mprof record: finding the traces of %s: %s\n", pattern,
             err == MPROF_EIO ? strerror(errno) : mprof_strerror(err));
     return;
   }
   mark_ended(traces, count, ended_ns);
-  fputs("mprof: record: the traces with events:\n", stderr);
-  size_t listed = list_traces(traces, count);
+  size_t listed = count_with_events(traces, count);
+  if (listed) {
+    fputs("mprof record: the traces with events:\n", stderr);
+    list_traces(traces, count);
+  }
   remove_empty(traces, count);
   err = listed ? mprof_trace_tree_manifest_write(pattern, top, traces, count,
                                                  manifest, sizeof manifest)
                : 0;
   mprof_trace_tree_free(traces, count);
   if (err) {
-    fprintf(stderr, "mprof: record: %s.manifest: %s\n", pattern,
+    fprintf(stderr, "mprof record: %s.manifest: %s\n", pattern,
             strerror(errno));
     return;
   }
   if (!listed) {
-    fputs("  none\n", stderr);
+    tell_nothing_seen(program);
     return;
   }
-  fputs("mprof: record: all of them on one time axis: ", stderr);
+  fputs("mprof record: all of them on one time axis: ", stderr);
   put_path(manifest);
   fputs("\n  view it:  mprof report ", stderr);
   put_path(manifest);
@@ -257,9 +363,9 @@ static int run_untraced(char **argv) {
 
 /* Whether the shim can see program's libuv calls; if not, says why in
  * one line. */
-static int shim_can_see(const char *program) {
+static int shim_can_see(const char *program, const char *path) {
   const char *why;
-  switch (mprof_uv_probe_program(program)) {
+  switch (mprof_uv_probe_file(path)) {
   case MPROF_UV_PROBE_STATIC:
     why = "is statically linked: no preloaded library reaches it";
     break;
@@ -269,9 +375,9 @@ static int shim_can_see(const char *program) {
   default:
     return 1;
   }
-  fputs("mprof: record: ", stderr);
-  cli_put_escaped(stderr, program, strlen(program));
-  fprintf(stderr, " %s; running it untraced\n", why);
+  fputs("mprof record: ", stderr);
+  cli_put_name(stderr, program);
+  fprintf(stderr, ": %s; running it untraced\n", why);
   return 0;
 }
 
@@ -306,30 +412,31 @@ int cmd_record(int argc, char **argv) {
       return c == 'h' ? CLI_OK : CLI_USAGE;
     }
   }
-  if (optind >= argc) {
-    fputs(help, stderr);
-    return CLI_USAGE;
-  }
-  if (size && !is_size(size)) {
-    fprintf(stderr, "mprof: record: --size %s: give a size like 8M\n", size);
-    return CLI_USAGE;
-  }
+  if (optind >= argc)
+    return cli_fail(CLI_USAGE, "record", "PROGRAM", "missing; give it after "
+                    "--, as mprof record -- ./server");
+  char program[PATH_MAX];
+  int code = size_check(size);
+  if (!code) code = program_find(argv[optind], program, sizeof program);
+  if (!code) code = cli_output_check("record", "-o", trace);
+  if (code) return code;
   const char *shim = preload_path();
   if (access(shim, R_OK)) {
-    fprintf(stderr, "mprof: record: %s: %s (set MPROF_PRELOAD to the shim)\n",
+    fprintf(stderr, "mprof record: %s: %s (set MPROF_PRELOAD to the shim)\n",
             shim, strerror(errno));
     return CLI_FAILED;
   }
-  if (!shim_can_see(argv[optind]))
+  if (!shim_can_see(argv[optind], program))
     return run_untraced(argv + optind);
+  if (keep_previous(trace)) return CLI_FAILED;
   if (set_preload(shim) || setenv("MPROF_TRACE", trace, 1) ||
       (size && setenv("MPROF_SIZE", size, 1)) || pass_tsc_hz()) {
-    fprintf(stderr, "mprof: record: environment: %s\n", strerror(errno));
+    fprintf(stderr, "mprof record: environment: %s\n", strerror(errno));
     return CLI_FAILED;
   }
   int64_t since_ns = now_ns();
   pid_t top;
   int status = run_program(argv + optind, &top);
-  if (top > 0) tell_tree(trace, top, since_ns, status);
+  if (top > 0) tell_tree(trace, argv[optind], top, since_ns, status);
   return status;
 }

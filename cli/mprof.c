@@ -2,11 +2,14 @@
  * Each command lives in its own cmd_*.c file; this one dispatches and holds
  * the helpers they share. */
 #define _XOPEN_SOURCE 700 /* realpath */
+#include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -29,6 +32,7 @@ static const struct command {
     {"export", cmd_export, "Chrome/Perfetto JSON of one or several traces"},
     {"merge", cmd_merge, "traces of several processes on one time axis"},
     {"redact", cmd_redact, "a copy of traces with private strings rewritten"},
+    {"why", cmd_why, "why a thread took so long: its chain of waits"},
 };
 
 static void usage(FILE *f) {
@@ -47,6 +51,33 @@ void cli_put_name(FILE *f, const char *text) {
       fprintf(f, "\\x%02x", *c);
     else
       fputc(*c, f);
+}
+
+int cli_fail(int code, const char *command, const char *what,
+             const char *why, ...) {
+  va_list args;
+  cli_progress_wipe();
+  fprintf(stderr, "mprof %s: ", command);
+  cli_put_name(stderr, what);
+  fputs(": ", stderr);
+  va_start(args, why);
+  vfprintf(stderr, why, args);
+  va_end(args);
+  fputc('\n', stderr);
+  return code;
+}
+
+int cli_input_check(const char *command, const char *path) {
+  struct stat st;
+  if (!strcmp(path, "-")) return CLI_OK;
+  if (stat(path, &st) < 0)
+    return cli_fail(CLI_FAILED, command, path, "%s; give the path of a trace",
+                    strerror(errno));
+  if (S_ISDIR(st.st_mode))
+    return cli_fail(CLI_FAILED, command, path,
+                    "a directory, not a trace; give a trace file in it "
+                    "(mprof record writes trace.ctf)");
+  return CLI_OK;
 }
 
 void cli_count_problem(void *context, const char *message) {

@@ -5,11 +5,50 @@
  * is made 0700; each output is written whole or not at all, never through
  * a symbolic link (mprof_output_open, in the reader).
  */
+#define _XOPEN_SOURCE 700 /* strdup */
 #include <errno.h>
+#include <libgen.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
+
+/* 0, or CLI_FAILED after saying why: directory can take a new file. */
+static int directory_writable(const char *command, const char *option,
+                              const char *path, const char *directory) {
+  struct stat st;
+  if (stat(directory, &st) < 0)
+    return cli_fail(CLI_FAILED, command, path,
+                    "its directory %s: %s; make it, or name another %s",
+                    directory, strerror(errno), option);
+  if (!S_ISDIR(st.st_mode))
+    return cli_fail(CLI_FAILED, command, path,
+                    "%s is not a directory; name another %s", directory,
+                    option);
+  if (access(directory, W_OK | X_OK) < 0)
+    return cli_fail(CLI_FAILED, command, path,
+                    "its directory %s: %s; name another %s", directory,
+                    strerror(errno), option);
+  return CLI_OK;
+}
+
+int cli_output_check(const char *command, const char *option,
+                     const char *path) {
+  struct stat st;
+  if (!*path)
+    return cli_fail(CLI_USAGE, command, option, "an empty name; name a file");
+  if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+    return cli_fail(CLI_FAILED, command, path,
+                    "a directory, not a file; name a file in it, as %s %s/NAME",
+                    option, path);
+  char *copy = strdup(path);
+  if (!copy) return cli_fail(CLI_FAILED, command, path, "out of memory");
+  int code = directory_writable(command, option, path, dirname(copy));
+  free(copy);
+  return code;
+}
 
 static const char *output_name(const char *path) {
   if (!strcmp(path, "-")) return "stdin";

@@ -36,9 +36,9 @@ sed -n 's/^  \(t\.ctf[.0-9]*\): \(.*\), pid \([0-9]*\), \([0-9]*\) events$/\1 \2
   "$forked tree_prog $(pid_of forked)" | sort)" ] || fail "listing: $(cat record.txt)"
 # The idle process never ran libuv: its trace, if it made one, is gone.
 [ ! -e "$idle" ] && ! grep -q "^$idle " listed.txt || fail "idle trace: $(cat record.txt)"
-if grep -q '^mprof: record: removed' record.txt; then
-  [ "$(grep '^mprof: record: removed' record.txt)" = \
-    "mprof: record: removed $idle: no events but the shim's names (2)" ] ||
+if grep -q '^mprof record: removed' record.txt; then
+  [ "$(grep '^mprof record: removed' record.txt)" = \
+    "mprof record: removed $idle: no events but the shim's names (2)" ] ||
     fail "removal: $(cat record.txt)"
 fi
 # Each listed trace against babeltrace2 (its process name and the pid of

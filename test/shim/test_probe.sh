@@ -28,7 +28,7 @@ untraced() {
   cmp -s "$out/$name.plain.txt" "$out/$name.out.txt" || fail "$name: output differs"
   [ "$(wc -l < "$out/$name.err.txt")" -eq 1 ] ||
     fail "$name: not one line: $(cat "$out/$name.err.txt")"
-  grep -q "^mprof: record: .* $why[:;].*running it untraced$" "$out/$name.err.txt" ||
+  grep -q "^mprof record: .*: $why[:;].*running it untraced$" "$out/$name.err.txt" ||
     fail "$name: said: $(cat "$out/$name.err.txt")"
   [ ! -e "$out/$name.ctf" ] || fail "$name: left a trace"
 }

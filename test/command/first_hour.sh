@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# first_hour.sh BUILD NET_CTF [PROGRAM] -- a newcomer's first hour with the
+# mprof command, right and wrong: each mistake gives exactly one line
+# "mprof CMD: WHAT: WHY" and its exit code, and nothing starts or is
+# written; what works says what it made.  PROGRAM, a libuv program that
+# ends by itself, is recorded where libuv was found.
+source "$(dirname "$0")/common.sh"
+net_ctf=$2
+program=${3:-}
+cd "$tmp"
+
+# run CODE COMMAND...: run it in $tmp, require that exit code.
+run() {
+  local want=$1; shift
+  set +e; "$@" >out 2>err; local got=$?; set -e
+  [ "$got" = "$want" ] || fail "$* exited $got, not $want: $(cat err)"
+}
+# said LINE: stderr is exactly that one line.
+said() {
+  [ "$(cat err)" = "$1" ] || fail "said: $(cat err)
+wanted: $1"
+}
+
+# record refuses, before the program starts, what cannot work: the
+# program would have made started.txt.
+mkdir adir
+printf '#!/bin/sh\ntouch started.txt\n' >script.sh
+chmod -x script.sh
+run 2 "$mprof" record
+said "mprof record: PROGRAM: missing; give it after --, as mprof record -- ./server"
+run 3 "$mprof" record -- ./nosuch
+said "mprof record: ./nosuch: No such file or directory; give the program's path"
+PATH=/nowhere run 3 "$mprof" record -- nosuch
+said "mprof record: nosuch: no such program in PATH; give its path, as ./nosuch"
+run 3 "$mprof" record -- ./script.sh
+said "mprof record: ./script.sh: not executable; chmod +x it, or record the program that runs it (sh, node)"
+run 3 "$mprof" record -- ./adir
+said "mprof record: ./adir: a directory; give the program in it"
+chmod +x script.sh
+run 3 "$mprof" record -o /nonexistent/dir/r.ctf -- ./script.sh
+said "mprof record: /nonexistent/dir/r.ctf: its directory /nonexistent/dir: No such file or directory; make it, or name another -o"
+run 3 "$mprof" record -o adir -- ./script.sh
+said "mprof record: adir: a directory, not a file; name a file in it, as -o adir/NAME"
+chmod 500 adir
+if [ "$(id -u)" != 0 ]; then # root writes anywhere
+  run 3 "$mprof" record -o adir/t.ctf -- ./script.sh
+  said "mprof record: adir/t.ctf: its directory adir: Permission denied; name another -o"
+fi
+chmod 700 adir
+run 2 "$mprof" record --size 10 -- ./script.sh
+said "mprof record: --size: 10 is below the least trace size, 64K; give 64K or more"
+run 2 "$mprof" record --size 8X -- ./script.sh
+said "mprof record: --size: 8X is not a size; give one like 8M or 512K"
+[ ! -e started.txt ] || fail "a refused record started its program"
+[ -z "$(ls adir)" ] && [ ! -e trace.ctf ] || fail "a refused record wrote: $(ls -R)"
+
+# A program the shim never sees call libuv: no trace, no "view it", why.
+run 0 "$mprof" record -- ./script.sh
+[ -e started.txt ] || fail "record did not run the program"
+[ "$(tail -3 err)" = "mprof record: ./script.sh: the shim saw no libuv call, so there is no trace to view
+  (a program without libuv, with libuv linked in statically, or one
+  that exited before its loop ran)" ] || fail "nothing seen: $(cat err)"
+! grep -q "view it" err || fail "view it for an empty trace: $(cat err)"
+[ ! -e trace.ctf ] && [ ! -e trace.ctf.manifest ] || fail "an empty trace kept: $(ls)"
+
+if [ -n "$program" ]; then
+  # A libuv program: what it recorded, where, and how to view it; a
+  # second run keeps the first trace as NAME.old.
+  run 0 "$mprof" record -o r.ctf -- "$program"
+  grep -qx "  r.ctf: $(basename "$program"), pid [0-9]*, [0-9]* events" err ||
+    fail "record's listing: $(cat err)"
+  grep -qx "  view it:  mprof report r.ctf.manifest" err || fail "no view it: $(cat err)"
+  cp r.ctf first.ctf
+  run 0 "$mprof" record -o r.ctf -- "$program"
+  [ "$(head -1 err)" = "mprof record: the previous trace is now r.ctf.old" ] ||
+    fail "previous trace: $(cat err)"
+  cmp -s first.ctf r.ctf.old || fail "r.ctf.old is not the first trace"
+  ! cmp -s first.ctf r.ctf || fail "the second trace is the first"
+fi
+echo "first hour: ok"
