@@ -47,12 +47,14 @@ static int check_one(const char *path) {
   return problems ? CLI_DAMAGED : CLI_OK;
 }
 
-/* Each member of a merged trace, its trace file checked in turn. */
+/* Each member of a merged trace, its trace file checked in turn: one that
+ * is unusable is left out of the merged trace, which is then damaged. */
 static int check_member(void *context, const char *path, const char *file,
                         int64_t offset_ns) {
   (void)path;
   (void)offset_ns;
   int *worst = context, code = check_one(file);
+  if (code == CLI_FAILED) code = CLI_DAMAGED;
   if (code > *worst) *worst = code;
   return 0;
 }
