@@ -8,11 +8,13 @@
 #define _GNU_SOURCE
 #include <assert.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "mprof/read.h"
 #include "path_join.h"
@@ -128,25 +130,56 @@ static void members_directory(const char *path, char *dir, size_t size) {
              !slash ? 0 : slash == path ? 1 : (int)(slash - path), path);
 }
 
+/* Why trace file (of member path, a directory if in_directory) cannot be
+ * read, or NULL if it can: only a regular file is, opened without
+ * following a link and without waiting for a FIFO's writer (which would
+ * block every reader). */
+static const char *member_problem(const char *file, int in_directory) {
+  int fd = open(file, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+  struct stat st;
+  int regular = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  int why = errno;
+  if (fd >= 0) close(fd);
+  if (regular) return NULL;
+  if (in_directory)
+    return "a directory, but not a member `mprof merge` wrote (no regular "
+           ".mprof file in it)";
+  if (fd >= 0) return "not a regular file";
+  return why == ELOOP ? "a symbolic link (a member is a file beside its "
+                        "manifest, never a link)"
+                      : strerror(why);
+}
+
 /* Hand member name of the manifest in directory dir to fn: a trace file,
  * or a member directory that `mprof merge` wrote (its source trace is
- * MEMBER/.mprof).  Both fit: dir is at most 4095 bytes, name 255. */
+ * MEMBER/.mprof); one that cannot be read is told and left out (*handed
+ * counts those given to fn).  Both fit: dir is at most 4095 bytes, name
+ * 255. */
 static int call_member(mprof_member_fn fn, void *context, const char *dir,
-                       const char *name, int64_t offset_ns) {
+                       const char *name, int64_t offset_ns, size_t *handed,
+                       mprof_diag_fn diag, void *diag_context) {
   char path[4096 + 256], file[sizeof path + 8];
+  struct stat st;
   int fits = !mprof__path_join(path, sizeof path, dir, name);
-  if (is_directory(path))
+  int in_directory = lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
+  if (in_directory)
     fits = fits && !mprof__path_join(file, sizeof file, path, ".mprof");
   else
     fits = fits && !mprof__path_join(file, sizeof file, "", path);
   assert(fits);
+  const char *problem = member_problem(file, in_directory);
+  if (problem) {
+    mprof__diag_to(diag, diag_context, "%s: %s", path, problem);
+    return 0;
+  }
+  ++*handed;
   return fn(context, path, file, offset_ns);
 }
 
 /* Each member line of open manifest f (called manifest) to fn. */
 static int each_line(FILE *f, const char *manifest, const char *dir,
-                     mprof_member_fn fn, void *context, mprof_diag_fn diag,
-                     void *diag_context) {
+                     mprof_member_fn fn, void *context, size_t *handed,
+                     mprof_diag_fn diag, void *diag_context) {
   char line[512];
   int err = 0;
   for (int number = 2; !err && fgets(line, sizeof line, f); number++) {
@@ -157,7 +190,8 @@ static int each_line(FILE *f, const char *manifest, const char *dir,
     int64_t offset_ns;
     char *member;
     if (!long_line && !parse_line(line, &offset_ns, &member)) {
-      err = call_member(fn, context, dir, member, offset_ns);
+      err = call_member(fn, context, dir, member, offset_ns, handed, diag,
+                        diag_context);
       continue;
     }
     mprof__diag_to(diag, diag_context,
@@ -186,8 +220,14 @@ int mprof_trace_merged_members(const char *path, mprof_member_fn fn,
     return f ? MPROF_EINVAL : MPROF_EIO;
   }
   members_directory(path, dir, sizeof dir);
-  int err = each_line(f, manifest, dir, fn, context, diag, diag_context);
+  size_t handed = 0;
+  int err =
+      each_line(f, manifest, dir, fn, context, &handed, diag, diag_context);
   fclose(f);
+  if (!err && !handed) {
+    mprof__diag_to(diag, diag_context, "%s: no member could be read", path);
+    err = MPROF_EIO;
+  }
   return err;
 }
 

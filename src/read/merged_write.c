@@ -4,7 +4,11 @@
  * them all on one time axis, the trace itself as MEMBER/.mprof (babeltrace2
  * skips hidden files), and the manifest DIR/mprof-merge that mprof reads
  * back (merged.c). */
+#define _GNU_SOURCE /* memmem, renameat2 */
 #include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,47 +23,95 @@ static int name_char_ok(char c) {
                      c);
 }
 
-/* The number after `key` in text (from `from` on); NULL if none. */
-static char *number_after(char *from, const char *key, long long *value) {
-  char *p = strstr(from, key);
-  if (!p) return NULL;
-  p += strlen(key);
-  char *end;
+/* One field of a clock block, a line "\tKEY = N;": where N is and what
+ * follows it (the ';'). */
+typedef struct clock_field_s {
+  const char *at, *after;
+  long long value;
+} clock_field_t;
+
+/* Field key of the clock block [block, end): 0, or -1 unless it is there
+ * exactly once as a whole line holding one decimal integer. */
+static int clock_field(const char *block, const char *end, const char *key,
+                       clock_field_t *field) {
+  char line_start[32];
+  snprintf(line_start, sizeof line_start, "\n\t%s = ", key);
+  size_t length = strlen(line_start);
+  const char *line = memmem(block, (size_t)(end - block), line_start, length);
+  if (!line || memmem(line + length, (size_t)(end - line - length), line_start,
+                      length))
+    return -1;
+  char *after;
   errno = 0;
-  *value = strtoll(p, &end, 10);
-  return end == p || errno ? NULL : p;
+  field->at = line + length;
+  field->value = strtoll(field->at, &after, 10);
+  field->after = after;
+  return after == field->at || errno || after >= end || after[0] != ';' ||
+                 after[1] != '\n'
+             ? -1
+             : 0;
 }
 
-/* Write text, CTF metadata, to path with its clock moved by delta_ns. */
-static int clock_rewrite(const char *path, char *text, int64_t delta_ns) {
-  long long freq = 0, seconds = 0, cycles = 0;
-  char *clock = strstr(text, "\nclock {");
-  char *freq_at = clock ? number_after(clock, "\tfreq = ", &freq) : NULL;
-  char *seconds_at =
-      clock ? number_after(clock, "\toffset_s = ", &seconds) : NULL;
-  char *cycles_at = clock ? number_after(clock, "\toffset = ", &cycles) : NULL;
-  if (!freq_at || !seconds_at || !cycles_at || freq <= 0 ||
-      seconds_at > cycles_at) {
-    errno = EINVAL; /* no clock offset we understand */
-    return -1;
-  }
-  __int128 ns = (__int128)seconds * 1000000000 +
-                (__int128)cycles * 1000000000 / freq + delta_ns;
-  __int128 new_seconds = ns / 1000000000 - (ns % 1000000000 < 0);
-  __int128 rest_ns = ns - new_seconds * 1000000000;
+/* The clock of CTF metadata text as mprof writes it: one block from
+ * "clock {" at a line's start to the "};" that ends it, with freq > 0,
+ * then offset_s, then offset (cycles).  0, or -1 if text has no such
+ * clock. */
+static int clock_fields(const char *text, clock_field_t *freq,
+                        clock_field_t *seconds, clock_field_t *cycles) {
+  static const char open[] = "clock {\n", close[] = "\n};";
+  const char *block = !strncmp(text, open, sizeof open - 1)
+                          ? text
+                          : strstr(text, "\nclock {\n");
+  const char *end = block ? strstr(block, close) : NULL;
+  if (!end || strstr(end, "\nclock {")) return -1; /* none, or two clocks */
+  return clock_field(block, end, "freq", freq) ||
+                 clock_field(block, end, "offset_s", seconds) ||
+                 clock_field(block, end, "offset", cycles) ||
+                 freq->value <= 0 || seconds->after > cycles->at
+             ? -1
+             : 0;
+}
+
+/* The clock offset of fields moved by delta_ns, as whole seconds and
+ * cycles of the rest: 0, or -1 if the seconds pass what CTF holds. */
+static int clock_offset_moved(const clock_field_t *freq,
+                              const clock_field_t *seconds,
+                              const clock_field_t *cycles, int64_t delta_ns,
+                              long long *new_seconds, long long *new_cycles) {
+  const __int128 billion = 1000000000;
+  __int128 ns = (__int128)seconds->value * billion +
+                (__int128)cycles->value * billion / freq->value + delta_ns;
+  __int128 whole = ns / billion - (ns % billion < 0);
+  if (whole < INT64_MIN || whole > INT64_MAX) return -1;
+  *new_seconds = (long long)whole;
+  *new_cycles = (long long)((ns - whole * billion) * freq->value / billion);
+  return 0;
+}
+
+/* Write text, CTF metadata, to path with its clock moved by delta_ns.
+ * 0; -1 with errno set if the file cannot be written; 1 if text has no
+ * clock it can move (path untouched). */
+static int clock_rewrite(const char *path, const char *text,
+                         int64_t delta_ns) {
+  clock_field_t freq, seconds, cycles;
+  long long new_seconds, new_cycles;
+  if (clock_fields(text, &freq, &seconds, &cycles) ||
+      clock_offset_moved(&freq, &seconds, &cycles, delta_ns, &new_seconds,
+                         &new_cycles))
+    return 1;
   FILE *f = fopen(path, "wb");
   if (!f) return -1;
-  fwrite(text, 1, (size_t)(seconds_at - text), f);
-  fprintf(f, "%lld", (long long)new_seconds);
-  char *after_seconds = strchr(seconds_at, ';');
-  fwrite(after_seconds, 1, (size_t)(cycles_at - after_seconds), f);
-  fprintf(f, "%lld", (long long)(rest_ns * freq / 1000000000));
-  fputs(strchr(cycles_at, ';'), f);
+  fwrite(text, 1, (size_t)(seconds.at - text), f);
+  fprintf(f, "%lld", new_seconds);
+  fwrite(seconds.after, 1, (size_t)(cycles.at - seconds.after), f);
+  fprintf(f, "%lld", new_cycles);
+  fputs(cycles.after, f);
   return fclose(f) ? -1 : 0;
 }
 
 /* Move the clock of the CTF metadata at path by delta_ns: its offset_s and
- * offset (cycles) say when cycle 0 was. */
+ * offset (cycles) say when cycle 0 was.  0, -1 (errno set) or 1 as
+ * clock_rewrite returns. */
 static int clock_move(const char *path, int64_t delta_ns) {
   FILE *f = fopen(path, "rb");
   if (!f) return -1;
@@ -73,7 +125,7 @@ static int clock_move(const char *path, int64_t delta_ns) {
     return -1;
   }
   text[size] = 0;
-  int err = clock_rewrite(path, text, delta_ns);
+  int err = memchr(text, 0, size) ? 1 : clock_rewrite(path, text, delta_ns);
   free(text);
   return err;
 }
@@ -110,6 +162,13 @@ static int write_member(const mprof_trace_set_t *set, size_t i, const char *dir,
     snprintf(path, sizeof path, "%s/%s/metadata", dir, name);
     err = clock_move(path, set->offsets_ns[i]);
   }
+  if (err > 0) {
+    mprof__diag_to(diag, context,
+                   "%s: metadata: no clock block with freq, offset_s and "
+                   "offset that can be moved",
+                   set->paths[i]);
+    return MPROF_EINVAL;
+  }
   if (!err) {
     snprintf(path, sizeof path, "%s/%s/.mprof", dir, name);
     err = mprof_trace_save(set->traces[i], path);
@@ -118,19 +177,16 @@ static int write_member(const mprof_trace_set_t *set, size_t i, const char *dir,
   return err ? MPROF_EIO : 0;
 }
 
-/* Each member, then the manifest that names them. */
+/* Each member, then the manifest that names them, into directory dir. */
 static int write_all(const mprof_trace_set_t *set, const char *dir,
                      char (*names)[256], const char **members,
                      mprof_diag_fn diag, void *context) {
   char path[4096 + 16];
-  if (mkdir(dir, 0755) < 0) {
-    mprof__diag_to(diag, context, "%s: %s", dir, strerror(errno));
-    return MPROF_EIO;
-  }
   for (size_t i = 0; i < set->count; i++) {
     member_name(set->paths, i, names[i], sizeof names[i]);
     members[i] = names[i];
-    if (write_member(set, i, dir, names[i], diag, context)) return MPROF_EIO;
+    int err = write_member(set, i, dir, names[i], diag, context);
+    if (err) return err;
   }
   snprintf(path, sizeof path, "%s/mprof-merge", dir);
   if (mprof_trace_manifest_write(path, members, set->offsets_ns, set->count)) {
@@ -140,12 +196,48 @@ static int write_all(const mprof_trace_set_t *set, const char *dir,
   return 0;
 }
 
+static int remove_entry(const char *path, const struct stat *st, int type,
+                        struct FTW *ftw) {
+  (void)st;
+  (void)type;
+  (void)ftw;
+  return remove(path);
+}
+
+/* Write the merged trace into a new directory beside dir, then rename it
+ * to dir, which must not exist: a merge that fails leaves nothing, one
+ * that succeeds never a partial directory.  The directory is 0700: it
+ * holds traces. */
+static int write_merged(const mprof_trace_set_t *set, const char *dir,
+                        char (*names)[256], const char **members,
+                        mprof_diag_fn diag, void *context) {
+  char temporary[4096];
+  size_t length = strlen(dir);
+  while (length > 1 && dir[length - 1] == '/') length--;
+  struct stat st;
+  int exists = lstat(dir, &st) == 0;
+  int fits = snprintf(temporary, sizeof temporary, "%.*s.tmp-XXXXXX",
+                      (int)length, dir) < (int)sizeof temporary;
+  if (exists || !fits || !mkdtemp(temporary)) {
+    mprof__diag_to(diag, context, "%s: %s", dir,
+                   strerror(exists ? EEXIST : !fits ? ENAMETOOLONG : errno));
+    return MPROF_EIO;
+  }
+  int err = write_all(set, temporary, names, members, diag, context);
+  if (!err && renameat2(AT_FDCWD, temporary, AT_FDCWD, dir, RENAME_NOREPLACE)) {
+    mprof__diag_to(diag, context, "%s: %s", dir, strerror(errno));
+    err = MPROF_EIO;
+  }
+  if (err) nftw(temporary, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+  return err;
+}
+
 int mprof_trace_merged_write(const mprof_trace_set_t *set, const char *dir,
                              mprof_diag_fn diag, void *context) {
   char(*names)[256] = calloc(set->count ? set->count : 1, sizeof *names);
   const char **members = calloc(set->count ? set->count : 1, sizeof *members);
   int err = names && members
-                ? write_all(set, dir, names, members, diag, context)
+                ? write_merged(set, dir, names, members, diag, context)
                 : MPROF_ENOMEM;
   free(names);
   free(members);
