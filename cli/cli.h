@@ -127,6 +127,18 @@ void cli_put_why(const mprof_model_t *m, const mprof_why_hop_t *hops,
 json_t *cli_json_why(const mprof_model_t *m, const mprof_why_hop_t *hops,
                      size_t count);
 
+/* The report's printers, shared with `mprof why` (cmd_report.c): a
+ * duration with its unit; "label" (type#id); {"id", "label", "name",
+ * "type"}. */
+void cli_put_duration(int64_t ns);
+void cli_put_thread(const mprof_model_t *m, uint32_t t);
+json_t *cli_json_thread(const mprof_model_t *m, uint32_t t);
+/* A why chain (cmd_why.c): a line per hop, latest first; as JSON steps. */
+void cli_put_why(const mprof_model_t *m, const mprof_why_hop_t *hops,
+                 size_t count);
+json_t *cli_json_why(const mprof_model_t *m, const mprof_why_hop_t *hops,
+                     size_t count);
+
 /* Several traces on one time axis (combine.c). */
 typedef struct cli_traces_s {
   mprof_trace_set_t opened; /* owns the arrays below */
@@ -200,6 +212,7 @@ int cmd_record(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_redact(int argc, char **argv);
+int cmd_why(int argc, char **argv);
 int cmd_why(int argc, char **argv);
 
 #endif /* MPROF_CLI_H */

@@ -38,7 +38,7 @@ typedef struct report_s {
 
 /* --- Text ------------------------------------------------------------------------ */
 
-static void put_duration(int64_t ns) {
+void cli_put_duration(int64_t ns) {
   if (ns < 1000)
     printf("%" PRId64 " ns", ns);
   else if (ns < 1000000)
@@ -50,7 +50,7 @@ static void put_duration(int64_t ns) {
 }
 
 /* "label" (type#id) with the label escaped, or type#id if unlabelled. */
-static void put_thread(const mprof_model_t *m, uint32_t t) {
+void cli_put_thread(const mprof_model_t *m, uint32_t t) {
   const mprof_thread_t *th = &mprof_model_view(m)->threads[t];
   const char *label = mprof_model_thread_label(m, t);
   if (t == MPROF_ROOT_THREAD) {
@@ -72,11 +72,11 @@ static void put_thread(const mprof_model_t *m, uint32_t t) {
 static void put_arrow(const mprof_model_t *m, uint32_t i) {
   const mprof_arrow_t *a = &mprof_model_view(m)->arrows[i];
   printf("      at ");
-  put_duration(a->time_ns);
+  cli_put_duration(a->time_ns);
   printf("  %-11s ", mprof_arrow_kind_name((mprof_arrow_kind_t)a->kind));
-  put_thread(m, a->from);
+  cli_put_thread(m, a->from);
   printf(" -> ");
-  put_thread(m, a->to);
+  cli_put_thread(m, a->to);
   putchar('\n');
 }
 
@@ -158,17 +158,17 @@ static void text_stalls(const mprof_model_t *m, const mprof_analysis_t *a) {
   for (size_t i = 0; i < a->stall_count; i++) {
     const mprof_stall_t *s = &a->stalls[i];
     printf("  ");
-    put_thread(m, s->thread);
+    cli_put_thread(m, s->thread);
     printf(", created by ");
-    put_thread(m, th[s->thread].creator);
+    cli_put_thread(m, th[s->thread].creator);
     printf(" at ");
-    put_duration(th[s->thread].start_ns);
+    cli_put_duration(th[s->thread].start_ns);
     if (s->last != s->thread) {
       printf(", became ");
-      put_thread(m, s->last);
+      cli_put_thread(m, s->last);
     }
     printf(", last seen at ");
-    put_duration(th[s->last].last_seen_ns);
+    cli_put_duration(th[s->last].last_seen_ns);
     printf("\n    just before it stalled:\n");
     for (uint32_t k = 0; k < s->arrow_count; k++)
       put_arrow(m, a->arrow_refs[s->first_arrow + k]);
@@ -183,15 +183,15 @@ static void text_lost_wakeups(const mprof_model_t *m,
     const mprof_lost_wakeup_t *l = &a->lost_wakeups[i];
     const mprof_arrow_t *sig = &v->arrows[l->signal_arrow];
     printf("  ");
-    put_thread(m, l->condition);
+    cli_put_thread(m, l->condition);
     printf(" was signalled by ");
-    put_thread(m, sig->from);
+    cli_put_thread(m, sig->from);
     printf(" at ");
-    put_duration(sig->time_ns);
+    cli_put_duration(sig->time_ns);
     printf(" with nobody waiting;\n  then ");
-    put_thread(m, l->waiter);
+    cli_put_thread(m, l->waiter);
     printf(" began waiting on it at ");
-    put_duration(v->threads[l->waiter].start_ns);
+    cli_put_duration(v->threads[l->waiter].start_ns);
     printf(" and never woke up\n");
   }
 }
@@ -227,25 +227,25 @@ static int text_times(const mprof_model_t *m, const mprof_analysis_t *a,
   for (size_t i = 0; i < count; i++) {
     const mprof_thread_time_t *t = &sorted[i];
     printf("  ");
-    put_thread(m, t->thread);
+    cli_put_thread(m, t->thread);
     printf("\n    life ");
-    put_duration(t->life_ns);
+    cli_put_duration(t->life_ns);
     printf(", running ");
-    put_duration(t->running_ns);
+    cli_put_duration(t->running_ns);
     printf(", waiting ");
-    put_duration(t->waiting_ns);
+    cli_put_duration(t->waiting_ns);
     if (t->in_poll_ns) {
       printf(", in poll ");
-      put_duration(t->in_poll_ns);
+      cli_put_duration(t->in_poll_ns);
     }
     printf(", not running ");
-    put_duration(t->not_running_ns);
+    cli_put_duration(t->not_running_ns);
     putchar('\n');
     for (uint32_t k = 0; k < t->wait_count; k++) {
       printf("    waited ");
-      put_duration(a->waits[t->first_wait + k].ns);
+      cli_put_duration(a->waits[t->first_wait + k].ns);
       printf(" on ");
-      put_thread(m, a->waits[t->first_wait + k].on);
+      cli_put_thread(m, a->waits[t->first_wait + k].on);
       putchar('\n');
     }
   }
@@ -258,38 +258,32 @@ static void text_chains(const mprof_model_t *m, const mprof_analysis_t *a) {
   for (size_t i = 0; i < a->chain_count; i++) {
     const mprof_chain_t *c = &a->chains[i];
     printf("  %u links, from ", c->length - 1);
-    put_duration(c->start_ns);
+    cli_put_duration(c->start_ns);
     printf(" to ");
-    put_duration(c->end_ns);
+    cli_put_duration(c->end_ns);
     printf(":\n    ");
     for (uint32_t k = 0; k < c->length; k++) {
       if (k) printf("\n      waits on ");
-      put_thread(m, a->chain_threads[c->first + k]);
+      cli_put_thread(m, a->chain_threads[c->first + k]);
     }
     putchar('\n');
   }
 }
 
+/* Why the slowest request of each kind took as long as it did. */
 static void text_path(const mprof_model_t *m, const mprof_analysis_t *a) {
-  if (a->path_target == MPROF_NO_THREAD) {
-    printf("\nCritical path: no thread resolved\n");
+  if (!a->request_count) {
+    printf("\nCritical path: no requests\n");
     return;
   }
-  const mprof_thread_t *t = &mprof_model_view(m)->threads[a->path_target];
-  printf("\nCritical path of ");
-  put_thread(m, a->path_target);
-  printf(" (");
-  put_duration(t->end_ns - t->start_ns);
-  printf("), latest first:\n");
-  for (size_t i = 0; i < a->path_count; i++) {
-    const mprof_path_step_t *s = &a->path[i];
-    printf("  ");
-    put_duration(s->start_ns);
-    printf(" .. ");
-    put_duration(s->end_ns);
-    printf("  via %-8s ", mprof_arrow_kind_name((mprof_arrow_kind_t)s->via));
-    put_thread(m, s->thread);
-    putchar('\n');
+  for (size_t r = 0; r < a->request_count; r++) {
+    const mprof_request_group_t *g = &a->requests[r];
+    fputs("\nCritical path of the slowest \"", stdout);
+    cli_put_escaped(stdout, a->text + g->name, strlen(a->text + g->name));
+    fputs("\": ", stdout);
+    cli_put_thread(m, g->slowest);
+    fputs(", latest first:\n", stdout);
+    cli_put_why(m, a->why_hops + g->first_hop, g->hop_count);
   }
 }
 
@@ -301,10 +295,10 @@ static int report_text(const char *path, const mprof_model_t *m,
   printf("\n  %" PRIu64 " events, %zu threads, %u OS-thread streams, "
          "%" PRIu64 " events discarded, duration ",
          v->events, v->thread_count - 1, v->stream_count, v->discarded);
-  put_duration(v->duration_ns);
+  cli_put_duration(v->duration_ns);
   if (v->end_ns > v->duration_ns) {
     fputs(", recording ended at ", stdout);
-    put_duration(v->end_ns);
+    cli_put_duration(v->end_ns);
   }
   putchar('\n');
   text_findings(a);
@@ -320,7 +314,7 @@ static int report_text(const char *path, const mprof_model_t *m,
 /* --- JSON -------------------------------------------------------------------------- */
 
 /* {"id", "label" (null if none), "name" (the label, or type#id), "type"} */
-static json_t *json_thread(const mprof_model_t *m, uint32_t t) {
+json_t *cli_json_thread(const mprof_model_t *m, uint32_t t) {
   const mprof_thread_t *th = &mprof_model_view(m)->threads[t];
   const char *label = mprof_model_thread_label(m, t);
   char name[256];
@@ -339,8 +333,8 @@ static json_t *json_arrow(const mprof_model_t *m, uint32_t i) {
   const mprof_arrow_t *a = &mprof_model_view(m)->arrows[i];
   return json_pack("{s:I, s:s, s:o, s:o}", "time_ns", (json_int_t)a->time_ns,
                    "kind", mprof_arrow_kind_name((mprof_arrow_kind_t)a->kind),
-                   "from", json_thread(m, a->from), "to",
-                   json_thread(m, a->to));
+                   "from", cli_json_thread(m, a->from), "to",
+                   cli_json_thread(m, a->to));
 }
 
 static json_t *json_evidence(const mprof_model_t *m,
@@ -348,7 +342,7 @@ static json_t *json_evidence(const mprof_model_t *m,
   json_t *o = json_pack(
       "{s:s, s:o, s:I, s:I, s:I}", "kind",
       mprof_evidence_kind_name((mprof_evidence_kind_t)e->kind), "thread",
-      json_thread(m, e->thread), "start_ns", (json_int_t)e->start_ns,
+      cli_json_thread(m, e->thread), "start_ns", (json_int_t)e->start_ns,
       "end_ns", (json_int_t)e->end_ns, "count", (json_int_t)e->count);
   if (o && e->kind == MPROF_EVIDENCE_ARROW)
     json_object_set_new(o, "arrow", json_arrow(m, e->arrow));
@@ -360,7 +354,7 @@ static json_t *json_finding(const mprof_model_t *m, const mprof_analysis_t *a,
   json_t *threads = json_array(), *evidence = json_array();
   for (uint32_t k = 0; k < f->thread_count; k++)
     json_array_append_new(threads,
-                          json_thread(m, a->finding_threads[f->first_thread + k]));
+                          cli_json_thread(m, a->finding_threads[f->first_thread + k]));
   for (uint32_t k = 0; k < f->evidence_count; k++)
     json_array_append_new(evidence,
                           json_evidence(m, &a->evidence[f->first_evidence + k]));
@@ -392,7 +386,7 @@ static json_t *json_failures(const mprof_model_t *m, const mprof_analysis_t *a,
         list, json_pack("{s:o, s:I, s:o}", "error",
                         cli_json_text(error, strlen(error)), "count",
                         (json_int_t)f->count, "example",
-                        json_thread(m, f->example)));
+                        cli_json_thread(m, f->example)));
   }
   return list;
 }
@@ -433,9 +427,9 @@ static json_t *json_stalls(const mprof_model_t *m, const mprof_analysis_t *a) {
                             json_arrow(m, a->arrow_refs[s->first_arrow + k]));
     json_array_append_new(
         list, json_pack("{s:o, s:o, s:o, s:I, s:I, s:o}", "thread",
-                        json_thread(m, s->thread), "became",
-                        json_thread(m, s->last), "creator",
-                        json_thread(m, th[s->thread].creator), "start_ns",
+                        cli_json_thread(m, s->thread), "became",
+                        cli_json_thread(m, s->last), "creator",
+                        cli_json_thread(m, th[s->thread].creator), "start_ns",
                         (json_int_t)th[s->thread].start_ns, "last_seen_ns",
                         (json_int_t)th[s->last].last_seen_ns, "before",
                         before));
@@ -452,10 +446,10 @@ static json_t *json_lost_wakeups(const mprof_model_t *m,
     const mprof_arrow_t *sig = &v->arrows[l->signal_arrow];
     json_array_append_new(
         list, json_pack("{s:o, s:o, s:I, s:o, s:I}", "condition",
-                        json_thread(m, l->condition), "signalled_by",
-                        json_thread(m, sig->from), "signal_ns",
+                        cli_json_thread(m, l->condition), "signalled_by",
+                        cli_json_thread(m, sig->from), "signal_ns",
                         (json_int_t)sig->time_ns, "waiter",
-                        json_thread(m, l->waiter), "wait_start_ns",
+                        cli_json_thread(m, l->waiter), "wait_start_ns",
                         (json_int_t)v->threads[l->waiter].start_ns));
   }
   return list;
@@ -473,11 +467,11 @@ static json_t *json_times(const mprof_model_t *m, const mprof_analysis_t *a,
     for (uint32_t k = 0; k < t->wait_count; k++)
       json_array_append_new(
           on, json_pack("{s:o, s:I}", "thread",
-                        json_thread(m, a->waits[t->first_wait + k].on), "ns",
+                        cli_json_thread(m, a->waits[t->first_wait + k].on), "ns",
                         (json_int_t)a->waits[t->first_wait + k].ns));
     json_array_append_new(
         list, json_pack("{s:o, s:I, s:I, s:I, s:I, s:I, s:o}", "thread",
-                        json_thread(m, t->thread), "life_ns",
+                        cli_json_thread(m, t->thread), "life_ns",
                         (json_int_t)t->life_ns, "running_ns",
                         (json_int_t)t->running_ns, "waiting_ns",
                         (json_int_t)t->waiting_ns, "in_poll_ns",
@@ -495,7 +489,7 @@ static json_t *json_chains(const mprof_model_t *m, const mprof_analysis_t *a) {
     json_t *threads = json_array();
     for (uint32_t k = 0; k < c->length; k++)
       json_array_append_new(threads,
-                            json_thread(m, a->chain_threads[c->first + k]));
+                            cli_json_thread(m, a->chain_threads[c->first + k]));
     json_array_append_new(list, json_pack("{s:o, s:I, s:I}", "threads",
                                           threads, "start_ns",
                                           (json_int_t)c->start_ns, "end_ns",
@@ -504,20 +498,20 @@ static json_t *json_chains(const mprof_model_t *m, const mprof_analysis_t *a) {
   return list;
 }
 
+/* Per kind of request, why its slowest took as long as it did. */
 static json_t *json_path(const mprof_model_t *m, const mprof_analysis_t *a) {
-  if (a->path_target == MPROF_NO_THREAD) return json_null();
-  json_t *steps = json_array();
-  for (size_t i = 0; i < a->path_count; i++) {
-    const mprof_path_step_t *s = &a->path[i];
+  json_t *paths = json_array();
+  for (size_t r = 0; r < a->request_count; r++) {
+    const mprof_request_group_t *g = &a->requests[r];
     json_array_append_new(
-        steps, json_pack("{s:o, s:s, s:I, s:I}", "thread",
-                         json_thread(m, s->thread), "via",
-                         mprof_arrow_kind_name((mprof_arrow_kind_t)s->via),
-                         "start_ns", (json_int_t)s->start_ns, "end_ns",
-                         (json_int_t)s->end_ns));
+        paths, json_pack("{s:o, s:o, s:o}", "kind",
+                         cli_json_text(a->text + g->name,
+                                       strlen(a->text + g->name)),
+                         "target", cli_json_thread(m, g->slowest), "steps",
+                         cli_json_why(m, a->why_hops + g->first_hop,
+                                      g->hop_count)));
   }
-  return json_pack("{s:o, s:o}", "target", json_thread(m, a->path_target),
-                   "steps", steps);
+  return paths;
 }
 
 static int report_json(const char *path, const mprof_model_t *m,

@@ -33,6 +33,7 @@ static const struct command {
     {"merge", cmd_merge, "traces of several processes on one time axis"},
     {"redact", cmd_redact, "a copy of traces with private strings rewritten"},
     {"why", cmd_why, "why a thread took so long: its chain of waits"},
+    {"why", cmd_why, "why a thread took so long: its chain of waits"},
 };
 
 static void usage(FILE *f) {

@@ -11,6 +11,9 @@ directive a line ('#' starts a comment):
                                a finding line
   clean                        no error or warning at all
   failure KIND ERROR COUNT     COUNT requests of KIND failed with ERROR
+  why KIND -> VIA LABEL -> ... the critical path of KIND's slowest request
+                               (its why chain) is these hops, each with
+                               that link and a label that starts with LABEL
   size SIZE                    (for test_zoo.sh: the trace's size)
 
 Prints what is wrong, with the findings, and exits 1; or exits 0."""
@@ -52,6 +55,16 @@ def check(directive, words, report):
         failures = {f["error"]: f["count"] for g in groups for f in g["failures"]}
         if failures.get(error) != count:
             return "%s failures: %s, not %s x%d" % (kind, failures, error, count)
+    elif directive == "why":
+        parts = [p.split(None, 1) for p in " ".join(words).split(" -> ")]
+        kind, want = " ".join(parts[0]), [(p[0], p[1] if len(p) > 1 else "") for p in parts[1:]]
+        paths = [p for p in report["critical_path"] if p["kind"] == kind]
+        if not paths:
+            return "no critical path of %s" % kind
+        got = [(s["via"], label(s["thread"])) for s in paths[0]["steps"]]
+        if len(got) != len(want) or any(
+                gv != wv or not gl.startswith(wl) for (gv, gl), (wv, wl) in zip(got, want)):
+            return "why %s: %s, not %s" % (kind, got, want)
     elif directive != "size":
         return "unknown directive %r" % directive
     return None

@@ -396,6 +396,47 @@ typedef struct mprof_path_step_s {
   int64_t start_ns, end_ns;
 } mprof_path_step_t;
 
+/* --- Why: a thread's life as a chain of waits, back to the root ------------ */
+
+/* How one hop of a why chain leads to the next (docs/analysis.md). */
+typedef enum mprof_why_via_e {
+  MPROF_WHY_TARGET = 0,    /* the thread asked about */
+  MPROF_WHY_WAITED,        /* the hop before waited on this thread */
+  MPROF_WHY_RESOLVED,      /* this thread resolved what the hop before was */
+  MPROF_WHY_SIGNALLED,     /* ...or signalled it */
+  MPROF_WHY_CREATED,       /* this thread created the hop before */
+  MPROF_WHY_SENT,          /* this thread sent the message the hop before
+                              received (another process of a merged trace) */
+  MPROF_WHY_VIA_COUNT
+} mprof_why_via_t;
+
+/* Name of a why link ("target", "waited", "resolved", "signalled",
+ * "created", "sent"), or "unknown". */
+const char *mprof_why_via_name(mprof_why_via_t via);
+
+/* One hop, latest first: `thread` accounts for [start_ns, end_ns) of the
+ * life asked about; `via` says how the hop before led to it, through arrow
+ * `arrow` (MPROF_NO_THREAD for a message between processes, or the
+ * target). */
+typedef struct mprof_why_hop_s {
+  uint32_t thread;
+  uint32_t via;            /* mprof_why_via_t */
+  uint32_t arrow;
+  int64_t start_ns, end_ns;
+} mprof_why_hop_t;
+
+/* Why thread took as long as it did: from its end (the recording's end if
+ * it never ended) back through the latest wait it was in or came out of,
+ * what it waited on, who resolved or signalled that, what that one waited
+ * on, ... and, where a thread waited on nothing, who created it, to the
+ * root; across OS threads, and across processes of a merged trace by the
+ * messages matched between them.  *hops (free() it) gets *count hops, at
+ * most MPROF_WHY_LIMIT.  Returns 0, MPROF_EINVAL (not finished, no such
+ * thread) or MPROF_ENOMEM. */
+#define MPROF_WHY_LIMIT 256
+int mprof_model_why(const mprof_model_t *model, uint32_t thread,
+                    mprof_why_hop_t **hops, size_t *count);
+
 /* --- Findings: what went wrong, for every view -------------------------------- */
 
 typedef enum mprof_severity_e {
@@ -484,6 +525,10 @@ typedef struct mprof_request_group_s {
   int64_t p50_ns, p90_ns, p99_ns, max_ns;        /* of the ended ones */
   int64_t queue_p50_ns, queue_max_ns, run_p50_ns, run_max_ns;
   uint32_t first_failure, failure_count;         /* analysis.failures */
+  uint32_t slowest;        /* the longest-lived (to the recording's end if
+                              it never ended), a thread index */
+  uint32_t first_hop, hop_count; /* why it took so long: its why chain
+                                    (mprof_model_why), analysis.why_hops */
 } mprof_request_group_t;
 
 /* How many requests of a group failed with one error. */
@@ -513,6 +558,7 @@ typedef struct mprof_analysis_s {
   uint32_t *arrow_refs; size_t arrow_ref_count;
   uint32_t path_target;    /* the thread whose critical path is given */
   mprof_path_step_t *path; size_t path_count;
+  mprof_why_hop_t *why_hops; size_t why_hop_count; /* the requests' chains */
 } mprof_analysis_t;
 
 /* How many interactions to keep before each stall, and chains to keep. */

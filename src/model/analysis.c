@@ -24,12 +24,6 @@
 
 #include "analysis_internal.h"
 
-/* Arrows by thread: adj[first[t] .. first[t+1]) are the arrows from or to
- * thread t, in time order. */
-typedef struct adjacency_s {
-  uint32_t *first, *adj;
-} adjacency_t;
-
 typedef struct wait_edge_s {
   uint32_t waiter, on;
   int64_t start_ns, end_ns;
@@ -40,7 +34,7 @@ typedef struct context_s {
   const mprof_thread_t *threads;
   const mprof_arrow_t *arrows;
   size_t thread_count;
-  adjacency_t adjacency;
+  mprof__adjacency_t adjacency;
   wait_edge_t *edges;      /* by waiter, then start */
   size_t edge_count;
   uint32_t *edges_first;   /* edges of thread t: [first[t], first[t+1]) */
@@ -55,28 +49,36 @@ typedef struct context_s {
        ? MPROF_ENOMEM                                                          \
        : ((ctx)->out->field[(ctx)->out->count++] = (item), 0))
 
-static int build_adjacency(context_t *c) {
-  size_t n = c->thread_count, arrows = c->model->view.arrow_count;
-  c->adjacency.first = calloc(n + 1, sizeof *c->adjacency.first);
-  c->adjacency.adj = malloc((2 * arrows + 1) * sizeof *c->adjacency.adj);
+int mprof__adjacency_make(const mprof_model_t *m, mprof__adjacency_t *out) {
+  size_t n = m->view.thread_count, arrows = m->view.arrow_count;
+  const mprof_arrow_t *a = m->view.arrows;
+  out->first = calloc(n + 1, sizeof *out->first);
+  out->adj = malloc((2 * arrows + 1) * sizeof *out->adj);
   uint32_t *fill = calloc(n + 1, sizeof *fill);
-  if (!c->adjacency.first || !c->adjacency.adj || !fill) {
+  if (!out->first || !out->adj || !fill) {
     free(fill);
+    mprof__adjacency_free(out);
     return MPROF_ENOMEM;
   }
-  uint32_t *first = c->adjacency.first;
+  uint32_t *first = out->first;
   for (size_t i = 0; i < arrows; i++) {
-    first[c->arrows[i].from + 1]++;
-    first[c->arrows[i].to + 1]++;
+    first[a[i].from + 1]++;
+    first[a[i].to + 1]++;
   }
   for (size_t t = 0; t < n; t++) first[t + 1] += first[t];
   for (size_t i = 0; i < arrows; i++) {
-    uint32_t f = c->arrows[i].from, t = c->arrows[i].to;
-    c->adjacency.adj[first[f] + fill[f]++] = (uint32_t)i;
-    c->adjacency.adj[first[t] + fill[t]++] = (uint32_t)i;
+    uint32_t f = a[i].from, t = a[i].to;
+    out->adj[first[f] + fill[f]++] = (uint32_t)i;
+    out->adj[first[t] + fill[t]++] = (uint32_t)i;
   }
   free(fill);
   return 0;
+}
+
+void mprof__adjacency_free(mprof__adjacency_t *adjacency) {
+  free(adjacency->first);
+  free(adjacency->adj);
+  adjacency->first = adjacency->adj = NULL;
 }
 
 /* A thread that never ends: still pending, or stalled. */
@@ -85,22 +87,26 @@ static int never_ends(const mprof_thread_t *t) {
          (t->flags & MPROF_THREAD_STALLED);
 }
 
-/* When a thread stopped being able to wait (the trace end if never). */
+int64_t mprof__effective_end(const mprof_model_t *m, uint32_t i) {
+  const mprof_thread_t *t = &m->view.threads[i];
+  return never_ends(t) ? m->view.end_ns : t->end_ns;
+}
+
 static int64_t effective_end(const context_t *c, uint32_t i) {
-  const mprof_thread_t *t = &c->threads[i];
-  return never_ends(t) ? c->model->view.end_ns : t->end_ns;
+  return mprof__effective_end(c->model, i);
 }
 
 /* --- Waits ----------------------------------------------------------------------- */
 
-/* The end of the wait that begins with try_read arrow `a`. */
-static int64_t wait_end(const context_t *c, const mprof_arrow_t *a) {
-  int64_t end = effective_end(c, a->to);
-  int64_t waiter_end = effective_end(c, a->from);
+int64_t mprof__wait_end(const mprof_model_t *m,
+                        const mprof__adjacency_t *adjacency,
+                        const mprof_arrow_t *a) {
+  int64_t end = mprof__effective_end(m, a->to);
+  int64_t waiter_end = mprof__effective_end(m, a->from);
   if (waiter_end < end) end = waiter_end;
-  const uint32_t *first = c->adjacency.first;
+  const uint32_t *first = adjacency->first;
   for (uint32_t k = first[a->from]; k < first[a->from + 1]; k++) {
-    const mprof_arrow_t *r = &c->arrows[c->adjacency.adj[k]];
+    const mprof_arrow_t *r = &m->view.arrows[adjacency->adj[k]];
     if ((r->kind == MPROF_ARROW_READ || r->kind == MPROF_ARROW_READ_FAILED) &&
         r->to == a->from && r->from == a->to && r->time_ns >= a->time_ns) {
       if (r->time_ns < end) end = r->time_ns;
@@ -131,7 +137,8 @@ static int arrow_wait(const context_t *c, size_t i, int reads_are_waits,
   const mprof_arrow_t *a = &c->arrows[i];
   if (reads_are_waits) return read_wait(c, a, edge);
   if (a->kind != MPROF_ARROW_TRY_READ) return 0;
-  *edge = (wait_edge_t){a->from, a->to, a->time_ns, wait_end(c, a)};
+  *edge = (wait_edge_t){a->from, a->to, a->time_ns,
+                        mprof__wait_end(c->model, &c->adjacency, a)};
   return 1;
 }
 
@@ -597,6 +604,29 @@ static int critical_path(context_t *c) {
   return 0;
 }
 
+/* --- Why the slowest request of each kind took so long ---------------------- */
+
+static int request_chains(context_t *c) {
+  mprof_analysis_t *out = c->out;
+  if (!out->request_count) return 0;
+  mprof__why_t why;
+  int err = mprof__why_make(c->model, &c->adjacency, &why);
+  size_t room = out->request_count * (size_t)MPROF_WHY_LIMIT;
+  out->why_hops = err ? NULL : malloc(room * sizeof *out->why_hops);
+  if (!err && !out->why_hops) err = MPROF_ENOMEM;
+  for (size_t r = 0; !err && r < out->request_count; r++) {
+    mprof_request_group_t *group = &out->requests[r];
+    size_t count;
+    err = mprof__why_chain(&why, group->slowest,
+                           out->why_hops + out->why_hop_count, &count);
+    group->first_hop = (uint32_t)out->why_hop_count;
+    group->hop_count = (uint32_t)count;
+    out->why_hop_count += count;
+  }
+  mprof__why_free(&why);
+  return err;
+}
+
 /* --- Entry points -------------------------------------------------------------------- */
 
 int mprof_model_analyse(const mprof_model_t *m, mprof_analysis_t *out) {
@@ -620,7 +650,7 @@ int mprof_model_analyse_with(const mprof_model_t *m,
   c.arrows = m->view.arrows;
   c.thread_count = m->view.thread_count;
   c.out = out;
-  int err = build_adjacency(&c);
+  int err = mprof__adjacency_make(m, &c.adjacency);
   if (!err) err = collect_waits(&c);
   if (!err) err = thread_times(&c);
   if (!err) err = find_stalls(&c);
@@ -632,11 +662,11 @@ int mprof_model_analyse_with(const mprof_model_t *m,
   if (!err) err = mprof__facts_make(m, &facts);
   if (!err) {
     err = mprof__summarise_requests(m, &facts, out);
+    if (!err) err = request_chains(&c);
     if (!err) err = mprof__find_findings(m, &o, &facts, out);
     mprof__facts_free(&facts);
   }
-  free(c.adjacency.first);
-  free(c.adjacency.adj);
+  mprof__adjacency_free(&c.adjacency);
   free(c.edges);
   free(c.edges_first);
   if (err) mprof_analysis_free(out);
@@ -659,5 +689,6 @@ void mprof_analysis_free(mprof_analysis_t *a) {
   free(a->chain_threads);
   free(a->arrow_refs);
   free(a->path);
+  free(a->why_hops);
   memset(a, 0, sizeof *a);
 }

@@ -8,6 +8,45 @@
 
 #include "model_internal.h"
 
+/* Arrows by thread: adj[first[t] .. first[t+1]) are the arrows from or to
+ * thread t, in time order. */
+typedef struct mprof__adjacency_s {
+  uint32_t *first, *adj;
+} mprof__adjacency_t;
+
+/* The arrows of a finished model by thread.  Returns 0 or MPROF_ENOMEM. */
+int mprof__adjacency_make(const mprof_model_t *m, mprof__adjacency_t *out);
+void mprof__adjacency_free(mprof__adjacency_t *adjacency);
+
+/* When thread i stopped being able to wait: its end, or the recording's
+ * if it never ended. */
+int64_t mprof__effective_end(const mprof_model_t *m, uint32_t i);
+
+/* The end of the wait that try_read arrow a begins: the waiter reads its
+ * input, the input ends, or the waiter does. */
+int64_t mprof__wait_end(const mprof_model_t *m,
+                        const mprof__adjacency_t *adjacency,
+                        const mprof_arrow_t *a);
+
+/* What a why chain walks (why.c): the arrows by thread, and the messages
+ * between the processes of a merged trace by receiver, then time. */
+typedef struct mprof__why_s {
+  const mprof_model_t *model;
+  const mprof__adjacency_t *adjacency;
+  mprof_message_t *messages; size_t message_count;
+} mprof__why_t;
+
+/* Ready a walker over m (adjacency stays the caller's).  Returns 0 or
+ * MPROF_ENOMEM. */
+int mprof__why_make(const mprof_model_t *m, const mprof__adjacency_t *adjacency,
+                    mprof__why_t *out);
+void mprof__why_free(mprof__why_t *why);
+
+/* The why chain of thread into hops (room for MPROF_WHY_LIMIT), *count of
+ * them.  Returns 0. */
+int mprof__why_chain(const mprof__why_t *why, uint32_t thread,
+                     mprof_why_hop_t *hops, size_t *count);
+
 /* The stream index thread t first ran on, or MPROF_NO_THREAD. */
 uint32_t mprof__thread_stream(const mprof_model_t *m, uint32_t t);
 

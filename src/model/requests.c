@@ -276,12 +276,18 @@ static void group_times(const mprof_model_t *m, const grouping_t *g,
   uint32_t lo = g->first[r], hi = g->first[r + 1];
   size_t n = 0;
   int64_t p[4];
+  int64_t slowest_ns = -1;
   for (uint32_t k = lo; k < hi; k++) {
     const mprof_thread_t *th = &threads[g->members[k]];
     if (th->ending == MPROF_ENDING_PENDING || (th->flags & MPROF_THREAD_STALLED))
       group->pending++;
     else
       scratch[n++] = th->end_ns - th->start_ns;
+    int64_t life = mprof__effective_end(m, g->members[k]) - th->start_ns;
+    if (life > slowest_ns) {
+      slowest_ns = life;
+      group->slowest = g->members[k];
+    }
   }
   percentiles(scratch, n, p);
   group->p50_ns = p[0];

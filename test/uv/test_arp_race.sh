@@ -56,4 +56,21 @@ if len(waits) != 1 or not 0.5e9 <= waits[0] <= elapsed:
 print(f"the connection waited {waits[0]} ns on ARP response "
       f"(the run took {elapsed} ns)")
 PY
+# why the connection never went on: it waited on the ARP response, made
+# by the ARP cache's condition, last signalled by the udp handle before
+# anyone waited (the lost wake-up), from then to the snapshot
+"$build/mprof" why --json "connect to 10.0.0.2" "$out/hung.ctf" > "$out/why.json"
+/usr/bin/python3 - "$out/why.json" <<'PY' || status=1
+import json, sys
+why = json.load(open(sys.argv[1]))
+hops = [(s["via"], s["thread"]["label"]) for s in why["steps"]]
+want = [("target", "connect to 10.0.0.2:7001"), ("waited", "ARP response"),
+        ("created", "ARP cache 10.0.0.2"), ("signalled", "udp")]
+if hops != want:
+    sys.exit(f"FAIL: mprof why: {hops}, not {want}")
+waited = why["steps"][1]
+if waited["end_ns"] - waited["start_ns"] < 0.5e9:
+    sys.exit(f"FAIL: mprof why: the wait on ARP response: {waited}")
+print("mprof why:", hops)
+PY
 exit $status
