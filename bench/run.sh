@@ -61,6 +61,12 @@
 #                                                   program's start under the
 #                                                   shim minus plain, median
 #                                                   of 100 runs each)
+#   diagnosis      recall           zoo_faults      ratio 1: every fault of
+#                                                   examples/zoo found
+#                                                   (bench/diagnosis.sh)
+#   diagnosis      false_findings   correct_programs  value 0: no error or
+#                                                   warning the zoo does not
+#                                                   expect
 #
 # The barectf and LTTng lines are skipped, with a note on stderr, when their
 # benchmark was not built (barectf or lttng-ust not found at configure time)
@@ -212,6 +218,14 @@ if [ -x "$bin/mprof_bench_start" ]; then
     { note "mprof_bench_start failed"; status=1; }
 else
   note "start benchmark not built (no libuv at configure time): skipped"
+fi
+
+# The report's diagnosis of the zoo, against its ground truth.
+if [ -x "$build/examples/zoo/zoo_ok_http" ]; then
+  note "running bench/diagnosis.sh"
+  "$(dirname "$0")/diagnosis.sh" "$build" || { note "bench/diagnosis failed"; status=1; }
+else
+  note "no zoo programs in $build (no libuv): diagnosis benchmark skipped"
 fi
 
 # A real server under load: named answering dnsperf (bench/dns).

@@ -16,7 +16,12 @@ directive a line ('#' starts a comment):
                                that link and a label that starts with LABEL
   size SIZE                    (for test_zoo.sh: the trace's size)
 
-Prints what is wrong, with the findings, and exits 1; or exits 0."""
+Prints what is wrong, with the findings, and exits 1; or exits 0.
+
+check_zoo.py --score EXPECT REPORT prints instead, for bench/diagnosis.sh,
+"FAULTS FOUND FALSE": the finding lines, how many of them hold, and the
+errors and warnings of kinds no finding line names (in a program that must
+be clean, or only have its faults)."""
 import json
 import sys
 
@@ -70,11 +75,28 @@ def check(directive, words, report):
     return None
 
 
-def main(expect_path, report_path):
+def load(expect_path, report_path):
+    """The report and the expect file's directives, each a list of words."""
     report = json.loads(open(report_path).readline())
     lines = [l.split("#")[0].split() for l in open(expect_path)]
     lines = [l for l in lines if l]
     report["_named"] = {l[1] for l in lines if l[0] == "finding"}
+    return report, lines
+
+
+def score(expect_path, report_path):
+    report, lines = load(expect_path, report_path)
+    faults = [l for l in lines if l[0] == "finding"]
+    found = sum(check(l[0], l[1:], report) is None for l in faults)
+    judged = any(l[0] in ("only", "clean") for l in lines)
+    false = sum(f["severity"] in SERIOUS and f["kind"] not in report["_named"]
+                for f in report["findings"]) if judged else 0
+    print(len(faults), found, false)
+    return 0
+
+
+def main(expect_path, report_path):
+    report, lines = load(expect_path, report_path)
     wrong = [w for w in (check(l[0], l[1:], report) for l in lines) if w]
     if not wrong:
         return 0
@@ -86,4 +108,6 @@ def main(expect_path, report_path):
 
 
 if __name__ == "__main__":
+    if sys.argv[1] == "--score":
+        sys.exit(score(sys.argv[2], sys.argv[3]))
     sys.exit(main(sys.argv[1], sys.argv[2]))
