@@ -61,12 +61,21 @@ fuzz: deps
 
 # Reliability at length: the crash harness SIGKILLs its writer
 # 1000 times, and the live reader takes 10^5 snapshots; and a 4.6 GB trace
-# recorded in full (in $TMPDIR) is read whole.
+# recorded in full (in $TMPDIR) is read whole.  Then the mutants.
 .PHONY: check-long
 check-long: build
 	test/rel/crash.sh $(BUILD) 1000
 	test/rel/live_reads.sh $(BUILD) 100000
 	test/test_big_trace.sh $(BUILD) --real
+	$(MAKE) mutate
+
+# How many wrong products the tests catch: the fixed mutants of
+# scripts/mutants.txt, each built in a copy of the tree (MUTATE_DIR) and
+# held to its module's tests; at least 90 % killed in every module.
+MUTATE_DIR ?= build-mutate
+.PHONY: mutate
+mutate: deps
+	scripts/mutate.sh $(MUTATE_DIR)
 
 demo: build
 	@scripts/demo.sh $(BUILD)
