@@ -43,6 +43,7 @@ FIELDS = {
     "counter_value": ("counter", "value"), "string": ("string_id", "text"),
     "label_ref": ("thread", "string_id"),
     "net_label": ("thread", "string_id", "offset", "length"),
+    "net_hash_label": ("thread", "string_id", "hash", "length"),
 }
 
 
@@ -117,16 +118,20 @@ def bt2_events(directory):
         event = (msg.default_clock_snapshot.value, stream, ev.name) + tuple(values)
         if ev.name == "string":
             strings[(ev.stream.id, values[0])] = values[1]
-        if ev.name in ("label_ref", "net_label"):
-            counter = int(ev.payload_field["counter"]) if ev.name == "net_label" else 0
-            refs.append((len(events), ev.stream.id, counter))
+        if ev.name in ("label_ref", "net_label", "net_hash_label"):
+            counter = int(ev.payload_field["counter"]) if ev.name != "label_ref" else 0
+            refs.append((len(events), ev.stream.id, counter, ev.name))
         events.append(event)
-    # mprof's reader shows a label_ref as the label it stands for, and a
-    # net_label as the label "HEAD OFFSET LENGTH", after the increase of its
-    # counter (if it names one) by LENGTH.
-    for index, stream, counter in reversed(refs):
+    # mprof's reader shows a label_ref as the label it stands for, a
+    # net_label as the label "HEAD OFFSET LENGTH" and a net_hash_label as
+    # "HEAD HASH LENGTH" (16 hex digits), after the increase of its counter
+    # (if it names one) by LENGTH.
+    for index, stream, counter, name in reversed(refs):
         clock, stream_key, _, thread, string_id, *numbers = events[index]
-        text = b" ".join([strings[(stream, string_id)]] + [b"%d" % n for n in numbers])
+        shown = [b"%d" % n for n in numbers]
+        if name == "net_hash_label":
+            shown[0] = b"%016x" % numbers[0]
+        text = b" ".join([strings[(stream, string_id)]] + shown)
         events[index:index + 1] = (
             [(clock, stream_key, "counter_increase", counter, numbers[-1])] if counter else []
         ) + [(clock, stream_key, "label", thread, text)]
@@ -409,9 +414,17 @@ class BabeltraceReadsOurTraces(unittest.TestCase):
             tcp = [t for t in texts if t.startswith(b"net send tcp ")]
             self.assertGreaterEqual(len(tcp), 3)
             self.assertTrue(all(len(t.split()) == 7 for t in tcp), tcp)
+            # Its UDP labels are net_hash_label events, the hash in hex.
+            udp = [t for t in texts if t.startswith((b"net send udp ", b"net recv udp "))]
+            self.assertGreaterEqual(len(udp), 2)
+            self.assertTrue(all(re.fullmatch(rb"net (send|recv) udp \S+ \S+ [0-9a-f]{16} \d+", t)
+                                for t in udp), udp)
+            self.assertEqual(len(udp), len([m for m in messages
+                                            if m.event.name == "net_hash_label"]))
             cli = subprocess.run(["babeltrace2", directory], capture_output=True, text=True)
             self.assertEqual((cli.returncode, cli.stderr), (0, ""))
             self.assertIn("net_label", cli.stdout)
+            self.assertIn("net_hash_label", cli.stdout)
 
     def test_story_every_event(self):
         """test/story's trace (conditions: threads created by others,

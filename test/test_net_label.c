@@ -1,7 +1,8 @@
-/* test_net_label.c -- the net_label event (docs/FORMAT.md, section 4.3):
- * what mprof__label_net() records, the reader gives back as a counter's
- * increase and the label text "HEAD OFFSET LENGTH", in its compact and
- * wide forms, when the head falls out of the stream's string table, when
+/* test_net_label.c -- the net_label and net_hash_label events
+ * (docs/FORMAT.md, section 4.3): what mprof__label_net() and
+ * mprof__label_net_hash() record, the reader gives back as a counter's
+ * increase and the label text "HEAD OFFSET LENGTH" or "HEAD HASH LENGTH",
+ * in their compact and wide forms, when the head falls out of the stream's string table, when
  * it cannot be interned, and through both ways of decoding (per event, and
  * into an array whose texts must outlive the decoding of other packets),
  * also by several OS threads at once.
@@ -63,6 +64,13 @@ static void label_net(uint64_t thread, const char *head, uint64_t offset,
   size_t n = strlen(head);
   mprof__label_net(thread, head, n, mprof__label_hash(head, n), bytes, offset,
                    length);
+}
+
+static void label_net_hash(uint64_t thread, const char *head, uint64_t hash,
+                           uint64_t length) {
+  size_t n = strlen(head);
+  mprof__label_net_hash(thread, head, n, mprof__label_hash(head, n), bytes,
+                        hash, length);
 }
 
 /* The labels a trace holds, in decoding order, one array per packet
@@ -183,6 +191,57 @@ static void compact_and_wide_forms_read_back(void **state) {
   snprintf(want, sizeof want, "%s 99 %" PRIu64, head, UINT64_MAX);
   assert_int_equal(labels_equal(8, want), 1);
   assert_int_equal(labels_equal(9, "write"), 1);
+  free(b);
+}
+
+/* "HEAD HASH LENGTH" of a net_hash_label, made apart from the recorder. */
+static const char *hash_text(char *out, size_t size, const char *head,
+                             uint64_t hash, uint64_t length) {
+  snprintf(out, size, "%s %016" PRIx64 " %" PRIu64, head, hash, length);
+  return out;
+}
+
+/* net_hash_label: all 64 bits of the hash in both forms, in 16 hex
+ * digits, among net_label events of the same packet; a head too long to
+ * intern gives the same text as a label. */
+static void hash_labels_read_back(void **state) {
+  (void)state;
+  size_t size = 1 << 20;
+  void *b = recording(size, 0);
+  const char *head = "net recv udp 127.0.0.1:40000 0.0.0.0:53";
+  const char *tcp = "net send tcp 10.0.0.1:1 10.0.0.2:2";
+  char long_head[1001], want[1200];
+  memset(long_head, 'u', sizeof long_head - 1);
+  long_head[sizeof long_head - 1] = 0;
+  label_net_hash(7, head, 0xfedcba9876543210u, 40);
+  label_net(7, tcp, 3, 4);
+  label_net_hash(7, head, 1, 0);
+  label_net_hash((uint64_t)1 << 33, head, 0x0123456789abcdefu, 12);
+  label_net_hash(8, head, UINT64_MAX, (uint64_t)1 << 32); /* wide: length */
+  label_net_hash(9, long_head, 0xabcdef, 77);
+  mprof_stop();
+  read_labels(b, size, 0);
+  assert_int_equal(got.count, 6);
+  assert_int_equal(got.increases, 6);
+  assert_int_equal(got.increased, 40 + 4 + 0 + 12 + ((int64_t)1 << 32) + 77);
+  assert_int_equal(
+      labels_equal(7, hash_text(want, sizeof want, head, 0xfedcba9876543210u,
+                                40)),
+      1);
+  assert_string_equal(got.text[1], "net send tcp 10.0.0.1:1 10.0.0.2:2 3 4");
+  assert_string_equal(got.text[2],
+                      "net recv udp 127.0.0.1:40000 0.0.0.0:53 "
+                      "0000000000000001 0");
+  assert_int_equal(
+      labels_equal((uint64_t)1 << 33,
+                   hash_text(want, sizeof want, head, 0x0123456789abcdefu, 12)),
+      1);
+  assert_int_equal(labels_equal(8, hash_text(want, sizeof want, head,
+                                             UINT64_MAX, (uint64_t)1 << 32)),
+                   1);
+  assert_int_equal(
+      labels_equal(9, hash_text(want, sizeof want, long_head, 0xabcdef, 77)),
+      1);
   free(b);
 }
 
@@ -318,6 +377,7 @@ int main(void) {
   bytes = mprof_counter_make("bytes");
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(compact_and_wide_forms_read_back),
+      cmocka_unit_test(hash_labels_read_back),
       cmocka_unit_test(heads_evicted_and_defined_again),
       cmocka_unit_test(uninternable_heads_fall_back_to_text),
       cmocka_unit_test(decoded_by_several_threads_at_once),

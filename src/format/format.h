@@ -113,7 +113,8 @@ typedef enum mprof__field_kind_e {
   MPROF__F_STRING,  /* NUL-terminated bytes */
   MPROF__F_COUNTER, /* counter id: u16 */
   MPROF__F_VALUE,   /* signed value: i32, i64 when wide */
-  MPROF__F_NAME     /* string id of the stream's string table: u16 */
+  MPROF__F_NAME,    /* string id of the stream's string table: u16 */
+  MPROF__F_HASH     /* a hash: u64 in both forms */
 } mprof__field_kind_t;
 
 #define MPROF__MAX_FIELDS 5
@@ -152,6 +153,9 @@ typedef enum mprof__event_id_e {
                                  counter += length (counter 0: none), then
                                  the label "HEAD OFFSET LENGTH", HEAD
                                  interned */
+  MPROF__EV_NET_HASH_LABEL,   /* thread, string_id, counter, hash, length:
+                                 as net_label, the label "HEAD HASH
+                                 LENGTH", HASH in 16 hex digits */
   MPROF__EV_COUNT
 } mprof__event_id_t;
 
@@ -182,12 +186,14 @@ size_t mprof__metadata_write(char *out, size_t capacity,
   "typealias integer { size = 32; align = 8; signed = true; } := int32_t;\n"   \
   "typealias integer { size = 64; align = 8; signed = true; } := int64_t;\n"
 
-/* --- The text of a net_label event --------------------------------------
- * "HEAD OFFSET LENGTH", the numbers in decimal: what the recorder writes
- * as a plain label when it cannot intern HEAD, and what the reader makes
- * of a net_label, so both give the same text. */
+/* --- The text of a net_label or net_hash_label event --------------------
+ * "HEAD OFFSET LENGTH", the numbers in decimal, or "HEAD HASH LENGTH", the
+ * hash in 16 lower-case hex digits: what the recorder writes as a plain
+ * label when it cannot intern HEAD, and what the reader makes of the
+ * event, so both give the same text. */
 
-/* Longest " OFFSET LENGTH" (two u64s in decimal, each after a space). */
+/* Longest " OFFSET LENGTH" (two u64s in decimal, each after a space); " HASH
+ * LENGTH" is shorter. */
 #define MPROF__NET_LABEL_TAIL 42u
 
 /* v in decimal at out (20 bytes at most); returns the digits written. */
@@ -202,15 +208,23 @@ static inline size_t mprof__put_decimal(char *out, uint64_t v) {
   return n;
 }
 
-/* Writes HEAD (head_length bytes), " OFFSET LENGTH" at out, which has room
- * for head_length + MPROF__NET_LABEL_TAIL bytes; returns the length. */
+/* v in 16 lower-case hex digits at out; returns 16. */
+static inline size_t mprof__put_hex16(char *out, uint64_t v) {
+  for (int i = 15; i >= 0; i--, v >>= 4) out[i] = "0123456789abcdef"[v & 15];
+  return 16;
+}
+
+/* Writes HEAD (head_length bytes), " OFFSET LENGTH" (hashed: " HASH
+ * LENGTH", number the hash) at out, which has room for head_length +
+ * MPROF__NET_LABEL_TAIL bytes; returns the length. */
 static inline size_t mprof__net_label_text(char *out, const char *head,
-                                           size_t head_length, uint64_t offset,
-                                           uint64_t length) {
+                                           size_t head_length, int hashed,
+                                           uint64_t number, uint64_t length) {
   size_t n = head_length;
   for (size_t i = 0; i < n; i++) out[i] = head[i];
   out[n++] = ' ';
-  n += mprof__put_decimal(out + n, offset);
+  n += hashed ? mprof__put_hex16(out + n, number)
+              : mprof__put_decimal(out + n, number);
   out[n++] = ' ';
   return n + mprof__put_decimal(out + n, length);
 }

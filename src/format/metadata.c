@@ -12,6 +12,7 @@
 #define COUNTER(name) {MPROF__F_COUNTER, name}
 #define VALUE(name) {MPROF__F_VALUE, name}
 #define NAME(name) {MPROF__F_NAME, name}
+#define HASH(name) {MPROF__F_HASH, name}
 
 const mprof__event_class_t mprof__event_classes[MPROF__EV_COUNT] = {
     [MPROF__EV_SWITCH] = {"switch", 1, {THREAD("thread")}},
@@ -43,6 +44,10 @@ const mprof__event_class_t mprof__event_classes[MPROF__EV_COUNT] = {
                              {THREAD("thread"), NAME("string_id"),
                               COUNTER("counter"), VALUE("offset"),
                               VALUE("length")}},
+    [MPROF__EV_NET_HASH_LABEL] = {"net_hash_label", 5,
+                                  {THREAD("thread"), NAME("string_id"),
+                                   COUNTER("counter"), HASH("hash"),
+                                   VALUE("length")}},
 };
 
 /* A bounded text writer: once full it stays full, and the caller sees it. */
@@ -177,11 +182,11 @@ static void put_types(text_t *t) {
 }
 
 static void put_field(text_t *t, const mprof__field_t *f, int wide) {
-  static const char *const types[2][6] = {
+  static const char *const types[2][7] = {
       {"uint32_t", "thread_type_t", "string", "uint16_t", "int32_t",
-       "uint16_t"},
+       "uint16_t", "uint64_t"},
       {"uint64_t", "thread_type_t", "string", "uint16_t", "int64_t",
-       "uint16_t"}};
+       "uint16_t", "uint64_t"}};
   put(t, "\t\t");
   put(t, types[wide][f->kind]);
   put(t, " ");

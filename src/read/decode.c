@@ -21,8 +21,8 @@ typedef struct decoder_s {
   uint64_t current;   /* running async thread */
   const mprof_string_t *strings[STRING_CACHE];
   size_t index;       /* the packet's */
-  uint32_t nets;      /* net_label events so far */
-  uint32_t net_counter; /* the last net_label's counter */
+  uint32_t nets;      /* net_label and net_hash_label events so far */
+  uint32_t net_counter; /* the last of those's counter */
   const struct mprof__net_texts_s *texts; /* the packet's, once asked for */
   uint32_t labels;    /* label_refs the fast path left to resolve_labels() */
 } decoder_t;
@@ -95,6 +95,10 @@ static int decode_field(decoder_t *d, const mprof__field_t *f, int wide,
     if (take(d, wide ? 8 : 4, &b)) return -1;
     ev->value = wide ? (int64_t)mprof__get_u64(b) : (int32_t)mprof__get_u32(b);
     return 0;
+  case MPROF__F_HASH:
+    if (take(d, 8, &b)) return -1;
+    ev->value = (int64_t)mprof__get_u64(b);
+    return 0;
   case MPROF__F_STRING:
     return mprof__take_string(&d->p, d->end, ev);
   }
@@ -120,7 +124,8 @@ static const uint8_t fixed_size[MPROF__EV_COUNT] = {
     [MPROF__EV_LABEL] = FIXED_NONE,
     [MPROF__EV_COUNTER_NAME] = FIXED_NONE,
     [MPROF__EV_STRING] = FIXED_NONE,
-    [MPROF__EV_NET_LABEL] = FIXED_NONE};
+    [MPROF__EV_NET_LABEL] = FIXED_NONE,
+    [MPROF__EV_NET_HASH_LABEL] = FIXED_NONE};
 #undef PAYLOAD_SIZE
 
 /* Header and payload bytes of each compact id on the fast path, 0 for the
@@ -248,18 +253,29 @@ static size_t decode_fast_run(decoder_t *d, uint32_t stream,
   return (size_t)(ev - out);
 }
 
-/* A net_label's payload, raw: the thread in a, the head's string id in
- * counter, the offset in value, the length in b; its counter in
- * d->net_counter.  Returns 0 or -1. */
-static int decode_net_label(decoder_t *d, int wide, mprof_event_t *ev) {
+/* Is event class kind a net_label or a net_hash_label? */
+static inline int is_net_label(uint32_t kind) {
+  return kind == MPROF__EV_NET_LABEL || kind == MPROF__EV_NET_HASH_LABEL;
+}
+
+/* A net_label's or net_hash_label's payload, raw: the thread in a, the
+ * head's string id in counter, the offset or hash in value, the length in
+ * b; its counter in d->net_counter.  Returns 0 or -1. */
+static int decode_net_label(decoder_t *d, uint32_t kind, int wide,
+                            mprof_event_t *ev) {
   const uint8_t *p;
-  if (take(d, wide ? 28 : 16, &p)) return -1;
+  int hashed = kind == MPROF__EV_NET_HASH_LABEL;
+  if (take(d, wide ? 28 : hashed ? 20 : 16, &p)) return -1;
   ev->counter = mprof__get_u16(p + (wide ? 8 : 4));
   d->net_counter = mprof__get_u16(p + (wide ? 10 : 6));
   if (wide) {
     ev->a = mprof__get_u64(p);
     ev->value = (int64_t)mprof__get_u64(p + 12);
     ev->b = mprof__get_u64(p + 20);
+  } else if (hashed) {
+    ev->a = mprof__get_u32(p);
+    ev->value = (int64_t)mprof__get_u64(p + 8);
+    ev->b = (uint64_t)(int64_t)(int32_t)mprof__get_u32(p + 16);
   } else {
     ev->a = mprof__get_u32(p);
     ev->value = (int32_t)mprof__get_u32(p + 8);
@@ -272,7 +288,7 @@ static int decode_net_label(decoder_t *d, int wide, mprof_event_t *ev) {
  * past the content end). */
 static int decode_payload(decoder_t *d, uint32_t kind, int wide,
                           mprof_event_t *ev) {
-  if (kind == MPROF__EV_NET_LABEL) return decode_net_label(d, wide, ev);
+  if (is_net_label(kind)) return decode_net_label(d, kind, wide, ev);
   if (!wide && fixed_size[kind] != FIXED_NONE) {
     if ((size_t)(d->end - d->p) < fixed_size[kind]) return -1;
     decode_fixed(d, kind, ev);
@@ -318,8 +334,9 @@ static void label_of_ref(const mprof_trace_t *t, decoder_t *d,
   ev->counter = 0;
 }
 
-/* Where the texts of the net_label events of a packet are made: a first
- * pass counts and measures them (texts NULL), a second writes them. */
+/* Where the texts of the net_label and net_hash_label events of a packet
+ * are made: a first pass counts and measures them (texts NULL), a second
+ * writes them. */
 typedef struct net_maker_s {
   const mprof_trace_t *t;
   mprof__net_texts_t *texts;
@@ -327,11 +344,12 @@ typedef struct net_maker_s {
   size_t length;   /* text bytes so far */
 } net_maker_t;
 
-/* One net_label event of the packet (raw: head string id in counter,
- * offset in value, length in b): its text, measured or written. */
+/* One net_label or net_hash_label event of the packet (raw: head string
+ * id in counter, offset or hash in value, length in b): its text, measured
+ * or written. */
 static int make_net_text(void *context, const mprof_event_t *ev) {
   net_maker_t *m = context;
-  if (ev->kind != (mprof_event_kind_t)MPROF__EV_NET_LABEL) return 0;
+  if (!is_net_label((uint32_t)ev->kind)) return 0;
   mprof__net_texts_t *texts = m->texts;
   /* Without its head (a damaged names packet) the label is empty, as a
    * label_ref's. */
@@ -339,15 +357,16 @@ static int make_net_text(void *context, const mprof_event_t *ev) {
   if (!texts)
     m->length += head ? head->length + MPROF__NET_LABEL_TAIL : 0;
   else if (head)
-    m->length += mprof__net_label_text(texts->text + m->length, head->text,
-                                       head->length, (uint64_t)ev->value,
-                                       ev->b);
+    m->length += mprof__net_label_text(
+        texts->text + m->length, head->text, head->length,
+        ev->kind == (mprof_event_kind_t)MPROF__EV_NET_HASH_LABEL,
+        (uint64_t)ev->value, ev->b);
   if (texts) texts->offsets[m->count + 1] = (uint32_t)m->length;
   m->count++;
   return 0;
 }
 
-/* The texts of packet index's net_label events, in one block: two raw
+/* The texts of packet index's net labels, in one block: two raw
  * passes over the packet.  NULL if out of memory. */
 static mprof__net_texts_t *make_net_texts(const mprof_trace_t *t,
                                           size_t index) {
@@ -387,7 +406,8 @@ static const mprof__net_texts_t *net_texts(const mprof_trace_t *t,
   return d->texts = texts;
 }
 
-/* A net_label event becomes the label "HEAD OFFSET LENGTH" it stands for. */
+/* A net_label or net_hash_label event becomes the label "HEAD OFFSET
+ * LENGTH" or "HEAD HASH LENGTH" it stands for. */
 static void net_label(const mprof_trace_t *t, decoder_t *d,
                       mprof_event_t *ev) {
   const mprof__net_texts_t *texts = net_texts(t, d);
@@ -404,7 +424,7 @@ static void net_label(const mprof_trace_t *t, decoder_t *d,
   ev->b = 0;
 }
 
-/* The first of the two events a net_label with a counter stands for: the
+/* The first of the two events a net label with a counter stands for: the
  * counter's increase by the length, by the thread running. */
 static mprof_event_t net_increase(const mprof_event_t *raw, uint32_t counter) {
   mprof_event_t increase;
@@ -425,7 +445,7 @@ static void normalise(const mprof_trace_t *t, decoder_t *d, int raw_net,
                       uint32_t format_id, mprof_event_t *ev) {
   if (ev->kind == MPROF_EVENT_CREATE_BY) child_first(ev);
   if (format_id == MPROF__EV_LABEL_REF) label_of_ref(t, d, ev);
-  if (format_id == MPROF__EV_NET_LABEL && !raw_net) net_label(t, d, ev);
+  if (is_net_label(format_id) && !raw_net) net_label(t, d, ev);
 }
 
 /* The label_refs among events[0 .. n), decoded by the fast path, become
@@ -444,10 +464,10 @@ static const char bad_thread[] =
     "thread id out of range (thread ids are below 2^56)";
 
 /* Does a wide event of class kind name a thread id that no trace holds?
- * (A compact one's are 32-bit; a net_label's b is a length.) */
+ * (A compact one's are 32-bit; a net label's b is a length.) */
 static int bad_thread_id(uint32_t kind, const mprof_event_t *ev) {
   return ev->a >= MPROF__THREAD_ID_LIMIT ||
-         (kind != MPROF__EV_NET_LABEL && ev->b >= MPROF__THREAD_ID_LIMIT);
+         (!is_net_label(kind) && ev->b >= MPROF__THREAD_ID_LIMIT);
 }
 
 long mprof__packet_decode(const mprof_trace_t *t, size_t index,
@@ -521,7 +541,7 @@ long mprof__packet_decode(const mprof_trace_t *t, size_t index,
       problem = bad_thread;
       break;
     }
-    if (kind == MPROF__EV_NET_LABEL && d.net_counter && !raw_net) {
+    if (is_net_label(kind) && d.net_counter && !raw_net) {
       /* Two events: leave it to the next call if the array has no room for
        * both. */
       if ((size_t)count + 2 > capacity) break;
@@ -573,7 +593,8 @@ static const uint8_t delivered_kind[MPROF__EV_COUNT] = {
     [MPROF__EV_COUNTER_VALUE] = MPROF_EVENT_COUNTER_VALUE,
     [MPROF__EV_STRING] = MPROF_EVENT_STRING,
     [MPROF__EV_LABEL_REF] = MPROF_EVENT_LABEL,
-    [MPROF__EV_NET_LABEL] = MPROF_EVENT_LABEL};
+    [MPROF__EV_NET_LABEL] = MPROF_EVENT_LABEL,
+    [MPROF__EV_NET_HASH_LABEL] = MPROF_EVENT_LABEL};
 
 /* Walk an mprof packet from the decoder's position as decoding reads it,
  * counting its events by class in counts[MPROF__EV_COUNT] (the
@@ -604,7 +625,7 @@ static int packet_walk(decoder_t *d, uint32_t stream, uint64_t *counts,
     if (kind >= MPROF__EV_COUNT) return -1;
     mprof_event_t payload; /* the rare events: decoded, to be measured */
     if (decode_payload(d, kind, wide, &payload)) return -1;
-    if (kind == MPROF__EV_NET_LABEL && d->net_counter) ++*increases;
+    if (is_net_label(kind) && d->net_counter) ++*increases;
     if (kind == MPROF__EV_STRING && collect) {
       payload.kind = MPROF_EVENT_STRING;
       payload.stream = stream;

@@ -51,6 +51,9 @@ static int encode_field(encoder_t *e, const mprof__field_t *f, int wide,
   case MPROF__F_NAME:
     n = 2;
     break;
+  case MPROF__F_HASH:
+    n = 8;
+    break;
   default: { /* MPROF__F_STRING */
     const uint8_t *nul = memchr(*p, 0, (size_t)(end - *p));
     const char *text;

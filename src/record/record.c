@@ -571,72 +571,89 @@ void mprof__label_hashed(uint64_t thread, const char *label, size_t length,
   emit_label(stream_get(), thread, label, length, hash);
 }
 
-void mprof__label_unique(uint64_t thread, const char *label, size_t length) {
-  if (UNLIKELY(!is_started())) return;
-  size_t limit = string_limit();
-  emit_id_string(stream_get(), MPROF__EV_LABEL, thread, 0, label,
-                 length < limit ? length : limit, NAMES_OR_RING);
-}
-
 uint64_t mprof__label_hash(const char *text, size_t length) {
   return hash_bytes(text, length);
 }
 
-/* A net_label event: thread, the head's string id, counter (or 0), offset
- * and length.  In the ring, as the counter events it stands for: its
- * counter's increase needs the running thread, which only the ring keeps. */
-static void emit_net_label(stream_t *s, uint64_t thread, uint32_t string_id,
-                           mprof_counter_t counter, uint64_t offset,
-                           uint64_t length) {
-  int wide = !fits32(thread) || offset > INT32_MAX || length > INT32_MAX;
+/* v in width (4 or 8) bytes at p. */
+static inline void put_width(uint8_t *p, uint32_t width, uint64_t v) {
+  if (width == 8)
+    mprof__put_u64(p, v);
+  else
+    mprof__put_u32(p, (uint32_t)v);
+}
+
+/* A net_label event (kind MPROF__EV_NET_LABEL: number the offset) or a
+ * net_hash_label (number the hash, 64-bit in both forms): thread, the
+ * head's string id, counter (or 0), number and length.  In the ring, as
+ * the counter events it stands for: its counter's increase needs the
+ * running thread, which only the ring keeps. */
+static void emit_net_label(stream_t *s, uint32_t kind, uint64_t thread,
+                           uint32_t string_id, mprof_counter_t counter,
+                           uint64_t number, uint64_t length) {
+  int hashed = kind == MPROF__EV_NET_HASH_LABEL;
+  int wide = !fits32(thread) || (!hashed && number > INT32_MAX) ||
+             length > INT32_MAX;
   uint32_t width = wide ? 8 : 4;
-  uint32_t size = 3 * width + 4;
-  uint32_t id = MPROF__EV_NET_LABEL + (wide ? MPROF__WIDE : 0);
-  uint8_t *p = reserve(s, &s->ring, id, size);
+  uint32_t number_width = wide || hashed ? 8 : 4;
+  uint32_t size = 2 * width + number_width + 4;
+  uint8_t *p = reserve(s, &s->ring, kind + (wide ? MPROF__WIDE : 0), size);
   if (!p) return;
-  if (wide) {
-    mprof__put_u64(p, thread);
-    mprof__put_u16(p + 8, (uint16_t)string_id);
-    mprof__put_u16(p + 10, (uint16_t)counter);
-    mprof__put_u64(p + 12, offset);
-    mprof__put_u64(p + 20, length);
-  } else {
-    mprof__put_u32(p, (uint32_t)thread);
-    mprof__put_u16(p + 4, (uint16_t)string_id);
-    mprof__put_u16(p + 6, (uint16_t)counter);
-    mprof__put_u32(p + 8, (uint32_t)offset);
-    mprof__put_u32(p + 12, (uint32_t)length);
-  }
+  put_width(p, width, thread);
+  mprof__put_u16(p + width, (uint16_t)string_id);
+  mprof__put_u16(p + width + 2, (uint16_t)counter);
+  put_width(p + width + 4, number_width, number);
+  put_width(p + width + 4 + number_width, width, length);
   commit(&s->ring, p + size);
 }
 
 /* A net label whose head is too long or cannot be interned: the counter's
  * increase, then its whole text as a label event, cut to the string
  * limit. */
-COLD static void emit_net_text(stream_t *s, uint64_t thread, const char *head,
-                               size_t head_length, mprof_counter_t counter,
-                               uint64_t offset, uint64_t length) {
+COLD static void emit_net_text(stream_t *s, uint32_t kind, uint64_t thread,
+                               const char *head, size_t head_length,
+                               mprof_counter_t counter, uint64_t number,
+                               uint64_t length) {
   char text[MAX_STRING_BYTES + MPROF__NET_LABEL_TAIL];
   if (counter) emit_counter(MPROF__EV_COUNTER_INCREASE, counter, (int64_t)length);
   size_t limit = string_limit();
   if (head_length > MAX_STRING_BYTES) head_length = MAX_STRING_BYTES;
-  size_t n = mprof__net_label_text(text, head, head_length, offset, length);
+  size_t n = mprof__net_label_text(text, head, head_length,
+                                   kind == MPROF__EV_NET_HASH_LABEL, number,
+                                   length);
   emit_id_string(s, MPROF__EV_LABEL, thread, 0, text, n < limit ? n : limit,
                  NAMES_OR_RING);
 }
 
-void mprof__label_net(uint64_t thread, const char *head, size_t head_length,
-                      uint64_t head_hash, mprof_counter_t counter,
-                      uint64_t offset, uint64_t length) {
+/* mprof__label_net() and mprof__label_net_hash(), by kind. */
+static inline void label_net(uint32_t kind, uint64_t thread, const char *head,
+                             size_t head_length, uint64_t head_hash,
+                             mprof_counter_t counter, uint64_t number,
+                             uint64_t length) {
   if (UNLIKELY(!is_started())) return;
   stream_t *s = stream_get();
   uint32_t string_id = head_length + MPROF__NET_LABEL_TAIL <= string_limit()
                            ? intern(s, head, head_length, head_hash)
                            : 0;
   if (LIKELY(string_id))
-    emit_net_label(s, thread, string_id, counter, offset, length);
+    emit_net_label(s, kind, thread, string_id, counter, number, length);
   else
-    emit_net_text(s, thread, head, head_length, counter, offset, length);
+    emit_net_text(s, kind, thread, head, head_length, counter, number, length);
+}
+
+void mprof__label_net(uint64_t thread, const char *head, size_t head_length,
+                      uint64_t head_hash, mprof_counter_t counter,
+                      uint64_t offset, uint64_t length) {
+  label_net(MPROF__EV_NET_LABEL, thread, head, head_length, head_hash, counter,
+            offset, length);
+}
+
+void mprof__label_net_hash(uint64_t thread, const char *head,
+                           size_t head_length, uint64_t head_hash,
+                           mprof_counter_t counter, uint64_t hash,
+                           uint64_t length) {
+  label_net(MPROF__EV_NET_HASH_LABEL, thread, head, head_length, head_hash,
+            counter, hash, length);
 }
 
 void mprof__signal(uint64_t target) {

@@ -29,12 +29,6 @@ void mprof__forget_after_fork(void);
  * events pay nothing for this. */
 void mprof__start_pending(int (*start)(void));
 
-/* mprof_label() of a label of `length` bytes (no NUL needed) that the
- * caller knows will not repeat (the libuv shim's network labels): written
- * whole, without the interning that would only evict the labels that do
- * repeat.  The reader sees the same label as from mprof_label(). */
-void mprof__label_unique(uint64_t thread, const char *label, size_t length);
-
 /* The hash that mprof__label_hashed() and mprof__label_net() take for a
  * label or head of `length` bytes: computed once by a caller that labels
  * many times with the same text. */
@@ -55,5 +49,13 @@ void mprof__label_hashed(uint64_t thread, const char *label, size_t length,
 void mprof__label_net(uint64_t thread, const char *head, size_t head_length,
                       uint64_t head_hash, mprof_counter_t counter,
                       uint64_t offset, uint64_t length);
+
+/* mprof__label_net() of the label "HEAD HASH LENGTH", HASH in 16
+ * lower-case hex digits: the libuv shim's UDP datagrams (the hash of the
+ * payload).  Written as one net_hash_label event. */
+void mprof__label_net_hash(uint64_t thread, const char *head,
+                           size_t head_length, uint64_t head_hash,
+                           mprof_counter_t counter, uint64_t hash,
+                           uint64_t length);
 
 #endif /* MPROF_RECORD_H */

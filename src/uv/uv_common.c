@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../format/format.h"
 #include "../record/record.h"
 #include "uv_internal.h"
 
@@ -43,8 +44,22 @@ mprof__uv_entry_t *mprof__uv_begin(const void *key, mprof_type_t type,
                                    const char *label, mprof__uv_fn cb) {
   if (!mprof_is_started())
     return NULL;
+  mprof__uv_label_t hashed = {label, strlen(label), 0};
+  mprof__uv_label_init(&hashed);
+  return mprof__uv_begin_hashed(key, type, &hashed, cb);
+}
+
+void mprof__uv_label_init(mprof__uv_label_t *label) {
+  label->hash = mprof__label_hash(label->text, label->length);
+}
+
+mprof__uv_entry_t *mprof__uv_begin_hashed(const void *key, mprof_type_t type,
+                                          const mprof__uv_label_t *label,
+                                          mprof__uv_fn cb) {
+  if (!mprof_is_started())
+    return NULL;
   uint64_t thread = mprof_create(type);
-  mprof_label(thread, label);
+  mprof__label_hashed(thread, label->text, label->length, label->hash);
   return mprof__uv_entry_add(key, thread, cb);
 }
 
@@ -129,21 +144,40 @@ int mprof__uv_handle_inited(uv_loop_t *loop, void *handle,
 
 /* --- Addresses and the network labels --- */
 
+/* Written by hand, not by snprintf(), which cost a UDP server thousands of
+ * instructions a datagram. */
 void mprof__uv_address_text(const struct sockaddr *sa,
                             mprof__uv_address_t *out) {
-  char ip[INET6_ADDRSTRLEN];
+  char *at = out->text;
+  uint16_t port;
   out->text[0] = 0;
+  out->length = 0;
   if (sa->sa_family == AF_INET) {
     const struct sockaddr_in *in = (const struct sockaddr_in *)sa;
-    if (inet_ntop(AF_INET, &in->sin_addr, ip, sizeof ip))
-      snprintf(out->text, sizeof out->text, "%s:%u", ip, ntohs(in->sin_port));
+    const uint8_t *ip = (const uint8_t *)&in->sin_addr;
+    for (int i = 0; i < 4; i++) {
+      if (i)
+        *at++ = '.';
+      at += mprof__put_decimal(at, ip[i]);
+    }
+    port = ntohs(in->sin_port);
   } else if (sa->sa_family == AF_INET6) {
     const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)sa;
-    if (inet_ntop(AF_INET6, &in6->sin6_addr, ip, sizeof ip))
-      snprintf(out->text, sizeof out->text, "[%s]:%u", ip,
-               ntohs(in6->sin6_port));
+    *at++ = '[';
+    if (!inet_ntop(AF_INET6, &in6->sin6_addr, at, INET6_ADDRSTRLEN)) {
+      out->text[0] = 0;
+      return;
+    }
+    at += strlen(at);
+    *at++ = ']';
+    port = ntohs(in6->sin6_port);
+  } else {
+    return;
   }
-  out->length = strlen(out->text);
+  *at++ = ':';
+  at += mprof__put_decimal(at, port);
+  *at = 0;
+  out->length = (size_t)(at - out->text);
 }
 
 int mprof__uv_address_cached(mprof__uv_address_t *address, mprof__uv_name_fn fn,

@@ -62,11 +62,13 @@ typedef struct mprof__uv_text_s {
 /* What an IP socket's handle keeps for its network labels, made at its
  * first send or receive.  TCP: each direction's label up to its offset
  * ("net send tcp LOCAL PEER", "net recv tcp PEER LOCAL"), built once, and
- * the bytes each way so far. */
+ * the bytes each way so far.  UDP: each direction's head for the last peer
+ * it was built for (uv_udp.c). */
 typedef struct mprof__uv_net_s {
   mprof__uv_address_t local, peer;
   mprof__uv_text_t send, recv; /* .length: the head's length */
   uint64_t sent_bytes, received_bytes;
+  struct sockaddr_in6 send_peer, recv_peer; /* UDP; AF_UNSPEC: connected */
 } mprof__uv_net_t;
 
 /* What the tracing code keeps about one request, handle or loop. */
@@ -127,6 +129,25 @@ mprof__uv_entry_t *mprof__uv_entry_add(const void *key, uint64_t thread,
  * when not recording (the call then goes through untraced). */
 mprof__uv_entry_t *mprof__uv_begin(const void *key, mprof_type_t type,
                                    const char *label, mprof__uv_fn cb);
+
+/* A request's label, hashed once for the process (by a constructor of
+ * the file that uses it), as the recorder interns it. */
+typedef struct mprof__uv_label_s {
+  const char *text;
+  size_t length;
+  uint64_t hash;
+} mprof__uv_label_t;
+
+#define MPROF__UV_LABEL(literal) {literal, sizeof literal - 1, 0}
+
+/* Hashes label, once. */
+void mprof__uv_label_init(mprof__uv_label_t *label);
+
+/* mprof__uv_begin() of a request whose label is hashed already: the
+ * request kinds that come with every datagram or write. */
+mprof__uv_entry_t *mprof__uv_begin_hashed(const void *key, mprof_type_t type,
+                                          const mprof__uv_label_t *label,
+                                          mprof__uv_fn cb);
 
 /* mprof__uv_begin() with the label "WHAT TARGET" (cut to fit), or "WHAT"
  * when target is NULL. */

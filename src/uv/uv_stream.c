@@ -10,26 +10,20 @@
 #include "../record/record.h"
 #include "uv_internal.h"
 
-/* The label of every write request, hashed once. */
-static const char write_label[] = "write";
-static uint64_t write_label_hash;
+/* The label of every write request. */
+static mprof__uv_label_t write_label = MPROF__UV_LABEL("write");
 
 __attribute__((constructor)) static void write_label_init(void) {
-  write_label_hash = mprof__label_hash(write_label, sizeof write_label - 1);
+  mprof__uv_label_init(&write_label);
 }
 
 MPROF__UV_REQUEST_DONE(write, uv_write_cb)
 MPROF__UV_REQUEST_DONE(shutdown, uv_shutdown_cb)
 MPROF__UV_REQUEST_DONE(connect, uv_connect_cb)
 
-/* mprof__uv_begin() of a write request: its label is hashed once. */
 static mprof__uv_entry_t *begin_write(uv_write_t *req, uv_write_cb cb) {
-  if (!mprof_is_started())
-    return NULL;
-  uint64_t thread = mprof_create(MPROF_WRITE);
-  mprof__label_hashed(thread, write_label, sizeof write_label - 1,
-                      write_label_hash);
-  return mprof__uv_entry_add(req, thread, (mprof__uv_fn)cb);
+  return mprof__uv_begin_hashed(req, MPROF_WRITE, &write_label,
+                                (mprof__uv_fn)cb);
 }
 
 /* A TCP handle's net part with its two label heads, built once; NULL while

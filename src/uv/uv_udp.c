@@ -1,9 +1,11 @@
 /* uv_udp.c -- the libuv tracing of UDP sockets: a send is a request's
  * thread, a receive is counted on the socket's own thread, and each
  * datagram records its network label, "net DIRECTION udp SOURCE
- * DESTINATION HASH LENGTH" (docs/libuv.md, "The network convention").
+ * DESTINATION HASH LENGTH" (docs/libuv.md, "The network convention"), as
+ * one net_hash_label event whose head is built once per peer.
  */
 #include <errno.h>
+#include <string.h>
 
 #include "../format/format.h"
 #include "../record/record.h"
@@ -11,48 +13,105 @@
 
 MPROF__UV_REQUEST_DONE(udp_send, uv_udp_send_cb)
 
+/* The label of every send request. */
+static mprof__uv_label_t send_label = MPROF__UV_LABEL("udp send");
+
+__attribute__((constructor)) static void send_label_init(void) {
+  mprof__uv_label_init(&send_label);
+}
+
+/* FNV-1a 64 of n bytes at p, after hash; four bytes a turn, which a
+ * server pays for every datagram. */
+static uint64_t fnv1a(uint64_t hash, const unsigned char *p, size_t n) {
+  const uint64_t prime = 0x100000001b3u;
+  const unsigned char *end = p + n;
+  for (; end - p >= 4; p += 4)
+    hash = ((((hash ^ p[0]) * prime ^ p[1]) * prime ^ p[2]) * prime ^ p[3]) *
+           prime;
+  for (; p < end; p++)
+    hash = (hash ^ *p) * prime;
+  return hash;
+}
+
 /* FNV-1a 64 of a datagram's payload, as the UDP labels carry it. */
 static uint64_t payload_hash(const uv_buf_t bufs[], unsigned int nbufs,
                              size_t length) {
   uint64_t hash = 0xcbf29ce484222325u;
-  for (unsigned int i = 0; i < nbufs && length; i++)
-    for (size_t j = 0; j < bufs[i].len && length; j++, length--) {
-      hash ^= (unsigned char)bufs[i].base[j];
-      hash *= 0x100000001b3u;
-    }
+  for (unsigned int i = 0; i < nbufs && length; i++) {
+    size_t n = bufs[i].len < length ? bufs[i].len : length;
+    hash = fnv1a(hash, (const unsigned char *)bufs[i].base, n);
+    length -= n;
+  }
   return hash;
 }
 
-/* " HASH LENGTH": hash in base 16 (all 16 digits), length in base 10. */
-static void text_tail(mprof__uv_text_t *text, uint64_t hash, size_t length) {
-  char tail[18 + 20];
-  tail[0] = ' ';
-  for (int i = 16; i > 0; i--, hash >>= 4)
-    tail[i] = "0123456789abcdef"[hash & 15];
-  tail[17] = ' ';
-  mprof__uv_text_put(text, tail, 18 + mprof__put_decimal(tail + 18, length));
+/* Do a and b, IP addresses, show as the same "ip:port"? */
+static int same_address(const struct sockaddr *a, const struct sockaddr *b) {
+  if (a->sa_family != b->sa_family)
+    return 0;
+  if (a->sa_family == AF_INET) {
+    const struct sockaddr_in *x = (const void *)a, *y = (const void *)b;
+    return x->sin_port == y->sin_port &&
+           x->sin_addr.s_addr == y->sin_addr.s_addr;
+  }
+  const struct sockaddr_in6 *x = (const void *)a, *y = (const void *)b;
+  return a->sa_family == AF_INET6 && x->sin6_port == y->sin6_port &&
+         !memcmp(&x->sin6_addr, &y->sin6_addr, sizeof x->sin6_addr);
 }
 
-/* Records mprof__uv_text_head()'s text, then text_tail(), on thread.  The
- * payload hashes make each label unique, so the recorder writes them
- * without interning them. */
-static void text_emit(uint64_t thread, mprof__uv_text_t *text, uint64_t hash,
-                      size_t length) {
-  text_tail(text, hash, length);
-  mprof__label_unique(thread, text->buf, text->length);
+/* The head of a datagram's label, "net send udp LOCAL PEER" (send) or "net
+ * recv udp PEER LOCAL", peer the address at sa (NULL: the socket's
+ * connected peer), hashed: kept in net for the last peer of each
+ * direction, so a server answering the client it heard from, or a client
+ * talking to one server, builds it once.  NULL while an address is
+ * unknown. */
+static const mprof__uv_text_t *udp_head(uv_udp_t *udp, mprof__uv_net_t *net,
+                                        int send, const struct sockaddr *sa) {
+  mprof__uv_text_t *head = send ? &net->send : &net->recv;
+  struct sockaddr_in6 *of = send ? &net->send_peer : &net->recv_peer;
+  if (head->length && (sa ? same_address(sa, (const struct sockaddr *)of)
+                          : of->sin6_family == AF_UNSPEC))
+    return head;
+  mprof__uv_address_t address, *peer = &address;
+  if (sa)
+    mprof__uv_address_text(sa, &address);
+  else if (mprof__uv_address_cached(
+               &net->peer, (mprof__uv_name_fn)REAL->uv_udp_getpeername, udp))
+    peer = &net->peer;
+  head->length = 0;
+  if (!peer->length ||
+      !mprof__uv_address_cached(
+          &net->local, (mprof__uv_name_fn)REAL->uv_udp_getsockname, udp))
+    return NULL;
+  if (send)
+    mprof__uv_text_head(head, "net send udp ", &net->local, peer);
+  else
+    mprof__uv_text_head(head, "net recv udp ", peer, &net->local);
+  head->hash = mprof__label_hash(head->buf, head->length);
+  memset(of, 0, sizeof *of);
+  if (sa)
+    memcpy(of, sa,
+           sa->sa_family == AF_INET ? sizeof(struct sockaddr_in) : sizeof *of);
+  return head;
 }
 
-/* "net DIRECTION udp SOURCE DESTINATION HASH LENGTH" of a datagram. */
-static void udp_label(uint64_t thread, const char *head,
-                      const mprof__uv_address_t *source,
-                      const mprof__uv_address_t *destination,
-                      const uv_buf_t bufs[], unsigned int nbufs,
-                      size_t length) {
-  if (!source->length || !destination->length)
+/* "net DIRECTION udp SOURCE DESTINATION HASH LENGTH" of a datagram to or
+ * from sa (NULL: the connected peer), with the counter's increase by its
+ * length; the increase alone while an address is unknown. */
+static void udp_label(uint64_t thread, mprof__uv_entry_t *handle, int send,
+                      const struct sockaddr *sa, const uv_buf_t bufs[],
+                      unsigned int nbufs, size_t length) {
+  mprof_counter_t counter =
+      send ? mprof__uv_bytes_written : mprof__uv_bytes_read;
+  mprof__uv_net_t *net = handle ? mprof__uv_net_of(handle) : NULL;
+  const mprof__uv_text_t *head =
+      net ? udp_head((uv_udp_t *)handle->key, net, send, sa) : NULL;
+  if (!head) {
+    mprof_counter_increase(counter, (int64_t)length);
     return;
-  mprof__uv_text_t text;
-  mprof__uv_text_head(&text, head, source, destination);
-  text_emit(thread, &text, payload_hash(bufs, nbufs, length), length);
+  }
+  mprof__label_net_hash(thread, head->buf, head->length, head->hash, counter,
+                        payload_hash(bufs, nbufs, length), length);
 }
 
 int mprof_uv_udp_init_ex(uv_loop_t *loop, uv_udp_t *handle,
@@ -75,29 +134,16 @@ int mprof_uv_udp_init(uv_loop_t *loop, uv_udp_t *handle) {
 /* The send's label and counter, once libuv has bound the socket. */
 static void udp_sent(uint64_t thread, uv_udp_t *udp, const uv_buf_t bufs[],
                      unsigned int nbufs, const struct sockaddr *addr) {
-  mprof__uv_entry_t *handle = mprof__uv_map_get(udp);
-  size_t length = mprof__uv_bufs_length(bufs, nbufs);
-  mprof_counter_increase(mprof__uv_bytes_written, (int64_t)length);
-  mprof__uv_net_t *net = handle ? mprof__uv_net_of(handle) : NULL;
-  if (!net)
-    return;
-  mprof__uv_address_t destination;
-  if (addr)
-    mprof__uv_address_text(addr, &destination);
-  else
-    mprof__uv_address_cached(&net->peer,
-                             (mprof__uv_name_fn)REAL->uv_udp_getpeername, udp);
-  mprof__uv_address_cached(&net->local,
-                           (mprof__uv_name_fn)REAL->uv_udp_getsockname, udp);
-  udp_label(thread, "net send udp ", &net->local,
-            addr ? &destination : &net->peer, bufs, nbufs, length);
+  udp_label(thread, mprof__uv_map_get(udp), 1, addr, bufs, nbufs,
+            mprof__uv_bufs_length(bufs, nbufs));
 }
 
 int mprof_uv_udp_send(uv_udp_send_t *req, uv_udp_t *handle,
                       const uv_buf_t bufs[], unsigned int nbufs,
                       const struct sockaddr *addr, uv_udp_send_cb cb) {
-  mprof__uv_entry_t *entry =
-      mprof__uv_begin(req, MPROF_UDP_SEND, "udp send", (mprof__uv_fn)cb);
+  mprof__uv_entry_t *entry = mprof__uv_begin_hashed(req, MPROF_UDP_SEND,
+                                                    &send_label,
+                                                    (mprof__uv_fn)cb);
   int result = REAL->uv_udp_send(req, handle, bufs, nbufs, addr,
                                  entry ? udp_send_done : cb);
   if (entry && result == 0) {
@@ -122,18 +168,10 @@ int mprof_uv_udp_try_send(uv_udp_t *handle, const uv_buf_t bufs[],
 static void udp_recv_fire(uv_udp_t *udp, ssize_t nread, const uv_buf_t *buf,
                           const struct sockaddr *addr, unsigned flags) {
   mprof__uv_entry_t *entry = mprof__uv_enter(udp);
-  mprof__uv_net_t *net = nread > 0 ? mprof__uv_net_of(entry) : NULL;
-  if (nread > 0)
+  if (nread > 0 && addr)
+    udp_label(entry->thread, entry, 0, addr, buf, 1, (size_t)nread);
+  else if (nread > 0)
     mprof_counter_increase(mprof__uv_bytes_read, nread);
-  if (net) {
-    mprof__uv_address_t source = {"", 0};
-    if (addr)
-      mprof__uv_address_text(addr, &source);
-    mprof__uv_address_cached(&net->local,
-                             (mprof__uv_name_fn)REAL->uv_udp_getsockname, udp);
-    udp_label(entry->thread, "net recv udp ", &source, &net->local, buf, 1,
-              (size_t)nread);
-  }
   ((uv_udp_recv_cb)entry->read_cb)(udp, nread, buf, addr, flags);
   mprof_switch(mprof__uv_running_loop);
 }

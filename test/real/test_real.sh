@@ -117,8 +117,9 @@ same_as_plain() {
 }
 
 # The trace passes mprof check, babeltrace2 reads every event of it with
-# no warning (a TCP net_label is one CTF event where mprof counts its
-# label and its counter increase), and mprof report's model holds them all.
+# no warning (a TCP net_label or a UDP net_hash_label is one CTF event
+# where mprof counts its label and its counter increase), and mprof
+# report's model holds them all.
 trace_is_valid() {
   local trace=$1 dir=$1.d events net_labels read modelled
   "$mprof" check "$trace" >"$trace.check" 2>&1 ||
@@ -130,7 +131,7 @@ trace_is_valid() {
   [ ! -s "$trace.bt-err" ] || fail "babeltrace2 warned on $trace: $(head -3 "$trace.bt-err")"
   events=$("$mprof" stats --json "$trace" |
     /usr/bin/python3 -c 'import json, sys; print(json.load(sys.stdin)["events"])')
-  net_labels=$(grep -c '^\[.*\] .* net_label: ' "$trace.bt")
+  net_labels=$(grep -cE '^\[.*\] .* net_(hash_)?label: ' "$trace.bt")
   read=$(wc -l <"$trace.bt")
   [ $((read + net_labels)) -eq "$events" ] ||
     fail "babeltrace2 read $read events (+$net_labels net_labels) of $trace's $events"

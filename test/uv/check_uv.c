@@ -634,7 +634,7 @@ static size_t net_labels(const char *head, size_t *on_handles) {
 
 static const struct expected_s expected_sockets[] = {
     {MPROF_HANDLE, "tcp", 3, 3}, /* listener, server side (reset), client */
-    {MPROF_HANDLE, "udp", 2, 2},
+    {MPROF_HANDLE, "udp", 3, 3},
     {MPROF_UDP_SEND, "udp send", 0, 0},
     {MPROF_WRITE, "write", 0, 0},
     /* synchronous, after the loop ran */
@@ -684,6 +684,25 @@ static void check_try_send(void) {
         "try_send's 4 bytes not counted with its label");
 }
 
+/* The receiver's two datagrams, from two sockets: each receive label is
+ * the send label of its datagram, source included. */
+static void check_two_peers(void) {
+  const char *sent[2], *received[2];
+  size_t sends = 0, receives = 0;
+  for (size_t i = 0; i < view->label_count; i++) {
+    const char *text = view->strings + view->labels[i].text;
+    if (!strncmp(text, "net send udp ", 13) && sends < 2)
+      sent[sends++] = text + 9;
+    if (!strncmp(text, "net recv udp ", 13) && receives < 2)
+      received[receives++] = text + 9;
+  }
+  CHECK(sends == 2 && receives == 2, "%zu udp sends, %zu receives", sends,
+        receives);
+  for (size_t i = 0; i < sends && i < receives; i++)
+    CHECK(!strcmp(sent[i], received[i]), "datagram %zu sent '%s', received '%s'",
+          i, sent[i], received[i]);
+}
+
 static void check_sockets(void) {
   size_t on_handles, sends, receives;
   check_counts(expected_sockets,
@@ -691,15 +710,16 @@ static void check_sockets(void) {
   /* try_write "hi", try_write2 "!": each labelled once, on the client */
   CHECK(net_labels("net send tcp ", &on_handles) == 2 && on_handles == 2,
         "net send tcp labels");
-  CHECK(net_labels("net send udp ", &on_handles) == 1 && on_handles == 1,
-        "net send udp label");
-  CHECK(net_labels("net recv udp ", &on_handles) == 1, "net recv udp label");
+  CHECK(net_labels("net send udp ", &on_handles) == 2 && on_handles == 2,
+        "net send udp labels");
+  CHECK(net_labels("net recv udp ", &on_handles) == 2, "net recv udp labels");
   check_try_send();
+  check_two_peers();
   check_tcp_offsets(1, 3, &sends, &receives);
   CHECK(receives >= 1, "%zu net recv tcp labels", receives);
-  CHECK(counter_final("uv bytes written") == 7, "written %" PRId64,
+  CHECK(counter_final("uv bytes written") == 11, "written %" PRId64,
         counter_final("uv bytes written"));
-  CHECK(counter_final("uv bytes read") == 7, "read %" PRId64,
+  CHECK(counter_final("uv bytes read") == 11, "read %" PRId64,
         counter_final("uv bytes read"));
   size_t other;
   for (uint32_t t = 1; t < view->thread_count; t++)

@@ -417,13 +417,15 @@ enum {
   R_UDP_SENT,
   R_UDP_UNSENT,
   R_UDP_RECEIVED,
+  R_UDP_RECEIVED_OTHER,
   R_TRIED,
   R_READ,
   R_RESET,
   R_CLIENT,
   R_SYNC
 };
-static uv_udp_t udp_receiver, udp_sender;
+static uv_udp_t udp_receiver, udp_sender, udp_other_sender;
+static int udp_datagrams;
 static uv_tcp_t listener, server_side, client;
 static uv_connect_t connect_req;
 static size_t server_bytes;
@@ -433,13 +435,17 @@ static void udp_received(uv_udp_t *handle, ssize_t nread, const uv_buf_t *buf,
   (void)flags;
   if (nread <= 0 || !addr)
     return;
-  snprintf(results[R_UDP_RECEIVED], sizeof results[0],
+  snprintf(results[R_UDP_RECEIVED + udp_datagrams], sizeof results[0],
            "udp try_send: received %.*s", (int)nread, buf->base);
+  if (++udp_datagrams < 2)
+    return;
   uv_close((uv_handle_t *)handle, NULL);
   uv_close((uv_handle_t *)&udp_sender, NULL);
+  uv_close((uv_handle_t *)&udp_other_sender, NULL);
 }
 
-/* A datagram sent by uv_udp_try_send() over IPv4 loopback. */
+/* Datagrams sent by uv_udp_try_send() over IPv4 loopback: "pong", then
+ * "pang" from another socket, which the receiver's labels tell apart. */
 static void udp_start(void) {
   struct sockaddr_in any, bound;
   int length = sizeof bound;
@@ -458,6 +464,11 @@ static void udp_start(void) {
   snprintf(results[R_UDP_UNSENT], sizeof results[0],
            "udp try_send without an address: %s",
            status_name(uv_udp_try_send(&udp_sender, &pong, 1, NULL)));
+  uv_buf_t pang = uv_buf_init("pang", 4);
+  CHECK(uv_udp_init(loop, &udp_other_sender));
+  CHECK(uv_udp_bind(&udp_other_sender, (const struct sockaddr *)&any, 0));
+  CHECK(uv_udp_try_send(&udp_other_sender, &pang, 1,
+                        (const struct sockaddr *)&bound));
 }
 
 static void server_closed(uv_handle_t *handle) {
