@@ -26,8 +26,20 @@ void cli_count_problem(void *context, const char *message);
  * that a command can `return cli_fail(...)`. */
 int cli_fail(int code, const char *command, const char *what,
              const char *why, ...) __attribute__((format(printf, 4, 5)));
-/* Whether path can be read as a trace ("-": stdin always can): 0, or
- * CLI_FAILED after one line that says why (no such file, a directory). */
+/* The command running, e.g. "dump", for the error lines of the helpers
+ * below that open traces. */
+extern const char *cli_command;
+/* The one line for getopt_long()'s '?' (opterr is 0): the option argv
+ * holds at optind - 1 is unknown, lacks its value or takes none; shorts
+ * is the short options string.  Returns CLI_USAGE. */
+int cli_option_error(const char *command, char **argv, const char *shorts);
+/* "mprof COMMAND: WHAT: missing; for example: mprof COMMAND EXAMPLE",
+ * for a required argument left out; returns CLI_USAGE. */
+int cli_missing(const char *command, const char *what, const char *example);
+/* Whether path can be read as a trace ("-": stdin always can, a merged
+ * trace's directory too): 0, or CLI_FAILED after one line that says why
+ * (no such file, a directory).  cli_open_trace() and cli_open_merged()
+ * ask it for cli_command. */
 int cli_input_check(const char *command, const char *path);
 /* Whether a file can be written at path, told as option (e.g. "-o"): its
  * directory exists and is writable, and path is not a directory itself.
@@ -127,18 +139,6 @@ void cli_put_why(const mprof_model_t *m, const mprof_why_hop_t *hops,
 json_t *cli_json_why(const mprof_model_t *m, const mprof_why_hop_t *hops,
                      size_t count);
 
-/* The report's printers, shared with `mprof why` (cmd_report.c): a
- * duration with its unit; "label" (type#id); {"id", "label", "name",
- * "type"}. */
-void cli_put_duration(int64_t ns);
-void cli_put_thread(const mprof_model_t *m, uint32_t t);
-json_t *cli_json_thread(const mprof_model_t *m, uint32_t t);
-/* A why chain (cmd_why.c): a line per hop, latest first; as JSON steps. */
-void cli_put_why(const mprof_model_t *m, const mprof_why_hop_t *hops,
-                 size_t count);
-json_t *cli_json_why(const mprof_model_t *m, const mprof_why_hop_t *hops,
-                     size_t count);
-
 /* Several traces on one time axis (combine.c). */
 typedef struct cli_traces_s {
   mprof_trace_set_t opened; /* owns the arrays below */
@@ -174,9 +174,10 @@ typedef struct cli_combine_s {
   int count;
   cli_progress_t *progress; /* for the set, or NULL */
 } cli_combine_t;
-/* Parse it (help: print help, set ->help); returns an exit code. */
+/* Parse it (help: print help, set ->help); returns an exit code.  example:
+ * the arguments of a command line that works, told when TRACE is missing. */
 int cli_combine_options(cli_combine_t *combine, int argc, char **argv,
-                        const char *help);
+                        const char *help, const char *example);
 /* Open the traces, apply the offsets, build their model into *model and
  * align if asked; returns an exit code. */
 int cli_combine_load(const cli_combine_t *combine, cli_traces_t *set,
@@ -212,7 +213,6 @@ int cmd_record(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_redact(int argc, char **argv);
-int cmd_why(int argc, char **argv);
 int cmd_why(int argc, char **argv);
 
 #endif /* MPROF_CLI_H */

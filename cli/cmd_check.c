@@ -11,7 +11,10 @@ static const char help[] =
     "Prints one line per problem and a summary per trace: events, packets,\n"
     "streams, events discarded, and whole packets lost (the oldest ones\n"
     "when the ring wrapped, others when missing).  Exit code 0: all good;\n"
-    "1: damaged but with good parts; 3: nothing usable.\n";
+    "1: damaged but with good parts; 3: nothing usable.\n"
+    "examples:\n"
+    "  mprof check trace.ctf\n"
+    "  mprof check *.ctf && echo all good\n";
 
 static int count_event(void *context, const mprof_event_t *ev) {
   (void)ev;
@@ -47,16 +50,26 @@ static int check_one(const char *path) {
   return problems ? CLI_DAMAGED : CLI_OK;
 }
 
-/* Each member of a merged trace, its trace file checked in turn: one that
- * is unusable is left out of the merged trace, which is then damaged. */
+/* Each member of a merged trace, its trace file checked in turn; context:
+ * how many members had each exit code. */
 static int check_member(void *context, const char *path, const char *file,
                         int64_t offset_ns) {
   (void)path;
   (void)offset_ns;
-  int *worst = context, code = check_one(file);
-  if (code == CLI_FAILED) code = CLI_DAMAGED;
-  if (code > *worst) *worst = code;
+  ((int *)context)[check_one(file)]++;
   return 0;
+}
+
+/* Check merged trace path as the other commands read it: a member or line
+ * left out damages it; with no usable member it is unusable. */
+static int check_merged(const char *path) {
+  int members[CLI_FAILED + 1] = {0}, skipped = 0; /* manifest lines */
+  if (mprof_trace_merged_members(path, check_member, members,
+                                 cli_count_problem, &skipped) ||
+      !(members[CLI_OK] + members[CLI_DAMAGED]))
+    return CLI_FAILED;
+  return skipped || members[CLI_DAMAGED] || members[CLI_FAILED] ? CLI_DAMAGED
+                                                                 : CLI_OK;
 }
 
 int cmd_check(int argc, char **argv) {
@@ -66,19 +79,12 @@ int cmd_check(int argc, char **argv) {
   optind = 1;
   while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1)
     return c == 'h' ? (fputs(help, stdout), CLI_OK)
-                    : (fputs(help, stderr), CLI_USAGE);
-  if (optind >= argc) return fputs(help, stderr), CLI_USAGE;
+                    : cli_option_error("check", argv, "h");
+  if (optind >= argc) return cli_missing("check", "TRACE", "trace.ctf");
   int worst = CLI_OK;
   for (int i = optind; i < argc; i++) {
-    if (mprof_trace_is_merged(argv[i])) {
-      int skipped = 0; /* manifest lines */
-      if (mprof_trace_merged_members(argv[i], check_member, &worst,
-                                     cli_count_problem, &skipped))
-        worst = CLI_FAILED;
-      if (skipped && worst < CLI_DAMAGED) worst = CLI_DAMAGED;
-      continue;
-    }
-    int code = check_one(argv[i]);
+    int code = mprof_trace_is_merged(argv[i]) ? check_merged(argv[i])
+                                               : check_one(argv[i]);
     if (code > worst) worst = code;
   }
   return worst;

@@ -10,10 +10,13 @@
 
 static const char help[] =
     "usage: mprof ctf TRACE... -o DIR\n"
-    "Write TRACE as a CTF 1.8 directory (metadata + one file per stream)\n"
+    "Write TRACE as a CTF 1.8 directory, DIR (-o names it) (metadata + one file per stream)\n"
     "that babeltrace2 reads: babeltrace2 DIR.  Legacy mirage-profile traces\n"
     "get a metadata that describes their bytes.  With several traces, each\n"
-    "goes to DIR/NAME, NAME its file name (stdin for -).\n";
+    "goes to DIR/NAME, NAME its file name (stdin for -).\n"
+    "examples:\n"
+    "  mprof ctf trace.ctf -o trace-ctf && babeltrace2 trace-ctf\n"
+    "  mprof ctf a.ctf b.ctf -o both\n";
 
 static int write_ctf(mprof_trace_t *trace, const char *path,
                      const char *output) {
@@ -25,7 +28,7 @@ static int write_ctf(mprof_trace_t *trace, const char *path,
   int saved = errno;
   cli_progress_finish(&progress);
   if (!err) return 0;
-  fprintf(stderr, "mprof: %s: %s\n", output, strerror(saved));
+  cli_fail(0, "ctf", output, "%s", strerror(saved));
   return -1;
 }
 
@@ -39,9 +42,12 @@ int cmd_ctf(int argc, char **argv) {
   while ((c = getopt_long(argc, argv, "o:h", options, NULL)) != -1) {
     if (c == 'o') output.path = optarg;
     else if (c == 'h') return fputs(help, stdout), CLI_OK;
-    else return fputs(help, stderr), CLI_USAGE;
+    else return cli_option_error("ctf", argv, "o:h");
   }
-  if (!output.path || optind >= argc) return fputs(help, stderr), CLI_USAGE;
+  if (optind >= argc) return cli_missing("ctf", "TRACE", "trace.ctf -o trace-ctf");
+  if (!output.path)
+    return cli_fail(CLI_USAGE, "ctf", "-o", "missing; name the directory to "
+                    "write, as mprof ctf %s -o trace-ctf", argv[optind]);
   int count = argc - optind;
   if (count > 1) output.directory = output.path;
   int code = cli_output_prepare(&output, argv + optind, count, "ctf");

@@ -16,7 +16,10 @@ static const char help[] =
     "Time is in ns since the trace's first packet, or with --ticks the raw\n"
     "clock value (as babeltrace2's clock snapshots show it).  With several\n"
     "traces, a line ==> TRACE <== comes before each one's events, and an\n"
-    "empty line between traces.\n";
+    "empty line between traces.\n"
+    "examples:\n"
+    "  mprof dump trace.ctf | less\n"
+    "  mprof dump trace.ctf | grep uv_timer\n";
 
 /* The command line's choices, and where the dump is. */
 typedef struct dump_options_s {
@@ -109,9 +112,9 @@ int cmd_dump(int argc, char **argv) {
   while ((c = getopt_long(argc, argv, "ht", options, NULL)) != -1) {
     if (c == 't') chosen.raw_ticks = 1;
     else if (c == 'h') return fputs(help, stdout), CLI_OK;
-    else return fputs(help, stderr), CLI_USAGE;
+    else return cli_option_error("dump", argv, "ht");
   }
-  if (optind >= argc) return fputs(help, stderr), CLI_USAGE;
+  if (optind >= argc) return cli_missing("dump", "TRACE", "trace.ctf");
   chosen.headers = argc - optind > 1 || mprof_trace_is_merged(argv[optind]);
   return cli_for_each_trace(argv + optind, argc - optind, dump_trace, &chosen);
 }

@@ -30,7 +30,11 @@ static const char help[] =
     "messages they exchanged (send/receive labels, see docs/interop.md),\n"
     "and says how on stderr.  --redact writes copies of the traces with\n"
     "their labels and names redacted (as `mprof redact` does, with a random\n"
-    "key), named trace-1.ctf, trace-2.ctf..., and exports those.\n";
+    "key), named trace-1.ctf, trace-2.ctf..., and exports those.  -o names\n"
+    "the output file.\n"
+    "examples:\n"
+    "  mprof export trace.ctf -o trace.json    (open it in ui.perfetto.dev)\n"
+    "  mprof export --format=otlp --align client.ctf server.ctf -o spans.json\n";
 
 /* What every event line needs. */
 typedef struct chrome_s {
@@ -245,26 +249,27 @@ static int export_to(const char *path, const char *format,
   if (!opened || (out.f == stdout && isatty(STDOUT_FILENO)))
     cli_progress_phase(set->progress, NULL, 0, NULL);
   if (!opened) {
-    fprintf(stderr, "mprof: export: %s: %s\n", path, strerror(errno));
-    return CLI_FAILED;
+    return cli_fail(CLI_FAILED, "export", path, "%s", strerror(errno));
   }
   int failed = strcmp(format, "otlp") ? write_chrome(out.f, m, set)
                                       : cli_export_otlp(out.f, m, set);
   if (mprof_output_close(&out, !failed)) failed = 1;
   cli_progress_finish(set->progress);
-  if (failed) fprintf(stderr, "mprof: export: %s: write failed\n", path);
+  if (failed) cli_fail(0, "export", path, "write failed");
   return failed ? CLI_FAILED : CLI_OK;
 }
 
 int cmd_export(int argc, char **argv) {
   cli_combine_t combine = {.output = "-", .format = "chrome"};
-  int code = cli_combine_options(&combine, argc, argv, help);
+  int code = cli_combine_options(&combine, argc, argv, help,
+                                 "trace.ctf -o trace.json");
   if (code != CLI_OK || combine.help) return code;
-  if (strcmp(combine.format, "chrome") && strcmp(combine.format, "otlp")) {
-    fprintf(stderr, "mprof: export: unknown format '%s' (chrome, otlp)\n",
-            combine.format);
-    return CLI_USAGE;
-  }
+  if (strcmp(combine.format, "chrome") && strcmp(combine.format, "otlp"))
+    return cli_fail(CLI_USAGE, "export", "--format", "no format %s; give "
+                    "chrome or otlp", combine.format);
+  if (strcmp(combine.output, "-") &&
+      (code = cli_output_check("export", "-o", combine.output)))
+    return code;
   int problems = 0;
   cli_traces_t set = {.count = 0}; /* closed even if never opened */
   mprof_model_t *m = NULL;

@@ -379,7 +379,7 @@ static int create(mprof_output_t *out, const char *path) {
   if (mprof_output_open(out, path) == 0)
     return 0;
   cli_progress_wipe();
-  fprintf(stderr, "mprof: html: %s: %s\n", path, strerror(errno));
+  fprintf(stderr, "mprof html: %s: %s\n", path, strerror(errno));
   return -1;
 }
 
@@ -387,7 +387,7 @@ static int create(mprof_output_t *out, const char *path) {
 static int finish(mprof_output_t *out) {
   if (mprof_output_close(out, 1) != 0) {
     cli_progress_wipe();
-    fprintf(stderr, "mprof: html: %s: write failed\n", out->path);
+    fprintf(stderr, "mprof html: %s: write failed\n", out->path);
     return -1;
   }
   return 0;
@@ -398,7 +398,7 @@ static int finish(mprof_output_t *out) {
 static int make_dir(const char *path) {
   if (mkdir(path, 0700) != 0 && errno != EEXIST) {
     cli_progress_wipe();
-    fprintf(stderr, "mprof: html: %s: %s\n", path, strerror(errno));
+    fprintf(stderr, "mprof html: %s: %s\n", path, strerror(errno));
     return -1;
   }
   return 0;
@@ -450,7 +450,7 @@ static int names_free(const page_t *pg, const char *const *own, size_t n) {
   for (int i = 0; i < pg->count; i++)
     for (size_t k = 0; k < n; k++)
       if (!strcmp(base_name(&pg->traces[i]), own[k])) {
-        fprintf(stderr, "mprof: html: %s: a trace named %s would overwrite "
+        fprintf(stderr, "mprof html: %s: a trace named %s would overwrite "
                         "the viewer's own %s; copy it under another name\n",
                 shown_name(&pg->traces[i]), own[k], own[k]);
         return -1;
@@ -490,7 +490,11 @@ static int usage(FILE *f, int code) {
          "  static server, or with --single-file one self-contained OUT.html.\n"
          "  Two traces: the compare view (a good run above a bad run, the\n"
          "  first divergence marked).  --redact: the traces' labels and names\n"
-         "  redacted first, as `mprof redact` does (with a random key).\n");
+         "  redacted first, as `mprof redact` does (with a random key).\n"
+         "  -o names OUT: a directory, or with --single-file a file.\n"
+         "examples:\n"
+         "  mprof html trace.ctf -o trace-html && xdg-open trace-html/index.html\n"
+         "  mprof html --single-file good.ctf bad.ctf -o compare.html\n");
   return code;
 }
 
@@ -522,9 +526,9 @@ static int open_member(trace_file_t *t, int *problems) {
   }
   free(members.first);
   if (err == MPROF_ENOMEM)
-    fprintf(stderr, "mprof: html: out of memory\n");
+    fprintf(stderr, "mprof html: out of memory\n");
   else if (!err)
-    fprintf(stderr, "mprof: html: %s: a merged trace of %d traces: the "
+    fprintf(stderr, "mprof html: %s: a merged trace of %d traces: the "
                     "browser viewer reads one (mprof view reads all)\n",
             t->path, members.count);
   return -1;
@@ -543,11 +547,12 @@ static int ignore_event(void *context, const mprof_event_t *ev) {
 static int load_traces(trace_file_t *traces, int count, int *problems) {
   for (int i = 0; i < count; i++) {
     mprof_trace_t *trace;
+    if (cli_input_check("html", traces[i].path)) return -1;
     if (mprof_trace_is_merged(traces[i].path) &&
         open_member(&traces[i], problems))
       return -1;
     if (read_file(&traces[i])) {
-      fprintf(stderr, "mprof: html: %s: %s\n", shown_name(&traces[i]),
+      fprintf(stderr, "mprof html: %s: %s\n", shown_name(&traces[i]),
               strerror(errno));
       return -1;
     }
@@ -557,7 +562,7 @@ static int load_traces(trace_file_t *traces, int count, int *problems) {
     cli_trace_events(trace, "html", ignore_event, NULL, problems);
     mprof_trace_close(trace);
     if (plan_trace(&traces[i])) {
-      fprintf(stderr, "mprof: html: %s: out of memory\n",
+      fprintf(stderr, "mprof html: %s: out of memory\n",
               shown_name(&traces[i]));
       return -1;
     }
@@ -584,15 +589,20 @@ int cmd_html(int argc, char **argv) {
       redact = 1;
     else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc)
       out = argv[++i];
+    else if (strcmp(argv[i], "-o") == 0)
+      return cli_fail(CLI_USAGE, "html", "-o", "needs a value; see mprof help html");
     else if (argv[i][0] == '-' && argv[i][1])
-      return usage(stderr, CLI_USAGE);
+      return cli_fail(CLI_USAGE, "html", argv[i], "no such option; see mprof help html");
     else if (count < 2)
       traces[count++].path = argv[i];
     else
-      return usage(stderr, CLI_USAGE);
+      return cli_fail(CLI_USAGE, "html", argv[i], "a third trace; html shows "
+                      "one, or two to compare");
   }
-  if (!out || count == 0)
-    return usage(stderr, CLI_USAGE);
+  if (count == 0) return cli_missing("html", "TRACE", "trace.ctf -o trace-html");
+  if (!out)
+    return cli_fail(CLI_USAGE, "html", "-o", "missing; name the directory to "
+                    "write, as mprof html %s -o trace-html", traces[0].path);
   char *paths[2] = {(char *)traces[0].path, (char *)traces[1].path};
   cli_redacted_t redacted = {{0}, NULL, 0};
   int err = redact && cli_redact_inputs(paths, count, &problems, &redacted);

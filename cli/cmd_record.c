@@ -129,6 +129,16 @@ static int program_find(const char *name, char *path, size_t size) {
                   "no such program in PATH; give its path, as ./%s", name);
 }
 
+/* 0 if path is no file yet or a regular one, else CLI_FAILED after
+ * saying so: the shim would put its trace file in place of a device
+ * (/dev/null) or a link. */
+static int trace_is_file(const char *path) {
+  struct stat st;
+  if (lstat(path, &st) < 0 || S_ISREG(st.st_mode)) return CLI_OK;
+  return cli_fail(CLI_FAILED, "record", path, "not a regular file; a trace "
+                  "is one: name another -o");
+}
+
 /* A trace at path from an earlier run becomes path.old, as perf record
  * keeps perf.data.old; the earlier run's manifest, which would name the
  * new trace, goes.  A pattern with %p names a new file each run. */
@@ -407,18 +417,18 @@ int cmd_record(int argc, char **argv) {
       trace = optarg;
     else if (c == 's')
       size = optarg;
-    else {
-      fputs(help, c == 'h' ? stdout : stderr);
-      return c == 'h' ? CLI_OK : CLI_USAGE;
-    }
+    else if (c == 'h')
+      return fputs(help, stdout), CLI_OK;
+    else
+      return cli_option_error("record", argv, "+o:s:h");
   }
   if (optind >= argc)
-    return cli_fail(CLI_USAGE, "record", "PROGRAM", "missing; give it after "
-                    "--, as mprof record -- ./server");
+    return cli_missing("record", "PROGRAM", "-- ./server");
   char program[PATH_MAX];
   int code = size_check(size);
   if (!code) code = program_find(argv[optind], program, sizeof program);
   if (!code) code = cli_output_check("record", "-o", trace);
+  if (!code) code = trace_is_file(trace);
   if (code) return code;
   const char *shim = preload_path();
   if (access(shim, R_OK)) {

@@ -32,7 +32,10 @@ static const char help[] =
     "  --keep CLASS  leave paths, addresses, names or labels as they are\n"
     "  --salt S      the key of the pseudonyms: the same S gives the same\n"
     "                ones (default: random, different in every run)\n"
-    "  --map FILE    write what became what (mode 0600), for the owner\n";
+    "  --map FILE    write what became what (mode 0600), for the owner\n"
+    "examples:\n"
+    "  mprof redact trace.ctf -o shareable.ctf\n"
+    "  mprof redact --keep paths --map map.txt trace.ctf.manifest -o shareable\n";
 
 static int keep_class(const char *name, unsigned *keep) {
   static const struct {
@@ -47,10 +50,8 @@ static int keep_class(const char *name, unsigned *keep) {
       *keep |= classes[i].class;
       return 0;
     }
-  fprintf(stderr,
-          "mprof: redact: --keep takes paths, addresses, names or "
-          "labels, not %s\n",
-          name);
+  cli_fail(0, "redact", "--keep", "no class %s; give paths, addresses, "
+           "names or labels", name);
   return -1;
 }
 
@@ -73,20 +74,17 @@ static int redact(const mprof_trace_set_t *set, int plain, const char *output,
                   const char *salt, unsigned keep, const char *map,
                   int *problems) {
   if (is_an_input(set, output)) {
-    fprintf(stderr, "mprof: redact: %s: would overwrite a trace it reads\n",
-            output);
-    return CLI_USAGE;
+    return cli_fail(CLI_USAGE, "redact", output, "would overwrite a trace it "
+                    "reads; name another -o");
   }
   if (!strcmp(output, "-") && (!plain || isatty(STDOUT_FILENO))) {
-    fputs("mprof: redact: -o - takes one trace, and standard output must "
-          "not be a terminal\n",
-          stderr);
-    return CLI_USAGE;
+    return cli_fail(CLI_USAGE, "redact", "-o -", "takes one trace, and "
+                    "standard output must not be a terminal");
   }
   mprof_redactor_t *r;
   if (mprof_redactor_new(salt, salt ? strlen(salt) : 0, keep, &r)) {
-    fputs("mprof: redact: no random salt: give --salt\n", stderr);
-    return CLI_FAILED;
+    return cli_fail(CLI_FAILED, "redact", "--salt", "no random salt to be "
+                    "had; give one");
   }
   int err = plain
                 ? mprof_redact_trace(r, set->traces[0], output,
@@ -124,14 +122,17 @@ int cmd_redact(int argc, char **argv) {
     } else if (c == 'h')
       return fputs(help, stdout), CLI_OK;
     else
-      return fputs(help, stderr), CLI_USAGE;
+      return cli_option_error("redact", argv, "o:h");
   }
-  if (optind >= argc || !output)
-    return fputs(help, stderr), CLI_USAGE;
+  if (optind >= argc) return cli_missing("redact", "TRACE", "trace.ctf -o shareable.ctf");
+  if (!output)
+    return cli_fail(CLI_USAGE, "redact", "-o", "missing; name the trace to "
+                    "write, as -o shareable.ctf");
   int problems = 0, count = argc - optind, failed = 0;
   mprof_trace_set_t set = {0};
   for (int i = optind; i < argc; i++)
-    if (mprof_trace_set_add(&set, argv[i], cli_count_problem, &problems))
+    if (cli_input_check("redact", argv[i]) ||
+        mprof_trace_set_add(&set, argv[i], cli_count_problem, &problems))
       failed = 1;
   int plain =
       count == 1 && set.count == 1 && !mprof_trace_is_merged(argv[optind]);
@@ -179,7 +180,7 @@ int cli_redact_inputs(char **paths, int count, int *problems,
   }
   mprof_redactor_t *r;
   if (mprof_redactor_new(NULL, 0, 0, &r)) {
-    fputs("mprof: redact: no random salt\n", stderr);
+    fputs("mprof redact: no random salt\n", stderr);
     return CLI_FAILED;
   }
   int code = CLI_OK;

@@ -27,7 +27,10 @@ static const char help[] =
     "0 for all), the longest wait chains, and the critical path of the\n"
     "longest resolved thread.\n"
     "--json prints one object per trace (JSON lines).  A merged trace\n"
-    "(mprof merge) is analysed as one: its processes on one time axis.\n";
+    "(mprof merge) is analysed as one: its processes on one time axis.\n"
+    "examples:\n"
+    "  mprof report trace.ctf.manifest     (what mprof record wrote)\n"
+    "  mprof report --json --top 0 trace.ctf | jq .findings\n";
 
 typedef struct report_s {
   int json;
@@ -621,19 +624,15 @@ int cmd_report(int argc, char **argv) {
     case 't':
       r.top = strtoul(optarg, &end, 10);
       if (*end || !*optarg) {
-        fprintf(stderr, "mprof report: --top wants a number, not '%s'\n",
-                optarg);
-        return CLI_USAGE;
+        return cli_fail(CLI_USAGE, "report", "--top", "%s: give a number of "
+                        "threads, 0 for all", optarg);
       }
       break;
     case 'b':
       blocked_ms = strtoul(optarg, &end, 10);
       if (*end || !*optarg || blocked_ms == 0 || blocked_ms > 1000000000) {
-        fprintf(stderr,
-                "mprof report: --loop-blocked-ms wants a number of"
-                " milliseconds from 1, not '%s'\n",
-                optarg);
-        return CLI_USAGE;
+        return cli_fail(CLI_USAGE, "report", "--loop-blocked-ms", "%s: give "
+                        "a number of milliseconds from 1", optarg);
       }
       r.options.loop_blocked_ns = (int64_t)blocked_ms * 1000000;
       break;
@@ -641,14 +640,10 @@ int cmd_report(int argc, char **argv) {
       fputs(help, stdout);
       return CLI_OK;
     default:
-      fputs(help, stderr);
-      return CLI_USAGE;
+      return cli_option_error("report", argv, "jt:b:h");
     }
   }
-  if (optind >= argc) {
-    fputs(help, stderr);
-    return CLI_USAGE;
-  }
+  if (optind >= argc) return cli_missing("report", "TRACE", "trace.ctf");
   int code = CLI_OK;
   for (int i = optind; i < argc; i++) {
     int one = mprof_trace_is_merged(argv[i])

@@ -1,4 +1,4 @@
-/* cmd_snapshot.c -- `mprof snapshot [-w OUT] SOURCE` and `mprof snapshot
+/* cmd_snapshot.c -- `mprof snapshot [-o OUT] SOURCE` and `mprof snapshot
  * -o DIR SOURCE...`: a consistent copy of traces, even of ones a running
  * program is writing right now; `--pid PID` and `--core CORE`: the trace a
  * program records into its memory, from the process or its core dump. */
@@ -12,17 +12,21 @@
 #include "cli.h"
 
 static const char help[] =
-    "usage: mprof snapshot [-w OUT] SOURCE\n"
+    "usage: mprof snapshot [-o OUT] SOURCE\n"
     "       mprof snapshot -o DIR SOURCE...\n"
-    "       mprof snapshot [-w OUT] --pid PID | --core CORE\n"
+    "       mprof snapshot [-o OUT] --pid PID | --core CORE\n"
     "Copy SOURCE, a trace file that a program may still be writing, into OUT\n"
-    "(default: standard output, which must not be a terminal), or each\n"
-    "SOURCE into DIR/NAME, NAME its file name (stdin for -).  Each packet\n"
+    "(-o, a file; default: standard output, which must not be a terminal),\n"
+    "or, where -o names a directory or there are several SOURCEs, each\n"
+    "SOURCE into DIR/NAME, NAME its file name (stdin for -).  -w is -o.  Each packet\n"
     "is copied whole or not at all, so the copy never holds a torn event.\n"
     "--pid PID reads the trace a running or stopped process records into\n"
     "its memory (same user, ptrace rules), --core CORE the one in a core\n"
     "dump (gcore, or a virtual machine's memory from QEMU's\n"
-    "dump-guest-memory), and writes it as a trace file.\n";
+    "dump-guest-memory), and writes it as a trace file.\n"
+    "examples:\n"
+    "  mprof snapshot /tmp/server.ctf -o now.ctf    (while ./server runs)\n"
+    "  mprof snapshot --pid 4242 -o now.ctf\n";
 
 /* Writing a trace over itself would truncate the file it is read from. */
 static int same_file(const char *a, const char *b) {
@@ -33,7 +37,7 @@ static int same_file(const char *a, const char *b) {
 
 static int save(mprof_trace_t *trace, const char *path, const char *output) {
   if (same_file(path, output)) {
-    fprintf(stderr, "mprof: snapshot: %s: would overwrite the trace itself\n",
+    fprintf(stderr, "mprof snapshot: %s: would overwrite the trace itself\n",
             output);
     return -1;
   }
@@ -42,43 +46,48 @@ static int save(mprof_trace_t *trace, const char *path, const char *output) {
   return -1;
 }
 
-/* Whether the outputs make sense: 0, or -1 after a usage message. */
-static int check_outputs(const cli_output_t *output, int count) {
-  if (output->directory && strcmp(output->path, "-")) {
-    fputs("mprof: snapshot: give -w OUT or -o DIR, not both\n", stderr);
-    return -1;
+/* Where -o OUT (NULL: standard output) puts count copies: in OUT as a
+ * directory if there are several or it is one, else at OUT.  0, or an exit
+ * code after saying why not. */
+static int choose_output(const char *out, int count, cli_output_t *output) {
+  struct stat st;
+  *output = (cli_output_t){out ? out : "-", NULL};
+  if (out && (count > 1 || (!stat(out, &st) && S_ISDIR(st.st_mode)))) {
+    output->directory = out;
+    return CLI_OK;
   }
-  if (output->directory) return 0;
-  if (count > 1) {
-    fputs("mprof: snapshot: -w OUT and standard output take one SOURCE; "
-          "give -o DIR for several\n", stderr);
-    return -1;
-  }
-  if (!strcmp(output->path, "-") && isatty(STDOUT_FILENO)) {
-    fputs("mprof: snapshot: give -w OUT, or redirect standard output\n",
-          stderr);
-    return -1;
-  }
-  return 0;
+  if (count > 1)
+    return cli_fail(CLI_USAGE, "snapshot", "-o", "missing; standard output "
+                    "takes one SOURCE: name a directory for several");
+  if (!out && isatty(STDOUT_FILENO))
+    return cli_fail(CLI_USAGE, "snapshot", "-o", "missing; name the file to "
+                    "write, as -o now.ctf, or redirect standard output");
+  return out ? cli_output_check("snapshot", "-o", out) : CLI_OK;
 }
 
 /* --pid or --core: the trace of a program that records into memory. */
 static int snapshot_memory(const char *pid, const char *core,
-                           const cli_output_t *output, int sources) {
+                           const char *out, int sources) {
   char *end = NULL;
   long number = pid ? strtol(pid, &end, 10) : 0;
-  if ((pid && core) || sources || output->directory ||
-      (pid && (*end || number <= 0 || number > INT32_MAX))) {
-    fputs("mprof: snapshot: give one --pid PID or --core CORE, no SOURCE, "
-          "and -w OUT or standard output\n", stderr);
-    return CLI_USAGE;
-  }
-  if (check_outputs(output, 1)) return CLI_USAGE;
+  cli_output_t chosen;
+  if (pid && core)
+    return cli_fail(CLI_USAGE, "snapshot", "--core", "with --pid; give one");
+  if (sources)
+    return cli_fail(CLI_USAGE, "snapshot", pid ? "--pid" : "--core",
+                    "with a SOURCE; give one or the other");
+  if (pid && (*end || number <= 0 || number > INT32_MAX))
+    return cli_fail(CLI_USAGE, "snapshot", "--pid", "%s is no process id", pid);
+  int code = choose_output(out, 1, &chosen);
+  if (code) return code;
+  if (chosen.directory)
+    return cli_fail(CLI_USAGE, "snapshot", out, "a directory; name a file "
+                    "in it, as -o %s/now.ctf", out);
   mprof_trace_t *trace;
   int err = pid ? mprof_trace_open_process((int)number, NULL, NULL, &trace)
                 : mprof_trace_open_core(core, NULL, NULL, &trace);
   if (err) return CLI_FAILED;
-  int code = save(trace, pid ? "-" : core, output->path) ? CLI_FAILED : CLI_OK;
+  code = save(trace, pid ? "-" : core, chosen.path) ? CLI_FAILED : CLI_OK;
   mprof_trace_close(trace);
   return code;
 }
@@ -90,22 +99,21 @@ int cmd_snapshot(int argc, char **argv) {
                                           {"pid", required_argument, 0, 'p'},
                                           {"core", required_argument, 0, 'c'},
                                           {0, 0, 0, 0}};
-  cli_output_t output = {"-", NULL};
-  const char *pid = NULL, *core = NULL;
+  cli_output_t output;
+  const char *out = NULL, *pid = NULL, *core = NULL;
   int c;
   optind = 1;
   while ((c = getopt_long(argc, argv, "w:o:h", options, NULL)) != -1) {
-    if (c == 'w') output.path = optarg;
-    else if (c == 'o') output.directory = optarg;
+    if (c == 'w' || c == 'o') out = optarg;
     else if (c == 'h') return fputs(help, stdout), CLI_OK;
     else if (c == 'p') pid = optarg;
     else if (c == 'c') core = optarg;
-    else return fputs(help, stderr), CLI_USAGE;
+    else return cli_option_error("snapshot", argv, "w:o:h");
   }
-  if (pid || core) return snapshot_memory(pid, core, &output, argc - optind);
-  if (optind >= argc) return fputs(help, stderr), CLI_USAGE;
+  if (pid || core) return snapshot_memory(pid, core, out, argc - optind);
+  if (optind >= argc) return cli_missing("snapshot", "SOURCE", "trace.ctf -o now.ctf");
   int count = argc - optind;
-  if (check_outputs(&output, count)) return CLI_USAGE;
-  int code = cli_output_prepare(&output, argv + optind, count, "snapshot");
+  int code = choose_output(out, count, &output);
+  if (!code) code = cli_output_prepare(&output, argv + optind, count, "snapshot");
   return code ? code : cli_write_each(argv + optind, count, &output, save);
 }

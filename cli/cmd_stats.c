@@ -14,7 +14,10 @@ static const char help[] =
     "Summarise traces.  --json prints one object per trace with: events,\n"
     "events_by_type, threads, labels, counters (name -> final value),\n"
     "time_span_ns, discarded, bytes_per_event, packets, packets_overwritten\n"
-    "(the oldest, lost when the ring wrapped), packets_missing, streams.\n";
+    "(the oldest, lost when the ring wrapped), packets_missing, streams.\n"
+    "examples:\n"
+    "  mprof stats trace.ctf\n"
+    "  mprof stats --json trace.ctf | jq .events\n";
 
 /* A set of thread ids, kept as 64-id words: the key of a word is id / 64
  * (plus one: a key of 0 marks an empty slot) and its bits say which of its
@@ -255,8 +258,8 @@ int cmd_stats(int argc, char **argv) {
   while ((c = getopt_long(argc, argv, "jh", options, NULL)) != -1) {
     if (c == 'j') json = 1;
     else if (c == 'h') return fputs(help, stdout), CLI_OK;
-    else return fputs(help, stderr), CLI_USAGE;
+    else return cli_option_error("stats", argv, "jh");
   }
-  if (optind >= argc) return fputs(help, stderr), CLI_USAGE;
+  if (optind >= argc) return cli_missing("stats", "TRACE", "trace.ctf");
   return cli_for_each_trace(argv + optind, argc - optind, print_stats, &json);
 }

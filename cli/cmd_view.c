@@ -23,7 +23,10 @@ static const char help[] =
     "--png      draw the picture into OUT.png (W x H, default 1200 x 800)\n"
     "           instead, for the time range T0:T1 (default: all), times\n"
     "           since the first event with a unit: ns, us, ms or s (ns if\n"
-    "           none), e.g. --range 2ms:3.5ms\n";
+    "           none), e.g. --range 2ms:3.5ms, within the trace\n"
+    "examples:\n"
+    "  mprof view trace.ctf\n"
+    "  mprof view --png first.png --range 0:5ms trace.ctf\n";
 
 typedef struct view_args_s {
   const char *png;
@@ -75,7 +78,7 @@ static int reads_stdin(char **paths, int count) {
   return 0;
 }
 
-/* Options into args: 0, or -1 on a usage error (already told). */
+/* Options into args: 0, or the exit code of a usage error (told). */
 static int parse_args(int argc, char **argv, view_args_t *args) {
   static const struct option options[] = {
       {"png", required_argument, 0, 'p'},   {"width", required_argument, 0, 'W'},
@@ -95,24 +98,39 @@ static int parse_args(int argc, char **argv, view_args_t *args) {
     else if (c == 'c') args->options.compare = 1;
     else if (c == 's') args->options.script = optarg;
     else if (c == 'h') exit(fputs(help, stdout) == EOF ? CLI_FAILED : CLI_OK);
-    else bad = 1;
-    if (bad) {
-      fprintf(stderr, "mprof: view: bad value '%s'\n", optarg);
-      return -1;
-    }
+    else return cli_option_error("view", argv, "h");
+    if (bad)
+      return cli_fail(CLI_USAGE, "view",
+                      c == 'r' ? "--range" : c == 'W' ? "--width" : "--height",
+                      "%s: give %s", optarg,
+                      c == 'r' ? "T0:T1 with T0 < T1, as 2ms:3.5ms"
+                               : "a number of pixels, 16 to 16384");
   }
   int count = argc - optind;
-  const char *why = count < 1 ? "give a TRACE"
-                    : args->png && count != 1 ? "--png draws one TRACE"
-                    : args->options.compare && count != 2 ? "--compare takes two TRACEs"
+  if (count < 1) return cli_missing("view", "TRACE", "trace.ctf");
+  const char *what = args->png ? "--png" : args->options.compare ? "--compare"
+                     : args->has_range ? "--range" : "--follow";
+  const char *why = args->png && count != 1 ? "draws one TRACE"
+                    : args->options.compare && count != 2 ? "takes two TRACEs"
                     : args->png && (args->options.follow || args->options.compare)
-                        ? "--png draws no window: no --follow or --compare"
-                    : !args->png && args->has_range ? "--range goes with --png"
+                        ? "draws no window: no --follow or --compare"
+                    : !args->png && args->has_range ? "goes with --png"
                     : args->options.follow && reads_stdin(argv + optind, count)
-                        ? "--follow re-reads files, not standard input"
+                        ? "re-reads files, not standard input"
                     : NULL;
-  if (why) fprintf(stderr, "mprof: view: %s\n", why);
-  return why ? -1 : 0;
+  if (why) return cli_fail(CLI_USAGE, "view", what, "%s", why);
+  return args->png ? cli_output_check("view", "--png", args->png) : CLI_OK;
+}
+
+/* 0 if --range (if any) starts within the trace, else -1 after saying
+ * so: a picture of a time with nothing in it would only puzzle. */
+static int range_check(const view_args_t *args, const mprof_view_doc_t *doc) {
+  const mprof_model_view_t *v = mprof_model_view(doc->model);
+  int64_t end = v->end_ns > v->duration_ns ? v->end_ns : v->duration_ns;
+  if (!args->has_range || args->t0_ns < end) return 0;
+  cli_fail(0, "view", "--range", "starts after the trace ends, at %.3f ms; "
+           "give a range within 0:%.3fms", end / 1e6, end / 1e6);
+  return -1;
 }
 
 static int write_png(const view_args_t *args, mprof_view_doc_t *doc) {
@@ -122,7 +140,7 @@ static int write_png(const view_args_t *args, mprof_view_doc_t *doc) {
     mprof_timeline_set_range(tl, (double)args->t0_ns, (double)args->t1_ns);
   if (!err) err = mprof__view_png(tl, 0, args->png);
   mprof_timeline_free(tl);
-  if (err) fprintf(stderr, "mprof: view: %s: %s\n", args->png, mprof_strerror(err));
+  if (err) fprintf(stderr, "mprof view: %s: %s\n", args->png, mprof_strerror(err));
   return err;
 }
 
@@ -138,18 +156,22 @@ static int load_doc(const char *path, int *damaged, mprof_view_doc_t **out) {
 
 int cmd_view(int argc, char **argv) {
   view_args_t args = {.width = 1200, .height = 800, .options.follow_ms = 1000};
-  if (parse_args(argc, argv, &args)) return fputs(help, stderr), CLI_USAGE;
+  int parsed = parse_args(argc, argv, &args);
+  if (parsed) return parsed;
   int count = argc - optind, damaged = 0, code = CLI_OK;
   mprof_view_doc_t **docs = calloc((size_t)count, sizeof *docs);
   if (!docs) return CLI_FAILED;
   for (int i = 0; i < count && code == CLI_OK; i++) {
+    if ((code = cli_input_check("view", argv[optind + i]))) break;
     int err = load_doc(argv[optind + i], &damaged, &docs[i]);
     if (err) {
-      fprintf(stderr, "mprof: view: %s: %s\n", argv[optind + i], mprof_strerror(err));
+      fprintf(stderr, "mprof view: %s: %s\n", argv[optind + i], mprof_strerror(err));
       code = CLI_FAILED;
     }
   }
-  if (code == CLI_OK && args.png)
+  if (code == CLI_OK && args.png && range_check(&args, docs[0]))
+    code = CLI_USAGE;
+  else if (code == CLI_OK && args.png)
     code = write_png(&args, docs[0]) ? CLI_FAILED : CLI_OK;
   else if (code == CLI_OK)
     code = mprof__view_windows(docs, count, &args.options) ? CLI_FAILED : CLI_OK;

@@ -15,14 +15,15 @@ int cli_traces_open(cli_traces_t *set, char **paths, int count,
                     int *problems) {
   memset(set, 0, sizeof *set);
   for (int i = 0; i < count; i++)
-    if (mprof_trace_set_add(&set->opened, paths[i], cli_count_problem,
+    if (cli_input_check(cli_command, paths[i]) ||
+        mprof_trace_set_add(&set->opened, paths[i], cli_count_problem,
                             problems)) {
       cli_traces_close(set);
       return CLI_FAILED;
     }
   if (set->opened.count > MPROF_MODEL_MAX_TRACES) {
-    fprintf(stderr, "mprof: at most %d traces at once\n",
-            MPROF_MODEL_MAX_TRACES);
+    cli_fail(0, cli_command, "TRACE", "at most %d traces at once",
+             MPROF_MODEL_MAX_TRACES);
     cli_traces_close(set);
     return CLI_FAILED;
   }
@@ -51,18 +52,17 @@ int cli_traces_offset(cli_traces_t *set, const char *spec) {
   char *end;
   errno = 0;
   long long ns = equals ? strtoll(equals + 1, &end, 10) : 0;
-  if (!equals || equals[1] == 0 || *end || errno) {
-    fprintf(stderr, "mprof: --offset %s: want NAME=+NS or NAME=-NS\n", spec);
-    return CLI_USAGE;
-  }
+  if (!equals || equals[1] == 0 || *end || errno)
+    return cli_fail(CLI_USAGE, cli_command, "--offset",
+                    "%s: give NAME=+NS or NAME=-NS", spec);
   for (int i = 0; i < set->count; i++)
     if (names_trace(spec, (size_t)(equals - spec), set->paths[i])) {
       set->offsets_ns[i] += ns;
       return CLI_OK;
     }
-  fprintf(stderr, "mprof: --offset %s: no trace named %.*s\n", spec,
-          (int)(equals - spec), spec);
-  return CLI_USAGE;
+  return cli_fail(CLI_USAGE, cli_command, "--offset", "%s: no trace named "
+                  "%.*s; give a TRACE's path or file name", spec,
+                  (int)(equals - spec), spec);
 }
 
 int cli_traces_model(const cli_traces_t *set, mprof_model_t **out) {
@@ -122,7 +122,7 @@ int cli_traces_align(cli_traces_t *set, mprof_model_t **model) {
 }
 
 int cli_combine_options(cli_combine_t *combine, int argc, char **argv,
-                        const char *help) {
+                        const char *help, const char *example) {
   static const struct option options[] = {
       {"format", required_argument, 0, 'f'},
       {"offset", required_argument, 0, 'O'},
@@ -141,11 +141,12 @@ int cli_combine_options(cli_combine_t *combine, int argc, char **argv,
     else if (c == 'O' && combine->offset_count < MPROF_MODEL_MAX_TRACES)
       combine->offsets[combine->offset_count++] = optarg;
     else if (c == 'h') return combine->help = 1, fputs(help, stdout), CLI_OK;
-    else return fputs(help, stderr), CLI_USAGE;
+    else return cli_option_error(cli_command, argv, "f:o:h");
   }
   combine->paths = argv + optind;
   combine->count = argc - optind;
-  return combine->count > 0 ? CLI_OK : (fputs(help, stderr), CLI_USAGE);
+  return combine->count > 0 ? CLI_OK
+                            : cli_missing(cli_command, "TRACE", example);
 }
 
 int cli_combine_load(const cli_combine_t *combine, cli_traces_t *set,

@@ -11,14 +11,22 @@ static const char help[] =
     "on one time axis: aligned by their wall-clock anchors, moved by\n"
     "--offset (NAME: a trace's path or file name), then, with --align, by\n"
     "the messages they exchanged.  babeltrace2 reads DIR as it is; mprof\n"
-    "commands take DIR where they take a trace.\n";
+    "commands take DIR where they take a trace.  -o names DIR, a directory.\n"
+    "examples:\n"
+    "  mprof merge client.ctf server.ctf -o both\n"
+    "  mprof merge --align client.ctf server.ctf -o both && mprof report both\n";
 
 int cmd_merge(int argc, char **argv) {
   cli_combine_t combine = {.output = NULL};
-  int code = cli_combine_options(&combine, argc, argv, help);
+  int code = cli_combine_options(&combine, argc, argv, help,
+                                 "client.ctf server.ctf -o both");
   if (code != CLI_OK || combine.help) return code;
-  if (!combine.output || combine.format || combine.redact)
-    return fputs(help, stderr), CLI_USAGE;
+  if (combine.format || combine.redact)
+    return cli_fail(CLI_USAGE, "merge", combine.format ? "--format" : "--redact",
+                    "export takes it, merge does not");
+  if (!combine.output)
+    return cli_fail(CLI_USAGE, "merge", "-o", "missing; name the directory "
+                    "to write, as -o both");
   int problems = 0;
   cli_traces_t set;
   mprof_model_t *m = NULL;

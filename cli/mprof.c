@@ -19,29 +19,37 @@ static const struct command {
   int (*run)(int argc, char **argv);
   const char *summary;
 } commands[] = {
-    {"dump", cmd_dump, "print every event, one per line"},
-    {"check", cmd_check, "validate traces; the exit code says how they are"},
-    {"ctf", cmd_ctf, "write a CTF directory that babeltrace2 reads"},
-    {"snapshot", cmd_snapshot, "a consistent copy of a trace being written"},
-    {"stats", cmd_stats, "numbers about traces (--json for scripts)"},
+    /* in the order of the work: record, look, share, dig */
+    {"record", cmd_record, "run a libuv program under the tracing shim"},
     {"report", cmd_report, "the analysis: stalls, lost wake-ups, waits, "
                            "critical path"},
-    {"html", cmd_html, "the browser viewer with traces in it (two: compare)"},
     {"view", cmd_view, "the timeline in a window (GTK), or --png"},
-    {"record", cmd_record, "run a libuv program under the tracing shim"},
+    {"html", cmd_html, "the browser viewer with traces in it (two: compare)"},
     {"export", cmd_export, "Chrome/Perfetto JSON of one or several traces"},
+    {"dump", cmd_dump, "print every event, one per line"},
+    {"stats", cmd_stats, "numbers about traces (--json for scripts)"},
+    {"check", cmd_check, "validate traces; the exit code says how they are"},
+    {"snapshot", cmd_snapshot, "a consistent copy of a trace being written"},
+    {"ctf", cmd_ctf, "write a CTF directory that babeltrace2 reads"},
     {"merge", cmd_merge, "traces of several processes on one time axis"},
     {"redact", cmd_redact, "a copy of traces with private strings rewritten"},
     {"why", cmd_why, "why a thread took so long: its chain of waits"},
-    {"why", cmd_why, "why a thread took so long: its chain of waits"},
 };
+
+#define COMMAND_COUNT (sizeof commands / sizeof *commands)
+
+const char *cli_command = "mprof";
 
 static void usage(FILE *f) {
   fprintf(f, "usage: mprof <command> [options] TRACE...\n\ncommands:\n");
-  for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+  for (size_t i = 0; i < COMMAND_COUNT; i++)
     fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
   fprintf(f,
-          "\n`mprof <command> --help` tells more.  TRACE may be - (stdin).\n"
+          "\nexamples:\n"
+          "  mprof record -- ./server      record ./server into trace.ctf\n"
+          "  mprof report trace.ctf        what went wrong, and where\n"
+          "\n`mprof help <command>` tells more.  TRACE may be - (stdin).\n"
+          "-o names the output: a file, or a directory where the help says so.\n"
           "exit codes: 0 ok, 1 input partly damaged (good parts used),\n"
           "            2 usage error, 3 nothing usable or output failed\n");
 }
@@ -68,13 +76,33 @@ int cli_fail(int code, const char *command, const char *what,
   return code;
 }
 
+int cli_option_error(const char *command, char **argv, const char *shorts) {
+  const char *arg = argv[optind - 1];
+  char letter[3] = {'-', (char)optopt, 0};
+  if (!optopt)
+    return cli_fail(CLI_USAGE, command, arg, "no such option; see mprof help %s",
+                    command);
+  if (!strncmp(arg, "--", 2) && strchr(arg, '='))
+    return cli_fail(CLI_USAGE, command, arg, "takes no value");
+  if (!strncmp(arg, "--", 2) || strchr(shorts, optopt))
+    return cli_fail(CLI_USAGE, command, strncmp(arg, "--", 2) ? letter : arg,
+                    "needs a value; see mprof help %s", command);
+  return cli_fail(CLI_USAGE, command, letter, "no such option; see mprof help %s",
+                  command);
+}
+
+int cli_missing(const char *command, const char *what, const char *example) {
+  return cli_fail(CLI_USAGE, command, what, "missing; for example: mprof %s %s",
+                  command, example);
+}
+
 int cli_input_check(const char *command, const char *path) {
   struct stat st;
   if (!strcmp(path, "-")) return CLI_OK;
   if (stat(path, &st) < 0)
     return cli_fail(CLI_FAILED, command, path, "%s; give the path of a trace",
                     strerror(errno));
-  if (S_ISDIR(st.st_mode))
+  if (S_ISDIR(st.st_mode) && !mprof_trace_is_merged(path))
     return cli_fail(CLI_FAILED, command, path,
                     "a directory, not a trace; give a trace file in it "
                     "(mprof record writes trace.ctf)");
@@ -91,6 +119,7 @@ void cli_count_problem(void *context, const char *message) {
 }
 
 int cli_open_trace(const char *path, int *problems, mprof_trace_t **out) {
+  if (cli_input_check(cli_command, path)) return MPROF_EIO;
   return mprof_trace_open(path, cli_count_problem, problems, out);
 }
 
@@ -100,6 +129,7 @@ int cli_open_trace_memory(const void *data, size_t size, const char *name,
 }
 
 int cli_open_merged(const char *path, int *problems, mprof_trace_set_t *out) {
+  if (cli_input_check(cli_command, path)) return MPROF_EIO;
   return mprof_trace_open_merged(path, cli_count_problem, problems, out);
 }
 
@@ -171,16 +201,47 @@ static void heap_on_huge_pages(char **argv) {
   unsetenv(HUGE_PAGES_MARK);
 }
 
+static const struct command *command_named(const char *name) {
+  for (size_t i = 0; i < COMMAND_COUNT; i++)
+    if (!strcmp(name, commands[i].name)) return &commands[i];
+  cli_progress_wipe();
+  fputs("mprof: ", stderr);
+  cli_put_name(stderr, name);
+  fputs(": no such command; mprof --help lists them\n", stderr);
+  return NULL;
+}
+
+/* `mprof help [COMMAND]`: the command's --help. */
+static int help_on(int argc, char **argv) {
+  if (argc < 3) {
+    usage(stdout);
+    return CLI_OK;
+  }
+  const struct command *command = command_named(argv[2]);
+  if (!command) return CLI_USAGE;
+  char *help_argv[] = {argv[2], "--help", NULL};
+  cli_command = command->name;
+  return command->run(2, help_argv);
+}
+
 int main(int argc, char **argv) {
   heap_on_huge_pages(argv);
-  if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-    usage(argc < 2 ? stderr : stdout);
-    return argc < 2 ? CLI_USAGE : CLI_OK;
+  opterr = 0; /* cli_option_error() says what is wrong, in one line */
+  if (argc < 2) {
+    usage(stderr);
+    return CLI_USAGE;
   }
-  for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
-    if (!strcmp(argv[1], commands[i].name))
-      return commands[i].run(argc - 1, argv + 1);
-  fprintf(stderr, "mprof: unknown command '%s'\n", argv[1]);
-  usage(stderr);
-  return CLI_USAGE;
+  if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+    usage(stdout);
+    return CLI_OK;
+  }
+  if (!strcmp(argv[1], "--version")) {
+    puts("mprof " MPROF_VERSION);
+    return CLI_OK;
+  }
+  if (!strcmp(argv[1], "help")) return help_on(argc, argv);
+  const struct command *command = command_named(argv[1]);
+  if (!command) return CLI_USAGE;
+  cli_command = command->name;
+  return command->run(argc - 1, argv + 1);
 }

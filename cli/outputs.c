@@ -39,10 +39,16 @@ int cli_output_check(const char *command, const char *option,
   struct stat st;
   if (!*path)
     return cli_fail(CLI_USAGE, command, option, "an empty name; name a file");
-  if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+  int exists = stat(path, &st) == 0;
+  if (exists && S_ISDIR(st.st_mode))
     return cli_fail(CLI_FAILED, command, path,
                     "a directory, not a file; name a file in it, as %s %s/NAME",
                     option, path);
+  /* a device or a pipe is written in place, not replaced */
+  if (exists && !S_ISREG(st.st_mode))
+    return access(path, W_OK) ? cli_fail(CLI_FAILED, command, path, "%s",
+                                         strerror(errno))
+                              : CLI_OK;
   char *copy = strdup(path);
   if (!copy) return cli_fail(CLI_FAILED, command, path, "out of memory");
   int code = directory_writable(command, option, path, dirname(copy));

@@ -217,33 +217,61 @@ grep -q "both be written as good.ctf" "$tmp/err" || fail "name clash: $(cat "$tm
 expect_exit 3 "$mprof" ctf "$tmp/good.ctf" "$tmp/noise.ctf" -o "$tmp/some"
 [ "$(babeltrace2 "$tmp/some/good.ctf" | wc -l)" = 30003 ] || fail "good trace beside a bad one"
 
-# snapshot: one SOURCE to -w OUT or standard output, several to -o DIR.
+# snapshot: -o OUT is a file for one SOURCE, a directory for several or
+# where it is one already; -w is -o; standard output takes one SOURCE.
 expect_exit 0 "$mprof" snapshot -o "$tmp/snaps" "$tmp/good.ctf" "$net_ctf"
 cmp "$tmp/snaps/good.ctf" "$tmp/good.ctf" && cmp "$tmp/snaps/net.ctf" "$net_ctf" \
   || fail "snapshot -o of two stopped traces differs from them"
-expect_exit 2 "$mprof" snapshot -w "$tmp/x.ctf" "$tmp/good.ctf" "$net_ctf"
-grep -q "take one SOURCE; give -o DIR for several" "$tmp/err" || fail "-w with two: $(cat "$tmp/err")"
-expect_exit 2 "$mprof" snapshot -w "$tmp/x.ctf" -o "$tmp/snaps" "$tmp/good.ctf"
+expect_exit 0 "$mprof" snapshot -w "$tmp/x" "$tmp/good.ctf" "$net_ctf"
+cmp "$tmp/x/good.ctf" "$tmp/good.ctf" && cmp "$tmp/x/net.ctf" "$net_ctf" \
+  || fail "snapshot -w of two: $(ls -R "$tmp/x")"
+expect_exit 0 "$mprof" snapshot -o "$tmp/one.ctf" "$tmp/good.ctf"
+cmp "$tmp/one.ctf" "$tmp/good.ctf" || fail "snapshot -o of one"
+rm "$tmp/snaps/good.ctf"
+expect_exit 0 "$mprof" snapshot -o "$tmp/snaps" "$tmp/good.ctf"
+cmp "$tmp/snaps/good.ctf" "$tmp/good.ctf" || fail "snapshot -o DIR of one"
+expect_exit 2 "$mprof" snapshot "$tmp/good.ctf" "$net_ctf"
+[ "$(cat "$tmp/err")" = "mprof snapshot: -o: missing; standard output takes one SOURCE: name a directory for several" ] ||
+  fail "snapshot of two to stdout: $(cat "$tmp/err")"
 cp "$tmp/good.ctf" "$tmp/self.ctf"
 expect_exit 3 "$mprof" snapshot -w "$tmp/self.ctf" "$tmp/self.ctf"
 grep -q "would overwrite the trace itself" "$tmp/err" || fail "self: $(cat "$tmp/err")"
 cmp "$tmp/self.ctf" "$tmp/good.ctf" || fail "snapshot onto itself changed the trace"
 
-# --help on each command prints its usage on standard output and exits 0;
-# a bad option or a missing TRACE is a usage error (2), told on stderr.
+# --help on each command (and mprof help CMD) prints its usage and two
+# examples on standard output and exits 0; a bad option or a missing
+# argument is a usage error (2), told in one line that names it.
 commands=$("$mprof" --help | awk '/^commands:/ { on = 1; next } on && NF { print $1 } on && !NF { exit }')
-[ "$(wc -w <<<"$commands")" -ge 5 ] || fail "commands in mprof --help: $commands"
+[ "$(echo $commands | cut -d' ' -f1-5)" = "record report view html export" ] ||
+  fail "commands in mprof --help, not in the order of the work: $commands"
+one_line=" record report view html export dump stats check snapshot ctf merge redact "
 for cmd in $commands; do
   expect_exit 0 "$mprof" "$cmd" --help
   grep -q "^usage: mprof $cmd" "$tmp/out" || fail "$cmd --help: $(cat "$tmp/out")"
   [ ! -s "$tmp/err" ] || fail "$cmd --help wrote to stderr"
+  cp "$tmp/out" "$tmp/help"
+  expect_exit 0 "$mprof" help "$cmd"
+  cmp -s "$tmp/out" "$tmp/help" || fail "mprof help $cmd differs from $cmd --help"
   expect_exit 2 "$mprof" "$cmd" --no-such-option
-  [ ! -s "$tmp/out" ] && grep -q "^usage: mprof $cmd" "$tmp/err" || fail "$cmd: bad option"
+  case $one_line in *" $cmd "*) ;; *) continue ;; esac
+  [ "$(sed -n '/^ *examples:$/,$p' "$tmp/help" | grep -c "^ *mprof $cmd ")" -ge 2 ] ||
+    fail "$cmd --help: fewer than two examples: $(cat "$tmp/help")"
+  [ ! -s "$tmp/out" ] && [ "$(cat "$tmp/err")" = \
+    "mprof $cmd: --no-such-option: no such option; see mprof help $cmd" ] ||
+    fail "$cmd: bad option: $(cat "$tmp/err")"
   expect_exit 2 "$mprof" "$cmd"
+  grep -qx "mprof $cmd: [A-Z]*: missing; for example: mprof $cmd .*" "$tmp/err" ||
+    fail "$cmd with nothing: $(cat "$tmp/err")"
 done
 expect_exit 0 "$mprof" --help
+grep -q "^examples:" "$tmp/out" || fail "mprof --help has no examples"
+expect_exit 0 "$mprof" --version
+grep -qx "mprof [0-9]*\.[0-9]*\.[0-9]*" "$tmp/out" || fail "--version: $(cat "$tmp/out")"
 expect_exit 2 "$mprof"
 expect_exit 2 "$mprof" no-such-command
+[ "$(cat "$tmp/err")" = "mprof: no-such-command: no such command; mprof --help lists them" ] ||
+  fail "unknown command: $(cat "$tmp/err")"
+expect_exit 2 "$mprof" help no-such-command
 
 # mprof runs with glibc's heap on huge pages unless GLIBC_TUNABLES says
 # otherwise (the environment it started with, read from /proc while it

@@ -151,7 +151,7 @@ set +e
 "$mprof" report >/dev/null 2>&1; [ $? = 2 ] || fail "no trace: usage error"
 "$mprof" report --top x "$tmp/story.ctf" >/dev/null 2>&1; [ $? = 2 ] || fail "bad --top"
 "$mprof" report --loop-blocked-ms 0 "$tmp/story.ctf" >/dev/null 2>"$tmp/err"; [ $? = 2 ] || fail "bad --loop-blocked-ms"
-grep -q "loop-blocked-ms wants a number" "$tmp/err" || fail "bad --loop-blocked-ms: $(cat "$tmp/err")"
+grep -qx "mprof report: --loop-blocked-ms: 0: give a number of milliseconds from 1" "$tmp/err" || fail "bad --loop-blocked-ms: $(cat "$tmp/err")"
 "$mprof" report "$tmp/missing.ctf" >/dev/null 2>&1; [ $? = 3 ] || fail "missing trace"
 set -e
 echo "report: ok"

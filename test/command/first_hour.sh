@@ -27,7 +27,7 @@ mkdir adir
 printf '#!/bin/sh\ntouch started.txt\n' >script.sh
 chmod -x script.sh
 run 2 "$mprof" record
-said "mprof record: PROGRAM: missing; give it after --, as mprof record -- ./server"
+said "mprof record: PROGRAM: missing; for example: mprof record -- ./server"
 run 3 "$mprof" record -- ./nosuch
 said "mprof record: ./nosuch: No such file or directory; give the program's path"
 PATH=/nowhere run 3 "$mprof" record -- nosuch
@@ -47,6 +47,10 @@ if [ "$(id -u)" != 0 ]; then # root writes anywhere
   said "mprof record: adir/t.ctf: its directory adir: Permission denied; name another -o"
 fi
 chmod 700 adir
+mknod -m 666 null c 1 3 2>/dev/null || mkfifo null
+run 3 "$mprof" record -o null -- ./script.sh
+said "mprof record: null: not a regular file; a trace is one: name another -o"
+[ ! -f null ] || fail "record put a file in place of a device"
 run 2 "$mprof" record --size 10 -- ./script.sh
 said "mprof record: --size: 10 is below the least trace size, 64K; give 64K or more"
 run 2 "$mprof" record --size 8X -- ./script.sh
@@ -77,4 +81,44 @@ if [ -n "$program" ]; then
   cmp -s first.ctf r.ctf.old || fail "r.ctf.old is not the first trace"
   ! cmp -s first.ctf r.ctf || fail "the second trace is the first"
 fi
+# The same mistake gets the same line in every command: a directory or a
+# missing file given as a trace, an output left out.
+for command in report dump stats check export "view --png v.png" \
+               "html -o h" "ctf -o c" "snapshot -o s" "redact -o r"; do
+  name=${command%% *}
+  run 3 "$mprof" $command adir
+  said "mprof $name: adir: a directory, not a trace; give a trace file in it (mprof record writes trace.ctf)"
+  run 3 "$mprof" $command nosuch.ctf
+  said "mprof $name: nosuch.ctf: No such file or directory; give the path of a trace"
+done
+[ ! -e v.png ] && [ ! -e h ] && [ ! -e c ] && [ ! -e s ] && [ ! -e r ] ||
+  fail "a refused command wrote: $(ls)"
+cp "$net_ctf" net.ctf
+run 2 "$mprof" ctf net.ctf
+said "mprof ctf: -o: missing; name the directory to write, as mprof ctf net.ctf -o trace-ctf"
+run 2 "$mprof" html net.ctf
+said "mprof html: -o: missing; name the directory to write, as mprof html net.ctf -o trace-html"
+run 2 "$mprof" merge net.ctf
+said "mprof merge: -o: missing; name the directory to write, as -o both"
+run 2 "$mprof" redact net.ctf
+said "mprof redact: -o: missing; name the trace to write, as -o shareable.ctf"
+run 3 "$mprof" export net.ctf -o adir
+said "mprof export: adir: a directory, not a file; name a file in it, as -o adir/NAME"
+run 2 "$mprof" dump --raw-ns net.ctf
+said "mprof dump: --raw-ns: no such option; see mprof help dump"
+run 2 "$mprof" export --format
+said "mprof export: --format: needs a value; see mprof help export"
+
+# A range outside the trace draws nothing: refused, saying where it ends.
+run 2 "$mprof" view --png v.png --range 100s:200s net.ctf
+said "mprof view: --range: starts after the trace ends, at 5898.600 ms; give a range within 0:5898.600ms"
+[ ! -e v.png ] || fail "a picture of nothing was drawn"
+run 0 "$mprof" view --png v.png --range 1s:2s net.ctf
+[ -s v.png ] || fail "no picture of a range within the trace"
+
+# snapshot writes where -o says (-w is -o).
+run 0 "$mprof" snapshot -o copy.ctf net.ctf
+cmp -s copy.ctf net.ctf || fail "snapshot -o"
+run 0 "$mprof" snapshot -w copy2.ctf net.ctf
+cmp -s copy2.ctf net.ctf || fail "snapshot -w"
 echo "first hour: ok"

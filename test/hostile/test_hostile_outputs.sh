@@ -71,7 +71,7 @@ code=0
 "$mprof" ctf "$tmp/t.ctf" "$tmp/u.ctf" -o "$tmp/ctfs" 2>"$tmp/err" || code=$?
 untouched "ctf of two traces"
 [ "$code" = 3 ] || fail "ctf into a linked directory: exit $code"
-grep -qx "mprof: $tmp/ctfs/t.ctf: Too many levels of symbolic links" "$tmp/err" \
+grep -qx "mprof ctf: $tmp/ctfs/t.ctf: Too many levels of symbolic links" "$tmp/err" \
   || fail "ctf into a linked directory says: $(cat "$tmp/err")"
 "$mprof" ctf "$tmp/t.ctf" "$tmp/u.ctf" -o "$tmp/ctfs-new"
 mode "$tmp/ctfs-new" 700
@@ -90,7 +90,7 @@ for name in data.js index.html data; do
   code=0
   "$mprof" html "$tmp/named/$name" -o "$tmp/html-$name" 2>"$tmp/err" || code=$?
   [ "$code" = 3 ] || fail "html of a trace named $name: exit $code"
-  grep -qx "mprof: html: $tmp/named/$name: a trace named $name would overwrite the viewer's own $name; copy it under another name" "$tmp/err" \
+  grep -qx "mprof html: $tmp/named/$name: a trace named $name would overwrite the viewer's own $name; copy it under another name" "$tmp/err" \
     || fail "html of a trace named $name says: $(cat "$tmp/err")"
   [ ! -e "$tmp/html-$name" ] || fail "html of a trace named $name wrote $tmp/html-$name"
 done

@@ -130,7 +130,7 @@ PY
 "$mprof" html one.ctf.manifest -o one-html 2>html.err || fail "html: $(cat html.err)"
 cmp -s one.ctf one-html/one.ctf && [ -s one-html/index.html ] || fail "html of one"
 if "$mprof" html t.ctf.manifest -o all-html 2>html.err; then fail "html of three"; fi
-[ "$(cat html.err)" = "mprof: html: t.ctf.manifest: a merged trace of 3 traces: \
+[ "$(cat html.err)" = "mprof html: t.ctf.manifest: a merged trace of 3 traces: \
 the browser viewer reads one (mprof view reads all)" ] || fail "html of three: $(cat html.err)"
 
 # Bad input: a member missing, another damaged.  One line names each, the
