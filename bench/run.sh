@@ -23,6 +23,10 @@
 #                                                   >= 5e7 (one core)
 #   decode         events_per_s     babeltrace2_dummy  (the reader alone)
 #   decode_model   events_per_s     decode_only     (the model's share)
+#   analysis       cpu_seconds      load_cpu_seconds  ratio <= 1.5 (the
+#                                                   report's analysis of the
+#                                                   10 M-event trace against
+#                                                   its load, CPU time)
 #   lttng          ns_per_event     lttng_ust       ratio <= 0.167 (mprof at
 #                                                   least 6x faster; the
 #                                                   speedup is 1 / ratio)

@@ -52,26 +52,25 @@ typedef struct context_s {
 int mprof__adjacency_make(const mprof_model_t *m, mprof__adjacency_t *out) {
   size_t n = m->view.thread_count, arrows = m->view.arrow_count;
   const mprof_arrow_t *a = m->view.arrows;
-  out->first = calloc(n + 1, sizeof *out->first);
+  out->first = calloc(n + 2, sizeof *out->first);
   out->adj = malloc((2 * arrows + 1) * sizeof *out->adj);
-  uint32_t *fill = calloc(n + 1, sizeof *fill);
-  if (!out->first || !out->adj || !fill) {
-    free(fill);
+  if (!out->first || !out->adj) {
     mprof__adjacency_free(out);
     return MPROF_ENOMEM;
   }
+  /* counted into first[t + 2], summed, then each arrow placed at
+   * first[t + 1]++, which leaves first[t + 1] where t + 1's arrows start:
+   * no second array of positions */
   uint32_t *first = out->first;
   for (size_t i = 0; i < arrows; i++) {
-    first[a[i].from + 1]++;
-    first[a[i].to + 1]++;
+    first[a[i].from + 2]++;
+    first[a[i].to + 2]++;
   }
-  for (size_t t = 0; t < n; t++) first[t + 1] += first[t];
+  for (size_t t = 0; t < n; t++) first[t + 2] += first[t + 1];
   for (size_t i = 0; i < arrows; i++) {
-    uint32_t f = a[i].from, t = a[i].to;
-    out->adj[first[f] + fill[f]++] = (uint32_t)i;
-    out->adj[first[t] + fill[t]++] = (uint32_t)i;
+    out->adj[first[a[i].from + 1]++] = (uint32_t)i;
+    out->adj[first[a[i].to + 1]++] = (uint32_t)i;
   }
-  free(fill);
   return 0;
 }
 
@@ -158,21 +157,18 @@ static int collect_waits(context_t *c) {
     if (arrow_wait(c, i, reads_are_waits, &edge)) c->edges[c->edge_count++] = edge;
   /* group by waiter (stable: arrows were in time order) */
   size_t n = c->thread_count;
-  c->edges_first = calloc(n + 1, sizeof *c->edges_first);
+  c->edges_first = calloc(n + 2, sizeof *c->edges_first);
   wait_edge_t *sorted = malloc((c->edge_count + 1) * sizeof *sorted);
-  uint32_t *fill = calloc(n + 1, sizeof *fill);
-  if (!c->edges_first || !sorted || !fill) {
+  if (!c->edges_first || !sorted) {
     free(sorted);
-    free(fill);
     return MPROF_ENOMEM;
   }
-  for (size_t i = 0; i < c->edge_count; i++) c->edges_first[c->edges[i].waiter + 1]++;
-  for (size_t t = 0; t < n; t++) c->edges_first[t + 1] += c->edges_first[t];
-  for (size_t i = 0; i < c->edge_count; i++) {
-    uint32_t w = c->edges[i].waiter;
-    sorted[c->edges_first[w] + fill[w]++] = c->edges[i];
-  }
-  free(fill);
+  /* placed as the arrows by thread are (mprof__adjacency_make) */
+  uint32_t *first = c->edges_first;
+  for (size_t i = 0; i < c->edge_count; i++) first[c->edges[i].waiter + 2]++;
+  for (size_t t = 0; t < n; t++) first[t + 2] += first[t + 1];
+  for (size_t i = 0; i < c->edge_count; i++)
+    sorted[first[c->edges[i].waiter + 1]++] = c->edges[i];
   free(c->edges);
   c->edges = sorted;
   return 0;
@@ -245,7 +241,10 @@ static int thread_times(context_t *c) {
   size_t n = c->thread_count;
   mprof_analysis_t *out = c->out;
   out->times = calloc(n, sizeof *out->times);
-  if (!out->times) return MPROF_ENOMEM;
+  /* a wait adds one entry at most: one array, never grown (copied) */
+  out->waits = malloc((c->edge_count + 1) * sizeof *out->waits);
+  c->cap_waits = c->edge_count + 1;
+  if (!out->times || !out->waits) return MPROF_ENOMEM;
   out->time_count = n;
   const mprof_model_view_t *v = &c->model->view;
   for (size_t i = 0; i < v->running_count; i++)

@@ -93,28 +93,32 @@ static int in_ranges(const ranges_t *r, int64_t start, int64_t end) {
   return lo < r->count && r->at[lo].start_ns <= end;
 }
 
+/* Append item to the timeline.  Returns 0 or MPROF_ENOMEM. */
+static int timeline_add(timeline_t *tl, size_t *cap, item_t item) {
+  if (mprof__grow(&tl->items, cap, tl->count + 1, sizeof *tl->items))
+    return MPROF_ENOMEM;
+  tl->items[tl->count++] = item;
+  return 0;
+}
+
 /* The spans and idle bands of one stream a loop ran on, within the
- * ranges, by time. */
+ * ranges, by time: one pass over the spans, one over the bands. */
 static int build_timeline(finder_t *f, uint32_t stream, const ranges_t *ranges,
                           timeline_t *tl) {
   const mprof_model_view_t *v = f->v;
-  size_t n = 0;
-  for (int fill = 0; fill < 2; fill++) { /* count, then fill */
-    for (size_t i = 0; i < v->running_count; i++) {
-      const mprof_span_t *s = &v->running[i];
-      if (s->stream != stream || !in_ranges(ranges, s->start_ns, s->end_ns)) continue;
-      if (fill) tl->items[tl->count++] = (item_t){s->start_ns, s->end_ns, stream, s->thread};
-      else n++;
-    }
-    for (size_t i = 0; i < v->band_count; i++) {
-      const mprof_span_t *s = &v->bands[i].span;
-      if (s->stream != stream || v->bands[i].kind != MPROF_BAND_IDLE ||
-          !in_ranges(ranges, s->start_ns, s->end_ns))
-        continue;
-      if (fill) tl->items[tl->count++] = (item_t){s->start_ns, s->end_ns, stream, MPROF_NO_THREAD};
-      else n++;
-    }
-    if (!fill && !(tl->items = malloc((n + 1) * sizeof *tl->items))) return MPROF_ENOMEM;
+  size_t cap = 0;
+  for (size_t i = 0; i < v->running_count; i++) {
+    const mprof_span_t *s = &v->running[i];
+    if (s->stream == stream && in_ranges(ranges, s->start_ns, s->end_ns) &&
+        timeline_add(tl, &cap, (item_t){s->start_ns, s->end_ns, stream, s->thread}))
+      return MPROF_ENOMEM;
+  }
+  for (size_t i = 0; i < v->band_count; i++) {
+    const mprof_span_t *s = &v->bands[i].span;
+    if (s->stream == stream && v->bands[i].kind == MPROF_BAND_IDLE &&
+        in_ranges(ranges, s->start_ns, s->end_ns) &&
+        timeline_add(tl, &cap, (item_t){s->start_ns, s->end_ns, stream, MPROF_NO_THREAD}))
+      return MPROF_ENOMEM;
   }
   return sort_by_start(&tl->items, tl->count);
 }
