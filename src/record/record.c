@@ -415,8 +415,8 @@ static uint64_t hash_bytes(const char *text, size_t length) {
 /* The string id of text (of FNV-1a hash `hash`) in this stream, defining
  * it in the names area the first time; 0 if it cannot be interned (names
  * area full, ids used up). */
-static uint32_t intern(stream_t *s, const char *text, size_t length,
-                       uint64_t hash) {
+static inline __attribute__((always_inline)) uint32_t
+intern(stream_t *s, const char *text, size_t length, uint64_t hash) {
   interned_t *slot = NULL;
   for (uint32_t i = 0; i < INTERN_PROBES; i++) {
     interned_t *probe = &s->interned[(hash + i) % INTERN_SLOTS];
@@ -588,9 +588,9 @@ static inline void put_width(uint8_t *p, uint32_t width, uint64_t v) {
  * head's string id, counter (or 0), number and length.  In the ring, as
  * the counter events it stands for: its counter's increase needs the
  * running thread, which only the ring keeps. */
-static void emit_net_label(stream_t *s, uint32_t kind, uint64_t thread,
-                           uint32_t string_id, mprof_counter_t counter,
-                           uint64_t number, uint64_t length) {
+static inline __attribute__((always_inline)) void
+emit_net_label(stream_t *s, uint32_t kind, uint64_t thread, uint32_t string_id,
+               mprof_counter_t counter, uint64_t number, uint64_t length) {
   int hashed = kind == MPROF__EV_NET_HASH_LABEL;
   int wide = !fits32(thread) || (!hashed && number > INT32_MAX) ||
              length > INT32_MAX;
@@ -625,11 +625,12 @@ COLD static void emit_net_text(stream_t *s, uint32_t kind, uint64_t thread,
                  NAMES_OR_RING);
 }
 
-/* mprof__label_net() and mprof__label_net_hash(), by kind. */
-static inline void label_net(uint32_t kind, uint64_t thread, const char *head,
-                             size_t head_length, uint64_t head_hash,
-                             mprof_counter_t counter, uint64_t number,
-                             uint64_t length) {
+/* mprof__label_net() and mprof__label_net_hash(), by kind: a copy for each,
+ * with intern() inlined, the cost of a TCP read or write. */
+static inline __attribute__((always_inline)) void
+label_net(uint32_t kind, uint64_t thread, const char *head, size_t head_length,
+          uint64_t head_hash, mprof_counter_t counter, uint64_t number,
+          uint64_t length) {
   if (UNLIKELY(!is_started())) return;
   stream_t *s = stream_get();
   uint32_t string_id = head_length + MPROF__NET_LABEL_TAIL <= string_limit()

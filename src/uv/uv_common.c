@@ -53,16 +53,6 @@ void mprof__uv_label_init(mprof__uv_label_t *label) {
   label->hash = mprof__label_hash(label->text, label->length);
 }
 
-mprof__uv_entry_t *mprof__uv_begin_hashed(const void *key, mprof_type_t type,
-                                          const mprof__uv_label_t *label,
-                                          mprof__uv_fn cb) {
-  if (!mprof_is_started())
-    return NULL;
-  uint64_t thread = mprof_create(type);
-  mprof__label_hashed(thread, label->text, label->length, label->hash);
-  return mprof__uv_entry_add(key, thread, cb);
-}
-
 /* The label "WHAT TARGET" (cut to fit), or "WHAT". */
 static void label_text(char *label, size_t size, const char *what,
                        const char *target) {

@@ -12,6 +12,8 @@
 #define MPROF_UV_NO_MACROS
 #include "mprof/uv.h"
 
+#include "../record/record.h"
+
 /* libuv calls the tracing code makes that it does not wrap. */
 #define MPROF__UV_HELPERS(X)                                                   \
   X(uv_default_loop)                                                           \
@@ -144,10 +146,16 @@ typedef struct mprof__uv_label_s {
 void mprof__uv_label_init(mprof__uv_label_t *label);
 
 /* mprof__uv_begin() of a request whose label is hashed already: the
- * request kinds that come with every datagram or write. */
-mprof__uv_entry_t *mprof__uv_begin_hashed(const void *key, mprof_type_t type,
-                                          const mprof__uv_label_t *label,
-                                          mprof__uv_fn cb);
+ * request kinds that come with every datagram or write, so inline. */
+static inline mprof__uv_entry_t *
+mprof__uv_begin_hashed(const void *key, mprof_type_t type,
+                       const mprof__uv_label_t *label, mprof__uv_fn cb) {
+  if (!mprof_is_started())
+    return NULL;
+  uint64_t thread = mprof_create(type);
+  mprof__label_hashed(thread, label->text, label->length, label->hash);
+  return mprof__uv_entry_add(key, thread, cb);
+}
 
 /* mprof__uv_begin() with the label "WHAT TARGET" (cut to fit), or "WHAT"
  * when target is NULL. */

@@ -699,8 +699,8 @@ static void check_two_peers(void) {
   CHECK(sends == 2 && receives == 2, "%zu udp sends, %zu receives", sends,
         receives);
   for (size_t i = 0; i < sends && i < receives; i++)
-    CHECK(!strcmp(sent[i], received[i]), "datagram %zu sent '%s', received '%s'",
-          i, sent[i], received[i]);
+    CHECK(!strcmp(sent[i], received[i]),
+          "datagram %zu sent '%s', received '%s'", i, sent[i], received[i]);
 }
 
 static void check_sockets(void) {
