@@ -80,17 +80,6 @@ void mprof__adjacency_free(mprof__adjacency_t *adjacency) {
   adjacency->first = adjacency->adj = NULL;
 }
 
-/* A thread that never ends: still pending, or stalled. */
-static int never_ends(const mprof_thread_t *t) {
-  return t->ending == MPROF_ENDING_PENDING ||
-         (t->flags & MPROF_THREAD_STALLED);
-}
-
-int64_t mprof__effective_end(const mprof_model_t *m, uint32_t i) {
-  const mprof_thread_t *t = &m->view.threads[i];
-  return never_ends(t) ? m->view.end_ns : t->end_ns;
-}
-
 static int64_t effective_end(const context_t *c, uint32_t i) {
   return mprof__effective_end(c->model, i);
 }
@@ -123,7 +112,7 @@ static int read_wait(const context_t *c, const mprof_arrow_t *a,
   const mprof_thread_t *reader = &c->threads[a->to];
   if (a->kind != MPROF_ARROW_READ && a->kind != MPROF_ARROW_READ_FAILED)
     return 0;
-  if (never_ends(input) || input->end_ns <= reader->start_ns) return 0;
+  if (mprof__never_ends(input) || input->end_ns <= reader->start_ns) return 0;
   int64_t end = input->end_ns < a->time_ns ? input->end_ns : a->time_ns;
   *edge = (wait_edge_t){a->to, a->from, reader->start_ns, end};
   return 1;
@@ -330,7 +319,7 @@ static int anyone_waiting(const context_t *c, uint32_t condition, int64_t t) {
                      : MPROF_NO_THREAD;
     if (w == MPROF_NO_THREAD) continue;
     int64_t start = wait_start(c, condition, w);
-    if (start >= 0 && start <= t && (never_ends(&c->threads[w]) ||
+    if (start >= 0 && start <= t && (mprof__never_ends(&c->threads[w]) ||
                                      c->threads[w].end_ns >= t))
       return 1;
   }
@@ -375,7 +364,7 @@ static uint32_t waited_condition(const context_t *c, uint32_t w) {
 
 static int find_lost_wakeups(context_t *c) {
   for (uint32_t w = 1; w < c->thread_count; w++) {
-    if (!never_ends(&c->threads[w])) continue;
+    if (!mprof__never_ends(&c->threads[w])) continue;
     /* the conditions it waits on: its creator's, and what it try_reads */
     uint32_t candidates[2] = {waited_condition(c, w), MPROF_NO_THREAD};
     if (c->edges_first[w] < c->edges_first[w + 1])
@@ -510,7 +499,7 @@ static int find_cycles(context_t *c) {
   for (size_t t = 0; !err && t < n; t++) {
     next[t] = MPROF_NO_THREAD;
     for (uint32_t k = c->edges_first[t]; k < c->edges_first[t + 1]; k++)
-      if (c->edges[k].end_ns >= end && never_ends(&c->threads[t])) {
+      if (c->edges[k].end_ns >= end && mprof__never_ends(&c->threads[t])) {
         next[t] = c->edges[k].on;
         since[t] = c->edges[k].start_ns;
       }

@@ -18,9 +18,19 @@ typedef struct mprof__adjacency_s {
 int mprof__adjacency_make(const mprof_model_t *m, mprof__adjacency_t *out);
 void mprof__adjacency_free(mprof__adjacency_t *adjacency);
 
+/* A thread that never ends: still pending, or stalled. */
+static inline int mprof__never_ends(const mprof_thread_t *t) {
+  return t->ending == MPROF_ENDING_PENDING ||
+         (t->flags & MPROF_THREAD_STALLED);
+}
+
 /* When thread i stopped being able to wait: its end, or the recording's
- * if it never ended. */
-int64_t mprof__effective_end(const mprof_model_t *m, uint32_t i);
+ * if it never ended (inline: every part asks it of every thread). */
+static inline int64_t mprof__effective_end(const mprof_model_t *m,
+                                           uint32_t i) {
+  const mprof_thread_t *t = &m->view.threads[i];
+  return mprof__never_ends(t) ? m->view.end_ns : t->end_ns;
+}
 
 /* The end of the wait that try_read arrow a begins: the waiter reads its
  * input, the input ends, or the waiter does. */
