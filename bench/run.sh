@@ -46,6 +46,10 @@
 #                  frame_cpu_ms                     drawing a frame of the
 #                                                   10 M-event trace; wall
 #                                                   and CPU time)
+#   cli_start      ms_to_exit       plain_c_read    value <= 3 (mprof stats
+#                                                   of net.ctf, spawn to
+#                                                   exit; the ratio is
+#                                                   information)
 #   uv_echo        bytes_per_s      uv_echo_plain   ratio >= 0.97 (a libuv
 #                                                   echo over loopback under
 #                                                   the recording shim)
@@ -155,6 +159,12 @@ if [ -f "$net_ctf" ]; then
   "$bin/mprof_bench_bytes" "$net_ctf" || { note "mprof_bench_bytes failed"; status=1; }
 else
   note "no $net_ctf: skipping the bytes-per-event benchmark"
+fi
+
+if [ -f "$net_ctf" ]; then
+  note "running mprof_bench_cli_start"
+  "$bin/mprof_bench_cli_start" --mprof "$build/mprof" --read "$bin/mprof_bench_cli_read" \
+    --trace "$net_ctf" || { note "mprof_bench_cli_start failed"; status=1; }
 fi
 
 if [ -x "$bin/mprof_bench_barectf" ]; then

@@ -46,6 +46,15 @@ int cli_input_check(const char *command, const char *path);
  * 0, or CLI_FAILED after one line that says why and what to do. */
 int cli_output_check(const char *command, const char *option,
                      const char *path);
+/* Start path with argv, its heap on huge pages (GLIBC_TUNABLES), unless
+ * the user set GLIBC_TUNABLES or mprof cannot start a program so; returns
+ * only if it did not.  The program calls cli_heap_settle() first thing:
+ * 1 if it was so started (the variables are then taken out again). */
+void cli_exec_on_huge_pages(const char *path, char **argv);
+int cli_heap_settle(void);
+/* Whether this program runs from the build tree (its helpers are there). */
+int cli_in_build_tree(void);
+
 /* Open a trace, counting diagnostics (printed to stderr) in *problems. */
 int cli_open_trace(const char *path, int *problems, mprof_trace_t **out);
 /* The same for path as a set of traces: a merged trace's members, or one

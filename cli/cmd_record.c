@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <libgen.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -50,13 +49,7 @@ static const char *preload_path(void) {
   if (path && *path)
     return path;
 #ifdef MPROF_PRELOAD_BUILD
-  char self[PATH_MAX];
-  ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
-  if (length > 0) {
-    self[length] = 0;
-    if (!strcmp(dirname(self), MPROF_CLI_BUILD_DIR))
-      return MPROF_PRELOAD_BUILD;
-  }
+  if (cli_in_build_tree()) return MPROF_PRELOAD_BUILD;
 #endif
   return MPROF_PRELOAD_INSTALLED;
 }

@@ -1,18 +1,25 @@
 /* mprof.c -- the mprof command: `mprof <command> [options] TRACE...`.
- * Each command lives in its own cmd_*.c file; this one dispatches and holds
- * the helpers they share. */
+ * Each command lives in its own cmd_*.c file; this one dispatches (the
+ * helpers they share are in common.c).  `mprof view` is a program of its
+ * own, mprof-view, so that only it loads GTK. */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include <errno.h>
+#include <libgen.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
+
+/* Where mprof-view is installed, from the directory of mprof (in the
+ * build tree, it is next to it). */
+#ifndef MPROF_VIEW_FROM_BIN
+#define MPROF_VIEW_FROM_BIN "../libexec/mprof-view"
+#endif
+
+static int run_viewer(int argc, char **argv);
 
 static const struct command {
   const char *name;
@@ -23,7 +30,7 @@ static const struct command {
     {"record", cmd_record, "run a libuv program under the tracing shim"},
     {"report", cmd_report, "the analysis: stalls, lost wake-ups, waits, "
                            "critical path"},
-    {"view", cmd_view, "the timeline in a window (GTK), or --png"},
+    {"view", run_viewer, "the timeline in a window (GTK), or --png"},
     {"html", cmd_html, "the browser viewer with traces in it (two: compare)"},
     {"export", cmd_export, "Chrome/Perfetto JSON of one or several traces"},
     {"dump", cmd_dump, "print every event, one per line"},
@@ -38,7 +45,30 @@ static const struct command {
 
 #define COMMAND_COUNT (sizeof commands / sizeof *commands)
 
-const char *cli_command = "mprof";
+/* The commands that build a model of whole traces: their heap goes on huge
+ * pages (common.c); a second start would only slow the others down. */
+static const char *const model_builders[] = {"report", "export", "merge",
+                                             "html", "why", "watch"};
+
+static int builds_a_model(const char *name) {
+  for (size_t i = 0; i < sizeof model_builders / sizeof *model_builders; i++)
+    if (!strcmp(name, model_builders[i])) return 1;
+  return 0;
+}
+
+/* `mprof view`: mprof-view, with its heap on huge pages. */
+static int run_viewer(int argc, char **argv) {
+  (void)argc;
+  char self[PATH_MAX], viewer[PATH_MAX + sizeof MPROF_VIEW_FROM_BIN];
+  if (!realpath("/proc/self/exe", self))
+    return cli_fail(CLI_FAILED, "view", "/proc/self/exe", "%s", strerror(errno));
+  snprintf(viewer, sizeof viewer, "%s/%s", dirname(self),
+           cli_in_build_tree() ? "mprof-view" : MPROF_VIEW_FROM_BIN);
+  cli_exec_on_huge_pages(viewer, argv);
+  execv(viewer, argv);
+  return cli_fail(CLI_FAILED, "view", viewer, "%s; mprof view runs it: "
+                  "install mprof whole (make install)", strerror(errno));
+}
 
 static void usage(FILE *f) {
   fprintf(f, "usage: mprof <command> [options] TRACE...\n\ncommands:\n");
@@ -52,153 +82,6 @@ static void usage(FILE *f) {
           "-o names the output: a file, or a directory where the help says so.\n"
           "exit codes: 0 ok, 1 input partly damaged (good parts used),\n"
           "            2 usage error, 3 nothing usable or output failed\n");
-}
-
-void cli_put_name(FILE *f, const char *text) {
-  for (const unsigned char *c = (const unsigned char *)text; *c; c++)
-    if (*c < 0x20 || *c == 0x7f)
-      fprintf(f, "\\x%02x", *c);
-    else
-      fputc(*c, f);
-}
-
-int cli_fail(int code, const char *command, const char *what,
-             const char *why, ...) {
-  va_list args;
-  cli_progress_wipe();
-  fprintf(stderr, "mprof %s: ", command);
-  cli_put_name(stderr, what);
-  fputs(": ", stderr);
-  va_start(args, why);
-  vfprintf(stderr, why, args);
-  va_end(args);
-  fputc('\n', stderr);
-  return code;
-}
-
-int cli_option_error(const char *command, char **argv, const char *shorts) {
-  const char *arg = argv[optind - 1];
-  char letter[3] = {'-', (char)optopt, 0};
-  if (!optopt)
-    return cli_fail(CLI_USAGE, command, arg, "no such option; see mprof help %s",
-                    command);
-  if (!strncmp(arg, "--", 2) && strchr(arg, '='))
-    return cli_fail(CLI_USAGE, command, arg, "takes no value");
-  if (!strncmp(arg, "--", 2) || strchr(shorts, optopt))
-    return cli_fail(CLI_USAGE, command, strncmp(arg, "--", 2) ? letter : arg,
-                    "needs a value; see mprof help %s", command);
-  return cli_fail(CLI_USAGE, command, letter, "no such option; see mprof help %s",
-                  command);
-}
-
-int cli_missing(const char *command, const char *what, const char *example) {
-  return cli_fail(CLI_USAGE, command, what, "missing; for example: mprof %s %s",
-                  command, example);
-}
-
-int cli_input_check(const char *command, const char *path) {
-  struct stat st;
-  if (!strcmp(path, "-")) return CLI_OK;
-  if (stat(path, &st) < 0)
-    return cli_fail(CLI_FAILED, command, path, "%s; give the path of a trace",
-                    strerror(errno));
-  if (S_ISDIR(st.st_mode) && !mprof_trace_is_merged(path))
-    return cli_fail(CLI_FAILED, command, path,
-                    "a directory, not a trace; give a trace file in it "
-                    "(mprof record writes trace.ctf)");
-  return CLI_OK;
-}
-
-void cli_count_problem(void *context, const char *message) {
-  int *problems = context;
-  (*problems)++;
-  cli_progress_wipe();
-  fputs("mprof: ", stderr);
-  cli_put_name(stderr, message); /* it names the file */
-  fputc('\n', stderr);
-}
-
-int cli_open_trace(const char *path, int *problems, mprof_trace_t **out) {
-  if (cli_input_check(cli_command, path)) return MPROF_EIO;
-  return mprof_trace_open(path, cli_count_problem, problems, out);
-}
-
-int cli_open_trace_memory(const void *data, size_t size, const char *name,
-                          int *problems, mprof_trace_t **out) {
-  return mprof_trace_open_memory(data, size, name, cli_count_problem, problems, out);
-}
-
-int cli_open_merged(const char *path, int *problems, mprof_trace_set_t *out) {
-  if (cli_input_check(cli_command, path)) return MPROF_EIO;
-  return mprof_trace_open_merged(path, cli_count_problem, problems, out);
-}
-
-int cli_for_each_trace(char **paths, int count, cli_trace_fn fn, void *context) {
-  int problems = 0, failed = 0;
-  for (int i = 0; i < count; i++) {
-    mprof_trace_set_t set; /* a merged trace gives each of its members */
-    if (cli_open_merged(paths[i], &problems, &set)) {
-      failed = 1;
-      continue;
-    }
-    for (size_t j = 0; j < set.count; j++)
-      fn(context, set.paths[j], set.traces[j], &problems);
-    mprof_trace_set_close(&set);
-  }
-  if (fflush(stdout)) return CLI_FAILED;
-  return failed ? CLI_FAILED : problems ? CLI_DAMAGED : CLI_OK;
-}
-
-void cli_put_escaped(FILE *f, const char *text, size_t length) {
-  for (size_t i = 0; i < length; i++) {
-    unsigned char c = (unsigned char)text[i];
-    if (c == '\n')
-      fputs("\\n", f);
-    else if (c == '\t')
-      fputs("\\t", f);
-    else if (c == '"' || c == '\\')
-      fprintf(f, "\\%c", c);
-    else if (c < 0x20 || c >= 0x7f)
-      fprintf(f, "\\x%02x", c);
-    else
-      fputc(c, f);
-  }
-}
-
-/* The model of a big trace fills a few hundred MB of fresh memory, and on
- * 4 KiB pages the kernel's page faults cost more than the work (`mprof
- * report` of 10 M events: 3.3-3.6 s, against 1.5-2.1 s with huge pages;
- * docs/model.md, "Speed").  glibc puts its heap on transparent huge pages
- * only when told at start (GLIBC_TUNABLES=glibc.malloc.hugetlb=1), so
- * mprof starts itself again with that set, unless GLIBC_TUNABLES is set
- * already (the user's choice, glibc.malloc.hugetlb=0 included).  The
- * second start takes both variables out again: programs mprof runs (`mprof
- * record`) get the user's environment as it was. */
-#define HUGE_PAGES_MARK "MPROF_HUGE_PAGES_STARTED"
-
-/* Where mprof can start itself again (its file, into path): not where it
- * runs through an explicit loader (`ld.so mprof`: no interpreter, AT_BASE
- * 0) or inside valgrind (its preloads in LD_PRELOAD: it runs mprof in its
- * own process, and mprof started again would leave it). */
-static int restartable(char *path) {
-  const char *preload = getenv("LD_PRELOAD");
-  return getauxval(AT_BASE) != 0 && !(preload && strstr(preload, "vgpreload")) &&
-         realpath("/proc/self/exe", path) != NULL;
-}
-
-static void heap_on_huge_pages(char **argv) {
-  char self[PATH_MAX];
-  if (getenv(HUGE_PAGES_MARK)) {
-    unsetenv("GLIBC_TUNABLES");
-    unsetenv(HUGE_PAGES_MARK);
-    return;
-  }
-  if (getenv("GLIBC_TUNABLES") || !restartable(self)) return;
-  if (setenv("GLIBC_TUNABLES", "glibc.malloc.hugetlb=1", 1) == 0 &&
-      setenv(HUGE_PAGES_MARK, "1", 1) == 0)
-    execv(self, argv);
-  unsetenv("GLIBC_TUNABLES"); /* it could not: go on as we are */
-  unsetenv(HUGE_PAGES_MARK);
 }
 
 static const struct command *command_named(const char *name) {
@@ -225,7 +108,10 @@ static int help_on(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
-  heap_on_huge_pages(argv);
+  char self[PATH_MAX];
+  if (!cli_heap_settle() && argc > 1 && builds_a_model(argv[1]) &&
+      realpath("/proc/self/exe", self))
+    cli_exec_on_huge_pages(self, argv);
   opterr = 0; /* cli_option_error() says what is wrong, in one line */
   if (argc < 2) {
     usage(stderr);

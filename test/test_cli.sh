@@ -273,13 +273,14 @@ expect_exit 2 "$mprof" no-such-command
   fail "unknown command: $(cat "$tmp/err")"
 expect_exit 2 "$mprof" help no-such-command
 
-# mprof runs with glibc's heap on huge pages unless GLIBC_TUNABLES says
-# otherwise (the environment it started with, read from /proc while it
-# waits for its trace on a FIFO; the second start is the same process).
-heap_tunables() { # WANT [VAR=VALUE...]: mprof stats's GLIBC_TUNABLES line,
-  local want=$1 seen= pid; shift  # once it is WANT (or after 5 s)
+# The commands that build a model run with glibc's heap on huge pages
+# unless GLIBC_TUNABLES says otherwise (the environment it started with,
+# read from /proc while it waits for its trace on a FIFO; the second start
+# is the same process); the others start once, as they are.
+heap_tunables() { # WANT COMMAND [VAR=VALUE...]: mprof COMMAND's GLIBC_TUNABLES
+  local want=$1 command=$2 seen= pid; shift 2  # line, once it is WANT (or after 5 s)
   rm -f "$tmp/fifo"; mkfifo "$tmp/fifo"
-  env -u GLIBC_TUNABLES "$@" "$mprof" stats - <"$tmp/fifo" >/dev/null &
+  env -u GLIBC_TUNABLES "$@" "$mprof" "$command" - <"$tmp/fifo" >/dev/null &
   pid=$!
   exec 3>"$tmp/fifo"
   for _ in $(seq 100); do
@@ -290,13 +291,15 @@ heap_tunables() { # WANT [VAR=VALUE...]: mprof stats's GLIBC_TUNABLES line,
   sleep 0.2 # and still so once mprof has had time to start itself again
   seen=$(tr '\0' '\n' <"/proc/$pid/environ" | grep '^GLIBC_TUNABLES=' || true)
   cat "$tmp/good.ctf" >&3; exec 3>&-
-  wait "$pid" || fail "stats - of a trace written into a FIFO"
+  wait "$pid" || fail "$command - of a trace written into a FIFO"
   echo "$seen"
 }
-seen=$(heap_tunables glibc.malloc.hugetlb=1)
+seen=$(heap_tunables glibc.malloc.hugetlb=1 report)
 [ "$seen" = GLIBC_TUNABLES=glibc.malloc.hugetlb=1 ] \
-  || fail "mprof did not put its heap on huge pages: '$seen'"
-seen=$(heap_tunables glibc.malloc.hugetlb=0 GLIBC_TUNABLES=glibc.malloc.hugetlb=0)
+  || fail "mprof report did not put its heap on huge pages: '$seen'"
+seen=$(heap_tunables "" stats)
+[ -z "$seen" ] || fail "mprof stats started again for huge pages: '$seen'"
+seen=$(heap_tunables glibc.malloc.hugetlb=0 report GLIBC_TUNABLES=glibc.malloc.hugetlb=0)
 [ "$seen" = GLIBC_TUNABLES=glibc.malloc.hugetlb=0 ] \
   || fail "mprof changed the user's GLIBC_TUNABLES: '$seen'"
 # Run through its loader named on the command line, it cannot start itself
@@ -305,4 +308,9 @@ loader=$(readelf -l "$mprof" | sed -n 's/.*Requesting program interpreter: \(.*\
 [ -n "$loader" ] || fail "no program interpreter in $mprof"
 expect_exit 0 env -u GLIBC_TUNABLES "$loader" "$mprof" stats "$tmp/good.ctf"
 grep -q "events: 30003" "$tmp/out" || fail "stats through $loader: $(cat "$tmp/out" "$tmp/err")"
+# Only mprof view's own program, mprof-view, loads GTK: the others start
+# with libc and jansson.
+libraries=$(ldd "$mprof")
+! grep -q 'libgtk\|libcairo' <<<"$libraries" || fail "mprof links GTK: $libraries"
+grep -q libgtk <<<"$(ldd "$build/mprof-view")" || fail "mprof-view has no GTK"
 echo "ok: check, snapshot, stats, ctf, several traces, progress, --help, huge pages"

@@ -18,7 +18,7 @@ pc=$(find "$prefix" -name mprof.pc)
 libdir=$(dirname "$(dirname "$pc")")
 for f in include/mprof.h include/mprof/unix.h include/mprof/read.h include/mprof/redact.h \
          include/mprof/model.h \
-         bin/mprof share/man/man1/mprof.1; do
+         bin/mprof libexec/mprof-view share/man/man1/mprof.1; do
   [ -f "$prefix/$f" ] || { echo "FAIL: $f not installed" >&2; exit 1; }
 done
 [ -f "$libdir/libmprof.a" ] && [ -e "$libdir/libmprof.so" ] && [ -f "$libdir/libmprof-read.a" ] \
@@ -62,4 +62,8 @@ if "$tmp/pc_reader" "$tmp/missing.ctf" 2>"$tmp/err"; then
   echo "FAIL: reader of a missing trace exited 0" >&2; exit 1
 fi
 grep -q "missing.ctf" "$tmp/err" || { echo "FAIL: reader error: $(cat "$tmp/err")" >&2; exit 1; }
-echo "ok: installed package used four ways, read back two"
+# The installed mprof finds its viewer, mprof-view, where it was installed.
+"$prefix/bin/mprof" view --png "$tmp/view.png" "$tmp/pc_shared.ctf" ||
+  { echo "FAIL: installed mprof view: exit $?" >&2; exit 1; }
+[ -s "$tmp/view.png" ] || { echo "FAIL: installed mprof view drew nothing" >&2; exit 1; }
+echo "ok: installed package used four ways, read back two, viewed"
