@@ -11,7 +11,10 @@
 
 static const char help[] =
     "usage: mprof stats [--json] TRACE...\n"
-    "Summarise traces.  --json prints one object per trace with: events,\n"
+    "Summarise traces for a person: the program that wrote each, its events\n"
+    "by type, threads, labels, counters, the time it spans and its size,\n"
+    "times with units and rounded.  --json prints the exact values, one\n"
+    "object per trace with: program (null for a legacy trace), events,\n"
     "events_by_type, threads, labels, counters (name -> final value),\n"
     "time_span_ns, discarded, bytes_per_event, packets, packets_overwritten\n"
     "(the oldest, lost when the ring wrapped), packets_missing, streams.\n"
@@ -192,10 +195,12 @@ static json_t *trace_stats(const char *path, mprof_trace_t *trace, int *problems
                           json_integer((json_int_t)s.by_kind[k]));
   double span_ns = (double)(s.last_ticks - s.first_ticks) * 1e9 /
                    (double)info->clock_freq_hz;
+  char program[256];
+  int named = mprof_trace_process_name(trace, program, sizeof program) >= 0;
   json_t *o = json_pack(
-      "{s:s, s:I, s:o, s:I, s:I, s:o, s:I, s:I, s:f, s:I, s:I, s:I, s:I, s:b}",
-      "trace",
-      path, "events", (json_int_t)s.events, "events_by_type", by_type,
+      "{s:s, s:o, s:I, s:o, s:I, s:I, s:o, s:I, s:I, s:f, s:I, s:I, s:I, s:I, s:b}",
+      "trace", path, "program",
+      named ? cli_json_text(program, strlen(program)) : json_null(), "events", (json_int_t)s.events, "events_by_type", by_type,
       "threads", (json_int_t)s.threads.count, "labels", (json_int_t)s.labels,
       "counters", named_counters(&s), "time_span_ns", (json_int_t)span_ns,
       "discarded", (json_int_t)info->discarded, "bytes_per_event",
@@ -211,29 +216,62 @@ static json_t *trace_stats(const char *path, mprof_trace_t *trace, int *problems
   return o;
 }
 
-static void print_text(json_t *o) {
-  printf("%s\n", json_string_value(json_object_get(o, "trace")));
-  const char *key;
+static json_int_t number(json_t *o, const char *key) {
+  return json_integer_value(json_object_get(o, key));
+}
+
+/* A time in ns with the unit that keeps it short: 5.899 s, 12.3 ms. */
+static void put_duration(json_int_t ns) {
+  if (ns >= 1000000000)
+    printf("%.3f s", (double)ns / 1e9);
+  else if (ns >= 1000000)
+    printf("%.3f ms", (double)ns / 1e6);
+  else if (ns >= 1000)
+    printf("%.3f us", (double)ns / 1e3);
+  else
+    printf("%lld ns", (long long)ns);
+}
+
+/* Each NAME: VALUE of an object of counts, indented. */
+static void put_counts(const char *title, json_t *counts) {
+  const char *name;
   json_t *value;
-  json_object_foreach(o, key, value) {
-    if (!strcmp(key, "trace")) continue;
-    if (json_is_object(value)) {
-      printf("  %s:\n", key);
-      const char *k;
-      json_t *v;
-      json_object_foreach(value, k, v) {
-        char *text = json_dumps(v, JSON_ENCODE_ANY);
-        printf("    ");
-        cli_put_escaped(stdout, k, strlen(k));
-        printf(": %s\n", text);
-        free(text);
-      }
-    } else {
-      char *text = json_dumps(value, JSON_ENCODE_ANY);
-      printf("  %s: %s\n", key, text);
-      free(text);
-    }
+  printf("  %s:%s\n", title, json_object_size(counts) ? "" : " none");
+  json_object_foreach(counts, name, value) {
+    printf("    ");
+    cli_put_escaped(stdout, name, strlen(name));
+    printf(": %lld\n", (long long)json_integer_value(value));
   }
+}
+
+/* The object of trace_stats() for a person: the program first, times with
+ * units, sizes rounded; counts stay exact. */
+static void print_text(json_t *o) {
+  json_t *program = json_object_get(o, "program");
+  cli_put_name(stdout, json_string_value(json_object_get(o, "trace")));
+  fputs(": ", stdout);
+  if (json_is_string(program)) {
+    fputs("program ", stdout);
+    cli_put_escaped(stdout, json_string_value(program),
+                    json_string_length(program));
+  } else {
+    fputs("a legacy trace (it names no program)", stdout);
+  }
+  printf("\n  events: %lld over ", (long long)number(o, "events"));
+  put_duration(number(o, "time_span_ns"));
+  putchar('\n');
+  put_counts("events by type", json_object_get(o, "events_by_type"));
+  printf("  threads: %lld\n  labels: %lld\n", (long long)number(o, "threads"),
+         (long long)number(o, "labels"));
+  put_counts("counters (final values)", json_object_get(o, "counters"));
+  printf("  discarded: %lld\n", (long long)number(o, "discarded"));
+  printf("  size: %.1f bytes per event\n",
+         json_real_value(json_object_get(o, "bytes_per_event")));
+  printf("  packets: %lld (%lld overwritten when the ring wrapped, %lld "
+         "missing)\n  streams: %lld\n", (long long)number(o, "packets"),
+         (long long)number(o, "packets_overwritten"),
+         (long long)number(o, "packets_missing"),
+         (long long)number(o, "streams"));
 }
 
 static void print_stats(void *context, const char *path, mprof_trace_t *trace,

@@ -80,6 +80,10 @@ if [ -n "$program" ]; then
     fail "previous trace: $(cat err)"
   cmp -s first.ctf r.ctf.old || fail "r.ctf.old is not the first trace"
   ! cmp -s first.ctf r.ctf || fail "the second trace is the first"
+  # stats names the program, as record's listing did.
+  run 0 "$mprof" stats r.ctf
+  [ "$(head -1 out)" = "r.ctf: program $(basename "$program")" ] ||
+    fail "stats: $(cat out)"
 fi
 # The same mistake gets the same line in every command: a directory or a
 # missing file given as a trace, an output left out.
@@ -115,6 +119,24 @@ said "mprof view: --range: starts after the trace ends, at 5898.600 ms; give a r
 [ ! -e v.png ] || fail "a picture of nothing was drawn"
 run 0 "$mprof" view --png v.png --range 1s:2s net.ctf
 [ -s v.png ] || fail "no picture of a range within the trace"
+
+# stats for a person: times with units, sizes rounded; --json exact.
+run 0 "$mprof" stats net.ctf
+[ "$(sed -n '1,2p;/^  size/p;/^  packets/p;/^  streams/p;/^  discarded/p' out)" = \
+"net.ctf: a legacy trace (it names no program)
+  events: 10078 over 5.899 s
+  discarded: 0
+  size: 27.9 bytes per event
+  packets: 4 (0 overwritten when the ring wrapped, 0 missing)
+  streams: 1" ] || fail "stats: $(cat out)"
+grep -qx "    switch: 358" out || fail "stats by type: $(cat out)"
+run 0 "$mprof" stats --json net.ctf
+/usr/bin/python3 -c '
+import json, sys
+s = json.load(open("out"))
+assert s["program"] is None and s["time_span_ns"] == 5898599766, s
+assert abs(s["bytes_per_event"] - 27.946517166104385) < 1e-12, s
+' || fail "stats --json: $(cat out)"
 
 # snapshot writes where -o says (-w is -o).
 run 0 "$mprof" snapshot -o copy.ctf net.ctf
