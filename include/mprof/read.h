@@ -301,9 +301,12 @@ typedef int (*mprof_member_fn)(void *context, const char *path,
                                const char *file, int64_t offset_ns);
 
 /* Call fn for each member of merged trace path, in the manifest's order,
- * without opening them (a malformed line is told through diag and
- * skipped).  Returns 0, MPROF_EINVAL / MPROF_EIO (path is not a merged
- * trace or cannot be read: told), or what fn returned to stop. */
+ * without reading them.  A malformed line, and a member whose trace file
+ * is missing or not a regular file (checked with O_NONBLOCK|O_NOFOLLOW: a
+ * FIFO, a symbolic link, a directory without .mprof), is told through
+ * diag, one line naming it, and skipped.  Returns 0, MPROF_EINVAL /
+ * MPROF_EIO (path is not a merged trace or cannot be read, or no member
+ * was left: told), or what fn returned to stop. */
 int mprof_trace_merged_members(const char *path, mprof_member_fn fn,
                                void *context, mprof_diag_fn diag,
                                void *diag_context);
