@@ -416,20 +416,85 @@ int mprof_timeline_selected(const mprof_timeline_t *tl, int pane) {
   return valid_pane(tl, pane) ? tl->panes[pane].selected : -1;
 }
 
+/* Show pane p's [start_ns, end_ns) with share of its span (at least
+ * min_pad) on each side, and thread's row a third down the pane. */
+static void bring_into_view(mprof_timeline_t *tl, const pane_t *p,
+                            uint32_t thread, int64_t start_ns, int64_t end_ns,
+                            double share, double min_pad) {
+  double start = (double)start_ns + p->offset;
+  double end = (double)end_ns + p->offset;
+  double pad = (end - start) * share;
+  if (pad < min_pad)
+    pad = min_pad;
+  mprof_timeline_set_range(tl, start - pad, end + pad);
+  uint32_t row = view_of(p)->threads[thread].row;
+  mprof_timeline_scroll_to(tl, (double)row * MPROF_SCENE_ROW_PX -
+                                   p->height / 3.0);
+}
+
 int mprof_timeline_reveal(mprof_timeline_t *tl, int pane, int thread) {
   if (!valid_pane(tl, pane) || !valid_thread(&tl->panes[pane], thread))
     return 0;
   const pane_t *p = &tl->panes[pane];
   const mprof_thread_t *t = &view_of(p)->threads[thread];
-  double start = (double)t->start_ns + p->offset;
-  double end = (double)t->end_ns + p->offset;
-  double pad = (end - start) * 0.25;
-  if (pad < REVEAL_PAD_NS)
-    pad = REVEAL_PAD_NS;
-  mprof_timeline_set_range(tl, start - pad, end + pad);
-  mprof_timeline_scroll_to(tl, (double)t->row * MPROF_SCENE_ROW_PX -
-                                   p->height / 3.0);
+  bring_into_view(tl, p, (uint32_t)thread, t->start_ns, t->end_ns, 0.25,
+                  REVEAL_PAD_NS);
   return mprof_timeline_select(tl, pane, thread);
+}
+
+/* Mark thread t in p's highlight (MPROF_NO_THREAD and strangers ignored);
+ * returns 1 if it was not marked yet. */
+static int mark(pane_t *p, uint32_t t) {
+  if (t >= view_of(p)->thread_count || p->highlighted[t])
+    return 0;
+  p->highlighted[t] = 1;
+  return 1;
+}
+
+/* Mark what finding f names: its threads, its evidence's threads and
+ * both ends of its arrows.  Returns how many were marked. */
+static int mark_finding(pane_t *p, const mprof_analysis_t *a,
+                        const mprof_finding_t *f) {
+  const mprof_model_view_t *v = view_of(p);
+  int marked = 0;
+  for (uint32_t i = 0; i < f->thread_count; i++)
+    marked += mark(p, a->finding_threads[f->first_thread + i]);
+  for (uint32_t i = 0; i < f->evidence_count; i++) {
+    const mprof_evidence_t *e = &a->evidence[f->first_evidence + i];
+    marked += mark(p, e->thread);
+    if (e->kind == MPROF_EVIDENCE_ARROW && e->arrow < v->arrow_count)
+      marked += mark(p, v->arrows[e->arrow].from) +
+                mark(p, v->arrows[e->arrow].to);
+  }
+  return marked;
+}
+
+/* Whether finding f of a can be shown in p: its thread and evidence
+ * indexes inside a and p's model. */
+static int valid_finding(const pane_t *p, const mprof_analysis_t *a,
+                         const mprof_finding_t *f) {
+  return f->thread_count > 0 &&
+         f->first_thread + (size_t)f->thread_count <= a->finding_thread_count &&
+         f->first_evidence + (size_t)f->evidence_count <= a->evidence_count &&
+         a->finding_threads[f->first_thread] < view_of(p)->thread_count;
+}
+
+int mprof_timeline_show_finding(mprof_timeline_t *tl, int pane,
+                                const mprof_analysis_t *analysis,
+                                int finding) {
+  if (!valid_pane(tl, pane) || !analysis || finding < 0 ||
+      (size_t)finding >= analysis->finding_count)
+    return 0;
+  pane_t *p = &tl->panes[pane];
+  const mprof_finding_t *f = &analysis->findings[finding];
+  if (!valid_finding(p, analysis, f))
+    return 0;
+  uint32_t first = analysis->finding_threads[f->first_thread];
+  bring_into_view(tl, p, first, f->start_ns, f->end_ns,
+                  MPROF_TIMELINE_FIT_MARGIN, MPROF_TIMELINE_FINDING_PAD_NS);
+  mprof_timeline_select(tl, pane, -1);
+  p->selected = (int)first;
+  return mark_finding(p, analysis, f);
 }
 
 void mprof_timeline_show_counter(mprof_timeline_t *tl, int pane, int counter,

@@ -1,7 +1,7 @@
 /* timeline.h -- the view state both viewers share: one trace, or two
  * compared one above the other on one time axis, and what is shown of
  * them.  Input goes in as these calls (fit, zoom, pan, scroll, select,
- * search, counters, alignment); each pane's display list comes out
+ * a finding shown, search, counters, alignment); each pane's display list comes out
  * (mprof_timeline_build(), scene.h), its last primitives the first
  * divergence's dashed line.  The desktop viewer (src/view) and the
  * browser viewer (web/, these calls exported from WebAssembly) hold no
@@ -35,6 +35,9 @@ extern "C" {
 /* Fit leaves this share of the traces' extent empty on each side, so
  * that what happens at their first and last ns is not cut by the edge. */
 #define MPROF_TIMELINE_FIT_MARGIN 0.02
+/* A finding shown gets at least this much room on each side, so that an
+ * instant (a signal nobody heard) is not a 10 ns view. */
+#define MPROF_TIMELINE_FINDING_PAD_NS 1000.0
 
 /* How compare puts the second trace on the first one's time axis. */
 typedef enum mprof_align_e {
@@ -109,6 +112,16 @@ int mprof_timeline_selected(const mprof_timeline_t *tl, int pane);
  * side, its row a third down the pane) and select it.  Returns as
  * mprof_timeline_select(). */
 int mprof_timeline_reveal(mprof_timeline_t *tl, int pane, int thread);
+
+/* Show finding f of pane p's analysis (made of that pane's model):
+ * [start_ns, end_ns) with MPROF_TIMELINE_FIT_MARGIN of its span (at least
+ * MPROF_TIMELINE_FINDING_PAD_NS) empty on each side, its first thread (the
+ * one at fault) selected with its row a third down the pane, and
+ * highlighted with it what the finding names: its threads and its
+ * evidence's (both ends of an arrow).  Returns how many threads are
+ * highlighted, or 0 if there is no such pane or finding. */
+int mprof_timeline_show_finding(mprof_timeline_t *tl, int pane,
+                                const mprof_analysis_t *analysis, int finding);
 
 /* Mark the threads whose name or a label holds text, ASCII letters in any
  * case (labels are bytes, not always UTF-8); NULL or "" clears.  Returns

@@ -76,8 +76,10 @@ static void put_times(GString *out, const mprof_view_doc_t *doc, uint32_t t) {
   put_duration(out, tt->running_ns);
   g_string_append(out, ", waiting ");
   put_duration(out, tt->waiting_ns);
-  g_string_append(out, ", idle ");
-  put_duration(out, tt->idle_ns);
+  g_string_append(out, ", in poll ");
+  put_duration(out, tt->in_poll_ns);
+  g_string_append(out, ", not running ");
+  put_duration(out, tt->not_running_ns);
   g_string_append_c(out, '\n');
   for (uint32_t i = 0; i < tt->wait_count; i++) {
     const mprof_wait_t *wait = &a->waits[tt->first_wait + i];
@@ -116,40 +118,41 @@ static void put_interactions(GString *out, const mprof_model_t *m, uint32_t t) {
   if (shown < count) g_string_append_printf(out, "  ... %zu more\n", count - shown);
 }
 
-static int chain_has(const mprof_analysis_t *a, const mprof_chain_t *c,
-                     uint32_t t) {
-  for (uint32_t i = 0; i < c->length; i++)
-    if (a->chain_threads[c->first + i] == t) return 1;
+/* Whether t is one of threads[0..count). */
+static int holds(const uint32_t *threads, uint32_t count, uint32_t t) {
+  for (uint32_t i = 0; i < count; i++)
+    if (threads[i] == t) return 1;
   return 0;
 }
 
-static void put_findings(GString *out, const mprof_view_doc_t *doc, uint32_t t) {
+static void put_chains(GString *out, const mprof_view_doc_t *doc, uint32_t t) {
   const mprof_analysis_t *a = &doc->analysis;
-  const mprof_model_t *m = doc->model;
-  size_t before = out->len;
-  g_string_append(out, "\nFindings\n");
-  size_t heading = out->len;
-  for (size_t i = 0; i < a->stall_count; i++)
-    if (a->stalls[i].thread == t || a->stalls[i].last == t)
-      g_string_append(out, "  stalled: should_resolve and never resolved\n");
-  for (size_t i = 0; i < a->lost_wakeup_count; i++) {
-    const mprof_lost_wakeup_t *lw = &a->lost_wakeups[i];
-    if (lw->condition != t && lw->waiter != t) continue;
-    g_string_append(out, "  lost wake-up: ");
-    put_name(out, m, lw->condition);
-    g_string_append(out, " was signalled before ");
-    put_name(out, m, lw->waiter);
-    g_string_append(out, " began to wait, which never ended\n");
-  }
   for (size_t i = 0; i < a->chain_count; i++) {
-    if (!chain_has(a, &a->chains[i], t)) continue;
+    if (!holds(a->chain_threads + a->chains[i].first, a->chains[i].length, t)) continue;
     g_string_append(out, "  wait chain:");
     for (uint32_t j = 0; j < a->chains[i].length; j++) {
       g_string_append(out, j ? " -> " : " ");
-      put_name(out, m, a->chain_threads[a->chains[i].first + j]);
+      put_name(out, doc->model, a->chain_threads[a->chains[i].first + j]);
     }
     g_string_append_c(out, '\n');
   }
+}
+
+/* The findings that name t, as the findings panel words them, the wait
+ * chains it is in and whether it is on the critical path. */
+static void put_findings(GString *out, const mprof_view_doc_t *doc, uint32_t t) {
+  const mprof_analysis_t *a = &doc->analysis;
+  size_t before = out->len;
+  g_string_append(out, "\nFindings\n");
+  size_t heading = out->len;
+  for (size_t i = 0; i < a->finding_count; i++)
+    if (holds(a->finding_threads + a->findings[i].first_thread,
+              a->findings[i].thread_count, t)) {
+      char *text = mprof__view_finding_text(doc, i);
+      g_string_append_printf(out, "  %s\n", text);
+      g_free(text);
+    }
+  put_chains(out, doc, t);
   for (size_t i = 0; i < a->path_count; i++)
     if (a->path[i].thread == t) {
       g_string_append_printf(out, "  on the critical path (step %zu)\n", i + 1);

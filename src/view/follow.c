@@ -51,6 +51,7 @@ static gboolean on_tick(gpointer data) {
   mprof_view_window_t *w = data;
   double old_end = traces_end(w);
   for (int i = 0; i < w->pane_count; i++) reload_pane(w, i);
+  mprof__view_findings_fill(w);
   if (w->follow) keep_newest(w, old_end);
   for (int i = 0; i < w->pane_count; i++) gtk_widget_queue_draw(w->panes[i].area);
   return G_SOURCE_CONTINUE;

@@ -19,6 +19,8 @@
  *                       is on the shared axis
  *   title               print "title TEXT", the window's title
  *   details FILE        write the details panel's text to FILE
+ *   findings FILE       write the findings panel's rows to FILE, a line each
+ *   finding I           click the findings panel's row I (from 0)
  *   wait N              do nothing for N steps
  *   quit                close the window
  *
@@ -96,6 +98,32 @@ static int details(mprof_view_window_t *w, const char *path) {
              : -1;
 }
 
+/* The text of a findings panel row (its label's). */
+static const char *row_text(GtkWidget *row) {
+  return gtk_label_get_text(GTK_LABEL(gtk_bin_get_child(GTK_BIN(row))));
+}
+
+static int findings(mprof_view_window_t *w, const char *path) {
+  GString *text = g_string_new(NULL);
+  GList *rows = gtk_container_get_children(GTK_CONTAINER(w->findings));
+  for (GList *l = rows; l; l = l->next)
+    g_string_append_printf(text, "%s\n", row_text(l->data));
+  g_list_free(rows);
+  gboolean ok = g_file_set_contents(path, text->str, -1, NULL);
+  g_string_free(text, TRUE);
+  return ok ? 0 : -1;
+}
+
+/* Click row i: activated as a single click activates it. */
+static int click_finding(mprof_view_window_t *w, const char *arg) {
+  unsigned i;
+  if (sscanf(arg, "%u", &i) != 1) return -1;
+  GtkListBoxRow *row = gtk_list_box_get_row_at_index(GTK_LIST_BOX(w->findings), (int)i);
+  if (!row || !gtk_list_box_row_get_activatable(row)) return -1;
+  g_signal_emit_by_name(w->findings, "row-activated", row);
+  return 0;
+}
+
 /* Run one line: 0, 1 to close the window, or -1 if the line is wrong. */
 static int run_line(script_t *s, const char *line) {
   mprof_view_window_t *w = s->window;
@@ -124,6 +152,10 @@ static int run_line(script_t *s, const char *line) {
     return shot(w, arg);
   else if (!strcmp(verb, "details") && n > 1)
     return details(w, arg);
+  else if (!strcmp(verb, "findings") && n > 1)
+    return findings(w, arg);
+  else if (!strcmp(verb, "finding"))
+    return click_finding(w, arg);
   else if (!strcmp(verb, "state"))
     print_state(w);
   else if (!strcmp(verb, "title"))

@@ -1,7 +1,8 @@
 /* window.c -- the viewer's GTK 3 window: one or two timelines (drawing
  * areas painted by render.c from the scene), a search box, counter graph
- * toggles, a legend, a details panel and the list of keys.  Input becomes
- * calls on the view state (timeline.h); --follow is follow.c. */
+ * toggles, a legend, the findings and details panels and the list of
+ * keys.  Input becomes calls on the view state (timeline.h); --follow is
+ * follow.c. */
 #include <string.h>
 
 #include "window.h"
@@ -332,6 +333,15 @@ static GtkWidget *new_details(mprof_view_window_t *w) {
   return w->details_box;
 }
 
+/* The side column: the findings, and under them a thread's details. */
+static GtkWidget *new_side(mprof_view_window_t *w) {
+  GtkWidget *side = gtk_paned_new(GTK_ORIENTATION_VERTICAL);
+  gtk_widget_set_size_request(side, 300, -1);
+  gtk_paned_pack1(GTK_PANED(side), mprof__view_findings_new(w), TRUE, FALSE);
+  gtk_paned_pack2(GTK_PANED(side), new_details(w), TRUE, FALSE);
+  return side;
+}
+
 static char *window_title(mprof_view_window_t *w) {
   char *a = mprof__view_escape(w->panes[0].doc->title);
   if (w->pane_count < 2) {
@@ -381,7 +391,7 @@ static void open_window(mprof_view_doc_t **docs, int count,
     gtk_box_pack_start(GTK_BOX(timelines), new_area(w, docs[i]), TRUE, TRUE, 0);
   GtkWidget *body = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 0);
   gtk_box_pack_start(GTK_BOX(body), timelines, TRUE, TRUE, 0);
-  gtk_box_pack_start(GTK_BOX(body), new_details(w), FALSE, FALSE, 0);
+  gtk_box_pack_start(GTK_BOX(body), new_side(w), FALSE, FALSE, 0);
   GtkWidget *top = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
   gtk_box_pack_start(GTK_BOX(top), new_toolbar(w), FALSE, FALSE, 0);
   gtk_box_pack_start(GTK_BOX(top), mprof__view_legend_new(), FALSE, FALSE, 0);

@@ -19,6 +19,7 @@ typedef struct mprof_view_pane_s {
 /* A window: one pane, or two for --compare, on one time axis. */
 typedef struct mprof_view_window_s {
   GtkWidget *window, *search, *details, *details_box, *help, *counters;
+  GtkWidget *findings;        /* the findings panel's GtkListBox */
   mprof_view_pane_t panes[MPROF_TIMELINE_PANES];
   int pane_count;
   mprof_timeline_t *timeline; /* what is shown, and how (timeline.h) */
@@ -49,6 +50,18 @@ gboolean mprof__view_window_key(mprof_view_window_t *w, guint keyval);
 /* Show thread t of doc in the details panel; MPROF_NO_THREAD hides it. */
 void mprof__view_window_details(mprof_view_window_t *w,
                                 const mprof_view_doc_t *doc, uint32_t t);
+
+/* The findings panel (findings.c): its frame, filled; filled again with
+ * the documents' findings after a re-read. */
+GtkWidget *mprof__view_findings_new(mprof_view_window_t *w);
+void mprof__view_findings_fill(mprof_view_window_t *w);
+/* Show finding i of pane p's analysis (a click on its row): its range,
+ * its thread at fault selected with its details, its evidence
+ * highlighted. */
+void mprof__view_window_show_finding(mprof_view_window_t *w, int p, size_t i);
+/* Finding i of doc as the panel shows it, "severity kind: summary",
+ * escaped; g_free() it. */
+char *mprof__view_finding_text(const mprof_view_doc_t *doc, size_t i);
 
 /* Re-read w's traces every options->follow_ms (follow.c); the timer stops
  * with the window (its user data is w). */

@@ -4,7 +4,7 @@
 # and on a recorded story (test/story.c), and zoom, pan, search,
 # double-click, the keys list, --compare and --follow (of a trace and of a
 # merged trace) change what is drawn where the scene says (view_probe
-# where).  Screenshots stay in BUILD/test/view/shots/ as artifacts.
+# where), and the findings panel lists what `mprof report` finds.  Screenshots stay in BUILD/test/view/shots/ as artifacts.
 #   test_view_window.sh BUILD NET_CTF   (run under xvfb-run -a)
 set -euo pipefail
 build=$1
@@ -120,7 +120,7 @@ awk -v b0=$b0 -v b1=$b1 -v c0=$c0 -v w=$aw 'BEGIN {
   fail "pan 100 px: $b0 -> $c0"
 
 # Dragging far up scrolls to the last row and no further; back down to 0.
-read -r _ _ _ scroll _ rows <<<"$(state 4)"
+read -r _ _ _ scroll _ rows _ <<<"$(state 4)"
 [ "$scroll" = $(( (rows - 1) * 16 )) ] || fail "scrolled to $scroll px with $rows rows"
 read -r _ _ _ scroll _ _ <<<"$(state 5)"
 [ "$scroll" = 0 ] || fail "scrolled back to $scroll px"
@@ -185,7 +185,46 @@ where "$net_ctf" Gntshr.grant_access $t0 $t1
 expect_not "compare: net.ctf's first thread in the bottom timeline" \
   is_empty "$shots/compare.png" $(( ax + aw / 2 )) $(( y - 1 ))
 
-# 4. --follow on a trace a program is writing: the end grows and stays in view.
+# 4. The findings panel: the demo's hung run lists what `mprof report
+# --json` finds, in its order, "severity kind: summary"; a click on each
+# shows its range (with 2 % of its span, at least 1 us, each side) and
+# selects its thread at fault, whose details name it.
+"$(dirname "$0")/arp_hung.sh" "$build" "$tmp/hung.ctf" || fail "no hung run of the demo"
+"$mprof" report --json "$tmp/hung.ctf" >"$tmp/hung.json"
+/usr/bin/python3 - "$tmp/hung.json" "$tmp/want" <<'EOF2'
+import json, sys
+findings = json.load(open(sys.argv[1]))["findings"]
+with open(sys.argv[2] + ".txt", "w") as lines, open(sys.argv[2] + ".ranges", "w") as ranges:
+    for f in findings:
+        lines.write("%s %s: %s\n" % (f["severity"], f["kind"], f["summary"]))
+        pad = max((f["end_ns"] - f["start_ns"]) * 0.02, 1000)
+        ranges.write("%d %d %s\n" % (f["start_ns"] - pad, f["end_ns"] + pad, f["threads"][0]["name"]))
+EOF2
+head -1 "$tmp/want.txt" | grep -q '^error lost_wakeup: "ARP response"' ||
+  fail "the report does not name the lost ARP response wait first: $(cat "$tmp/want.txt")"
+{
+  echo "findings $tmp/findings.txt"
+  for i in $(seq 0 $(( $(wc -l <"$tmp/want.txt") - 1 ))); do
+    printf 'finding %d\nstate\ndetails %s\nshot %s\n' $i "$tmp/details$i.txt" "$shots/finding$i.png"
+  done
+  echo quit
+} >"$tmp/script"
+run "$tmp/hung.ctf"
+diff "$tmp/want.txt" "$tmp/findings.txt" >&2 || fail "the findings panel is not the report's findings"
+i=0
+while read -r w0 w1 name; do
+  read -r _ t0 t1 _ <<<"$(state $(( i + 1 )))"
+  awk -v a=$t0 -v b=$t1 -v c=$w0 -v d=$w1 'BEGIN { exit !((a - c) ^ 2 < 4 && (b - d) ^ 2 < 4) }' ||
+    fail "finding $i: range $t0..$t1, not $w0..$w1"
+  [ "$(head -1 "$tmp/details$i.txt")" = "$name" ] || fail "finding $i: selected $(head -1 "$tmp/details$i.txt"), not $name"
+  grep -qF "  $(sed -n "$(( i + 1 ))p" "$tmp/want.txt")" "$tmp/details$i.txt" ||
+    fail "finding $i: the details do not name it: $(cat "$tmp/details$i.txt")"
+  grep -q 'in poll .*, not running ' "$tmp/details$i.txt" && ! grep -q idle "$tmp/details$i.txt" ||
+    fail "finding $i: the times are not running / waiting / in poll / not running: $(cat "$tmp/details$i.txt")"
+  i=$(( i + 1 ))
+done <"$tmp/want.ranges"
+
+# 5. --follow on a trace a program is writing: the end grows and stays in view.
 "$build/test/trace_gen" "$tmp/live.ctf" overwrite 262144 100000000 2 >/dev/null &
 gen=$!
 trap 'kill $gen 2>/dev/null || true; rm -rf "$tmp"' EXIT

@@ -571,6 +571,56 @@ static void test_timeline_select_search(void **state) {
   done();
 }
 
+/* A finding shown: its range with 2 % of its span (at least 1 us) each
+ * side, its first thread selected, and highlighted only what it names: 4
+ * (stalled) and, through its evidence (the arrow 1 -> 4), 1, not what 1
+ * touched (2, 5). */
+static void test_timeline_show_finding(void **state) {
+  (void)state;
+  story();
+  const mprof_model_view_t *v = mprof_model_view(model);
+  uint32_t create = 0;
+  while (create < v->arrow_count && v->arrows[create].to != idx(4))
+    create++;
+  assert_true(create < v->arrow_count);
+  uint32_t threads[] = {idx(4)};
+  mprof_evidence_t evidence[] = {
+      {MPROF_EVIDENCE_ARROW, idx(1), create, 1, 320, 320}};
+  mprof_finding_t finding = {MPROF_FINDING_STALLED, MPROF_SEVERITY_ERROR, 0,
+                             0, 1, 0, 1, 320, 100320, 0};
+  mprof_analysis_t a = {0};
+  a.findings = &finding, a.finding_count = 1;
+  a.finding_threads = threads, a.finding_thread_count = 1;
+  a.evidence = evidence, a.evidence_count = 1;
+  mprof_timeline_t *tl = mprof_timeline_new();
+  assert_int_equal(mprof_timeline_show(tl, model, NULL), 0);
+  mprof_timeline_resize(tl, 0, 1200, 400);
+  mprof_timeline_fit(tl);
+  assert_int_equal(mprof_timeline_show_finding(tl, 0, &a, 1), 0);
+  assert_int_equal(mprof_timeline_show_finding(tl, 0, NULL, 0), 0);
+  assert_int_equal(mprof_timeline_selected(tl, 0), -1);
+  assert_int_equal(mprof_timeline_show_finding(tl, 0, &a, 0), 2);
+  assert_float_equal(mprof_timeline_t0(tl), 320 - 2000, 1e-6);
+  assert_float_equal(mprof_timeline_t1(tl), 100320 + 2000, 1e-6);
+  assert_int_equal(mprof_timeline_selected(tl, 0), (int)idx(4));
+  /* an instant gets 1 us each side */
+  finding.end_ns = 320;
+  mprof_timeline_show_finding(tl, 0, &a, 0);
+  assert_float_equal(mprof_timeline_t0(tl), 320 - 1000, 1e-6);
+  assert_float_equal(mprof_timeline_t1(tl), 320 + 1000, 1e-6);
+  mprof_timeline_set_range(tl, 0, 1200);
+  int n = mprof_timeline_build(tl, 0);
+  const mprof_prim_t *prims = mprof_timeline_prims(tl, 0);
+  uint8_t lit[16] = {0};
+  for (int i = 0; i < n; i++)
+    if (prims[i].colour == MPROF_COLOUR_HIGHLIGHT && prims[i].thread < 16)
+      lit[prims[i].thread] = 1;
+  for (uint32_t id = 1; id <= 5; id++)
+    assert_int_equal(lit[idx(id)], id == 1 || id == 4);
+  mprof_timeline_free(tl);
+  done();
+}
+
 /* The dashed divergence line of pane p's last build: its x, or -1. */
 static float divergence_x(const mprof_timeline_t *tl, int p, int n) {
   const mprof_prim_t *prims = mprof_timeline_prims(tl, p);
@@ -671,6 +721,7 @@ int main(void) {
       cmocka_unit_test(test_bad_viewport),
       cmocka_unit_test(test_timeline_range),
       cmocka_unit_test(test_timeline_select_search),
+      cmocka_unit_test(test_timeline_show_finding),
       cmocka_unit_test(test_timeline_compare),
       cmocka_unit_test(test_timeline_replace),
   };

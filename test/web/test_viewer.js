@@ -5,8 +5,9 @@
  * its stand-in in windows of other sizes), a
  * trace in slices (from file:// and HTTP; no first frame built), labels
  * that are HTML or script, the legend, counter toggles, idle bands, the
- * keys the help lists, a pane drawn again when its size changes, and the
- * desktop viewer's display list for the same trace, size and view.
+ * keys the help lists, a pane drawn again when its size changes, the
+ * desktop viewer's display list for the same trace, size and view, and
+ * the findings panel against `mprof report --json`.
  *
  *   node test_viewer.js ARTIFACTS NET_CTF [TEST...]   (run by test_viewer.sh;
  *   TEST: run only the tests of these names)
@@ -18,6 +19,7 @@ const { testNet, testFirstFrame, testStandIn, testStdin, testOpenFile, testProgr
   testSlicedHttp } = require('./test_viewer_load');
 const { testStory, testXss, testGenerated, testCompare, testCompareRuns, testLegend, testCounters, testIdleBand,
   testKeys, testPaneResize, testSameLayout } = require('./test_viewer_draw');
+const { testFindingsHung, testFindingsRetry } = require('./test_viewer_findings');
 
 (async () => {
   const { context, profile } = await launch();
@@ -29,7 +31,8 @@ const { testStory, testXss, testGenerated, testCompare, testCompareRuns, testLeg
     ['stdin', testStdin], ['open, drop, help', testOpenFile], ['progressive load', testProgressive],
     ['damaged file', testDamaged], ['sliced page', testSlicedPage], ['sliced page over http', testSlicedHttp],
     ['legend', testLegend], ['counter toggles', testCounters], ['idle band', testIdleBand], ['keys', testKeys],
-    ['pane resize', testPaneResize], ['same layout', testSameLayout]]) {
+    ['pane resize', testPaneResize], ['same layout', testSameLayout],
+    ['findings (hung run)', testFindingsHung], ['findings (retries)', testFindingsRetry]]) {
     if (only.length && !only.includes(name)) continue;
     try {
       await run(context);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test_viewer.sh -- the browser viewer in Debian's Chromium, driven by
 # Playwright (test_viewer.js): net.ctf, a recorded story, a trace_gen trace,
-# HTML labels, two traces compared.  Screenshots stay in BUILD/test/web/artifacts.
+# HTML labels, two traces compared, findings of recorded programs.  Screenshots stay in BUILD/test/web/artifacts.
 #   test_viewer.sh BUILD SOURCE NET_CTF
 set -euo pipefail
 build=$1 source=$2 net_ctf=$3
@@ -59,4 +59,12 @@ packet=$(od -An -tu4 -j24 -N4 "$out/phases.ctf" | tr -d ' ')
 head -c $((packets + 14 * packet + 777)) "$out/phases.ctf" >"$out/damaged.ctf"
 printf 'BAD!' | dd of="$out/damaged.ctf" bs=1 seek=$((packets + 5 * packet)) conv=notrunc status=none
 "$mprof" stats --json "$out/damaged.ctf" >"$out/damaged.json" 2>"$out/damaged.txt" || true
+# findings the report knows: the demo's hung run (a lost wake-up, then the
+# stall), a zoo program whose connects are refused and made again
+"$source/test/view/arp_hung.sh" "$build" "$out/arp-hung.ctf"
+"$mprof" report --json "$out/arp-hung.ctf" >"$out/arp-hung-report.json"
+"$mprof" html "$out/arp-hung.ctf" -o "$out/arp-hung"
+"$mprof" record -o "$out/retry.ctf" -- "$build/examples/zoo/zoo_retry_storm" >/dev/null
+"$mprof" report --json "$out/retry.ctf" >"$out/retry-report.json"
+"$mprof" html "$out/retry.ctf" -o "$out/retry"
 NODE_PATH=$npm_dir/node_modules node "$source/test/web/test_viewer.js" "$out" "$net_ctf"

@@ -24,10 +24,18 @@ function formatNs(ns) {
   return Math.round(ns) + ' ns';
 }
 
-function describeFinding(f) {
-  if (f.kind === 'never resolved') return `should resolve, never did${f.last ? ' (last became ' + f.last.name + ')' : ''}`;
-  if (f.kind === 'lost wake-up') return `lost wake-up: ${f.condition ? f.condition.name : '?'} signalled before ${f.waiter ? f.waiter.name : '?'} waited`;
-  return `in wait chain #${f.chain + 1} (${f.length} threads)`;
+/* A finding as one line: severity, kind, summary. */
+function findingText(f) {
+  return `${f.severity} ${f.kind}: ${f.summary}`;
+}
+
+/* A finding's button: a click shows it (view.js). */
+function findingButton(p, f) {
+  const b = el('button', undefined, 'finding ' + f.severity);
+  b.type = 'button';
+  b.append(el('b', f.severity), ' ', el('code', f.kind), ': ', el('span', f.summary));
+  b.addEventListener('click', () => showFinding(p, f));
+  return b;
 }
 
 function showDetails(p, thread) {
@@ -42,7 +50,8 @@ function showDetails(p, thread) {
   add('times', `${formatNs(t.start)} – ${formatNs(t.end)} (${formatNs(t.end - t.start)}), ${t.ending}`);
   if (t.failure) add('failure', t.failure);
   if (t.becomes) add('became', link(t.becomes.name, p, t.becomes.index));
-  if (t.time) add('time', `running ${formatNs(t.time.running)}, waiting ${formatNs(t.time.waiting)}`);
+  if (t.time) add('time', `running ${formatNs(t.time.running)}, waiting ${formatNs(t.time.waiting)}, `
+    + `in poll ${formatNs(t.time.in_poll)}, not running ${formatNs(t.time.not_running)}`);
   if (t.labels.length > 1) add('labels', el('span', t.labels.map((l) => l.text).join(' · ')));
   const acts = el('div');
   for (const i of t.interactions) {
@@ -51,26 +60,23 @@ function showDetails(p, thread) {
   }
   add(`interactions (${t.interactions.length})`, acts);
   const finds = el('div');
-  for (const f of t.findings) finds.append(el('div', describeFinding(f)));
-  add('findings', t.findings.length ? finds : 'none');
+  for (const f of t.findings) finds.append(el('div', findingText(f)));
+  for (const c of t.chains) finds.append(el('div', 'wait chain: ' + c.map((x) => (x ? x.name : '?')).join(' → ')));
+  add('findings', finds.childElementCount ? finds : 'none');
   box.replaceChildren(dl);
 }
 
+/* The analysis' findings of each pane, most severe first, as `mprof
+ * report` lists them. */
 function fillFindings() {
   const box = $('findings');
   box.replaceChildren();
   panes.forEach((p) => {
-    const f = json(wasm.mprof_web_findings(p.handle));
+    const list = json(wasm.mprof_web_findings(p.handle));
     if (panes.length > 1) box.append(el('h3', p.name));
-    if (!f) { box.append(el('span', 'analysis failed: out of memory')); return; }
-    const before = box.childElementCount;
-    for (const s of f.stalls) if (s.thread) box.append(link(`never resolved: ${s.thread.name}`, p, s.last ? s.last.index : s.thread.index));
-    for (const l of f.lost_wakeups) if (l.waiter) box.append(link(`lost wake-up: ${l.condition ? l.condition.name : '?'} → ${l.waiter.name}`, p, l.waiter.index));
-    f.chains.slice(0, 5).forEach((c) => {
-      const first = c.threads.find((t) => t);
-      if (first) box.append(link(`wait chain (${c.threads.length}): ${c.threads.filter((t) => t).map((t) => t.name).join(' → ')}`, p, first.index));
-    });
-    if (box.childElementCount === before) box.append(el('div', 'Nothing found.'));
+    if (!list) box.append(el('span', 'analysis failed: out of memory'));
+    else if (!list.length) box.append(el('div', 'Nothing found.'));
+    else for (const f of list) box.append(findingButton(p, f));
   });
   view.analysed = true;
 }

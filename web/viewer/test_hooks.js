@@ -1,5 +1,6 @@
 /* test_hooks.js -- window.mprofViewer, for tests and benchmarks: the view
- * and panes, where a thread is, a pane's display list, frame times. */
+ * and panes, where a thread is, the selected thread, a pane's display
+ * list, frame times. */
 
 window.mprofViewer = {
   view,
@@ -25,6 +26,8 @@ window.mprofViewer = {
         text: u[o + 4] === PRIM_TEXT ? textAt(mem, texts + (u[o + 9] >>> 4)) : '' };
     });
   },
+  selected: (i) => wasm.mprof_timeline_selected(tl, i),
+  thread: (i, t) => json(wasm.mprof_web_thread(panes[i].handle, t)),
   arrowKind: (i, arrow) => cString(wasm.mprof_web_arrow_kind(panes[i].handle, arrow)),
   setRange, scrollTo, redraw: drawAll, reading,
   wasmMemoryBytes: () => wasm.memory.buffer.byteLength,

@@ -61,3 +61,12 @@ function select(p, thread) {
   showDetails(p, thread);
   requestDraw();
 }
+
+/* Finding f of pane p (its index in the analysis' list): its range, its
+ * thread at fault selected (its details) and its evidence highlighted. */
+function showFinding(p, f) {
+  measure(p);
+  wasm.mprof_timeline_show_finding(tl, panes.indexOf(p), wasm.mprof_web_analysis(p.handle), f.index);
+  showDetails(p, f.thread ? f.thread.index : -1);
+  requestDraw();
+}

@@ -4,7 +4,8 @@
  * memory, builds the model and the analysis, and answers in numbers and in
  * small JSON texts.  What is shown, and its display list, is the view
  * state of src/scene/timeline.h, whose functions JavaScript calls
- * directly with the models of these traces (mprof_web_model()).
+ * directly with the models and analyses of these traces
+ * (mprof_web_model(), mprof_web_analysis()).
  *
  * Trace strings go into the JSON escaped (quote, backslash, control
  * characters); bytes that are not UTF-8 become U+FFFD when JS decodes.
@@ -97,9 +98,7 @@ mprof_web_t *mprof_web_open_prefix(uint8_t *bytes, size_t size) {
   return open_web(bytes, size, 0);
 }
 
-/* The analysis, made the first time it is asked for; NULL if memory ran
- * out. */
-static const mprof_analysis_t *analysis(mprof_web_t *w) {
+const mprof_analysis_t *mprof_web_analysis(mprof_web_t *w) {
   if (!w->analysed && mprof_model_analyse(w->model, &w->analysis) == 0)
     w->analysed = 1;
   return w->analysed ? &w->analysis : NULL;
@@ -133,7 +132,7 @@ const char *mprof_web_thread(mprof_web_t *w, int thread) {
   /* Its findings and times come from the analysis, which a double-click
    * may ask for before the findings panel has (left empty if memory ran
    * out). */
-  analysis(w);
+  mprof_web_analysis(w);
   if (thread < 0 || (size_t)thread >= mprof_model_view(w->model)->thread_count)
     mprof_web_json_raw(j, "null");
   else
@@ -144,7 +143,7 @@ const char *mprof_web_thread(mprof_web_t *w, int thread) {
 const char *mprof_web_findings(mprof_web_t *w) {
   mprof_web_json_t *j = &w->json;
   j->length = 0;
-  const mprof_analysis_t *a = analysis(w);
+  const mprof_analysis_t *a = mprof_web_analysis(w);
   if (a)
     mprof_web_json_findings(j, w->model, a);
   else

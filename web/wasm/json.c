@@ -182,37 +182,58 @@ static void thread_interactions(mprof_web_json_t *j, const mprof_model_t *m,
   mprof_web_json_raw(j, "]");
 }
 
-/* The findings of the analysis that name this thread. */
+/* Finding i: its place in the list, kind, severity, summary, the thread
+ * at fault and the range a click shows. */
+static void finding(mprof_web_json_t *j, const mprof_model_t *m,
+                    const mprof_analysis_t *a, size_t i) {
+  const mprof_finding_t *f = &a->findings[i];
+  begin(j, NULL, "{");
+  num(j, "index", (int64_t)i);
+  str(j, "kind", mprof_finding_kind_name((mprof_finding_kind_t)f->kind));
+  str(j, "severity", mprof_severity_name((mprof_severity_t)f->severity));
+  str(j, "summary", a->text + f->summary);
+  thread_ref(j, "thread", m,
+             f->thread_count ? a->finding_threads[f->first_thread]
+                             : MPROF_NO_THREAD);
+  num(j, "start", f->start_ns);
+  num(j, "end", f->end_ns);
+  mprof_web_json_raw(j, "}");
+}
+
+static int finding_names(const mprof_analysis_t *a, const mprof_finding_t *f,
+                         uint32_t thread) {
+  for (uint32_t k = 0; k < f->thread_count; k++)
+    if (a->finding_threads[f->first_thread + k] == thread)
+      return 1;
+  return 0;
+}
+
+/* The findings that name this thread, in the list's order. */
 static void thread_findings(mprof_web_json_t *j, const mprof_model_t *m,
                             const mprof_analysis_t *a, uint32_t thread) {
   begin(j, "findings", "[");
-  for (size_t i = 0; i < a->stall_count; i++)
-    if (a->stalls[i].thread == thread || a->stalls[i].last == thread) {
-      begin(j, NULL, "{");
-      str(j, "kind", "never resolved");
-      thread_ref(j, "thread", m, a->stalls[i].thread);
-      thread_ref(j, "last", m, a->stalls[i].last);
-      mprof_web_json_raw(j, "}");
-    }
-  for (size_t i = 0; i < a->lost_wakeup_count; i++) {
-    const mprof_lost_wakeup_t *l = &a->lost_wakeups[i];
-    if (l->condition != thread && l->waiter != thread)
+  for (size_t i = 0; i < a->finding_count; i++)
+    if (finding_names(a, &a->findings[i], thread))
+      finding(j, m, a, i);
+  mprof_web_json_raw(j, "]");
+}
+
+/* The wait chains this thread is in, each its threads in order. */
+static void thread_chains(mprof_web_json_t *j, const mprof_model_t *m,
+                          const mprof_analysis_t *a, uint32_t thread) {
+  begin(j, "chains", "[");
+  for (size_t i = 0; i < a->chain_count; i++) {
+    const uint32_t *c = a->chain_threads + a->chains[i].first;
+    uint32_t k = 0, n = a->chains[i].length;
+    while (k < n && c[k] != thread)
+      k++;
+    if (k == n)
       continue;
-    begin(j, NULL, "{");
-    str(j, "kind", "lost wake-up");
-    thread_ref(j, "condition", m, l->condition);
-    thread_ref(j, "waiter", m, l->waiter);
-    mprof_web_json_raw(j, "}");
+    begin(j, NULL, "[");
+    for (k = 0; k < n; k++)
+      thread_ref(j, NULL, m, c[k]);
+    mprof_web_json_raw(j, "]");
   }
-  for (size_t i = 0; i < a->chain_count; i++)
-    for (uint32_t k = 0; k < a->chains[i].length; k++)
-      if (a->chain_threads[a->chains[i].first + k] == thread) {
-        begin(j, NULL, "{");
-        str(j, "kind", "wait chain");
-        num(j, "chain", (int64_t)i);
-        num(j, "length", a->chains[i].length);
-        mprof_web_json_raw(j, "}");
-      }
   mprof_web_json_raw(j, "]");
 }
 
@@ -225,7 +246,8 @@ static void thread_time(mprof_web_json_t *j, const mprof_analysis_t *a,
   num(j, "life", t->life_ns);
   num(j, "running", t->running_ns);
   num(j, "waiting", t->waiting_ns);
-  num(j, "idle", t->idle_ns);
+  num(j, "in_poll", t->in_poll_ns);
+  num(j, "not_running", t->not_running_ns);
   mprof_web_json_raw(j, "}");
 }
 
@@ -250,6 +272,7 @@ void mprof_web_json_thread(mprof_web_json_t *j, const mprof_model_t *m,
   thread_labels(j, v, t);
   thread_interactions(j, m, thread);
   thread_findings(j, m, a, thread);
+  thread_chains(j, m, a, thread);
   thread_time(j, a, thread);
   mprof_web_json_raw(j, "}");
 }
@@ -257,45 +280,14 @@ void mprof_web_json_thread(mprof_web_json_t *j, const mprof_model_t *m,
 /* --- Findings
  * ------------------------------------------------------------------ */
 
-static void findings_chains(mprof_web_json_t *j, const mprof_model_t *m,
-                            const mprof_analysis_t *a) {
-  begin(j, "chains", "[");
-  for (size_t i = 0; i < a->chain_count; i++) {
-    begin(j, NULL, "{");
-    num(j, "start", a->chains[i].start_ns);
-    num(j, "end", a->chains[i].end_ns);
-    begin(j, "threads", "[");
-    for (uint32_t k = 0; k < a->chains[i].length; k++)
-      thread_ref(j, NULL, m, a->chain_threads[a->chains[i].first + k]);
-    mprof_web_json_raw(j, "]}");
-  }
-  mprof_web_json_raw(j, "]");
-}
-
+/* Every finding, most severe first (the order of the analysis, which
+ * `mprof report` lists too). */
 void mprof_web_json_findings(mprof_web_json_t *j, const mprof_model_t *m,
                              const mprof_analysis_t *a) {
-  const mprof_model_view_t *v = mprof_model_view(m);
-  mprof_web_json_raw(j, "{");
-  begin(j, "stalls", "[");
-  for (size_t i = 0; i < a->stall_count && i < LIST_LIMIT; i++) {
-    begin(j, NULL, "{");
-    thread_ref(j, "thread", m, a->stalls[i].thread);
-    thread_ref(j, "last", m, a->stalls[i].last);
-    mprof_web_json_raw(j, "}");
-  }
+  mprof_web_json_raw(j, "[");
+  for (size_t i = 0; i < a->finding_count; i++)
+    finding(j, m, a, i);
   mprof_web_json_raw(j, "]");
-  begin(j, "lost_wakeups", "[");
-  for (size_t i = 0; i < a->lost_wakeup_count && i < LIST_LIMIT; i++) {
-    const mprof_lost_wakeup_t *l = &a->lost_wakeups[i];
-    begin(j, NULL, "{");
-    thread_ref(j, "condition", m, l->condition);
-    thread_ref(j, "waiter", m, l->waiter);
-    num(j, "time", v->arrows[l->signal_arrow].time_ns);
-    mprof_web_json_raw(j, "}");
-  }
-  mprof_web_json_raw(j, "]");
-  findings_chains(j, m, a);
-  mprof_web_json_raw(j, "}");
 }
 
 /* --- Divergence

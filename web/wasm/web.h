@@ -40,6 +40,10 @@ void mprof_web_close(mprof_web_t *w);
 
 /* The trace's model, for the view state (mprof_timeline_show()). */
 const mprof_model_t *mprof_web_model(const mprof_web_t *w);
+/* The trace's analysis, made the first time it is asked for (not before
+ * the first frame), for mprof_timeline_show_finding(); NULL if memory ran
+ * out. */
+const mprof_analysis_t *mprof_web_analysis(mprof_web_t *w);
 /* The kind of arrow `arrow` (a primitive's `thread` for arrows), as
  * mprof_arrow_kind_name() names it; "" if there is no such arrow. */
 const char *mprof_web_arrow_kind(const mprof_web_t *w, int arrow);
