@@ -32,6 +32,17 @@ r = json.load(open(sys.argv[1]))
 assert r["streams"] == 2, r["streams"]
 assert r["threads"] == 32, r["threads"]     # 21 client + 11 server
 PY
+# mprof why across the processes: the client's receive of reply 2 was sent
+# by the server (a message matched by the labels), whose send began it
+"$mprof" why --json "net recv tcp 10.0.0.2:80 10.0.0.1:40000 2000 500" all.ctf \
+  >why.json || fail "why across the processes"
+/usr/bin/python3 - why.json <<'PY' || fail "why across the processes"
+import json, sys
+steps = json.load(open(sys.argv[1]))["steps"]
+hops = [(s["via"], s["thread"]["label"]) for s in steps]
+assert hops == [("target", "net recv tcp 10.0.0.2:80 10.0.0.1:40000 2000 500"),
+                ("sent", "net send tcp 10.0.0.2:80 10.0.0.1:40000 2000 1000")], hops
+PY
 # check, stats and dump: each member.
 "$mprof" check all.ctf >check.txt || fail "check: $(cat check.txt)"
 [ "$(grep -c '^all.ctf/.*/.mprof: ok' check.txt)" -eq 2 ] || fail "check of members: $(cat check.txt)"
