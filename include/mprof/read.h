@@ -245,6 +245,21 @@ int mprof_trace_mark_ended(const char *path, int64_t wall_ns);
  * (mprof_output_open).  Returns 0 or MPROF_EIO (errno set). */
 int mprof_trace_save(const mprof_trace_t *trace, const char *path);
 
+/* A copy of trace holding only the packets that overlap [from_ticks,
+ * to_ticks] (whole packets: a window is cut at their boundaries), and
+ * every packet of its names stream, as a trace of its own (a flight
+ * recorder's capture: mprof_trace_save() it).  The others read as never
+ * written: their loss counts as overwritten packets.  Returns 0,
+ * MPROF_EINVAL (a legacy trace) or MPROF_ENOMEM. */
+int mprof_trace_open_window(const mprof_trace_t *trace, uint64_t from_ticks,
+                            uint64_t to_ticks, mprof_trace_t **out);
+
+/* Whether a process maps the trace file at path for writing, as a
+ * recorder does (Linux: /proc/PID/maps of the processes it may read):
+ * 1, 0 (its writer is gone: it exited or was killed), or -1 (cannot
+ * tell: no /proc, or no such file). */
+int mprof_trace_file_mapped(const char *path);
+
 /* --- Merged traces: several processes on one time axis --------------------
  *
  * A merged trace is a manifest naming traces that belong together, each
