@@ -2,25 +2,19 @@
  * after-work callback crunches its result on the loop for 60 ms (that
  * belongs on the thread pool, in the work itself), and a timer that ticks
  * every 5 ms waits all that time. */
-#include <time.h>
 #include <uv.h>
+
+#include "zoo_spin.h"
 
 static uv_timer_t ticker;
 static int ticks;
-
-static void spin_ms(int ms) {
-  struct timespec start, now;
-  clock_gettime(CLOCK_MONOTONIC, &start);
-  do clock_gettime(CLOCK_MONOTONIC, &now);
-  while ((now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000 < ms);
-}
 
 static void fetch(uv_work_t *req) { (void)req; }
 
 static void crunch(uv_work_t *req, int status) {
   (void)req;
   (void)status;
-  spin_ms(60);
+  zoo_spin_ms(60);
 }
 
 static void tick(uv_timer_t *timer) {
