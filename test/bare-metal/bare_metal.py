@@ -134,7 +134,7 @@ def check_clean(trace):
 
 def events(trace, *options):
     """mprof dump's events: (time, kind, {field: value}), strings unquoted."""
-    code, out, err = run(MPROF, "dump", *options, trace)
+    code, out, err = run(MPROF, "dump", "--raw", *options, trace)
     if code != 0 or err:
         fail("mprof dump %s: %s" % (trace, err))
     found = []
@@ -288,7 +288,9 @@ def main():
         # The lost wake-up, the ticker running on.
         guest = Guest(tmp, "hang", "hang")
         guest.wait_line("bare-metal: ready")
-        time.sleep(0.3)
+        # 20 ticks of 50 ms: on a loaded host QEMU's emulation may run
+        # several times slower, and the check needs only a few.
+        time.sleep(1.0)
         guest.dump(path("hang.core"))
         guest.close()
         snapshot(path("hang.core"), path("hang.ctf"))
