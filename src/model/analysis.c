@@ -489,9 +489,18 @@ static int emit_cycle(context_t *c, const uint32_t *next, const int64_t *since,
 /* Threads that wait on each other: each thread's latest wait still open
  * at the trace's end points to what it waits on (one out-arrow a thread),
  * and a walk along them that comes back to itself is a cycle. */
+/* Is the wait of edge k open at the trace's end, by a thread that never
+ * ended? */
+static int open_at_end(const context_t *c, uint32_t k) {
+  return c->edges[k].end_ns >= c->model->view.end_ns &&
+         mprof__never_ends(&c->threads[c->edges[k].waiter]);
+}
+
 static int find_cycles(context_t *c) {
-  size_t n = c->thread_count;
-  int64_t end = c->model->view.end_ns;
+  size_t n = c->thread_count, open = 0;
+  /* most traces end with no wait open: then no arrays of every thread */
+  for (uint32_t k = 0; k < c->edge_count && !open; k++) open = open_at_end(c, k);
+  if (!open) return 0;
   uint32_t *next = malloc((n + 1) * sizeof *next);
   int64_t *since = malloc((n + 1) * sizeof *since);
   uint8_t *state = calloc(n + 1, 1); /* 1: on this walk, 2: walked */
@@ -499,7 +508,7 @@ static int find_cycles(context_t *c) {
   for (size_t t = 0; !err && t < n; t++) {
     next[t] = MPROF_NO_THREAD;
     for (uint32_t k = c->edges_first[t]; k < c->edges_first[t + 1]; k++)
-      if (c->edges[k].end_ns >= end && mprof__never_ends(&c->threads[t])) {
+      if (open_at_end(c, k)) {
         next[t] = c->edges[k].on;
         since[t] = c->edges[k].start_ns;
       }
