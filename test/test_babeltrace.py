@@ -151,7 +151,7 @@ def bt2_text(field):
 def dump(trace, streams=False):
     """(ticks, event, {key: value}, text or None) of each `mprof dump --ticks`
     line; streams: (ticks, stream, event, ...)."""
-    out = subprocess.run([MPROF, "dump", "--ticks", trace], check=True,
+    out = subprocess.run([MPROF, "dump", "--raw", "--ticks", trace], check=True,
                          capture_output=True, text=True).stdout
     for line in out.splitlines():
         head, quote, text = line.partition(' text="')

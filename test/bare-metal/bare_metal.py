@@ -134,7 +134,7 @@ def check_clean(trace):
 
 def events(trace, *options):
     """mprof dump's events: (time, kind, {field: value}), strings unquoted."""
-    code, out, err = run(MPROF, "dump", *options, trace)
+    code, out, err = run(MPROF, "dump", "--raw", *options, trace)
     if code != 0 or err:
         fail("mprof dump %s: %s" % (trace, err))
     found = []

@@ -80,6 +80,23 @@ if [ -n "$program" ]; then
     fail "previous trace: $(cat err)"
   cmp -s first.ctf r.ctf.old || fail "r.ctf.old is not the first trace"
   ! cmp -s first.ctf r.ctf || fail "the second trace is the first"
+  # dump: the events of every stream in time order, each thread named by
+  # its first label; --raw: the same events in stream order, unnamed.
+  run 0 "$mprof" dump r.ctf
+  mv out dump.txt
+  run 0 "$mprof" dump --raw r.ctf
+  awk '$1 < last { bad++ } { last = $1 } END { exit bad > 0 }' dump.txt ||
+    fail "dump not in time order"
+  ! awk '$1 < last { bad++ } { last = $1 } END { exit bad > 0 }' out ||
+    fail "dump --raw in time order: the test shows nothing"
+  cmp -s <(sed 's/ thread_name="[^"]*"$//' dump.txt | sort) <(sort out) ||
+    fail "dump and dump --raw differ in their events"
+  ! grep -q thread_name out || fail "dump --raw names threads"
+  # a thread's name is the text of the first label of it (--raw's lines)
+  first_label=$(awk '$3 == "label" { sub("target=", "", $5); print $5; exit }' out)
+  text=$(grep -m1 " label .* target=$first_label " out | sed 's/.* text=//')
+  grep -q "^[0-9]* [0-9]* [a-z_]* thread=$first_label .*thread_name=$text\$" dump.txt ||
+    fail "thread $first_label not named $text: $(grep -m3 "thread=$first_label " dump.txt)"
   # stats names the program, as record's listing did.
   run 0 "$mprof" stats r.ctf
   [ "$(head -1 out)" = "r.ctf: program $(basename "$program")" ] ||

@@ -12,7 +12,7 @@ cd "$tmp"
 "$mprof" dump ours.ctf >one.txt
 [ "$(wc -l <one.txt)" = 30003 ] || fail "one trace: $(wc -l <one.txt) lines"
 grep -q '^==>' one.txt && fail "one trace has a header"
-head -1 one.txt | grep -q '^[0-9]* [0-9]* create ' || fail "one trace: $(head -1 one.txt)"
+head -1 one.txt | grep -q '^0 [0-9]* [a-z_]* thread=[0-9]*' || fail "one trace: $(head -1 one.txt)"
 
 # Two: a header before each, an empty line between them, the events as
 # they are alone.
