@@ -11,6 +11,16 @@ command -v groff >/dev/null ||
   fail "no groff to render $page: apt-get install groff-base (scripts/deps.sh)"
 warnings=$(groff -man -Tutf8 -ww -z "$page" 2>&1)
 [ -z "$warnings" ] || fail "groff warns about $page: $warnings"
+# Examples stay examples: each .EX ends (.EE) before the next one or a
+# heading, every .RS has its .RE within its section, and no quote of
+# the source shows (an argument quoted in its middle).
+unclosed=$(awk '/^\.EX/ { if (ex) bad = bad " " NR; ex = 1 } /^\.EE/ { ex = 0 }
+  /^\.S[HS] / { if (ex || rs) bad = bad " " NR; rs = 0 } /^\.RS/ { rs++ } /^\.RE/ { rs-- }
+  END { print bad }' "$page")
+[ -z "$unclosed" ] || fail "$page: a block left open before line(s)$unclosed"
+if groff -man -Tutf8 "$page" 2>/dev/null | grep -n '“"\|"”'; then
+  fail "$page: a quote of the source shows in the page"
+fi
 commands=$("$mprof" --help | awk '/^commands:/ { on = 1; next } on && NF { print $1 } on && !NF { exit }')
 [ "$(wc -w <<<"$commands")" -ge 5 ] || fail "commands in mprof --help: $commands"
 for cmd in $commands; do
