@@ -64,7 +64,8 @@ printf 'BAD!' | dd of="$out/damaged.ctf" bs=1 seek=$((packets + 5 * packet)) con
 "$source/test/view/arp_hung.sh" "$build" "$out/arp-hung.ctf"
 "$mprof" report --json "$out/arp-hung.ctf" >"$out/arp-hung-report.json"
 "$mprof" html "$out/arp-hung.ctf" -o "$out/arp-hung"
-"$mprof" record -o "$out/retry.ctf" -- "$build/examples/zoo/zoo_retry_storm" >/dev/null
+"$mprof" record -o "$out/retry.ctf" -- "$build/examples/zoo/zoo_retry_storm" >"$out/retry.out" 2>&1 ||
+  { echo "not ok: mprof record of zoo_retry_storm: $(tail -3 "$out/retry.out")"; exit 1; }
 "$mprof" report --json "$out/retry.ctf" >"$out/retry-report.json"
 "$mprof" html "$out/retry.ctf" -o "$out/retry"
 NODE_PATH=$npm_dir/node_modules node "$source/test/web/test_viewer.js" "$out" "$net_ctf"
