@@ -1,7 +1,7 @@
 /* cmd_dump.c -- `mprof dump TRACE...`: every event on one line, in time
  * order across the trace's streams (--raw: in stream and packet order, as
  * the reader delivers them): time since trace start (ns), stream, event,
- * fields, and the name of the thread where its label gives one.  Strings
+ * fields, and the name of the thread once its first label gave one.  Strings
  * are escaped, so the output is greppable and terminal-safe.  Several
  * traces (or the members of a merged one): a line "==> PATH <==" before
  * each one's events, as head(1) does. */
@@ -16,9 +16,9 @@
 static const char help[] =
     "usage: mprof dump [--ticks] [--raw] TRACE...\n"
     "Print one event per line: time stream event fields (strings escaped),\n"
-    "in time order across the trace's OS-thread streams, each thread's\n"
-    "first label at the end of the line as thread_name.  --raw: in stream order as\n"
-    "the trace holds them, without names.  Time is in ns since the trace's\n"
+    "in time order across the trace's OS-thread streams, ending with\n"
+    "thread_name once a label has named the thread.  --raw: in stream\n"
+    "order as the trace holds them, unnamed.  Time is in ns since the trace's\n"
     "first packet, or with --ticks the raw clock value (as babeltrace2's\n"
     "clock snapshots show it).  With several\n"
     "traces, a line ==> TRACE <== comes before each one's events, and an\n"
@@ -38,69 +38,55 @@ typedef struct dump_options_s {
 /* A thread's name: its first label. */
 typedef struct thread_name_s {
   uint64_t thread;
-  size_t order; /* of the label in the trace, to keep the first */
-  const char *text;
+  const char *text; /* NULL: an empty slot */
   size_t length;
 } thread_name_t;
 
+/* The names of the threads whose labels the dump has printed so far, an
+ * open-addressing table (a power of two of slots, at most half full). */
 typedef struct names_s {
-  thread_name_t *names;
-  size_t count, capacity;
-  int out_of_memory;
+  thread_name_t *slots;
+  size_t capacity, used;
 } names_t;
 
 typedef struct dump_s {
   const mprof_trace_info_t *info;
   uint64_t start_ticks;
   int raw_ticks;
-  const names_t *names; /* sorted by thread, first labels only; or NULL */
+  names_t *names; /* NULL: no names (--raw) */
 } dump_t;
 
-static int note_label(void *context, const mprof_event_t *ev) {
-  names_t *n = context;
-  if (ev->kind != MPROF_EVENT_LABEL || n->out_of_memory) return 0;
-  if (n->count == n->capacity) {
-    size_t capacity = n->capacity ? 2 * n->capacity : 256;
-    thread_name_t *grown = realloc(n->names, capacity * sizeof *grown);
-    if (!grown) return n->out_of_memory = 1, 0;
-    n->names = grown;
-    n->capacity = capacity;
-  }
-  n->names[n->count] = (thread_name_t){ev->a, n->count, ev->text,
-                                       ev->text_length};
-  n->count++;
-  return 0;
-}
-
-static int by_thread(const void *a, const void *b) {
-  const thread_name_t *x = a, *y = b;
-  return (x->thread > y->thread) - (x->thread < y->thread);
-}
-
-static int by_thread_then_order(const void *a, const void *b) {
-  const thread_name_t *x = a, *y = b;
-  int c = by_thread(a, b);
-  return c ? c : (x->order > y->order) - (x->order < y->order);
-}
-
-/* Each thread's first label (the texts point into the open trace);
- * none if memory runs out (the dump goes on with ids only). */
-static void names_collect(mprof_trace_t *trace, names_t *n) {
-  size_t packets = mprof_trace_packet_count(trace), kept = 0;
-  for (size_t i = 0; i < packets; i++)
-    mprof_trace_packet_events(trace, i, note_label, n);
-  if (n->out_of_memory) n->count = 0;
-  qsort(n->names, n->count, sizeof *n->names, by_thread_then_order);
-  for (size_t i = 0; i < n->count; i++)
-    if (!kept || n->names[kept - 1].thread != n->names[i].thread)
-      n->names[kept++] = n->names[i];
-  n->count = kept;
+static thread_name_t *slot_of(thread_name_t *slots, size_t capacity,
+                              uint64_t thread) {
+  size_t i = (size_t)(thread * 0x9e3779b97f4a7c15u) & (capacity - 1);
+  while (slots[i].text && slots[i].thread != thread) i = (i + 1) & (capacity - 1);
+  return &slots[i];
 }
 
 static const thread_name_t *name_of(const names_t *n, uint64_t thread) {
-  thread_name_t key = {thread, 0, NULL, 0};
-  return n && n->count ? bsearch(&key, n->names, n->count, sizeof key, by_thread)
-                       : NULL;
+  if (!n || !n->used) return NULL;
+  const thread_name_t *slot = slot_of(n->slots, n->capacity, thread);
+  return slot->text ? slot : NULL;
+}
+
+/* A label names its thread, if nothing named it before; without memory
+ * for the table, the dump goes on with the names it has. */
+static void name_note(names_t *n, const mprof_event_t *ev) {
+  if (ev->kind != MPROF_EVENT_LABEL || name_of(n, ev->a)) return;
+  if (2 * (n->used + 1) > n->capacity) {
+    size_t capacity = n->capacity ? 2 * n->capacity : 256;
+    thread_name_t *slots = calloc(capacity, sizeof *slots);
+    if (!slots) return;
+    for (size_t i = 0; i < n->capacity; i++)
+      if (n->slots[i].text)
+        *slot_of(slots, capacity, n->slots[i].thread) = n->slots[i];
+    free(n->slots);
+    n->slots = slots;
+    n->capacity = capacity;
+  }
+  *slot_of(n->slots, n->capacity, ev->a) =
+      (thread_name_t){ev->a, ev->text ? ev->text : "", ev->text_length};
+  n->used++;
 }
 
 static uint64_t ticks_to_ns(const mprof_trace_info_t *info, uint64_t ticks) {
@@ -109,6 +95,7 @@ static uint64_t ticks_to_ns(const mprof_trace_info_t *info, uint64_t ticks) {
 
 static int print_event(void *context, const mprof_event_t *ev) {
   dump_t *d = context;
+  if (d->names) name_note(d->names, ev);
   uint64_t time = d->raw_ticks
                       ? ev->time_ticks
                       : ticks_to_ns(d->info, ev->time_ticks - d->start_ticks);
@@ -248,16 +235,15 @@ static void dump_trace(void *context, const char *path, mprof_trace_t *trace,
   if (options->headers) put_header(options, path);
   const mprof_trace_info_t *info = mprof_trace_info(trace);
   const char *command = isatty(STDOUT_FILENO) ? NULL : "dump";
-  names_t names = {NULL, 0, 0, 0};
+  names_t names = {NULL, 0, 0};
   dump_t d = {info, info->start_ticks, options->raw_ticks, NULL};
   if (options->raw_order) {
     cli_trace_events(trace, command, print_event, &d, problems);
     return;
   }
-  names_collect(trace, &names);
   d.names = &names;
   events_in_time_order(trace, &d, command, problems);
-  free(names.names);
+  free(names.slots);
 }
 
 int cmd_dump(int argc, char **argv) {
