@@ -221,8 +221,17 @@ while read -r w0 w1 name; do
     fail "finding $i: the details do not name it: $(cat "$tmp/details$i.txt")"
   grep -q 'in poll .*, not running ' "$tmp/details$i.txt" && ! grep -q idle "$tmp/details$i.txt" ||
     fail "finding $i: the times are not running / waiting / in poll / not running: $(cat "$tmp/details$i.txt")"
+  # its thread highlighted, where its line is wide enough to see past its
+  # end mark
+  area "finding$i.png"
+  where "$tmp/hung.ctf" "$name" "$t0" "$t1"
+  if [ $(( x1 - x0 )) -gt 8 ]; then
+    expect "finding $i: $name highlighted" is_colour "$shots/finding$i.png" $(( (x0 + x1) / 2 )) $(( y - 4 )) $HIGHLIGHT 60
+    lit=$(( ${lit:-0} + 1 ))
+  fi
   i=$(( i + 1 ))
 done <"$tmp/want.ranges"
+[ "${lit:-0}" -gt 0 ] || fail "no finding's thread was wide enough to see its highlight"
 
 # 5. --follow on a trace a program is writing: the end grows and stays in view.
 "$build/test/trace_gen" "$tmp/live.ctf" overwrite 262144 100000000 2 >/dev/null &
