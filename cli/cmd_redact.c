@@ -91,7 +91,7 @@ static int redact(const mprof_trace_set_t *set, int plain, const char *output,
                                      cli_count_problem, problems)
                 : mprof_redact_set(r, set, output, cli_count_problem, problems);
   if (!err && map && mprof_redactor_write_map(r, map)) {
-    fprintf(stderr, "mprof: %s: %s\n", map, strerror(errno));
+    cli_fail(0, "redact", map, "%s", strerror(errno));
     err = MPROF_EIO;
   }
   mprof_redactor_free(r);
@@ -174,7 +174,7 @@ int cli_redact_inputs(char **paths, int count, int *problems,
   snprintf(out->dir, sizeof out->dir, "%s/mprof-redact-XXXXXX",
            tmp && *tmp ? tmp : "/tmp");
   if (!out->paths || !mkdtemp(out->dir)) {
-    fprintf(stderr, "mprof: %s: %s\n", out->dir, strerror(errno));
+    cli_fail(0, cli_command, out->dir, "%s", strerror(errno));
     out->dir[0] = 0;
     return CLI_FAILED;
   }

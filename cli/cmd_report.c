@@ -556,12 +556,12 @@ static void report_model(report_t *r, const char *path, mprof_model_t *m,
   int err = mprof_model_analyse_with(m, &options, &a);
   cli_progress_finish(progress);
   if (err) {
-    fprintf(stderr, "mprof: %s: %s\n", path, mprof_strerror(err));
+    cli_fail(0, "report", path, "%s", mprof_strerror(err));
     r->failed = 1;
   } else {
     if (r->json ? report_json(path, m, &a, r->top)
                 : report_text(path, m, &a, r->top)) {
-      fprintf(stderr, "mprof: %s: cannot write the report\n", path);
+      cli_fail(0, "report", path, "cannot write the report");
       r->failed = 1;
     }
     mprof_analysis_free(&a);
@@ -580,7 +580,7 @@ static void report_one(void *context, const char *path, mprof_trace_t *trace,
                                   &options, &m);
   if (err) {
     cli_progress_finish(&progress);
-    fprintf(stderr, "mprof: %s: %s\n", path, mprof_strerror(err));
+    cli_fail(0, "report", path, "%s", mprof_strerror(err));
     r->failed = 1;
     return;
   }

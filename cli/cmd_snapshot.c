@@ -42,7 +42,7 @@ static int save(mprof_trace_t *trace, const char *path, const char *output) {
     return -1;
   }
   if (!mprof_trace_save(trace, output)) return 0;
-  fprintf(stderr, "mprof: %s: %s\n", output, strerror(errno));
+  cli_fail(0, "snapshot", output, "%s", strerror(errno));
   return -1;
 }
 

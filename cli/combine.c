@@ -73,10 +73,10 @@ int cli_traces_model(const cli_traces_t *set, mprof_model_t **out) {
                                   (size_t)set->count, &options, out);
   if (err) cli_progress_wipe();
   if (err == MPROF_EINVAL)
-    fprintf(stderr, "mprof: legacy (mirage-profile) traces and mprof traces "
-                    "cannot share one time axis\n");
+    cli_fail(0, cli_command, "TRACE", "legacy (mirage-profile) traces and "
+             "mprof traces cannot share one time axis; give one kind");
   else if (err)
-    fprintf(stderr, "mprof: %s\n", mprof_strerror(err));
+    cli_fail(0, cli_command, "TRACE", "%s", mprof_strerror(err));
   return err ? CLI_FAILED : CLI_OK;
 }
 

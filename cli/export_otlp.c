@@ -278,7 +278,7 @@ int cli_export_otlp(FILE *f, const mprof_model_t *m, const cli_traces_t *set) {
   if (index_model(&o)) {
     index_free(&o);
     cli_progress_wipe();
-    fprintf(stderr, "mprof: export: out of memory\n");
+    cli_fail(0, "export", "--format=otlp", "out of memory");
     return -1;
   }
   fputs("{\"resourceSpans\":[\n", f);

@@ -67,16 +67,13 @@ static int names_check(char **paths, int count, const char *command) {
   for (int i = 0; i < count; i++) {
     const char *name = output_name(paths[i]);
     if (!*name || !strcmp(name, ".") || !strcmp(name, "..")) {
-      fprintf(stderr, "mprof: %s: %s does not name a file\n", command,
-              paths[i]);
+      cli_fail(0, command, paths[i], "names no file; give a trace file");
       return -1;
     }
     for (int j = 0; j < i; j++)
       if (!strcmp(name, output_name(paths[j]))) {
-        fprintf(stderr,
-                "mprof: %s: %s and %s would both be written as %s; give "
-                "one of them another name\n",
-                command, paths[j], paths[i], name);
+        cli_fail(0, command, paths[i], "%s would be written as %s too; give "
+                 "one of them another name", paths[j], name);
         return -1;
       }
   }
@@ -88,7 +85,7 @@ int cli_output_prepare(const cli_output_t *output, char **paths, int count,
   if (!output->directory) return CLI_OK;
   if (names_check(paths, count, command)) return CLI_USAGE;
   if (mkdir(output->directory, 0700) == 0 || errno == EEXIST) return CLI_OK;
-  fprintf(stderr, "mprof: %s: %s\n", output->directory, strerror(errno));
+  cli_fail(0, command, output->directory, "%s", strerror(errno));
   return CLI_FAILED;
 }
 
@@ -108,8 +105,8 @@ static void write_one(void *context, const char *path, mprof_trace_t *trace,
     int n = snprintf(buffer, sizeof buffer, "%s/%s", each->output->directory,
                      output_name(path));
     if (n < 0 || (size_t)n >= sizeof buffer) {
-      fprintf(stderr, "mprof: %s/%s: path too long\n",
-              each->output->directory, output_name(path));
+      cli_fail(0, cli_command, output_name(path), "too long a path in %s",
+               each->output->directory);
       each->failed = 1;
       return;
     }
