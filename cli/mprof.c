@@ -41,6 +41,7 @@ static const struct command {
     {"merge", cmd_merge, "traces of several processes on one time axis"},
     {"redact", cmd_redact, "a copy of traces with private strings rewritten"},
     {"why", cmd_why, "why a thread took so long: its chain of waits"},
+    {"watch", cmd_watch, "a flight recorder: captures when a finding fires"},
 };
 
 #define COMMAND_COUNT (sizeof commands / sizeof *commands)

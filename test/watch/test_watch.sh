@@ -1,0 +1,165 @@
+#!/bin/sh
+# test_watch.sh BUILD_DIR -- `mprof watch` following programs recorded live
+# by `mprof record`: the zoo's blocked_often (its loop blocked 70 ms five
+# times) gives a capture per block, each checked by check_capture.py
+# against the whole trace; --max is kept; the correct programs give none;
+# the demo's hung run gives its lost wake-up; SIGINT and --for end it with
+# whole captures; a trace that disappears or a bad command line is one
+# line and a non-zero exit; --pid follows a process's memory.
+set -u
+build=$1
+here=$(cd "$(dirname "$0")" && pwd)
+mprof=$build/mprof
+zoo=$build/examples/zoo
+out=$build/test/watch/runs
+rm -rf "$out" && mkdir -p "$out"
+status=0
+fail() { echo "FAIL: $*"; status=1; }
+
+# record NAME PROGRAM [SIZE]: start PROGRAM under mprof record in the
+# background, its trace $out/NAME.ctf; returns once the trace exists.
+record() {
+  rm -f "$out/$1.ctf"
+  "$mprof" record -o "$out/$1.ctf" --size "${3:-512K}" -- "$2" > "$out/$1.rec" 2>&1 &
+  recorder=$!
+  tries=0
+  until [ -e "$out/$1.ctf" ] || [ $tries -ge 100 ]; do sleep 0.05; tries=$((tries + 1)); done
+}
+
+# captures DIR: how many capture-N.json DIR holds.
+captures() { ls "$1" 2>/dev/null | grep -c '^capture-[0-9]*\.json$'; }
+
+# Five blocks of 70 ms: a capture each, on the timer, cut around it.
+record often "$zoo/zoo_blocked_often"
+"$mprof" watch --on 'loop_blocked>50ms' --before 0.5s --after 200ms -o "$out/often" "$out/often.ctf" \
+  > "$out/often.out" 2> "$out/often.err" || fail "watch blocked_often: $(cat "$out/often.err")"
+wait $recorder
+n=$(captures "$out/often")
+[ "$n" -ge 3 ] && [ "$n" -le 5 ] || fail "blocked_often: $n captures for its 5 blocks"
+[ "$(wc -l < "$out/often.out")" = "$n" ] || fail "blocked_often: not one line per capture"
+for json in "$out"/often/capture-*.json; do
+  /usr/bin/python3 "$here/check_capture.py" "$mprof" "$json" loop_blocked timer \
+    "$out/often.ctf" || status=1
+done
+grep -q '^.*/capture-1.ctf: loop_blocked: a callback of \\"timer\\"' "$out/often.out" ||
+  fail "blocked_often: the capture's line: $(head -1 "$out/often.out")"
+
+# --max 2: two captures and no more.
+record max "$zoo/zoo_blocked_often"
+"$mprof" watch --on loop_blocked --max 2 -o "$out/max" "$out/max.ctf" > "$out/max.out" 2>&1
+wait $recorder
+[ "$(captures "$out/max")" = 2 ] || fail "--max 2: $(captures "$out/max") captures"
+
+# The correct programs: no capture for any error or warning.
+for name in ok_http ok_fswalk ok_dns ok_multiloop ok_slow_work; do
+  record "$name" "$zoo/zoo_$name" 8M
+  "$mprof" watch -o "$out/$name" "$out/$name.ctf" > "$out/$name.out" 2>&1 ||
+    fail "watch $name: $(cat "$out/$name.out")"
+  wait $recorder
+  [ "$(captures "$out/$name")" = 0 ] || fail "$name: a capture: $(cat "$out/$name.out")"
+done
+
+# The demo's hung run (its program killed after 3 s): the lost wake-up.
+if [ -x "$build/examples/arp_race" ]; then
+  hung=
+  for attempt in $(seq 1 20); do
+    rm -rf "$out/arp.ctf" "$out/arp"
+    MPROF_TRACE="$out/arp.ctf" timeout 3 "$build/examples/arp_race" > /dev/null 2>&1 &
+    program=$!
+    until [ -e "$out/arp.ctf" ]; do sleep 0.02; done
+    "$mprof" watch --on lost_wakeup -o "$out/arp" "$out/arp.ctf" > "$out/arp.out" 2>&1 ||
+      fail "watch arp_race: $(cat "$out/arp.out")"
+    wait $program
+    if [ $? = 124 ]; then hung=$attempt; break; fi
+    [ "$(captures "$out/arp")" = 0 ] || fail "arp_race, a good run: $(cat "$out/arp.out")"
+  done
+  if [ -n "$hung" ]; then
+    [ "$(captures "$out/arp")" = 1 ] || fail "arp_race hung: $(captures "$out/arp") captures"
+    /usr/bin/python3 "$here/check_capture.py" "$mprof" "$out/arp/capture-1.json" \
+      lost_wakeup "ARP response" || status=1
+  else
+    fail "arp_race never hung in 20 runs"
+  fi
+fi
+
+# SIGINT while a capture waits for its --after: it is written whole, and
+# nothing half-written is left.
+record sigint "$zoo/zoo_blocked_often"
+"$mprof" watch --on loop_blocked --after 10s -o "$out/sigint" "$out/sigint.ctf" \
+  > "$out/sigint.out" 2>&1 &
+watcher=$!
+sleep 1.5
+kill -INT $watcher
+started=$(date +%s%N)
+wait $watcher || fail "watch after SIGINT: exit $?: $(cat "$out/sigint.out")"
+[ $(( $(date +%s%N) - started )) -lt 1000000000 ] || fail "SIGINT: not ended within 1 s"
+wait $recorder
+[ "$(captures "$out/sigint")" -ge 1 ] || fail "SIGINT: no capture"
+[ -z "$(ls -A "$out/sigint" | grep -Ev '^capture-[0-9]+\.(ctf|json)$')" ] ||
+  fail "SIGINT: left $(ls -A "$out/sigint")"
+for json in "$out"/sigint/capture-*.json; do
+  /usr/bin/python3 "$here/check_capture.py" "$mprof" "$json" loop_blocked timer || status=1
+done
+
+# --for 1s ends it while the program runs on.
+record for "$zoo/zoo_blocked_often"
+started=$(date +%s%N)
+"$mprof" watch --for 1s -o "$out/for" "$out/for.ctf" > /dev/null 2>&1 || fail "--for: exit $?"
+took=$(( ($(date +%s%N) - started) / 1000000 ))
+[ $took -ge 900 ] && [ $took -lt 1500 ] || fail "--for 1s took $took ms"
+wait $recorder
+
+# The trace disappears while watched: one line, a non-zero exit, and the
+# capture written before it stays whole.
+record gone "$zoo/zoo_blocked_often"
+"$mprof" watch --on loop_blocked -o "$out/gone" "$out/gone.ctf" > "$out/gone.out" 2> "$out/gone.err" &
+watcher=$!
+sleep 1
+rm "$out/gone.ctf"
+wait $watcher
+code=$?
+wait $recorder
+[ $code = 3 ] || fail "a trace removed: exit $code"
+[ "$(wc -l < "$out/gone.err")" = 1 ] && grep -q '^mprof watch: .*gone.ctf: the trace disappeared$' "$out/gone.err" ||
+  fail "a trace removed: $(cat "$out/gone.err")"
+[ "$(captures "$out/gone")" -ge 1 ] && "$mprof" check "$out/gone/capture-1.ctf" > /dev/null ||
+  fail "a trace removed: no whole capture before"
+
+# Bad input: one line, the exit code.
+expect_error() { # CODE PATTERN ARGS...: mprof watch ARGS fails so
+  want=$1 pattern=$2
+  shift 2
+  "$mprof" watch "$@" > "$out/bad.out" 2> "$out/bad.err"
+  code=$?
+  [ $code = "$want" ] && [ "$(wc -l < "$out/bad.err")" = 1 ] &&
+    grep -q -- "$pattern" "$out/bad.err" ||
+    fail "watch $*: exit $code: $(cat "$out/bad.err")"
+}
+echo garbage > "$out/garbage.ctf"
+expect_error 2 '^mprof watch: TRACE: missing; for example: mprof watch '
+expect_error 2 "^mprof watch: --on: 'slow' is no rule" --on slow "$out/often.ctf"
+expect_error 2 "^mprof watch: --on: 'stalled>1 parsec' is no rule" --on 'stalled>1 parsec' "$out/often.ctf"
+expect_error 2 "^mprof watch: --max: '0' is out of range" --max 0 "$out/often.ctf"
+expect_error 2 '^mprof watch: --bogus: no such option' --bogus "$out/often.ctf"
+expect_error 2 'one more trace' "$out/often.ctf" "$out/max.ctf"
+expect_error 3 '^mprof watch: .*garbage.ctf: offset 0: not an mprof trace' "$out/garbage.ctf"
+expect_error 3 '^mprof watch: .*garbage.ctf: not a directory' -o "$out/garbage.ctf" "$out/often.ctf"
+expect_error 3 '^mprof watch: .*net.ctf: a legacy trace' "$here/../data/net.ctf"
+expect_error 3 '^mprof watch: process 999999999: ' --pid 999999999
+
+# --pid: a process that records into its memory, followed until killed.
+"$build/test/rel/seq_writer" memory "$out/side" 1 1048576 &
+writer=$!
+until [ "$(od -An -t u8 -N 8 "$out/side" 2>/dev/null | tr -d ' ')" = 1 ]; do sleep 0.05; done
+"$mprof" watch --pid $writer -o "$out/pid" > "$out/pid.out" 2>&1 &
+watcher=$!
+sleep 1
+kill -KILL $writer
+wait $watcher || fail "watch --pid: exit $?: $(cat "$out/pid.out")"
+for ctf in "$out"/pid/capture-*.ctf; do
+  [ -e "$ctf" ] || continue
+  "$mprof" check "$ctf" > /dev/null || fail "watch --pid: $ctf does not check"
+done
+
+[ $status = 0 ] && echo "watch: all good"
+exit $status
