@@ -307,6 +307,17 @@ static int prepare_packet(uint8_t *packet, uint32_t size) {
   return 0;
 }
 
+/* Whether what is at path may be replaced by a new trace: only a regular
+ * file (an earlier trace).  MPROF_TRACE=/dev/null, a symlink or a FIFO
+ * must never be unlinked.  0 with errno EEXIST if not. */
+static int is_replaceable(const char *path) {
+  struct stat st;
+  if (lstat(path, &st) < 0) return errno == ENOENT;
+  if (S_ISREG(st.st_mode)) return 1;
+  errno = EEXIST;
+  return 0;
+}
+
 /* Link the file of fd (temp: its temporary name, or "") under path, in
  * place of a file there that no live process holds.  -1 with errno. */
 static int publish(int fd, const char *temp, const char *path) {
@@ -319,6 +330,7 @@ static int publish(int fd, const char *temp, const char *path) {
       return 0;
     }
     if (errno != EEXIST) return -1;
+    if (!is_replaceable(path)) return -1;
     if (is_held(path)) break;
     if (unlink(path) < 0 && errno != ENOENT) return -1;
   }
