@@ -5,7 +5,9 @@
 # our own mprof_ symbols, exactly: libgcc's 128-bit division (tick
 # conversions), the linker's _GLOBAL_OFFSET_TABLE_ (position-independent
 # code refers to it) and, in a sanitizer build, the sanitizers'
-# instrumentation (__asan_, __ubsan_, __tsan_).  Anything else from the C library fails,
+# instrumentation (__asan_, __ubsan_, __tsan_, and the fuzzer's coverage
+# counters: __sanitizer_cov_, __sancov_ and their sections' bounds).
+# Anything else from the C library fails,
 # __-named ones too (__printf_chk, __isoc99_sscanf, __errno_location).
 #   test_model_pure.sh LIBMPROF_MODEL_A
 set -eu
@@ -15,7 +17,8 @@ bad=
 for sym in $(nm -u "$1" | awk '{print $2}' | sort -u); do
   case $sym in
     mprof_* | mprof__*) continue ;; # ours, and the reader
-    __asan_* | __ubsan_* | __tsan_*) continue ;; # sanitizer instrumentation
+    __asan_* | __ubsan_* | __tsan_* | __sanitizer_cov_* | __sancov_* | \
+      __start___sancov_* | __stop___sancov_*) continue ;; # instrumentation
   esac
   case " $allowed $runtime " in
     *" $sym "*) ;;
