@@ -574,15 +574,16 @@ static void draw_counter(frame_t *f, uint32_t c, float top) {
     return;
   int64_t lo, hi;
   counter_scale(f, c, &lo, &hi);
-  double span = (double)(hi - lo);
+  /* in double: a damaged trace's counter may span more than int64_t */
+  double span = (double)hi - (double)lo;
   if (span < 1)
     span = 1;
   double scale = (MPROF_SCENE_COUNTER_PX - 4) / span;
   float bottom = top + MPROF_SCENE_COUNTER_PX - 2;
   line(f, MPROF_COLOUR_AXIS, MPROF_ROLE_COUNTER, 0, top, (float)w, top, 1, c);
   for (uint32_t x = 0; x < w; x++) {
-    float y0 = bottom - (float)((double)(s->col_max[x] - lo) * scale);
-    float y1 = bottom - (float)((double)(s->col_min[x] - lo) * scale);
+    float y0 = bottom - (float)(((double)s->col_max[x] - (double)lo) * scale);
+    float y1 = bottom - (float)(((double)s->col_min[x] - (double)lo) * scale);
     mprof_prim_t *p = rect(f, MPROF_COLOUR_COUNTER, MPROF_ROLE_COUNTER,
                            (float)x, y0, (float)x + 1, y1 + 1);
     if (p)
