@@ -50,6 +50,9 @@
 #                                                   of net.ctf, spawn to
 #                                                   exit; the ratio is
 #                                                   information)
+#   watch          core_fraction    one_core        value <= 0.05 (mprof
+#                                                   watch following a trace
+#                                                   of 1e6 events/s)
 #   uv_echo        bytes_per_s      uv_echo_plain   ratio >= 0.97 (a libuv
 #                                                   echo over loopback under
 #                                                   the recording shim)
@@ -165,6 +168,12 @@ if [ -f "$net_ctf" ]; then
   note "running mprof_bench_cli_start"
   "$bin/mprof_bench_cli_start" --mprof "$build/mprof" --read "$bin/mprof_bench_cli_read" \
     --trace "$net_ctf" || { note "mprof_bench_cli_start failed"; status=1; }
+fi
+
+if [ -x "$bin/mprof_bench_watch" ]; then
+  note "running mprof_bench_watch"
+  "$bin/mprof_bench_watch" --mprof "$build/mprof" --dir "$dir" ||
+    { note "mprof_bench_watch failed"; status=1; }
 fi
 
 if [ -x "$bin/mprof_bench_barectf" ]; then

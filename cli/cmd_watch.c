@@ -85,6 +85,8 @@ typedef struct watch_s {
   seen_t *seen;
   size_t seen_count;
   char problem[1024];  /* the reader's latest diagnostic */
+  uint64_t edge_ticks; /* the newest event the last poll saw */
+  int grew;            /* the last poll saw newer events than the one before */
 } watch_t;
 
 static volatile sig_atomic_t interrupted;
@@ -249,11 +251,13 @@ static int snapshot(watch_t *w) {
 }
 
 /* Whether the traced program has ended: its process is gone, or its
- * trace file is stopped or has no writer left (it was killed). */
+ * trace file is stopped or has no writer left (it was killed).  A trace
+ * that grew has a writer: the processes' mappings are looked at only
+ * when it did not. */
 static int program_ended(const watch_t *w) {
   if (w->pid) return kill(w->pid, 0) != 0 && errno == ESRCH;
   return !mprof_trace_info(w->trace)->recording ||
-         mprof_trace_file_mapped(w->path) == 0;
+         (!w->grew && mprof_trace_file_mapped(w->path) == 0);
 }
 
 /* The newest packet's start: where the detectors' window ends. */
@@ -496,6 +500,8 @@ static int poll_once(watch_t *w, int *ended) {
   }
   if (code) return code;
   uint64_t edge = analyse(w, *ended);
+  w->grew = edge > w->edge_ticks;
+  if (w->grew) w->edge_ticks = edge;
   return save_due(w, edge, *ended);
 }
 

@@ -109,21 +109,28 @@ took=$(( ($(date +%s%N) - started) / 1000000 ))
 [ $took -ge 900 ] && [ $took -lt 1500 ] || fail "--for 1s took $took ms"
 wait $recorder
 
-# The trace disappears while watched: one line, a non-zero exit, and the
-# capture written before it stays whole.
-record gone "$zoo/zoo_blocked_often"
-"$mprof" watch --on loop_blocked -o "$out/gone" "$out/gone.ctf" > "$out/gone.out" 2> "$out/gone.err" &
-watcher=$!
-sleep 1
-rm "$out/gone.ctf"
-wait $watcher
-code=$?
-wait $recorder
-[ $code = 3 ] || fail "a trace removed: exit $code"
-[ "$(wc -l < "$out/gone.err")" = 1 ] && grep -q '^mprof watch: .*gone.ctf: the trace disappeared$' "$out/gone.err" ||
-  fail "a trace removed: $(cat "$out/gone.err")"
-[ "$(captures "$out/gone")" -ge 1 ] && "$mprof" check "$out/gone/capture-1.ctf" > /dev/null ||
-  fail "a trace removed: no whole capture before"
+# The trace disappears, is truncated or is replaced while watched: one
+# line, a non-zero exit, and the capture written before stays whole.
+# broken NAME HOW LINE: HOW (a command on the trace) 1 s into the watch.
+broken() {
+  record "$1" "$zoo/zoo_blocked_often"
+  "$mprof" watch --on loop_blocked -o "$out/$1" "$out/$1.ctf" > "$out/$1.out" 2> "$out/$1.err" &
+  watcher=$!
+  sleep 1
+  $2 "$out/$1.ctf"
+  wait $watcher
+  code=$?
+  wait $recorder
+  [ $code = 3 ] || fail "a trace $1: exit $code"
+  [ "$(wc -l < "$out/$1.err")" = 1 ] && grep -q "^mprof watch: .*$1.ctf: $3\$" "$out/$1.err" ||
+    fail "a trace $1: $(cat "$out/$1.err")"
+  [ "$(captures "$out/$1")" -ge 1 ] && "$mprof" check "$out/$1/capture-1.ctf" > /dev/null ||
+    fail "a trace $1: no whole capture before"
+}
+replace() { cp "$1" "$1.new" && mv "$1.new" "$1"; }
+broken gone rm "the trace disappeared"
+broken truncated "truncate -s 4096" "the trace was truncated"
+broken replaced replace "the trace was replaced by another file"
 
 # Bad input: one line, the exit code.
 expect_error() { # CODE PATTERN ARGS...: mprof watch ARGS fails so
