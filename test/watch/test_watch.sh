@@ -132,6 +132,27 @@ broken gone rm "the trace disappeared"
 broken truncated "truncate -s 4096" "the trace was truncated"
 broken replaced replace "the trace was replaced by another file"
 
+# The output directory fills up (a tmpfs of 600 KiB, where this test may
+# mount one; captures of a 512 KiB ring): one line, exit 3, and the
+# capture before it whole.
+full=$out/full
+mkdir -p "$full"
+if mount -t tmpfs -o size=600k tmpfs "$full" 2>/dev/null; then
+  trap 'umount "$full" 2>/dev/null' EXIT
+  record full "$zoo/zoo_blocked_often"
+  "$mprof" watch --on loop_blocked -o "$full/caps" "$out/full.ctf" > /dev/null 2> "$out/full.err"
+  code=$?
+  wait $recorder
+  [ $code = 3 ] && [ "$(wc -l < "$out/full.err")" = 1 ] &&
+    grep -q 'capture-2.ctf: No space left on device$' "$out/full.err" ||
+    fail "a full disk: exit $code: $(cat "$out/full.err")"
+  [ "$(ls -A "$full/caps" | tr '\n' ' ')" = "capture-1.ctf capture-1.json " ] &&
+    "$mprof" check "$full/caps/capture-1.ctf" > /dev/null ||
+    fail "a full disk: left $(ls -A "$full/caps")"
+else
+  echo "watch: no tmpfs could be mounted here: a full disk not tested"
+fi
+
 # Bad input: one line, the exit code.
 expect_error() { # CODE PATTERN ARGS...: mprof watch ARGS fails so
   want=$1 pattern=$2
