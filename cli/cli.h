@@ -26,6 +26,11 @@ void cli_count_problem(void *context, const char *message);
  * that a command can `return cli_fail(...)`. */
 int cli_fail(int code, const char *command, const char *what,
              const char *why, ...) __attribute__((format(printf, 4, 5)));
+/* One line, "mprof COMMAND: WHAT: cannot write: WHY", for output that
+ * could not be written (WHAT: "standard output", a file), said the first
+ * time only: a failure a command saw and the exit's flush of standard
+ * output sees again is told once.  Returns CLI_FAILED. */
+int cli_output_failed(const char *command, const char *what);
 /* The command running, e.g. "dump", for the error lines of the helpers
  * below that open traces. */
 extern const char *cli_command;

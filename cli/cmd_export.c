@@ -255,7 +255,7 @@ static int export_to(const char *path, const char *format,
                                       : cli_export_otlp(out.f, m, set);
   if (mprof_output_close(&out, !failed)) failed = 1;
   cli_progress_finish(set->progress);
-  if (failed) cli_fail(0, "export", path, "write failed");
+  if (failed) cli_output_failed("export", path);
   return failed ? CLI_FAILED : CLI_OK;
 }
 

@@ -387,7 +387,7 @@ static int create(mprof_output_t *out, const char *path) {
 static int finish(mprof_output_t *out) {
   if (mprof_output_close(out, 1) != 0) {
     cli_progress_wipe();
-    fprintf(stderr, "mprof html: %s: write failed\n", out->path);
+    cli_output_failed("html", out->path);
     return -1;
   }
   return 0;

@@ -561,7 +561,7 @@ static void report_model(report_t *r, const char *path, mprof_model_t *m,
   } else {
     if (r->json ? report_json(path, m, &a, r->top)
                 : report_text(path, m, &a, r->top)) {
-      cli_fail(0, "report", path, "cannot write the report");
+      cli_output_failed("report", "standard output");
       r->failed = 1;
     }
     mprof_analysis_free(&a);

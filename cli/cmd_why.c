@@ -159,7 +159,7 @@ static int why_in(const mprof_model_t *m, const char *which, int json) {
   }
   int failed = json ? why_json(m, t, hops, count) : why_text(m, t, hops, count);
   free(hops);
-  if (failed) fputs("mprof why: cannot write the chain\n", stderr);
+  if (failed) cli_output_failed("why", "standard output");
   return failed ? CLI_FAILED : CLI_OK;
 }
 

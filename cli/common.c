@@ -113,6 +113,14 @@ int cli_for_each_trace(char **paths, int count, cli_trace_fn fn, void *context) 
   return failed ? CLI_FAILED : problems ? CLI_DAMAGED : CLI_OK;
 }
 
+int cli_output_failed(const char *command, const char *what) {
+  static int told;
+  if (!told)
+    cli_fail(0, command, what, "cannot write: %s", strerror(errno ? errno : EIO));
+  told = 1;
+  return CLI_FAILED;
+}
+
 void cli_put_escaped(FILE *f, const char *text, size_t length) {
   for (size_t i = 0; i < length; i++) {
     unsigned char c = (unsigned char)text[i];

@@ -130,5 +130,10 @@ int main(int argc, char **argv) {
   const struct command *command = command_named(argv[1]);
   if (!command) return CLI_USAGE;
   cli_command = command->name;
-  return command->run(argc - 1, argv + 1);
+  int code = command->run(argc - 1, argv + 1);
+  /* Standard output on a full disk or /dev/full: the command may have
+   * seen nothing (its output still buffered), so say it here. */
+  if (fflush(stdout) || ferror(stdout))
+    return cli_output_failed(command->name, "standard output");
+  return code;
 }
