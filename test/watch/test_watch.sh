@@ -66,7 +66,8 @@ if [ -x "$build/examples/arp_race" ]; then
     rm -rf "$out/arp.ctf" "$out/arp"
     MPROF_TRACE="$out/arp.ctf" timeout 3 "$build/examples/arp_race" > /dev/null 2>&1 &
     program=$!
-    until [ -e "$out/arp.ctf" ]; do sleep 0.02; done
+    tries=0
+    until [ -e "$out/arp.ctf" ] || [ $tries -ge 100 ]; do sleep 0.02; tries=$((tries + 1)); done
     "$mprof" watch --on lost_wakeup -o "$out/arp" "$out/arp.ctf" > "$out/arp.out" 2>&1 ||
       fail "watch arp_race: $(cat "$out/arp.out")"
     wait $program
@@ -178,7 +179,11 @@ expect_error 3 '^mprof watch: process 999999999: ' --pid 999999999
 # --pid: a process that records into its memory, followed until killed.
 "$build/test/rel/seq_writer" memory "$out/side" 1 1048576 &
 writer=$!
-until [ "$(od -An -t u8 -N 8 "$out/side" 2>/dev/null | tr -d ' ')" = 1 ]; do sleep 0.05; done
+tries=0
+until [ "$(od -An -t u8 -N 8 "$out/side" 2>/dev/null | tr -d ' ')" = 1 ] || [ $tries -ge 100 ]; do
+  sleep 0.05
+  tries=$((tries + 1))
+done
 "$mprof" watch --pid $writer -o "$out/pid" > "$out/pid.out" 2>&1 &
 watcher=$!
 sleep 1
