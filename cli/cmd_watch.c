@@ -17,7 +17,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
-#include <inttypes.h>
+#include <stdint.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
