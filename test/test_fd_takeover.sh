@@ -18,7 +18,7 @@ grep -qx "tasks 200000" "$out/dup2.out" || fail "dup2: the program did not finis
 [ ! -s "$out/dup2.err" ] || fail "dup2: said: $(cat "$out/dup2.err")"
 "$build/mprof" check "$out/dup2.ctf" > "$out/dup2.check" 2>&1 ||
   fail "dup2: mprof check: $(cat "$out/dup2.check")"
-"$build/mprof" dump "$out/dup2.ctf" > "$out/dup2.dump" || fail "dup2: dump"
+"$build/mprof" dump --raw "$out/dup2.ctf" > "$out/dup2.dump" || fail "dup2: dump"
 grep -q ' label thread=[0-9]* target=[0-9]* text="last task"$' "$out/dup2.dump" ||
   fail "dup2: the trace lost the tasks recorded after the takeover"
 

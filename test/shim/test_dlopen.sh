@@ -27,7 +27,7 @@ for scope in local global; do
     fail "$scope: output differs: $(diff "$out/$scope.plain.txt" "$out/$scope.shim.txt")"
   "$build/mprof" check "$out/$scope.ctf" > "$out/$scope.check.txt" 2>&1 ||
     fail "$scope: mprof check: $(cat "$out/$scope.check.txt")"
-  "$build/mprof" dump "$out/$scope.ctf" > "$out/$scope.dump.txt" ||
+  "$build/mprof" dump --raw "$out/$scope.ctf" > "$out/$scope.dump.txt" ||
     fail "$scope: mprof dump failed"
   # Each of the module's threads: its type at creation, then its label.
   for thread in 'loop "loop"' 'fs "fs stat /"' 'timer "timer"'; do
