@@ -186,7 +186,7 @@ until [ "$(od -An -t u8 -N 8 "$out/side" 2>/dev/null | tr -d ' ')" = 1 ] || [ $t
 done
 "$mprof" watch --pid $writer -o "$out/pid" > "$out/pid.out" 2>&1 &
 watcher=$!
-sleep 1
+sleep 3 # a loaded machine or a sanitizer build starts watch slowly
 kill -KILL $writer
 wait $watcher || fail "watch --pid: exit $?: $(cat "$out/pid.out")"
 for ctf in "$out"/pid/capture-*.ctf; do
