@@ -34,7 +34,8 @@ check-asan: deps
 # under ThreadSanitizer.
 check-tsan: deps
 	@CC=clang cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DMPROF_TSAN=ON >/dev/null
-	@cmake --build $(TSAN_BUILD) -j$(JOBS) --target test_record test_net_label trace_gen mprof_cli
+	@cmake --build $(TSAN_BUILD) -j$(JOBS) --target test_record test_net_label trace_gen story \
+	  uv_prog_plain mprof_uv_preload mprof_cli
 	cd $(TSAN_BUILD) && ctest --output-on-failure -R '^(record|record_net_label|babeltrace2)$$'
 
 # The fuzzers at length (libFuzzer, ASan+UBSan, test/fuzz/): the reader,
