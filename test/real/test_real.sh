@@ -143,7 +143,7 @@ trace_is_valid() {
 
 # The trace's threads, one "TYPE LABEL" line per label a thread was given.
 threads() {
-  "$mprof" dump "$1" | awk '
+  "$mprof" dump --raw "$1" | awk '
     / create / { split($0, f, "child="); split(f[2], g, " ");
                  type[g[1]] = substr(g[2], 6) }
     / label / { split($0, f, "target="); split(f[2], g, " ");
@@ -159,7 +159,7 @@ has_thread() {
 
 # The trace's net labels, as "net send tcp SRC DST OFFSET LEN".
 net_labels() {
-  "$mprof" dump "$1" | sed -n 's/.* label .* text="\(net [a-z]* [a-z]* [^ "]* [^ "]* [^ "]* [0-9]*\)"$/\1/p'
+  "$mprof" dump --raw "$1" | sed -n 's/.* label .* text="\(net [a-z]* [a-z]* [^ "]* [^ "]* [^ "]* [0-9]*\)"$/\1/p'
 }
 
 # mirrored CLIENT SERVER DIRECTION: each of the client trace's `net
