@@ -16,6 +16,21 @@ is_colour() {
     { exit !(d($1, h(substr(hex, 1, 2))) + d($2, h(substr(hex, 3, 2))) + d($3, h(substr(hex, 5, 2))) <= tol) }'
 }
 
+# is_colour_near PNG X0 X1 Y RRGGBB [TOLERANCE]: is_colour at some point of
+# the row band Y-2..Y+2 between X0 and X1 (five points across): a short
+# line's highlight may sit a pixel off where antialiasing or an arrow's
+# end takes the middle.
+is_colour_near() {
+  local png=$1 x0=$2 x1=$3 y=$4 colour=$5 tol=${6:-60} x dy
+  for x in $(( x0 + 2 )) $(( (3 * x0 + x1) / 4 )) $(( (x0 + x1) / 2 )) \
+           $(( (x0 + 3 * x1) / 4 )) $(( x1 - 2 )); do
+    for dy in 0 -1 1 -2 2; do
+      is_colour "$png" $x $(( y + dy )) "$colour" "$tol" && return 0
+    done
+  done
+  return 1
+}
+
 # is_empty PNG X Y: nothing drawn there but the background or a band: a
 # light grey (lines are dark, red, or white where running).
 is_empty() {

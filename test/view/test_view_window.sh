@@ -226,7 +226,8 @@ while read -r w0 w1 name; do
   area "finding$i.png"
   where "$tmp/hung.ctf" "$name" "$t0" "$t1"
   if [ $(( x1 - x0 )) -gt 8 ]; then
-    expect "finding $i: $name highlighted" is_colour "$shots/finding$i.png" $(( (x0 + x1) / 2 )) $(( y - 4 )) $HIGHLIGHT 60
+    is_colour_near "$shots/finding$i.png" $x0 $x1 $(( y - 4 )) $HIGHLIGHT 60 ||
+      fail "finding $i: $name not highlighted along its line (x $x0..$x1, y $(( y - 4 )) of $shots/finding$i.png)"
     lit=$(( ${lit:-0} + 1 ))
   fi
   i=$(( i + 1 ))
