@@ -222,6 +222,10 @@ static int remove_entry(const char *path, const struct stat *st, int type,
   return remove(path);
 }
 
+void mprof__remove_tree(const char *path) {
+  nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 /* Write the merged trace into a new directory beside dir, then rename it
  * to dir, which must not exist: a merge that fails leaves nothing, one
  * that succeeds never a partial directory.  The directory is 0700: it
@@ -246,7 +250,7 @@ static int write_merged(const mprof_trace_set_t *set, const char *dir,
     mprof__diag_to(diag, context, "%s: %s", dir, strerror(errno));
     err = MPROF_EIO;
   }
-  if (err) nftw(temporary, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+  if (err) mprof__remove_tree(temporary);
   return err;
 }
 

@@ -113,6 +113,10 @@ void mprof__diag_bad_event(const mprof_trace_t *trace,
 void mprof__diag_to(mprof_diag_fn diag, void *context, const char *format,
                     ...) __attribute__((format(printf, 3, 4)));
 
+/* Remove path and, if it is a directory, all it holds (not following
+ * symbolic links); what cannot be removed stays (merged_write.c). */
+void mprof__remove_tree(const char *path);
+
 /* Report one problem: "NAME: " + the formatted text. */
 void mprof__diag(const mprof_trace_t *trace, const char *format, ...)
     __attribute__((format(printf, 2, 3)));

@@ -16,7 +16,6 @@
  * Run with -close_fd_mask=3: the commands' own output is not wanted.
  */
 #define _GNU_SOURCE /* memfd_create */
-#include <ftw.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,23 +24,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../../src/read/trace_internal.h"
 #include "cli.h"
 
 static char directory[] = "/tmp/fuzz-merged-XXXXXX";
 
-static int remove_entry(const char *path, const struct stat *st, int type,
-                        struct FTW *ftw) {
-  (void)st;
-  (void)type;
-  (void)ftw;
-  return remove(path);
-}
 
-static void remove_tree(const char *path) {
-  nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-static void remove_directory(void) { remove_tree(directory); }
+static void remove_directory(void) { mprof__remove_tree(directory); }
 
 /* Run command with argv (NULL-terminated words). */
 static void run(int (*command)(int, char **), const char *const *words) {
@@ -88,7 +77,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (fd_a >= 0 && fd_b >= 0) {
     const char *const words[] = {"merge", a, b, "-o", out, NULL};
     run(cmd_merge, words);
-    remove_tree(out);
+    mprof__remove_tree(out);
   }
   if (fd_a >= 0) close(fd_a);
   if (fd_b >= 0) close(fd_b);
