@@ -31,6 +31,9 @@ check_ok "$tmp/running.ctf"
 [ "$(stat -c %a "$tmp/running.ctf")" = 600 ] || fail "snapshot file not 0600"
 
 kill -STOP $pid
+# The stop is not synchronous: wait until every thread of it has stopped.
+stopped() { ! grep -qv '^[^)]*) T' /proc/$pid/task/*/stat; }
+until stopped; do kill -0 $pid 2>/dev/null || fail "the writer died"; sleep 0.01; done
 "$mprof" snapshot --pid $pid -w "$tmp/stopped.ctf" || fail "snapshot --pid of a stopped process"
 check_ok "$tmp/stopped.ctf"
 "$checker" "$tmp/stopped.ctf" "$tmp/side" 2 >/dev/null || fail "stopped: seq_check"
