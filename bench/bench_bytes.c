@@ -86,26 +86,17 @@ static int replay(void *context, const mprof_event_t *ev) {
     run_as(ev->thread);
     mprof_signal(ev->a);
     break;
-  case MPROF_EVENT_BECOMES:
-    mprof_becomes(ev->a, ev->b);
-    break;
-  case MPROF_EVENT_LABEL:
-    mprof_label(ev->a, text);
-    break;
-  case MPROF_EVENT_SHOULD_RESOLVE:
-    mprof_should_resolve(ev->a);
-    break;
+  case MPROF_EVENT_BECOMES: mprof_becomes(ev->a, ev->b); break;
+  case MPROF_EVENT_LABEL: mprof_label(ev->a, text); break;
+  case MPROF_EVENT_SHOULD_RESOLVE: mprof_should_resolve(ev->a); break;
   case MPROF_EVENT_COUNTER_INCREASE:
     mprof_counter_increase(counter_for(ev->text, ev->text_length), ev->value);
     break;
   case MPROF_EVENT_COUNTER_VALUE:
     mprof_counter_value(counter_for(ev->text, ev->text_length), ev->value);
     break;
-  case MPROF_EVENT_GC:
-    mprof_counter_value(gc_counter, ev->value);
-    break;
-  default:
-    break;
+  case MPROF_EVENT_GC: mprof_counter_value(gc_counter, ev->value); break;
+  default: break;
   }
   return 0;
 }
@@ -142,13 +133,17 @@ int main(int argc, char **argv) {
   mprof_stop();
 
   mprof_trace_t *ours;
-  if (mprof_trace_open_memory(buffer, size, "replay", NULL, NULL, &ours)) return 1;
+  if (mprof_trace_open_memory(buffer, size, "replay", NULL, NULL, &ours))
+    return 1;
   /* Legacy packets have a 30-byte header, ours 92. */
-  double theirs_per_event = (double)event_bytes(original, 30) / (double)original_events;
-  double ours_per_event = (double)event_bytes(ours, 92) / (double)original_events;
-  printf("{\"bench\":\"bytes\",\"metric\":\"bytes_per_event\",\"value\":%.3f,"
-         "\"baseline\":\"mirage_profile\",\"baseline_value\":%.3f,\"ratio\":%.3f}\n",
-         ours_per_event, theirs_per_event, ours_per_event / theirs_per_event);
+  double theirs_per_event =
+      (double)event_bytes(original, 30) / (double)original_events;
+  double ours_per_event =
+      (double)event_bytes(ours, 92) / (double)original_events;
+  printf(
+      "{\"bench\":\"bytes\",\"metric\":\"bytes_per_event\",\"value\":%.3f,"
+      "\"baseline\":\"mirage_profile\",\"baseline_value\":%.3f,\"ratio\":%.3f}\n",
+      ours_per_event, theirs_per_event, ours_per_event / theirs_per_event);
   fprintf(stderr, "bench_bytes: %llu original events, %llu discarded\n",
           (unsigned long long)original_events, (unsigned long long)discarded);
   mprof_trace_close(ours);

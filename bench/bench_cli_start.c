@@ -48,10 +48,14 @@ int main(int argc, char **argv) {
   const char *mprof = NULL, *reader = NULL, *trace = NULL;
   int runs = 51;
   for (int i = 1; i + 1 < argc; i += 2) {
-    if (!strcmp(argv[i], "--mprof")) mprof = argv[i + 1];
-    else if (!strcmp(argv[i], "--read")) reader = argv[i + 1];
-    else if (!strcmp(argv[i], "--trace")) trace = argv[i + 1];
-    else if (!strcmp(argv[i], "--runs")) runs = atoi(argv[i + 1]);
+    if (!strcmp(argv[i], "--mprof"))
+      mprof = argv[i + 1];
+    else if (!strcmp(argv[i], "--read"))
+      reader = argv[i + 1];
+    else if (!strcmp(argv[i], "--trace"))
+      trace = argv[i + 1];
+    else if (!strcmp(argv[i], "--runs"))
+      runs = atoi(argv[i + 1]);
   }
   if (argc % 2 == 0 || !mprof || !reader || !trace || runs < 1 ||
       runs > MAX_RUNS) {
@@ -73,8 +77,8 @@ int main(int argc, char **argv) {
   double median[3];
   for (int i = 0; i < 3; i++) median[i] = bench_median(ms[i], runs);
   bench_note("median ms from spawn to exit: mprof stats %.3f, a plain read "
-             "of the trace %.3f, mprof --help %.3f", median[0], median[1],
-             median[2]);
+             "of the trace %.3f, mprof --help %.3f",
+             median[0], median[1], median[2]);
   bench_json("cli_start", "ms_to_exit", median[0], "plain_c_read", median[1]);
   return 0;
 }

@@ -43,8 +43,8 @@
 
 /* One request's story: 12 events. */
 static void request(uint64_t loop, uint64_t i, mprof_counter_t queued) {
-  static const char *const paths[] = {"GET /", "GET /index.html",
-                                      "POST /api", "GET /favicon.ico"};
+  static const char *const paths[] = {"GET /", "GET /index.html", "POST /api",
+                                      "GET /favicon.ico"};
   uint64_t req = mprof_create(MPROF_REQUEST);
   mprof_label(req, paths[i & 3]);
   mprof_counter_increase(queued, 1);

@@ -94,10 +94,8 @@ static double run_threads(int n, uint64_t events, int use_floor) {
   uint64_t begin = UINT64_MAX, end = 0;
   for (int i = 0; i < n; i++) {
     pthread_join(threads[i], NULL);
-    if (workers[i].begin < begin)
-      begin = workers[i].begin;
-    if (workers[i].end > end)
-      end = workers[i].end;
+    if (workers[i].begin < begin) begin = workers[i].begin;
+    if (workers[i].end > end) end = workers[i].end;
   }
   pthread_barrier_destroy(&run.start);
   return (double)n * (double)events * 1e9 / (double)(end - begin);
@@ -124,10 +122,8 @@ int main(int argc, char **argv) {
   int wanted[3] = {1, 2, args.threads > 0 ? args.threads : (int)cpus};
   for (int i = 0; i < 3; i++) {
     int dup = wanted[i] < 1 || wanted[i] > MAX_THREADS;
-    for (int j = 0; j < k; j++)
-      dup |= counts[j] == wanted[i];
-    if (!dup)
-      counts[k++] = wanted[i];
+    for (int j = 0; j < k; j++) dup |= counts[j] == wanted[i];
+    if (!dup) counts[k++] = wanted[i];
   }
   if (cpus < 2)
     bench_note("only %ld CPU online: the multi-thread lines say nothing", cpus);

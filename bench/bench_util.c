@@ -22,8 +22,7 @@ static void usage(const char *program) {
 }
 
 static const char *default_dir(void) {
-  if (access("/dev/shm", W_OK) == 0)
-    return "/dev/shm";
+  if (access("/dev/shm", W_OK) == 0) return "/dev/shm";
   const char *tmp = getenv("TMPDIR");
   return tmp && *tmp ? tmp : "/tmp";
 }
@@ -35,8 +34,7 @@ void bench_parse_args(int argc, char **argv, bench_args_t *args) {
   args->threads = 0;
   for (int i = 1; i < argc; i++) {
     const char *value = i + 1 < argc ? argv[i + 1] : NULL;
-    if (!value)
-      usage(argv[0]);
+    if (!value) usage(argv[0]);
     if (strcmp(argv[i], "--rounds") == 0)
       args->rounds = atoi(value);
     else if (strcmp(argv[i], "--events") == 0)
@@ -67,8 +65,7 @@ static int compare_doubles(const void *a, const void *b) {
 
 double bench_median(const double *values, int n) {
   double v[BENCH_MAX_ROUNDS];
-  if (n > BENCH_MAX_ROUNDS)
-    n = BENCH_MAX_ROUNDS;
+  if (n > BENCH_MAX_ROUNDS) n = BENCH_MAX_ROUNDS;
   memcpy(v, values, (size_t)n * sizeof *v);
   qsort(v, (size_t)n, sizeof *v, compare_doubles);
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
@@ -87,8 +84,7 @@ void bench_note_paired(const char *what, const double *a, const double *b,
 double bench_min(const double *values, int n) {
   double m = values[0];
   for (int i = 1; i < n; i++)
-    if (values[i] < m)
-      m = values[i];
+    if (values[i] < m) m = values[i];
   return m;
 }
 
@@ -113,10 +109,8 @@ void bench_note(const char *format, ...) {
 void bench_interleave(const bench_loop_fn *loops, int k, uint64_t n, int rounds,
                       double (*ns)[BENCH_MAX_ROUNDS]) {
   uint64_t chunk = n / BENCH_CHUNKS;
-  if (chunk == 0)
-    chunk = 1;
-  for (int j = 0; j < k; j++)
-    loops[j](n / 4);
+  if (chunk == 0) chunk = 1;
+  for (int j = 0; j < k; j++) loops[j](n / 4);
   for (int r = 0; r < rounds; r++) {
     uint64_t elapsed[8] = {0};
     for (int c = 0; c < BENCH_CHUNKS; c++)
@@ -165,8 +159,7 @@ void *bench_map_buffer(const char *dir, const char *name, size_t size) {
     bench_note("cannot map %s: %s", path, strerror(saved));
     exit(1);
   }
-  for (size_t off = 0; off < size; off += 4096)
-    ((volatile char *)map)[off] = 0;
+  for (size_t off = 0; off < size; off += 4096) ((volatile char *)map)[off] = 0;
   return map;
 }
 
@@ -200,8 +193,7 @@ const char *bench_start_mprof(const char *dir, const char *name) {
 
 BENCH_NOINLINE uint64_t bench_loop_idle(uint64_t n) {
   uint64_t t0 = bench_now_ns();
-  for (uint64_t i = 0; i < n; i++)
-    __asm__ volatile("" : : "r"(i));
+  for (uint64_t i = 0; i < n; i++) __asm__ volatile("" : : "r"(i));
   return bench_now_ns() - t0;
 }
 
@@ -244,8 +236,7 @@ BENCH_NOINLINE uint64_t bench_loop_floor(bench_floor_t *ring, uint64_t n) {
     p[1] = a;
     p[2] = a + 1;
     p += 3;
-    if (BENCH_UNLIKELY(p >= end))
-      p = begin;
+    if (BENCH_UNLIKELY(p >= end)) p = begin;
   }
   uint64_t elapsed = bench_now_ns() - t0;
   ring->pos = p;

@@ -135,7 +135,11 @@ int main(int argc, char **argv) {
   cairo_surface_t *surface =
       cairo_image_surface_create(CAIRO_FORMAT_RGB24, WIDTH, HEIGHT);
   cairo_t *cr = cairo_create(surface);
-  static const struct { const char *name; move_fn move; int span_div; } cases[] = {
+  static const struct {
+    const char *name;
+    move_fn move;
+    int span_div;
+  } cases[] = {
       {"view_fit", fit, 1}, {"view_pan", pan, 1000}, {"view_zoom", zoom, 1}};
   double d = (double)v->duration_ns;
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
@@ -143,7 +147,8 @@ int main(int argc, char **argv) {
     mprof_timeline_set_range(tl, t0, t0 + d / cases[i].span_div + 1);
     double cpu, ms = measure(cr, tl, cases[i].move, args.rounds, &cpu);
     bench_json(cases[i].name, "frame_ms", ms, "frame_budget_16ms", BUDGET_MS);
-    bench_json(cases[i].name, "frame_cpu_ms", cpu, "frame_budget_16ms", BUDGET_MS);
+    bench_json(cases[i].name, "frame_cpu_ms", cpu, "frame_budget_16ms",
+               BUDGET_MS);
   }
   cairo_destroy(cr);
   cairo_surface_destroy(surface);

@@ -32,7 +32,8 @@ static void record_at_rate(uint64_t start_ns, double seconds) {
   for (;;) {
     double elapsed = (double)(bench_now_ns() - start_ns) / 1e9;
     if (elapsed > seconds) return;
-    for (uint64_t want = (uint64_t)(elapsed * EVENTS_PER_S); done < want; done += 2) {
+    for (uint64_t want = (uint64_t)(elapsed * EVENTS_PER_S); done < want;
+         done += 2) {
       mprof_switch(thread);
       mprof_switch(0);
     }
@@ -45,12 +46,16 @@ int main(int argc, char **argv) {
   const char *mprof = NULL, *dir = "/tmp";
   double seconds = 10;
   for (int i = 1; i + 1 < argc; i += 2) {
-    if (!strcmp(argv[i], "--mprof")) mprof = argv[i + 1];
-    else if (!strcmp(argv[i], "--seconds")) seconds = atof(argv[i + 1]);
-    else if (!strcmp(argv[i], "--dir")) dir = argv[i + 1];
+    if (!strcmp(argv[i], "--mprof"))
+      mprof = argv[i + 1];
+    else if (!strcmp(argv[i], "--seconds"))
+      seconds = atof(argv[i + 1]);
+    else if (!strcmp(argv[i], "--dir"))
+      dir = argv[i + 1];
   }
   if (!mprof || seconds <= 0) {
-    fputs("usage: mprof_bench_watch --mprof MPROF [--seconds S] [--dir DIR]\n", stderr);
+    fputs("usage: mprof_bench_watch --mprof MPROF [--seconds S] [--dir DIR]\n",
+          stderr);
     return 2;
   }
   char trace[4096], captures[4096], duration[32];
@@ -61,8 +66,8 @@ int main(int argc, char **argv) {
     bench_note("cannot record into %s", trace);
     return 1;
   }
-  char *watch[] = {(char *)mprof, "watch", "--for", duration, "-o", captures,
-                   trace, NULL};
+  char *watch[] = {(char *)mprof, "watch",  "--for", duration,
+                   "-o",          captures, trace,   NULL};
   pid_t pid;
   uint64_t start = bench_now_ns();
   if (posix_spawn(&pid, mprof, NULL, NULL, watch, environ)) {

@@ -10,10 +10,10 @@
 
 /* Exit codes, documented in `mprof --help` and the man page. */
 enum {
-  CLI_OK = 0,       /* done, input fully good */
-  CLI_DAMAGED = 1,  /* done, but parts of the input were damaged */
-  CLI_USAGE = 2,    /* bad command line */
-  CLI_FAILED = 3    /* nothing usable: unreadable input or output error */
+  CLI_OK = 0,      /* done, input fully good */
+  CLI_DAMAGED = 1, /* done, but parts of the input were damaged */
+  CLI_USAGE = 2,   /* bad command line */
+  CLI_FAILED = 3   /* nothing usable: unreadable input or output error */
 };
 
 /* The reader's diagnostic function (mprof_diag_fn) of the commands: prints
@@ -24,8 +24,8 @@ void cli_count_problem(void *context, const char *message);
  * argument, a file name) with its control characters escaped, WHY a
  * printf format saying what is wrong and what to do; returns code, so
  * that a command can `return cli_fail(...)`. */
-int cli_fail(int code, const char *command, const char *what,
-             const char *why, ...) __attribute__((format(printf, 4, 5)));
+int cli_fail(int code, const char *command, const char *what, const char *why,
+             ...) __attribute__((format(printf, 4, 5)));
 /* One line, "mprof COMMAND: WHAT: cannot write: WHY", for output that
  * could not be written (WHAT: "standard output", a file), said the first
  * time only: a failure a command saw and the exit's flush of standard
@@ -49,8 +49,7 @@ int cli_input_check(const char *command, const char *path);
 /* Whether a file can be written at path, told as option (e.g. "-o"): its
  * directory exists and is writable, and path is not a directory itself.
  * 0, or CLI_FAILED after one line that says why and what to do. */
-int cli_output_check(const char *command, const char *option,
-                     const char *path);
+int cli_output_check(const char *command, const char *option, const char *path);
 /* Start path with argv, its heap on huge pages (GLIBC_TUNABLES), unless
  * the user set GLIBC_TUNABLES or mprof cannot start a program so; returns
  * only if it did not.  The program calls cli_heap_settle() first thing:
@@ -92,8 +91,8 @@ void cli_put_name(FILE *f, const char *text);
  * cli_progress_start. */
 typedef struct cli_progress_s {
   const char *command;
-  size_t total;  /* packets */
-  double next_s; /* monotonic time of the next redraw */
+  size_t total;     /* packets */
+  double next_s;    /* monotonic time of the next redraw */
   const char *unit; /* what total counts: "packet" unless a phase says */
   size_t done;      /* what cli_progress_step has counted */
 } cli_progress_t;
@@ -157,15 +156,14 @@ json_t *cli_json_why(const mprof_model_t *m, const mprof_why_hop_t *hops,
 typedef struct cli_traces_s {
   mprof_trace_set_t opened; /* owns the arrays below */
   mprof_trace_t **traces;   /* opened's, as the writers index them */
-  char **paths;        /* names: a path, or MERGED/MEMBER */
+  char **paths;             /* names: a path, or MERGED/MEMBER */
   int64_t *offsets_ns; /* per trace: from a merged trace, --offset, --align */
   int count;
   cli_progress_t *progress; /* told of loads and writes, or NULL */
 } cli_traces_t;
 /* Open every trace of paths, the members of merged traces each (at their
  * offsets): an exit code (all closed again on failure). */
-int cli_traces_open(cli_traces_t *set, char **paths, int count,
-                    int *problems);
+int cli_traces_open(cli_traces_t *set, char **paths, int count, int *problems);
 void cli_traces_close(cli_traces_t *set);
 /* Add an --offset NAME=+-NS (NAME: a trace's path or file name); returns
  * an exit code, saying why on stderr. */

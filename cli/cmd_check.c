@@ -64,12 +64,12 @@ static int check_member(void *context, const char *path, const char *file,
  * left out damages it; with no usable member it is unusable. */
 static int check_merged(const char *path) {
   int members[CLI_FAILED + 1] = {0}, skipped = 0; /* manifest lines */
-  if (mprof_trace_merged_members(path, check_member, members,
-                                 cli_count_problem, &skipped) ||
+  if (mprof_trace_merged_members(path, check_member, members, cli_count_problem,
+                                 &skipped) ||
       !(members[CLI_OK] + members[CLI_DAMAGED]))
     return CLI_FAILED;
   return skipped || members[CLI_DAMAGED] || members[CLI_FAILED] ? CLI_DAMAGED
-                                                                 : CLI_OK;
+                                                                : CLI_OK;
 }
 
 int cmd_check(int argc, char **argv) {
@@ -84,7 +84,7 @@ int cmd_check(int argc, char **argv) {
   int worst = CLI_OK;
   for (int i = optind; i < argc; i++) {
     int code = mprof_trace_is_merged(argv[i]) ? check_merged(argv[i])
-                                               : check_one(argv[i]);
+                                              : check_one(argv[i]);
     if (code > worst) worst = code;
   }
   return worst;

@@ -23,8 +23,8 @@ static int write_ctf(mprof_trace_t *trace, const char *path,
   (void)path;
   cli_progress_t progress;
   cli_progress_start(&progress, "ctf", mprof_trace_packet_count(trace));
-  int err = mprof_trace_write_ctf(trace, output, cli_progress_packets,
-                                  &progress);
+  int err =
+      mprof_trace_write_ctf(trace, output, cli_progress_packets, &progress);
   int saved = errno;
   cli_progress_finish(&progress);
   if (!err) return 0;
@@ -40,14 +40,20 @@ int cmd_ctf(int argc, char **argv) {
   int c;
   optind = 1;
   while ((c = getopt_long(argc, argv, "o:h", options, NULL)) != -1) {
-    if (c == 'o') output.path = optarg;
-    else if (c == 'h') return fputs(help, stdout), CLI_OK;
-    else return cli_option_error("ctf", argv, "o:h");
+    if (c == 'o')
+      output.path = optarg;
+    else if (c == 'h')
+      return fputs(help, stdout), CLI_OK;
+    else
+      return cli_option_error("ctf", argv, "o:h");
   }
-  if (optind >= argc) return cli_missing("ctf", "TRACE", "trace.ctf -o trace-ctf");
+  if (optind >= argc)
+    return cli_missing("ctf", "TRACE", "trace.ctf -o trace-ctf");
   if (!output.path)
-    return cli_fail(CLI_USAGE, "ctf", "-o", "missing; name the directory to "
-                    "write, as mprof ctf %s -o trace-ctf", argv[optind]);
+    return cli_fail(CLI_USAGE, "ctf", "-o",
+                    "missing; name the directory to "
+                    "write, as mprof ctf %s -o trace-ctf",
+                    argv[optind]);
   int count = argc - optind;
   if (count > 1) output.directory = output.path;
   int code = cli_output_prepare(&output, argv + optind, count, "ctf");

@@ -59,7 +59,8 @@ typedef struct dump_s {
 static thread_name_t *slot_of(thread_name_t *slots, size_t capacity,
                               uint64_t thread) {
   size_t i = (size_t)(thread * 0x9e3779b97f4a7c15u) & (capacity - 1);
-  while (slots[i].text && slots[i].thread != thread) i = (i + 1) & (capacity - 1);
+  while (slots[i].text && slots[i].thread != thread)
+    i = (i + 1) & (capacity - 1);
   return &slots[i];
 }
 
@@ -112,22 +113,17 @@ static int print_event(void *context, const mprof_event_t *ev) {
   case MPROF_EVENT_BECOMES:
     printf(" old=%" PRIu64 " new=%" PRIu64, ev->a, ev->b);
     break;
-  case MPROF_EVENT_SUSPEND:
-    break;
-  case MPROF_EVENT_GC:
-    printf(" duration_ns=%" PRId64, ev->value);
-    break;
-  case MPROF_EVENT_STRING:
-    printf(" id=%" PRIu32, ev->counter);
-    break;
+  case MPROF_EVENT_SUSPEND: break;
+  case MPROF_EVENT_GC: printf(" duration_ns=%" PRId64, ev->value); break;
+  case MPROF_EVENT_STRING: printf(" id=%" PRIu32, ev->counter); break;
   case MPROF_EVENT_COUNTER_NAME:
   case MPROF_EVENT_COUNTER_INCREASE:
   case MPROF_EVENT_COUNTER_VALUE:
     printf(" counter=%" PRIu32, ev->counter);
-    if (ev->kind != MPROF_EVENT_COUNTER_NAME) printf(" value=%" PRId64, ev->value);
+    if (ev->kind != MPROF_EVENT_COUNTER_NAME)
+      printf(" value=%" PRId64, ev->value);
     break;
-  default:
-    printf(" target=%" PRIu64, ev->a);
+  default: printf(" target=%" PRIu64, ev->a);
   }
   if (ev->text) {
     fputs(" text=\"", stdout);
@@ -177,8 +173,8 @@ static int cursor_fill(mprof_trace_t *trace, cursor_t *c, int *problems,
       c->capacity = capacity;
     }
     int damaged = 0;
-    c->count = mprof_trace_packet_decode(trace, c->next++, c->events,
-                                         capacity, &damaged);
+    c->count = mprof_trace_packet_decode(trace, c->next++, c->events, capacity,
+                                         &damaged);
     c->at = 0;
     *problems += damaged;
     cli_progress_update(progress, ++*decoded);
@@ -255,10 +251,14 @@ int cmd_dump(int argc, char **argv) {
   int c;
   optind = 1;
   while ((c = getopt_long(argc, argv, "ht", options, NULL)) != -1) {
-    if (c == 't') chosen.raw_ticks = 1;
-    else if (c == 'r') chosen.raw_order = 1;
-    else if (c == 'h') return fputs(help, stdout), CLI_OK;
-    else return cli_option_error("dump", argv, "ht");
+    if (c == 't')
+      chosen.raw_ticks = 1;
+    else if (c == 'r')
+      chosen.raw_order = 1;
+    else if (c == 'h')
+      return fputs(help, stdout), CLI_OK;
+    else
+      return cli_option_error("dump", argv, "ht");
   }
   if (optind >= argc) return cli_missing("dump", "TRACE", "trace.ctf");
   chosen.headers = argc - optind > 1 || mprof_trace_is_merged(argv[optind]);

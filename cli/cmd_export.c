@@ -41,7 +41,7 @@ typedef struct chrome_s {
   FILE *f;
   const mprof_model_t *model;
   const mprof_model_view_t *view;
-  int first; /* no event written yet (no comma before the next) */
+  int first;       /* no event written yet (no comma before the next) */
   size_t messages; /* message flows written */
   cli_progress_t *progress; /* counts the model's items written */
 } chrome_t;
@@ -54,8 +54,8 @@ static void put_us(FILE *f, int64_t ns) {
 /* Start an event object: {"ph":"X","pid":P,"tid":T,"ts":TS */
 static void event_open(chrome_t *c, char phase, uint32_t pid, uint32_t tid,
                        int64_t ts_ns) {
-  fprintf(c->f, "%s{\"ph\":\"%c\",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32
-                ",\"ts\":",
+  fprintf(c->f,
+          "%s{\"ph\":\"%c\",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32 ",\"ts\":",
           c->first ? "" : ",\n", phase, pid, tid);
   put_us(c->f, ts_ns);
   c->first = 0;
@@ -199,8 +199,8 @@ static int put_message(void *context, const mprof_message_t *msg) {
   size_t id = c->view->arrow_count + ++c->messages;
   flow_end_t send = {thread_pid(c, msg->send_thread), 0, msg->send_ns,
                      "message", "message"};
-  flow_end_t receive = {thread_pid(c, msg->receive_thread), 0,
-                        msg->receive_ns, "message", "message"};
+  flow_end_t receive = {thread_pid(c, msg->receive_thread), 0, msg->receive_ns,
+                        "message", "message"};
   put_flow_end(c, &send, id, 's', msg->send_thread);
   put_flow_end(c, &receive, id, 'f', msg->receive_thread);
   return 0;
@@ -265,8 +265,10 @@ int cmd_export(int argc, char **argv) {
                                  "trace.ctf -o trace.json");
   if (code != CLI_OK || combine.help) return code;
   if (strcmp(combine.format, "chrome") && strcmp(combine.format, "otlp"))
-    return cli_fail(CLI_USAGE, "export", "--format", "no format %s; give "
-                    "chrome or otlp", combine.format);
+    return cli_fail(CLI_USAGE, "export", "--format",
+                    "no format %s; give "
+                    "chrome or otlp",
+                    combine.format);
   if (strcmp(combine.output, "-") &&
       (code = cli_output_check("export", "-o", combine.output)))
     return code;
@@ -277,9 +279,8 @@ int cmd_export(int argc, char **argv) {
   cli_progress_start(&progress, "export", 0);
   combine.progress = &progress;
   cli_redacted_t redacted = {{0}, NULL, 0};
-  if (combine.redact &&
-      !(code = cli_redact_inputs(combine.paths, combine.count, &problems,
-                                 &redacted)))
+  if (combine.redact && !(code = cli_redact_inputs(combine.paths, combine.count,
+                                                   &problems, &redacted)))
     combine.paths = redacted.paths;
   if (code == CLI_OK) code = cli_combine_load(&combine, &set, &problems, &m);
   if (code == CLI_OK) code = export_to(combine.output, combine.format, m, &set);

@@ -29,8 +29,7 @@
 
 static const mprof_web_asset_t *asset(const char *name) {
   for (const mprof_web_asset_t *a = mprof_web_assets; a->name; a++)
-    if (strcmp(a->name, name) == 0)
-      return a;
+    if (strcmp(a->name, name) == 0) return a;
   return NULL; /* the build embeds them all */
 }
 
@@ -44,10 +43,8 @@ static void put_base64(FILE *f, const unsigned char *data, size_t size) {
       "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   for (size_t i = 0; i < size; i += 3) {
     uint32_t v = (uint32_t)data[i] << 16;
-    if (i + 1 < size)
-      v |= (uint32_t)data[i + 1] << 8;
-    if (i + 2 < size)
-      v |= data[i + 2];
+    if (i + 1 < size) v |= (uint32_t)data[i + 1] << 8;
+    if (i + 2 < size) v |= data[i + 2];
     char out[4] = {digits[v >> 18 & 63], digits[v >> 12 & 63],
                    i + 1 < size ? digits[v >> 6 & 63] : '=',
                    i + 2 < size ? digits[v & 63] : '='};
@@ -81,15 +78,12 @@ typedef struct trace_file_s {
   size_t slices; /* 0: in data.js; else data/T-I.js, I < slices */
 } trace_file_t;
 
-static int is_stdin(const trace_file_t *t) {
-  return strcmp(t->path, "-") == 0;
-}
+static int is_stdin(const trace_file_t *t) { return strcmp(t->path, "-") == 0; }
 
 /* Read the whole file (or standard input); -1 with errno set if not. */
 static int read_file(trace_file_t *t) {
   FILE *f = is_stdin(t) ? stdin : fopen(t->path, "rb");
-  if (!f)
-    return -1;
+  if (!f) return -1;
   size_t cap = 1 << 16;
   t->data = malloc(cap);
   t->size = 0;
@@ -98,14 +92,12 @@ static int read_file(trace_file_t *t) {
     t->size += n;
     if (t->size == cap) {
       unsigned char *d = realloc(t->data, cap *= 2);
-      if (!d)
-        free(t->data);
+      if (!d) free(t->data);
       t->data = d;
     }
   }
   int err = ferror(f) ? EIO : !t->data ? ENOMEM : 0;
-  if (f != stdin)
-    fclose(f);
+  if (f != stdin) fclose(f);
   errno = err;
   return err ? -1 : 0;
 }
@@ -127,8 +119,7 @@ static const char *base_name(const trace_file_t *t) {
 
 static size_t zeros_at(const unsigned char *data, size_t at, size_t size) {
   size_t end = at;
-  while (end < size && data[end] == 0)
-    end++;
+  while (end < size && data[end] == 0) end++;
   return end - at;
 }
 
@@ -206,8 +197,7 @@ static size_t slice_bytes(void) {
 static int plan_trace(trace_file_t *t) {
   size_t slice = slice_bytes(), bytes = 0;
   t->spans = trace_spans(t->data, t->size, slice, &t->spans_count);
-  if (!t->spans)
-    return -1;
+  if (!t->spans) return -1;
   for (size_t i = 0; i < t->spans_count; i++)
     bytes += t->spans[i].end - t->spans[i].start;
   t->slices = bytes > slice ? t->spans[t->spans_count - 1].slice + 1 : 0;
@@ -222,8 +212,7 @@ static int plan_trace(trace_file_t *t) {
 static void put_slice(FILE *f, int index, const trace_file_t *t, size_t k,
                       size_t *span) {
   size_t first = *span, end = first;
-  while (end < t->spans_count && t->spans[end].slice == k)
-    end++;
+  while (end < t->spans_count && t->spans[end].slice == k) end++;
   fprintf(f, "mprofSlice(%d, %zu, %zu, [", index, k,
           end == t->spans_count ? t->size : t->spans[end - 1].end);
   for (size_t i = first; i < end; i++)
@@ -348,10 +337,8 @@ static void put_scripts(FILE *f, const page_t *pg) {
   fputs("<script>\n", f);
   put_asset(f, "viewer.js");
   fputs("</script>\n", f);
-  if (pg->frame && pg->single)
-    put_data_script(f, pg);
-  if (pg->single)
-    put_inline_slices(f, pg->traces, pg->count, pg->progress);
+  if (pg->frame && pg->single) put_data_script(f, pg);
+  if (pg->single) put_inline_slices(f, pg->traces, pg->count, pg->progress);
 }
 
 /* index.html with its two marks replaced by the style and the scripts. */
@@ -376,8 +363,7 @@ typedef enum part_e { PAGE, DATA, TRACE } part_t;
 /* Start writing path, whole or not at all (mprof_output_open); 0, or -1
  * after saying why not. */
 static int create(mprof_output_t *out, const char *path) {
-  if (mprof_output_open(out, path) == 0)
-    return 0;
+  if (mprof_output_open(out, path) == 0) return 0;
   cli_progress_wipe();
   fprintf(stderr, "mprof html: %s: %s\n", path, strerror(errno));
   return -1;
@@ -409,12 +395,9 @@ static int make_dir(const char *path) {
 static int write_part(const char *path, part_t part, const page_t *pg,
                       int trace) {
   mprof_output_t out;
-  if (create(&out, path))
-    return -1;
-  if (part == PAGE)
-    put_page(out.f, pg);
-  if (part == DATA)
-    put_data(out.f, pg->traces, pg->count, pg->single);
+  if (create(&out, path)) return -1;
+  if (part == PAGE) put_page(out.f, pg);
+  if (part == DATA) put_data(out.f, pg->traces, pg->count, pg->single);
   if (part == TRACE)
     fwrite(pg->traces[trace].data, 1, pg->traces[trace].size, out.f);
   return finish(&out);
@@ -422,8 +405,8 @@ static int write_part(const char *path, part_t part, const page_t *pg,
 
 /* The slices of the traces that have them: DIR/data/T-K.js, slice K of
  * trace T. */
-static int write_slices(const char *dir, const trace_file_t *traces,
-                        int count, cli_progress_t *progress) {
+static int write_slices(const char *dir, const trace_file_t *traces, int count,
+                        cli_progress_t *progress) {
   char path[4096];
   snprintf(path, sizeof path, "%s/data", dir);
   if ((traces[0].slices || (count > 1 && traces[1].slices)) && make_dir(path))
@@ -433,11 +416,9 @@ static int write_slices(const char *dir, const trace_file_t *traces,
     for (size_t k = 0; k < traces[i].slices; k++) {
       snprintf(path, sizeof path, "%s/data/%d-%zu.js", dir, i, k);
       mprof_output_t out;
-      if (create(&out, path))
-        return -1;
+      if (create(&out, path)) return -1;
       put_slice(out.f, i, &traces[i], k, &span);
-      if (finish(&out))
-        return -1;
+      if (finish(&out)) return -1;
       cli_progress_update(progress, ++progress->done);
     }
   }
@@ -450,8 +431,9 @@ static int names_free(const page_t *pg, const char *const *own, size_t n) {
   for (int i = 0; i < pg->count; i++)
     for (size_t k = 0; k < n; k++)
       if (!strcmp(base_name(&pg->traces[i]), own[k])) {
-        fprintf(stderr, "mprof html: %s: a trace named %s would overwrite "
-                        "the viewer's own %s; copy it under another name\n",
+        fprintf(stderr,
+                "mprof html: %s: a trace named %s would overwrite "
+                "the viewer's own %s; copy it under another name\n",
                 shown_name(&pg->traces[i]), own[k], own[k]);
         return -1;
       }
@@ -470,31 +452,30 @@ static int write_directory(const char *dir, const page_t *pg) {
   char path[4096];
   for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) {
     snprintf(path, sizeof path, "%s/%s", dir, parts[i].name);
-    if (write_part(path, parts[i].part, pg, 0))
-      return -1;
+    if (write_part(path, parts[i].part, pg, 0)) return -1;
   }
   for (int i = 0; i < pg->count; i++) { /* the traces, to download */
     snprintf(path, sizeof path, "%s/%s", dir, base_name(&pg->traces[i]));
-    if (write_part(path, TRACE, pg, i))
-      return -1;
+    if (write_part(path, TRACE, pg, i)) return -1;
   }
   return 0;
 }
 
 static int usage(FILE *f, int code) {
   fprintf(
-      f, "usage: mprof html [--single-file] [--redact] TRACE [TRACE2] -o OUT\n"
-         "  (a TRACE of - is read from standard input)\n"
-         "  Write the browser viewer with the trace in it: a directory OUT\n"
-         "  (index.html, assets, the trace) that works from disk or any\n"
-         "  static server, or with --single-file one self-contained OUT.html.\n"
-         "  Two traces: the compare view (a good run above a bad run, the\n"
-         "  first divergence marked).  --redact: the traces' labels and names\n"
-         "  redacted first, as `mprof redact` does (with a random key).\n"
-         "  -o names OUT: a directory, or with --single-file a file.\n"
-         "examples:\n"
-         "  mprof html trace.ctf -o trace-html && xdg-open trace-html/index.html\n"
-         "  mprof html --single-file good.ctf bad.ctf -o compare.html\n");
+      f,
+      "usage: mprof html [--single-file] [--redact] TRACE [TRACE2] -o OUT\n"
+      "  (a TRACE of - is read from standard input)\n"
+      "  Write the browser viewer with the trace in it: a directory OUT\n"
+      "  (index.html, assets, the trace) that works from disk or any\n"
+      "  static server, or with --single-file one self-contained OUT.html.\n"
+      "  Two traces: the compare view (a good run above a bad run, the\n"
+      "  first divergence marked).  --redact: the traces' labels and names\n"
+      "  redacted first, as `mprof redact` does (with a random key).\n"
+      "  -o names OUT: a directory, or with --single-file a file.\n"
+      "examples:\n"
+      "  mprof html trace.ctf -o trace-html && xdg-open trace-html/index.html\n"
+      "  mprof html --single-file good.ctf bad.ctf -o compare.html\n");
   return code;
 }
 
@@ -528,8 +509,9 @@ static int open_member(trace_file_t *t, int *problems) {
   if (err == MPROF_ENOMEM)
     fprintf(stderr, "mprof html: out of memory\n");
   else if (!err)
-    fprintf(stderr, "mprof html: %s: a merged trace of %d traces: the "
-                    "browser viewer reads one (mprof view reads all)\n",
+    fprintf(stderr,
+            "mprof html: %s: a merged trace of %d traces: the "
+            "browser viewer reads one (mprof view reads all)\n",
             t->path, members.count);
   return -1;
 }
@@ -581,8 +563,7 @@ int cmd_html(int argc, char **argv) {
   const char *out = NULL;
   int single = 0, count = 0, problems = 0, redact = 0;
   for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "--help") == 0)
-      return usage(stdout, CLI_OK);
+    if (strcmp(argv[i], "--help") == 0) return usage(stdout, CLI_OK);
     if (strcmp(argv[i], "--single-file") == 0)
       single = 1;
     else if (strcmp(argv[i], "--redact") == 0)
@@ -590,19 +571,25 @@ int cmd_html(int argc, char **argv) {
     else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc)
       out = argv[++i];
     else if (strcmp(argv[i], "-o") == 0)
-      return cli_fail(CLI_USAGE, "html", "-o", "needs a value; see mprof help html");
+      return cli_fail(CLI_USAGE, "html", "-o",
+                      "needs a value; see mprof help html");
     else if (argv[i][0] == '-' && argv[i][1])
-      return cli_fail(CLI_USAGE, "html", argv[i], "no such option; see mprof help html");
+      return cli_fail(CLI_USAGE, "html", argv[i],
+                      "no such option; see mprof help html");
     else if (count < 2)
       traces[count++].path = argv[i];
     else
-      return cli_fail(CLI_USAGE, "html", argv[i], "a third trace; html shows "
+      return cli_fail(CLI_USAGE, "html", argv[i],
+                      "a third trace; html shows "
                       "one, or two to compare");
   }
-  if (count == 0) return cli_missing("html", "TRACE", "trace.ctf -o trace-html");
+  if (count == 0)
+    return cli_missing("html", "TRACE", "trace.ctf -o trace-html");
   if (!out)
-    return cli_fail(CLI_USAGE, "html", "-o", "missing; name the directory to "
-                    "write, as mprof html %s -o trace-html", traces[0].path);
+    return cli_fail(CLI_USAGE, "html", "-o",
+                    "missing; name the directory to "
+                    "write, as mprof html %s -o trace-html",
+                    traces[0].path);
   char *paths[2] = {(char *)traces[0].path, (char *)traces[1].path};
   cli_redacted_t redacted = {{0}, NULL, 0};
   int err = redact && cli_redact_inputs(paths, count, &problems, &redacted);

@@ -46,8 +46,7 @@ static const char help[] =
  * the build tree's, else the installed one. */
 static const char *preload_path(void) {
   const char *path = getenv("MPROF_PRELOAD");
-  if (path && *path)
-    return path;
+  if (path && *path) return path;
 #ifdef MPROF_PRELOAD_BUILD
   if (cli_in_build_tree()) return MPROF_PRELOAD_BUILD;
 #endif
@@ -63,9 +62,12 @@ static unsigned long long size_bytes(const char *text) {
     return 0;
   unsigned long long bytes = strtoull(text, NULL, 10);
   switch (text[digits]) {
-  case 'G': case 'g': return bytes << 30;
-  case 'M': case 'm': return bytes << 20;
-  case 'K': case 'k': return bytes << 10;
+  case 'G':
+  case 'g': return bytes << 30;
+  case 'M':
+  case 'm': return bytes << 20;
+  case 'K':
+  case 'k': return bytes << 10;
   default: return bytes;
   }
 }
@@ -76,11 +78,15 @@ static int size_check(const char *size) {
   if (!size) return CLI_OK;
   unsigned long long bytes = size_bytes(size);
   if (!bytes)
-    return cli_fail(CLI_USAGE, "record", "--size", "%s is not a size; give "
-                    "one like 8M or 512K", size);
+    return cli_fail(CLI_USAGE, "record", "--size",
+                    "%s is not a size; give "
+                    "one like 8M or 512K",
+                    size);
   if (bytes < MPROF_MIN_SIZE)
-    return cli_fail(CLI_USAGE, "record", "--size", "%s is below the least "
-                    "trace size, 64K; give 64K or more", size);
+    return cli_fail(CLI_USAGE, "record", "--size",
+                    "%s is below the least "
+                    "trace size, 64K; give 64K or more",
+                    size);
   return CLI_OK;
 }
 
@@ -100,14 +106,17 @@ static int program_find(const char *name, char *path, size_t size) {
     int why = runnable(name);
     snprintf(path, size, "%s", name);
     if (why == EACCES)
-      return cli_fail(CLI_FAILED, "record", name, "not executable; chmod +x "
+      return cli_fail(CLI_FAILED, "record", name,
+                      "not executable; chmod +x "
                       "it, or record the program that runs it (sh, node)");
     if (why == EISDIR)
       return cli_fail(CLI_FAILED, "record", name,
                       "a directory; give the program in it");
     if (why)
-      return cli_fail(CLI_FAILED, "record", name, "%s; give the program's "
-                      "path", strerror(why));
+      return cli_fail(CLI_FAILED, "record", name,
+                      "%s; give the program's "
+                      "path",
+                      strerror(why));
     return CLI_OK;
   }
   const char *dirs = getenv("PATH");
@@ -128,7 +137,8 @@ static int program_find(const char *name, char *path, size_t size) {
 static int trace_is_file(const char *path) {
   struct stat st;
   if (lstat(path, &st) < 0 || S_ISREG(st.st_mode)) return CLI_OK;
-  return cli_fail(CLI_FAILED, "record", path, "not a regular file; a trace "
+  return cli_fail(CLI_FAILED, "record", path,
+                  "not a regular file; a trace "
                   "is one: name another -o");
 }
 
@@ -155,12 +165,10 @@ static int keep_previous(const char *path) {
 /* LD_PRELOAD with the shim first, then whatever was preloaded already. */
 static int set_preload(const char *shim) {
   const char *old = getenv("LD_PRELOAD");
-  if (!old || !*old)
-    return setenv("LD_PRELOAD", shim, 1);
+  if (!old || !*old) return setenv("LD_PRELOAD", shim, 1);
   size_t size = strlen(shim) + strlen(old) + 2;
   char *both = malloc(size);
-  if (!both)
-    return -1;
+  if (!both) return -1;
   snprintf(both, size, "%s:%s", shim, old);
   int result = setenv("LD_PRELOAD", both, 1);
   free(both);
@@ -179,8 +187,7 @@ static const int passed_on[] = {SIGTERM, SIGHUP, SIGUSR1, SIGUSR2};
 static volatile pid_t program_pid;
 
 static void pass_on(int signum) {
-  if (program_pid > 0)
-    kill(program_pid, signum);
+  if (program_pid > 0) kill(program_pid, signum);
 }
 
 /* Handlers for the signals to pass on, the old ones into old[]; the
@@ -375,8 +382,7 @@ static int shim_can_see(const char *program, const char *path) {
   case MPROF_UV_PROBE_LIBUV_INSIDE:
     why = "has libuv linked into itself: the shim sees only a shared libuv";
     break;
-  default:
-    return 1;
+  default: return 1;
   }
   fputs("mprof record: ", stderr);
   cli_put_name(stderr, program);
@@ -415,8 +421,7 @@ int cmd_record(int argc, char **argv) {
     else
       return cli_option_error("record", argv, "+o:s:h");
   }
-  if (optind >= argc)
-    return cli_missing("record", "PROGRAM", "-- ./server");
+  if (optind >= argc) return cli_missing("record", "PROGRAM", "-- ./server");
   char program[PATH_MAX];
   int code = size_check(size);
   if (!code) code = program_find(argv[optind], program, sizeof program);
@@ -429,8 +434,7 @@ int cmd_record(int argc, char **argv) {
             shim, strerror(errno));
     return CLI_FAILED;
   }
-  if (!shim_can_see(argv[optind], program))
-    return run_untraced(argv + optind);
+  if (!shim_can_see(argv[optind], program)) return run_untraced(argv + optind);
   if (keep_previous(trace)) return CLI_FAILED;
   if (set_preload(shim) || setenv("MPROF_TRACE", trace, 1) ||
       (size && setenv("MPROF_SIZE", size, 1)) || pass_tsc_hz()) {

@@ -50,8 +50,10 @@ static int keep_class(const char *name, unsigned *keep) {
       *keep |= classes[i].class;
       return 0;
     }
-  cli_fail(0, "redact", "--keep", "no class %s; give paths, addresses, "
-           "names or labels", name);
+  cli_fail(0, "redact", "--keep",
+           "no class %s; give paths, addresses, "
+           "names or labels",
+           name);
   return -1;
 }
 
@@ -59,8 +61,7 @@ static int keep_class(const char *name, unsigned *keep) {
  * being read). */
 static int is_an_input(const mprof_trace_set_t *set, const char *output) {
   struct stat so, si;
-  if (stat(output, &so))
-    return 0;
+  if (stat(output, &so)) return 0;
   for (size_t i = 0; i < set->count; i++)
     if (!stat(set->paths[i], &si) && si.st_dev == so.st_dev &&
         si.st_ino == so.st_ino)
@@ -74,16 +75,19 @@ static int redact(const mprof_trace_set_t *set, int plain, const char *output,
                   const char *salt, unsigned keep, const char *map,
                   int *problems) {
   if (is_an_input(set, output)) {
-    return cli_fail(CLI_USAGE, "redact", output, "would overwrite a trace it "
+    return cli_fail(CLI_USAGE, "redact", output,
+                    "would overwrite a trace it "
                     "reads; name another -o");
   }
   if (!strcmp(output, "-") && (!plain || isatty(STDOUT_FILENO))) {
-    return cli_fail(CLI_USAGE, "redact", "-o -", "takes one trace, and "
+    return cli_fail(CLI_USAGE, "redact", "-o -",
+                    "takes one trace, and "
                     "standard output must not be a terminal");
   }
   mprof_redactor_t *r;
   if (mprof_redactor_new(salt, salt ? strlen(salt) : 0, keep, &r)) {
-    return cli_fail(CLI_FAILED, "redact", "--salt", "no random salt to be "
+    return cli_fail(CLI_FAILED, "redact", "--salt",
+                    "no random salt to be "
                     "had; give one");
   }
   int err = plain
@@ -117,16 +121,17 @@ int cmd_redact(int argc, char **argv) {
     else if (c == 'm')
       map = optarg;
     else if (c == 'k') {
-      if (keep_class(optarg, &keep))
-        return CLI_USAGE;
+      if (keep_class(optarg, &keep)) return CLI_USAGE;
     } else if (c == 'h')
       return fputs(help, stdout), CLI_OK;
     else
       return cli_option_error("redact", argv, "o:h");
   }
-  if (optind >= argc) return cli_missing("redact", "TRACE", "trace.ctf -o shareable.ctf");
+  if (optind >= argc)
+    return cli_missing("redact", "TRACE", "trace.ctf -o shareable.ctf");
   if (!output)
-    return cli_fail(CLI_USAGE, "redact", "-o", "missing; name the trace to "
+    return cli_fail(CLI_USAGE, "redact", "-o",
+                    "missing; name the trace to "
                     "write, as -o shareable.ctf");
   int problems = 0, count = argc - optind, failed = 0;
   mprof_trace_set_t set = {0};
@@ -151,8 +156,7 @@ int cmd_redact(int argc, char **argv) {
 static int redact_input(mprof_redactor_t *r, const char *path, const char *dir,
                         int n, int *problems, char **copy) {
   mprof_trace_set_t set;
-  if (cli_open_merged(path, problems, &set))
-    return CLI_FAILED;
+  if (cli_open_merged(path, problems, &set)) return CLI_FAILED;
   size_t size = strlen(dir) + 32;
   int err = MPROF_ENOMEM;
   if ((*copy = malloc(size))) {

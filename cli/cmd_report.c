@@ -39,7 +39,7 @@ typedef struct report_s {
   int failed;
 } report_t;
 
-/* --- Text ------------------------------------------------------------------------ */
+/* --- Text ----------------------------------------------------------------- */
 
 void cli_put_duration(int64_t ns) {
   if (ns < 1000)
@@ -314,7 +314,7 @@ static int report_text(const char *path, const mprof_model_t *m,
   return 0;
 }
 
-/* --- JSON -------------------------------------------------------------------------- */
+/* --- JSON ----------------------------------------------------------------- */
 
 /* {"id", "label" (null if none), "name" (the label, or type#id), "type"} */
 json_t *cli_json_thread(const mprof_model_t *m, uint32_t t) {
@@ -322,14 +322,12 @@ json_t *cli_json_thread(const mprof_model_t *m, uint32_t t) {
   const char *label = mprof_model_thread_label(m, t);
   char name[256];
   mprof_model_thread_name(m, t, name, sizeof name);
-  return json_pack("{s:I, s:o, s:o, s:s}", "id", (json_int_t)th->id, "label",
-                   label ? cli_json_text(label, strlen(label)) : json_null(),
-                   "name", cli_json_text(label ? label : name,
-                                         strlen(label ? label : name)),
-                   "type",
-                   t == MPROF_ROOT_THREAD
-                       ? "root"
-                       : mprof_type_name((mprof_type_t)th->type));
+  return json_pack(
+      "{s:I, s:o, s:o, s:s}", "id", (json_int_t)th->id, "label",
+      label ? cli_json_text(label, strlen(label)) : json_null(), "name",
+      cli_json_text(label ? label : name, strlen(label ? label : name)), "type",
+      t == MPROF_ROOT_THREAD ? "root"
+                             : mprof_type_name((mprof_type_t)th->type));
 }
 
 static json_t *json_arrow(const mprof_model_t *m, uint32_t i) {
@@ -356,22 +354,23 @@ static json_t *json_finding(const mprof_model_t *m, const mprof_analysis_t *a,
                             const mprof_finding_t *f) {
   json_t *threads = json_array(), *evidence = json_array();
   for (uint32_t k = 0; k < f->thread_count; k++)
-    json_array_append_new(threads,
-                          cli_json_thread(m, a->finding_threads[f->first_thread + k]));
+    json_array_append_new(
+        threads, cli_json_thread(m, a->finding_threads[f->first_thread + k]));
   for (uint32_t k = 0; k < f->evidence_count; k++)
-    json_array_append_new(evidence,
-                          json_evidence(m, &a->evidence[f->first_evidence + k]));
+    json_array_append_new(
+        evidence, json_evidence(m, &a->evidence[f->first_evidence + k]));
   const char *summary = a->text + f->summary;
-  return json_pack("{s:s, s:s, s:o, s:o, s:I, s:I, s:I, s:o}", "kind",
-                   mprof_finding_kind_name((mprof_finding_kind_t)f->kind),
-                   "severity", mprof_severity_name((mprof_severity_t)f->severity),
-                   "summary", cli_json_text(summary, strlen(summary)),
-                   "threads", threads, "start_ns", (json_int_t)f->start_ns,
-                   "end_ns", (json_int_t)f->end_ns, "value_ns",
-                   (json_int_t)f->value_ns, "evidence", evidence);
+  return json_pack(
+      "{s:s, s:s, s:o, s:o, s:I, s:I, s:I, s:o}", "kind",
+      mprof_finding_kind_name((mprof_finding_kind_t)f->kind), "severity",
+      mprof_severity_name((mprof_severity_t)f->severity), "summary",
+      cli_json_text(summary, strlen(summary)), "threads", threads, "start_ns",
+      (json_int_t)f->start_ns, "end_ns", (json_int_t)f->end_ns, "value_ns",
+      (json_int_t)f->value_ns, "evidence", evidence);
 }
 
-static json_t *json_findings(const mprof_model_t *m, const mprof_analysis_t *a) {
+static json_t *json_findings(const mprof_model_t *m,
+                             const mprof_analysis_t *a) {
   json_t *list = json_array();
   for (size_t i = 0; i < a->finding_count; i++)
     json_array_append_new(list, json_finding(m, a, &a->findings[i]));
@@ -385,36 +384,35 @@ static json_t *json_failures(const mprof_model_t *m, const mprof_analysis_t *a,
   for (uint32_t k = 0; k < g->failure_count; k++) {
     const mprof_failure_count_t *f = &a->failures[g->first_failure + k];
     const char *error = strings + f->error;
-    json_array_append_new(
-        list, json_pack("{s:o, s:I, s:o}", "error",
-                        cli_json_text(error, strlen(error)), "count",
-                        (json_int_t)f->count, "example",
-                        cli_json_thread(m, f->example)));
+    json_array_append_new(list,
+                          json_pack("{s:o, s:I, s:o}", "error",
+                                    cli_json_text(error, strlen(error)),
+                                    "count", (json_int_t)f->count, "example",
+                                    cli_json_thread(m, f->example)));
   }
   return list;
 }
 
-static json_t *json_requests(const mprof_model_t *m, const mprof_analysis_t *a) {
+static json_t *json_requests(const mprof_model_t *m,
+                             const mprof_analysis_t *a) {
   json_t *list = json_array();
   for (size_t i = 0; i < a->request_count; i++) {
     const mprof_request_group_t *g = &a->requests[i];
     const char *name = a->text + g->name;
     json_array_append_new(
         list,
-        json_pack("{s:o, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
-                  "s:I, s:I, s:o}",
-                  "kind", cli_json_text(name, strlen(name)), "type",
-                  mprof_type_name((mprof_type_t)g->type), "count",
-                  (json_int_t)g->count, "failed", (json_int_t)g->failed,
-                  "pending", (json_int_t)g->pending, "p50_ns",
-                  (json_int_t)g->p50_ns, "p90_ns", (json_int_t)g->p90_ns,
-                  "p99_ns", (json_int_t)g->p99_ns, "max_ns",
-                  (json_int_t)g->max_ns, "queue_p50_ns",
-                  (json_int_t)g->queue_p50_ns, "queue_max_ns",
-                  (json_int_t)g->queue_max_ns, "run_p50_ns",
-                  (json_int_t)g->run_p50_ns, "run_max_ns",
-                  (json_int_t)g->run_max_ns, "failures",
-                  json_failures(m, a, g)));
+        json_pack(
+            "{s:o, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
+            "s:I, s:I, s:o}",
+            "kind", cli_json_text(name, strlen(name)), "type",
+            mprof_type_name((mprof_type_t)g->type), "count",
+            (json_int_t)g->count, "failed", (json_int_t)g->failed, "pending",
+            (json_int_t)g->pending, "p50_ns", (json_int_t)g->p50_ns, "p90_ns",
+            (json_int_t)g->p90_ns, "p99_ns", (json_int_t)g->p99_ns, "max_ns",
+            (json_int_t)g->max_ns, "queue_p50_ns", (json_int_t)g->queue_p50_ns,
+            "queue_max_ns", (json_int_t)g->queue_max_ns, "run_p50_ns",
+            (json_int_t)g->run_p50_ns, "run_max_ns", (json_int_t)g->run_max_ns,
+            "failures", json_failures(m, a, g)));
   }
   return list;
 }
@@ -429,13 +427,13 @@ static json_t *json_stalls(const mprof_model_t *m, const mprof_analysis_t *a) {
       json_array_append_new(before,
                             json_arrow(m, a->arrow_refs[s->first_arrow + k]));
     json_array_append_new(
-        list, json_pack("{s:o, s:o, s:o, s:I, s:I, s:o}", "thread",
-                        cli_json_thread(m, s->thread), "became",
-                        cli_json_thread(m, s->last), "creator",
-                        cli_json_thread(m, th[s->thread].creator), "start_ns",
-                        (json_int_t)th[s->thread].start_ns, "last_seen_ns",
-                        (json_int_t)th[s->last].last_seen_ns, "before",
-                        before));
+        list,
+        json_pack("{s:o, s:o, s:o, s:I, s:I, s:o}", "thread",
+                  cli_json_thread(m, s->thread), "became",
+                  cli_json_thread(m, s->last), "creator",
+                  cli_json_thread(m, th[s->thread].creator), "start_ns",
+                  (json_int_t)th[s->thread].start_ns, "last_seen_ns",
+                  (json_int_t)th[s->last].last_seen_ns, "before", before));
   }
   return list;
 }
@@ -470,8 +468,8 @@ static json_t *json_times(const mprof_model_t *m, const mprof_analysis_t *a,
     for (uint32_t k = 0; k < t->wait_count; k++)
       json_array_append_new(
           on, json_pack("{s:o, s:I}", "thread",
-                        cli_json_thread(m, a->waits[t->first_wait + k].on), "ns",
-                        (json_int_t)a->waits[t->first_wait + k].ns));
+                        cli_json_thread(m, a->waits[t->first_wait + k].on),
+                        "ns", (json_int_t)a->waits[t->first_wait + k].ns));
     json_array_append_new(
         list, json_pack("{s:o, s:I, s:I, s:I, s:I, s:I, s:o}", "thread",
                         cli_json_thread(m, t->thread), "life_ns",
@@ -493,10 +491,9 @@ static json_t *json_chains(const mprof_model_t *m, const mprof_analysis_t *a) {
     for (uint32_t k = 0; k < c->length; k++)
       json_array_append_new(threads,
                             cli_json_thread(m, a->chain_threads[c->first + k]));
-    json_array_append_new(list, json_pack("{s:o, s:I, s:I}", "threads",
-                                          threads, "start_ns",
-                                          (json_int_t)c->start_ns, "end_ns",
-                                          (json_int_t)c->end_ns));
+    json_array_append_new(list, json_pack("{s:o, s:I, s:I}", "threads", threads,
+                                          "start_ns", (json_int_t)c->start_ns,
+                                          "end_ns", (json_int_t)c->end_ns));
   }
   return list;
 }
@@ -507,12 +504,11 @@ static json_t *json_path(const mprof_model_t *m, const mprof_analysis_t *a) {
   for (size_t r = 0; r < a->request_count; r++) {
     const mprof_request_group_t *g = &a->requests[r];
     json_array_append_new(
-        paths, json_pack("{s:o, s:o, s:o}", "kind",
-                         cli_json_text(a->text + g->name,
-                                       strlen(a->text + g->name)),
-                         "target", cli_json_thread(m, g->slowest), "steps",
-                         cli_json_why(m, a->why_hops + g->first_hop,
-                                      g->hop_count)));
+        paths,
+        json_pack("{s:o, s:o, s:o}", "kind",
+                  cli_json_text(a->text + g->name, strlen(a->text + g->name)),
+                  "target", cli_json_thread(m, g->slowest), "steps",
+                  cli_json_why(m, a->why_hops + g->first_hop, g->hop_count)));
   }
   return paths;
 }
@@ -525,13 +521,12 @@ static int report_json(const char *path, const mprof_model_t *m,
       "{s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
       "trace", cli_json_text(path, strlen(path)), "duration_ns",
       (json_int_t)v->duration_ns, "end_ns", (json_int_t)v->end_ns, "events",
-      (json_int_t)v->events, "threads",
-      (json_int_t)(v->thread_count - 1), "streams",
-      (json_int_t)v->stream_count, "discarded", (json_int_t)v->discarded,
-      "findings", json_findings(m, a), "requests", json_requests(m, a),
-      "stalls", json_stalls(m, a), "lost_wakeups", json_lost_wakeups(m, a),
-      "thread_times", times ? times : json_null(), "wait_chains",
-      json_chains(m, a), "critical_path", json_path(m, a));
+      (json_int_t)v->events, "threads", (json_int_t)(v->thread_count - 1),
+      "streams", (json_int_t)v->stream_count, "discarded",
+      (json_int_t)v->discarded, "findings", json_findings(m, a), "requests",
+      json_requests(m, a), "stalls", json_stalls(m, a), "lost_wakeups",
+      json_lost_wakeups(m, a), "thread_times", times ? times : json_null(),
+      "wait_chains", json_chains(m, a), "critical_path", json_path(m, a));
   if (!o || !times) {
     json_decref(o);
     return -1;
@@ -542,7 +537,7 @@ static int report_json(const char *path, const mprof_model_t *m,
   return err;
 }
 
-/* --- The command ----------------------------------------------------------------- */
+/* --- The command ---------------------------------------------------------- */
 
 /* Analyse and print a model of path, progress told until the analysis is
  * done; damaged: the reader found damage in it (events are missing). */
@@ -574,8 +569,7 @@ static void report_one(void *context, const char *path, mprof_trace_t *trace,
   mprof_model_t *m;
   cli_progress_t progress;
   cli_progress_start(&progress, "report", 0);
-  mprof_model_load_options_t options = {NULL, cli_progress_packets,
-                                        &progress};
+  mprof_model_load_options_t options = {NULL, cli_progress_packets, &progress};
   int err = mprof_model_load_with((const mprof_trace_t *const *)&trace, 1,
                                   &options, &m);
   if (err) {
@@ -606,41 +600,40 @@ static int report_merged(report_t *r, char *path) {
 }
 
 int cmd_report(int argc, char **argv) {
-  static const struct option options[] = {{"json", no_argument, 0, 'j'},
-                                          {"top", required_argument, 0, 't'},
-                                          {"loop-blocked-ms", required_argument,
-                                           0, 'b'},
-                                          {"help", no_argument, 0, 'h'},
-                                          {0, 0, 0, 0}};
+  static const struct option options[] = {
+      {"json", no_argument, 0, 'j'},
+      {"top", required_argument, 0, 't'},
+      {"loop-blocked-ms", required_argument, 0, 'b'},
+      {"help", no_argument, 0, 'h'},
+      {0, 0, 0, 0}};
   report_t r = {0, 10, {0, 0, 0}, 0};
   unsigned long blocked_ms;
   int c;
   while ((c = getopt_long(argc, argv, "jt:b:h", options, NULL)) != -1) {
     char *end;
     switch (c) {
-    case 'j':
-      r.json = 1;
-      break;
+    case 'j': r.json = 1; break;
     case 't':
       r.top = strtoul(optarg, &end, 10);
       if (*end || !*optarg) {
-        return cli_fail(CLI_USAGE, "report", "--top", "%s: give a number of "
-                        "threads, 0 for all", optarg);
+        return cli_fail(CLI_USAGE, "report", "--top",
+                        "%s: give a number of "
+                        "threads, 0 for all",
+                        optarg);
       }
       break;
     case 'b':
       blocked_ms = strtoul(optarg, &end, 10);
       if (*end || !*optarg || blocked_ms == 0 || blocked_ms > 1000000000) {
-        return cli_fail(CLI_USAGE, "report", "--loop-blocked-ms", "%s: give "
-                        "a number of milliseconds from 1", optarg);
+        return cli_fail(CLI_USAGE, "report", "--loop-blocked-ms",
+                        "%s: give "
+                        "a number of milliseconds from 1",
+                        optarg);
       }
       r.options.loop_blocked_ns = (int64_t)blocked_ms * 1000000;
       break;
-    case 'h':
-      fputs(help, stdout);
-      return CLI_OK;
-    default:
-      return cli_option_error("report", argv, "jt:b:h");
+    case 'h': fputs(help, stdout); return CLI_OK;
+    default: return cli_option_error("report", argv, "jt:b:h");
     }
   }
   if (optind >= argc) return cli_missing("report", "TRACE", "trace.ctf");

@@ -57,17 +57,19 @@ static int choose_output(const char *out, int count, cli_output_t *output) {
     return CLI_OK;
   }
   if (count > 1)
-    return cli_fail(CLI_USAGE, "snapshot", "-o", "missing; standard output "
+    return cli_fail(CLI_USAGE, "snapshot", "-o",
+                    "missing; standard output "
                     "takes one SOURCE: name a directory for several");
   if (!out && isatty(STDOUT_FILENO))
-    return cli_fail(CLI_USAGE, "snapshot", "-o", "missing; name the file to "
+    return cli_fail(CLI_USAGE, "snapshot", "-o",
+                    "missing; name the file to "
                     "write, as -o now.ctf, or redirect standard output");
   return out ? cli_output_check("snapshot", "-o", out) : CLI_OK;
 }
 
 /* --pid or --core: the trace of a program that records into memory. */
-static int snapshot_memory(const char *pid, const char *core,
-                           const char *out, int sources) {
+static int snapshot_memory(const char *pid, const char *core, const char *out,
+                           int sources) {
   char *end = NULL;
   long number = pid ? strtol(pid, &end, 10) : 0;
   cli_output_t chosen;
@@ -81,8 +83,10 @@ static int snapshot_memory(const char *pid, const char *core,
   int code = choose_output(out, 1, &chosen);
   if (code) return code;
   if (chosen.directory)
-    return cli_fail(CLI_USAGE, "snapshot", out, "a directory; name a file "
-                    "in it, as -o %s/now.ctf", out);
+    return cli_fail(CLI_USAGE, "snapshot", out,
+                    "a directory; name a file "
+                    "in it, as -o %s/now.ctf",
+                    out);
   mprof_trace_t *trace;
   int err = pid ? mprof_trace_open_process((int)number, NULL, NULL, &trace)
                 : mprof_trace_open_core(core, NULL, NULL, &trace);
@@ -104,16 +108,23 @@ int cmd_snapshot(int argc, char **argv) {
   int c;
   optind = 1;
   while ((c = getopt_long(argc, argv, "w:o:h", options, NULL)) != -1) {
-    if (c == 'w' || c == 'o') out = optarg;
-    else if (c == 'h') return fputs(help, stdout), CLI_OK;
-    else if (c == 'p') pid = optarg;
-    else if (c == 'c') core = optarg;
-    else return cli_option_error("snapshot", argv, "w:o:h");
+    if (c == 'w' || c == 'o')
+      out = optarg;
+    else if (c == 'h')
+      return fputs(help, stdout), CLI_OK;
+    else if (c == 'p')
+      pid = optarg;
+    else if (c == 'c')
+      core = optarg;
+    else
+      return cli_option_error("snapshot", argv, "w:o:h");
   }
   if (pid || core) return snapshot_memory(pid, core, out, argc - optind);
-  if (optind >= argc) return cli_missing("snapshot", "SOURCE", "trace.ctf -o now.ctf");
+  if (optind >= argc)
+    return cli_missing("snapshot", "SOURCE", "trace.ctf -o now.ctf");
   int count = argc - optind;
   int code = choose_output(out, count, &output);
-  if (!code) code = cli_output_prepare(&output, argv + optind, count, "snapshot");
+  if (!code)
+    code = cli_output_prepare(&output, argv + optind, count, "snapshot");
   return code ? code : cli_write_each(argv + optind, count, &output, save);
 }

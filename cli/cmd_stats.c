@@ -83,8 +83,8 @@ typedef struct stats_s {
   id_set_t threads;
   counter_value_t *by_id; /* mprof counters, indexed by id */
   size_t by_id_count;
-  json_t *counter_names;  /* counter id (as text) -> name */
-  json_t *legacy_values;  /* legacy counter name -> value */
+  json_t *counter_names; /* counter id (as text) -> name */
+  json_t *legacy_values; /* legacy counter name -> value */
   int out_of_memory;
 } stats_t;
 
@@ -117,21 +117,21 @@ static int note_counter(stats_t *s, const mprof_event_t *ev) {
     size_t count = (size_t)ev->counter + 1;
     counter_value_t *by_id = realloc(s->by_id, count * sizeof *by_id);
     if (!by_id) return -1;
-    memset(by_id + s->by_id_count, 0,
-           (count - s->by_id_count) * sizeof *by_id);
+    memset(by_id + s->by_id_count, 0, (count - s->by_id_count) * sizeof *by_id);
     s->by_id = by_id;
     s->by_id_count = count;
   }
   counter_value_t *c = &s->by_id[ev->counter];
   c->value = ev->kind == MPROF_EVENT_COUNTER_INCREASE ? c->value + ev->value
-                                                     : ev->value;
+                                                      : ev->value;
   c->seen = 1;
   return 0;
 }
 
 static int note_event(void *context, const mprof_event_t *ev) {
   stats_t *s = context;
-  if (!s->events || ev->time_ticks < s->first_ticks) s->first_ticks = ev->time_ticks;
+  if (!s->events || ev->time_ticks < s->first_ticks)
+    s->first_ticks = ev->time_ticks;
   if (ev->time_ticks > s->last_ticks) s->last_ticks = ev->time_ticks;
   s->events++;
   s->by_kind[ev->kind]++;
@@ -141,15 +141,11 @@ static int note_event(void *context, const mprof_event_t *ev) {
   case MPROF_EVENT_COUNTER_VALUE:
     if (note_counter(s, ev)) s->out_of_memory = 1;
     return 0;
-  case MPROF_EVENT_LABEL:
-    s->labels++;
-    break;
+  case MPROF_EVENT_LABEL: s->labels++; break;
   case MPROF_EVENT_STRING:
   case MPROF_EVENT_GC:
-  case MPROF_EVENT_SUSPEND:
-    return 0;
-  default:
-    break;
+  case MPROF_EVENT_SUSPEND: return 0;
+  default: break;
   }
   int b = ev->kind == MPROF_EVENT_BECOMES || ev->kind == MPROF_EVENT_CREATE_BY;
   if (id_set_add(&s->threads, ev->thread) || id_set_add(&s->threads, ev->a) ||
@@ -173,7 +169,8 @@ static json_t *named_counters(const stats_t *s) {
   return out;
 }
 
-static json_t *trace_stats(const char *path, mprof_trace_t *trace, int *problems) {
+static json_t *trace_stats(const char *path, mprof_trace_t *trace,
+                           int *problems) {
   stats_t s;
   memset(&s, 0, sizeof s);
   s.counter_names = json_object();
@@ -200,10 +197,11 @@ static json_t *trace_stats(const char *path, mprof_trace_t *trace, int *problems
   json_t *o = json_pack(
       "{s:s, s:o, s:I, s:o, s:I, s:I, s:o, s:I, s:I, s:f, s:I, s:I, s:I, s:I, s:b}",
       "trace", path, "program",
-      named ? cli_json_text(program, strlen(program)) : json_null(), "events", (json_int_t)s.events, "events_by_type", by_type,
-      "threads", (json_int_t)s.threads.count, "labels", (json_int_t)s.labels,
-      "counters", named_counters(&s), "time_span_ns", (json_int_t)span_ns,
-      "discarded", (json_int_t)info->discarded, "bytes_per_event",
+      named ? cli_json_text(program, strlen(program)) : json_null(), "events",
+      (json_int_t)s.events, "events_by_type", by_type, "threads",
+      (json_int_t)s.threads.count, "labels", (json_int_t)s.labels, "counters",
+      named_counters(&s), "time_span_ns", (json_int_t)span_ns, "discarded",
+      (json_int_t)info->discarded, "bytes_per_event",
       s.events ? (double)bytes / (double)s.events : 0.0, "packets",
       (json_int_t)packets, "packets_overwritten",
       (json_int_t)info->packets_overwritten, "packets_missing",
@@ -268,7 +266,8 @@ static void print_text(json_t *o) {
   printf("  size: %.1f bytes per event\n",
          json_real_value(json_object_get(o, "bytes_per_event")));
   printf("  packets: %lld (%lld overwritten when the ring wrapped, %lld "
-         "missing)\n  streams: %lld\n", (long long)number(o, "packets"),
+         "missing)\n  streams: %lld\n",
+         (long long)number(o, "packets"),
          (long long)number(o, "packets_overwritten"),
          (long long)number(o, "packets_missing"),
          (long long)number(o, "streams"));
@@ -294,9 +293,12 @@ int cmd_stats(int argc, char **argv) {
   int c, json = 0;
   optind = 1;
   while ((c = getopt_long(argc, argv, "jh", options, NULL)) != -1) {
-    if (c == 'j') json = 1;
-    else if (c == 'h') return fputs(help, stdout), CLI_OK;
-    else return cli_option_error("stats", argv, "jh");
+    if (c == 'j')
+      json = 1;
+    else if (c == 'h')
+      return fputs(help, stdout), CLI_OK;
+    else
+      return cli_option_error("stats", argv, "jh");
   }
   if (optind >= argc) return cli_missing("stats", "TRACE", "trace.ctf");
   return cli_for_each_trace(argv + optind, argc - optind, print_stats, &json);

@@ -38,8 +38,10 @@ typedef struct view_args_s {
 
 /* A time such as 12, 1.5us, 3ms or 2s in ns: 0, or -1 if malformed. */
 static int parse_time(const char *text, const char *end, int64_t *ns) {
-  static const struct { const char *suffix; double scale; } units[] = {
-      {"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}, {"", 1}};
+  static const struct {
+    const char *suffix;
+    double scale;
+  } units[] = {{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}, {"", 1}};
   char *rest;
   errno = 0;
   double value = strtod(text, &rest);
@@ -80,44 +82,61 @@ static int reads_stdin(char **paths, int count) {
 
 /* Options into args: 0, or the exit code of a usage error (told). */
 static int parse_args(int argc, char **argv, view_args_t *args) {
-  static const struct option options[] = {
-      {"png", required_argument, 0, 'p'},   {"width", required_argument, 0, 'W'},
-      {"height", required_argument, 0, 'H'}, {"range", required_argument, 0, 'r'},
-      {"follow", no_argument, 0, 'f'},      {"compare", no_argument, 0, 'c'},
-      {"script", required_argument, 0, 's'}, {"help", no_argument, 0, 'h'},
-      {0, 0, 0, 0}};
+  static const struct option options[] = {{"png", required_argument, 0, 'p'},
+                                          {"width", required_argument, 0, 'W'},
+                                          {"height", required_argument, 0, 'H'},
+                                          {"range", required_argument, 0, 'r'},
+                                          {"follow", no_argument, 0, 'f'},
+                                          {"compare", no_argument, 0, 'c'},
+                                          {"script", required_argument, 0, 's'},
+                                          {"help", no_argument, 0, 'h'},
+                                          {0, 0, 0, 0}};
   int c;
   optind = 1;
   while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
     int bad = 0;
-    if (c == 'p') args->png = optarg;
-    else if (c == 'W') bad = parse_size(optarg, &args->width);
-    else if (c == 'H') bad = parse_size(optarg, &args->height);
-    else if (c == 'r') bad = parse_range(optarg, args);
-    else if (c == 'f') args->options.follow = 1;
-    else if (c == 'c') args->options.compare = 1;
-    else if (c == 's') args->options.script = optarg;
-    else if (c == 'h') exit(fputs(help, stdout) == EOF ? CLI_FAILED : CLI_OK);
-    else return cli_option_error("view", argv, "h");
+    if (c == 'p')
+      args->png = optarg;
+    else if (c == 'W')
+      bad = parse_size(optarg, &args->width);
+    else if (c == 'H')
+      bad = parse_size(optarg, &args->height);
+    else if (c == 'r')
+      bad = parse_range(optarg, args);
+    else if (c == 'f')
+      args->options.follow = 1;
+    else if (c == 'c')
+      args->options.compare = 1;
+    else if (c == 's')
+      args->options.script = optarg;
+    else if (c == 'h')
+      exit(fputs(help, stdout) == EOF ? CLI_FAILED : CLI_OK);
+    else
+      return cli_option_error("view", argv, "h");
     if (bad)
       return cli_fail(CLI_USAGE, "view",
-                      c == 'r' ? "--range" : c == 'W' ? "--width" : "--height",
+                      c == 'r'   ? "--range"
+                      : c == 'W' ? "--width"
+                                 : "--height",
                       "%s: give %s", optarg,
                       c == 'r' ? "T0:T1 with T0 < T1, as 2ms:3.5ms"
                                : "a number of pixels, 16 to 16384");
   }
   int count = argc - optind;
   if (count < 1) return cli_missing("view", "TRACE", "trace.ctf");
-  const char *what = args->png ? "--png" : args->options.compare ? "--compare"
-                     : args->has_range ? "--range" : "--follow";
-  const char *why = args->png && count != 1 ? "draws one TRACE"
-                    : args->options.compare && count != 2 ? "takes two TRACEs"
-                    : args->png && (args->options.follow || args->options.compare)
-                        ? "draws no window: no --follow or --compare"
-                    : !args->png && args->has_range ? "goes with --png"
-                    : args->options.follow && reads_stdin(argv + optind, count)
-                        ? "re-reads files, not standard input"
-                    : NULL;
+  const char *what = args->png               ? "--png"
+                     : args->options.compare ? "--compare"
+                     : args->has_range       ? "--range"
+                                             : "--follow";
+  const char *why =
+      args->png && count != 1               ? "draws one TRACE"
+      : args->options.compare && count != 2 ? "takes two TRACEs"
+      : args->png && (args->options.follow || args->options.compare)
+          ? "draws no window: no --follow or --compare"
+      : !args->png && args->has_range ? "goes with --png"
+      : args->options.follow && reads_stdin(argv + optind, count)
+          ? "re-reads files, not standard input"
+          : NULL;
   if (why) return cli_fail(CLI_USAGE, "view", what, "%s", why);
   return args->png ? cli_output_check("view", "--png", args->png) : CLI_OK;
 }
@@ -128,19 +147,23 @@ static int range_check(const view_args_t *args, const mprof_view_doc_t *doc) {
   const mprof_model_view_t *v = mprof_model_view(doc->model);
   int64_t end = v->end_ns > v->duration_ns ? v->end_ns : v->duration_ns;
   if (!args->has_range || args->t0_ns < end) return 0;
-  cli_fail(0, "view", "--range", "starts after the trace ends, at %.3f ms; "
-           "give a range within 0:%.3fms", end / 1e6, end / 1e6);
+  cli_fail(0, "view", "--range",
+           "starts after the trace ends, at %.3f ms; "
+           "give a range within 0:%.3fms",
+           end / 1e6, end / 1e6);
   return -1;
 }
 
 static int write_png(const view_args_t *args, mprof_view_doc_t *doc) {
-  mprof_timeline_t *tl = mprof__view_timeline(&doc, 1, args->width, args->height);
+  mprof_timeline_t *tl =
+      mprof__view_timeline(&doc, 1, args->width, args->height);
   int err = tl ? 0 : MPROF_ENOMEM;
   if (!err && args->has_range)
     mprof_timeline_set_range(tl, (double)args->t0_ns, (double)args->t1_ns);
   if (!err) err = mprof__view_png(tl, 0, args->png);
   mprof_timeline_free(tl);
-  if (err) fprintf(stderr, "mprof view: %s: %s\n", args->png, mprof_strerror(err));
+  if (err)
+    fprintf(stderr, "mprof view: %s: %s\n", args->png, mprof_strerror(err));
   return err;
 }
 
@@ -165,7 +188,8 @@ int cmd_view(int argc, char **argv) {
     if ((code = cli_input_check("view", argv[optind + i]))) break;
     int err = load_doc(argv[optind + i], &damaged, &docs[i]);
     if (err) {
-      fprintf(stderr, "mprof view: %s: %s\n", argv[optind + i], mprof_strerror(err));
+      fprintf(stderr, "mprof view: %s: %s\n", argv[optind + i],
+              mprof_strerror(err));
       code = CLI_FAILED;
     }
   }
@@ -174,7 +198,8 @@ int cmd_view(int argc, char **argv) {
   else if (code == CLI_OK && args.png)
     code = write_png(&args, docs[0]) ? CLI_FAILED : CLI_OK;
   else if (code == CLI_OK)
-    code = mprof__view_windows(docs, count, &args.options) ? CLI_FAILED : CLI_OK;
+    code =
+        mprof__view_windows(docs, count, &args.options) ? CLI_FAILED : CLI_OK;
   for (int i = 0; i < count; i++) mprof__view_doc_free(docs[i]);
   free(docs);
   return code == CLI_OK && damaged ? CLI_DAMAGED : code;

@@ -53,8 +53,8 @@ static const char help[] =
     "  mprof watch --on lost_wakeup --on stalled --pid 4242 -o captures\n";
 
 typedef struct rule_s {
-  int kind;            /* mprof_finding_kind_t */
-  int64_t least_ns;    /* the finding's measure must reach it */
+  int kind;         /* mprof_finding_kind_t */
+  int64_t least_ns; /* the finding's measure must reach it */
 } rule_t;
 
 /* A capture found, waiting for --after to pass. */
@@ -75,10 +75,10 @@ typedef struct watch_s {
   rule_t rules[WATCH_MAX_RULES];
   int rule_count;
   int64_t before_ns, after_ns, for_ns;
-  int max, started;    /* captures allowed, begun */
+  int max, started; /* captures allowed, begun */
   const char *dir, *path;
   int pid;
-  struct stat file;    /* the trace file as first opened */
+  struct stat file;     /* the trace file as first opened */
   mprof_trace_t *trace; /* the latest snapshot */
   capture_t *pending;
   size_t pending_count;
@@ -106,8 +106,10 @@ static int64_t monotonic_ns(int clock) {
 
 /* "250ms", "2s", "1.5": ns into *out; -1 if it is no duration. */
 static int parse_duration(const char *text, int64_t *out) {
-  static const struct { const char *unit; double ns; } units[] = {
-      {"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}, {"", 1e9}};
+  static const struct {
+    const char *unit;
+    double ns;
+  } units[] = {{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}, {"", 1e9}};
   char *rest;
   errno = 0;
   double value = strtod(text, &rest);
@@ -137,17 +139,21 @@ static int parse_rule(watch_t *w, const char *text) {
 }
 
 static int bad_option(const char *option, const char *value) {
-  return cli_fail(CLI_USAGE, "watch", option, "'%s' is %s; see mprof help watch",
-                  value, !strcmp(option, "--on") ? "no rule" : "out of range");
+  return cli_fail(CLI_USAGE, "watch", option,
+                  "'%s' is %s; see mprof help watch", value,
+                  !strcmp(option, "--on") ? "no rule" : "out of range");
 }
 
 static int parse_options(watch_t *w, int argc, char **argv) {
-  static const struct option options[] = {
-      {"on", required_argument, 0, 'r'},     {"before", required_argument, 0, 'b'},
-      {"after", required_argument, 0, 'a'},  {"max", required_argument, 0, 'm'},
-      {"for", required_argument, 0, 'f'},    {"output", required_argument, 0, 'o'},
-      {"pid", required_argument, 0, 'p'},    {"help", no_argument, 0, 'h'},
-      {0, 0, 0, 0}};
+  static const struct option options[] = {{"on", required_argument, 0, 'r'},
+                                          {"before", required_argument, 0, 'b'},
+                                          {"after", required_argument, 0, 'a'},
+                                          {"max", required_argument, 0, 'm'},
+                                          {"for", required_argument, 0, 'f'},
+                                          {"output", required_argument, 0, 'o'},
+                                          {"pid", required_argument, 0, 'p'},
+                                          {"help", no_argument, 0, 'h'},
+                                          {0, 0, 0, 0}};
   int c;
   char *end;
   long number;
@@ -170,7 +176,8 @@ static int parse_options(watch_t *w, int argc, char **argv) {
     if (c == '?') return cli_option_error("watch", argv, "o:h");
   }
   if (argc == optind && !w->pid)
-    return cli_missing("watch", "TRACE", "--on loop_blocked trace.ctf -o captures");
+    return cli_missing("watch", "TRACE",
+                       "--on loop_blocked trace.ctf -o captures");
   if (argc - optind > (w->pid ? 0 : 1))
     return cli_fail(CLI_USAGE, "watch", argv[optind + (w->pid ? 0 : 1)],
                     "one more trace; give one TRACE or --pid PID");
@@ -178,7 +185,7 @@ static int parse_options(watch_t *w, int argc, char **argv) {
   return 0;
 }
 
-/* --- Times ------------------------------------------------------------------ */
+/* --- Times ---------------------------------------------------------------- */
 
 static uint64_t ns_to_ticks(const mprof_trace_info_t *info, int64_t ns) {
   if (ns <= 0) return 0;
@@ -191,7 +198,7 @@ static uint64_t model_ticks(const mprof_model_view_t *v, int64_t ns) {
                                      v->clock_freq_hz / 1000000000u);
 }
 
-/* --- Reading the trace ------------------------------------------------------ */
+/* --- Reading the trace ---------------------------------------------------- */
 
 static void keep_problem(void *context, const char *message) {
   watch_t *w = context;
@@ -271,7 +278,7 @@ static uint64_t newest_ticks(const mprof_trace_t *trace) {
   return newest;
 }
 
-/* --- Matching findings -------------------------------------------------------- */
+/* --- Matching findings ---------------------------------------------------- */
 
 /* The finding's measure: value_ns where it has one, else how long it
  * lasted. */
@@ -282,7 +289,8 @@ static int64_t measure_ns(const mprof_finding_t *f) {
 static int rule_matches(const watch_t *w, const mprof_finding_t *f) {
   if (!w->rule_count) return f->severity <= MPROF_SEVERITY_WARNING;
   for (int i = 0; i < w->rule_count; i++)
-    if (w->rules[i].kind == (int)f->kind && measure_ns(f) >= w->rules[i].least_ns)
+    if (w->rules[i].kind == (int)f->kind &&
+        measure_ns(f) >= w->rules[i].least_ns)
       return 1;
   return 0;
 }
@@ -291,8 +299,8 @@ static int rule_matches(const watch_t *w, const mprof_finding_t *f) {
 static int64_t loop_blocked_ns(const watch_t *w) {
   int64_t least = 0;
   for (int i = 0; i < w->rule_count; i++)
-    if (w->rules[i].kind == MPROF_FINDING_LOOP_BLOCKED && w->rules[i].least_ns &&
-        (!least || w->rules[i].least_ns < least))
+    if (w->rules[i].kind == MPROF_FINDING_LOOP_BLOCKED &&
+        w->rules[i].least_ns && (!least || w->rules[i].least_ns < least))
       least = w->rules[i].least_ns;
   return least;
 }
@@ -331,15 +339,16 @@ static json_t *json_finding(const mprof_model_t *m, const mprof_analysis_t *a,
   const char *summary = a->text + f->summary;
   json_t *threads = json_array();
   for (uint32_t k = 0; k < f->thread_count; k++)
-    json_array_append_new(threads,
-                          json_thread(m, a->finding_threads[f->first_thread + k]));
+    json_array_append_new(
+        threads, json_thread(m, a->finding_threads[f->first_thread + k]));
   return json_pack(
       "{s:s, s:s, s:o, s:o, s:I, s:I, s:I}", "kind",
       mprof_finding_kind_name((mprof_finding_kind_t)f->kind), "severity",
       mprof_severity_name((mprof_severity_t)f->severity), "summary",
       cli_json_text(summary, strlen(summary)), "threads", threads,
       "start_ticks", (json_int_t)model_ticks(v, f->start_ns), "end_ticks",
-      (json_int_t)model_ticks(v, f->end_ns), "value_ns", (json_int_t)f->value_ns);
+      (json_int_t)model_ticks(v, f->end_ns), "value_ns",
+      (json_int_t)f->value_ns);
 }
 
 /* A capture of finding f, to be saved once --after has passed. */
@@ -353,9 +362,8 @@ static void begin_capture(watch_t *w, const mprof_model_t *m,
     return;
   }
   w->pending = grown;
-  w->pending[w->pending_count++] =
-      (capture_t){finding, model_ticks(mprof_model_view(m), f->start_ns),
-                  ++w->started};
+  w->pending[w->pending_count++] = (capture_t){
+      finding, model_ticks(mprof_model_view(m), f->start_ns), ++w->started};
 }
 
 /* Look at one finding: a new capture if it matches and is new. */
@@ -381,7 +389,8 @@ static uint64_t analyse(watch_t *w, int ended) {
   uint64_t newest = newest_ticks(w->trace);
   uint64_t lookback = ns_to_ticks(info, WATCH_LOOKBACK_NS);
   mprof_trace_t *recent;
-  if (mprof_trace_open_window(w->trace, newest > lookback ? newest - lookback : 0,
+  if (mprof_trace_open_window(w->trace,
+                              newest > lookback ? newest - lookback : 0,
                               UINT64_MAX, &recent))
     return 0;
   mprof_model_t *m = NULL;
@@ -401,12 +410,13 @@ static uint64_t analyse(watch_t *w, int ended) {
   return edge;
 }
 
-/* --- Writing captures ---------------------------------------------------------- */
+/* --- Writing captures ----------------------------------------------------- */
 
 static int write_json(const char *path, json_t *capture) {
   mprof_output_t out;
   if (mprof_output_open(&out, path)) return -1;
-  int failed = json_dumpf(capture, out.f, JSON_INDENT(1)) || fputc('\n', out.f) == EOF;
+  int failed =
+      json_dumpf(capture, out.f, JSON_INDENT(1)) || fputc('\n', out.f) == EOF;
   return mprof_output_close(&out, !failed) ? -1 : 0;
 }
 
@@ -438,8 +448,8 @@ static int save_capture(watch_t *w, capture_t *c) {
   mprof_trace_close(window);
   if (saved) return tell(ctf, strerror(saved_errno));
   json_t *capture = json_pack(
-      "{s:i, s:s, s:I, s:I, s:I, s:I, s:I, s:O}", "capture", c->number,
-      "trace", strrchr(ctf, '/') + 1, "trigger_ticks", (json_int_t)c->trigger_ticks,
+      "{s:i, s:s, s:I, s:I, s:I, s:I, s:I, s:O}", "capture", c->number, "trace",
+      strrchr(ctf, '/') + 1, "trigger_ticks", (json_int_t)c->trigger_ticks,
       "from_ticks", (json_int_t)from, "to_ticks", (json_int_t)to,
       "clock_freq_hz", (json_int_t)info->clock_freq_hz, "clock_offset_ns",
       (json_int_t)info->clock_offset_ns, "finding", c->finding);
@@ -473,7 +483,7 @@ static int save_due(watch_t *w, uint64_t edge_ticks, int ending) {
   return code;
 }
 
-/* --- The loop ------------------------------------------------------------------ */
+/* --- The loop ------------------------------------------------------------- */
 
 /* Sleep between polls: WATCH_IDLE_FACTOR times the processor time the
  * poll took, at least WATCH_POLL_NS, never past the deadline. */
@@ -496,7 +506,8 @@ static int poll_once(watch_t *w, int *ended) {
   } else if (!code) {
     int had_ended = w->path && w->trace && program_ended(w);
     code = snapshot(w);
-    *ended = had_ended || (!code && w->path && !mprof_trace_info(w->trace)->recording);
+    *ended = had_ended ||
+             (!code && w->path && !mprof_trace_info(w->trace)->recording);
   }
   if (code) return code;
   uint64_t edge = analyse(w, *ended);
@@ -520,8 +531,8 @@ static int watch(watch_t *w) {
 }
 
 int cmd_watch(int argc, char **argv) {
-  watch_t w = {.before_ns = 2000000000, .after_ns = 500000000, .max = 10,
-               .dir = "."};
+  watch_t w = {
+      .before_ns = 2000000000, .after_ns = 500000000, .max = 10, .dir = "."};
   int code = parse_options(&w, argc, argv);
   if (code) return code < 0 ? CLI_OK : code;
   struct stat dir;

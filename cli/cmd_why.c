@@ -67,7 +67,7 @@ json_t *cli_json_why(const mprof_model_t *m, const mprof_why_hop_t *hops,
   return steps;
 }
 
-/* --- Which thread ------------------------------------------------------------ */
+/* --- Which thread --------------------------------------------------------- */
 
 /* The thread of id text (ID or TYPE#ID), or MPROF_NO_THREAD. */
 static uint32_t thread_by_id(const mprof_model_t *m, const char *text) {
@@ -111,15 +111,15 @@ static uint32_t thread_by_label(const mprof_model_t *m, const char *text,
   return best;
 }
 
-/* --- The command -------------------------------------------------------------- */
+/* --- The command ---------------------------------------------------------- */
 
 static int why_text(const mprof_model_t *m, uint32_t t,
                     const mprof_why_hop_t *hops, size_t count) {
   fputs("why ", stdout);
   cli_put_thread(m, t);
   fputs(" took ", stdout);
-  cli_put_duration(count ? hops[0].end_ns - mprof_model_view(m)->threads[t].start_ns
-                         : 0);
+  cli_put_duration(
+      count ? hops[0].end_ns - mprof_model_view(m)->threads[t].start_ns : 0);
   fputs(", latest first:\n", stdout);
   cli_put_why(m, hops, count);
   return ferror(stdout) ? -1 : 0;
@@ -127,8 +127,8 @@ static int why_text(const mprof_model_t *m, uint32_t t,
 
 static int why_json(const mprof_model_t *m, uint32_t t,
                     const mprof_why_hop_t *hops, size_t count) {
-  json_t *o = json_pack("{s:o, s:o}", "target", cli_json_thread(m, t),
-                        "steps", cli_json_why(m, hops, count));
+  json_t *o = json_pack("{s:o, s:o}", "target", cli_json_thread(m, t), "steps",
+                        cli_json_why(m, hops, count));
   int err = !o || json_dumpf(o, stdout, JSON_COMPACT) || putchar('\n') == EOF;
   json_decref(o);
   return err ? -1 : 0;
@@ -186,8 +186,8 @@ int cmd_why(int argc, char **argv) {
   int problems = 0;
   cli_traces_t set;
   mprof_model_t *m = NULL;
-  int code = cli_traces_open(&set, argv + optind + 1, argc - optind - 1,
-                             &problems);
+  int code =
+      cli_traces_open(&set, argv + optind + 1, argc - optind - 1, &problems);
   if (code == CLI_OK) code = cli_traces_model(&set, &m);
   if (code == CLI_OK) code = why_in(m, argv[optind], json);
   mprof_model_free(m);

@@ -11,8 +11,7 @@
 
 #include "cli.h"
 
-int cli_traces_open(cli_traces_t *set, char **paths, int count,
-                    int *problems) {
+int cli_traces_open(cli_traces_t *set, char **paths, int count, int *problems) {
   memset(set, 0, sizeof *set);
   for (int i = 0; i < count; i++)
     if (cli_input_check(cli_command, paths[i]) ||
@@ -60,9 +59,10 @@ int cli_traces_offset(cli_traces_t *set, const char *spec) {
       set->offsets_ns[i] += ns;
       return CLI_OK;
     }
-  return cli_fail(CLI_USAGE, cli_command, "--offset", "%s: no trace named "
-                  "%.*s; give a TRACE's path or file name", spec,
-                  (int)(equals - spec), spec);
+  return cli_fail(CLI_USAGE, cli_command, "--offset",
+                  "%s: no trace named "
+                  "%.*s; give a TRACE's path or file name",
+                  spec, (int)(equals - spec), spec);
 }
 
 int cli_traces_model(const cli_traces_t *set, mprof_model_t **out) {
@@ -73,7 +73,8 @@ int cli_traces_model(const cli_traces_t *set, mprof_model_t **out) {
                                   (size_t)set->count, &options, out);
   if (err) cli_progress_wipe();
   if (err == MPROF_EINVAL)
-    cli_fail(0, cli_command, "TRACE", "legacy (mirage-profile) traces and "
+    cli_fail(0, cli_command, "TRACE",
+             "legacy (mirage-profile) traces and "
              "mprof traces cannot share one time axis; give one kind");
   else if (err)
     cli_fail(0, cli_command, "TRACE", "%s", mprof_strerror(err));
@@ -87,10 +88,14 @@ static const char *const align_status[] = {
 
 /* "[low, high]" with unbounded ends as -inf / +inf. */
 static void put_bounds(FILE *f, const mprof_alignment_t *a) {
-  if (a->low_ns == INT64_MIN) fputs("[-inf, ", f);
-  else fprintf(f, "[%" PRId64 ", ", a->low_ns);
-  if (a->high_ns == INT64_MAX) fputs("+inf]", f);
-  else fprintf(f, "%" PRId64 "]", a->high_ns);
+  if (a->low_ns == INT64_MIN)
+    fputs("[-inf, ", f);
+  else
+    fprintf(f, "[%" PRId64 ", ", a->low_ns);
+  if (a->high_ns == INT64_MAX)
+    fputs("+inf]", f);
+  else
+    fprintf(f, "%" PRId64 "]", a->high_ns);
 }
 
 int cli_traces_align(cli_traces_t *set, mprof_model_t **model) {
@@ -123,25 +128,30 @@ int cli_traces_align(cli_traces_t *set, mprof_model_t **model) {
 
 int cli_combine_options(cli_combine_t *combine, int argc, char **argv,
                         const char *help, const char *example) {
-  static const struct option options[] = {
-      {"format", required_argument, 0, 'f'},
-      {"offset", required_argument, 0, 'O'},
-      {"output", required_argument, 0, 'o'},
-      {"align", no_argument, 0, 'a'},
-      {"redact", no_argument, 0, 'r'},
-      {"help", no_argument, 0, 'h'},
-      {0, 0, 0, 0}};
+  static const struct option options[] = {{"format", required_argument, 0, 'f'},
+                                          {"offset", required_argument, 0, 'O'},
+                                          {"output", required_argument, 0, 'o'},
+                                          {"align", no_argument, 0, 'a'},
+                                          {"redact", no_argument, 0, 'r'},
+                                          {"help", no_argument, 0, 'h'},
+                                          {0, 0, 0, 0}};
   int c;
   optind = 1;
   while ((c = getopt_long(argc, argv, "f:o:h", options, NULL)) != -1) {
-    if (c == 'f') combine->format = optarg;
-    else if (c == 'o') combine->output = optarg;
-    else if (c == 'a') combine->align = 1;
-    else if (c == 'r') combine->redact = 1;
+    if (c == 'f')
+      combine->format = optarg;
+    else if (c == 'o')
+      combine->output = optarg;
+    else if (c == 'a')
+      combine->align = 1;
+    else if (c == 'r')
+      combine->redact = 1;
     else if (c == 'O' && combine->offset_count < MPROF_MODEL_MAX_TRACES)
       combine->offsets[combine->offset_count++] = optarg;
-    else if (c == 'h') return combine->help = 1, fputs(help, stdout), CLI_OK;
-    else return cli_option_error(cli_command, argv, "f:o:h");
+    else if (c == 'h')
+      return combine->help = 1, fputs(help, stdout), CLI_OK;
+    else
+      return cli_option_error(cli_command, argv, "f:o:h");
   }
   combine->paths = argv + optind;
   combine->count = argc - optind;
@@ -156,7 +166,6 @@ int cli_combine_load(const cli_combine_t *combine, cli_traces_t *set,
   for (int i = 0; code == CLI_OK && i < combine->offset_count; i++)
     code = cli_traces_offset(set, combine->offsets[i]);
   if (code == CLI_OK) code = cli_traces_model(set, model);
-  if (code == CLI_OK && combine->align)
-    code = cli_traces_align(set, model);
+  if (code == CLI_OK && combine->align) code = cli_traces_align(set, model);
   return code;
 }

@@ -26,8 +26,8 @@ void cli_put_name(FILE *f, const char *text) {
       fputc(*c, f);
 }
 
-int cli_fail(int code, const char *command, const char *what,
-             const char *why, ...) {
+int cli_fail(int code, const char *command, const char *what, const char *why,
+             ...) {
   va_list args;
   cli_progress_wipe();
   fprintf(stderr, "mprof %s: ", command);
@@ -44,15 +44,15 @@ int cli_option_error(const char *command, char **argv, const char *shorts) {
   const char *arg = argv[optind - 1];
   char letter[3] = {'-', (char)optopt, 0};
   if (!optopt)
-    return cli_fail(CLI_USAGE, command, arg, "no such option; see mprof help %s",
-                    command);
+    return cli_fail(CLI_USAGE, command, arg,
+                    "no such option; see mprof help %s", command);
   if (!strncmp(arg, "--", 2) && strchr(arg, '='))
     return cli_fail(CLI_USAGE, command, arg, "takes no value");
   if (!strncmp(arg, "--", 2) || strchr(shorts, optopt))
     return cli_fail(CLI_USAGE, command, strncmp(arg, "--", 2) ? letter : arg,
                     "needs a value; see mprof help %s", command);
-  return cli_fail(CLI_USAGE, command, letter, "no such option; see mprof help %s",
-                  command);
+  return cli_fail(CLI_USAGE, command, letter,
+                  "no such option; see mprof help %s", command);
 }
 
 int cli_missing(const char *command, const char *what, const char *example) {
@@ -89,7 +89,8 @@ int cli_open_trace(const char *path, int *problems, mprof_trace_t **out) {
 
 int cli_open_trace_memory(const void *data, size_t size, const char *name,
                           int *problems, mprof_trace_t **out) {
-  return mprof_trace_open_memory(data, size, name, cli_count_problem, problems, out);
+  return mprof_trace_open_memory(data, size, name, cli_count_problem, problems,
+                                 out);
 }
 
 int cli_open_merged(const char *path, int *problems, mprof_trace_set_t *out) {
@@ -97,7 +98,8 @@ int cli_open_merged(const char *path, int *problems, mprof_trace_set_t *out) {
   return mprof_trace_open_merged(path, cli_count_problem, problems, out);
 }
 
-int cli_for_each_trace(char **paths, int count, cli_trace_fn fn, void *context) {
+int cli_for_each_trace(char **paths, int count, cli_trace_fn fn,
+                       void *context) {
   int problems = 0, failed = 0;
   for (int i = 0; i < count; i++) {
     mprof_trace_set_t set; /* a merged trace gives each of its members */
@@ -116,7 +118,8 @@ int cli_for_each_trace(char **paths, int count, cli_trace_fn fn, void *context) 
 int cli_output_failed(const char *command, const char *what) {
   static int told;
   if (!told)
-    cli_fail(0, command, what, "cannot write: %s", strerror(errno ? errno : EIO));
+    cli_fail(0, command, what, "cannot write: %s",
+             strerror(errno ? errno : EIO));
   told = 1;
   return CLI_FAILED;
 }

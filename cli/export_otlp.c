@@ -21,10 +21,10 @@ typedef struct otlp_s {
   const mprof_model_t *model;
   const mprof_model_view_t *view;
   const cli_traces_t *set;
-  uint32_t *top;           /* per thread: its top-level ancestor */
-  uint32_t *in_first;      /* per thread + 1: arrows into it in in_arrows */
-  uint32_t *in_arrows;     /* arrow indexes grouped by target */
-  int64_t *running_ns;     /* per thread: time it ran */
+  uint32_t *top;             /* per thread: its top-level ancestor */
+  uint32_t *in_first;        /* per thread + 1: arrows into it in in_arrows */
+  uint32_t *in_arrows;       /* arrow indexes grouped by target */
+  int64_t *running_ns;       /* per thread: time it ran */
   mprof_message_t *messages; /* between traces, by receiving thread */
   size_t message_count, message_cap;
   int out_of_memory;
@@ -119,8 +119,8 @@ static int index_model(otlp_t *o) {
   size_t n = v->thread_count;
   o->top = malloc(n * sizeof *o->top);
   o->in_first = calloc(n + 1, sizeof *o->in_first);
-  o->in_arrows = malloc((v->arrow_count ? v->arrow_count : 1) *
-                        sizeof *o->in_arrows);
+  o->in_arrows =
+      malloc((v->arrow_count ? v->arrow_count : 1) * sizeof *o->in_arrows);
   o->running_ns = calloc(n, sizeof *o->running_ns);
   if (!o->top || !o->in_first || !o->in_arrows || !o->running_ns) return -1;
   for (size_t t = 0; t < n; t++) o->top[t] = MPROF_NO_THREAD;
@@ -183,8 +183,10 @@ static size_t first_message(const otlp_t *o, uint32_t t) {
   size_t lo = 0, hi = o->message_count;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    if (o->messages[mid].receive_thread < t) lo = mid + 1;
-    else hi = mid;
+    if (o->messages[mid].receive_thread < t)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return lo;
 }
@@ -271,10 +273,10 @@ static void put_resource(const otlp_t *o, uint32_t i) {
 }
 
 int cli_export_otlp(FILE *f, const mprof_model_t *m, const cli_traces_t *set) {
-  otlp_t o = {f, m, mprof_model_view(m), set, NULL, NULL,
-              NULL, NULL,  NULL, 0, 0, 0};
-  cli_progress_phase(set->progress, "export: writing",
-                     o.view->thread_count - 1, "span");
+  otlp_t o = {f, m, mprof_model_view(m), set, NULL, NULL, NULL, NULL, NULL, 0,
+              0, 0};
+  cli_progress_phase(set->progress, "export: writing", o.view->thread_count - 1,
+                     "span");
   if (index_model(&o)) {
     index_free(&o);
     cli_progress_wipe();

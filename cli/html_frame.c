@@ -16,11 +16,11 @@
 #include "timeline.h"
 
 const html_frame_window_t html_frame_windows[HTML_FRAME_COUNT] = {
-    {1920, 1080}, {1366, 768}, {1536, 864}, {1280, 720}, {1440, 900}, {1600, 900}};
+    {1920, 1080}, {1366, 768}, {1536, 864},
+    {1280, 720},  {1440, 900}, {1600, 900}};
 
 static void put_word(unsigned char *at, uint32_t word) {
-  for (int i = 0; i < 4; i++)
-    at[i] = (unsigned char)(word >> (8 * i));
+  for (int i = 0; i < 4; i++) at[i] = (unsigned char)(word >> (8 * i));
 }
 
 static uint32_t float_word(float value) {
@@ -33,8 +33,7 @@ static uint32_t float_word(float value) {
 static int copy_prims(const mprof_prim_t *prims, size_t count,
                       html_frame_t *out) {
   out->prims = malloc(count * sizeof *prims + 1);
-  if (!out->prims)
-    return MPROF_ENOMEM;
+  if (!out->prims) return MPROF_ENOMEM;
   for (size_t i = 0; i < count; i++) {
     const mprof_prim_t *p = &prims[i];
     const uint32_t words[10] = {float_word(p->x0),
@@ -55,20 +54,17 @@ static int copy_prims(const mprof_prim_t *prims, size_t count,
 }
 
 /* The scene's texts up to the end of the last one a primitive uses. */
-static int copy_text(const char *text, const mprof_prim_t *prims,
-                     size_t count, html_frame_t *out) {
+static int copy_text(const char *text, const mprof_prim_t *prims, size_t count,
+                     html_frame_t *out) {
   size_t size = 1; /* offset 0: the empty text */
   for (size_t i = 0; i < count; i++) {
-    if (prims[i].kind != MPROF_PRIM_TEXT)
-      continue;
+    if (prims[i].kind != MPROF_PRIM_TEXT) continue;
     size_t at = MPROF_PRIM_TEXT_OFFSET(&prims[i]);
     size_t end = at + strlen(text + at) + 1;
-    if (end > size)
-      size = end;
+    if (end > size) size = end;
   }
   out->text = malloc(size);
-  if (!out->text)
-    return MPROF_ENOMEM;
+  if (!out->text) return MPROF_ENOMEM;
   memcpy(out->text, text, size);
   out->text_size = size;
   return 0;
@@ -82,8 +78,7 @@ static int build_frame(mprof_timeline_t *tl, html_frame_t *out) {
   out->t0_ns = mprof_timeline_t0(tl);
   out->t1_ns = mprof_timeline_t1(tl);
   int count = mprof_timeline_build(tl, 0);
-  if (count < 0)
-    return count;
+  if (count < 0) return count;
   const mprof_prim_t *prims = mprof_timeline_prims(tl, 0);
   const char *text = mprof_timeline_text(tl, 0);
   int err = copy_prims(prims, (size_t)count, out);
@@ -116,14 +111,12 @@ int html_frame_build(const unsigned char *data, size_t size,
   memset(frames, 0, HTML_FRAME_COUNT * sizeof *frames);
   mprof_trace_t *trace;
   mprof_model_t *model = NULL;
-  int err = mprof_trace_open_memory(data, size, "trace", told_already, NULL,
-                                    &trace);
-  if (err)
-    return err;
+  int err =
+      mprof_trace_open_memory(data, size, "trace", told_already, NULL, &trace);
+  if (err) return err;
   err = mprof_model_load(trace, &model);
   mprof_trace_close(trace);
-  if (!err)
-    err = build_frames(model, frames);
+  if (!err) err = build_frames(model, frames);
   mprof_model_free(model);
   return err;
 }

@@ -29,13 +29,13 @@ typedef struct html_frame_window_s {
 extern const html_frame_window_t html_frame_windows[HTML_FRAME_COUNT];
 
 typedef struct html_frame_s {
-  double t0_ns, t1_ns;   /* the fit view's range (timeline.h) */
+  double t0_ns, t1_ns;     /* the fit view's range (timeline.h) */
   int width_px, height_px; /* the pane */
-  unsigned char *prims;  /* the primitives, ten little-endian 32-bit words
-                            each (mprof_prim_t) */
-  size_t prims_size;     /* bytes */
-  char *text;            /* the scene's texts, at the primitives' offsets */
-  size_t text_size;      /* bytes, the last NUL included */
+  unsigned char *prims;    /* the primitives, ten little-endian 32-bit words
+                              each (mprof_prim_t) */
+  size_t prims_size;       /* bytes */
+  char *text;              /* the scene's texts, at the primitives' offsets */
+  size_t text_size;        /* bytes, the last NUL included */
 } html_frame_t;
 
 /* Build the fit view's display list of the trace in data (size bytes) for

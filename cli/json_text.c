@@ -10,10 +10,11 @@
 
 /* Length of the valid UTF-8 sequence at p (before end), or 0. */
 static size_t utf8_sequence(const unsigned char *p, const unsigned char *end) {
-  size_t n = p[0] < 0x80 ? 1 : (p[0] & 0xe0) == 0xc0 ? 2
-                             : (p[0] & 0xf0) == 0xe0 ? 3
-                             : (p[0] & 0xf8) == 0xf0 ? 4
-                                                     : 0;
+  size_t n = p[0] < 0x80             ? 1
+             : (p[0] & 0xe0) == 0xc0 ? 2
+             : (p[0] & 0xf0) == 0xe0 ? 3
+             : (p[0] & 0xf8) == 0xf0 ? 4
+                                     : 0;
   if (n == 0 || (size_t)(end - p) < n) return 0;
   for (size_t i = 1; i < n; i++)
     if ((p[i] & 0xc0) != 0x80) return 0;
@@ -21,7 +22,7 @@ static size_t utf8_sequence(const unsigned char *p, const unsigned char *end) {
   for (size_t i = 1; i < n; i++) cp = cp << 6 | (p[i] & 0x3f);
   static const uint32_t least[5] = {0, 0, 0x80, 0x800, 0x10000};
   if (cp < least[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-    return 0; /* overlong, out of range, or a surrogate */
+    return 0;            /* overlong, out of range, or a surrogate */
   if (cp == 0) return 0; /* NUL would cut the C string jansson gets */
   return n;
 }

@@ -22,10 +22,12 @@ int cmd_merge(int argc, char **argv) {
                                  "client.ctf server.ctf -o both");
   if (code != CLI_OK || combine.help) return code;
   if (combine.format || combine.redact)
-    return cli_fail(CLI_USAGE, "merge", combine.format ? "--format" : "--redact",
+    return cli_fail(CLI_USAGE, "merge",
+                    combine.format ? "--format" : "--redact",
                     "export takes it, merge does not");
   if (!combine.output)
-    return cli_fail(CLI_USAGE, "merge", "-o", "missing; name the directory "
+    return cli_fail(CLI_USAGE, "merge", "-o",
+                    "missing; name the directory "
                     "to write, as -o both");
   int problems = 0;
   cli_traces_t set;
@@ -36,9 +38,8 @@ int cmd_merge(int argc, char **argv) {
   /* the model, even unaligned: traces that cannot share one are refused */
   code = cli_combine_load(&combine, &set, &problems, &m);
   cli_progress_finish(&progress);
-  if (code == CLI_OK &&
-      mprof_trace_merged_write(&set.opened, combine.output, cli_count_problem,
-                               &problems))
+  if (code == CLI_OK && mprof_trace_merged_write(&set.opened, combine.output,
+                                                 cli_count_problem, &problems))
     code = CLI_FAILED;
   mprof_model_free(m);
   cli_traces_close(&set);

@@ -28,8 +28,9 @@ static const struct command {
 } commands[] = {
     /* in the order of the work: record, look, share, dig */
     {"record", cmd_record, "run a libuv program under the tracing shim"},
-    {"report", cmd_report, "the analysis: stalls, lost wake-ups, waits, "
-                           "critical path"},
+    {"report", cmd_report,
+     "the analysis: stalls, lost wake-ups, waits, "
+     "critical path"},
     {"view", run_viewer, "the timeline in a window (GTK), or --png"},
     {"html", cmd_html, "the browser viewer with traces in it (two: compare)"},
     {"export", cmd_export, "Chrome/Perfetto JSON of one or several traces"},
@@ -49,7 +50,7 @@ static const struct command {
 /* The commands that build a model of whole traces: their heap goes on huge
  * pages (common.c); a second start would only slow the others down. */
 static const char *const model_builders[] = {"report", "export", "merge",
-                                             "html", "why", "watch"};
+                                             "html",   "why",    "watch"};
 
 static int builds_a_model(const char *name) {
   for (size_t i = 0; i < sizeof model_builders / sizeof *model_builders; i++)
@@ -62,27 +63,30 @@ static int run_viewer(int argc, char **argv) {
   (void)argc;
   char self[PATH_MAX], viewer[PATH_MAX + sizeof MPROF_VIEW_FROM_BIN];
   if (!realpath("/proc/self/exe", self))
-    return cli_fail(CLI_FAILED, "view", "/proc/self/exe", "%s", strerror(errno));
+    return cli_fail(CLI_FAILED, "view", "/proc/self/exe", "%s",
+                    strerror(errno));
   snprintf(viewer, sizeof viewer, "%s/%s", dirname(self),
            cli_in_build_tree() ? "mprof-view" : MPROF_VIEW_FROM_BIN);
   cli_exec_on_huge_pages(viewer, argv);
   execv(viewer, argv);
-  return cli_fail(CLI_FAILED, "view", viewer, "%s; mprof view runs it: "
-                  "install mprof whole (make install)", strerror(errno));
+  return cli_fail(CLI_FAILED, "view", viewer,
+                  "%s; mprof view runs it: "
+                  "install mprof whole (make install)",
+                  strerror(errno));
 }
 
 static void usage(FILE *f) {
   fprintf(f, "usage: mprof <command> [options] TRACE...\n\ncommands:\n");
   for (size_t i = 0; i < COMMAND_COUNT; i++)
     fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
-  fprintf(f,
-          "\nexamples:\n"
-          "  mprof record -- ./server      record ./server into trace.ctf\n"
-          "  mprof report trace.ctf        what went wrong, and where\n"
-          "\n`mprof help <command>` tells more.  TRACE may be - (stdin).\n"
-          "-o names the output: a file, or a directory where the help says so.\n"
-          "exit codes: 0 ok, 1 input partly damaged (good parts used),\n"
-          "            2 usage error, 3 nothing usable or output failed\n");
+  fprintf(
+      f, "\nexamples:\n"
+         "  mprof record -- ./server      record ./server into trace.ctf\n"
+         "  mprof report trace.ctf        what went wrong, and where\n"
+         "\n`mprof help <command>` tells more.  TRACE may be - (stdin).\n"
+         "-o names the output: a file, or a directory where the help says so.\n"
+         "exit codes: 0 ok, 1 input partly damaged (good parts used),\n"
+         "            2 usage error, 3 nothing usable or output failed\n");
 }
 
 static const struct command *command_named(const char *name) {

@@ -46,9 +46,9 @@ int cli_output_check(const char *command, const char *option,
                     option, path);
   /* a device or a pipe is written in place, not replaced */
   if (exists && !S_ISREG(st.st_mode))
-    return access(path, W_OK) ? cli_fail(CLI_FAILED, command, path, "%s",
-                                         strerror(errno))
-                              : CLI_OK;
+    return access(path, W_OK)
+               ? cli_fail(CLI_FAILED, command, path, "%s", strerror(errno))
+               : CLI_OK;
   char *copy = strdup(path);
   if (!copy) return cli_fail(CLI_FAILED, command, path, "out of memory");
   int code = directory_writable(command, option, path, dirname(copy));
@@ -72,8 +72,10 @@ static int names_check(char **paths, int count, const char *command) {
     }
     for (int j = 0; j < i; j++)
       if (!strcmp(name, output_name(paths[j]))) {
-        cli_fail(0, command, paths[i], "%s would be written as %s too; give "
-                 "one of them another name", paths[j], name);
+        cli_fail(0, command, paths[i],
+                 "%s would be written as %s too; give "
+                 "one of them another name",
+                 paths[j], name);
         return -1;
       }
   }

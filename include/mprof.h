@@ -86,7 +86,7 @@ typedef enum mprof_type_e {
   X(EBUSY, -3, "tracing already started")                                      \
   X(EIO, -4, "cannot create or map the trace file")                            \
   X(ENOCLOCK, -5, "no clock: give one in mprof_config_t")                      \
-  X(ENOTSUP, -6, "not supported in this build")                              \
+  X(ENOTSUP, -6, "not supported in this build")                                \
   X(ENOMEM, -7, "out of memory")
 
 typedef enum mprof_error_e {
@@ -118,7 +118,7 @@ typedef struct mprof_config_s {
   uint8_t uuid[16];            /* trace uuid; all zero: derived */
   const char *name;            /* program name, stored in the metadata */
   uint32_t (*os_thread_id)(void); /* optional: OS thread id for packets */
-  void (*on_new_stream)(void); /* optional: an OS thread's first event */
+  void (*on_new_stream)(void);    /* optional: an OS thread's first event */
 } mprof_config_t;
 
 /* Smallest buffer mprof_start() accepts. */
@@ -233,7 +233,8 @@ mprof_counter_t mprof_counter_make(const char *name);
 
 /* Add amount to a counter. */
 void mprof__counter_increase(mprof_counter_t counter, int64_t amount);
-static inline void mprof_counter_increase(mprof_counter_t counter, int64_t amount) {
+static inline void mprof_counter_increase(mprof_counter_t counter,
+                                          int64_t amount) {
   if (MPROF__RECORDING) mprof__counter_increase(counter, amount);
 }
 

@@ -7,6 +7,7 @@ set -euo pipefail
 
 packages=(
   cmake make gcc clang lld pkg-config   # build
+  clang-format                          # the format test
   libclang-rt-14-dev                    # clang sanitizer runtimes
   libcmocka-dev                         # unit tests
   libjansson-dev                        # JSON output of the mprof command

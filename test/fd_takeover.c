@@ -24,8 +24,7 @@
 /* The descriptor open on the file at path; -1 if none. */
 static int fd_of(const char *path) {
   struct stat want, st;
-  if (stat(path, &want) < 0)
-    return -1;
+  if (stat(path, &want) < 0) return -1;
   DIR *dir = opendir("/proc/self/fd");
   int found = -1;
   for (struct dirent *e; dir && (e = readdir(dir));) {
@@ -34,8 +33,7 @@ static int fd_of(const char *path) {
         st.st_ino == want.st_ino)
       found = fd;
   }
-  if (dir)
-    closedir(dir);
+  if (dir) closedir(dir);
   return found;
 }
 
@@ -53,16 +51,14 @@ static int holds(const char *path, const char *text) {
   char buf[64] = {0};
   int fd = open(path, O_RDONLY);
   ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof buf - 1);
-  if (fd >= 0)
-    close(fd);
+  if (fd >= 0) close(fd);
   struct stat st;
   return n == (ssize_t)strlen(text) && !strcmp(buf, text) &&
          stat(path, &st) == 0 && st.st_size == n;
 }
 
 int main(int argc, char **argv) {
-  if (argc != 4)
-    return 2;
+  if (argc != 4) return 2;
   const char *mode = argv[1], *trace = argv[2], *own_path = argv[3];
   int taken = fd_of(trace);
   if (taken < 0) {
@@ -75,8 +71,7 @@ int main(int argc, char **argv) {
       return 1;
     close(own);
     record_tasks(TASKS, "last task");
-    if (write(taken, "bye\n", 4) != 4)
-      return 1;
+    if (write(taken, "bye\n", 4) != 4) return 1;
     close(taken);
     return holds(own_path, "hello\nbye\n") ? 0 : 1;
   }

@@ -73,9 +73,9 @@ static uint8_t *record(int threads, long rounds, size_t size) {
   assert_non_null(buffer);
   pthread_t os_threads[8];
   for (int i = 0; i < threads; i++)
-    assert_int_equal(pthread_create(&os_threads[i], NULL, story,
-                                     (void *)(intptr_t)rounds),
-                     0);
+    assert_int_equal(
+        pthread_create(&os_threads[i], NULL, story, (void *)(intptr_t)rounds),
+        0);
   for (int i = 0; i < threads; i++) pthread_join(os_threads[i], NULL);
   mprof_stop();
   return buffer;
@@ -107,8 +107,8 @@ static void decode_packet(const mprof_trace_t *trace, size_t i,
   size_t most = mprof_trace_packet_max_events(trace, i);
   s->events = realloc(s->events, (s->capacity += most) * sizeof *s->events);
   assert_non_null(s->events);
-  s->count += mprof_trace_packet_decode(trace, i, s->events + s->count,
-                                        most, NULL);
+  s->count +=
+      mprof_trace_packet_decode(trace, i, s->events + s->count, most, NULL);
 }
 
 /* The model of the trace by the definition: one event at a time, from the

@@ -19,11 +19,14 @@ static const char *net_ctf; /* path of test/data/net.ctf */
 /* A model at 1 tick = 1 ns, fed events through ev(). */
 static mprof_model_t *model;
 
-static void begin(void) { assert_int_equal(mprof_model_new(1000000000, 0, &model), 0); }
+static void begin(void) {
+  assert_int_equal(mprof_model_new(1000000000, 0, &model), 0);
+}
 
 /* Feed an event of stream `stream` (threads of `type`, when it creates). */
 static void ev_typed(uint32_t stream, mprof_event_kind_t kind, uint64_t time,
-                     uint64_t thread, uint64_t a, uint64_t b, mprof_type_t type) {
+                     uint64_t thread, uint64_t a, uint64_t b,
+                     mprof_type_t type) {
   mprof_event_t e;
   memset(&e, 0, sizeof e);
   e.kind = kind;
@@ -77,20 +80,20 @@ static size_t count_arrows(mprof_arrow_kind_t kind) {
   return n;
 }
 
-/* --- Threads ------------------------------------------------------------------- */
+/* --- Threads -------------------------------------------------------------- */
 
 static void test_lifetimes_and_arrows(void **state) {
   (void)state;
   begin();
-  ev(MPROF_EVENT_SWITCH, 100, 0, 1, 0);     /* main runs */
-  ev(MPROF_EVENT_CREATE, 200, 1, 2, 0);     /* main creates 2 */
+  ev(MPROF_EVENT_SWITCH, 100, 0, 1, 0); /* main runs */
+  ev(MPROF_EVENT_CREATE, 200, 1, 2, 0); /* main creates 2 */
   ev_text(MPROF_EVENT_LABEL, 210, 2, "fetch");
-  ev(MPROF_EVENT_TRY_READ, 300, 1, 2, 0);   /* main waits for 2 */
+  ev(MPROF_EVENT_TRY_READ, 300, 1, 2, 0); /* main waits for 2 */
   ev(MPROF_EVENT_SWITCH, 400, 0, 0, 0);
-  ev(MPROF_EVENT_SWITCH, 900, 0, 3, 0);     /* 3 (pre-existing) runs */
-  ev(MPROF_EVENT_RESOLVE, 1000, 3, 2, 0);   /* and resolves 2 */
+  ev(MPROF_EVENT_SWITCH, 900, 0, 3, 0);   /* 3 (pre-existing) runs */
+  ev(MPROF_EVENT_RESOLVE, 1000, 3, 2, 0); /* and resolves 2 */
   ev(MPROF_EVENT_SWITCH, 1100, 0, 1, 0);
-  ev(MPROF_EVENT_READ, 1200, 1, 2, 0);      /* main reads it */
+  ev(MPROF_EVENT_READ, 1200, 1, 2, 0); /* main reads it */
   ev(MPROF_EVENT_SWITCH, 1300, 0, 0, 0);
   const mprof_model_view_t *v = finish();
   assert_int_equal(v->thread_count, 4); /* root, 1, 2, 3 */
@@ -133,11 +136,11 @@ static void test_becomes_and_bad_input(void **state) {
   begin();
   ev(MPROF_EVENT_CREATE, 10, 0, 5, 0);
   ev(MPROF_EVENT_CREATE, 20, 0, 6, 0);
-  ev(MPROF_EVENT_BECOMES, 30, 0, 5, 6);    /* 5 merges into 6 */
-  ev(MPROF_EVENT_BECOMES, 35, 0, 6, 5);    /* a cycle: ignored */
-  ev(MPROF_EVENT_RESOLVE, 40, 0, 5, 0);    /* resolving 5 resolves 6 */
-  ev(MPROF_EVENT_CREATE, 30, 0, 7, 0);     /* time went backwards */
-  ev(MPROF_EVENT_CREATE, 50, 0, 7, 0);     /* a duplicate id */
+  ev(MPROF_EVENT_BECOMES, 30, 0, 5, 6); /* 5 merges into 6 */
+  ev(MPROF_EVENT_BECOMES, 35, 0, 6, 5); /* a cycle: ignored */
+  ev(MPROF_EVENT_RESOLVE, 40, 0, 5, 0); /* resolving 5 resolves 6 */
+  ev(MPROF_EVENT_CREATE, 30, 0, 7, 0);  /* time went backwards */
+  ev(MPROF_EVENT_CREATE, 50, 0, 7, 0);  /* a duplicate id */
   const mprof_model_view_t *v = finish();
   uint32_t five = 0;
   for (uint32_t i = 0; i < v->thread_count; i++)
@@ -166,7 +169,8 @@ static void test_sparse_and_dense_ids(void **state) {
   uint64_t t = 1;
   for (size_t k = 0; k < sizeof sparse / sizeof *sparse; k++)
     ev(MPROF_EVENT_CREATE, t++, 0, sparse[k], 0);
-  for (uint64_t id = 1; id <= DENSE; id++) ev(MPROF_EVENT_CREATE, t++, 0, id, 0);
+  for (uint64_t id = 1; id <= DENSE; id++)
+    ev(MPROF_EVENT_CREATE, t++, 0, id, 0);
   ev(MPROF_EVENT_CREATE, t++, 0, 250000, 0); /* the array grows over 200000 */
   ev(MPROF_EVENT_BECOMES, t++, 0, 200000, 7);
   ev(MPROF_EVENT_BECOMES, t++, 0, 1ull << 40, 8);
@@ -174,8 +178,7 @@ static void test_sparse_and_dense_ids(void **state) {
   ev(MPROF_EVENT_READ, t++, 9, (1ull << 40) + 1, 0);
   const mprof_model_view_t *v = finish();
   assert_int_equal(v->thread_count, 1 + 4 + DENSE + 1);
-  for (uint64_t id = 1; id <= DENSE; id++)
-    assert_int_equal(thread(id)->id, id);
+  for (uint64_t id = 1; id <= DENSE; id++) assert_int_equal(thread(id)->id, id);
   assert_int_equal(thread(250000)->id, 250000);
   assert_int_equal(thread(UINT64_MAX - 1)->id, UINT64_MAX - 1);
   assert_int_equal(thread((1ull << 40) + 1)->id, (1ull << 40) + 1);
@@ -195,7 +198,7 @@ static void test_should_resolve_and_pending(void **state) {
   begin();
   ev(MPROF_EVENT_CREATE, 0, 0, 1, 0);
   ev(MPROF_EVENT_SHOULD_RESOLVE, 5, 0, 1, 0);
-  ev(MPROF_EVENT_CREATE, 10, 0, 2, 0);     /* never resolved, no hint */
+  ev(MPROF_EVENT_CREATE, 10, 0, 2, 0); /* never resolved, no hint */
   ev(MPROF_EVENT_CREATE, 100000, 0, 3, 0);
   const mprof_model_view_t *v = finish();
   assert_int_equal(thread(1)->ending, MPROF_ENDING_FAILED);
@@ -248,14 +251,14 @@ static void test_counters_and_bands(void **state) {
   assert_int_equal(v->bands[0].kind, MPROF_BAND_IDLE);
   int64_t min[2], max[2];
   assert_int_equal(mprof_model_counter_range(model, 0, 0, 600, 2, min, max), 0);
-  assert_int_equal(min[0], 0);  /* columns [0,300) and [300,600) */
+  assert_int_equal(min[0], 0); /* columns [0,300) and [300,600) */
   assert_int_equal(max[0], 7);
   assert_int_equal(min[1], 1);
   assert_int_equal(max[1], 15);
   mprof_model_free(model);
 }
 
-/* --- Layout and windows ----------------------------------------------------------- */
+/* --- Layout and windows --------------------------------------------------- */
 
 /* Random stories: every thread gets a row; no two threads of a row
  * overlap; a child is below its creator's row, or on it if the creator
@@ -272,8 +275,8 @@ static void test_layout_properties(void **state) {
       if (rand() % 3 == 0 || next_id < 3)
         ev(MPROF_EVENT_CREATE, time, actor, next_id++, 0);
       else
-        ev(MPROF_EVENT_RESOLVE, time, actor, 1 + (uint64_t)rand() % (next_id - 1),
-           0);
+        ev(MPROF_EVENT_RESOLVE, time, actor,
+           1 + (uint64_t)rand() % (next_id - 1), 0);
     }
     const mprof_model_view_t *v = finish();
     const mprof_thread_t *th = v->threads;
@@ -282,9 +285,9 @@ static void test_layout_properties(void **state) {
       assert_true(th[i].end_ns >= th[i].start_ns);
       const mprof_thread_t *creator = &th[th[i].creator];
       if (th[i].creator != MPROF_ROOT_THREAD)
-        assert_true(th[i].row > creator->row ||
-                    (th[i].row == creator->row &&
-                     creator->end_ns <= th[i].start_ns));
+        assert_true(
+            th[i].row > creator->row ||
+            (th[i].row == creator->row && creator->end_ns <= th[i].start_ns));
     }
     /* no overlap in a row: the window query sees each row's threads in
      * order, each starting after the previous ended */
@@ -358,9 +361,8 @@ static void test_row_spans_out_of_order(void **state) {
   assert_int_equal(items[0].end_ns, 150);
   assert_int_equal(items[1].start_ns, 200);
   assert_int_equal(items[1].end_ns, 300);
-  assert_int_equal(mprof_model_row_running(model, thread(7)->row, 160, 170, 1,
-                                           items, 8),
-                   0);
+  assert_int_equal(
+      mprof_model_row_running(model, thread(7)->row, 160, 170, 1, items, 8), 0);
   mprof_model_free(model);
 }
 
@@ -386,15 +388,13 @@ static void test_row_spans_overlap(void **state) {
   assert_int_equal(s[1].start_ns, 150);
   assert_int_equal(s[1].end_ns, 200);
   mprof_lod_item_t items[8];
-  assert_int_equal(mprof_model_row_running(model, thread(7)->row, 250, 400, 1,
-                                           items, 8),
-                   1);
+  assert_int_equal(
+      mprof_model_row_running(model, thread(7)->row, 250, 400, 1, items, 8), 1);
   assert_int_equal(items[0].start_ns, 100);
   assert_int_equal(items[0].end_ns, 300);
   assert_int_equal(items[0].count, 2);
-  assert_int_equal(mprof_model_row_running(model, thread(7)->row, 310, 400, 1,
-                                           items, 8),
-                   0);
+  assert_int_equal(
+      mprof_model_row_running(model, thread(7)->row, 310, 400, 1, items, 8), 0);
   mprof_model_free(model);
 }
 
@@ -503,7 +503,8 @@ static void test_window_is_bounded(void **state) {
   assert_int_equal(v->row_count, 1);
   mprof_lod_item_t items[2000];
   int64_t span = v->duration_ns + 1;
-  size_t n = mprof_model_row_threads(model, 0, 0, span, span / 1000, items, 2000);
+  size_t n =
+      mprof_model_row_threads(model, 0, 0, span, span / 1000, items, 2000);
   assert_true(n <= 1001);
   size_t total = 0;
   for (size_t k = 0; k < n; k++) total += items[k].count;
@@ -554,8 +555,7 @@ static void test_counter_ranges(void **state) {
     for (int i = 0; i < counts[0] + counts[1] + counts[2]; i++) {
       int c = 0;
       while (fed[c] == counts[c] ||
-             (interleaved && c < 2 && fed[c + 1] < counts[c + 1] &&
-              rand() % 2))
+             (interleaved && c < 2 && fed[c + 1] < counts[c + 1] && rand() % 2))
         c++;
       fed[c]++;
       e.counter = (uint32_t)c + 1;
@@ -598,7 +598,8 @@ static void test_counter_range_matches_scan(void **state) {
   const mprof_sample_t *s = v->samples;
   int64_t min[97], max[97];
   int64_t t0 = 12345, t1 = 850000;
-  assert_int_equal(mprof_model_counter_range(model, 0, t0, t1, 97, min, max), 0);
+  assert_int_equal(mprof_model_counter_range(model, 0, t0, t1, 97, min, max),
+                   0);
   double width = (double)(t1 - t0) / 97;
   for (int col = 0; col < 97; col++) {
     int64_t a = t0 + (int64_t)(width * col);
@@ -619,26 +620,26 @@ static void test_counter_range_matches_scan(void **state) {
   mprof_model_free(model);
 }
 
-/* --- Analysis ---------------------------------------------------------------------- */
+/* --- Analysis ------------------------------------------------------------- */
 
 /* The lost wake-up: the producer notifies the condition before anyone
  * waits; the consumer then waits, and nothing ever wakes it. */
 static void test_lost_wakeup_and_stall(void **state) {
   (void)state;
   begin();
-  ev(MPROF_EVENT_CREATE, 0, 0, 10, 0);            /* condition "ready" */
+  ev(MPROF_EVENT_CREATE, 0, 0, 10, 0); /* condition "ready" */
   ev_text(MPROF_EVENT_LABEL, 0, 10, "ready");
-  ev(MPROF_EVENT_CREATE, 0, 0, 20, 0);            /* producer */
-  ev(MPROF_EVENT_CREATE, 0, 0, 30, 0);            /* consumer */
+  ev(MPROF_EVENT_CREATE, 0, 0, 20, 0); /* producer */
+  ev(MPROF_EVENT_CREATE, 0, 0, 30, 0); /* consumer */
   ev(MPROF_EVENT_SWITCH, 100, 0, 20, 0);
-  ev(MPROF_EVENT_SIGNAL, 110, 20, 10, 0);         /* nobody waits yet */
+  ev(MPROF_EVENT_SIGNAL, 110, 20, 10, 0); /* nobody waits yet */
   ev(MPROF_EVENT_SWITCH, 200, 0, 30, 0);
-  ev(MPROF_EVENT_CREATE_BY, 210, 30, 40, 10);     /* wait created by cond */
+  ev(MPROF_EVENT_CREATE_BY, 210, 30, 40, 10); /* wait created by cond */
   ev_text(MPROF_EVENT_LABEL, 210, 40, "consumer wait");
   ev(MPROF_EVENT_SHOULD_RESOLVE, 210, 30, 40, 0);
   ev(MPROF_EVENT_TRY_READ, 220, 30, 40, 0);
   ev(MPROF_EVENT_SUSPEND, 230, 30, 0, 0);
-  ev(MPROF_EVENT_SWITCH, 5000, 0, 20, 0);         /* time passes */
+  ev(MPROF_EVENT_SWITCH, 5000, 0, 20, 0); /* time passes */
   ev(MPROF_EVENT_SWITCH, 5100, 0, 0, 0);
   const mprof_model_view_t *v = finish();
   mprof_analysis_t a;
@@ -647,7 +648,8 @@ static void test_lost_wakeup_and_stall(void **state) {
   assert_int_equal(a.stalls[0].thread, mprof_model_find(model, 40));
   assert_true(a.stalls[0].arrow_count >= 2); /* created, waited on */
   const mprof_arrow_t *last =
-      &v->arrows[a.arrow_refs[a.stalls[0].first_arrow + a.stalls[0].arrow_count - 1]];
+      &v->arrows[a.arrow_refs[a.stalls[0].first_arrow +
+                              a.stalls[0].arrow_count - 1]];
   assert_int_equal(last->kind, MPROF_ARROW_TRY_READ);
   assert_int_equal(a.lost_wakeup_count, 1);
   assert_int_equal(a.lost_wakeups[0].condition, mprof_model_find(model, 10));
@@ -657,7 +659,8 @@ static void test_lost_wakeup_and_stall(void **state) {
   const mprof_thread_time_t *consumer = &a.times[mprof_model_find(model, 30)];
   assert_int_equal(consumer->waiting_ns, 5100 - 220);
   assert_int_equal(consumer->wait_count, 1);
-  assert_int_equal(a.waits[consumer->first_wait].on, mprof_model_find(model, 40));
+  assert_int_equal(a.waits[consumer->first_wait].on,
+                   mprof_model_find(model, 40));
   assert_int_equal(consumer->running_ns, 30);
   mprof_analysis_free(&a);
   mprof_model_free(model);
@@ -672,7 +675,7 @@ static void test_heard_signal_is_fine(void **state) {
   ev(MPROF_EVENT_SHOULD_RESOLVE, 10, 30, 40, 0);
   ev(MPROF_EVENT_SIGNAL, 20, 20, 10, 0);
   ev(MPROF_EVENT_RESOLVE, 20, 20, 40, 0);
-  ev(MPROF_EVENT_CREATE_BY, 30, 30, 41, 10);      /* waits again: pending */
+  ev(MPROF_EVENT_CREATE_BY, 30, 30, 41, 10); /* waits again: pending */
   ev(MPROF_EVENT_SWITCH, 100, 0, 0, 0);
   finish();
   mprof_analysis_t a;
@@ -692,10 +695,10 @@ static void test_chain_and_critical_path(void **state) {
   ev(MPROF_EVENT_TRY_READ, 10, 1, 2, 0);
   ev(MPROF_EVENT_TRY_READ, 20, 2, 3, 0);
   ev(MPROF_EVENT_TRY_READ, 30, 3, 4, 0);
-  ev(MPROF_EVENT_CREATE, 110, 5, 9, 0);           /* 5 makes request 9 */
+  ev(MPROF_EVENT_CREATE, 110, 5, 9, 0); /* 5 makes request 9 */
   ev(MPROF_EVENT_RESOLVE, 150, 4, 4, 0);
-  ev(MPROF_EVENT_READ, 200, 6, 4, 0);             /* 6 reads 4... */
-  ev(MPROF_EVENT_RESOLVE, 300, 6, 9, 0);          /* ...and answers 9 */
+  ev(MPROF_EVENT_READ, 200, 6, 4, 0);    /* 6 reads 4... */
+  ev(MPROF_EVENT_RESOLVE, 300, 6, 9, 0); /* ...and answers 9 */
   finish();
   mprof_analysis_t a;
   assert_int_equal(mprof_model_analyse(model, &a), 0);
@@ -718,7 +721,7 @@ static void test_chain_and_critical_path(void **state) {
   mprof_model_free(model);
 }
 
-/* --- Findings --------------------------------------------------------------------- */
+/* --- Findings ------------------------------------------------------------- */
 
 /* Create `child` of `type`, made by `creator` (0: none), on stream 0. */
 static void create(uint64_t time, uint64_t creator, uint64_t child,
@@ -735,9 +738,11 @@ static const mprof_finding_t *first_finding(const mprof_analysis_t *a,
   return NULL;
 }
 
-static size_t findings_of(const mprof_analysis_t *a, mprof_finding_kind_t kind) {
+static size_t findings_of(const mprof_analysis_t *a,
+                          mprof_finding_kind_t kind) {
   size_t n = 0;
-  for (size_t i = 0; i < a->finding_count; i++) n += a->findings[i].kind == kind;
+  for (size_t i = 0; i < a->finding_count; i++)
+    n += a->findings[i].kind == kind;
   return n;
 }
 
@@ -787,17 +792,21 @@ static void test_loop_blocked(void **state) {
   assert_int_equal(f->value_ns, 25000000);
   assert_int_equal(f->start_ns, 20200000);
   assert_int_equal(f->thread_count, 3);
-  assert_int_equal(a.finding_threads[f->first_thread], mprof_model_find(model, 2));
-  assert_int_equal(a.finding_threads[f->first_thread + 1], mprof_model_find(model, 1));
-  assert_int_equal(a.finding_threads[f->first_thread + 2], mprof_model_find(model, 3));
+  assert_int_equal(a.finding_threads[f->first_thread],
+                   mprof_model_find(model, 2));
+  assert_int_equal(a.finding_threads[f->first_thread + 1],
+                   mprof_model_find(model, 1));
+  assert_int_equal(a.finding_threads[f->first_thread + 2],
+                   mprof_model_find(model, 3));
   const mprof_evidence_t *e = &a.evidence[f->first_evidence];
   assert_int_equal(e[0].kind, MPROF_EVIDENCE_RAN);
   assert_int_equal(e[1].kind, MPROF_EVIDENCE_PENDING);
   assert_int_equal(e[1].end_ns, 45200100);
-  assert_string_equal(a.text + f->summary,
-                      "a callback of \"timer\" (timer#2) held \"default loop\" "
-                      "(loop#1) for 25.0 ms at 20.2 ms without returning to it; "
-                      "1 callback waited");
+  assert_string_equal(
+      a.text + f->summary,
+      "a callback of \"timer\" (timer#2) held \"default loop\" "
+      "(loop#1) for 25.0 ms at 20.2 ms without returning to it; "
+      "1 callback waited");
   /* the loop's life: in poll 10..100 and 20.1..20.2 ms, running 5..10 and
    * between its callbacks, not running while they ran */
   const mprof_thread_time_t *loop = &a.times[mprof_model_find(model, 1)];
@@ -811,8 +820,10 @@ static void test_loop_blocked(void **state) {
   assert_int_equal(mprof_model_analyse_with(model, &options, &a), 0);
   assert_int_equal(findings_of(&a, MPROF_FINDING_LOOP_BLOCKED), 2);
   /* the first block delayed no callback: only an info */
-  assert_int_equal(a.findings[a.finding_count - 1].kind, MPROF_FINDING_LOOP_BLOCKED);
-  assert_int_equal(a.findings[a.finding_count - 1].severity, MPROF_SEVERITY_INFO);
+  assert_int_equal(a.findings[a.finding_count - 1].kind,
+                   MPROF_FINDING_LOOP_BLOCKED);
+  assert_int_equal(a.findings[a.finding_count - 1].severity,
+                   MPROF_SEVERITY_INFO);
   assert_int_equal(a.findings[a.finding_count - 1].value_ns, 19999999);
   mprof_analysis_free(&a);
   options.loop_blocked_ns = 30000000;
@@ -883,7 +894,8 @@ static void test_requests_and_leaks(void **state) {
   const mprof_request_group_t *open = NULL, *connect = NULL;
   for (size_t i = 0; i < a.request_count; i++) {
     if (!strcmp(a.text + a.requests[i].name, "fs open")) open = &a.requests[i];
-    if (!strcmp(a.text + a.requests[i].name, "connect")) connect = &a.requests[i];
+    if (!strcmp(a.text + a.requests[i].name, "connect"))
+      connect = &a.requests[i];
   }
   assert_non_null(open);
   assert_int_equal(open->count, 3);
@@ -899,7 +911,8 @@ static void test_requests_and_leaks(void **state) {
   assert_int_equal(a.failures[connect->first_failure + 1].count, 1);
   assert_int_equal(findings_of(&a, MPROF_FINDING_LEAKED), 1);
   const mprof_finding_t *leak = first_finding(&a, MPROF_FINDING_LEAKED);
-  assert_int_equal(a.finding_threads[leak->first_thread], mprof_model_find(model, 20));
+  assert_int_equal(a.finding_threads[leak->first_thread],
+                   mprof_model_find(model, 20));
   assert_int_equal(leak->severity, MPROF_SEVERITY_WARNING);
   mprof_analysis_free(&a);
   mprof_model_free(model);
@@ -911,21 +924,27 @@ static void test_retry_storm(void **state) {
   (void)state;
   for (uint64_t tries = 4; tries <= 6; tries += 2) {
     begin();
-    for (uint64_t i = 1; i <= tries; i++) { /* each made in the last one's callback */
+    for (uint64_t i = 1; i <= tries;
+         i++) { /* each made in the last one's callback */
       create(100 * i, i - 1, i, MPROF_CONNECT, "connect 127.0.0.1:9");
       fail_request(100 * i + 50, i, "ECONNREFUSED");
     }
-    for (uint64_t i = 0; i < 8; i++) create(1000 + i, 0, 100 + i, MPROF_WRITE, "write");
-    for (uint64_t i = 0; i < 8; i++) fail_request(2000 + i, 100 + i, "ECANCELED");
+    for (uint64_t i = 0; i < 8; i++)
+      create(1000 + i, 0, 100 + i, MPROF_WRITE, "write");
+    for (uint64_t i = 0; i < 8; i++)
+      fail_request(2000 + i, 100 + i, "ECANCELED");
     finish();
     mprof_analysis_t a;
     assert_int_equal(mprof_model_analyse(model, &a), 0);
     assert_int_equal(findings_of(&a, MPROF_FINDING_RETRY_STORM), tries == 6);
     const mprof_finding_t *f = first_finding(&a, MPROF_FINDING_RETRY_STORM);
     if (f) {
-      assert_int_equal(a.finding_threads[f->first_thread], mprof_model_find(model, 1));
+      assert_int_equal(a.finding_threads[f->first_thread],
+                       mprof_model_find(model, 1));
       assert_int_equal(a.evidence[f->first_evidence].count, 6);
-      assert_non_null(strstr(a.text + f->summary, "6 \"connect\" requests failed in a row with ECONNREFUSED"));
+      assert_non_null(
+          strstr(a.text + f->summary,
+                 "6 \"connect\" requests failed in a row with ECONNREFUSED"));
     }
     mprof_analysis_free(&a);
     mprof_model_free(model);
@@ -939,17 +958,21 @@ static void test_write_backlog(void **state) {
   for (uint64_t drain = 99000000; drain <= 100000000; drain += 1000000) {
     begin();
     create(10, 0, 1, MPROF_HANDLE, "tcp");
-    for (uint64_t i = 0; i < 64; i++) create(100 + i, 1, 10 + i, MPROF_WRITE, "write");
+    for (uint64_t i = 0; i < 64; i++)
+      create(100 + i, 1, 10 + i, MPROF_WRITE, "write");
     for (uint64_t i = 0; i < 64; i++)
       ev(MPROF_EVENT_RESOLVE, 100 + drain + i, 10 + i, 10 + i, 0);
     finish();
     mprof_analysis_t a;
     assert_int_equal(mprof_model_analyse(model, &a), 0);
-    assert_int_equal(findings_of(&a, MPROF_FINDING_WRITE_BACKLOG), drain >= 100000000);
+    assert_int_equal(findings_of(&a, MPROF_FINDING_WRITE_BACKLOG),
+                     drain >= 100000000);
     const mprof_finding_t *f = first_finding(&a, MPROF_FINDING_WRITE_BACKLOG);
     if (f) {
-      assert_int_equal(a.finding_threads[f->first_thread], mprof_model_find(model, 10));
-      assert_int_equal(a.finding_threads[f->first_thread + 1], mprof_model_find(model, 1));
+      assert_int_equal(a.finding_threads[f->first_thread],
+                       mprof_model_find(model, 10));
+      assert_int_equal(a.finding_threads[f->first_thread + 1],
+                       mprof_model_find(model, 1));
       assert_int_equal(f->value_ns, 100000000);
     }
     mprof_analysis_free(&a);
@@ -978,18 +1001,20 @@ static void test_wait_cycle(void **state) {
   assert_int_equal(f->severity, MPROF_SEVERITY_ERROR);
   assert_int_equal(f->thread_count, 3);
   for (uint32_t k = 0; k < 3; k++)
-    assert_int_equal(a.finding_threads[f->first_thread + k], mprof_model_find(model, k + 1));
+    assert_int_equal(a.finding_threads[f->first_thread + k],
+                     mprof_model_find(model, k + 1));
   assert_int_equal(f->start_ns, 30 - 1);
-  assert_string_equal(a.text + f->summary,
-                      "task#1 waits on task#2, which waits on task#3, which waits on "
-                      "task#1: a cycle of 3 waits, closed at 29 ns, still open when "
-                      "the trace ends");
+  assert_string_equal(
+      a.text + f->summary,
+      "task#1 waits on task#2, which waits on task#3, which waits on "
+      "task#1: a cycle of 3 waits, closed at 29 ns, still open when "
+      "the trace ends");
   assert_int_equal(a.findings[0].kind, MPROF_FINDING_WAIT_CYCLE);
   mprof_analysis_free(&a);
   mprof_model_free(model);
 }
 
-/* --- A real trace ------------------------------------------------------------------- */
+/* --- A real trace --------------------------------------------------------- */
 
 static void test_net_ctf(void **state) {
   (void)state;
@@ -1054,7 +1079,8 @@ static void test_feed_then_free_trace(void **state) {
   assert_non_null(bytes);
   memcpy(bytes, copy, size);
   mprof_trace_t *trace;
-  assert_int_equal(mprof_trace_open_memory(bytes, size, "net", NULL, NULL, &trace), 0);
+  assert_int_equal(
+      mprof_trace_open_memory(bytes, size, "net", NULL, NULL, &trace), 0);
   const mprof_trace_t *traces[] = {trace};
   mprof_model_sizes_t sizes;
   assert_int_equal(mprof_model_count(traces, 1, &sizes), 0);

@@ -2,10 +2,10 @@
  * (docs/FORMAT.md, section 4.3): what mprof__label_net() and
  * mprof__label_net_hash() record, the reader gives back as a counter's
  * increase and the label text "HEAD OFFSET LENGTH" or "HEAD HASH LENGTH",
- * in their compact and wide forms, when the head falls out of the stream's string table, when
- * it cannot be interned, and through both ways of decoding (per event, and
- * into an array whose texts must outlive the decoding of other packets),
- * also by several OS threads at once.
+ * in their compact and wide forms, when the head falls out of the stream's
+ * string table, when it cannot be interned, and through both ways of decoding
+ * (per event, and into an array whose texts must outlive the decoding of other
+ * packets), also by several OS threads at once.
  */
 #include <inttypes.h>
 #include <pthread.h>
@@ -80,8 +80,8 @@ typedef struct labels_s {
   char text[4096][2048];
   uint64_t thread[4096];
   size_t count;
-  int64_t increased;   /* the sum of the counter's increases */
-  size_t increases;    /* how many, each just before its label */
+  int64_t increased; /* the sum of the counter's increases */
+  size_t increases;  /* how many, each just before its label */
 } labels_t;
 
 static labels_t got;
@@ -162,11 +162,11 @@ static void compact_and_wide_forms_read_back(void **state) {
   const char *head = "net send tcp 127.0.0.1:5000 127.0.0.1:41234";
   label_net(7, head, 0, 16384);
   label_net(7, head, 16384, 5);
-  label_net(7, head, (uint64_t)1 << 40, 0x7fffffff);   /* wide: offset */
-  label_net((uint64_t)1 << 33, head, 12, 34);          /* wide: thread */
+  label_net(7, head, (uint64_t)1 << 40, 0x7fffffff); /* wide: offset */
+  label_net((uint64_t)1 << 33, head, 12, 34);        /* wide: thread */
   mprof_counter_t counted = bytes;
   bytes = 0; /* none: no increase; else the sum below would wrap */
-  label_net(8, head, 99, UINT64_MAX);                  /* wide: length */
+  label_net(8, head, 99, UINT64_MAX); /* wide: length */
   bytes = counted;
   mprof_label(9, "write");
   mprof_stop();
@@ -224,14 +224,12 @@ static void hash_labels_read_back(void **state) {
   assert_int_equal(got.count, 6);
   assert_int_equal(got.increases, 6);
   assert_int_equal(got.increased, 40 + 4 + 0 + 12 + ((int64_t)1 << 32) + 77);
-  assert_int_equal(
-      labels_equal(7, hash_text(want, sizeof want, head, 0xfedcba9876543210u,
-                                40)),
-      1);
+  assert_int_equal(labels_equal(7, hash_text(want, sizeof want, head,
+                                             0xfedcba9876543210u, 40)),
+                   1);
   assert_string_equal(got.text[1], "net send tcp 10.0.0.1:1 10.0.0.2:2 3 4");
-  assert_string_equal(got.text[2],
-                      "net recv udp 127.0.0.1:40000 0.0.0.0:53 "
-                      "0000000000000001 0");
+  assert_string_equal(got.text[2], "net recv udp 127.0.0.1:40000 0.0.0.0:53 "
+                                   "0000000000000001 0");
   assert_int_equal(
       labels_equal((uint64_t)1 << 33,
                    hash_text(want, sizeof want, head, 0x0123456789abcdefu, 12)),
@@ -332,8 +330,8 @@ static int count_good(void *context, const mprof_event_t *ev) {
   decoder_arg_t *arg = context;
   char want[96];
   if (ev->kind != MPROF_EVENT_LABEL) return 0;
-  snprintf(want, sizeof want, "net send tcp 10.0.0.1:1 10.0.0.2:2 %" PRIu64
-           " 7", ev->a * 7);
+  snprintf(want, sizeof want,
+           "net send tcp 10.0.0.1:1 10.0.0.2:2 %" PRIu64 " 7", ev->a * 7);
   arg->good += ev->text_length == strlen(want) &&
                !memcmp(ev->text, want, ev->text_length);
   return 0;

@@ -187,8 +187,13 @@ static void timestamps_survive_large_gaps(void **state) {
   void *b = buffer_new(size);
   mprof_config_t config = config_for(b, size);
   clock_ticks = ((uint64_t)1 << 27) - 50;
-  static const uint64_t steps[] = {10, 100, (uint64_t)1 << 27, 7,
-                                   ((uint64_t)1 << 27) - 1, 1, (uint64_t)1 << 40,
+  static const uint64_t steps[] = {10,
+                                   100,
+                                   (uint64_t)1 << 27,
+                                   7,
+                                   ((uint64_t)1 << 27) - 1,
+                                   1,
+                                   (uint64_t)1 << 40,
                                    3};
   uint64_t expected[8];
   assert_int_equal(mprof_start(&config), 0);

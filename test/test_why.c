@@ -47,7 +47,7 @@ static const story_event_t story[] = {
     {0, MPROF_EVENT_TRY_READ, 30, 5, 7}, /* the worker on the disk read */
     {1, MPROF_EVENT_RESOLVE, 70, 8, 7},  /* 8 ends the disk read */
     {0, MPROF_EVENT_READ, 75, 5, 7},
-    {0, MPROF_EVENT_RESOLVE, 80, 5, 3},  /* the worker ends the lookup */
+    {0, MPROF_EVENT_RESOLVE, 80, 5, 3}, /* the worker ends the lookup */
     {0, MPROF_EVENT_READ, 90, 2, 3},
     {0, MPROF_EVENT_RESOLVE, 100, 2, 2}, /* the request ends */
 };
@@ -56,9 +56,12 @@ static const story_event_t story[] = {
 static void feed_story(void) {
   assert_int_equal(mprof_model_new(1000000000, 0, &model), 0);
   for (size_t i = 0; i < sizeof story / sizeof *story; i++) {
-    mprof_event_t e = {.kind = story[i].kind, .time_ticks = story[i].time,
-                       .stream = story[i].stream, .thread = story[i].thread,
-                       .a = story[i].a, .type = MPROF_TASK};
+    mprof_event_t e = {.kind = story[i].kind,
+                       .time_ticks = story[i].time,
+                       .stream = story[i].stream,
+                       .thread = story[i].thread,
+                       .a = story[i].a,
+                       .type = MPROF_TASK};
     assert_int_equal(mprof_model_add(model, &e), 0);
   }
   assert_int_equal(mprof_model_finish(model), 0);
@@ -85,15 +88,20 @@ static void test_chain_hop_by_hop(void **state) {
   feed_story();
   mprof_why_hop_t *hops;
   size_t count;
-  assert_int_equal(mprof_model_why(model, mprof_model_find(model, 2), &hops,
-                                   &count), 0);
+  assert_int_equal(
+      mprof_model_why(model, mprof_model_find(model, 2), &hops, &count), 0);
   assert_int_equal(count, 6);
   check_hop(&hops[0], 2, MPROF_WHY_TARGET, MPROF_NO_THREAD, 79, 99);
-  check_hop(&hops[1], 3, MPROF_WHY_WAITED, arrow(MPROF_ARROW_TRY_READ, 2, 3), 9, 79);
-  check_hop(&hops[2], 5, MPROF_WHY_RESOLVED, arrow(MPROF_ARROW_RESOLVE, 5, 3), 69, 79);
-  check_hop(&hops[3], 7, MPROF_WHY_WAITED, arrow(MPROF_ARROW_TRY_READ, 5, 7), 29, 69);
-  check_hop(&hops[4], 8, MPROF_WHY_RESOLVED, arrow(MPROF_ARROW_RESOLVE, 8, 7), 6, 69);
-  check_hop(&hops[5], 1, MPROF_WHY_CREATED, arrow(MPROF_ARROW_CREATE, 1, 8), 0, 6);
+  check_hop(&hops[1], 3, MPROF_WHY_WAITED, arrow(MPROF_ARROW_TRY_READ, 2, 3), 9,
+            79);
+  check_hop(&hops[2], 5, MPROF_WHY_RESOLVED, arrow(MPROF_ARROW_RESOLVE, 5, 3),
+            69, 79);
+  check_hop(&hops[3], 7, MPROF_WHY_WAITED, arrow(MPROF_ARROW_TRY_READ, 5, 7),
+            29, 69);
+  check_hop(&hops[4], 8, MPROF_WHY_RESOLVED, arrow(MPROF_ARROW_RESOLVE, 8, 7),
+            6, 69);
+  check_hop(&hops[5], 1, MPROF_WHY_CREATED, arrow(MPROF_ARROW_CREATE, 1, 8), 0,
+            6);
   free(hops);
   mprof_model_free(model);
 }

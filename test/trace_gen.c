@@ -7,10 +7,11 @@
  * anonymous memory that only the pages written take up, then written to
  * OUT as a sparse file of SIZE bytes with only those pages, for traces
  * (over 4 GiB) bigger than the test's disk and memory budget.
- * PACKET_SIZE (bytes, a power of two) is chosen from SIZE when left out.  Each OS thread runs ROUNDS rounds of a
- * small async story of 15 events (create, label, switch, try_read, signal,
- * resolve, read, counters, becomes, fail, suspend).  Prints "events N" (all
- * events attempted) and "discarded N" on stdout.
+ * PACKET_SIZE (bytes, a power of two) is chosen from SIZE when left out.  Each
+ * OS thread runs ROUNDS rounds of a small async story of 15 events (create,
+ * label, switch, try_read, signal, resolve, read, counters, becomes, fail,
+ * suspend).  Prints "events N" (all events attempted) and "discarded N" on
+ * stdout.
  */
 #define _GNU_SOURCE /* mincore, MAP_NORESERVE */
 #include <fcntl.h>
@@ -95,9 +96,8 @@ static int sparse_write(const char *path, const uint8_t *buffer, size_t size) {
     err = 0;
     for (size_t i = 0; i < pages && !err; i++) {
       size_t length = i + 1 < pages ? page : size - i * page;
-      if ((resident[i] & 1) &&
-          pwrite(fd, buffer + i * page, length, (off_t)(i * page)) !=
-              (ssize_t)length)
+      if ((resident[i] & 1) && pwrite(fd, buffer + i * page, length,
+                                      (off_t)(i * page)) != (ssize_t)length)
         err = -1;
     }
   }
@@ -131,7 +131,8 @@ int main(int argc, char **argv) {
   }
   bytes_counter = mprof_counter_make("bytes");
   pthread_t ids[64];
-  for (int t = 0; t < threads && t < 64; t++) pthread_create(&ids[t], NULL, run, NULL);
+  for (int t = 0; t < threads && t < 64; t++)
+    pthread_create(&ids[t], NULL, run, NULL);
   for (int t = 0; t < threads && t < 64; t++) pthread_join(ids[t], NULL);
   if (!sparse) {
     mprof_unix_stop();

@@ -94,8 +94,7 @@ int main(int argc, char **argv) {
   bench_note_rounds("barectf", ns_b, rounds);
   bench_note_paired("barectf", ns_m, ns_b, rounds);
   uint32_t discarded = barectf_packet_events_discarded(&platform.ctx);
-  if (discarded)
-    bench_note("warning: barectf discarded %u events", discarded);
+  if (discarded) bench_note("warning: barectf discarded %u events", discarded);
   double m = bench_median(ns_m, rounds), b = bench_median(ns_b, rounds);
   bench_note("mprof %.3f ns/event, barectf %.3f ns/event (%llu packets)", m, b,
              (unsigned long long)platform.packets);

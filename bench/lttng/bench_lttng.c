@@ -60,14 +60,12 @@ static int lttng(const char *format, ...) {
   va_end(ap);
   snprintf(command, sizeof command, "lttng --quiet %s 1>&2", args);
   int status = system(command);
-  if (status != 0)
-    bench_note("failed (%d): %s", status, command);
+  if (status != 0) bench_note("failed (%d): %s", status, command);
   return status;
 }
 
 static void destroy_session(void) {
-  if (session_created)
-    lttng("destroy %s", session);
+  if (session_created) lttng("destroy %s", session);
   session_created = 0;
 }
 
@@ -91,8 +89,7 @@ static int start_session(const char *dir) {
             session) ||
       lttng("start %s", session))
     return -1;
-  for (int i = 0; i < 500 && !enabled(); i++)
-    usleep(10000);
+  for (int i = 0; i < 500 && !enabled(); i++) usleep(10000);
   if (!enabled()) {
     bench_note("the tracepoint is still disabled 5 s after lttng start "
                "(is this process registered with lttng-sessiond?)");
@@ -107,10 +104,8 @@ static long long snapshot_bytes(const char *path) {
   snprintf(command, sizeof command, "du -sb '%s' 2>/dev/null", path);
   FILE *p = popen(command, "r");
   long long bytes = -1;
-  if (!p)
-    return -1;
-  if (fscanf(p, "%lld", &bytes) != 1)
-    bytes = -1;
+  if (!p) return -1;
+  if (fscanf(p, "%lld", &bytes) != 1) bytes = -1;
   pclose(p);
   return bytes;
 }

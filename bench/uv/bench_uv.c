@@ -25,7 +25,7 @@ typedef struct options_s {
   const char *echo, *shim, *dir;
   int rounds;
   unsigned long messages, size;
-  const char *trace_size;         /* MPROF_SIZE, or NULL: the default */
+  const char *trace_size; /* MPROF_SIZE, or NULL: the default */
 } options_t;
 
 static void usage(void) {
@@ -72,8 +72,7 @@ static double run_echo(const options_t *o, int shim) {
              "%s%s '%s' %lu %lu 2000",
              o->shim, o->dir, (unsigned long long)mprof_unix_tsc_freq(),
              o->trace_size ? "MPROF_SIZE=" : "",
-             o->trace_size ? o->trace_size : "", o->echo, o->messages,
-             o->size);
+             o->trace_size ? o->trace_size : "", o->echo, o->messages, o->size);
   else
     snprintf(command, sizeof command, "'%s' %lu %lu 2000", o->echo, o->messages,
              o->size);
@@ -95,11 +94,9 @@ int main(int argc, char **argv) {
   double plain[BENCH_MAX_ROUNDS], traced[BENCH_MAX_ROUNDS];
   for (int r = 0; r < o.rounds; r++) {
     /* by turns, the first of the pair alternating */
-    if (r % 2)
-      traced[r] = run_echo(&o, 1);
+    if (r % 2) traced[r] = run_echo(&o, 1);
     plain[r] = run_echo(&o, 0);
-    if (!(r % 2))
-      traced[r] = run_echo(&o, 1);
+    if (!(r % 2)) traced[r] = run_echo(&o, 1);
   }
   char path[4096];
   snprintf(path, sizeof path, "%s/bench-uv.ctf", o.dir);

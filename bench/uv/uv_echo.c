@@ -31,8 +31,7 @@ static void alloc_buffer(uv_handle_t *handle, size_t suggested, uv_buf_t *buf) {
 }
 
 static void written(uv_write_t *req, int status) {
-  if (status < 0)
-    die("write", status);
+  if (status < 0) die("write", status);
   free(req);
 }
 
@@ -40,15 +39,13 @@ static void write_bytes(uv_stream_t *stream, char *base, size_t length) {
   uv_write_t *req = malloc(sizeof *req);
   uv_buf_t buf = uv_buf_init(base, (unsigned)length);
   int err = req ? uv_write(req, stream, &buf, 1, written) : UV_ENOMEM;
-  if (err)
-    die("uv_write", err);
+  if (err) die("uv_write", err);
 }
 
 /* The echo side copies what it reads into a buffer that lives until the
  * write is done: the read buffer itself. */
 static void echo_written(uv_write_t *req, int status) {
-  if (status < 0)
-    die("echo write", status);
+  if (status < 0) die("echo write", status);
   free(req->data);
   free(req);
 }
@@ -60,18 +57,15 @@ static void server_read(uv_stream_t *stream, ssize_t nread,
     uv_buf_t back = uv_buf_init(buf->base, (unsigned)nread);
     req->data = buf->base;
     int err = uv_write(req, stream, &back, 1, echo_written);
-    if (err)
-      die("echo", err);
+    if (err) die("echo", err);
     return;
   }
   free(buf->base);
-  if (nread < 0)
-    uv_close((uv_handle_t *)stream, NULL);
+  if (nread < 0) uv_close((uv_handle_t *)stream, NULL);
 }
 
 static void server_accepted(uv_stream_t *listener, int status) {
-  if (status < 0)
-    die("listen", status);
+  if (status < 0) die("listen", status);
   uv_tcp_init(loop, &server_side);
   uv_accept(listener, (uv_stream_t *)&server_side);
   uv_tcp_nodelay(&server_side, 1);
@@ -82,11 +76,9 @@ static void server_accepted(uv_stream_t *listener, int status) {
 static void client_read(uv_stream_t *stream, ssize_t nread,
                         const uv_buf_t *buf) {
   free(buf->base);
-  if (nread < 0)
-    die("client read", (int)nread);
+  if (nread < 0) die("client read", (int)nread);
   received += (size_t)nread;
-  if (received < size)
-    return;
+  if (received < size) return;
   received = 0;
   if (++sent < limit && uv_hrtime() - start_ns < max_ns) {
     write_bytes(stream, message, size);
@@ -100,8 +92,7 @@ static void client_read(uv_stream_t *stream, ssize_t nread,
 }
 
 static void client_connected(uv_connect_t *req, int status) {
-  if (status < 0)
-    die("connect", status);
+  if (status < 0) die("connect", status);
   uv_tcp_nodelay(&client, 1);
   uv_read_start(req->handle, alloc_buffer, client_read);
   start_ns = uv_hrtime();
@@ -117,8 +108,7 @@ int main(int argc, char **argv) {
   size = strtoul(argv[2], NULL, 10);
   max_ns = strtoull(argv[3], NULL, 10) * 1000000u;
   message = calloc(1, size ? size : 1);
-  if (!limit || !size || !message)
-    return 2;
+  if (!limit || !size || !message) return 2;
   loop = uv_default_loop();
   struct sockaddr_in addr;
   int length = sizeof addr;
@@ -126,8 +116,7 @@ int main(int argc, char **argv) {
   uv_tcp_init(loop, &server);
   uv_tcp_bind(&server, (const struct sockaddr *)&addr, 0);
   int err = uv_listen((uv_stream_t *)&server, 1, server_accepted);
-  if (err)
-    die("listen", err);
+  if (err) die("listen", err);
   uv_tcp_getsockname(&server, (struct sockaddr *)&addr, &length);
   uv_tcp_init(loop, &client);
   uv_tcp_connect(&connect_req, &client, (const struct sockaddr *)&addr,

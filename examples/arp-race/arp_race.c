@@ -71,8 +71,7 @@ static void stack_received(uv_udp_t *handle, ssize_t nread, const uv_buf_t *buf,
   (void)handle;
   (void)buf;
   (void)flags;
-  if (nread <= 0 || !addr)
-    return;
+  if (nread <= 0 || !addr) return;
   printf("ARP: updating " TARGET " -> fe:ff:ff:ff:ff:ff\n");
   arp_cached = 1;
   mprof_condition_notify(arp_response);
@@ -128,12 +127,9 @@ static int bind_udp(uv_udp_t *udp, struct sockaddr_in *addr,
   int length = sizeof *addr;
   uv_ip4_addr("127.0.0.1", 0, addr);
   int err = uv_udp_init(loop, udp);
-  if (!err)
-    err = uv_udp_bind(udp, (const struct sockaddr *)addr, 0);
-  if (!err)
-    err = uv_udp_getsockname(udp, (struct sockaddr *)addr, &length);
-  if (!err)
-    err = uv_udp_recv_start(udp, alloc_buffer, cb);
+  if (!err) err = uv_udp_bind(udp, (const struct sockaddr *)addr, 0);
+  if (!err) err = uv_udp_getsockname(udp, (struct sockaddr *)addr, &length);
+  if (!err) err = uv_udp_recv_start(udp, alloc_buffer, cb);
   return err;
 }
 
@@ -144,8 +140,7 @@ int main(void) {
   arp_response = mprof_named_condition("ARP cache " TARGET);
   printf("ARP: sending gratuitous from 10.0.0.1\n");
   int err = bind_udp(&responder, &responder_addr, responder_received);
-  if (!err)
-    err = bind_udp(&stack, &stack_addr, stack_received);
+  if (!err) err = bind_udp(&stack, &stack_addr, stack_received);
   if (err) {
     fprintf(stderr, "arp_race: %s\n", uv_strerror(err));
     return 1;

@@ -33,8 +33,7 @@ void promise_create(promise_t *p, mprof_type_t type, const char *label) {
 void promise_resolve(promise_t *p) {
   p->resolved = 1;
   mprof_resolve(p->thread);
-  if (p->waiter)
-    make_ready(p->waiter);
+  if (p->waiter) make_ready(p->waiter);
   p->waiter = 0;
 }
 
@@ -52,8 +51,7 @@ void lwt_sleep(promise_t *p, uint32_t milliseconds, const char *label) {
   promise_create(p, MPROF_WAIT, label);
   p->deadline = tsc_now() + milliseconds * ticks_per_ms;
   promise_t **at = &sleeps;
-  while (*at && (*at)->deadline <= p->deadline)
-    at = &(*at)->next_sleep;
+  while (*at && (*at)->deadline <= p->deadline) at = &(*at)->next_sleep;
   p->next_sleep = *at;
   *at = p;
 }
@@ -86,8 +84,7 @@ void condition_wait(task_t *task, condition_t *c, promise_t *p,
 
 void condition_notify(condition_t *c) {
   mprof_condition_notify(c->thread);
-  if (c->waiter)
-    promise_resolve(c->waiter);
+  if (c->waiter) promise_resolve(c->waiter);
   c->waiter = 0;
 }
 
@@ -95,11 +92,9 @@ static void run_ready_tasks(void) {
   while (ready_head) {
     task_t *task = ready_head;
     ready_head = task->next_ready;
-    if (!ready_head)
-      ready_tail = 0;
+    if (!ready_head) ready_tail = 0;
     mprof_switch(task->thread);
-    if (task->awaited)
-      mprof_read(task->awaited->thread);
+    if (task->awaited) mprof_read(task->awaited->thread);
     task->awaited = 0;
     task->step(task);
     mprof_switch(MPROF_NONE);
@@ -113,8 +108,7 @@ static int resolve_due_sleeps(void) {
   while (sleeps && sleeps->deadline <= now) {
     promise_t *due = sleeps;
     sleeps = due->next_sleep;
-    if (!any)
-      mprof_switch(MPROF_NONE); /* the loop wakes from its hiatus */
+    if (!any) mprof_switch(MPROF_NONE); /* the loop wakes from its hiatus */
     promise_resolve(due);
     any = 1;
   }
@@ -125,7 +119,6 @@ void lwt_run(void) {
   for (;;) {
     run_ready_tasks();
     mprof_suspend();
-    while (!resolve_due_sleeps())
-      __builtin_ia32_pause();
+    while (!resolve_due_sleeps()) __builtin_ia32_pause();
   }
 }

@@ -44,15 +44,13 @@ static void serial_put(char c) {
 }
 
 void serial_write(const char *text) {
-  for (; *text; text++)
-    serial_put(*text);
+  for (; *text; text++) serial_put(*text);
 }
 
 void serial_write_u64(uint64_t v) {
   char digits[20];
   size_t n = mprof__put_decimal(digits, v); /* the core's own, in format.h */
-  for (size_t i = 0; i < n; i++)
-    serial_put(digits[i]);
+  for (size_t i = 0; i < n; i++) serial_put(digits[i]);
 }
 
 /* TSC ticks over one one-shot of PIT channel 2. */
@@ -74,8 +72,7 @@ uint64_t tsc_measure_hz(void) {
   uint64_t fewest = UINT64_MAX;
   for (int i = 0; i < CALIBRATION_RUNS; i++) {
     uint64_t ticks = tsc_ticks_over_pit(PIT_HZ * CALIBRATION_MS / 1000);
-    if (ticks < fewest)
-      fewest = ticks;
+    if (ticks < fewest) fewest = ticks;
   }
   return fewest * 1000 / CALIBRATION_MS;
 }
@@ -121,10 +118,8 @@ static _Thread_local volatile uint64_t tls_probe = TLS_PROBE;
 int tls_setup(void) {
   size_t size = (size_t)(__tls_end - __tls_start);
   size_t image = (size_t)(__tdata_end - __tls_start);
-  if (size + 8 > sizeof tls_block)
-    return -1;
-  for (size_t i = 0; i < image; i++)
-    tls_block[i] = __tls_start[i];
+  if (size + 8 > sizeof tls_block) return -1;
+  for (size_t i = 0; i < image; i++) tls_block[i] = __tls_start[i];
   uint64_t pointer = (uint64_t)(uintptr_t)(tls_block + size);
   *(uint64_t *)(tls_block + size) = pointer;
   __asm__ volatile("wrmsr"
@@ -136,25 +131,19 @@ int tls_setup(void) {
 }
 
 int cmdline_has(const multiboot_info_t *info, const char *word) {
-  if (!(info->flags & (1u << 2)))
-    return 0;
+  if (!(info->flags & (1u << 2))) return 0;
   const char *line = (const char *)(uintptr_t)info->cmdline;
   while (*line) {
-    while (*line == ' ')
-      line++;
+    while (*line == ' ') line++;
     size_t i = 0;
-    while (word[i] && line[i] == word[i])
-      i++;
-    if (!word[i] && (line[i] == ' ' || !line[i]))
-      return 1;
-    while (*line && *line != ' ')
-      line++;
+    while (word[i] && line[i] == word[i]) i++;
+    if (!word[i] && (line[i] == ' ' || !line[i])) return 1;
+    while (*line && *line != ' ') line++;
   }
   return 0;
 }
 
 void halt_with(const char *why) {
   serial_write(why);
-  for (;;)
-    __asm__ volatile("cli; hlt");
+  for (;;) __asm__ volatile("cli; hlt");
 }

@@ -94,8 +94,7 @@ static void ticker_step(task_t *task) {
   }
   if (stop_in_panic && ticks == PANIC_TICK)
     halt_with("bare-metal: panic: stopped on purpose at tick 8\n");
-  if (ticks % CONNECT_EVERY_TICKS == 0 && connection_done)
-    connect();
+  if (ticks % CONNECT_EVERY_TICKS == 0 && connection_done) connect();
   ticks++;
   lwt_sleep(&tick_sleep, TICK_MS, "sleep 50 ms");
   promise_wait(task, &tick_sleep);
@@ -138,17 +137,14 @@ void kmain(const multiboot_info_t *info);
 
 void kmain(const multiboot_info_t *info) {
   serial_init();
-  if (tls_setup())
-    halt_with("bare-metal: no room for thread-local storage\n");
+  if (tls_setup()) halt_with("bare-metal: no room for thread-local storage\n");
   tsc_hz = tsc_measure_hz();
   lwt_init(tsc_hz);
-  if (cmdline_has(info, "hang"))
-    answer_ms = HASTY_ANSWER_MS;
+  if (cmdline_has(info, "hang")) answer_ms = HASTY_ANSWER_MS;
   stop_in_panic = cmdline_has(info, "panic");
   ticks_counter = mprof_counter_make("ticks");
   bytes_counter = mprof_counter_make("bytes sent");
-  if (cmdline_has(info, "restart"))
-    record_boot_trace();
+  if (cmdline_has(info, "restart")) record_boot_trace();
   start_recording(trace_buffer, sizeof trace_buffer);
   serial_write("bare-metal: recording, TSC at ");
   serial_write_u64(tsc_hz);

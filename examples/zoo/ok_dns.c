@@ -56,7 +56,8 @@ static void resolved(uv_getaddrinfo_t *req, int status, struct addrinfo *res) {
 }
 
 static void resolve(void) {
-  static const struct addrinfo hints = {.ai_family = AF_INET, .ai_socktype = SOCK_STREAM};
+  static const struct addrinfo hints = {.ai_family = AF_INET,
+                                        .ai_socktype = SOCK_STREAM};
   uv_getaddrinfo_t *req = malloc(sizeof *req);
   uv_getaddrinfo(uv_default_loop(), req, resolved, "localhost", NULL, &hints);
 }
@@ -66,7 +67,8 @@ static void refused(uv_connect_t *req, int status) {
   uv_close((uv_handle_t *)req->handle, free_handle);
   free(req);
   if (status != UV_ECONNREFUSED) {
-    fprintf(stderr, "ok_dns: expected ECONNREFUSED, got %s\n", uv_err_name(status));
+    fprintf(stderr, "ok_dns: expected ECONNREFUSED, got %s\n",
+            uv_err_name(status));
     exit(1);
   }
   if (++refusals < REFUSED)

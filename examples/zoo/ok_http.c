@@ -44,7 +44,8 @@ static void server_read(uv_stream_t *stream, ssize_t n, const uv_buf_t *buf) {
     return;
   }
   uv_read_stop(stream);
-  int length = snprintf(c->out, sizeof c->out, "HTTP/1.0 200 OK\r\n\r\nhello %d\n", done);
+  int length = snprintf(c->out, sizeof c->out,
+                        "HTTP/1.0 200 OK\r\n\r\nhello %d\n", done);
   uv_buf_t reply = uv_buf_init(c->out, (unsigned)length);
   uv_write(&c->write, stream, &reply, 1, answered);
 }
@@ -81,7 +82,8 @@ static void connected(uv_connect_t *req, int status) {
     fprintf(stderr, "ok_http: connect: %s\n", uv_strerror(status));
     exit(1);
   }
-  int length = snprintf(c->out, sizeof c->out, "GET /item/%d HTTP/1.0\r\n\r\n", done);
+  int length =
+      snprintf(c->out, sizeof c->out, "GET /item/%d HTTP/1.0\r\n\r\n", done);
   uv_buf_t get = uv_buf_init(c->out, (unsigned)length);
   uv_write(&c->write, (uv_stream_t *)&c->tcp, &get, 1, sent);
   uv_read_start((uv_stream_t *)&c->tcp, alloc, client_read);

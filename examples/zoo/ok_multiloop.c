@@ -64,7 +64,8 @@ int main(void) {
   uv_loop_t *loop = uv_default_loop();
   uv_mutex_init(&lock);
   uv_async_init(loop, &heard, on_heard);
-  for (int i = 0; i < WORKERS; i++) uv_thread_create(&workers[i].thread, work, &workers[i]);
+  for (int i = 0; i < WORKERS; i++)
+    uv_thread_create(&workers[i].thread, work, &workers[i]);
   uv_run(loop, UV_RUN_DEFAULT);
   for (int i = 0; i < WORKERS; i++) uv_thread_join(&workers[i].thread);
   uv_mutex_destroy(&lock);

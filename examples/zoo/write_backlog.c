@@ -25,7 +25,8 @@ static void flood(uv_connect_t *req, int status) {
   if (status) exit(1);
   uv_buf_t buf = uv_buf_init(block, sizeof block);
   for (int i = 0; i < BLOCKS; i++)
-    uv_write(malloc(sizeof(uv_write_t)), (uv_stream_t *)&client, &buf, 1, written);
+    uv_write(malloc(sizeof(uv_write_t)), (uv_stream_t *)&client, &buf, 1,
+             written);
 }
 
 static void accepted(uv_stream_t *listener, int status) {

@@ -11,7 +11,9 @@ static inline void zoo_spin_ms(int ms) {
   struct timespec start, now;
   clock_gettime(CLOCK_MONOTONIC, &start);
   do clock_gettime(CLOCK_MONOTONIC, &now);
-  while ((now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000 < ms);
+  while ((now.tv_sec - start.tv_sec) * 1000 +
+             (now.tv_nsec - start.tv_nsec) / 1000000 <
+         ms);
 }
 
 #endif

@@ -35,8 +35,8 @@ typedef struct mprof_model_s mprof_model_t;
 typedef enum mprof_ending_e {
   MPROF_ENDING_PENDING = 0, /* never resolved: ends soon after last seen */
   MPROF_ENDING_RESOLVED,
-  MPROF_ENDING_FAILED,      /* failed, or should_resolve and never resolved */
-  MPROF_ENDING_MERGED       /* became another thread (see becomes) */
+  MPROF_ENDING_FAILED, /* failed, or should_resolve and never resolved */
+  MPROF_ENDING_MERGED  /* became another thread (see becomes) */
 } mprof_ending_t;
 
 /* Name of an ending ("pending", "resolved", "failed", "merged"). */
@@ -50,18 +50,18 @@ enum {
 };
 
 typedef struct mprof_thread_s {
-  uint64_t id;             /* the id in the trace */
-  int64_t start_ns, end_ns;/* the line drawn: creation to resolution */
-  int64_t last_seen_ns;    /* the last event that involves it */
-  uint32_t creator;        /* thread index; MPROF_ROOT_THREAD at the top */
-  uint32_t becomes;        /* successor, or MPROF_NO_THREAD */
-  uint32_t row;            /* layout row, 0 at the top */
-  uint32_t first_label;    /* its labels: labels[first_label ..+label_count] */
+  uint64_t id;              /* the id in the trace */
+  int64_t start_ns, end_ns; /* the line drawn: creation to resolution */
+  int64_t last_seen_ns;     /* the last event that involves it */
+  uint32_t creator;         /* thread index; MPROF_ROOT_THREAD at the top */
+  uint32_t becomes;         /* successor, or MPROF_NO_THREAD */
+  uint32_t row;             /* layout row, 0 at the top */
+  uint32_t first_label;     /* its labels: labels[first_label ..+label_count] */
   uint32_t label_count;
-  uint32_t failure;        /* string offset of the failure text, or 0 */
-  uint16_t type;           /* mprof_type_t */
-  uint8_t ending;          /* mprof_ending_t */
-  uint8_t flags;           /* MPROF_THREAD_* */
+  uint32_t failure; /* string offset of the failure text, or 0 */
+  uint16_t type;    /* mprof_type_t */
+  uint8_t ending;   /* mprof_ending_t */
+  uint8_t flags;    /* MPROF_THREAD_* */
 } mprof_thread_t;
 
 /* What an arrow says (the colour code of mirage-trace-viewer). */
@@ -85,71 +85,78 @@ const char *mprof_arrow_kind_name(mprof_arrow_kind_t kind);
 typedef struct mprof_arrow_s {
   int64_t time_ns;
   uint32_t from, to;
-  uint32_t kind;           /* mprof_arrow_kind_t */
-  uint32_t stream;         /* OS-thread stream of the event */
+  uint32_t kind;   /* mprof_arrow_kind_t */
+  uint32_t stream; /* OS-thread stream of the event */
 } mprof_arrow_t;
 
 typedef struct mprof_label_s {
   int64_t time_ns;
   uint32_t thread;
-  uint32_t text;           /* string offset (NUL-terminated, raw bytes) */
+  uint32_t text; /* string offset (NUL-terminated, raw bytes) */
 } mprof_label_t;
 
 /* A span of an OS-thread stream: a thread running, or the loop idle. */
 typedef struct mprof_span_s {
   int64_t start_ns, end_ns;
-  uint32_t thread;         /* running thread; MPROF_NO_THREAD for bands */
-  uint32_t stream;         /* stream index, see mprof_model_stream_id() */
+  uint32_t thread; /* running thread; MPROF_NO_THREAD for bands */
+  uint32_t stream; /* stream index, see mprof_model_stream_id() */
 } mprof_span_t;
 
 typedef enum mprof_band_kind_e {
-  MPROF_BAND_IDLE = 0,     /* the loop slept (suspend, or legacy switch -1) */
-  MPROF_BAND_GC            /* a garbage collection (legacy traces) */
+  MPROF_BAND_IDLE = 0, /* the loop slept (suspend, or legacy switch -1) */
+  MPROF_BAND_GC        /* a garbage collection (legacy traces) */
 } mprof_band_kind_t;
 
 typedef struct mprof_band_s {
   mprof_span_t span;
-  uint32_t kind;           /* mprof_band_kind_t */
+  uint32_t kind; /* mprof_band_kind_t */
 } mprof_band_t;
 
 typedef struct mprof_sample_s {
   int64_t time_ns;
-  int64_t value;           /* the counter's value from then on */
+  int64_t value; /* the counter's value from then on */
 } mprof_sample_t;
 
 typedef struct mprof_counter_series_s {
-  uint32_t name;           /* string offset */
+  uint32_t name;                       /* string offset */
   uint32_t first_sample, sample_count; /* samples[first ..+count] */
   int64_t min_value, max_value;
-  uint32_t id;             /* the counter's id in the trace (legacy: 0) */
+  uint32_t id; /* the counter's id in the trace (legacy: 0) */
 } mprof_counter_series_t;
 
 /* Everything the model holds, read-only.  Valid after mprof_model_finish(). */
 typedef struct mprof_model_view_s {
-  const mprof_thread_t *threads; size_t thread_count;
-  const mprof_arrow_t *arrows; size_t arrow_count;   /* by time_ns */
-  const mprof_label_t *labels; size_t label_count;   /* by thread, time */
-  const mprof_span_t *running; size_t running_count; /* by row, start */
-  const mprof_band_t *bands; size_t band_count;      /* by start */
-  const mprof_counter_series_t *counters; size_t counter_count; /* by name */
-  const mprof_sample_t *samples; size_t sample_count;
-  const char *strings;     /* string pool: offsets above index into it */
+  const mprof_thread_t *threads;
+  size_t thread_count;
+  const mprof_arrow_t *arrows;
+  size_t arrow_count; /* by time_ns */
+  const mprof_label_t *labels;
+  size_t label_count; /* by thread, time */
+  const mprof_span_t *running;
+  size_t running_count; /* by row, start */
+  const mprof_band_t *bands;
+  size_t band_count; /* by start */
+  const mprof_counter_series_t *counters;
+  size_t counter_count; /* by name */
+  const mprof_sample_t *samples;
+  size_t sample_count;
+  const char *strings; /* string pool: offsets above index into it */
   uint32_t row_count;
   uint32_t stream_count;
-  int64_t duration_ns;     /* last event time */
-  int64_t end_ns;          /* when the recording ended (mprof_stop(), a
-                              snapshot, the writer seen gone), if the
-                              traces say, else duration_ns: a thread that
-                              never ended lasts until then */
-  uint64_t start_ticks;    /* clock ticks at time 0 */
-  int64_t wall_start_ns;   /* wall-clock ns (Unix epoch) at time 0, from
-                              the traces' anchors (0 if built by hand) */
+  int64_t duration_ns;   /* last event time */
+  int64_t end_ns;        /* when the recording ended (mprof_stop(), a
+                            snapshot, the writer seen gone), if the
+                            traces say, else duration_ns: a thread that
+                            never ended lasts until then */
+  uint64_t start_ticks;  /* clock ticks at time 0 */
+  int64_t wall_start_ns; /* wall-clock ns (Unix epoch) at time 0, from
+                            the traces' anchors (0 if built by hand) */
   uint64_t clock_freq_hz;
-  uint64_t events;         /* events fed */
-  uint64_t discarded;      /* events the recorder lost (from the packets) */
+  uint64_t events;    /* events fed */
+  uint64_t discarded; /* events the recorder lost (from the packets) */
 } mprof_model_view_t;
 
-/* --- Building ---------------------------------------------------------------- */
+/* --- Building ------------------------------------------------------------- */
 
 /* A new, empty model for a clock of clock_freq_hz ticks per second.
  * legacy: events come from a mirage-profile trace (a read implies a switch
@@ -240,8 +247,8 @@ uint32_t mprof_model_stream_id(const mprof_model_t *model, uint32_t index);
 
 /* A thread's display name: its first label, else its type and id, written
  * to buf (always NUL-terminated).  Returns buf. */
-const char *mprof_model_thread_name(const mprof_model_t *model,
-                                    uint32_t thread, char *buf, size_t size);
+const char *mprof_model_thread_name(const mprof_model_t *model, uint32_t thread,
+                                    char *buf, size_t size);
 
 /* The label a thread is best known by: a handle's latest (but not a
  * "net send|recv" label: "tcp from 127.0.0.1:33218", not "tcp"), any
@@ -261,7 +268,7 @@ void mprof_model_arrow_ends(const mprof_model_t *model,
  * MPROF_NO_THREAD. */
 uint32_t mprof_model_find(const mprof_model_t *model, uint64_t id);
 
-/* --- Clocks of several traces ------------------------------------------------ */
+/* --- Clocks of several traces --------------------------------------------- */
 
 /* How mprof_model_align() placed a trace (aligned ones first). */
 typedef enum mprof_align_status_e {
@@ -309,14 +316,14 @@ typedef int (*mprof_message_fn)(void *context, const mprof_message_t *message);
 int mprof_model_messages(const mprof_model_t *model, mprof_message_fn fn,
                          void *context);
 
-/* --- Level of detail: what to draw in a window ------------------------------- */
+/* --- Level of detail: what to draw in a window ---------------------------- */
 
 /* One item to draw in a row.  When many things fall within one pixel they
  * come as one summary: `count` > 1 items between start_ns and end_ns, of
  * which `first` is the earliest. */
 typedef struct mprof_lod_item_s {
   int64_t start_ns, end_ns;
-  uint32_t first;          /* thread, span or arrow index */
+  uint32_t first; /* thread, span or arrow index */
   uint32_t count;
 } mprof_lod_item_t;
 
@@ -345,22 +352,22 @@ int mprof_model_counter_range(const mprof_model_t *model, uint32_t counter,
                               int64_t t0, int64_t t1, uint32_t columns,
                               int64_t *min, int64_t *max);
 
-/* --- Analysis ---------------------------------------------------------------- */
+/* --- Analysis ------------------------------------------------------------- */
 
 /* A should_resolve thread that never resolved. */
 typedef struct mprof_stall_s {
-  uint32_t thread;         /* the hinted thread */
-  uint32_t last;           /* what it became last (itself if no merge) */
-  uint32_t first_arrow;    /* the interactions just before it stalled: */
-  uint32_t arrow_count;    /* arrow indexes in analysis.arrow_refs */
+  uint32_t thread;      /* the hinted thread */
+  uint32_t last;        /* what it became last (itself if no merge) */
+  uint32_t first_arrow; /* the interactions just before it stalled: */
+  uint32_t arrow_count; /* arrow indexes in analysis.arrow_refs */
 } mprof_stall_t;
 
 /* A signal nothing waited on, then a wait on the same thing that never
  * ends. */
 typedef struct mprof_lost_wakeup_s {
-  uint32_t condition;      /* the signalled thread */
-  uint32_t signal_arrow;   /* the signal that nobody heard */
-  uint32_t waiter;         /* the wait that began later and never ended */
+  uint32_t condition;    /* the signalled thread */
+  uint32_t signal_arrow; /* the signal that nobody heard */
+  uint32_t waiter;       /* the wait that began later and never ended */
 } mprof_lost_wakeup_t;
 
 /* Where one thread's life went: running (its spans), waiting (the union
@@ -376,15 +383,15 @@ typedef struct mprof_thread_time_s {
 } mprof_thread_time_t;
 
 typedef struct mprof_wait_s {
-  uint32_t on;             /* the thread waited on */
-  int64_t ns;              /* time spent waiting on it */
+  uint32_t on; /* the thread waited on */
+  int64_t ns;  /* time spent waiting on it */
 } mprof_wait_t;
 
 /* A chain of waits: chain[0] waited on chain[1] while chain[1] waited on
  * chain[2], and so on (each link overlaps the next); [start_ns, end_ns) is
  * the first link. */
 typedef struct mprof_chain_s {
-  uint32_t first, length;  /* threads in analysis.chain_threads */
+  uint32_t first, length; /* threads in analysis.chain_threads */
   int64_t start_ns, end_ns;
 } mprof_chain_t;
 
@@ -392,21 +399,21 @@ typedef struct mprof_chain_s {
  * waited for during [start_ns, end_ns), reached through arrow kind `via`. */
 typedef struct mprof_path_step_s {
   uint32_t thread;
-  uint32_t via;            /* mprof_arrow_kind_t that led here */
+  uint32_t via; /* mprof_arrow_kind_t that led here */
   int64_t start_ns, end_ns;
 } mprof_path_step_t;
 
-/* --- Why: a thread's life as a chain of waits, back to the root ------------ */
+/* --- Why: a thread's life as a chain of waits, back to the root ----------- */
 
 /* How one hop of a why chain leads to the next (docs/analysis.md). */
 typedef enum mprof_why_via_e {
-  MPROF_WHY_TARGET = 0,    /* the thread asked about */
-  MPROF_WHY_WAITED,        /* the hop before waited on this thread */
-  MPROF_WHY_RESOLVED,      /* this thread resolved what the hop before was */
-  MPROF_WHY_SIGNALLED,     /* ...or signalled it */
-  MPROF_WHY_CREATED,       /* this thread created the hop before */
-  MPROF_WHY_SENT,          /* this thread sent the message the hop before
-                              received (another process of a merged trace) */
+  MPROF_WHY_TARGET = 0, /* the thread asked about */
+  MPROF_WHY_WAITED,     /* the hop before waited on this thread */
+  MPROF_WHY_RESOLVED,   /* this thread resolved what the hop before was */
+  MPROF_WHY_SIGNALLED,  /* ...or signalled it */
+  MPROF_WHY_CREATED,    /* this thread created the hop before */
+  MPROF_WHY_SENT,       /* this thread sent the message the hop before
+                           received (another process of a merged trace) */
   MPROF_WHY_VIA_COUNT
 } mprof_why_via_t;
 
@@ -420,7 +427,7 @@ const char *mprof_why_via_name(mprof_why_via_t via);
  * target). */
 typedef struct mprof_why_hop_s {
   uint32_t thread;
-  uint32_t via;            /* mprof_why_via_t */
+  uint32_t via; /* mprof_why_via_t */
   uint32_t arrow;
   int64_t start_ns, end_ns;
 } mprof_why_hop_t;
@@ -437,7 +444,7 @@ typedef struct mprof_why_hop_s {
 int mprof_model_why(const mprof_model_t *model, uint32_t thread,
                     mprof_why_hop_t **hops, size_t *count);
 
-/* --- Findings: what went wrong, for every view -------------------------------- */
+/* --- Findings: what went wrong, for every view ---------------------------- */
 
 typedef enum mprof_severity_e {
   MPROF_SEVERITY_ERROR = 0, /* the program is wrong: it hangs, loses work */
@@ -463,7 +470,7 @@ typedef enum mprof_finding_kind_e {
 #define MPROF__FINDING_ENUM(name, text) MPROF_FINDING_##name,
   MPROF_FINDING_KINDS(MPROF__FINDING_ENUM)
 #undef MPROF__FINDING_ENUM
-  MPROF_FINDING_KIND_COUNT
+      MPROF_FINDING_KIND_COUNT
 } mprof_finding_kind_t;
 
 /* Name of a finding kind ("lost_wakeup", ...), or "unknown". */
@@ -490,10 +497,10 @@ const char *mprof_evidence_kind_name(mprof_evidence_kind_t kind);
 /* One thing the trace holds that proves a finding: during [start_ns,
  * end_ns) (an instant for an arrow). */
 typedef struct mprof_evidence_s {
-  uint32_t kind;           /* mprof_evidence_kind_t */
-  uint32_t thread;         /* the thread it is about (an arrow's source) */
-  uint32_t arrow;          /* ARROW: its index; else MPROF_NO_THREAD */
-  uint32_t count;          /* SPUN: callbacks run; else 1 */
+  uint32_t kind;   /* mprof_evidence_kind_t */
+  uint32_t thread; /* the thread it is about (an arrow's source) */
+  uint32_t arrow;  /* ARROW: its index; else MPROF_NO_THREAD */
+  uint32_t count;  /* SPUN: callbacks run; else 1 */
   int64_t start_ns, end_ns;
 } mprof_evidence_t;
 
@@ -501,16 +508,16 @@ typedef struct mprof_evidence_s {
  * [start_ns, end_ns) is what to zoom to; value_ns its measure (how long
  * the loop was blocked, the longest queue wait, ...; 0 where none). */
 typedef struct mprof_finding_s {
-  uint32_t kind;           /* mprof_finding_kind_t */
-  uint32_t severity;       /* mprof_severity_t */
-  uint32_t summary;        /* one line for a person: analysis.text + summary */
+  uint32_t kind;     /* mprof_finding_kind_t */
+  uint32_t severity; /* mprof_severity_t */
+  uint32_t summary;  /* one line for a person: analysis.text + summary */
   uint32_t first_thread, thread_count;     /* analysis.finding_threads */
   uint32_t first_evidence, evidence_count; /* analysis.evidence */
   int64_t start_ns, end_ns;
   int64_t value_ns;
 } mprof_finding_t;
 
-/* --- Requests: latency and failures by kind ---------------------------------- */
+/* --- Requests: latency and failures by kind ------------------------------- */
 
 /* Requests (libuv's fs, write, connect, work, ... threads) grouped by
  * kind: their type and first label with numbers, paths and addresses left
@@ -519,46 +526,62 @@ typedef struct mprof_finding_s {
  * (creation to the first run off the loop) and its run there; -1 where
  * the trace does not tell. */
 typedef struct mprof_request_group_s {
-  uint32_t name;           /* analysis.text + name */
-  uint16_t type;           /* mprof_type_t */
+  uint32_t name; /* analysis.text + name */
+  uint16_t type; /* mprof_type_t */
   uint32_t count, failed, pending;
-  int64_t p50_ns, p90_ns, p99_ns, max_ns;        /* of the ended ones */
+  int64_t p50_ns, p90_ns, p99_ns, max_ns; /* of the ended ones */
   int64_t queue_p50_ns, queue_max_ns, run_p50_ns, run_max_ns;
-  uint32_t first_failure, failure_count;         /* analysis.failures */
-  uint32_t slowest;        /* the longest-lived (to the recording's end if
-                              it never ended), a thread index */
+  uint32_t first_failure, failure_count; /* analysis.failures */
+  uint32_t slowest;              /* the longest-lived (to the recording's end if
+                                    it never ended), a thread index */
   uint32_t first_hop, hop_count; /* why it took so long: its why chain
                                     (mprof_model_why), analysis.why_hops */
 } mprof_request_group_t;
 
 /* How many requests of a group failed with one error. */
 typedef struct mprof_failure_count_s {
-  uint32_t error;          /* the failure text: model strings + error */
+  uint32_t error; /* the failure text: model strings + error */
   uint32_t count;
-  uint32_t example;        /* one of them (the first), a thread index */
+  uint32_t example; /* one of them (the first), a thread index */
 } mprof_failure_count_t;
 
 typedef struct mprof_analysis_s {
-  mprof_finding_t *findings; size_t finding_count; /* most severe first */
-  uint32_t *finding_threads; size_t finding_thread_count;
-  mprof_evidence_t *evidence; size_t evidence_count;
-  char *text; size_t text_size; /* summaries and group names, NUL-ended */
-  mprof_request_group_t *requests; size_t request_count; /* most first */
-  mprof_failure_count_t *failures; size_t failure_count;
-  mprof_stall_t *stalls; size_t stall_count;
-  mprof_lost_wakeup_t *lost_wakeups; size_t lost_wakeup_count;
-  mprof_thread_time_t *times; size_t time_count;  /* by thread index */
-  mprof_wait_t *waits; size_t wait_count;
-  mprof_chain_t *chains; size_t chain_count;      /* longest first */
-  mprof_chain_t *cycles; size_t cycle_count;      /* waits in a circle, each
-                                                     thread on the next, the
-                                                     last on the first, open
-                                                     at the trace's end */
-  uint32_t *chain_threads; size_t chain_thread_count;
-  uint32_t *arrow_refs; size_t arrow_ref_count;
-  uint32_t path_target;    /* the thread whose critical path is given */
-  mprof_path_step_t *path; size_t path_count;
-  mprof_why_hop_t *why_hops; size_t why_hop_count; /* the requests' chains */
+  mprof_finding_t *findings;
+  size_t finding_count; /* most severe first */
+  uint32_t *finding_threads;
+  size_t finding_thread_count;
+  mprof_evidence_t *evidence;
+  size_t evidence_count;
+  char *text;
+  size_t text_size; /* summaries and group names, NUL-ended */
+  mprof_request_group_t *requests;
+  size_t request_count; /* most first */
+  mprof_failure_count_t *failures;
+  size_t failure_count;
+  mprof_stall_t *stalls;
+  size_t stall_count;
+  mprof_lost_wakeup_t *lost_wakeups;
+  size_t lost_wakeup_count;
+  mprof_thread_time_t *times;
+  size_t time_count; /* by thread index */
+  mprof_wait_t *waits;
+  size_t wait_count;
+  mprof_chain_t *chains;
+  size_t chain_count; /* longest first */
+  mprof_chain_t *cycles;
+  size_t cycle_count; /* waits in a circle, each
+                         thread on the next, the
+                         last on the first, open
+                         at the trace's end */
+  uint32_t *chain_threads;
+  size_t chain_thread_count;
+  uint32_t *arrow_refs;
+  size_t arrow_ref_count;
+  uint32_t path_target; /* the thread whose critical path is given */
+  mprof_path_step_t *path;
+  size_t path_count;
+  mprof_why_hop_t *why_hops;
+  size_t why_hop_count; /* the requests' chains */
 } mprof_analysis_t;
 
 /* How many interactions to keep before each stall, and chains to keep. */

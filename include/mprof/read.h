@@ -26,61 +26,61 @@ typedef void (*mprof_diag_fn)(void *context, const char *message);
 /* What events say.  "thread" in mprof_event_t is the async thread running
  * on the event's OS thread: the reader, resolver, signaller or creator. */
 typedef enum mprof_event_kind_e {
-  MPROF_EVENT_SWITCH = 0,      /* a: thread now running (0: none) */
-  MPROF_EVENT_CREATE,          /* a: child, type (creator: thread) */
-  MPROF_EVENT_CREATE_BY,       /* a: child, b: creator, type */
-  MPROF_EVENT_READ,            /* a: source read by thread */
-  MPROF_EVENT_TRY_READ,        /* a: source checked by thread */
-  MPROF_EVENT_RESOLVE,         /* a: thread resolved by thread */
-  MPROF_EVENT_FAIL,            /* a: thread failed by thread, text: reason */
-  MPROF_EVENT_BECOMES,         /* a: old thread, b: new thread */
-  MPROF_EVENT_LABEL,           /* a: thread, text: label */
-  MPROF_EVENT_SIGNAL,          /* a: target signalled by thread */
-  MPROF_EVENT_SUSPEND,         /* the loop goes idle */
-  MPROF_EVENT_SHOULD_RESOLVE,  /* a: thread expected to resolve */
-  MPROF_EVENT_COUNTER_NAME,    /* counter, text: name */
-  MPROF_EVENT_COUNTER_INCREASE,/* counter, value: amount */
-  MPROF_EVENT_COUNTER_VALUE,   /* counter, value: absolute value */
-  MPROF_EVENT_STRING,          /* counter: string id, text: the string, which
-                                  the stream's labels refer to (the reader
-                                  resolves them: they arrive as LABEL) */
-  MPROF_EVENT_GC,              /* value: duration in ns (legacy traces) */
+  MPROF_EVENT_SWITCH = 0,       /* a: thread now running (0: none) */
+  MPROF_EVENT_CREATE,           /* a: child, type (creator: thread) */
+  MPROF_EVENT_CREATE_BY,        /* a: child, b: creator, type */
+  MPROF_EVENT_READ,             /* a: source read by thread */
+  MPROF_EVENT_TRY_READ,         /* a: source checked by thread */
+  MPROF_EVENT_RESOLVE,          /* a: thread resolved by thread */
+  MPROF_EVENT_FAIL,             /* a: thread failed by thread, text: reason */
+  MPROF_EVENT_BECOMES,          /* a: old thread, b: new thread */
+  MPROF_EVENT_LABEL,            /* a: thread, text: label */
+  MPROF_EVENT_SIGNAL,           /* a: target signalled by thread */
+  MPROF_EVENT_SUSPEND,          /* the loop goes idle */
+  MPROF_EVENT_SHOULD_RESOLVE,   /* a: thread expected to resolve */
+  MPROF_EVENT_COUNTER_NAME,     /* counter, text: name */
+  MPROF_EVENT_COUNTER_INCREASE, /* counter, value: amount */
+  MPROF_EVENT_COUNTER_VALUE,    /* counter, value: absolute value */
+  MPROF_EVENT_STRING,           /* counter: string id, text: the string, which
+                                   the stream's labels refer to (the reader
+                                   resolves them: they arrive as LABEL) */
+  MPROF_EVENT_GC,               /* value: duration in ns (legacy traces) */
   MPROF_EVENT_KIND_COUNT
 } mprof_event_kind_t;
 
 typedef struct mprof_event_s {
-  uint64_t time_ticks;      /* clock ticks (see mprof_trace_info_t) */
+  uint64_t time_ticks; /* clock ticks (see mprof_trace_info_t) */
   mprof_event_kind_t kind;
-  uint32_t stream;          /* OS-thread stream number */
-  uint64_t thread;          /* async thread running when it happened */
-  uint64_t a, b;            /* see mprof_event_kind_t */
-  mprof_type_t type;        /* CREATE, CREATE_BY */
-  uint32_t counter;         /* COUNTER_* */
-  int64_t value;            /* COUNTER_INCREASE, COUNTER_VALUE */
-  const char *text;         /* not NUL-terminated: use text_length */
+  uint32_t stream;   /* OS-thread stream number */
+  uint64_t thread;   /* async thread running when it happened */
+  uint64_t a, b;     /* see mprof_event_kind_t */
+  mprof_type_t type; /* CREATE, CREATE_BY */
+  uint32_t counter;  /* COUNTER_* */
+  int64_t value;     /* COUNTER_INCREASE, COUNTER_VALUE */
+  const char *text;  /* not NUL-terminated: use text_length */
   size_t text_length;
 } mprof_event_t;
 
 typedef struct mprof_trace_info_s {
   uint64_t clock_freq_hz;
-  int64_t clock_offset_ns;  /* wall-clock ns at tick 0 */
+  int64_t clock_offset_ns; /* wall-clock ns at tick 0 */
   uint8_t uuid[16];
   uint32_t packet_size;
-  uint32_t packet_count;    /* packets in the buffer */
-  uint32_t packets_used;    /* packets that hold a valid packet */
-  uint32_t streams;         /* distinct OS-thread streams */
-  uint64_t start_ticks;     /* clock at the earliest packet with events */
-  uint64_t discarded;       /* events the writer dropped (ring full): each
-                               stream's count plus those of OS threads that
-                               never had a packet; 0 for legacy traces */
-  int recording;            /* the writer had not stopped */
-  uint64_t end_ticks;       /* clock when the recording ended: at
-                               mprof_stop(), when a live writer's copy was
-                               taken, or when a watcher saw its writer
-                               gone; 0 if the trace does not say */
-  int legacy;               /* written by OCaml's mirage-profile */
+  uint32_t packet_count; /* packets in the buffer */
+  uint32_t packets_used; /* packets that hold a valid packet */
+  uint32_t streams;      /* distinct OS-thread streams */
+  uint64_t start_ticks;  /* clock at the earliest packet with events */
+  uint64_t discarded;    /* events the writer dropped (ring full): each
+                            stream's count plus those of OS threads that
+                            never had a packet; 0 for legacy traces */
+  int recording;         /* the writer had not stopped */
+  uint64_t end_ticks;    /* clock when the recording ended: at
+                            mprof_stop(), when a live writer's copy was
+                            taken, or when a watcher saw its writer
+                            gone; 0 if the trace does not say */
+  int legacy;            /* written by OCaml's mirage-profile */
   mprof_ring_mode_t ring_mode;
-  const char *metadata;     /* CTF TSDL text */
+  const char *metadata; /* CTF TSDL text */
   size_t metadata_size;
   /* Whole packets lost, from gaps in each stream's packet_seq_num (for
    * legacy traces, in the packet counter): */
@@ -95,15 +95,15 @@ typedef struct mprof_packet_info_s {
   uint64_t stream_instance; /* OS-thread stream number */
   uint64_t seq_num;
   uint64_t timestamp_begin, timestamp_end;
-  uint64_t offset;          /* byte offset in the trace */
+  uint64_t offset; /* byte offset in the trace */
   uint64_t content_bytes;
   uint64_t events_discarded;
-  uint64_t current_thread;  /* running when the packet began */
+  uint64_t current_thread; /* running when the packet began */
   uint32_t os_thread_id;
-  uint32_t position;        /* its place in the file, 0 first (diagnostics
-                               name packets by it) */
-  int cut;                  /* the file ends inside it: its events up to the
-                               cut are there, the last may be partial */
+  uint32_t position; /* its place in the file, 0 first (diagnostics
+                        name packets by it) */
+  int cut;           /* the file ends inside it: its events up to the
+                        cut are there, the last may be partial */
 } mprof_packet_info_t;
 
 /* Open a trace file ("-" is standard input).  diag may be NULL (problems
@@ -156,8 +156,7 @@ long mprof_trace_packet_events(const mprof_trace_t *trace, size_t index,
 
 /* At most how many events packet index holds (a bound from its size): the
  * capacity mprof_trace_packet_decode needs for the whole packet. */
-size_t mprof_trace_packet_max_events(const mprof_trace_t *trace,
-                                     size_t index);
+size_t mprof_trace_packet_max_events(const mprof_trace_t *trace, size_t index);
 
 /* Add the number of events packet index delivers, by kind, to
  * counts[0 .. MPROF_EVENT_KIND_COUNT), without decoding their fields: a
@@ -209,9 +208,9 @@ typedef void (*mprof_progress_fn)(void *context, size_t done, size_t total);
  * names (or links to) neither a file nor a directory (a FIFO, a device)
  * is written in place. */
 typedef struct mprof_output_s {
-  FILE *f;          /* write here */
-  char path[4096];  /* the name it gets */
-  char temp[4096];  /* the name it has until then ("": standard output) */
+  FILE *f;         /* write here */
+  char path[4096]; /* the name it gets */
+  char temp[4096]; /* the name it has until then ("": standard output) */
 } mprof_output_t;
 
 /* Start writing path.  Returns 0 or MPROF_EIO (errno set). */
@@ -285,7 +284,7 @@ typedef struct mprof_trace_set_s {
   int64_t *offsets_ns;    /* per trace: added to its wall-clock anchor, as
                              mprof_model_load_with() takes them */
   size_t count;
-  size_t capacity;        /* of the arrays */
+  size_t capacity; /* of the arrays */
 } mprof_trace_set_t;
 
 /* Whether path is a merged trace (a manifest, or a directory with one).
@@ -295,8 +294,8 @@ int mprof_trace_is_merged(const char *path);
 /* Open path as a set: a merged trace's members at their offsets, or a
  * plain trace as a set of one at offset 0.  *out is set up first (empty on
  * failure).  Returns as mprof_trace_set_add(). */
-int mprof_trace_open_merged(const char *path, mprof_diag_fn diag,
-                            void *context, mprof_trace_set_t *out);
+int mprof_trace_open_merged(const char *path, mprof_diag_fn diag, void *context,
+                            mprof_trace_set_t *out);
 
 /* Add path to set (zeroed, or from an earlier call), as
  * mprof_trace_open_merged() opens it.  A malformed manifest line or a member
@@ -358,15 +357,15 @@ int mprof_trace_process_name(const mprof_trace_t *trace, char *name,
  * or a process whose path a live process still writes (docs/recording.md).
  */
 typedef struct mprof_tree_trace_s {
-  char *path;        /* the pattern's directory, then the file's name */
-  long long pid;     /* the process: the name's last ".PID", else its "%p",
-                        else the tree's top process */
-  char process[64];  /* the process's name, from its trace ("" if none) */
-  uint64_t events;   /* events of every kind */
-  int empty;         /* nothing happened in it: its events (if any) only
-                        name counters or strings, as every process under
-                        the libuv shim does at start */
-  int unreadable;    /* not a trace (told through diag) */
+  char *path;       /* the pattern's directory, then the file's name */
+  long long pid;    /* the process: the name's last ".PID", else its "%p",
+                       else the tree's top process */
+  char process[64]; /* the process's name, from its trace ("" if none) */
+  uint64_t events;  /* events of every kind */
+  int empty;        /* nothing happened in it: its events (if any) only
+                       name counters or strings, as every process under
+                       the libuv shim does at start */
+  int unreadable;   /* not a trace (told through diag) */
 } mprof_tree_trace_t;
 
 /* Find the traces that pattern (MPROF_TRACE's value) names for top_pid's

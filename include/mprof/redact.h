@@ -60,10 +60,10 @@ int mprof_redactor_write_map(const mprof_redactor_t *redactor,
  * same format whose strings (labels, interned strings, counter names,
  * failure reasons and the process name) are redacted: the same packets at
  * the same places with the same headers, events and timestamps, the
- * packets made larger if the new strings need it.  Stale bytes, damaged packets (told through diag) and
- * packets that were never written are left out as zeros.  Returns 0,
- * MPROF_EINVAL (a legacy trace, told), MPROF_ENOMEM or MPROF_EIO (told:
- * the file and why). */
+ * packets made larger if the new strings need it.  Stale bytes, damaged packets
+ * (told through diag) and packets that were never written are left out as
+ * zeros.  Returns 0, MPROF_EINVAL (a legacy trace, told), MPROF_ENOMEM or
+ * MPROF_EIO (told: the file and why). */
 int mprof_redact_trace(mprof_redactor_t *redactor, const mprof_trace_t *trace,
                        const char *path, mprof_diag_fn diag, void *context);
 

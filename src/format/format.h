@@ -34,29 +34,29 @@
 
 /* Byte offsets of the trace header's fields. */
 enum {
-  MPROF__TH_MAGIC = 0,             /* char[8] "MPROFCTF" */
-  MPROF__TH_VERSION = 8,           /* u32 */
-  MPROF__TH_RING_MODE = 12,        /* u32: mprof_ring_mode_t */
-  MPROF__TH_BUFFER_SIZE = 16,      /* u64: bytes in the whole trace */
-  MPROF__TH_PACKET_SIZE = 24,      /* u32: bytes per packet */
-  MPROF__TH_PACKET_COUNT = 28,     /* u32: ring + names packets */
-  MPROF__TH_RING_COUNT = 32,       /* u32: ring packets */
-  MPROF__TH_METADATA_SIZE = 36,    /* u32: TSDL bytes, without the NUL */
-  MPROF__TH_METADATA_OFFSET = 40,  /* u64 */
-  MPROF__TH_SLOTS_OFFSET = 48,     /* u64: u64 slot state per packet */
-  MPROF__TH_PACKETS_OFFSET = 56,   /* u64: first packet */
-  MPROF__TH_CLOCK_FREQ = 64,       /* u64: clock ticks per second */
-  MPROF__TH_CLOCK_OFFSET = 72,     /* i64: wall-clock ns at tick 0 */
-  MPROF__TH_UUID = 80,             /* u8[16], also in every packet */
-  MPROF__TH_STATE = 96,            /* u32: MPROF__STATE_* (live) */
-  MPROF__TH_STREAM_COUNT = 100,    /* u32: streams handed out (live) */
-  MPROF__TH_RING_CLAIMS = 104,     /* u64: ring packets claimed (live) */
-  MPROF__TH_NAMES_CLAIMS = 112,    /* u64: names packets claimed (live) */
-  MPROF__TH_START_TICKS = 120,     /* u64: clock at mprof_start() */
+  MPROF__TH_MAGIC = 0,              /* char[8] "MPROFCTF" */
+  MPROF__TH_VERSION = 8,            /* u32 */
+  MPROF__TH_RING_MODE = 12,         /* u32: mprof_ring_mode_t */
+  MPROF__TH_BUFFER_SIZE = 16,       /* u64: bytes in the whole trace */
+  MPROF__TH_PACKET_SIZE = 24,       /* u32: bytes per packet */
+  MPROF__TH_PACKET_COUNT = 28,      /* u32: ring + names packets */
+  MPROF__TH_RING_COUNT = 32,        /* u32: ring packets */
+  MPROF__TH_METADATA_SIZE = 36,     /* u32: TSDL bytes, without the NUL */
+  MPROF__TH_METADATA_OFFSET = 40,   /* u64 */
+  MPROF__TH_SLOTS_OFFSET = 48,      /* u64: u64 slot state per packet */
+  MPROF__TH_PACKETS_OFFSET = 56,    /* u64: first packet */
+  MPROF__TH_CLOCK_FREQ = 64,        /* u64: clock ticks per second */
+  MPROF__TH_CLOCK_OFFSET = 72,      /* i64: wall-clock ns at tick 0 */
+  MPROF__TH_UUID = 80,              /* u8[16], also in every packet */
+  MPROF__TH_STATE = 96,             /* u32: MPROF__STATE_* (live) */
+  MPROF__TH_STREAM_COUNT = 100,     /* u32: streams handed out (live) */
+  MPROF__TH_RING_CLAIMS = 104,      /* u64: ring packets claimed (live) */
+  MPROF__TH_NAMES_CLAIMS = 112,     /* u64: names packets claimed (live) */
+  MPROF__TH_START_TICKS = 120,      /* u64: clock at mprof_start() */
   MPROF__TH_ORPHAN_DISCARDED = 128, /* u64: events dropped by OS threads that
                                        never had a ring packet (live) */
-  MPROF__TH_END_TICKS = 136        /* u64: clock when the recording ended,
-                                      0 while it goes on or if unknown */
+  MPROF__TH_END_TICKS = 136         /* u64: clock when the recording ended,
+                                       0 while it goes on or if unknown */
 };
 
 enum { MPROF__STATE_RECORDING = 1, MPROF__STATE_STOPPED = 2 };
@@ -71,18 +71,18 @@ enum { MPROF__SLOT_BUSY = 1, MPROF__SLOT_INIT = 2, MPROF__SLOT_GEN_SHIFT = 2 };
 #define MPROF__PACKET_MAGIC 0xC1FC1FC1u
 
 enum {
-  MPROF__PH_MAGIC = 0,             /* u32 */
-  MPROF__PH_UUID = 4,              /* u8[16] */
-  MPROF__PH_STREAM_ID = 20,        /* u32: 0 ring, 1 names */
-  MPROF__PH_STREAM_INSTANCE = 24,  /* u64: the OS thread's stream number */
-  MPROF__PH_TIMESTAMP_BEGIN = 32,  /* u64 clock */
-  MPROF__PH_TIMESTAMP_END = 40,    /* u64 clock */
-  MPROF__PH_CONTENT_SIZE = 48,     /* u64 bits, the commit counter */
-  MPROF__PH_PACKET_SIZE = 56,      /* u64 bits */
-  MPROF__PH_SEQ_NUM = 64,          /* u64 packet_seq_num, per stream */
-  MPROF__PH_DISCARDED = 72,        /* u64 events_discarded, running */
-  MPROF__PH_CURRENT_THREAD = 80,   /* u64 async thread running at begin */
-  MPROF__PH_OS_THREAD_ID = 88,     /* u32 */
+  MPROF__PH_MAGIC = 0,            /* u32 */
+  MPROF__PH_UUID = 4,             /* u8[16] */
+  MPROF__PH_STREAM_ID = 20,       /* u32: 0 ring, 1 names */
+  MPROF__PH_STREAM_INSTANCE = 24, /* u64: the OS thread's stream number */
+  MPROF__PH_TIMESTAMP_BEGIN = 32, /* u64 clock */
+  MPROF__PH_TIMESTAMP_END = 40,   /* u64 clock */
+  MPROF__PH_CONTENT_SIZE = 48,    /* u64 bits, the commit counter */
+  MPROF__PH_PACKET_SIZE = 56,     /* u64 bits */
+  MPROF__PH_SEQ_NUM = 64,         /* u64 packet_seq_num, per stream */
+  MPROF__PH_DISCARDED = 72,       /* u64 events_discarded, running */
+  MPROF__PH_CURRENT_THREAD = 80,  /* u64 async thread running at begin */
+  MPROF__PH_OS_THREAD_ID = 88,    /* u32 */
   MPROF__PACKET_HEADER_SIZE = 92
 };
 
@@ -166,7 +166,7 @@ extern const mprof__event_class_t mprof__event_classes[MPROF__EV_COUNT];
  * terminated); out NULL only measures.  Returns its length without the NUL,
  * or 0 if it did not fit. */
 typedef struct mprof__metadata_params_s {
-  const uint8_t *uuid;     /* 16 bytes */
+  const uint8_t *uuid; /* 16 bytes */
   uint64_t clock_freq_hz;
   int64_t clock_offset_ns; /* wall-clock ns at tick 0 */
   const char *name;        /* program name or NULL */
@@ -259,7 +259,6 @@ static inline uint32_t mprof__get_u32(const uint8_t *p) {
 static inline uint64_t mprof__get_u64(const uint8_t *p) {
   return (uint64_t)mprof__get_u32(p) | ((uint64_t)mprof__get_u32(p + 4) << 32);
 }
-
 
 /* A whole trace header's end_ticks: 0 where the recording goes on, where
  * nobody said when it ended, or where the header is older than the field

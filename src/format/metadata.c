@@ -7,44 +7,60 @@
 
 #include "mprof.h"
 
-#define THREAD(name) {MPROF__F_THREAD, name}
-#define STRING(name) {MPROF__F_STRING, name}
-#define COUNTER(name) {MPROF__F_COUNTER, name}
-#define VALUE(name) {MPROF__F_VALUE, name}
-#define NAME(name) {MPROF__F_NAME, name}
-#define HASH(name) {MPROF__F_HASH, name}
+#define THREAD(name)                                                           \
+  { MPROF__F_THREAD, name }
+#define STRING(name)                                                           \
+  { MPROF__F_STRING, name }
+#define COUNTER(name)                                                          \
+  { MPROF__F_COUNTER, name }
+#define VALUE(name)                                                            \
+  { MPROF__F_VALUE, name }
+#define NAME(name)                                                             \
+  { MPROF__F_NAME, name }
+#define HASH(name)                                                             \
+  { MPROF__F_HASH, name }
 
 const mprof__event_class_t mprof__event_classes[MPROF__EV_COUNT] = {
     [MPROF__EV_SWITCH] = {"switch", 1, {THREAD("thread")}},
-    [MPROF__EV_CREATE] = {"create", 2,
+    [MPROF__EV_CREATE] = {"create",
+                          2,
                           {THREAD("child"), {MPROF__F_TYPE, "thread_type"}}},
-    [MPROF__EV_CREATE_BY] = {"create_by", 3,
-                             {THREAD("parent"), THREAD("child"),
+    [MPROF__EV_CREATE_BY] = {"create_by",
+                             3,
+                             {THREAD("parent"),
+                              THREAD("child"),
                               {MPROF__F_TYPE, "thread_type"}}},
     [MPROF__EV_READ] = {"read", 1, {THREAD("source")}},
     [MPROF__EV_TRY_READ] = {"try_read", 1, {THREAD("source")}},
     [MPROF__EV_RESOLVE] = {"resolve", 1, {THREAD("thread")}},
     [MPROF__EV_FAIL] = {"fail", 2, {THREAD("thread"), STRING("reason")}},
-    [MPROF__EV_BECOMES] = {"becomes", 2,
+    [MPROF__EV_BECOMES] = {"becomes",
+                           2,
                            {THREAD("old_thread"), THREAD("new_thread")}},
     [MPROF__EV_LABEL] = {"label", 2, {THREAD("thread"), STRING("label")}},
     [MPROF__EV_SIGNAL] = {"signal", 1, {THREAD("target")}},
     [MPROF__EV_SUSPEND] = {"suspend", 0, {{0, 0}}},
     [MPROF__EV_SHOULD_RESOLVE] = {"should_resolve", 1, {THREAD("thread")}},
-    [MPROF__EV_COUNTER_NAME] = {"counter_name", 2,
+    [MPROF__EV_COUNTER_NAME] = {"counter_name",
+                                2,
                                 {COUNTER("counter"), STRING("name")}},
-    [MPROF__EV_COUNTER_INCREASE] = {"counter_increase", 2,
+    [MPROF__EV_COUNTER_INCREASE] = {"counter_increase",
+                                    2,
                                     {COUNTER("counter"), VALUE("amount")}},
-    [MPROF__EV_COUNTER_VALUE] = {"counter_value", 2,
+    [MPROF__EV_COUNTER_VALUE] = {"counter_value",
+                                 2,
                                  {COUNTER("counter"), VALUE("value")}},
     [MPROF__EV_STRING] = {"string", 2, {NAME("string_id"), STRING("text")}},
-    [MPROF__EV_LABEL_REF] = {"label_ref", 2,
+    [MPROF__EV_LABEL_REF] = {"label_ref",
+                             2,
                              {THREAD("thread"), NAME("string_id")}},
-    [MPROF__EV_NET_LABEL] = {"net_label", 5,
+    [MPROF__EV_NET_LABEL] = {"net_label",
+                             5,
                              {THREAD("thread"), NAME("string_id"),
                               COUNTER("counter"), VALUE("offset"),
                               VALUE("length")}},
-    [MPROF__EV_NET_HASH_LABEL] = {"net_hash_label", 5,
+    [MPROF__EV_NET_HASH_LABEL] = {"net_hash_label",
+                                  5,
                                   {THREAD("thread"), NAME("string_id"),
                                    COUNTER("counter"), HASH("hash"),
                                    VALUE("length")}},
@@ -110,19 +126,17 @@ static void put_quoted(text_t *t, const char *s) {
 }
 
 static void put_header(text_t *t, const mprof__metadata_params_t *p) {
-  put(t,
-      "/* CTF 1.8 */\n"
-      "/* mprof trace: see docs/FORMAT.md */\n\n" MPROF__TSDL_INTEGERS "\n"
-      "trace {\n\tmajor = 1;\n\tminor = 8;\n\tuuid = \"");
+  put(t, "/* CTF 1.8 */\n"
+         "/* mprof trace: see docs/FORMAT.md */\n\n" MPROF__TSDL_INTEGERS "\n"
+         "trace {\n\tmajor = 1;\n\tminor = 8;\n\tuuid = \"");
   put_uuid(t, p->uuid);
-  put(t,
-      "\";\n\tbyte_order = le;\n"
-      "\tpacket.header := struct {\n"
-      "\t\tuint32_t magic;\n\t\tuint8_t uuid[16];\n"
-      "\t\tuint32_t stream_id;\n\t\tuint64_t stream_instance_id;\n"
-      "\t};\n};\n\n"
-      "env {\n\tdomain = \"mprof\";\n\ttracer_name = \"mprof\";\n"
-      "\ttracer_major = 0;\n\ttracer_minor = 1;\n\tprocname = ");
+  put(t, "\";\n\tbyte_order = le;\n"
+         "\tpacket.header := struct {\n"
+         "\t\tuint32_t magic;\n\t\tuint8_t uuid[16];\n"
+         "\t\tuint32_t stream_id;\n\t\tuint64_t stream_instance_id;\n"
+         "\t};\n};\n\n"
+         "env {\n\tdomain = \"mprof\";\n\ttracer_name = \"mprof\";\n"
+         "\ttracer_major = 0;\n\ttracer_minor = 1;\n\tprocname = ");
   put_quoted(t, p->name ? p->name : "");
   put(t, ";\n};\n\nclock {\n\tname = \"mprof\";\n\tuuid = \"");
   put_uuid(t, p->uuid);
@@ -143,28 +157,26 @@ static void put_header(text_t *t, const mprof__metadata_params_t *p) {
   put_i64(t, seconds);
   put(t, ";\n\toffset = ");
   put_u64(t, rest_ticks);
-  put(t,
-      ";\n\tabsolute = true;\n};\n\n"
-      "typealias integer { size = 27; align = 1; signed = false; "
-      "map = clock.mprof.value; } := uint27_clock_t;\n"
-      "typealias integer { size = 64; align = 8; signed = false; "
-      "map = clock.mprof.value; } := uint64_clock_t;\n\n");
+  put(t, ";\n\tabsolute = true;\n};\n\n"
+         "typealias integer { size = 27; align = 1; signed = false; "
+         "map = clock.mprof.value; } := uint27_clock_t;\n"
+         "typealias integer { size = 64; align = 8; signed = false; "
+         "map = clock.mprof.value; } := uint64_clock_t;\n\n");
 }
 
 static void put_types(text_t *t) {
-  put(t,
-      "struct packet_context {\n"
-      "\tuint64_clock_t timestamp_begin;\n\tuint64_clock_t timestamp_end;\n"
-      "\tuint64_t content_size;\n\tuint64_t packet_size;\n"
-      "\tuint64_t packet_seq_num;\n\tuint64_t events_discarded;\n"
-      "\tuint64_t current_thread;\n\tuint32_t os_thread_id;\n};\n\n"
-      "struct event_header {\n"
-      "\tenum : uint5_t { compact = 0 ... 30, extended = 31 } id;\n"
-      "\tvariant <id> {\n"
-      "\t\tstruct { uint27_clock_t timestamp; } compact;\n"
-      "\t\tstruct { uint32_t id; uint64_clock_t timestamp; } extended;\n"
-      "\t} v;\n} align(8);\n\n"
-      "typealias enum : uint8_t {\n");
+  put(t, "struct packet_context {\n"
+         "\tuint64_clock_t timestamp_begin;\n\tuint64_clock_t timestamp_end;\n"
+         "\tuint64_t content_size;\n\tuint64_t packet_size;\n"
+         "\tuint64_t packet_seq_num;\n\tuint64_t events_discarded;\n"
+         "\tuint64_t current_thread;\n\tuint32_t os_thread_id;\n};\n\n"
+         "struct event_header {\n"
+         "\tenum : uint5_t { compact = 0 ... 30, extended = 31 } id;\n"
+         "\tvariant <id> {\n"
+         "\t\tstruct { uint27_clock_t timestamp; } compact;\n"
+         "\t\tstruct { uint32_t id; uint64_clock_t timestamp; } extended;\n"
+         "\t} v;\n} align(8);\n\n"
+         "typealias enum : uint8_t {\n");
 #define MPROF__TYPE_TSDL(name, value, text)                                    \
   put(t, "\t\"" text "\" = ");                                                 \
   put_u64(t, value);                                                           \
@@ -175,18 +187,17 @@ static void put_types(text_t *t) {
   for (int stream = 0; stream < 2; stream++) {
     put(t, "stream {\n\tid = ");
     put_u64(t, (uint64_t)stream);
-    put(t,
-        ";\n\tevent.header := struct event_header;\n"
-        "\tpacket.context := struct packet_context;\n};\n\n");
+    put(t, ";\n\tevent.header := struct event_header;\n"
+           "\tpacket.context := struct packet_context;\n};\n\n");
   }
 }
 
 static void put_field(text_t *t, const mprof__field_t *f, int wide) {
   static const char *const types[2][7] = {
-      {"uint32_t", "thread_type_t", "string", "uint16_t", "int32_t",
-       "uint16_t", "uint64_t"},
-      {"uint64_t", "thread_type_t", "string", "uint16_t", "int64_t",
-       "uint16_t", "uint64_t"}};
+      {"uint32_t", "thread_type_t", "string", "uint16_t", "int32_t", "uint16_t",
+       "uint64_t"},
+      {"uint64_t", "thread_type_t", "string", "uint16_t", "int64_t", "uint16_t",
+       "uint64_t"}};
   put(t, "\t\t");
   put(t, types[wide][f->kind]);
   put(t, " ");

@@ -4,11 +4,9 @@
 
 const char *mprof_strerror(int error) {
   switch (error) {
-  case 0:
-    return "success";
+  case 0: return "success";
 #define MPROF__ERROR_CASE(name, value, text)                                   \
-  case value:                                                                  \
-    return text;
+  case value: return text;
     MPROF_ERRORS(MPROF__ERROR_CASE)
 #undef MPROF__ERROR_CASE
   }
@@ -18,8 +16,7 @@ const char *mprof_strerror(int error) {
 const char *mprof_type_name(mprof_type_t type) {
   switch (type) {
 #define MPROF__TYPE_CASE(name, value, text)                                    \
-  case MPROF_##name:                                                           \
-    return text;
+  case MPROF_##name: return text;
     MPROF_THREAD_TYPES(MPROF__TYPE_CASE)
 #undef MPROF__TYPE_CASE
   }

@@ -19,13 +19,13 @@
 
 /* A send or receive label, parsed. */
 typedef struct message_s {
-  const char *key;       /* "tcp SRC DST" or "udp SRC DST HASH" */
+  const char *key; /* "tcp SRC DST" or "udp SRC DST HASH" */
   size_t key_length;
-  uint64_t offset;       /* TCP: bytes before this in that direction */
+  uint64_t offset; /* TCP: bytes before this in that direction */
   uint64_t length;
   int64_t time_ns;
   uint32_t trace;
-  uint32_t thread;       /* the labelled thread */
+  uint32_t thread; /* the labelled thread */
 } message_t;
 
 /* A matched pair: the receiver's trace minus the sender's must be moved
@@ -71,7 +71,7 @@ static int split(const char *text, const char **starts, const char **ends,
 /* Parse a label; returns 1 (send), 2 (receive) or 0 (not a message). */
 static int parse_message(const char *text, message_t *msg) {
   size_t n = strlen(text);
-  int kind = n > 9 && !memcmp(text, "net send ", 9) ? 1
+  int kind = n > 9 && !memcmp(text, "net send ", 9)   ? 1
              : n > 9 && !memcmp(text, "net recv ", 9) ? 2
                                                       : 0;
   const char *s[5], *e[5];
@@ -113,8 +113,10 @@ static const message_t *send_of(const message_t *sends, size_t n,
   size_t lo = 0, hi = n;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    if (compare_messages(&sends[mid], &probe) <= 0) lo = mid + 1;
-    else hi = mid;
+    if (compare_messages(&sends[mid], &probe) <= 0)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   if (lo == 0 || !same_key(&sends[lo - 1], r)) return NULL;
   const message_t *s = &sends[lo - 1];
@@ -166,7 +168,9 @@ static int match_messages(const mprof_model_t *m, size_t trace_count,
       break;
     }
     (*bounds)[(*bound_count)++] =
-        (bound_t){s->trace, r->trace, s->time_ns - r->time_ns,
+        (bound_t){s->trace,
+                  r->trace,
+                  s->time_ns - r->time_ns,
                   {s->thread, r->thread, s->time_ns, r->time_ns}};
   }
   free(sends);

@@ -35,9 +35,9 @@ typedef struct context_s {
   const mprof_arrow_t *arrows;
   size_t thread_count;
   mprof__adjacency_t adjacency;
-  wait_edge_t *edges;      /* by waiter, then start */
+  wait_edge_t *edges; /* by waiter, then start */
   size_t edge_count;
-  uint32_t *edges_first;   /* edges of thread t: [first[t], first[t+1]) */
+  uint32_t *edges_first; /* edges of thread t: [first[t], first[t+1]) */
   mprof_analysis_t *out;
   size_t cap_stalls, cap_lost, cap_waits, cap_chains, cap_chain_threads,
       cap_refs, cap_path, cap_cycles;
@@ -84,7 +84,7 @@ static int64_t effective_end(const context_t *c, uint32_t i) {
   return mprof__effective_end(c->model, i);
 }
 
-/* --- Waits ----------------------------------------------------------------------- */
+/* --- Waits ---------------------------------------------------------------- */
 
 int64_t mprof__wait_end(const mprof_model_t *m,
                         const mprof__adjacency_t *adjacency,
@@ -139,11 +139,13 @@ static int collect_waits(context_t *c) {
   int reads_are_waits = waits == 0 && c->model->legacy;
   wait_edge_t edge;
   if (reads_are_waits)
-    for (size_t i = 0; i < arrows; i++) waits += read_wait(c, &c->arrows[i], &edge);
+    for (size_t i = 0; i < arrows; i++)
+      waits += read_wait(c, &c->arrows[i], &edge);
   c->edges = malloc((waits ? waits : 1) * sizeof *c->edges);
   if (!c->edges) return MPROF_ENOMEM;
   for (size_t i = 0; i < arrows; i++)
-    if (arrow_wait(c, i, reads_are_waits, &edge)) c->edges[c->edge_count++] = edge;
+    if (arrow_wait(c, i, reads_are_waits, &edge))
+      c->edges[c->edge_count++] = edge;
   /* group by waiter (stable: arrows were in time order) */
   size_t n = c->thread_count;
   c->edges_first = calloc(n + 2, sizeof *c->edges_first);
@@ -163,7 +165,7 @@ static int collect_waits(context_t *c) {
   return 0;
 }
 
-/* --- Time per thread --------------------------------------------------------------- */
+/* --- Time per thread ------------------------------------------------------ */
 
 static int add_wait_time(context_t *c, mprof_thread_time_t *tt, uint32_t on,
                          int64_t ns) {
@@ -251,7 +253,7 @@ static int thread_times(context_t *c) {
   return 0;
 }
 
-/* --- Stalls ------------------------------------------------------------------------ */
+/* --- Stalls --------------------------------------------------------------- */
 
 /* Keep the last MPROF_STALL_CONTEXT arrows involving t (or last). */
 static int stall_context(context_t *c, mprof_stall_t *s) {
@@ -259,7 +261,8 @@ static int stall_context(context_t *c, mprof_stall_t *s) {
   size_t count = 0;
   uint32_t who[2] = {s->thread, s->last};
   for (int w = 0; w < (s->thread == s->last ? 1 : 2); w++) {
-    uint32_t lo = c->adjacency.first[who[w]], hi = c->adjacency.first[who[w] + 1];
+    uint32_t lo = c->adjacency.first[who[w]],
+             hi = c->adjacency.first[who[w] + 1];
     for (uint32_t k = hi > lo + MPROF_STALL_CONTEXT ? hi - MPROF_STALL_CONTEXT
                                                     : lo;
          k < hi; k++)
@@ -274,7 +277,8 @@ static int stall_context(context_t *c, mprof_stall_t *s) {
     }
   size_t unique = 0;
   for (size_t i = 0; i < count; i++)
-    if (unique == 0 || picked[unique - 1] != picked[i]) picked[unique++] = picked[i];
+    if (unique == 0 || picked[unique - 1] != picked[i])
+      picked[unique++] = picked[i];
   size_t from = unique > MPROF_STALL_CONTEXT ? unique - MPROF_STALL_CONTEXT : 0;
   s->first_arrow = (uint32_t)c->out->arrow_ref_count;
   for (size_t i = from; i < unique; i++)
@@ -297,7 +301,7 @@ static int find_stalls(context_t *c) {
   return 0;
 }
 
-/* --- Lost wake-ups ------------------------------------------------------------------- */
+/* --- Lost wake-ups -------------------------------------------------------- */
 
 /* When waiter w began waiting on condition (its creation by it, or its
  * first try_read of it), or -1 if it never did. */
@@ -319,8 +323,8 @@ static int anyone_waiting(const context_t *c, uint32_t condition, int64_t t) {
                      : MPROF_NO_THREAD;
     if (w == MPROF_NO_THREAD) continue;
     int64_t start = wait_start(c, condition, w);
-    if (start >= 0 && start <= t && (mprof__never_ends(&c->threads[w]) ||
-                                     c->threads[w].end_ns >= t))
+    if (start >= 0 && start <= t &&
+        (mprof__never_ends(&c->threads[w]) || c->threads[w].end_ns >= t))
       return 1;
   }
   return 0;
@@ -373,7 +377,8 @@ static int find_lost_wakeups(context_t *c) {
       uint32_t cond = candidates[k];
       if (cond == MPROF_NO_THREAD || cond == MPROF_ROOT_THREAD) continue;
       int64_t start = wait_start(c, cond, w);
-      uint32_t sig = start < 0 ? MPROF_NO_THREAD : signal_before(c, cond, start);
+      uint32_t sig =
+          start < 0 ? MPROF_NO_THREAD : signal_before(c, cond, start);
       if (sig == MPROF_NO_THREAD ||
           anyone_waiting(c, cond, c->arrows[sig].time_ns))
         continue;
@@ -386,11 +391,11 @@ static int find_lost_wakeups(context_t *c) {
   return 0;
 }
 
-/* --- Wait chains --------------------------------------------------------------------- */
+/* --- Wait chains ---------------------------------------------------------- */
 
 typedef struct chain_memo_s {
-  uint32_t depth;          /* links from this edge on; 0: not computed */
-  uint32_t next;           /* the edge it continues with, or NO */
+  uint32_t depth; /* links from this edge on; 0: not computed */
+  uint32_t next;  /* the edge it continues with, or NO */
   int visiting;
 } chain_memo_t;
 
@@ -467,7 +472,7 @@ static int find_chains(context_t *c) {
   return err;
 }
 
-/* --- Wait cycles -------------------------------------------------------------------- */
+/* --- Wait cycles ---------------------------------------------------------- */
 
 /* The cycle that walking the open waits from t closes at u (on the
  * walk): u, next[u], ... back to u. */
@@ -499,7 +504,8 @@ static int open_at_end(const context_t *c, uint32_t k) {
 static int find_cycles(context_t *c) {
   size_t n = c->thread_count, open = 0;
   /* most traces end with no wait open: then no arrays of every thread */
-  for (uint32_t k = 0; k < c->edge_count && !open; k++) open = open_at_end(c, k);
+  for (uint32_t k = 0; k < c->edge_count && !open; k++)
+    open = open_at_end(c, k);
   if (!open) return 0;
   uint32_t *next = malloc((n + 1) * sizeof *next);
   int64_t *since = malloc((n + 1) * sizeof *since);
@@ -513,14 +519,17 @@ static int find_cycles(context_t *c) {
         since[t] = c->edges[k].start_ns;
       }
   }
-  for (uint32_t t = 1; !err && t < n && c->out->cycle_count < MPROF_CHAIN_LIMIT; t++) {
+  for (uint32_t t = 1; !err && t < n && c->out->cycle_count < MPROF_CHAIN_LIMIT;
+       t++) {
     uint32_t u = t;
     while (u != MPROF_NO_THREAD && !state[u]) {
       state[u] = 1;
       u = next[u];
     }
-    if (u != MPROF_NO_THREAD && state[u] == 1) err = emit_cycle(c, next, since, u);
-    for (u = t; u != MPROF_NO_THREAD && state[u] == 1; u = next[u]) state[u] = 2;
+    if (u != MPROF_NO_THREAD && state[u] == 1)
+      err = emit_cycle(c, next, since, u);
+    for (u = t; u != MPROF_NO_THREAD && state[u] == 1; u = next[u])
+      state[u] = 2;
   }
   free(next);
   free(since);
@@ -528,7 +537,7 @@ static int find_cycles(context_t *c) {
   return err;
 }
 
-/* --- Critical path ------------------------------------------------------------------- */
+/* --- Critical path -------------------------------------------------------- */
 
 /* Who resolved thread t (the first resolve arrow to it), or t itself. */
 static uint32_t resolver_of(const context_t *c, uint32_t t) {
@@ -576,9 +585,8 @@ static int critical_path(context_t *c) {
   int64_t t = c->threads[target].end_ns;
   uint32_t thread = resolver_of(c, target);
   uint32_t via = MPROF_ARROW_RESOLVE;
-  for (size_t steps = 0; steps < 10000 && thread != MPROF_ROOT_THREAD &&
-                         t > floor;
-       steps++) {
+  for (size_t steps = 0;
+       steps < 10000 && thread != MPROF_ROOT_THREAD && t > floor; steps++) {
     const mprof_thread_t *th = &c->threads[thread];
     uint32_t read = read_before(c, thread, t);
     int64_t begin = th->start_ns;
@@ -601,7 +609,7 @@ static int critical_path(context_t *c) {
   return 0;
 }
 
-/* --- Why the slowest request of each kind took so long ---------------------- */
+/* --- Why the slowest request of each kind took so long -------------------- */
 
 static int request_chains(context_t *c) {
   mprof_analysis_t *out = c->out;
@@ -624,7 +632,7 @@ static int request_chains(context_t *c) {
   return err;
 }
 
-/* --- Entry points -------------------------------------------------------------------- */
+/* --- Entry points --------------------------------------------------------- */
 
 int mprof_model_analyse(const mprof_model_t *m, mprof_analysis_t *out) {
   return mprof_model_analyse_with(m, NULL, out);
@@ -634,8 +642,8 @@ int mprof_model_analyse_with(const mprof_model_t *m,
                              const mprof_analysis_options_t *options,
                              mprof_analysis_t *out) {
   memset(out, 0, sizeof *out);
-  mprof_analysis_options_t o = options ? *options
-                                       : (mprof_analysis_options_t){0, 0, 0};
+  mprof_analysis_options_t o =
+      options ? *options : (mprof_analysis_options_t){0, 0, 0};
   if (!m->finished || o.loop_blocked_ns < 0 || o.busy_loop_ns < 0)
     return MPROF_EINVAL;
   if (!o.loop_blocked_ns) o.loop_blocked_ns = MPROF_LOOP_BLOCKED_NS;

@@ -20,14 +20,12 @@ void mprof__adjacency_free(mprof__adjacency_t *adjacency);
 
 /* A thread that never ends: still pending, or stalled. */
 static inline int mprof__never_ends(const mprof_thread_t *t) {
-  return t->ending == MPROF_ENDING_PENDING ||
-         (t->flags & MPROF_THREAD_STALLED);
+  return t->ending == MPROF_ENDING_PENDING || (t->flags & MPROF_THREAD_STALLED);
 }
 
 /* When thread i stopped being able to wait: its end, or the recording's
  * if it never ended (inline: every part asks it of every thread). */
-static inline int64_t mprof__effective_end(const mprof_model_t *m,
-                                           uint32_t i) {
+static inline int64_t mprof__effective_end(const mprof_model_t *m, uint32_t i) {
   const mprof_thread_t *t = &m->view.threads[i];
   return mprof__never_ends(t) ? m->view.end_ns : t->end_ns;
 }
@@ -43,7 +41,8 @@ int64_t mprof__wait_end(const mprof_model_t *m,
 typedef struct mprof__why_s {
   const mprof_model_t *model;
   const mprof__adjacency_t *adjacency;
-  mprof_message_t *messages; size_t message_count;
+  mprof_message_t *messages;
+  size_t message_count;
 } mprof__why_t;
 
 /* Ready a walker over m (adjacency stays the caller's).  Returns 0 or
@@ -70,20 +69,24 @@ void mprof__request_kind(const mprof_model_t *m, uint32_t t, char *buf,
 
 /* What the parts read of the loops and the thread pool, found once. */
 typedef struct mprof__facts_s {
-  uint8_t *loop_stream;    /* by stream index: a loop ran there (a loop
-                              thread, or, but in legacy traces, something
-                              slept there in an idle band) */
+  uint8_t *loop_stream;       /* by stream index: a loop ran there (a loop
+                                 thread, or, but in legacy traces, something
+                                 slept there in an idle band) */
   int64_t *queue_ns, *run_ns; /* by thread: each work request's wait in the
                               pool's queue (creation to its first run off a
                               loop's OS thread) and its run there (-1: not
                               work, or never ran); NULL if no work ran */
-  uint32_t *loops; size_t loop_count;       /* threads of type loop */
-  uint32_t *pending; size_t pending_count;  /* requests that never ended
-                                              (not stalled, not from before
-                                              the trace), by index */
-  uint32_t *failed; size_t failed_count;    /* requests that failed */
-  uint32_t *writes; size_t write_count;     /* write and udp send requests */
-  uint32_t preexisting, first_preexisting;  /* threads from before the trace */
+  uint32_t *loops;
+  size_t loop_count; /* threads of type loop */
+  uint32_t *pending;
+  size_t pending_count; /* requests that never ended
+                          (not stalled, not from before
+                          the trace), by index */
+  uint32_t *failed;
+  size_t failed_count; /* requests that failed */
+  uint32_t *writes;
+  size_t write_count;                      /* write and udp send requests */
+  uint32_t preexisting, first_preexisting; /* threads from before the trace */
 } mprof__facts_t;
 
 /* Find the facts of a model.  Returns 0 or MPROF_ENOMEM. */
@@ -105,7 +108,6 @@ int mprof__find_findings(const mprof_model_t *m,
 
 /* Append a NUL-terminated text to out->text; its offset in *at.  Returns
  * 0 or MPROF_ENOMEM. */
-int mprof__analysis_text(mprof_analysis_t *out, const char *text,
-                         uint32_t *at);
+int mprof__analysis_text(mprof_analysis_t *out, const char *text, uint32_t *at);
 
 #endif /* MPROF_ANALYSIS_INTERNAL_H */

@@ -37,7 +37,6 @@ static uint32_t thread_new(mprof_model_t *m, uint64_t id, int64_t start_ns,
   return (uint32_t)n;
 }
 
-
 /* thread_of() for an id never seen (a thread that existed before the
  * trace began) or one that became another: the rare cases, kept out of
  * line so that the common lookup inlines where it is used.  ref is where
@@ -142,7 +141,6 @@ int mprof__streams_close(mprof_model_t *m) {
   return 0;
 }
 
-
 /* --- Counters ------------------------------------------------------------- */
 
 /* The counter with trace id `id` (mprof traces) or name `name` (legacy
@@ -188,10 +186,10 @@ static int counter_update(mprof_model_t *m, const mprof_event_t *ev,
     m->counters[c].name = mprof__intern_text(m, ev->text, ev->text_length);
     return 0;
   }
-  int64_t value = ev->kind == MPROF_EVENT_COUNTER_INCREASE
-                      ? (int64_t)((uint64_t)m->counter_values[c] +
-                                  (uint64_t)ev->value)
-                      : ev->value;
+  int64_t value =
+      ev->kind == MPROF_EVENT_COUNTER_INCREASE
+          ? (int64_t)((uint64_t)m->counter_values[c] + (uint64_t)ev->value)
+          : ev->value;
   m->counter_values[c] = value;
   /* sample_counter holds sample_cap items: it grows when samples will */
   size_t cap = m->sample_cap;
@@ -209,8 +207,8 @@ static int counter_update(mprof_model_t *m, const mprof_event_t *ev,
 /* Inlined where it is used: called for most events, and its tests fold
  * into the caller's. */
 static inline __attribute__((always_inline)) int
-arrow_add(mprof_model_t *m, mprof_arrow_kind_t kind, uint32_t from,
-          uint32_t to, int64_t t, const stream_state_t *s) {
+arrow_add(mprof_model_t *m, mprof_arrow_kind_t kind, uint32_t from, uint32_t to,
+          int64_t t, const stream_state_t *s) {
   if (from == to || from == MPROF_ROOT_THREAD || to == MPROF_ROOT_THREAD)
     return 0;
   mprof_arrow_t arrow = {t, from, to, kind, stream_index(m, s)};
@@ -262,7 +260,7 @@ static int thread_resolve(mprof_model_t *m, uint32_t resolver,
   if (th->ending == MPROF_ENDING_PENDING && target != MPROF_ROOT_THREAD) {
     th->end_ns = t;
     th->ending = ev->kind == MPROF_EVENT_FAIL ? MPROF_ENDING_FAILED
-                                               : MPROF_ENDING_RESOLVED;
+                                              : MPROF_ENDING_RESOLVED;
     if (ev->kind == MPROF_EVENT_FAIL) {
       th->failure = mprof__intern_text(m, ev->text, ev->text_length);
       m->failed_threads++;
@@ -271,8 +269,8 @@ static int thread_resolve(mprof_model_t *m, uint32_t resolver,
   return arrow_add(m, MPROF_ARROW_RESOLVE, resolver, target, t, s);
 }
 
-static int thread_becomes(mprof_model_t *m, const mprof_event_t *ev,
-                          int64_t t, const stream_state_t *s) {
+static int thread_becomes(mprof_model_t *m, const mprof_event_t *ev, int64_t t,
+                          const stream_state_t *s) {
   uint32_t old = thread_of(m, ev->a, t);
   uint32_t next = thread_of(m, ev->b, t);
   if (old == MPROF_NO_THREAD || next == MPROF_NO_THREAD) return MPROF_ENOMEM;
@@ -313,10 +311,8 @@ static int apply_event(mprof_model_t *m, const mprof_event_t *ev,
                        : stream_switch(m, s, MPROF_NO_THREAD, t);
     return idle_end(m, s, t) || stream_switch(m, s, other, t) ? MPROF_ENOMEM
                                                               : 0;
-  case MPROF_EVENT_SUSPEND:
-    return idle_begin(m, s, t);
-  case MPROF_EVENT_CREATE:
-    return thread_create(m, ev, actor, t, s);
+  case MPROF_EVENT_SUSPEND: return idle_begin(m, s, t);
+  case MPROF_EVENT_CREATE: return thread_create(m, ev, actor, t, s);
   case MPROF_EVENT_CREATE_BY:
     other = thread_of(m, ev->b, t);
     if (other == MPROF_NO_THREAD) return MPROF_ENOMEM;
@@ -332,10 +328,8 @@ static int apply_event(mprof_model_t *m, const mprof_event_t *ev,
     if (other == MPROF_NO_THREAD) return MPROF_ENOMEM;
     return arrow_add(m, MPROF_ARROW_TRY_READ, actor, other, t, s);
   case MPROF_EVENT_RESOLVE:
-  case MPROF_EVENT_FAIL:
-    return thread_resolve(m, actor, ev, t, s);
-  case MPROF_EVENT_BECOMES:
-    return thread_becomes(m, ev, t, s);
+  case MPROF_EVENT_FAIL: return thread_resolve(m, actor, ev, t, s);
+  case MPROF_EVENT_BECOMES: return thread_becomes(m, ev, t, s);
   case MPROF_EVENT_LABEL:
     other = thread_of(m, ev->a, t);
     if (other == MPROF_NO_THREAD) return MPROF_ENOMEM;
@@ -355,14 +349,12 @@ static int apply_event(mprof_model_t *m, const mprof_event_t *ev,
     return 0;
   case MPROF_EVENT_COUNTER_NAME:
   case MPROF_EVENT_COUNTER_INCREASE:
-  case MPROF_EVENT_COUNTER_VALUE:
-    return counter_update(m, ev, t);
+  case MPROF_EVENT_COUNTER_VALUE: return counter_update(m, ev, t);
   case MPROF_EVENT_GC: {
     int64_t d = ev->value > 0 && ev->value < t ? ev->value : t;
     return band_add(m, t - d, t, stream_index(m, s), MPROF_BAND_GC);
   }
-  default:
-    return 0; /* STRING: the reader already resolved labels */
+  default: return 0; /* STRING: the reader already resolved labels */
   }
 }
 
@@ -415,8 +407,8 @@ int mprof__model_reserve(mprof_model_t *m, const mprof_model_sizes_t *sizes) {
                                sizeof *m->labels) ||
                  reserve_exact(&m->running, &m->running_cap, sizes->spans,
                                sizeof *m->running) ||
-                 reserve_exact(&m->sample_counter, &counter_cap,
-                               sizes->samples, sizeof *m->sample_counter) ||
+                 reserve_exact(&m->sample_counter, &counter_cap, sizes->samples,
+                               sizeof *m->sample_counter) ||
                  reserve_exact(&m->samples, &m->sample_cap, sizes->samples,
                                sizeof *m->samples)
              ? MPROF_ENOMEM
@@ -513,8 +505,7 @@ static int pair_first(const mprof__run_t *x, const mprof__run_t *y,
   return run_has(y) && *ticks <= y->last;
 }
 
-int mprof__model_add_pair(mprof_model_t *m, mprof__run_t *x,
-                          mprof__run_t *y) {
+int mprof__model_add_pair(mprof_model_t *m, mprof__run_t *x, mprof__run_t *y) {
   if (m->finished) return MPROF_EINVAL;
   uint64_t first;
   if (!pair_first(x, y, &first)) return 0;
@@ -522,8 +513,8 @@ int mprof__model_add_pair(mprof_model_t *m, mprof__run_t *x,
     m->view.start_ticks = first;
     m->have_base = 1;
   }
-  feeding_t f = {m->view.start_ticks, m->ns_per_tick, m->view.duration_ns,
-                 NULL, 0};
+  feeding_t f = {m->view.start_ticks, m->ns_per_tick, m->view.duration_ns, NULL,
+                 0};
   int err = 0;
   /* By turns: x goes while its clock is at most y's next (x wins ties),
    * then y while its clock is below x's next.  A run that ends before it
@@ -535,7 +526,7 @@ int mprof__model_add_pair(mprof_model_t *m, mprof__run_t *x,
     uint64_t limit = r->last;
     if (run_has(other)) {
       uint64_t next = run_head(other);
-      if (turn && next <= limit) /* y: below x's next, which is not 0 */
+      if (turn && next <= limit)     /* y: below x's next, which is not 0 */
         limit = next ? next - 1 : 0; /* (x fed its clock-0 events first) */
       else if (!turn && next < limit)
         limit = next;
@@ -557,4 +548,3 @@ int mprof_model_add(mprof_model_t *m, const mprof_event_t *ev) {
   mprof__run_t none = {NULL, 0, 0, UINT64_MAX, 1};
   return mprof__model_add_pair(m, &one, &none);
 }
-

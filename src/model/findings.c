@@ -26,12 +26,12 @@ const char *mprof_severity_name(mprof_severity_t severity) {
 }
 
 const char *mprof_evidence_kind_name(mprof_evidence_kind_t kind) {
-  static const char *const names[] = {"arrow", "ran", "queued", "pending",
-                                      "spun", "waited"};
+  static const char *const names[] = {"arrow",   "ran",  "queued",
+                                      "pending", "spun", "waited"};
   return (unsigned)kind < MPROF_EVIDENCE_KIND_COUNT ? names[kind] : "unknown";
 }
 
-/* --- Text ------------------------------------------------------------------ */
+/* --- Text ----------------------------------------------------------------- */
 
 void mprof__put(text_t *t, const char *s) {
   while (*s && t->n + 1 < sizeof t->buf) t->buf[t->n++] = *s++;
@@ -97,8 +97,8 @@ void mprof__put_thread(text_t *t, const mprof_model_t *m, uint32_t thread) {
     mprof__put(t, "\" (");
   }
   mprof__put(t, (th->flags & MPROF_THREAD_PREEXISTING)
-             ? "preexisting"
-             : mprof_type_name((mprof_type_t)th->type));
+                    ? "preexisting"
+                    : mprof_type_name((mprof_type_t)th->type));
   mprof__put(t, "#");
   mprof__put_uint(t, th->id);
   if (label) mprof__put(t, ")");
@@ -125,11 +125,11 @@ int mprof__analysis_text(mprof_analysis_t *out, const char *text,
   return 0;
 }
 
-/* --- Building findings --------------------------------------------------------- */
+/* --- Building findings ---------------------------------------------------- */
 
 void mprof__finding_begin(finder_t *f, mprof_finding_kind_t kind,
-                  mprof_severity_t severity, int64_t start_ns,
-                  int64_t end_ns) {
+                          mprof_severity_t severity, int64_t start_ns,
+                          int64_t end_ns) {
   memset(&f->current, 0, sizeof f->current);
   f->current.kind = kind;
   f->current.severity = severity;
@@ -157,8 +157,8 @@ int mprof__finding_thread(finder_t *f, uint32_t t) {
 }
 
 int mprof__finding_evidence(finder_t *f, mprof_evidence_kind_t kind,
-                        uint32_t thread, uint32_t arrow, uint32_t count,
-                        int64_t start_ns, int64_t end_ns) {
+                            uint32_t thread, uint32_t arrow, uint32_t count,
+                            int64_t start_ns, int64_t end_ns) {
   mprof_analysis_t *out = f->out;
   if (f->current.evidence_count >= FINDING_EVIDENCE) return 0;
   if (mprof__grow(&out->evidence, &f->cap_evidence, out->evidence_count + 1,
@@ -172,8 +172,8 @@ int mprof__finding_evidence(finder_t *f, mprof_evidence_kind_t kind,
 
 static int add_arrow(finder_t *f, uint32_t arrow) {
   const mprof_arrow_t *a = &f->v->arrows[arrow];
-  return mprof__finding_evidence(f, MPROF_EVIDENCE_ARROW, a->from, arrow, 1, a->time_ns,
-                      a->time_ns);
+  return mprof__finding_evidence(f, MPROF_EVIDENCE_ARROW, a->from, arrow, 1,
+                                 a->time_ns, a->time_ns);
 }
 
 /* The current finding, with its summary, joins the list. */
@@ -187,7 +187,7 @@ int mprof__finding_commit(finder_t *f) {
   return 0;
 }
 
-/* --- Lost wake-ups and stalls (analysis.c found them) ------------------------------- */
+/* --- Lost wake-ups and stalls (analysis.c found them) --------------------- */
 
 /* An error about thread t (it never ended) holds only if the trace holds
  * all of t's life: where t's creation is missing, or the recorder lost
@@ -212,8 +212,8 @@ void mprof__unless_events_missing(finder_t *f, uint32_t t) {
 static int lost_wakeup(finder_t *f, const mprof_lost_wakeup_t *l) {
   const mprof_arrow_t *sig = &f->v->arrows[l->signal_arrow];
   const mprof_thread_t *waiter = &f->v->threads[l->waiter];
-  mprof__finding_begin(f, MPROF_FINDING_LOST_WAKEUP, MPROF_SEVERITY_ERROR, sig->time_ns,
-        f->v->end_ns);
+  mprof__finding_begin(f, MPROF_FINDING_LOST_WAKEUP, MPROF_SEVERITY_ERROR,
+                       sig->time_ns, f->v->end_ns);
   mprof__put_thread(&f->text, f->m, l->waiter);
   mprof__put(&f->text, " waits for ");
   mprof__put_thread(&f->text, f->m, l->condition);
@@ -232,7 +232,8 @@ static int lost_wakeup(finder_t *f, const mprof_lost_wakeup_t *l) {
   const uint32_t *refs = f->out->arrow_refs;
   for (size_t i = 0; !err && i < f->out->stall_count; i++) {
     const mprof_stall_t *s = &f->out->stalls[i];
-    for (uint32_t k = 0; !err && s->thread == l->waiter && k < s->arrow_count; k++)
+    for (uint32_t k = 0; !err && s->thread == l->waiter && k < s->arrow_count;
+         k++)
       err = add_arrow(f, refs[s->first_arrow + k]);
   }
   return err ? err : mprof__finding_commit(f);
@@ -241,16 +242,17 @@ static int lost_wakeup(finder_t *f, const mprof_lost_wakeup_t *l) {
 /* Threads that wait on each other, and nothing else can wake. */
 static int wait_cycle(finder_t *f, const mprof_chain_t *cycle) {
   const uint32_t *members = f->out->chain_threads + cycle->first;
-  mprof__finding_begin(f, MPROF_FINDING_WAIT_CYCLE, MPROF_SEVERITY_ERROR, cycle->start_ns,
-        cycle->end_ns);
+  mprof__finding_begin(f, MPROF_FINDING_WAIT_CYCLE, MPROF_SEVERITY_ERROR,
+                       cycle->start_ns, cycle->end_ns);
   int err = 0;
   for (uint32_t k = 0; !err && k < cycle->length; k++) {
     mprof__put_thread(&f->text, f->m, members[k]);
     mprof__put(&f->text, k ? ", which waits on " : " waits on ");
     err = mprof__finding_thread(f, members[k]);
     if (!err)
-      err = mprof__finding_evidence(f, MPROF_EVIDENCE_WAITED, members[k], MPROF_NO_THREAD, 1,
-                         cycle->start_ns, cycle->end_ns);
+      err = mprof__finding_evidence(f, MPROF_EVIDENCE_WAITED, members[k],
+                                    MPROF_NO_THREAD, 1, cycle->start_ns,
+                                    cycle->end_ns);
   }
   mprof__put_thread(&f->text, f->m, members[0]);
   mprof__put(&f->text, ": a cycle of ");
@@ -264,8 +266,8 @@ static int wait_cycle(finder_t *f, const mprof_chain_t *cycle) {
 
 static int stalled(finder_t *f, const mprof_stall_t *s) {
   const mprof_thread_t *th = &f->v->threads[s->thread];
-  mprof__finding_begin(f, MPROF_FINDING_STALLED, MPROF_SEVERITY_ERROR, th->start_ns,
-        f->v->end_ns);
+  mprof__finding_begin(f, MPROF_FINDING_STALLED, MPROF_SEVERITY_ERROR,
+                       th->start_ns, f->v->end_ns);
   mprof__put_thread(&f->text, f->m, s->thread);
   mprof__put(&f->text, " should resolve and never did: created by ");
   mprof__put_thread(&f->text, f->m, th->creator);
@@ -285,32 +287,34 @@ static int stalled(finder_t *f, const mprof_stall_t *s) {
   return err ? err : mprof__finding_commit(f);
 }
 
-/* --- What the trace cannot tell ------------------------------------------------------- */
+/* --- What the trace cannot tell ------------------------------------------- */
 
 static int cannot_tell(finder_t *f) {
   uint32_t preexisting = f->facts->preexisting;
   int err = 0;
   if (preexisting) {
-    mprof__finding_begin(f, MPROF_FINDING_CANNOT_TELL, MPROF_SEVERITY_INFO, 0, 0);
+    mprof__finding_begin(f, MPROF_FINDING_CANNOT_TELL, MPROF_SEVERITY_INFO, 0,
+                         0);
     mprof__put_uint(&f->text, preexisting);
     mprof__put(&f->text, preexisting == 1 ? " thread" : " threads");
     mprof__put(&f->text, " existed before the trace begins (a ring that"
-                  " overwrote its start?): what they did before it, and"
-                  " who made them, cannot be told");
+                         " overwrote its start?): what they did before it, and"
+                         " who made them, cannot be told");
     err = mprof__finding_thread(f, f->facts->first_preexisting);
     if (!err) err = mprof__finding_commit(f);
   }
   if (!err && f->v->discarded) {
-    mprof__finding_begin(f, MPROF_FINDING_CANNOT_TELL, MPROF_SEVERITY_INFO, 0, f->v->end_ns);
+    mprof__finding_begin(f, MPROF_FINDING_CANNOT_TELL, MPROF_SEVERITY_INFO, 0,
+                         f->v->end_ns);
     mprof__put_uint(&f->text, f->v->discarded);
     mprof__put(&f->text, " events were lost by the recorder (a full buffer):"
-                  " what they held cannot be told");
+                         " what they held cannot be told");
     err = mprof__finding_commit(f);
   }
   return err;
 }
 
-/* --- Entry point ---------------------------------------------------------------------- */
+/* --- Entry point ---------------------------------------------------------- */
 
 static int by_severity(const void *pa, const void *pb) {
   const mprof_finding_t *a = pa, *b = pb;
@@ -346,6 +350,7 @@ int mprof__find_findings(const mprof_model_t *m,
   if (!err) err = cannot_tell(&f);
   /* qsort() must not be given the NULL of an empty list */
   if (!err && out->finding_count > 1)
-    qsort(out->findings, out->finding_count, sizeof *out->findings, by_severity);
+    qsort(out->findings, out->finding_count, sizeof *out->findings,
+          by_severity);
   return err;
 }

@@ -24,12 +24,12 @@ typedef struct finder_s {
   const mprof_analysis_options_t *options;
   mprof_analysis_t *out;
   size_t cap_findings, cap_threads, cap_evidence;
-  mprof_finding_t current;  /* the finding being made */
-  text_t text;              /* its summary */
+  mprof_finding_t current; /* the finding being made */
+  text_t text;             /* its summary */
   const mprof__facts_t *facts;
   const uint8_t *loop_stream; /* by stream index: a loop ran there */
-  uint32_t *runs;           /* by thread: callbacks run (busy_loop) */
-  uint8_t *is_loop;         /* by thread: a loop (its type, or it slept) */
+  uint32_t *runs;             /* by thread: callbacks run (busy_loop) */
+  uint8_t *is_loop;           /* by thread: a loop (its type, or it slept) */
 } finder_t;
 
 /* Append to a summary: a string; a number; ns as "148 ns", "12.3 us",
@@ -63,8 +63,8 @@ int mprof__finding_commit(finder_t *f);
 void mprof__unless_events_missing(finder_t *f, uint32_t t);
 
 /* The detectors: each adds its findings.  Return 0 or MPROF_ENOMEM. */
-int mprof__find_in_loops(finder_t *f);   /* findings_loops.c */
-int mprof__find_pool(finder_t *f);       /* findings_requests.c */
+int mprof__find_in_loops(finder_t *f); /* findings_loops.c */
+int mprof__find_pool(finder_t *f);     /* findings_requests.c */
 int mprof__find_storms(finder_t *f);
 int mprof__find_backlog(finder_t *f);
 int mprof__find_leaked(finder_t *f);

@@ -15,13 +15,13 @@
 #define BUSY_WINDOW_NS 50000000
 #define BUSY_MIN_ITERATIONS 1000
 
-/* --- The loops' OS threads ----------------------------------------------------------- */
+/* --- The loops' OS threads ------------------------------------------------ */
 
 /* A loop stream's timeline: its running spans and idle bands in order. */
 typedef struct item_s {
   int64_t start_ns, end_ns;
   uint32_t stream;
-  uint32_t thread;         /* running thread; MPROF_NO_THREAD: in poll */
+  uint32_t thread; /* running thread; MPROF_NO_THREAD: in poll */
 } item_t;
 
 typedef struct timeline_s {
@@ -44,7 +44,8 @@ static int sort_by_start(item_t **items, size_t n) {
     free(first);
     return MPROF_ENOMEM;
   }
-  for (unsigned shift = 0; shift < 64 && ((uint64_t)latest >> shift); shift += 16) {
+  for (unsigned shift = 0; shift < 64 && ((uint64_t)latest >> shift);
+       shift += 16) {
     memset(first, 0, 65537 * sizeof *first);
     for (size_t i = 0; i < n; i++)
       first[(((uint64_t)from[i].start_ns >> shift) & 0xffff) + 1]++;
@@ -78,7 +79,8 @@ static int range_add(ranges_t *r, int64_t start, int64_t end) {
     if (end > r->at[r->count - 1].end_ns) r->at[r->count - 1].end_ns = end;
     return 0;
   }
-  if (mprof__grow(&r->at, &r->cap, r->count + 1, sizeof *r->at)) return MPROF_ENOMEM;
+  if (mprof__grow(&r->at, &r->cap, r->count + 1, sizeof *r->at))
+    return MPROF_ENOMEM;
   r->at[r->count++] = (range_t){start, end};
   return 0;
 }
@@ -88,7 +90,10 @@ static int in_ranges(const ranges_t *r, int64_t start, int64_t end) {
   size_t lo = 0, hi = r->count;
   while (lo < hi) { /* the first range that ends at start or later */
     size_t mid = lo + (hi - lo) / 2;
-    if (r->at[mid].end_ns < start) lo = mid + 1; else hi = mid;
+    if (r->at[mid].end_ns < start)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return lo < r->count && r->at[lo].start_ns <= end;
 }
@@ -110,14 +115,16 @@ static int build_timeline(finder_t *f, uint32_t stream, const ranges_t *ranges,
   for (size_t i = 0; i < v->running_count; i++) {
     const mprof_span_t *s = &v->running[i];
     if (s->stream == stream && in_ranges(ranges, s->start_ns, s->end_ns) &&
-        timeline_add(tl, &cap, (item_t){s->start_ns, s->end_ns, stream, s->thread}))
+        timeline_add(tl, &cap,
+                     (item_t){s->start_ns, s->end_ns, stream, s->thread}))
       return MPROF_ENOMEM;
   }
   for (size_t i = 0; i < v->band_count; i++) {
     const mprof_span_t *s = &v->bands[i].span;
     if (s->stream == stream && v->bands[i].kind == MPROF_BAND_IDLE &&
         in_ranges(ranges, s->start_ns, s->end_ns) &&
-        timeline_add(tl, &cap, (item_t){s->start_ns, s->end_ns, stream, MPROF_NO_THREAD}))
+        timeline_add(tl, &cap,
+                     (item_t){s->start_ns, s->end_ns, stream, MPROF_NO_THREAD}))
       return MPROF_ENOMEM;
   }
   return sort_by_start(&tl->items, tl->count);
@@ -155,7 +162,8 @@ static int loop_present(const finder_t *f, const item_t *i) {
 static int waiting_meanwhile(finder_t *f, const item_t *items, size_t end,
                              size_t hi, int64_t held_from, uint32_t *waited) {
   int err = 0;
-  for (size_t k = end + 1; !err && k < hi && items[k].thread != MPROF_NO_THREAD; k++) {
+  for (size_t k = end + 1; !err && k < hi && items[k].thread != MPROF_NO_THREAD;
+       k++) {
     uint32_t t = items[k].thread;
     if (loop_present(f, &items[k]) || t == items[end].thread) continue;
     const mprof_thread_t *th = &f->v->threads[t];
@@ -164,8 +172,9 @@ static int waiting_meanwhile(finder_t *f, const item_t *items, size_t end,
     err = mprof__finding_thread(f, t);
     if (!err && f->current.thread_count > before) {
       (*waited)++;
-      err = mprof__finding_evidence(f, MPROF_EVIDENCE_PENDING, t, MPROF_NO_THREAD, 1, from,
-                         items[k].start_ns);
+      err =
+          mprof__finding_evidence(f, MPROF_EVIDENCE_PENDING, t, MPROF_NO_THREAD,
+                                  1, from, items[k].start_ns);
     }
   }
   return err;
@@ -175,13 +184,15 @@ static int waiting_meanwhile(finder_t *f, const item_t *items, size_t end,
 static int loop_blocked(finder_t *f, const item_t *items, size_t first,
                         size_t last, size_t hi, uint32_t loop) {
   int64_t start = items[first].start_ns, end = items[last].end_ns;
-  mprof__finding_begin(f, MPROF_FINDING_LOOP_BLOCKED, MPROF_SEVERITY_WARNING, start, end);
+  mprof__finding_begin(f, MPROF_FINDING_LOOP_BLOCKED, MPROF_SEVERITY_WARNING,
+                       start, end);
   f->current.value_ns = end - start;
   int err = mprof__finding_thread(f, items[first].thread);
   if (!err) err = mprof__finding_thread(f, loop);
   for (size_t k = first; !err && k <= last; k++)
-    err = mprof__finding_evidence(f, MPROF_EVIDENCE_RAN, items[k].thread, MPROF_NO_THREAD,
-                       1, items[k].start_ns, items[k].end_ns);
+    err = mprof__finding_evidence(f, MPROF_EVIDENCE_RAN, items[k].thread,
+                                  MPROF_NO_THREAD, 1, items[k].start_ns,
+                                  items[k].end_ns);
   uint32_t waited = 0;
   if (!err) err = waiting_meanwhile(f, items, last, hi, start, &waited);
   /* a block nothing waited for (a program's start-up work) delayed
@@ -241,7 +252,8 @@ static int find_blocked(finder_t *f, const item_t *items, size_t lo,
 }
 
 /* Is thread t a handle of one of these kinds (its first label)? */
-static int handle_kind(const finder_t *f, uint32_t t, const char *const *kinds) {
+static int handle_kind(const finder_t *f, uint32_t t,
+                       const char *const *kinds) {
   const mprof_thread_t *th = &f->v->threads[t];
   if (th->type != MPROF_HANDLE || !th->label_count) return 0;
   const char *label = f->v->strings + f->v->labels[th->first_label].text;
@@ -272,8 +284,8 @@ typedef struct streak_s {
   uint32_t polls, empty;    /* their iterations, those with no I/O callback */
   int64_t window_ns;        /* the window's start, or -1 */
   uint32_t window_polls, window_empty;
-  int productive;           /* the current iteration ran an I/O callback */
-  uint32_t *touched;        /* threads whose runs[] it raised */
+  int productive;    /* the current iteration ran an I/O callback */
+  uint32_t *touched; /* threads whose runs[] it raised */
   size_t touched_count, touched_cap;
   uint32_t loop;
 } streak_t;
@@ -286,7 +298,8 @@ static int by_runs_desc(const finder_t *f, uint32_t a, uint32_t b) {
  * more), most runs first, into the current finding. */
 static int name_spinners(finder_t *f, streak_t *s) {
   for (size_t i = 1; i < s->touched_count; i++)
-    for (size_t j = i; j > 0 && by_runs_desc(f, s->touched[j], s->touched[j - 1]); j--) {
+    for (size_t j = i;
+         j > 0 && by_runs_desc(f, s->touched[j], s->touched[j - 1]); j--) {
       uint32_t tmp = s->touched[j];
       s->touched[j] = s->touched[j - 1];
       s->touched[j - 1] = tmp;
@@ -302,14 +315,15 @@ static int name_spinners(finder_t *f, streak_t *s) {
     mprof__put(&f->text, " times");
     err = mprof__finding_thread(f, t);
     if (!err)
-      err = mprof__finding_evidence(f, MPROF_EVIDENCE_SPUN, t, MPROF_NO_THREAD, f->runs[t],
-                         s->start_ns, s->end_ns);
+      err = mprof__finding_evidence(f, MPROF_EVIDENCE_SPUN, t, MPROF_NO_THREAD,
+                                    f->runs[t], s->start_ns, s->end_ns);
   }
   return err;
 }
 
 static int busy_loop(finder_t *f, streak_t *s) {
-  mprof__finding_begin(f, MPROF_FINDING_BUSY_LOOP, MPROF_SEVERITY_WARNING, s->start_ns, s->end_ns);
+  mprof__finding_begin(f, MPROF_FINDING_BUSY_LOOP, MPROF_SEVERITY_WARNING,
+                       s->start_ns, s->end_ns);
   f->current.value_ns = s->end_ns - s->start_ns;
   mprof__put_thread(&f->text, f->m, s->loop);
   mprof__put(&f->text, " never slept in its poll for ");
@@ -423,9 +437,9 @@ static int find_busy(finder_t *f, const item_t *items, size_t lo, size_t hi) {
 /* The loop's presences on a stream (its own spans and its idle bands),
  * in time order, as they are walked. */
 typedef struct presence_s {
-  int64_t end_ns;          /* of the latest presence so far (-1: none) */
-  int64_t gap_from_ns;     /* a long gap began here, until the next band
-                              ends (-1: none open) */
+  int64_t end_ns;      /* of the latest presence so far (-1: none) */
+  int64_t gap_from_ns; /* a long gap began here, until the next band
+                          ends (-1: none open) */
   size_t bands_in_window, window_first; /* bands of the latest 50 ms */
 } presence_t;
 
@@ -451,7 +465,8 @@ static int band_at(finder_t *f, presence_t *p, ranges_t *r, uint32_t stream,
                    const mprof_span_t *band) {
   const mprof_band_t *bands = f->v->bands;
   p->bands_in_window++;
-  while (band->start_ns - bands[p->window_first].span.start_ns >= BUSY_WINDOW_NS) {
+  while (band->start_ns - bands[p->window_first].span.start_ns >=
+         BUSY_WINDOW_NS) {
     if (bands[p->window_first].span.stream == stream &&
         bands[p->window_first].kind == MPROF_BAND_IDLE)
       p->bands_in_window--;
@@ -472,7 +487,8 @@ static int places_to_look(finder_t *f, uint32_t stream, ranges_t *r) {
   const mprof_model_t *m = f->m;
   uint32_t loop = MPROF_NO_THREAD;
   for (size_t k = 0; k < f->facts->loop_count && loop == MPROF_NO_THREAD; k++)
-    if (mprof__thread_stream(m, f->facts->loops[k]) == stream) loop = f->facts->loops[k];
+    if (mprof__thread_stream(m, f->facts->loops[k]) == stream)
+      loop = f->facts->loops[k];
   if (loop == MPROF_NO_THREAD) return range_add(r, 0, INT64_MAX);
   presence_t p = {-1, -1, 0, 0};
   uint32_t row = v->threads[loop].row;
@@ -480,13 +496,17 @@ static int places_to_look(finder_t *f, uint32_t stream, ranges_t *r) {
   size_t b = 0;
   int err = 0;
   while (!err) {
-    while (k < k_end && (v->running[k].thread != loop || v->running[k].stream != stream)) k++;
-    while (b < v->band_count &&
-           (v->bands[b].span.stream != stream || v->bands[b].kind != MPROF_BAND_IDLE))
+    while (k < k_end &&
+           (v->running[k].thread != loop || v->running[k].stream != stream))
+      k++;
+    while (b < v->band_count && (v->bands[b].span.stream != stream ||
+                                 v->bands[b].kind != MPROF_BAND_IDLE))
       b++;
     if (k == k_end && b == v->band_count) break;
-    if (b == v->band_count || (k < k_end && v->running[k].start_ns < v->bands[b].span.start_ns)) {
-      err = presence_at(f, &p, r, v->running[k].start_ns, v->running[k].end_ns, 0);
+    if (b == v->band_count ||
+        (k < k_end && v->running[k].start_ns < v->bands[b].span.start_ns)) {
+      err = presence_at(f, &p, r, v->running[k].start_ns, v->running[k].end_ns,
+                        0);
       k++;
     } else {
       const mprof_span_t *band = &v->bands[b++].span;
@@ -505,7 +525,8 @@ static int loop_arrays(finder_t *f) {
   f->runs = calloc(f->v->thread_count + 1, sizeof *f->runs);
   f->is_loop = calloc(f->v->thread_count + 1, 1);
   if (!f->runs || !f->is_loop) return MPROF_ENOMEM;
-  for (size_t k = 0; k < f->facts->loop_count; k++) f->is_loop[f->facts->loops[k]] = 1;
+  for (size_t k = 0; k < f->facts->loop_count; k++)
+    f->is_loop[f->facts->loops[k]] = 1;
   return 0;
 }
 
@@ -532,4 +553,3 @@ int mprof__find_in_loops(finder_t *f) {
   f->is_loop = NULL;
   return err;
 }
-

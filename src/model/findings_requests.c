@@ -15,7 +15,7 @@
 #define BACKLOG_WRITES 64
 #define BACKLOG_AGE_NS 100000000
 
-/* --- The thread pool ---------------------------------------------------------------- */
+/* --- The thread pool ------------------------------------------------------ */
 
 /* A work request that waited in the queue longer than it ran. */
 typedef struct late_s {
@@ -25,7 +25,7 @@ typedef struct late_s {
 
 typedef struct pool_s {
   const int64_t *queue_ns, *run_ns; /* by thread (the facts') */
-  uint32_t size;               /* OS threads the pool's work ran on */
+  uint32_t size;                    /* OS threads the pool's work ran on */
   late_t *late;
   size_t late_count;
 } pool_t;
@@ -43,7 +43,8 @@ static uint32_t pool_size(const finder_t *f, const pool_t *p) {
   if (!seen) return 0;
   for (size_t i = 0; i < f->v->running_count; i++) {
     const mprof_span_t *s = &f->v->running[i];
-    if (p->run_ns[s->thread] >= 0 && !f->loop_stream[s->stream] && !seen[s->stream]) {
+    if (p->run_ns[s->thread] >= 0 && !f->loop_stream[s->stream] &&
+        !seen[s->stream]) {
       seen[s->stream] = 1;
       size++;
     }
@@ -63,11 +64,13 @@ static int pool_saturated(finder_t *f, pool_t *p) {
     int64_t ran = th->start_ns + p->queue_ns[t] + p->run_ns[t];
     if (ran > end) end = ran;
   }
-  mprof__finding_begin(f, MPROF_FINDING_POOL_SATURATED, MPROF_SEVERITY_WARNING, start, end);
+  mprof__finding_begin(f, MPROF_FINDING_POOL_SATURATED, MPROF_SEVERITY_WARNING,
+                       start, end);
   f->current.value_ns = p->queue_ns[worst];
   mprof__put_uint(&f->text, (uint64_t)p->late_count);
-  mprof__put(&f->text, " work requests waited in the thread pool's queue longer than"
-                " they ran (a pool of ");
+  mprof__put(&f->text,
+             " work requests waited in the thread pool's queue longer than"
+             " they ran (a pool of ");
   mprof__put_uint(&f->text, p->size);
   mprof__put(&f->text, p->size == 1 ? " thread" : " threads");
   mprof__put(&f->text, "); the longest, ");
@@ -77,13 +80,17 @@ static int pool_saturated(finder_t *f, pool_t *p) {
   mprof__put(&f->text, " to run ");
   mprof__put_duration(&f->text, p->run_ns[worst]);
   int err = 0;
-  for (size_t k = 0; !err && k < p->late_count && k < FINDING_EVIDENCE / 2; k++) {
+  for (size_t k = 0; !err && k < p->late_count && k < FINDING_EVIDENCE / 2;
+       k++) {
     uint32_t t = p->late[k].thread;
     int64_t created = f->v->threads[t].start_ns, ran = created + p->queue_ns[t];
     err = mprof__finding_thread(f, t);
-    if (!err) err = mprof__finding_evidence(f, MPROF_EVIDENCE_QUEUED, t, MPROF_NO_THREAD, 1, created, ran);
     if (!err)
-      err = mprof__finding_evidence(f, MPROF_EVIDENCE_RAN, t, MPROF_NO_THREAD, 1, ran, ran + p->run_ns[t]);
+      err = mprof__finding_evidence(f, MPROF_EVIDENCE_QUEUED, t,
+                                    MPROF_NO_THREAD, 1, created, ran);
+    if (!err)
+      err = mprof__finding_evidence(f, MPROF_EVIDENCE_RAN, t, MPROF_NO_THREAD,
+                                    1, ran, ran + p->run_ns[t]);
   }
   return err ? err : mprof__finding_commit(f);
 }
@@ -112,12 +119,18 @@ static size_t count_between(const int64_t *sorted, size_t n, int64_t from,
   size_t lo = 0, hi = n;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    if (sorted[mid] <= from) lo = mid + 1; else hi = mid;
+    if (sorted[mid] <= from)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   size_t first = lo;
   for (hi = n; lo < hi;) {
     size_t mid = lo + (hi - lo) / 2;
-    if (sorted[mid] < to) lo = mid + 1; else hi = mid;
+    if (sorted[mid] < to)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return lo - first;
 }
@@ -151,7 +164,7 @@ int mprof__find_pool(finder_t *f) {
   return err;
 }
 
-/* --- Requests left pending ---------------------------------------------------------- */
+/* --- Requests left pending ------------------------------------------------ */
 
 /* One finding for the pending requests (the facts' list) of the kind of
  * the one at pending[at], from there on; done[] marks them. */
@@ -161,7 +174,7 @@ static int leaked(finder_t *f, size_t at, uint8_t *done) {
   char kind[128], other[128];
   mprof__request_kind(f->m, first, kind, sizeof kind);
   mprof__finding_begin(f, MPROF_FINDING_LEAKED, MPROF_SEVERITY_WARNING,
-        f->v->threads[first].start_ns, f->v->end_ns);
+                       f->v->threads[first].start_ns, f->v->end_ns);
   uint32_t count = 0;
   int err = 0;
   for (size_t k = at; !err && k < f->facts->pending_count; k++) {
@@ -173,8 +186,9 @@ static int leaked(finder_t *f, size_t at, uint8_t *done) {
     count++;
     err = mprof__finding_thread(f, t);
     if (!err)
-      err = mprof__finding_evidence(f, MPROF_EVIDENCE_PENDING, t, MPROF_NO_THREAD, 1,
-                         f->v->threads[t].start_ns, f->v->end_ns);
+      err =
+          mprof__finding_evidence(f, MPROF_EVIDENCE_PENDING, t, MPROF_NO_THREAD,
+                                  1, f->v->threads[t].start_ns, f->v->end_ns);
   }
   mprof__put_uint(&f->text, count);
   mprof__put(&f->text, " \"");
@@ -201,22 +215,22 @@ int mprof__find_leaked(finder_t *f) {
   return err;
 }
 
-/* --- Retry storms ------------------------------------------------------------------- */
+/* --- Retry storms --------------------------------------------------------- */
 
 /* Failures in a row of one kind of request, with one error, each made
  * again soon after the one before failed. */
 typedef struct storm_s {
   char kind[128];
-  uint32_t error;          /* model string offset of the failure text */
-  uint32_t first, last;    /* thread indexes */
+  uint32_t error;       /* model string offset of the failure text */
+  uint32_t first, last; /* thread indexes */
   uint32_t count;
   int64_t last_end_ns;
 } storm_t;
 
 static int retry_storm(finder_t *f, const storm_t *st) {
   const mprof_thread_t *first = &f->v->threads[st->first];
-  mprof__finding_begin(f, MPROF_FINDING_RETRY_STORM, MPROF_SEVERITY_WARNING, first->start_ns,
-        st->last_end_ns);
+  mprof__finding_begin(f, MPROF_FINDING_RETRY_STORM, MPROF_SEVERITY_WARNING,
+                       first->start_ns, st->last_end_ns);
   mprof__put_uint(&f->text, st->count);
   mprof__put(&f->text, " \"");
   mprof__put(&f->text, st->kind);
@@ -234,8 +248,9 @@ static int retry_storm(finder_t *f, const storm_t *st) {
   if (!err) err = mprof__finding_thread(f, st->last);
   if (!err) err = mprof__finding_thread(f, first->creator);
   if (!err)
-    err = mprof__finding_evidence(f, MPROF_EVIDENCE_RAN, st->first, MPROF_NO_THREAD, st->count,
-                       first->start_ns, st->last_end_ns);
+    err = mprof__finding_evidence(f, MPROF_EVIDENCE_RAN, st->first,
+                                  MPROF_NO_THREAD, st->count, first->start_ns,
+                                  st->last_end_ns);
   return err ? err : mprof__finding_commit(f);
 }
 
@@ -279,7 +294,8 @@ int mprof__find_storms(finder_t *f) {
     storm_t *st = &storms[i];
     /* a retry is made by the attempt before it (in its callback, before
      * it ended) or after that one failed, and soon after */
-    if (!st->count || !(th->creator == st->last || th->start_ns >= st->last_end_ns) ||
+    if (!st->count ||
+        !(th->creator == st->last || th->start_ns >= st->last_end_ns) ||
         th->start_ns - st->last_end_ns > STORM_RETRY_NS) {
       st->first = t;
       st->count = 0;
@@ -296,10 +312,10 @@ int mprof__find_storms(finder_t *f) {
   return err;
 }
 
-/* --- Write backlogs ------------------------------------------------------------------ */
+/* --- Write backlogs ------------------------------------------------------- */
 
 typedef struct write_s {
-  int64_t start_ns, end_ns;  /* end: the trace's end if it never ended */
+  int64_t start_ns, end_ns; /* end: the trace's end if it never ended */
   uint32_t thread;
 } write_t;
 
@@ -316,7 +332,7 @@ static int backlog(finder_t *f, const write_t *writes, size_t n, size_t peak,
   uint32_t t = writes[oldest].thread;
   int64_t waited = writes[oldest].end_ns - writes[oldest].start_ns;
   mprof__finding_begin(f, MPROF_FINDING_WRITE_BACKLOG, MPROF_SEVERITY_WARNING,
-        writes[oldest].start_ns, writes[oldest].end_ns);
+                       writes[oldest].start_ns, writes[oldest].end_ns);
   f->current.value_ns = waited;
   mprof__put_uint(&f->text, peak);
   mprof__put(&f->text, " writes were pending at ");
@@ -327,13 +343,15 @@ static int backlog(finder_t *f, const write_t *writes, size_t n, size_t peak,
   mprof__put_thread(&f->text, f->m, f->v->threads[t].creator);
   mprof__put(&f->text, ", pending ");
   mprof__put_duration(&f->text, waited);
-  mprof__put(&f->text, " in all: the writer does not wait for its writes to complete");
+  mprof__put(&f->text,
+             " in all: the writer does not wait for its writes to complete");
   int err = mprof__finding_thread(f, t);
   if (!err) err = mprof__finding_thread(f, f->v->threads[t].creator);
   for (size_t k = oldest; !err && k < n && writes[k].start_ns <= at; k++)
     if (writes[k].end_ns > at)
-      err = mprof__finding_evidence(f, MPROF_EVIDENCE_PENDING, writes[k].thread, MPROF_NO_THREAD,
-                         1, writes[k].start_ns, writes[k].end_ns);
+      err = mprof__finding_evidence(f, MPROF_EVIDENCE_PENDING, writes[k].thread,
+                                    MPROF_NO_THREAD, 1, writes[k].start_ns,
+                                    writes[k].end_ns);
   return err ? err : mprof__finding_commit(f);
 }
 
@@ -348,7 +366,8 @@ int mprof__find_backlog(finder_t *f) {
   int err = !writes || !ends ? MPROF_ENOMEM : 0;
   for (size_t k = 0; !err && k < n; k++) {
     const mprof_thread_t *th = &f->v->threads[f->facts->writes[k]];
-    int64_t end = th->ending == MPROF_ENDING_PENDING ? f->v->end_ns : th->end_ns;
+    int64_t end =
+        th->ending == MPROF_ENDING_PENDING ? f->v->end_ns : th->end_ns;
     writes[k] = (write_t){th->start_ns, end, f->facts->writes[k]};
     ends[k] = end;
   }
@@ -369,7 +388,8 @@ int mprof__find_backlog(finder_t *f) {
     /* of the writes pending then, those that stayed pending long */
     size_t stuck = 0, oldest = n;
     for (size_t k = 0; k < n && writes[k].start_ns <= at; k++)
-      if (writes[k].end_ns > at && writes[k].end_ns - writes[k].start_ns >= BACKLOG_AGE_NS) {
+      if (writes[k].end_ns > at &&
+          writes[k].end_ns - writes[k].start_ns >= BACKLOG_AGE_NS) {
         if (!stuck++) oldest = k;
       }
     if (stuck >= BACKLOG_WRITES) err = backlog(f, writes, n, peak, at, oldest);
@@ -378,4 +398,3 @@ int mprof__find_backlog(finder_t *f) {
   free(ends);
   return err;
 }
-

@@ -178,8 +178,8 @@ static int sort_counters(mprof_model_t *m) {
   named_counter_t *named = malloc((c ? c : 1) * sizeof *named);
   if (!named) return MPROF_ENOMEM;
   for (size_t i = 0; i < c; i++)
-    named[i] = (named_counter_t){m->strings + m->counters[i].name,
-                                 m->counters[i]};
+    named[i] =
+        (named_counter_t){m->strings + m->counters[i].name, m->counters[i]};
   qsort(named, c, sizeof *named, compare_counter_names);
   for (size_t i = 0; i < c; i++) m->counters[i] = named[i].series;
   free(named);
@@ -233,7 +233,8 @@ static int group_samples(mprof_model_t *m) {
 int mprof_model_finish(mprof_model_t *m) {
   if (m->finished) return MPROF_EINVAL;
   m->finished = 1;
-  if (m->view.end_ns < m->view.duration_ns) m->view.end_ns = m->view.duration_ns;
+  if (m->view.end_ns < m->view.duration_ns)
+    m->view.end_ns = m->view.duration_ns;
   if (mprof__streams_close(m)) return MPROF_ENOMEM;
   group_labels(m);
   settle_endings(m);
@@ -294,8 +295,8 @@ uint32_t mprof_model_find(const mprof_model_t *m, uint64_t id) {
 
 const char *mprof_arrow_kind_name(mprof_arrow_kind_t kind) {
   static const char *const names[MPROF_ARROW_KIND_COUNT] = {
-      "create", "read", "read_failed", "try_read", "resolve", "signal",
-      "becomes"};
+      "create",  "read",   "read_failed", "try_read",
+      "resolve", "signal", "becomes"};
   return (unsigned)kind < MPROF_ARROW_KIND_COUNT ? names[kind] : "unknown";
 }
 

@@ -40,8 +40,7 @@ static uint32_t text_cached(const mprof_model_t *m, const char *text,
   return have[length] == 0 && memcmp(have, text, length) == 0 ? offset : 0;
 }
 
-uint32_t mprof__intern_text(mprof_model_t *m, const char *text,
-                            size_t length) {
+uint32_t mprof__intern_text(mprof_model_t *m, const char *text, size_t length) {
   size_t slot = ((uintptr_t)text >> 3 ^ length) % MODEL_TEXT_CACHE;
   uint32_t offset = text_cached(m, text, length, slot);
   if (offset || length == 0 || m->string_size + length + 1 > UINT32_MAX)
@@ -148,8 +147,8 @@ int mprof__id_set(mprof_model_t *m, uint64_t id, uint32_t thread) {
 }
 
 uint32_t mprof__follow_merges(const mprof_model_t *m, uint32_t i) {
-  for (int hops = 0; m->threads[i].becomes != MPROF_NO_THREAD &&
-                     hops < MAX_MERGE_HOPS;
+  for (int hops = 0;
+       m->threads[i].becomes != MPROF_NO_THREAD && hops < MAX_MERGE_HOPS;
        hops++)
     i = m->threads[i].becomes;
   return i;

@@ -52,8 +52,8 @@ static void *big_alloc(size_t size) {
  * beside it, how many threads each row holds (counted while placing, so
  * that grouping by row needs no pass of its own over the threads). */
 typedef struct rows_s {
-  int64_t *tree;           /* 2 * size nodes, leaves at [size, 2 * size) */
-  uint32_t *count;         /* size counts */
+  int64_t *tree;   /* 2 * size nodes, leaves at [size, 2 * size) */
+  uint32_t *count; /* size counts */
   size_t size;
 } rows_t;
 
@@ -136,16 +136,17 @@ static uint32_t nth(const uint32_t *order, size_t k) {
 struct mprof__placing_s {
   rows_t rows;
   uint32_t row_count;
-  size_t next;             /* threads 1 .. next - 1 are placed */
+  size_t next; /* threads 1 .. next - 1 are placed */
 };
 
 /* Give thread i a row: the first free one at its start from the row it
  * wants, which is the row below its creator (the creator's own if that
  * ended first; the top row for the root's threads and those whose creator
  * is not placed yet).  Returns 0 or MPROF_ENOMEM. */
-static inline __attribute__((always_inline)) int
-place_one(mprof_model_t *m, mprof__placing_t *p, uint32_t i,
-          int creator_placed) {
+static inline __attribute__((always_inline)) int place_one(mprof_model_t *m,
+                                                           mprof__placing_t *p,
+                                                           uint32_t i,
+                                                           int creator_placed) {
   mprof_thread_t *t = &m->threads[i];
   const mprof_thread_t *creator = &m->threads[t->creator];
   rows_t *rows = &p->rows;
@@ -158,8 +159,8 @@ place_one(mprof_model_t *m, mprof__placing_t *p, uint32_t i,
          rows->tree[rows->size + row] >= t->start_ns)
     row++;
   if (row == want + 4 || row >= rows->size)
-    while ((row = rows_first_free(rows, 1, 0, rows->size, want,
-                                  t->start_ns)) == SIZE_MAX)
+    while ((row = rows_first_free(rows, 1, 0, rows->size, want, t->start_ns)) ==
+           SIZE_MAX)
       if (rows_init(rows, rows->size * 2, rows)) return MPROF_ENOMEM;
   rows_set(rows, row, t->end_ns);
   rows->count[row]++;
@@ -317,9 +318,9 @@ static size_t clip_and_count(mprof_model_t *m, uint32_t *first,
  * first place), checking on the way that each row's spans come in start
  * order (last_start[r]: its latest start).  Returns whether they all
  * did. */
-static int scatter_spans(const mprof_model_t *m, size_t n,
-                         const uint32_t *rows, uint32_t *fill,
-                         int64_t *last_start, mprof_span_t *sorted) {
+static int scatter_spans(const mprof_model_t *m, size_t n, const uint32_t *rows,
+                         uint32_t *fill, int64_t *last_start,
+                         mprof_span_t *sorted) {
   const mprof_span_t *spans = m->running;
   int in_order = 1;
   for (uint32_t r = 0; r < m->view.row_count; r++) last_start[r] = INT64_MIN;
@@ -361,8 +362,7 @@ static int group_running(mprof_model_t *m) {
   uint32_t *first = calloc((size_t)rows + 1, sizeof *first);
   uint32_t *fill = malloc(((size_t)rows + 1) * sizeof *fill);
   int64_t *last_start = malloc(((size_t)rows + 1) * sizeof *last_start);
-  uint32_t *span_rows =
-      malloc((m->view.running_count + 1) * sizeof *span_rows);
+  uint32_t *span_rows = malloc((m->view.running_count + 1) * sizeof *span_rows);
   m->row_running_first = first;
   size_t n = first && fill && last_start && span_rows
                  ? clip_and_count(m, first, span_rows)
@@ -453,10 +453,10 @@ static int threads_by_start(const mprof_model_t *m, size_t n,
   qsort(late, others, sizeof *late, compare_keys);
   size_t a = 0, b = 0;
   for (size_t k = 0; k < n; k++) {
-    int take_late = b < others && (a == kept || late[b].start_ns <
-                                                    th[in_order[a]].start_ns ||
-                                   (late[b].start_ns == th[in_order[a]].start_ns &&
-                                    late[b].index < in_order[a]));
+    int take_late = b < others &&
+                    (a == kept || late[b].start_ns < th[in_order[a]].start_ns ||
+                     (late[b].start_ns == th[in_order[a]].start_ns &&
+                      late[b].index < in_order[a]));
     merged[k] = take_late ? late[b++].index : in_order[a++];
   }
   free(in_order);

@@ -24,14 +24,14 @@
 /* Where a stream's events come from and how they move onto the axis. */
 typedef struct source_s {
   const mprof_trace_t *trace;
-  uint32_t index;                 /* the trace's place in the list */
-  uint64_t freq_hz;               /* 0: ticks stay as they are */
-  uint64_t base_ns;               /* axis ns at the trace's tick 0 */
+  uint32_t index;   /* the trace's place in the list */
+  uint64_t freq_hz; /* 0: ticks stay as they are */
+  uint64_t base_ns; /* axis ns at the trace's tick 0 */
 } source_t;
 
 /* Packets decoded so far, told to the caller's progress function. */
 typedef struct progress_s {
-  mprof_progress_fn fn;           /* NULL: nobody is told */
+  mprof_progress_fn fn; /* NULL: nobody is told */
   void *context;
   size_t done, total;
 } progress_t;
@@ -42,7 +42,7 @@ typedef struct cursor_s {
   size_t next_packet, end_packet; /* packets of this stream still to decode */
   mprof_event_t *events;          /* the decoded packet */
   size_t count, cap, at;
-  void *scratch;                  /* its bytes, read (NULL: decoded in place) */
+  void *scratch; /* its bytes, read (NULL: decoded in place) */
 } cursor_t;
 
 /* Packets up to this size are read into a cursor's own memory before they
@@ -98,11 +98,12 @@ static int cursor_fill(cursor_t *c) {
         mprof_trace_copies_packets(source->trace) &&
         !(c->scratch = malloc(packet_size ? packet_size : 1)))
       return MPROF_ENOMEM;
-    c->count = c->scratch ? mprof_trace_packet_decode_copy(
-                                source->trace, packet, c->scratch, c->events,
-                                c->cap, NULL)
-                          : mprof_trace_packet_decode(source->trace, packet,
-                                                      c->events, c->cap, NULL);
+    c->count =
+        c->scratch
+            ? mprof_trace_packet_decode_copy(source->trace, packet, c->scratch,
+                                             c->events, c->cap, NULL)
+            : mprof_trace_packet_decode(source->trace, packet, c->events,
+                                        c->cap, NULL);
     progress_t *p = c->progress;
     if (p->fn) p->fn(p->context, ++p->done, p->total);
   }
@@ -254,7 +255,8 @@ static int feed_run(mprof_model_t *m, cursor_t *cursors, const pair_t *pairs,
   static const cursor_t none; /* no events, no packets: done */
   do {
     mprof__run_t rx = run_of(x, p->half[0], bound);
-    mprof__run_t ry = y ? run_of(y, p->half[1], bound) : run_of(&none, 0, bound);
+    mprof__run_t ry =
+        y ? run_of(y, p->half[1], bound) : run_of(&none, 0, bound);
     int err = mprof__model_add_pair(m, &rx, &ry);
     x->at = rx.at;
     if (y) y->at = ry.at;
@@ -317,9 +319,9 @@ static int64_t place_sources(const mprof_trace_t *const *traces, size_t count,
   for (size_t i = 0; i < count; i++) {
     const mprof_trace_info_t *info = mprof_trace_info(traces[i]);
     int64_t at = add_ns(info->clock_offset_ns, offsets_ns ? offsets_ns[i] : 0);
-    sources[i] = (source_t){traces[i], (uint32_t)i,
-                            alone ? 0 : info->clock_freq_hz,
-                            (uint64_t)at - (uint64_t)origin};
+    sources[i] =
+        (source_t){traces[i], (uint32_t)i, alone ? 0 : info->clock_freq_hz,
+                   (uint64_t)at - (uint64_t)origin};
   }
   return origin;
 }
@@ -380,11 +382,10 @@ static void sizes_of(const uint64_t *kinds, size_t streams,
                    becomes * streams;
   /* the root, threads from before the trace, each stream's last span */
   out->threads = size_of_u64(creates + 1 + creates / 256 + 1024);
-  out->arrows = size_of_u64(creates + kinds[MPROF_EVENT_READ] +
-                            kinds[MPROF_EVENT_SIGNAL] +
-                            kinds[MPROF_EVENT_TRY_READ] +
-                            kinds[MPROF_EVENT_RESOLVE] +
-                            kinds[MPROF_EVENT_FAIL] + becomes);
+  out->arrows = size_of_u64(
+      creates + kinds[MPROF_EVENT_READ] + kinds[MPROF_EVENT_SIGNAL] +
+      kinds[MPROF_EVENT_TRY_READ] + kinds[MPROF_EVENT_RESOLVE] +
+      kinds[MPROF_EVENT_FAIL] + becomes);
   out->spans = size_of_u64((spans < events ? spans : events) + streams + 1);
   out->labels = size_of_u64(kinds[MPROF_EVENT_LABEL]);
   out->samples = size_of_u64(kinds[MPROF_EVENT_COUNTER_INCREASE] +
@@ -417,7 +418,8 @@ static void census_sizes(const mprof_trace_t *const *traces, size_t count,
   for (size_t k = 0; k < MPROF_EVENT_KIND_COUNT && sampled_bytes < all_bytes;
        k++)
     kinds[k] = (uint64_t)((double)kinds[k] * (double)all_bytes /
-                          (double)sampled_bytes * 1.125) + 16;
+                          (double)sampled_bytes * 1.125) +
+               16;
   sizes_of(kinds, streams, out);
 }
 
@@ -458,8 +460,8 @@ static int feed(const mprof_trace_t *const *traces, size_t count,
     for (size_t i = 0; i < count; i++) {
       size_t from = n;
       n += find_streams(&sources[i], progress, cursors + n);
-      paired += pair_streams(cursors, (uint32_t)from, (uint32_t)n,
-                             pairs + paired);
+      paired +=
+          pair_streams(cursors, (uint32_t)from, (uint32_t)n, pairs + paired);
       discarded += mprof_trace_info(sources[i].trace)->discarded;
     }
     err = merge_streams(m, cursors, pairs, paired, heap);

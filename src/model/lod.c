@@ -14,7 +14,7 @@
 
 #include "model_internal.h"
 
-/* --- Sorted-array windows ---------------------------------------------------- */
+/* --- Sorted-array windows ------------------------------------------------- */
 
 /* A column of int64 times: element i at base + i * stride bytes (a plain
  * array, or one field of an array of structs). */
@@ -85,18 +85,17 @@ static size_t window(column_t start, column_t maxend, const uint32_t *ids,
   return n;
 }
 
-size_t mprof_model_row_threads(const mprof_model_t *m, uint32_t row,
-                               int64_t t0, int64_t t1, int64_t ns_per_pixel,
+size_t mprof_model_row_threads(const mprof_model_t *m, uint32_t row, int64_t t0,
+                               int64_t t1, int64_t ns_per_pixel,
                                mprof_lod_item_t *items, size_t max) {
   if (!m->finished || row >= m->view.row_count) return 0;
   return window(plain(m->row_thread_start), plain(m->row_thread_maxend),
-                m->row_threads,
-                m->row_first[row], m->row_first[row + 1], t0, t1,
-                ns_per_pixel, items, max);
+                m->row_threads, m->row_first[row], m->row_first[row + 1], t0,
+                t1, ns_per_pixel, items, max);
 }
 
-size_t mprof_model_row_running(const mprof_model_t *m, uint32_t row,
-                               int64_t t0, int64_t t1, int64_t ns_per_pixel,
+size_t mprof_model_row_running(const mprof_model_t *m, uint32_t row, int64_t t0,
+                               int64_t t1, int64_t ns_per_pixel,
                                mprof_lod_item_t *items, size_t max) {
   if (!m->finished || row >= m->view.row_count) return 0;
   return window(plain(m->running_start), plain(m->running_maxend), NULL,
@@ -109,11 +108,11 @@ size_t mprof_model_arrows(const mprof_model_t *m, int64_t t0, int64_t t1,
                           size_t max) {
   if (!m->finished || m->view.arrow_count == 0) return 0;
   column_t time = {(const char *)&m->arrows[0].time_ns, sizeof *m->arrows};
-  return window(time, time, NULL, 0, m->view.arrow_count, t0, t1,
-                ns_per_pixel, items, max);
+  return window(time, time, NULL, 0, m->view.arrow_count, t0, t1, ns_per_pixel,
+                items, max);
 }
 
-/* --- Counter pyramids ---------------------------------------------------------- */
+/* --- Counter pyramids ----------------------------------------------------- */
 
 /* Level `level` (-1: the samples themselves) entry x's min and max. */
 static void entry(const pyramid_t *p, const mprof_sample_t *s, int level,
@@ -126,9 +125,8 @@ static void entry(const pyramid_t *p, const mprof_sample_t *s, int level,
 
 /* Min and max of entries [i, j) of a level, using coarser levels for the
  * whole blocks inside. */
-static void range_minmax(const pyramid_t *p, const mprof_sample_t *s,
-                         int level, size_t i, size_t j, int64_t *min,
-                         int64_t *max) {
+static void range_minmax(const pyramid_t *p, const mprof_sample_t *s, int level,
+                         size_t i, size_t j, int64_t *min, int64_t *max) {
   const size_t f = MODEL_PYRAMID_FANOUT;
   if (level + 1 < MODEL_PYRAMID_LEVELS && p->min[level + 1]) {
     size_t bi = (i + f - 1) / f, bj = j / f;
@@ -196,15 +194,14 @@ int mprof_model_counter_range(const mprof_model_t *m, uint32_t counter,
   return 0;
 }
 
-/* --- Building and freeing the indexes ------------------------------------------ */
+/* --- Building and freeing the indexes ------------------------------------- */
 
 int mprof__lod_index(mprof_model_t *m) {
   m->pyramids = calloc(m->view.counter_count ? m->view.counter_count : 1,
                        sizeof *m->pyramids);
   if (!m->pyramids) return MPROF_ENOMEM;
   for (size_t c = 0; c < m->view.counter_count; c++)
-    if (pyramid_build(&m->pyramids[c],
-                      m->samples + m->counters[c].first_sample,
+    if (pyramid_build(&m->pyramids[c], m->samples + m->counters[c].first_sample,
                       m->counters[c].sample_count, &m->counters[c]))
       return MPROF_ENOMEM;
   return 0;

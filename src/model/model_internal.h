@@ -22,11 +22,11 @@
 
 /* Per OS-thread stream, while building. */
 typedef struct stream_state_s {
-  uint32_t id;             /* stream number in the trace */
-  uint32_t current;        /* running thread, or MPROF_NO_THREAD */
-  int64_t run_start_ns;    /* when current started running */
-  int64_t idle_start_ns;   /* an open idle band, or -1 */
-  int64_t last_ns;         /* time of its latest event */
+  uint32_t id;           /* stream number in the trace */
+  uint32_t current;      /* running thread, or MPROF_NO_THREAD */
+  int64_t run_start_ns;  /* when current started running */
+  int64_t idle_start_ns; /* an open idle band, or -1 */
+  int64_t last_ns;       /* time of its latest event */
 } stream_state_t;
 
 /* Counter value summaries for bounded-work range queries: level k holds
@@ -44,41 +44,54 @@ struct mprof_model_s {
   int legacy;
   int have_base;
   int finished;
-  size_t failed_threads;    /* threads that ended failed (so far) */
-  int arrows_unordered;     /* an arrow was added before an earlier one */
-  int threads_unordered;    /* a thread starts before one numbered lower
-                               (found by the finish's pass over threads) */
+  size_t failed_threads; /* threads that ended failed (so far) */
+  int arrows_unordered;  /* an arrow was added before an earlier one */
+  int threads_unordered; /* a thread starts before one numbered lower
+                            (found by the finish's pass over threads) */
 
-  mprof_thread_t *threads;  size_t thread_cap;
-  mprof_arrow_t *arrows;    size_t arrow_cap;
-  mprof_label_t *labels;    size_t label_cap;
-  mprof_span_t *running;    size_t running_cap;
-  mprof_band_t *bands;      size_t band_cap;
-  mprof_counter_series_t *counters; size_t counter_cap;
-  int64_t *counter_values;  /* each counter's current value (building) */
-  uint32_t *counter_ids;    /* each counter's id in the trace (building) */
-  mprof_sample_t *samples;  size_t sample_cap;
+  mprof_thread_t *threads;
+  size_t thread_cap;
+  mprof_arrow_t *arrows;
+  size_t arrow_cap;
+  mprof_label_t *labels;
+  size_t label_cap;
+  mprof_span_t *running;
+  size_t running_cap;
+  mprof_band_t *bands;
+  size_t band_cap;
+  mprof_counter_series_t *counters;
+  size_t counter_cap;
+  int64_t *counter_values; /* each counter's current value (building) */
+  uint32_t *counter_ids;   /* each counter's id in the trace (building) */
+  mprof_sample_t *samples;
+  size_t sample_cap;
   uint32_t *sample_counter; /* each sample's counter (building) */
-  char *strings; size_t string_size, string_cap;
+  char *strings;
+  size_t string_size, string_cap;
   uint32_t text_cache[MODEL_TEXT_CACHE]; /* see intern_text() */
 
   /* id -> thread index: ids below direct_cap index direct[], others an
    * open-addressing table; a merged thread's entry is pointed at its
    * successor. */
-  uint32_t *direct; size_t direct_cap;
-  uint64_t *hash_ids; uint32_t *hash_threads; size_t hash_cap, hash_used;
+  uint32_t *direct;
+  size_t direct_cap;
+  uint64_t *hash_ids;
+  uint32_t *hash_threads;
+  size_t hash_cap, hash_used;
 
-  stream_state_t *streams; size_t stream_count, stream_cap;
-  size_t last_stream;       /* cache: the stream of the previous event */
+  stream_state_t *streams;
+  size_t stream_count, stream_cap;
+  size_t last_stream; /* cache: the stream of the previous event */
 
   /* Layout (layout.c): threads and running spans grouped by row. */
-  uint32_t *row_first;      /* row r: row_threads[row_first[r] ..r+1) */
-  uint32_t *row_threads;    /* thread indexes, by start */
-  int64_t *row_thread_start, *row_thread_maxend; /* one block, with row_threads */
+  uint32_t *row_first;   /* row r: row_threads[row_first[r] ..r+1) */
+  uint32_t *row_threads; /* thread indexes, by start */
+  int64_t *row_thread_start,
+      *row_thread_maxend;      /* one block, with row_threads */
   uint32_t *row_running_first; /* row r: running[first[r] ..r+1) */
   int64_t *running_start, *running_maxend;
 
-  pyramid_t *pyramids;      /* one per counter */
+  pyramid_t *pyramids;              /* one per counter */
   struct mprof__placing_s *placing; /* rows given while settling (layout.c) */
 };
 
@@ -89,8 +102,7 @@ int mprof__grow(void *array, size_t *cap, size_t need, size_t elem);
 /* Copy text into the string pool (once, if it repeats); returns its
  * offset (0 is the empty string) or 0 when memory runs out (the text is
  * then shown empty). */
-uint32_t mprof__intern_text(mprof_model_t *m, const char *text,
-                            size_t length);
+uint32_t mprof__intern_text(mprof_model_t *m, const char *text, size_t length);
 
 /* Ids are handed out in runs (the recorder gives each OS thread chunks of
  * consecutive ids, from 1 up), so most ids are small and dense: those index
@@ -140,10 +152,10 @@ int mprof__direct_resize(mprof_model_t *m, size_t cap);
 /* A run of one stream's decoded events, fed by mprof__model_add_pair(). */
 typedef struct mprof__run_s {
   const mprof_event_t *events;
-  size_t count, at;  /* events[at .. count) are still to feed */
-  uint64_t last;     /* none whose clock is past last is fed */
-  int done;          /* no events will follow these: the other run of the
-                        pair need not wait for more */
+  size_t count, at; /* events[at .. count) are still to feed */
+  uint64_t last;    /* none whose clock is past last is fed */
+  int done;         /* no events will follow these: the other run of the
+                       pair need not wait for more */
 } mprof__run_t;
 
 /* Feed the events of two streams to the model, merged by clock (on equal

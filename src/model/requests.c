@@ -11,19 +11,25 @@
 
 int mprof__is_request_type(uint16_t type) {
   switch (type) {
-  case MPROF_REQUEST: case MPROF_WORK: case MPROF_FS: case MPROF_CONNECT:
-  case MPROF_WRITE: case MPROF_SHUTDOWN: case MPROF_GETADDRINFO:
-  case MPROF_GETNAMEINFO: case MPROF_UDP_SEND: case MPROF_RANDOM:
-    return 1;
-  default:
-    return 0;
+  case MPROF_REQUEST:
+  case MPROF_WORK:
+  case MPROF_FS:
+  case MPROF_CONNECT:
+  case MPROF_WRITE:
+  case MPROF_SHUTDOWN:
+  case MPROF_GETADDRINFO:
+  case MPROF_GETNAMEINFO:
+  case MPROF_UDP_SEND:
+  case MPROF_RANDOM: return 1;
+  default: return 0;
   }
 }
 
 uint32_t mprof__thread_stream(const mprof_model_t *m, uint32_t t) {
   uint32_t row = m->view.threads[t].row;
   if (row >= m->view.row_count) return MPROF_NO_THREAD;
-  for (uint32_t k = m->row_running_first[row]; k < m->row_running_first[row + 1]; k++)
+  for (uint32_t k = m->row_running_first[row];
+       k < m->row_running_first[row + 1]; k++)
     if (m->view.running[k].thread == t) return m->view.running[k].stream;
   return MPROF_NO_THREAD;
 }
@@ -41,9 +47,9 @@ static int word_is_particular(const char *word, size_t length) {
 void mprof__request_kind(const mprof_model_t *m, uint32_t t, char *buf,
                          size_t size) {
   const mprof_thread_t *th = &m->view.threads[t];
-  const char *label = th->label_count
-                          ? m->view.strings + m->view.labels[th->first_label].text
-                          : mprof_type_name((mprof_type_t)th->type);
+  const char *label =
+      th->label_count ? m->view.strings + m->view.labels[th->first_label].text
+                      : mprof_type_name((mprof_type_t)th->type);
   size_t n = 0;
   for (const char *p = label; *p;) {
     while (*p == ' ') p++;
@@ -66,7 +72,7 @@ void mprof__request_kind(const mprof_model_t *m, uint32_t t, char *buf,
 /* The groups while they are made: each request's group, and per group
  * its requests' indexes (members[first[g] .. first[g+1])). */
 typedef struct grouping_s {
-  uint32_t *group_of;      /* by thread; MPROF_NO_THREAD: not a request */
+  uint32_t *group_of; /* by thread; MPROF_NO_THREAD: not a request */
   uint32_t *first, *members;
   size_t cap_groups;
   const mprof__facts_t *facts;
@@ -89,7 +95,10 @@ static int assign_groups(const mprof_model_t *m, grouping_t *g,
   /* groups of recent (type, label) pairs: labels are interned, so the
    * same text has the same offset, and most requests skip the kind's
    * text and the search */
-  struct { uint32_t label, group; uint16_t type; } recent[16];
+  struct {
+    uint32_t label, group;
+    uint16_t type;
+  } recent[16];
   for (int i = 0; i < 16; i++) recent[i].group = MPROF_NO_THREAD;
   for (uint32_t t = 1; t < v->thread_count; t++) {
     g->group_of[t] = MPROF_NO_THREAD;
@@ -144,7 +153,8 @@ static int mark_loop_streams(const mprof_model_t *m, uint8_t *loop) {
  * off a loop's OS thread) and its run time there. */
 static void pool_times(const mprof_model_t *m, mprof__facts_t *f) {
   const mprof_model_view_t *v = &m->view;
-  for (size_t t = 0; t < v->thread_count; t++) f->queue_ns[t] = f->run_ns[t] = -1;
+  for (size_t t = 0; t < v->thread_count; t++)
+    f->queue_ns[t] = f->run_ns[t] = -1;
   for (size_t i = 0; i < v->running_count; i++) {
     const mprof_span_t *s = &v->running[i];
     if (v->threads[s->thread].type != MPROF_WORK || f->loop_stream[s->stream])
@@ -172,19 +182,24 @@ static int list_threads(const mprof_model_t *m, mprof__facts_t *f) {
   for (uint32_t t = 1; t < v->thread_count; t++) {
     const mprof_thread_t *th = &v->threads[t];
     if (th->type == MPROF_WRITE || th->type == MPROF_UDP_SEND) {
-      if (list_add(&f->writes, &f->write_count, &cap_writes, t)) return MPROF_ENOMEM;
+      if (list_add(&f->writes, &f->write_count, &cap_writes, t))
+        return MPROF_ENOMEM;
     }
     if (mprof__is_request_type(th->type) && th->ending == MPROF_ENDING_FAILED &&
         !(th->flags & MPROF_THREAD_STALLED)) {
-      if (list_add(&f->failed, &f->failed_count, &cap_failed, t)) return MPROF_ENOMEM;
+      if (list_add(&f->failed, &f->failed_count, &cap_failed, t))
+        return MPROF_ENOMEM;
     }
     if (th->flags & MPROF_THREAD_PREEXISTING) {
       if (!f->preexisting++) f->first_preexisting = t;
-    } else if (mprof__is_request_type(th->type) && th->ending == MPROF_ENDING_PENDING &&
+    } else if (mprof__is_request_type(th->type) &&
+               th->ending == MPROF_ENDING_PENDING &&
                !(th->flags & MPROF_THREAD_STALLED)) {
-      if (list_add(&f->pending, &f->pending_count, &cap_pending, t)) return MPROF_ENOMEM;
+      if (list_add(&f->pending, &f->pending_count, &cap_pending, t))
+        return MPROF_ENOMEM;
     }
-    if (th->type == MPROF_LOOP && list_add(&f->loops, &f->loop_count, &cap_loops, t))
+    if (th->type == MPROF_LOOP &&
+        list_add(&f->loops, &f->loop_count, &cap_loops, t))
       return MPROF_ENOMEM;
   }
   return 0;
@@ -236,8 +251,10 @@ static void select_kth(int64_t *values, size_t n, size_t k) {
       values[i++] = values[j];
       values[j--] = tmp;
     }
-    if (k <= j) hi = j;
-    else lo = j + 1;
+    if (k <= j)
+      hi = j;
+    else
+      lo = j + 1;
   }
 }
 
@@ -269,9 +286,8 @@ static void percentiles(int64_t *values, size_t n, int64_t out[4]) {
 }
 
 /* Lives, queue waits and runs of group r's ended requests. */
-static void group_times(const mprof_model_t *m, const grouping_t *g,
-                        uint32_t r, int64_t *scratch,
-                        mprof_request_group_t *group) {
+static void group_times(const mprof_model_t *m, const grouping_t *g, uint32_t r,
+                        int64_t *scratch, mprof_request_group_t *group) {
   const mprof_thread_t *threads = m->view.threads;
   uint32_t lo = g->first[r], hi = g->first[r + 1];
   size_t n = 0;
@@ -279,7 +295,8 @@ static void group_times(const mprof_model_t *m, const grouping_t *g,
   int64_t slowest_ns = -1;
   for (uint32_t k = lo; k < hi; k++) {
     const mprof_thread_t *th = &threads[g->members[k]];
-    if (th->ending == MPROF_ENDING_PENDING || (th->flags & MPROF_THREAD_STALLED))
+    if (th->ending == MPROF_ENDING_PENDING ||
+        (th->flags & MPROF_THREAD_STALLED))
       group->pending++;
     else
       scratch[n++] = th->end_ns - th->start_ns;
@@ -297,11 +314,13 @@ static void group_times(const mprof_model_t *m, const grouping_t *g,
   group->queue_p50_ns = group->queue_max_ns = -1;
   group->run_p50_ns = group->run_max_ns = -1;
   if (!g->facts->queue_ns || group->type != MPROF_WORK) return;
-  for (uint32_t k = lo; k < hi; k++) scratch[k - lo] = g->facts->queue_ns[g->members[k]];
+  for (uint32_t k = lo; k < hi; k++)
+    scratch[k - lo] = g->facts->queue_ns[g->members[k]];
   percentiles(scratch, hi - lo, p);
   group->queue_p50_ns = p[0];
   group->queue_max_ns = p[3];
-  for (uint32_t k = lo; k < hi; k++) scratch[k - lo] = g->facts->run_ns[g->members[k]];
+  for (uint32_t k = lo; k < hi; k++)
+    scratch[k - lo] = g->facts->run_ns[g->members[k]];
   percentiles(scratch, hi - lo, p);
   group->run_p50_ns = p[0];
   group->run_max_ns = p[3];
@@ -321,13 +340,14 @@ static int group_failures(const mprof_model_t *m, const grouping_t *g,
       continue;
     group->failed++;
     size_t f = group->first_failure;
-    while (f < out->failure_count &&
-           strcmp(v->strings + out->failures[f].error, v->strings + th->failure))
+    while (f < out->failure_count && strcmp(v->strings + out->failures[f].error,
+                                            v->strings + th->failure))
       f++;
     if (f == out->failure_count) {
       if (mprof__grow(&out->failures, cap, f + 1, sizeof *out->failures))
         return MPROF_ENOMEM;
-      out->failures[out->failure_count++] = (mprof_failure_count_t){th->failure, 0, t};
+      out->failures[out->failure_count++] =
+          (mprof_failure_count_t){th->failure, 0, t};
       group->failure_count++;
     }
     out->failures[f].count++;
@@ -348,7 +368,8 @@ static int list_members(const mprof_model_t *m, grouping_t *g,
     free(fill);
     return MPROF_ENOMEM;
   }
-  for (size_t r = 0; r < groups; r++) g->first[r + 1] = g->first[r] + out->requests[r].count;
+  for (size_t r = 0; r < groups; r++)
+    g->first[r + 1] = g->first[r] + out->requests[r].count;
   for (uint32_t t = 1; t < n; t++)
     if (g->group_of[t] != MPROF_NO_THREAD)
       g->members[g->first[g->group_of[t]] + fill[g->group_of[t]]++] = t;

@@ -20,7 +20,7 @@ const char *mprof_why_via_name(mprof_why_via_t via) {
   return (unsigned)via < MPROF_WHY_VIA_COUNT ? via_names[via] : "unknown";
 }
 
-/* --- Messages between processes -------------------------------------------- */
+/* --- Messages between processes ------------------------------------------- */
 
 typedef struct message_list_s {
   mprof_message_t *items;
@@ -62,7 +62,8 @@ int mprof__why_make(const mprof_model_t *m, const mprof__adjacency_t *adjacency,
     free(list.items);
     return err;
   }
-  if (list.count) qsort(list.items, list.count, sizeof *list.items, by_receiver);
+  if (list.count)
+    qsort(list.items, list.count, sizeof *list.items, by_receiver);
   out->messages = list.items;
   out->message_count = list.count;
   return 0;
@@ -90,13 +91,13 @@ static const mprof_message_t *message_before(const mprof__why_t *w, uint32_t t,
   return &w->messages[lo - 1];
 }
 
-/* --- The walk -------------------------------------------------------------- */
+/* --- The walk ------------------------------------------------------------- */
 
 /* Where one hop leads: the next thread, how, and until when it counts. */
 typedef struct step_s {
-  int64_t start_ns;        /* where this hop begins */
+  int64_t start_ns; /* where this hop begins */
   uint32_t thread, via, arrow;
-  int64_t end_ns;          /* where the next hop ends */
+  int64_t end_ns; /* where the next hop ends */
 } step_t;
 
 /* The wait of t that ended latest at or before `time` (clipped to it),
@@ -136,7 +137,8 @@ static int resolver(const mprof__why_t *w, uint32_t t, int64_t time,
       return 1;
     }
     if (a->kind == MPROF_ARROW_SIGNAL) {
-      *step = (step_t){0, a->from, MPROF_WHY_SIGNALLED, adj->adj[k], a->time_ns};
+      *step =
+          (step_t){0, a->from, MPROF_WHY_SIGNALLED, adj->adj[k], a->time_ns};
       found = 1;
     }
   }
@@ -195,8 +197,8 @@ int mprof__why_chain(const mprof__why_t *w, uint32_t thread,
          hop.thread < m->view.thread_count &&
          !seen(hops, *count, hop.thread, hop.end_ns)) {
     step_t next;
-    int resolved = is_awaited(m, &hop) &&
-                   resolver(w, hop.thread, hop.end_ns, &next);
+    int resolved =
+        is_awaited(m, &hop) && resolver(w, hop.thread, hop.end_ns, &next);
     if (!resolved) next = before_running(w, hop.thread, hop.end_ns);
     hop.start_ns = next.start_ns < hop.end_ns ? next.start_ns : hop.end_ns;
     if (hop.via == MPROF_WHY_WAITED) /* it counts from the wait's start */

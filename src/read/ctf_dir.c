@@ -53,7 +53,8 @@ static uint64_t ctf_header(const mprof_trace_t *t, size_t index,
   mprof__sink_t sink = {NULL, NULL, NULL, 0, 0, 0, 0, NULL};
   mprof__packet_decode(t, index, &sink, &end_ticks, &good_bytes);
   memcpy(header, t->data + pk->offset, MPROF__PACKET_HEADER_SIZE);
-  if (end_ticks < pk->timestamp_end && pk->timestamp_end >= pk->timestamp_begin &&
+  if (end_ticks < pk->timestamp_end &&
+      pk->timestamp_end >= pk->timestamp_begin &&
       good_bytes == pk->content_bytes)
     end_ticks = pk->timestamp_end; /* a closed packet keeps its own end */
   mprof__put_u64(header + MPROF__PH_TIMESTAMP_END, end_ticks);
@@ -68,9 +69,9 @@ static uint64_t ctf_header(const mprof_trace_t *t, size_t index,
 static int write_packet(const mprof_trace_t *t, size_t index, FILE *f,
                         uint64_t discarded,
                         uint8_t header[MPROF__PACKET_HEADER_SIZE]) {
-  _Static_assert(
-      (int)MPROF__LEGACY_HEADER_SIZE <= (int)MPROF__PACKET_HEADER_SIZE,
-      "one buffer holds either header");
+  _Static_assert((int)MPROF__LEGACY_HEADER_SIZE <=
+                     (int)MPROF__PACKET_HEADER_SIZE,
+                 "one buffer holds either header");
   size_t header_size =
       t->legacy ? MPROF__LEGACY_HEADER_SIZE : MPROF__PACKET_HEADER_SIZE;
   uint64_t good_bytes = t->legacy ? mprof__legacy_ctf_header(t, index, header)
@@ -88,7 +89,8 @@ static int write_drops_packet(FILE *f, const uint8_t *after, uint64_t seq,
                               uint64_t discarded) {
   uint8_t header[MPROF__PACKET_HEADER_SIZE];
   memcpy(header, after, sizeof header);
-  memcpy(header + MPROF__PH_TIMESTAMP_BEGIN, after + MPROF__PH_TIMESTAMP_END, 8);
+  memcpy(header + MPROF__PH_TIMESTAMP_BEGIN, after + MPROF__PH_TIMESTAMP_END,
+         8);
   mprof__put_u64(header + MPROF__PH_CONTENT_SIZE, sizeof header * 8);
   mprof__put_u64(header + MPROF__PH_PACKET_SIZE, sizeof header * 8);
   mprof__put_u64(header + MPROF__PH_SEQ_NUM, seq);
@@ -170,9 +172,12 @@ static int make_directory(const char *directory) {
   struct stat st;
   if (mkdir(directory, 0700) == 0) return 0;
   if (errno != EEXIST || lstat(directory, &st)) return -1;
-  if (S_ISLNK(st.st_mode)) errno = ELOOP;
-  else if (!S_ISDIR(st.st_mode)) errno = ENOTDIR;
-  else return 0;
+  if (S_ISLNK(st.st_mode))
+    errno = ELOOP;
+  else if (!S_ISDIR(st.st_mode))
+    errno = ENOTDIR;
+  else
+    return 0;
   return -1;
 }
 

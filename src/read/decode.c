@@ -20,11 +20,11 @@ typedef struct decoder_s {
   uint64_t clock;     /* last clock value */
   uint64_t current;   /* running async thread */
   const mprof_string_t *strings[STRING_CACHE];
-  size_t index;       /* the packet's */
-  uint32_t nets;      /* net_label and net_hash_label events so far */
+  size_t index;         /* the packet's */
+  uint32_t nets;        /* net_label and net_hash_label events so far */
   uint32_t net_counter; /* the last of those's counter */
   const struct mprof__net_texts_s *texts; /* the packet's, once asked for */
-  uint32_t labels;    /* label_refs the fast path left to resolve_labels() */
+  uint32_t labels; /* label_refs the fast path left to resolve_labels() */
 } decoder_t;
 
 static int take(decoder_t *d, size_t n, const uint8_t **out) {
@@ -99,8 +99,7 @@ static int decode_field(decoder_t *d, const mprof__field_t *f, int wide,
     if (take(d, 8, &b)) return -1;
     ev->value = (int64_t)mprof__get_u64(b);
     return 0;
-  case MPROF__F_STRING:
-    return mprof__take_string(&d->p, d->end, ev);
+  case MPROF__F_STRING: return mprof__take_string(&d->p, d->end, ev);
   }
   return -1;
 }
@@ -111,16 +110,18 @@ static int decode_field(decoder_t *d, const mprof__field_t *f, int wide,
  * found after the fast path's run (resolve_labels()).  FIXED_NONE: a
  * string or a variable size, read field by field (decode_field). */
 #define FIXED_NONE 255
+/* clang-format off */
 #define FIXED_EVENTS(X)                                                        \
-  X(SWITCH, 4) X(CREATE, 5) X(CREATE_BY, 9) X(READ, 4) X(TRY_READ, 4)          \
-  X(RESOLVE, 4) X(BECOMES, 8) X(SIGNAL, 4) X(SUSPEND, 0) X(SHOULD_RESOLVE, 4)  \
-  X(COUNTER_INCREASE, 6) X(COUNTER_VALUE, 6) X(LABEL_REF, 6)
+  X(SWITCH, 4) X(CREATE, 5) X(CREATE_BY, 9) X(READ, 4) X(TRY_READ, 4)         \
+  X(RESOLVE, 4) X(BECOMES, 8) X(SIGNAL, 4) X(SUSPEND, 0)                       \
+  X(SHOULD_RESOLVE, 4) X(COUNTER_INCREASE, 6) X(COUNTER_VALUE, 6)              \
+  X(LABEL_REF, 6)
+/* clang-format on */
 
 /* Payload bytes of each event class. */
 #define PAYLOAD_SIZE(name, size) [MPROF__EV_##name] = size,
 static const uint8_t fixed_size[MPROF__EV_COUNT] = {
-    FIXED_EVENTS(PAYLOAD_SIZE)
-    [MPROF__EV_FAIL] = FIXED_NONE,
+    FIXED_EVENTS(PAYLOAD_SIZE)[MPROF__EV_FAIL] = FIXED_NONE,
     [MPROF__EV_LABEL] = FIXED_NONE,
     [MPROF__EV_COUNTER_NAME] = FIXED_NONE,
     [MPROF__EV_STRING] = FIXED_NONE,
@@ -146,9 +147,7 @@ decode_fixed(decoder_t *d, uint32_t kind, mprof_event_t *ev) {
    * bytes. */
 #define STEP(kind) (d->p = p + fixed_size[MPROF__EV_##kind])
   switch (kind) {
-  case MPROF__EV_SUSPEND:
-    STEP(SUSPEND);
-    return;
+  case MPROF__EV_SUSPEND: STEP(SUSPEND); return;
   case MPROF__EV_COUNTER_INCREASE:
   case MPROF__EV_COUNTER_VALUE:
     STEP(COUNTER_INCREASE);
@@ -212,8 +211,9 @@ static inline void child_first(mprof_event_t *ev) {
 
 /* The fast path: most events are compact and of fixed size: those are
  * decoded here straight into ev, with one bounds check (a label_ref left
- * as it is in the trace, counted in d->labels).  Returns 1, or 0 to leave the event to the
- * general path (another kind, or one running past the content end). */
+ * as it is in the trace, counted in d->labels).  Returns 1, or 0 to leave the
+ * event to the general path (another kind, or one running past the content
+ * end). */
 static inline int decode_compact_fixed(decoder_t *d, uint32_t stream,
                                        mprof_event_t *ev) {
   if ((size_t)(d->end - d->p) < MPROF__COMPACT_HEADER_SIZE) return 0;
@@ -236,8 +236,8 @@ static inline int decode_compact_fixed(decoder_t *d, uint32_t stream,
  * pointer: with a count besides, values spilled to the stack were read
  * back each event, and made half the runs 1.6 times slower (by where the
  * stack lay). */
-static size_t decode_fast_run(decoder_t *d, uint32_t stream,
-                              mprof_event_t *out, size_t capacity) {
+static size_t decode_fast_run(decoder_t *d, uint32_t stream, mprof_event_t *out,
+                              size_t capacity) {
   decoder_t run;
   run.p = d->p;
   run.end = d->end;
@@ -315,9 +315,8 @@ static const mprof_string_t *string_find(const mprof_trace_t *t,
 }
 
 /* The string a label_ref names, through the decoder's cache. */
-static const mprof_string_t *label_string(const mprof_trace_t *t,
-                                          decoder_t *d, uint64_t stream,
-                                          uint32_t id) {
+static const mprof_string_t *label_string(const mprof_trace_t *t, decoder_t *d,
+                                          uint64_t stream, uint32_t id) {
   const mprof_string_t **slot = &d->strings[id % STRING_CACHE];
   if (!*slot || (*slot)->id != id) *slot = string_find(t, stream, id);
   return *slot;
@@ -340,8 +339,8 @@ static void label_of_ref(const mprof_trace_t *t, decoder_t *d,
 typedef struct net_maker_s {
   const mprof_trace_t *t;
   mprof__net_texts_t *texts;
-  uint32_t count;  /* net_label events so far */
-  size_t length;   /* text bytes so far */
+  uint32_t count; /* net_label events so far */
+  size_t length;  /* text bytes so far */
 } net_maker_t;
 
 /* One net_label or net_hash_label event of the packet (raw: head string
@@ -375,8 +374,7 @@ static mprof__net_texts_t *make_net_texts(const mprof_trace_t *t,
   uint64_t end_ticks, good_bytes;
   mprof__packet_decode(t, index, &sink, &end_ticks, &good_bytes);
   size_t offsets = (maker.count + 1) * sizeof(uint32_t);
-  mprof__net_texts_t *texts =
-      malloc(sizeof *texts + offsets + maker.length);
+  mprof__net_texts_t *texts = malloc(sizeof *texts + offsets + maker.length);
   if (!texts) return NULL;
   texts->count = maker.count;
   texts->text = (char *)texts->offsets + offsets;
@@ -397,8 +395,7 @@ static const mprof__net_texts_t *net_texts(const mprof_trace_t *t,
   if (!texts) {
     mprof__net_texts_t *made = make_net_texts(t, d->index);
     if (made && __atomic_compare_exchange_n(slot, &texts, made, 0,
-                                            __ATOMIC_ACQ_REL,
-                                            __ATOMIC_ACQUIRE))
+                                            __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
       texts = made;
     else
       free(made);
@@ -408,8 +405,7 @@ static const mprof__net_texts_t *net_texts(const mprof_trace_t *t,
 
 /* A net_label or net_hash_label event becomes the label "HEAD OFFSET
  * LENGTH" or "HEAD HASH LENGTH" it stands for. */
-static void net_label(const mprof_trace_t *t, decoder_t *d,
-                      mprof_event_t *ev) {
+static void net_label(const mprof_trace_t *t, decoder_t *d, mprof_event_t *ev) {
   const mprof__net_texts_t *texts = net_texts(t, d);
   uint32_t k = d->nets++;
   ev->kind = MPROF_EVENT_LABEL;
@@ -507,9 +503,8 @@ long mprof__packet_decode(const mprof_trace_t *t, size_t index,
     mprof_event_t one, *ev = out ? &out[count] : &one;
     /* into an array, a run of events at once; to fn, one by one */
     size_t fast =
-        out && !fn
-            ? decode_fast_run(&d, stream, ev, capacity - (size_t)count)
-            : (size_t)decode_compact_fixed(&d, stream, ev);
+        out && !fn ? decode_fast_run(&d, stream, ev, capacity - (size_t)count)
+                   : (size_t)decode_compact_fixed(&d, stream, ev);
     if (d.labels) resolve_labels(t, &d, ev, fast);
     if (fast) {
       count += (long)fast;
@@ -645,8 +640,8 @@ static int packet_walk(decoder_t *d, uint32_t stream, uint64_t *counts,
 static size_t packet_census(const mprof_trace_t *t, size_t index,
                             uint64_t *counts) {
   const mprof_packet_info_t *pk = &t->packets[index];
-  uint8_t *copy = mprof_trace_copies_packets(t) ? malloc(pk->content_bytes)
-                                                : NULL;
+  uint8_t *copy =
+      mprof_trace_copies_packets(t) ? malloc(pk->content_bytes) : NULL;
   int read = copy ? mprof__packet_read(t, pk, copy) : 0;
   if (read < 0) {
     free(copy);
@@ -748,8 +743,8 @@ int mprof__strings_load(mprof_trace_t *t) {
   if (!(t->strings = malloc(capacity * sizeof *t->strings))) return MPROF_EIO;
   /* The packets are read, not touched through the mapping (see
    * mprof_trace_packet_decode_copy); without memory for that, touched. */
-  uint8_t *copy = mprof_trace_copies_packets(t) ? malloc(t->info.packet_size)
-                                                : NULL;
+  uint8_t *copy =
+      mprof_trace_copies_packets(t) ? malloc(t->info.packet_size) : NULL;
   for (size_t i = 0; i < t->packet_count; i++)
     if (t->packets[i].stream_class == MPROF__STREAM_NAMES)
       packet_strings(t, i, copy);
@@ -769,9 +764,9 @@ static long packet_decode(const mprof_trace_t *t, size_t index,
                           mprof__sink_t *sink) {
   uint64_t end_ticks, good_bytes;
   if (index >= t->packet_count) return MPROF_EINVAL;
-  long n = t->legacy ? mprof__legacy_decode(t, index, sink, &good_bytes)
-                     : mprof__packet_decode(t, index, sink, &end_ticks,
-                                            &good_bytes);
+  long n = t->legacy
+               ? mprof__legacy_decode(t, index, sink, &good_bytes)
+               : mprof__packet_decode(t, index, sink, &end_ticks, &good_bytes);
   mprof__tell_shrank(t);
   return n;
 }

@@ -15,12 +15,26 @@
 #include "format.h"
 #include "trace_internal.h"
 
-enum { LEGACY_EVENT_HEADER_SIZE = MPROF__LEGACY_MIN_EVENT, LEGACY_MAGIC = 0xC1FC1FC1u };
+enum {
+  LEGACY_EVENT_HEADER_SIZE = MPROF__LEGACY_MIN_EVENT,
+  LEGACY_MAGIC = 0xC1FC1FC1u
+};
 
 enum legacy_op {
-  OP_CREATES, OP_READ, OP_FULFILLS, OP_FAILS, OP_BECOMES, OP_LABEL,
-  OP_INCREASE, OP_SWITCH, OP_GC, OP_SIGNAL, OP_TRY_READ, OP_COUNTER,
-  OP_READ_LATER, OP_SIGNAL_ONLY
+  OP_CREATES,
+  OP_READ,
+  OP_FULFILLS,
+  OP_FAILS,
+  OP_BECOMES,
+  OP_LABEL,
+  OP_INCREASE,
+  OP_SWITCH,
+  OP_GC,
+  OP_SIGNAL,
+  OP_TRY_READ,
+  OP_COUNTER,
+  OP_READ_LATER,
+  OP_SIGNAL_ONLY
 };
 
 /* What is wrong with the packet header at offset (offset + 30 <= size),
@@ -128,9 +142,11 @@ static uint64_t add_packet(mprof_trace_t *t, found_t *f, uint64_t offset,
       found_add(t, f, mprof__get_u16(h + MPROF__LEGACY_PH_COUNT));
   if (!p) return 0;
   if (packet_bytes > t->size - offset) {
-    mprof__diag(t, "packet %u at offset %llu: the file ends %llu bytes into "
+    mprof__diag(t,
+                "packet %u at offset %llu: the file ends %llu bytes into "
                 "this %llu-byte packet (truncated?); its events up to there "
-                "are kept", position, (unsigned long long)offset,
+                "are kept",
+                position, (unsigned long long)offset,
                 (unsigned long long)(t->size - offset),
                 (unsigned long long)packet_bytes);
     packet_bytes = t->size - offset;
@@ -164,7 +180,8 @@ int mprof__legacy_open(mprof_trace_t *t) {
   uint32_t position = 0;
   uint64_t damaged = 0;
   if (offset > 0) {
-    mprof__diag(t, "packet 0 at offset 0: %s; skipped to the next good "
+    mprof__diag(t,
+                "packet 0 at offset 0: %s; skipped to the next good "
                 "packet header, at offset %llu",
                 header_problem(t->data, 0, uuid), (unsigned long long)offset);
     position++, damaged++;
@@ -174,13 +191,16 @@ int mprof__legacy_open(mprof_trace_t *t) {
     if (problem) {
       uint64_t next = next_good_header(t->data, t->size, offset, uuid);
       if (next < t->size)
-        mprof__diag(t, "packet %u at offset %llu: %s; skipped to the next "
-                    "good packet header, at offset %llu", position,
-                    (unsigned long long)offset, problem,
+        mprof__diag(t,
+                    "packet %u at offset %llu: %s; skipped to the next "
+                    "good packet header, at offset %llu",
+                    position, (unsigned long long)offset, problem,
                     (unsigned long long)next);
       else
-        mprof__diag(t, "packet %u at offset %llu: %s; no good packet after "
-                    "it", position, (unsigned long long)offset, problem);
+        mprof__diag(t,
+                    "packet %u at offset %llu: %s; no good packet after "
+                    "it",
+                    position, (unsigned long long)offset, problem);
       position++, damaged++;
       offset = next;
       continue;
@@ -231,11 +251,14 @@ static int decode_op(cursor_t *c, unsigned op, mprof_event_t *ev) {
     ev->a = legacy_id(y);
     ev->type = (mprof_type_t)*c->p++;
     return 0;
-  case OP_READ: case OP_READ_LATER: case OP_FULFILLS: case OP_TRY_READ:
+  case OP_READ:
+  case OP_READ_LATER:
+  case OP_FULFILLS:
+  case OP_TRY_READ:
   case OP_FAILS:
     if (get_u64(c, &x) || get_u64(c, &y)) return -1;
-    ev->kind = op == OP_FULFILLS ? MPROF_EVENT_RESOLVE
-               : op == OP_FAILS  ? MPROF_EVENT_FAIL
+    ev->kind = op == OP_FULFILLS   ? MPROF_EVENT_RESOLVE
+               : op == OP_FAILS    ? MPROF_EVENT_FAIL
                : op == OP_TRY_READ ? MPROF_EVENT_TRY_READ
                                    : MPROF_EVENT_READ;
     ev->thread = legacy_id(x);
@@ -250,11 +273,13 @@ static int decode_op(cursor_t *c, unsigned op, mprof_event_t *ev) {
   case OP_LABEL:
     if (get_u64(c, &x) || get_string(c, ev)) return -1;
     ev->a = legacy_id(x);
-    ev->kind = ev->text_length == 16 && !memcmp(ev->text, "__should_resolve", 16)
-                   ? MPROF_EVENT_SHOULD_RESOLVE
-                   : MPROF_EVENT_LABEL;
+    ev->kind =
+        ev->text_length == 16 && !memcmp(ev->text, "__should_resolve", 16)
+            ? MPROF_EVENT_SHOULD_RESOLVE
+            : MPROF_EVENT_LABEL;
     return 0;
-  case OP_INCREASE: case OP_COUNTER:
+  case OP_INCREASE:
+  case OP_COUNTER:
     if (get_u64(c, &x) || get_u64(c, &y) || get_string(c, ev)) return -1;
     ev->kind = op == OP_INCREASE ? MPROF_EVENT_COUNTER_INCREASE
                                  : MPROF_EVENT_COUNTER_VALUE;
@@ -271,7 +296,8 @@ static int decode_op(cursor_t *c, unsigned op, mprof_event_t *ev) {
     ev->kind = MPROF_EVENT_GC;
     ev->value = (int64_t)x;
     return 0;
-  case OP_SIGNAL: case OP_SIGNAL_ONLY:
+  case OP_SIGNAL:
+  case OP_SIGNAL_ONLY:
     if (get_u64(c, &x) || get_u64(c, &y)) return -1;
     ev->kind = MPROF_EVENT_SIGNAL;
     ev->thread = legacy_id(y);
@@ -302,9 +328,9 @@ long mprof__legacy_decode(const mprof_trace_t *t, size_t index,
       ev->thread = current;
       err = decode_op(&c, op, ev);
     }
-    if (!err && (ev->thread >= MPROF__THREAD_ID_LIMIT ||
-                 ev->a >= MPROF__THREAD_ID_LIMIT ||
-                 ev->b >= MPROF__THREAD_ID_LIMIT))
+    if (!err &&
+        (ev->thread >= MPROF__THREAD_ID_LIMIT ||
+         ev->a >= MPROF__THREAD_ID_LIMIT || ev->b >= MPROF__THREAD_ID_LIMIT))
       err = -3;
     if (err) {
       /* An event running past a cut packet's end is the truncation, which
@@ -315,8 +341,7 @@ long mprof__legacy_decode(const mprof_trace_t *t, size_t index,
             err == -2   ? "unknown op"
             : err == -3 ? "thread id out of range (thread ids are below 2^56)"
                         : "event runs past content_size",
-            "op",
-            op, count);
+            "op", op, count);
       return MPROF_EINVAL;
     }
     if (ev->kind == MPROF_EVENT_SWITCH) current = ev->a;

@@ -58,17 +58,16 @@ static const char legacy_trace_format[] =
     "typealias integer { size = 64; align = 8; signed = false; "
     "map = clock.mirage_profile.value; } := uint64_clock_t;\n\n";
 
-static const char legacy_stream[] =
-    "stream {\n"
-    "\tpacket.context := struct {\n"
-    "\t\tuint32_t packet_size;\n"
-    "\t\tuint16_t packet_seq_num;\n"
-    "\t\tuint32_t content_size;\n"
-    "\t};\n"
-    "\tevent.header := struct {\n"
-    "\t\tuint64_clock_t timestamp;\n"
-    "\t\tuint8_t id;\n"
-    "\t};\n};\n\n";
+static const char legacy_stream[] = "stream {\n"
+                                    "\tpacket.context := struct {\n"
+                                    "\t\tuint32_t packet_size;\n"
+                                    "\t\tuint16_t packet_seq_num;\n"
+                                    "\t\tuint32_t content_size;\n"
+                                    "\t};\n"
+                                    "\tevent.header := struct {\n"
+                                    "\t\tuint64_clock_t timestamp;\n"
+                                    "\t\tuint8_t id;\n"
+                                    "\t};\n};\n\n";
 
 int mprof__legacy_ctf_metadata(const mprof_trace_t *t, FILE *f) {
   char uuid[37];
@@ -87,8 +86,9 @@ int mprof__legacy_ctf_metadata(const mprof_trace_t *t, FILE *f) {
   fputs("} := thread_type_t;\n\n", f);
   fputs(legacy_stream, f);
   for (size_t op = 0; op < sizeof legacy_classes / sizeof *legacy_classes; op++)
-    fprintf(f, "event {\n\tname = \"%s\";\n\tid = %zu;\n"
-               "\tfields := struct { %s };\n};\n\n",
+    fprintf(f,
+            "event {\n\tname = \"%s\";\n\tid = %zu;\n"
+            "\tfields := struct { %s };\n};\n\n",
             legacy_classes[op].name, op, legacy_classes[op].fields);
   return ferror(f) ? -1 : 0;
 }

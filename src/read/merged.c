@@ -127,7 +127,10 @@ static void members_directory(const char *path, char *dir, size_t size) {
     snprintf(dir, size, "%s", path);
   else
     snprintf(dir, size, "%.*s",
-             !slash ? 0 : slash == path ? 1 : (int)(slash - path), path);
+             !slash          ? 0
+             : slash == path ? 1
+                             : (int)(slash - path),
+             path);
 }
 
 /* Why trace file (of member path, a directory if in_directory) cannot be
@@ -213,8 +216,7 @@ int mprof_trace_merged_members(const char *path, mprof_member_fn fn,
   }
   FILE *f = fopen(manifest, "r");
   if (!f || !fgets(line, sizeof line, f) || strcmp(line, manifest_magic)) {
-    mprof__diag_to(diag, diag_context, "%s: not a merged trace (%s)",
-                   manifest,
+    mprof__diag_to(diag, diag_context, "%s: not a merged trace (%s)", manifest,
                    f ? "first line is not \"mprof-merge 1\"" : strerror(errno));
     if (f) fclose(f);
     return f ? MPROF_EINVAL : MPROF_EIO;
@@ -268,8 +270,8 @@ int mprof_trace_set_add(mprof_trace_set_t *set, const char *path,
   return set_add_trace(set, path, path, 0, diag, context);
 }
 
-int mprof_trace_open_merged(const char *path, mprof_diag_fn diag,
-                            void *context, mprof_trace_set_t *out) {
+int mprof_trace_open_merged(const char *path, mprof_diag_fn diag, void *context,
+                            mprof_trace_set_t *out) {
   memset(out, 0, sizeof *out);
   int err = mprof_trace_set_add(out, path, diag, context);
   if (err) mprof_trace_set_close(out);

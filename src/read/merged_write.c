@@ -38,8 +38,8 @@ static int clock_field(const char *block, const char *end, const char *key,
   snprintf(line_start, sizeof line_start, "\n\t%s = ", key);
   size_t length = strlen(line_start);
   const char *line = memmem(block, (size_t)(end - block), line_start, length);
-  if (!line || memmem(line + length, (size_t)(end - line - length), line_start,
-                      length))
+  if (!line ||
+      memmem(line + length, (size_t)(end - line - length), line_start, length))
     return -1;
   char *after;
   errno = 0;
@@ -91,8 +91,7 @@ static int clock_offset_moved(const clock_field_t *freq,
 /* Write text, CTF metadata, to path with its clock moved by delta_ns.
  * 0; -1 with errno set if the file cannot be written; 1 if text has no
  * clock it can move (path untouched). */
-static int clock_rewrite(const char *path, const char *text,
-                         int64_t delta_ns) {
+static int clock_rewrite(const char *path, const char *text, int64_t delta_ns) {
   clock_field_t freq, seconds, cycles;
   long long new_seconds, new_cycles;
   if (clock_fields(text, &freq, &seconds, &cycles) ||
@@ -159,7 +158,8 @@ static void say_nothing(void *context, const char *line) {
 /* mprof_trace_write_ctf() of trace into directory, through a second view
  * of its bytes that tells nothing: the damage its decoding meets was told
  * when the trace was read. */
-static int write_ctf_quietly(const mprof_trace_t *trace, const char *directory) {
+static int write_ctf_quietly(const mprof_trace_t *trace,
+                             const char *directory) {
   mprof_trace_t *quiet;
   int err = mprof_trace_open_memory(trace->data, trace->size, trace->name,
                                     say_nothing, NULL, &quiet);
@@ -242,7 +242,9 @@ static int write_merged(const mprof_trace_set_t *set, const char *dir,
                       (int)length, dir) < (int)sizeof temporary;
   if (exists || !fits || !mkdtemp(temporary)) {
     mprof__diag_to(diag, context, "%s: %s", dir,
-                   strerror(exists ? EEXIST : !fits ? ENAMETOOLONG : errno));
+                   strerror(exists  ? EEXIST
+                            : !fits ? ENAMETOOLONG
+                                    : errno));
     return MPROF_EIO;
   }
   int err = write_all(set, temporary, names, members, diag, context);

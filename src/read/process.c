@@ -96,8 +96,7 @@ static void search(const uint8_t *bytes, size_t n, uint64_t address,
                    uint64_t file_offset, uint64_t room, found_t *found) {
   for (size_t at = 0; at + MPROF__TRACE_HEADER_SIZE <= n; at += 8) {
     mprof__layout_t layout;
-    if (bytes[at] != 'M' || !header_is_trace(bytes + at, &layout))
-      continue;
+    if (bytes[at] != 'M' || !header_is_trace(bytes + at, &layout)) continue;
     uint64_t present = room - at < layout.size ? room - at : layout.size;
     if (present < layout.size &&
         (!found->allow_cut || present < layout.packets_offset))
@@ -120,8 +119,7 @@ static void search(const uint8_t *bytes, size_t n, uint64_t address,
 /* One line when memory holds several traces: where, and which is read. */
 static void report_several(const char *where, const found_t *found,
                            mprof_diag_fn diag, void *context) {
-  if (found->count < 2)
-    return;
+  if (found->count < 2) return;
   char list[256] = "";
   size_t used = 0;
   for (int i = 0; i < found->count && i < LISTED_TRACES && used < sizeof list;
@@ -136,7 +134,7 @@ static void report_several(const char *where, const found_t *found,
       found->recording ? "recording" : "stopped", found->address);
 }
 
-/* --- A running process ------------------------------------------------------ */
+/* --- A running process ---------------------------------------------------- */
 
 /* Search one mapping of process pid, a chunk at a time (chunks overlap by a
  * header, so none is missed at a border).  Returns -1 if unreadable. */
@@ -145,7 +143,8 @@ static int search_region(int pid, uint64_t start, uint64_t end, uint8_t *chunk,
   mprof__source_t src = {NULL, pid, 0};
   for (uint64_t at = start; at < end;
        at += SCAN_CHUNK_BYTES - MPROF__TRACE_HEADER_SIZE) {
-    size_t n = end - at < SCAN_CHUNK_BYTES ? (size_t)(end - at) : SCAN_CHUNK_BYTES;
+    size_t n =
+        end - at < SCAN_CHUNK_BYTES ? (size_t)(end - at) : SCAN_CHUNK_BYTES;
     if (mprof__source_read(&src, at, chunk, n)) return -1;
     search(chunk, n, at, 0, end - at, found);
     if (n < SCAN_CHUNK_BYTES) break;
@@ -178,20 +177,22 @@ static int find_in_process(int pid, found_t *found) {
   return err;
 }
 
-static void report_access(int pid, int error, mprof_diag_fn diag, void *context) {
+static void report_access(int pid, int error, mprof_diag_fn diag,
+                          void *context) {
   if (error == -EPERM || error == -EACCES) {
     FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "r");
     int scope = 0;
     if (f && fscanf(f, "%d", &scope) != 1) scope = 0;
     if (f) fclose(f);
-    mprof__diag_to(diag, context,
-           "process %d: cannot read its memory (%s): it must run as your user "
-           "and be traceable%s",
-           pid, strerror(-error),
-           scope >= 1 ? "; /proc/sys/kernel/yama/ptrace_scope is not 0, so run "
-                        "as root, or start the program from mprof's parent, or "
-                        "set the scope to 0"
-                      : "");
+    mprof__diag_to(
+        diag, context,
+        "process %d: cannot read its memory (%s): it must run as your user "
+        "and be traceable%s",
+        pid, strerror(-error),
+        scope >= 1 ? "; /proc/sys/kernel/yama/ptrace_scope is not 0, so run "
+                     "as root, or start the program from mprof's parent, or "
+                     "set the scope to 0"
+                   : "");
   } else {
     mprof__diag_to(diag, context, "process %d: %s", pid, strerror(-error));
   }
@@ -206,7 +207,8 @@ int mprof_trace_open_process(int pid, mprof_diag_fn diag, void *context,
     return MPROF_EIO;
   }
   if (!found.count) {
-    mprof__diag_to(diag, context, "process %d: no mprof trace in its memory", pid);
+    mprof__diag_to(diag, context, "process %d: no mprof trace in its memory",
+                   pid);
     return MPROF_EINVAL;
   }
   char name[64];
@@ -218,7 +220,7 @@ int mprof_trace_open_process(int pid, mprof_diag_fn diag, void *context,
   err = mprof__snapshot_copy(&src, &found.layout, &copy, &dropped);
   if (err) {
     mprof__diag_to(diag, context, "process %d: trace at 0x%" PRIx64 ": %s", pid,
-           found.address, strerror(errno));
+                   found.address, strerror(errno));
     return err;
   }
   err = mprof__trace_open_map(copy, found.layout.size, copy, found.layout.size,
@@ -227,7 +229,7 @@ int mprof_trace_open_process(int pid, mprof_diag_fn diag, void *context,
   return err;
 }
 
-/* --- A core dump ------------------------------------------------------------- */
+/* --- A core dump ---------------------------------------------------------- */
 
 /* Search the PT_LOAD segments of the core at data (size bytes): the
  * writable ones of a process (gcore), and all of a virtual machine's
@@ -238,8 +240,8 @@ static int find_in_core(const uint8_t *data, size_t size, found_t *found) {
     return -1;
   const Elf64_Ehdr *eh = (const Elf64_Ehdr *)data;
   if (eh->e_type != ET_CORE || eh->e_phentsize != sizeof(Elf64_Phdr) ||
-      eh->e_phoff > size || (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr) >
-                                size - eh->e_phoff)
+      eh->e_phoff > size ||
+      (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr) > size - eh->e_phoff)
     return -1;
   for (int i = 0; i < eh->e_phnum; i++) {
     Elf64_Phdr ph; /* copied: e_phoff need not be aligned */
@@ -261,8 +263,7 @@ static int open_cut_trace(const uint8_t *trace, const found_t *found,
   const mprof__layout_t *layout = &found->layout;
   uint64_t whole =
       (found->present - layout->packets_offset) / layout->packet_size;
-  if (whole > layout->packet_count)
-    whole = layout->packet_count; /* slack */
+  if (whole > layout->packet_count) whole = layout->packet_count; /* slack */
   size_t kept = (size_t)(layout->packets_offset + whole * layout->packet_size);
   uint8_t *copy = mmap(NULL, kept, PROT_READ | PROT_WRITE,
                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -289,7 +290,8 @@ int mprof_trace_open_core(const char *path, mprof_diag_fn diag, void *context,
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   struct stat st;
   if (fd < 0 || fstat(fd, &st) < 0 || st.st_size == 0) {
-    mprof__diag_to(diag, context, "%s: %s", path, fd < 0 ? strerror(errno) : "empty file");
+    mprof__diag_to(diag, context, "%s: %s", path,
+                   fd < 0 ? strerror(errno) : "empty file");
     if (fd >= 0) close(fd);
     return MPROF_EIO;
   }

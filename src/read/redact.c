@@ -29,8 +29,7 @@ typedef struct encoder_s {
 } encoder_t;
 
 static void emit(encoder_t *e, const void *bytes, size_t n) {
-  if (e->out)
-    memcpy(e->out + e->size, bytes, n);
+  if (e->out) memcpy(e->out + e->size, bytes, n);
   e->size += n;
 }
 
@@ -41,36 +40,25 @@ static int encode_field(encoder_t *e, const mprof__field_t *f, int wide,
   size_t n;
   switch (f->kind) {
   case MPROF__F_THREAD:
-  case MPROF__F_VALUE:
-    n = wide ? 8 : 4;
-    break;
-  case MPROF__F_TYPE:
-    n = 1;
-    break;
+  case MPROF__F_VALUE: n = wide ? 8 : 4; break;
+  case MPROF__F_TYPE: n = 1; break;
   case MPROF__F_COUNTER:
-  case MPROF__F_NAME:
-    n = 2;
-    break;
-  case MPROF__F_HASH:
-    n = 8;
-    break;
+  case MPROF__F_NAME: n = 2; break;
+  case MPROF__F_HASH: n = 8; break;
   default: { /* MPROF__F_STRING */
     const uint8_t *nul = memchr(*p, 0, (size_t)(end - *p));
     const char *text;
-    if (!nul)
-      return -1;
+    if (!nul) return -1;
     long length =
         mprof_redact_text(e->r, (const char *)*p, (size_t)(nul - *p), &text);
-    if (length < 0)
-      return -1;
+    if (length < 0) return -1;
     emit(e, text, (size_t)length);
     emit(e, "", 1);
     *p = nul + 1;
     return 0;
   }
   }
-  if ((size_t)(end - *p) < n)
-    return -1;
+  if ((size_t)(end - *p) < n) return -1;
   emit(e, *p, n);
   *p += n;
   return 0;
@@ -84,19 +72,16 @@ static int encode_events(encoder_t *e, const uint8_t *p, const uint8_t *end) {
     int extended = (p[0] & 31) == MPROF__ID_EXTENDED;
     size_t header =
         extended ? MPROF__EXTENDED_HEADER_SIZE : MPROF__COMPACT_HEADER_SIZE;
-    if ((size_t)(end - p) < header)
-      return -1;
+    if ((size_t)(end - p) < header) return -1;
     uint32_t id = extended ? mprof__get_u32(p + 1) : (uint32_t)(p[0] & 31);
     int wide = id >= MPROF__WIDE;
     uint32_t kind = wide ? id - MPROF__WIDE : id;
-    if (kind >= MPROF__EV_COUNT)
-      return -1;
+    if (kind >= MPROF__EV_COUNT) return -1;
     emit(e, p, header);
     p += header;
     const mprof__event_class_t *ec = &mprof__event_classes[kind];
     for (int i = 0; i < ec->field_count; i++)
-      if (encode_field(e, &ec->fields[i], wide, &p, end))
-        return -1;
+      if (encode_field(e, &ec->fields[i], wide, &p, end)) return -1;
   }
   return 0;
 }
@@ -133,15 +118,13 @@ static char *redact_metadata(mprof_redactor_t *r, const mprof_trace_t *t,
   const char *name = at ? at + sizeof key - 1 : meta + size;
   const char *close =
       at ? memchr(name, '"', size - (size_t)(name - meta)) : NULL;
-  if (!close)
-    close = name = meta + size;
+  if (!close) close = name = meta + size;
   const char *text = "";
   long n = close > name
                ? mprof_redact_text(r, name, (size_t)(close - name), &text)
                : 0;
   char *out = n < 0 ? NULL : malloc(size + (size_t)n + 1);
-  if (!out)
-    return NULL;
+  if (!out) return NULL;
   size_t head = (size_t)(name - meta), tail = size - (size_t)(close - meta);
   memcpy(out, meta, head);
   memcpy(out + head, text, (size_t)n);
@@ -200,10 +183,8 @@ static int write_all(int fd, const void *data, size_t n) {
   const uint8_t *p = data;
   while (n) {
     ssize_t w = write(fd, p, n);
-    if (w < 0 && errno == EINTR)
-      continue;
-    if (w <= 0)
-      return -1;
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return -1;
     p += w;
     n -= (size_t)w;
   }
@@ -214,8 +195,7 @@ static int write_all(int fd, const void *data, size_t n) {
  * its writer never closed reads as such), INIT never (good packets have
  * none). */
 static uint64_t input_slot(const mprof_trace_t *t, uint32_t position) {
-  if (!t->slots_offset)
-    return (uint64_t)1 << MPROF__SLOT_GEN_SHIFT;
+  if (!t->slots_offset) return (uint64_t)1 << MPROF__SLOT_GEN_SHIFT;
   uint64_t slot = mprof__get_u64(t->data + t->slots_offset + 8ull * position);
   return slot & ~(uint64_t)MPROF__SLOT_INIT;
 }
@@ -229,16 +209,14 @@ static int write_trace(mprof_redactor_t *r, const mprof_trace_t *t, int fd,
   uint8_t *front = calloc(1, l->packets_offset);
   uint8_t *packet = malloc(l->packet_size);
   int err = !at || !slots || !front || !packet ? MPROF_ENOMEM : 0;
-  for (uint32_t i = 0; !err && i < l->packet_count; i++)
-    at[i] = SIZE_MAX;
+  for (uint32_t i = 0; !err && i < l->packet_count; i++) at[i] = SIZE_MAX;
   for (size_t i = 0; !err && i < t->packet_count; i++) {
     at[t->packets[i].position] = i;
     slots[t->packets[i].position] = input_slot(t, t->packets[i].position);
   }
   if (!err) {
     fill_front(t, l, metadata, metadata_size, slots, front);
-    if (write_all(fd, front, l->packets_offset))
-      err = MPROF_EIO;
+    if (write_all(fd, front, l->packets_offset)) err = MPROF_EIO;
   }
   for (uint32_t i = 0; !err && i < l->packet_count; i++) {
     memset(packet, 0, l->packet_size);
@@ -247,8 +225,7 @@ static int write_trace(mprof_redactor_t *r, const mprof_trace_t *t, int fd,
       mprof__put_u64(packet + MPROF__PH_PACKET_SIZE,
                      (uint64_t)l->packet_size * 8);
     }
-    if (write_all(fd, packet, l->packet_size))
-      err = MPROF_EIO;
+    if (write_all(fd, packet, l->packet_size)) err = MPROF_EIO;
   }
   free(at);
   free(slots);
@@ -268,10 +245,8 @@ static int plan_packets(mprof_redactor_t *r, const mprof_trace_t *t,
     mprof__sink_t sink = {NULL, NULL, NULL, 0, 0, 0, 0, NULL};
     mprof__packet_decode(t, i, &sink, &end_ticks, &plans[i].good_bytes);
     plans[i].size = encode_packet(r, t, i, plans[i].good_bytes, NULL);
-    if (!plans[i].size)
-      return MPROF_ENOMEM;
-    if (plans[i].size > *largest)
-      *largest = plans[i].size;
+    if (!plans[i].size) return MPROF_ENOMEM;
+    if (plans[i].size > *largest) *largest = plans[i].size;
   }
   return 0;
 }
@@ -279,8 +254,7 @@ static int plan_packets(mprof_redactor_t *r, const mprof_trace_t *t,
 /* The output file, mode 0600 (a copy of standard output for "-"), or -1
  * (errno set). */
 static int open_output(const char *path) {
-  if (!strcmp(path, "-"))
-    return dup(STDOUT_FILENO);
+  if (!strcmp(path, "-")) return dup(STDOUT_FILENO);
   int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd >= 0 && fchmod(fd, 0600)) {
     close(fd);
@@ -308,12 +282,9 @@ int mprof_redact_trace(mprof_redactor_t *r, const mprof_trace_t *t,
     err = MPROF_EINVAL;
   }
   int fd = err ? -1 : open_output(path);
-  if (!err && fd < 0)
-    err = MPROF_EIO;
-  if (!err)
-    err = write_trace(r, t, fd, &l, metadata, metadata_size, plans);
-  if (fd >= 0 && close(fd) && !err)
-    err = MPROF_EIO;
+  if (!err && fd < 0) err = MPROF_EIO;
+  if (!err) err = write_trace(r, t, fd, &l, metadata, metadata_size, plans);
+  if (fd >= 0 && close(fd) && !err) err = MPROF_EIO;
   if (err == MPROF_EIO)
     mprof__diag_to(diag, context, "%s: %s", path, strerror(errno));
   free(metadata);
@@ -346,8 +317,7 @@ int mprof_redact_set(mprof_redactor_t *r, const mprof_trace_set_t *set,
       (err = mprof_trace_manifest_write(path, (const char *const *)names,
                                         set->offsets_ns, set->count)))
     mprof__diag_to(diag, context, "%s: %s", path, strerror(errno));
-  for (size_t i = 0; names && i < set->count; i++)
-    free(names[i]);
+  for (size_t i = 0; names && i < set->count; i++) free(names[i]);
   free(names);
   return err;
 }

@@ -47,12 +47,10 @@ static uint64_t siphash(const uint64_t key[2], const uint8_t *in, size_t n) {
   for (size_t i = 0; i <= whole; i += 8) {
     uint64_t m = 0;
     if (i == whole) {
-      for (size_t j = 0; j < n % 8; j++)
-        last |= (uint64_t)in[i + j] << (8 * j);
+      for (size_t j = 0; j < n % 8; j++) last |= (uint64_t)in[i + j] << (8 * j);
       m = last;
     } else {
-      for (int j = 0; j < 8; j++)
-        m |= (uint64_t)in[i + j] << (8 * j);
+      for (int j = 0; j < 8; j++) m |= (uint64_t)in[i + j] << (8 * j);
     }
     v[3] ^= m;
     sip_round(v);
@@ -60,8 +58,7 @@ static uint64_t siphash(const uint64_t key[2], const uint8_t *in, size_t n) {
     v[0] ^= m;
   }
   v[2] ^= 0xff;
-  for (int i = 0; i < 4; i++)
-    sip_round(v);
+  for (int i = 0; i < 4; i++) sip_round(v);
   return v[0] ^ v[1] ^ v[2] ^ v[3];
 }
 
@@ -128,8 +125,7 @@ static entry_t *slot_of(const mprof_redactor_t *r, kind_t kind, uint64_t hash,
 static int grow(mprof_redactor_t *r) {
   size_t capacity = r->capacity * 2;
   entry_t *old = r->entries, *entries = calloc(capacity, sizeof *entries);
-  if (!entries)
-    return -1;
+  if (!entries) return -1;
   size_t old_capacity = r->capacity;
   r->entries = entries;
   r->capacity = capacity;
@@ -144,13 +140,11 @@ static int grow(mprof_redactor_t *r) {
 /* Remember kind's text as mapped to `to`; returns the entry or NULL. */
 static entry_t *insert(mprof_redactor_t *r, kind_t kind, const char *text,
                        size_t length, const char *to, size_t to_length) {
-  if ((r->count + 1) * 2 > r->capacity && grow(r))
-    return NULL;
+  if ((r->count + 1) * 2 > r->capacity && grow(r)) return NULL;
   uint64_t hash = key_hash(r, kind, text, length);
   entry_t *e = slot_of(r, kind, hash, text, length);
   char *block = malloc(length + to_length + 2);
-  if (!block)
-    return NULL;
+  if (!block) return NULL;
   memcpy(block, text, length);
   block[length] = 0;
   memcpy(block + length + 1, to, to_length);
@@ -173,8 +167,7 @@ static const entry_t *lookup(const mprof_redactor_t *r, kind_t kind,
 /* n in four letters, a-z. */
 static void letters(uint64_t n, char *out) {
   n %= 26 * 26 * 26 * 26;
-  for (int i = 3; i >= 0; i--, n /= 26)
-    out[i] = (char)('a' + n % 26);
+  for (int i = 3; i >= 0; i--, n /= 26) out[i] = (char)('a' + n % 26);
   out[4] = 0;
 }
 
@@ -188,12 +181,8 @@ static void candidate(kind_t kind, uint64_t h, uint64_t attempt, char *out) {
   char word[5];
   letters(n, word);
   switch (kind) {
-  case KIND_WORD:
-    snprintf(out, 64, "label-%s", word);
-    return;
-  case KIND_HOST_WORD:
-    snprintf(out, 64, "h%s.example", word);
-    return;
+  case KIND_WORD: snprintf(out, 64, "label-%s", word); return;
+  case KIND_HOST_WORD: snprintf(out, 64, "h%s.example", word); return;
   case KIND_DIRECTORY:
     snprintf(out, 64, "p%llu", (unsigned long long)(n % 1000000));
     return;
@@ -203,9 +192,7 @@ static void candidate(kind_t kind, uint64_t h, uint64_t attempt, char *out) {
   case KIND_HOST:
     snprintf(out, 64, "h%llu.example", (unsigned long long)(n % 1000000));
     return;
-  case KIND_HASH:
-    snprintf(out, 64, "%016llx", (unsigned long long)n);
-    return;
+  case KIND_HASH: snprintf(out, 64, "%016llx", (unsigned long long)n); return;
   case KIND_IPV6:
     snprintf(out, 64, "2001:db8::%x:%x", (unsigned)(n >> 16) & 0xffff,
              (unsigned)n & 0xffff);
@@ -234,18 +221,15 @@ static void candidate(kind_t kind, uint64_t h, uint64_t attempt, char *out) {
 static const entry_t *pseudonym(mprof_redactor_t *r, kind_t kind,
                                 const char *text, size_t length) {
   const entry_t *known = lookup(r, kind, text, length);
-  if (known)
-    return known;
+  if (known) return known;
   uint64_t h = key_hash(r, kind, text, length);
   char name[64];
   for (uint64_t attempt = 0;; attempt++) {
     candidate(kind, h, attempt, name);
-    if (!lookup(r, KIND_TAKEN, name, strlen(name)))
-      break;
+    if (!lookup(r, KIND_TAKEN, name, strlen(name))) break;
   }
   size_t n = strlen(name);
-  if (!insert(r, KIND_TAKEN, name, n, "", 0))
-    return NULL;
+  if (!insert(r, KIND_TAKEN, name, n, "", 0)) return NULL;
   return insert(r, kind, text, length, name, n);
 }
 
@@ -283,8 +267,7 @@ static int is_alnum(char c) {
 }
 static int all_digits(const char *s, size_t n) {
   for (size_t i = 0; i < n; i++)
-    if (!is_digit(s[i]))
-      return 0;
+    if (!is_digit(s[i])) return 0;
   return n > 0;
 }
 
@@ -293,13 +276,11 @@ static int all_digits(const char *s, size_t n) {
 static int address_part(const char *s, size_t n, size_t *ip_start,
                         size_t *ip_length, int *v6) {
   char buf[64];
-  if (n == 0 || n >= sizeof buf)
-    return 0;
+  if (n == 0 || n >= sizeof buf) return 0;
   size_t start = 0, end = n;
   if (s[0] == '[') {
     const char *close = memchr(s, ']', n);
-    if (!close)
-      return 0;
+    if (!close) return 0;
     start = 1;
     end = (size_t)(close - s);
     size_t after = end + 1;
@@ -310,8 +291,7 @@ static int address_part(const char *s, size_t n, size_t *ip_start,
     const char *colon = memchr(s, ':', n);
     if (colon && !memchr(colon + 1, ':', n - (size_t)(colon - s) - 1)) {
       end = (size_t)(colon - s); /* IPv4:PORT (one colon) */
-      if (!all_digits(colon + 1, n - end - 1))
-        return 0;
+      if (!all_digits(colon + 1, n - end - 1)) return 0;
     }
   }
   memcpy(buf, s + start, end - start);
@@ -319,10 +299,8 @@ static int address_part(const char *s, size_t n, size_t *ip_start,
   unsigned char addr[16];
   *ip_start = start;
   *ip_length = end - start;
-  if (inet_pton(AF_INET, buf, addr) == 1)
-    return *v6 = 0, 1;
-  if (inet_pton(AF_INET6, buf, addr) == 1)
-    return *v6 = 1, 1;
+  if (inet_pton(AF_INET, buf, addr) == 1) return *v6 = 0, 1;
+  if (inet_pton(AF_INET6, buf, addr) == 1) return *v6 = 1, 1;
   return 0;
 }
 
@@ -330,12 +308,10 @@ static int address_part(const char *s, size_t n, size_t *ip_start,
  * letter in the last; with `dotless`, one label is enough. */
 static int is_host(const char *s, size_t n, int dotless) {
   size_t label = 0, dots = 0, letter = 0;
-  if (n == 0 || n > 253)
-    return 0;
+  if (n == 0 || n > 253) return 0;
   for (size_t i = 0; i < n; i++) {
     if (s[i] == '.') {
-      if (!label)
-        return 0;
+      if (!label) return 0;
       dots++;
       label = letter = 0;
     } else if (is_alnum(s[i]) || s[i] == '-') {
@@ -349,11 +325,9 @@ static int is_host(const char *s, size_t n, int dotless) {
 }
 
 static int is_hex16(const char *s, size_t n) {
-  if (n != 16)
-    return 0;
+  if (n != 16) return 0;
   for (size_t i = 0; i < n; i++)
-    if (!is_digit(s[i]) && !(s[i] >= 'a' && s[i] <= 'f'))
-      return 0;
+    if (!is_digit(s[i]) && !(s[i] >= 'a' && s[i] <= 'f')) return 0;
   return 1;
 }
 
@@ -364,16 +338,14 @@ static int looks_like_path(const char *s, size_t n) {
 /* Does a word name one thing among many (see candidate())? */
 static int is_particular(const char *s, size_t n) {
   for (size_t i = 0; i < n; i++)
-    if (is_digit(s[i]) || s[i] == '/' || s[i] == ':' || s[i] == '[')
-      return 1;
+    if (is_digit(s[i]) || s[i] == '/' || s[i] == ':' || s[i] == '[') return 1;
   return 0;
 }
 
 /* A libuv error name (uv_err_name: "ECONNREFUSED", "EAI_NONAME", "EOF"):
  * what went wrong, never what it went wrong with. */
 static int is_error_name(const char *s, size_t n) {
-  if (n < 2 || n > 32 || s[0] != 'E')
-    return 0;
+  if (n < 2 || n > 32 || s[0] != 'E') return 0;
   for (size_t i = 1; i < n; i++)
     if (!((s[i] >= 'A' && s[i] <= 'Z') || is_digit(s[i]) || s[i] == '_'))
       return 0;
@@ -387,8 +359,7 @@ static int kept(const mprof_redactor_t *r, unsigned class) {
 /* A path, name by name: "." and ".." and "~" as they are, a directory
  * pN, the last name fN with its extension (1 to 8 letters or digits). */
 static void put_path(mprof_redactor_t *r, const char *s, size_t n) {
-  if (kept(r, MPROF_REDACT_PATHS))
-    return put(r, s, n);
+  if (kept(r, MPROF_REDACT_PATHS)) return put(r, s, n);
   size_t i = 0;
   while (i < n) {
     if (s[i] == '/') {
@@ -412,8 +383,7 @@ static void put_path(mprof_redactor_t *r, const char *s, size_t n) {
           int alnum = ext >= 1 && ext <= 8;
           for (size_t k = j + 1; alnum && k < length; k++)
             alnum = is_alnum(name[k]);
-          if (alnum)
-            stem = j;
+          if (alnum) stem = j;
           break;
         }
       put_pseudonym(r, KIND_FILE, name, stem);
@@ -425,8 +395,7 @@ static void put_path(mprof_redactor_t *r, const char *s, size_t n) {
 
 static void put_address(mprof_redactor_t *r, const char *s, size_t n,
                         size_t ip_start, size_t ip_length, int v6) {
-  if (kept(r, MPROF_REDACT_ADDRESSES))
-    return put(r, s, n);
+  if (kept(r, MPROF_REDACT_ADDRESSES)) return put(r, s, n);
   put(r, s, ip_start);
   put_pseudonym(r, v6 ? KIND_IPV6 : KIND_IPV4, s + ip_start, ip_length);
   put(r, s + ip_start + ip_length, n - ip_start - ip_length);
@@ -550,10 +519,8 @@ static const struct head {
 static const struct head *find_head(const char *s, size_t n) {
   for (size_t i = 0; i < sizeof heads / sizeof *heads; i++) {
     size_t h = strlen(heads[i].text);
-    if (n < h || memcmp(s, heads[i].text, h))
-      continue;
-    if (n == h || (s[h] == ' ' && heads[i].args != ARGS_NONE))
-      return &heads[i];
+    if (n < h || memcmp(s, heads[i].text, h)) continue;
+    if (n == h || (s[h] == ' ' && heads[i].args != ARGS_NONE)) return &heads[i];
   }
   return NULL;
 }
@@ -567,8 +534,7 @@ static void put_arguments(mprof_redactor_t *r, const char *s, size_t n,
     const char *space = memchr(s + i, ' ', n - i);
     size_t end = space ? (size_t)(space - s) : n;
     put_argument(r, s + i, end - i, args);
-    if (!space)
-      break;
+    if (!space) break;
     put(r, " ", 1);
     i = end + 1;
   }
@@ -579,10 +545,8 @@ static void put_arguments(mprof_redactor_t *r, const char *s, size_t n,
  * words the report groups requests by group them still. */
 static void redact_whole(mprof_redactor_t *r, const char *s, size_t n) {
   const struct head *head = find_head(s, n);
-  if (is_error_name(s, n))
-    return put(r, s, n);
-  if (!head)
-    return put_arguments(r, s, n, ARGS_WORDS);
+  if (is_error_name(s, n)) return put(r, s, n);
+  if (!head) return put_arguments(r, s, n, ARGS_WORDS);
   size_t h = strlen(head->text);
   put(r, s, h);
   if (n > h) {
@@ -633,10 +597,8 @@ int mprof_redactor_new(const void *salt, size_t salt_length, unsigned keep,
 }
 
 void mprof_redactor_free(mprof_redactor_t *r) {
-  if (!r)
-    return;
-  for (size_t i = 0; i < r->capacity; i++)
-    free(r->entries[i].from);
+  if (!r) return;
+  for (size_t i = 0; i < r->capacity; i++) free(r->entries[i].from);
   free(r->entries);
   free(r->out);
   free(r);
@@ -659,8 +621,7 @@ static int map_order(const void *a, const void *b) {
   const entry_t *x = *(const entry_t *const *)a,
                 *y = *(const entry_t *const *)b;
   int by_class = strcmp(kind_names[x->kind], kind_names[y->kind]);
-  if (by_class)
-    return by_class;
+  if (by_class) return by_class;
   size_t n = x->from_length < y->from_length ? x->from_length : y->from_length;
   int by_text = memcmp(x->from, y->from, n);
   return by_text ? by_text
@@ -671,8 +632,7 @@ static int map_order(const void *a, const void *b) {
 int mprof_redactor_write_map(const mprof_redactor_t *r, const char *path) {
   const entry_t **lines = malloc((r->count + 1) * sizeof *lines);
   size_t n = 0;
-  if (!lines)
-    return errno = ENOMEM, MPROF_EIO;
+  if (!lines) return errno = ENOMEM, MPROF_EIO;
   for (size_t i = 0; i < r->capacity; i++) {
     const entry_t *e = &r->entries[i];
     if (e->from && e->kind != KIND_TEXT && e->kind != KIND_TAKEN)
@@ -681,8 +641,7 @@ int mprof_redactor_write_map(const mprof_redactor_t *r, const char *path) {
   qsort(lines, n, sizeof *lines, map_order);
   int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   FILE *f = fd < 0 || fchmod(fd, 0600) ? NULL : fdopen(fd, "w");
-  if (!f && fd >= 0)
-    close(fd);
+  if (!f && fd >= 0) close(fd);
   for (size_t i = 0; f && i < n; i++) {
     fprintf(f, "%s\t", kind_names[lines[i]->kind]);
     put_map_field(f, lines[i]->from, lines[i]->from_length);

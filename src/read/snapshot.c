@@ -87,7 +87,8 @@ static int copy_packet(const mprof__source_t *src, uint64_t slot,
     if (content > available) content = available; /* a cut file */
     if (mprof__source_read(src, packet, dst,
                            content < MPROF__PACKET_HEADER_SIZE
-                               ? MPROF__PACKET_HEADER_SIZE : content))
+                               ? MPROF__PACKET_HEADER_SIZE
+                               : content))
       return -1;
     /* content_size as read, not as the header copy may have it later */
     mprof__put_u64(dst + MPROF__PH_CONTENT_SIZE, content_bits);
@@ -102,7 +103,7 @@ static int copy_packet(const mprof__source_t *src, uint64_t slot,
   return (before & MPROF__SLOT_INIT) != 0;
 }
 
-/* --- Files written whole or not at all ------------------------------------- */
+/* --- Files written whole or not at all ------------------------------------ */
 
 /* Whether path is (or links to) something other than a file or a
  * directory: a FIFO, a device (/dev/null, /dev/stdout), written in place,
@@ -158,7 +159,7 @@ int mprof_output_close(mprof_output_t *out, int complete) {
   return MPROF_EIO;
 }
 
-/* --- A copy of a trace -------------------------------------------------------- */
+/* --- A copy of a trace ---------------------------------------------------- */
 
 /* A write from a trace's mapping failed with EFAULT: its file shrank, and
  * the kernel met a page past the new end.  Touching the pages of what is
@@ -190,15 +191,16 @@ int mprof_trace_save(const mprof_trace_t *t, const char *path) {
 }
 
 int mprof__snapshot_copy(const mprof__source_t *src,
-                        const mprof__layout_t *layout, uint8_t **out,
-                        uint32_t *dropped) {
+                         const mprof__layout_t *layout, uint8_t **out,
+                         uint32_t *dropped) {
   uint8_t *copy = mmap(NULL, layout->size, PROT_READ | PROT_WRITE,
                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (copy == MAP_FAILED) return MPROF_ENOMEM;
   int err = mprof__source_read(src, 0, copy, layout->packets_offset);
   *dropped = 0;
   for (uint32_t i = 0; i < layout->packet_count && !err; i++) {
-    uint64_t offset = layout->packets_offset + (uint64_t)i * layout->packet_size;
+    uint64_t offset =
+        layout->packets_offset + (uint64_t)i * layout->packet_size;
     uint64_t available = layout->size - offset;
     if (available > layout->packet_size) available = layout->packet_size;
     int copied = copy_packet(src, layout->slots_offset + 8 * (uint64_t)i,
@@ -220,8 +222,10 @@ int mprof__snapshot_copy(const mprof__source_t *src,
 
 void mprof__diag_dropped(const mprof_trace_t *t, uint32_t dropped) {
   if (dropped)
-    mprof__diag(t, "%u packets changed faster than they could be copied; "
-                "left out of the snapshot", dropped);
+    mprof__diag(t,
+                "%u packets changed faster than they could be copied; "
+                "left out of the snapshot",
+                dropped);
 }
 
 int mprof__snapshot(mprof_trace_t *t) {
@@ -233,7 +237,8 @@ int mprof__snapshot(mprof_trace_t *t) {
   int err = mprof__snapshot_copy(&src, &layout, &copy, &dropped);
   if (err) return err;
   mprof__diag_dropped(t, dropped);
-  t->info.metadata = (const char *)copy + (t->info.metadata - (const char *)t->data);
+  t->info.metadata =
+      (const char *)copy + (t->info.metadata - (const char *)t->data);
   mprof__unguard(t);
   if (t->map) munmap(t->map, t->map_size);
   t->map = copy;

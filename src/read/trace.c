@@ -46,18 +46,18 @@ void mprof__diag(const mprof_trace_t *t, const char *format, ...) {
 }
 
 void mprof__diag_bad_event(const mprof_trace_t *t,
-                           const mprof_packet_info_t *pk,
-                           uint64_t event_offset, const char *what,
-                           const char *code_name, unsigned code, long kept) {
+                           const mprof_packet_info_t *pk, uint64_t event_offset,
+                           const char *what, const char *code_name,
+                           unsigned code, long kept) {
   mprof__diag(t,
               "packet %u at offset %llu: event at offset %llu: %s (%s %u); "
               "kept %ld events of this packet",
               pk->position, (unsigned long long)pk->offset,
-              (unsigned long long)(pk->offset + event_offset), what,
-              code_name, code, kept);
+              (unsigned long long)(pk->offset + event_offset), what, code_name,
+              code, kept);
 }
 
-/* --- A file that shrinks while it is read ----------------------------------- */
+/* --- A file that shrinks while it is read --------------------------------- */
 
 /* A program that re-creates its trace truncates the file under a reader's
  * mapping, and a touch of a page past the new end raises SIGBUS.  Packets
@@ -156,7 +156,7 @@ static void guard(mprof_trace_t *t) { (void)t; }
 void mprof__unguard(const mprof_trace_t *t) { (void)t; }
 #endif
 
-/* --- The trace header -------------------------------------------------------- */
+/* --- The trace header ----------------------------------------------------- */
 
 static int read_trace_header(mprof_trace_t *t) {
   const uint8_t *d = t->data;
@@ -234,7 +234,7 @@ static int read_trace_header(mprof_trace_t *t) {
   return 0;
 }
 
-/* --- Packets ------------------------------------------------------------------ */
+/* --- Packets -------------------------------------------------------------- */
 
 /* Slot state of packet i, or 0 if unknown. */
 static uint64_t slot_state(const mprof_trace_t *t, uint32_t i) {
@@ -357,27 +357,30 @@ void mprof__count_lost_packets(mprof_trace_t *t, uint64_t damaged) {
     mprof__count_add(t, &t->info.packets_missing, lost);
     if (reused || explained == lost) continue;
     if (first)
-      mprof__diag(t, "packet %u at offset %llu: stream %llu begins at "
+      mprof__diag(t,
+                  "packet %u at offset %llu: stream %llu begins at "
                   "packet_seq_num %llu, not 0: %llu of its packets are lost "
-                  "(zeroed or damaged?)", p[i].position,
-                  (unsigned long long)p[i].offset,
+                  "(zeroed or damaged?)",
+                  p[i].position, (unsigned long long)p[i].offset,
                   (unsigned long long)p[i].stream_instance,
                   (unsigned long long)p[i].seq_num,
                   (unsigned long long)(lost - explained));
     else
-      mprof__diag(t, "packet %u at offset %llu: stream %llu's packet_seq_num "
+      mprof__diag(t,
+                  "packet %u at offset %llu: stream %llu's packet_seq_num "
                   "jumps from %llu to %llu: %llu of its packets are lost "
-                  "(zeroed or damaged?)", p[i].position,
-                  (unsigned long long)p[i].offset,
+                  "(zeroed or damaged?)",
+                  p[i].position, (unsigned long long)p[i].offset,
                   (unsigned long long)p[i].stream_instance,
                   (unsigned long long)(expected - 1),
                   (unsigned long long)p[i].seq_num,
                   (unsigned long long)(lost - explained));
   }
   if (t->counts_saturated)
-    mprof__diag(t, "a count of events discarded or packets lost passes "
-                   "2^63-1 (a damaged events_discarded or packet_seq_num?): "
-                   "it is shown as 2^63-1, %llu",
+    mprof__diag(t,
+                "a count of events discarded or packets lost passes "
+                "2^63-1 (a damaged events_discarded or packet_seq_num?): "
+                "it is shown as 2^63-1, %llu",
                 (unsigned long long)MPROF__COUNT_MAX);
 }
 
@@ -398,14 +401,16 @@ static int collect_packets(mprof_trace_t *t) {
   uint32_t streams = 0;
   for (size_t i = 0; i < n; i++) {
     if (kept && packet_order(&t->packets[kept - 1], &t->packets[i]) == 0) {
-      mprof__diag(t, "packet %u at offset %llu: duplicate packet_seq_num "
-                  "%llu; packet skipped", t->packets[i].position,
+      mprof__diag(t,
+                  "packet %u at offset %llu: duplicate packet_seq_num "
+                  "%llu; packet skipped",
+                  t->packets[i].position,
                   (unsigned long long)t->packets[i].offset,
                   (unsigned long long)t->packets[i].seq_num);
       continue;
     }
-    if (!kept || t->packets[kept - 1].stream_instance !=
-                     t->packets[i].stream_instance ||
+    if (!kept ||
+        t->packets[kept - 1].stream_instance != t->packets[i].stream_instance ||
         t->packets[kept - 1].stream_class != t->packets[i].stream_class) {
       streams++;
       if (kept)
@@ -435,7 +440,7 @@ void mprof__find_start(mprof_trace_t *t, uint64_t header_bytes) {
   t->info.start_ticks = start == UINT64_MAX ? 0 : start;
 }
 
-/* --- Open and close ------------------------------------------------------------ */
+/* --- Open and close ------------------------------------------------------- */
 
 /* Packets are no longer read from the file (they are decoded where they
  * lie): its descriptor is closed. */
@@ -463,9 +468,9 @@ static int open_data(mprof_trace_t *t) {
 
 /* mprof__trace_open_map(), with the file's descriptor (or -1), which the
  * trace then owns, to read packets with. */
-static int open_trace(const void *data, size_t size, void *map,
-                      size_t map_size, int fd, const char *name,
-                      mprof_diag_fn diag, void *context, mprof_trace_t **out) {
+static int open_trace(const void *data, size_t size, void *map, size_t map_size,
+                      int fd, const char *name, mprof_diag_fn diag,
+                      void *context, mprof_trace_t **out) {
   mprof_trace_t *t = calloc(1, sizeof *t);
   if (!t) {
     if (map) munmap(map, map_size);
@@ -520,7 +525,8 @@ static int spool_stdin(void) {
     return close_on_exec(dup(0));
   const char *dir = getenv("TMPDIR");
   char path[4096];
-  snprintf(path, sizeof path, "%s/mprof-stdin-XXXXXX", dir && *dir ? dir : "/tmp");
+  snprintf(path, sizeof path, "%s/mprof-stdin-XXXXXX",
+           dir && *dir ? dir : "/tmp");
   int fd = close_on_exec(mkstemp(path));
   if (fd < 0) return -1;
   unlink(path);
@@ -530,7 +536,8 @@ static int spool_stdin(void) {
     if (n == 0) return fd;
     if (n < 0 && errno == EINTR) continue;
     for (ssize_t done = 0, w; n > 0 && done < n; done += w)
-      if ((w = write(fd, buffer + done, (size_t)(n - done))) < 0 && errno != EINTR)
+      if ((w = write(fd, buffer + done, (size_t)(n - done))) < 0 &&
+          errno != EINTR)
         n = -1;
       else if (w < 0)
         w = 0;
@@ -549,8 +556,8 @@ int mprof_trace_open(const char *path, mprof_diag_fn diag, void *context,
   int fd = from_stdin ? spool_stdin() : open(path, O_RDONLY | O_CLOEXEC);
   struct stat st;
   const char *name = !from_stdin ? path
-                     : fd < 0   ? "(stdin): copying it to a temporary file"
-                                : "(stdin)";
+                     : fd < 0    ? "(stdin): copying it to a temporary file"
+                                 : "(stdin)";
   if (fd < 0 || fstat(fd, &st) < 0) {
     int saved = errno;
     if (diag) {
@@ -571,8 +578,8 @@ int mprof_trace_open(const char *path, mprof_diag_fn diag, void *context,
     return MPROF_EIO;
   }
   int alive = mprof__writer_alive(fd); /* checked before the copy */
-  int err = open_trace(map ? map : "", size, map, size, fd, name, diag,
-                       context, out);
+  int err =
+      open_trace(map ? map : "", size, map, size, fd, name, diag, context, out);
   if (!err && alive) mprof__trace_end_now(*out);
   return err;
 }

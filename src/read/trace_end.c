@@ -61,12 +61,13 @@ int mprof_trace_mark_ended(const char *path, int64_t wall_ns) {
                     memcmp(header, MPROF__TRACE_MAGIC, 8) == 0
                 ? 0
                 : MPROF_EINVAL;
-  int dead = !err &&
-             mprof__get_u32(header + MPROF__TH_STATE) ==
-                 MPROF__STATE_RECORDING &&
-             !mprof__writer_alive(fd);
-  if (dead && mprof__get_u64(header + MPROF__TH_METADATA_OFFSET) >=
-                  MPROF__TH_END_TICKS + 8 &&
+  int dead =
+      !err &&
+      mprof__get_u32(header + MPROF__TH_STATE) == MPROF__STATE_RECORDING &&
+      !mprof__writer_alive(fd);
+  if (dead &&
+      mprof__get_u64(header + MPROF__TH_METADATA_OFFSET) >=
+          MPROF__TH_END_TICKS + 8 &&
       !mprof__header_end_ticks(header)) {
     uint8_t end[8];
     mprof__put_u64(end, ticks_at(header, wall_ns));

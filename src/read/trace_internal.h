@@ -10,20 +10,20 @@
 struct mprof_trace_s {
   const uint8_t *data; /* the whole trace */
   size_t size;
-  void *map;           /* our mapping, if we made one */
+  void *map; /* our mapping, if we made one */
   size_t map_size;
-  int fd;              /* a file's descriptor, open as long as the trace,
-                          to read packets with (trace.c); -1: the trace is
-                          in memory (or a live one's snapshot) */
-  char name[512];      /* file name for diagnostics */
+  int fd;         /* a file's descriptor, open as long as the trace,
+                     to read packets with (trace.c); -1: the trace is
+                     in memory (or a live one's snapshot) */
+  char name[512]; /* file name for diagnostics */
   mprof_diag_fn diag;
   void *context;
   mprof_trace_info_t info;
-  uint64_t slots_offset;   /* 0: no slot states */
+  uint64_t slots_offset; /* 0: no slot states */
   uint64_t packets_offset;
   mprof_packet_info_t *packets; /* good packets, in order */
   size_t packet_count;
-  int legacy;          /* a mirage-profile trace (legacy.c) */
+  int legacy;                /* a mirage-profile trace (legacy.c) */
   uint64_t orphan_discarded; /* drops of OS threads without a ring packet */
   struct mprof_string_s *strings; /* interned label strings, sorted */
   size_t string_count;
@@ -110,8 +110,8 @@ void mprof__diag_bad_event(const mprof_trace_t *trace,
 
 /* Tell a problem found outside any trace (a process, a core dump, a
  * manifest): through diag, or on stderr when it is NULL (process.c). */
-void mprof__diag_to(mprof_diag_fn diag, void *context, const char *format,
-                    ...) __attribute__((format(printf, 3, 4)));
+void mprof__diag_to(mprof_diag_fn diag, void *context, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* Remove path and, if it is a directory, all it holds (not following
  * symbolic links); what cannot be removed stays (merged_write.c). */
@@ -129,10 +129,10 @@ typedef struct mprof__sink_s {
   mprof_event_t *out;
   size_t capacity;
   size_t count;
-  uint8_t raw_net; /* net_label events as stored (one event: the raw
-                      fields, not the counter increase and label text) */
-  uint8_t quiet;   /* damage not reported: a decoding that asked for this
-                      one reports it */
+  uint8_t raw_net;      /* net_label events as stored (one event: the raw
+                           fields, not the counter increase and label text) */
+  uint8_t quiet;        /* damage not reported: a decoding that asked for this
+                           one reports it */
   const uint8_t *bytes; /* the packet's bytes read into memory of the
                            caller's, or NULL: decode them in the trace */
 } mprof__sink_t;
@@ -225,8 +225,7 @@ int mprof__legacy_detect(const uint8_t *data, size_t size);
 int mprof__legacy_open(mprof_trace_t *trace);
 /* Decode a legacy packet as mprof__packet_decode does an mprof one. */
 long mprof__legacy_decode(const mprof_trace_t *trace, size_t index,
-                          mprof__sink_t *sink,
-                          uint64_t *good_bytes);
+                          mprof__sink_t *sink, uint64_t *good_bytes);
 
 /* The CTF form of a legacy trace (legacy_ctf.c): its metadata, and the
  * header of packet index as the CTF directory holds it (a header of

@@ -60,8 +60,8 @@ static void census(const mprof_trace_t *trace, mprof_tree_trace_t *out) {
   uint64_t counts[MPROF_EVENT_KIND_COUNT] = {0};
   for (size_t i = 0; i < mprof_trace_packet_count(trace); i++)
     out->events += mprof_trace_packet_census(trace, i, counts);
-  out->empty = out->events == counts[MPROF_EVENT_COUNTER_NAME] +
-                                  counts[MPROF_EVENT_STRING];
+  out->empty = out->events ==
+               counts[MPROF_EVENT_COUNTER_NAME] + counts[MPROF_EVENT_STRING];
 }
 
 /* Fill member from the trace at path (a file of the tree). */
@@ -73,8 +73,8 @@ static void describe(mprof_tree_trace_t *member, mprof_diag_fn diag,
     return;
   }
   census(trace, member);
-  if (mprof_trace_process_name(trace, member->process,
-                               sizeof member->process) < 0)
+  if (mprof_trace_process_name(trace, member->process, sizeof member->process) <
+      0)
     member->process[0] = 0;
   mprof_trace_close(trace);
 }
@@ -156,8 +156,8 @@ static int expand(const char *pattern, size_t length, long long pid, char *out,
 
 /* pattern's directory (its "%p" as top_pid; "" for the current one) and
  * file name pattern. */
-static int split(const char *pattern, long long top_pid, char *dir,
-                 size_t size, const char **base) {
+static int split(const char *pattern, long long top_pid, char *dir, size_t size,
+                 const char **base) {
   const char *slash = strrchr(pattern, '/');
   *base = slash ? slash + 1 : pattern;
   if (!slash) return expand("", 0, top_pid, dir, size);

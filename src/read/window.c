@@ -36,9 +36,8 @@ static uint64_t packet_last_ticks(const mprof_trace_t *t, size_t index) {
 static int packet_in_window(const mprof_trace_t *t, size_t index,
                             uint64_t from_ticks, uint64_t to_ticks) {
   const mprof_packet_info_t *p = &t->packets[index];
-  return p->stream_class != 0 ||
-         (p->timestamp_begin <= to_ticks &&
-          packet_last_ticks(t, index) >= from_ticks);
+  return p->stream_class != 0 || (p->timestamp_begin <= to_ticks &&
+                                  packet_last_ticks(t, index) >= from_ticks);
 }
 
 int mprof_trace_open_window(const mprof_trace_t *t, uint64_t from_ticks,
@@ -56,8 +55,8 @@ int mprof_trace_open_window(const mprof_trace_t *t, uint64_t from_ticks,
     if (bytes > t->size - offset) bytes = t->size - offset;
     memset(copy + offset, 0, bytes);
   }
-  return mprof__trace_open_map(copy, t->size, copy, t->size, t->name,
-                               t->diag, t->context, out);
+  return mprof__trace_open_map(copy, t->size, copy, t->size, t->name, t->diag,
+                               t->context, out);
 }
 
 /* Whether one line of /proc/PID/maps maps the file (dev, ino) for

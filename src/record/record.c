@@ -91,15 +91,17 @@ enum { STATE_OFF = 0, STATE_ON = 1, STATE_PENDING = 2, STATE_STARTING = 3 };
 static recorder_t recorder;
 int mprof__recording; /* see mprof.h; release-stored by start and stop */
 static int (*pending_start)(void); /* see mprof__start_pending() */
-static uint64_t next_id_chunk;   /* atomic: chunks of thread ids handed out */
-static uint32_t counter_count;   /* atomic: counters made */
+static uint64_t next_id_chunk;     /* atomic: chunks of thread ids handed out */
+static uint32_t counter_count;     /* atomic: counters made */
 static const char *counter_names[MAX_COUNTERS + 1];
 
 static _Thread_local stream_t self __attribute__((tls_model("initial-exec")));
-static _Thread_local uint64_t next_id __attribute__((tls_model("initial-exec")));
+static _Thread_local uint64_t next_id
+    __attribute__((tls_model("initial-exec")));
 static _Thread_local uint64_t id_end __attribute__((tls_model("initial-exec")));
 /* Nonzero in the OS thread running pending_start. */
-static _Thread_local int starting_here __attribute__((tls_model("initial-exec")));
+static _Thread_local int starting_here
+    __attribute__((tls_model("initial-exec")));
 
 static inline int state_now(void) {
   return __atomic_load_n(&mprof__recording, __ATOMIC_ACQUIRE);
@@ -142,9 +144,9 @@ static inline void commit(cursor_t *c, uint8_t *event_end) {
  * mprof__start_fresh()).  One that cannot be stays claimed, never used. */
 static int packet_ready(uint32_t slot) {
   return !recorder.prepare_packet ||
-         recorder.prepare_packet(
-             recorder.packets + (uint64_t)slot * recorder.packet_size,
-             recorder.packet_size) == 0;
+         recorder.prepare_packet(recorder.packets +
+                                     (uint64_t)slot * recorder.packet_size,
+                                 recorder.packet_size) == 0;
 }
 
 /* Claim a free packet in [first, first+count) for this stream.  Returns its
@@ -211,12 +213,11 @@ static void close_packet(cursor_t *c) {
  * stream's newest events.  A stream that runs out of packets keeps its last
  * packet and counts what it drops in that packet's events_discarded. */
 static int open_packet(stream_t *s, cursor_t *c, int names, uint64_t now) {
-  int64_t slot =
-      names ? claim_slot(recorder.ring_count, recorder.names_count, 0,
-                         MPROF__TH_NAMES_CLAIMS)
-            : claim_slot(0, recorder.ring_count,
-                         recorder.ring_mode == MPROF_RING_OVERWRITE,
-                         MPROF__TH_RING_CLAIMS);
+  int64_t slot = names ? claim_slot(recorder.ring_count, recorder.names_count,
+                                    0, MPROF__TH_NAMES_CLAIMS)
+                       : claim_slot(0, recorder.ring_count,
+                                    recorder.ring_mode == MPROF_RING_OVERWRITE,
+                                    MPROF__TH_RING_CLAIMS);
   if (slot < 0) return -1;
   cursor_t old = *c;
   c->slot = (uint32_t)slot;
@@ -253,9 +254,9 @@ COLD static void stream_begin(stream_t *s) {
   bytes_zero((uint8_t *)s, sizeof *s);
   s->session = recorder.session;
   s->current = current;
-  s->instance = __atomic_fetch_add(
-      (uint32_t *)(recorder.header + MPROF__TH_STREAM_COUNT), 1,
-      __ATOMIC_RELAXED);
+  s->instance =
+      __atomic_fetch_add((uint32_t *)(recorder.header + MPROF__TH_STREAM_COUNT),
+                         1, __ATOMIC_RELAXED);
   if (recorder.os_thread_id) s->os_thread_id = recorder.os_thread_id();
   if (recorder.on_new_stream) recorder.on_new_stream();
 }
@@ -271,8 +272,8 @@ static inline stream_t *stream_get(void) {
 /* Reserve room for an event of `size` payload bytes in cursor c and write
  * its header.  Returns where the payload goes, or 0 if the event is dropped
  * (counted).  The slow path handles new packets and extended headers. */
-COLD static uint8_t *reserve_slow(stream_t *s, cursor_t *c, int names, uint32_t id,
-                             uint32_t size, uint64_t now) {
+COLD static uint8_t *reserve_slow(stream_t *s, cursor_t *c, int names,
+                                  uint32_t id, uint32_t size, uint64_t now) {
   if (now < c->last_ts) now = c->last_ts; /* never let time run backwards */
   for (int tries = 0; tries < 2; tries++) {
     if (c->packet) {
@@ -398,8 +399,8 @@ static int emit_id_string(stream_t *s, uint32_t id, uint64_t thread,
 static void emit_text(uint32_t id, uint64_t thread, int counter,
                       const char *text, int where) {
   stream_t *s = stream_get();
-  emit_id_string(s, id, thread, counter, text, string_length(text, string_limit()),
-                 where);
+  emit_id_string(s, id, thread, counter, text,
+                 string_length(text, string_limit()), where);
 }
 
 /* FNV-1a: the identity of a label string in the stream's table. */
@@ -592,8 +593,8 @@ static inline __attribute__((always_inline)) void
 emit_net_label(stream_t *s, uint32_t kind, uint64_t thread, uint32_t string_id,
                mprof_counter_t counter, uint64_t number, uint64_t length) {
   int hashed = kind == MPROF__EV_NET_HASH_LABEL;
-  int wide = !fits32(thread) || (!hashed && number > INT32_MAX) ||
-             length > INT32_MAX;
+  int wide =
+      !fits32(thread) || (!hashed && number > INT32_MAX) || length > INT32_MAX;
   uint32_t width = wide ? 8 : 4;
   uint32_t number_width = wide || hashed ? 8 : 4;
   uint32_t size = 2 * width + number_width + 4;
@@ -615,12 +616,13 @@ COLD static void emit_net_text(stream_t *s, uint32_t kind, uint64_t thread,
                                mprof_counter_t counter, uint64_t number,
                                uint64_t length) {
   char text[MAX_STRING_BYTES + MPROF__NET_LABEL_TAIL];
-  if (counter) emit_counter(MPROF__EV_COUNTER_INCREASE, counter, (int64_t)length);
+  if (counter)
+    emit_counter(MPROF__EV_COUNTER_INCREASE, counter, (int64_t)length);
   size_t limit = string_limit();
   if (head_length > MAX_STRING_BYTES) head_length = MAX_STRING_BYTES;
-  size_t n = mprof__net_label_text(text, head, head_length,
-                                   kind == MPROF__EV_NET_HASH_LABEL, number,
-                                   length);
+  size_t n =
+      mprof__net_label_text(text, head, head_length,
+                            kind == MPROF__EV_NET_HASH_LABEL, number, length);
   emit_id_string(s, MPROF__EV_LABEL, thread, 0, text, n < limit ? n : limit,
                  NAMES_OR_RING);
 }
@@ -833,8 +835,8 @@ static int start(const mprof_config_t *config,
     return MPROF_EINVAL;
   if (state_now() != STATE_OFF && !starting_here) return MPROF_EBUSY;
   if (config->size < MPROF_MIN_SIZE) return MPROF_ENOSPC;
-  uint32_t packet_size =
-      config->packet_size ? config->packet_size : choose_packet_size(config->size);
+  uint32_t packet_size = config->packet_size ? config->packet_size
+                                             : choose_packet_size(config->size);
   if (packet_size < 1024 || packet_size > MPROF__MAX_PACKET_SIZE ||
       (packet_size & (packet_size - 1)) ||
       (config->ring_mode != MPROF_RING_OVERWRITE &&

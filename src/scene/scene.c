@@ -54,8 +54,8 @@ struct mprof_scene_s {
   mprof_lod_item_t *items;    /* query answers, width_px * 2 */
   int64_t *col_min, *col_max; /* counter columns, width_px */
   size_t item_capacity;
-  int failed; /* an allocation failed during the build */
-  int64_t axis_offset;                   /* see mprof_scene_compare() */
+  int failed;          /* an allocation failed during the build */
+  int64_t axis_offset; /* see mprof_scene_compare() */
   const int64_t *counter_lo, *counter_hi; /* likewise */
 };
 
@@ -76,8 +76,7 @@ int mprof_scene_new(mprof_scene_t **out) {
 }
 
 void mprof_scene_free(mprof_scene_t *scene) {
-  if (!scene)
-    return;
+  if (!scene) return;
   free(scene->prims);
   free(scene->text);
   free(scene->items);
@@ -124,10 +123,8 @@ double mprof_scene_row_y(const mprof_viewport_t *vp, uint32_t row) {
 /* x clamped a little outside the viewport (so huge lines stay floats). */
 static float clamp_x(const frame_t *f, int64_t t) {
   double x = mprof_scene_x(f->vp, t);
-  if (x < -10)
-    x = -10;
-  if (x > f->vp->width_px + 10.0)
-    x = f->vp->width_px + 10.0;
+  if (x < -10) x = -10;
+  if (x > f->vp->width_px + 10.0) x = f->vp->width_px + 10.0;
   return (float)x;
 }
 
@@ -162,8 +159,7 @@ static void line(frame_t *f, mprof_colour_t colour, mprof_prim_role_t role,
                  float x0, float y0, float x1, float y1, float width,
                  uint32_t thread) {
   mprof_prim_t *p = emit(f, MPROF_PRIM_LINE, colour, role);
-  if (!p)
-    return;
+  if (!p) return;
   p->x0 = x0, p->y0 = y0, p->x1 = x1, p->y1 = y1;
   p->width = width;
   p->thread = thread;
@@ -173,8 +169,7 @@ static mprof_prim_t *rect(frame_t *f, mprof_colour_t colour,
                           mprof_prim_role_t role, float x0, float y0, float x1,
                           float y1) {
   mprof_prim_t *p = emit(f, MPROF_PRIM_RECT, colour, role);
-  if (p)
-    p->x0 = x0, p->y0 = y0, p->x1 = x1, p->y1 = y1;
+  if (p) p->x0 = x0, p->y0 = y0, p->x1 = x1, p->y1 = y1;
   return p;
 }
 
@@ -183,12 +178,10 @@ static mprof_prim_t *rect(frame_t *f, mprof_colour_t colour,
 static uint32_t add_text(frame_t *f, const char *text, size_t length) {
   mprof_scene_t *s = f->scene;
   size_t n = 0;
-  while (n < length && text[n])
-    n++;
+  while (n < length && text[n]) n++;
   if (s->text_length + n + 1 > s->text_capacity) {
     size_t cap = s->text_capacity ? s->text_capacity : 4096;
-    while (cap < s->text_length + n + 1)
-      cap *= 2;
+    while (cap < s->text_length + n + 1) cap *= 2;
     char *t = realloc(s->text, cap);
     if (!t) {
       s->failed = 1;
@@ -209,8 +202,7 @@ static void text(frame_t *f, mprof_colour_t colour, mprof_prim_role_t role,
                  uint32_t thread) {
   uint32_t at = add_text(f, str, (size_t)-1);
   mprof_prim_t *p = emit(f, MPROF_PRIM_TEXT, colour, role);
-  if (!p)
-    return;
+  if (!p) return;
   p->x0 = x, p->y0 = y, p->x1 = x + max_width, p->y1 = y;
   p->thread = thread;
   p->role_text |= at << 4;
@@ -237,19 +229,16 @@ static size_t band_at(const mprof_model_view_t *v, int64_t t) {
 static void draw_bands(frame_t *f) {
   const mprof_model_view_t *v = f->view;
   size_t i = band_at(v, f->vp->t0_ns);
-  if (i > 0)
-    i--;
+  if (i > 0) i--;
   while (i < v->band_count && v->bands[i].span.start_ns < f->vp->t1_ns) {
     const mprof_band_t *b = &v->bands[i];
     float x0 = clamp_x(f, b->span.start_ns), x1 = clamp_x(f, b->span.end_ns);
     if (x1 >= 0) {
-      if (x1 - x0 < 1)
-        x1 = x0 + 1;
+      if (x1 - x0 < 1) x1 = x0 + 1;
       mprof_prim_t *p = rect(
           f, b->kind == MPROF_BAND_GC ? MPROF_COLOUR_GC : MPROF_COLOUR_IDLE,
           MPROF_ROLE_BAND, x0, MPROF_SCENE_AXIS_PX, x1, (float)f->rows_bottom);
-      if (p)
-        p->alpha = 0.6f;
+      if (p) p->alpha = 0.6f;
     }
     size_t next = band_at(v, b->span.start_ns + f->ns_per_px);
     i = next > i ? next : i + 1;
@@ -267,10 +256,8 @@ static int64_t tick_step(const frame_t *f) {
   static const int mult[] = {1, 2, 5};
   for (;;) {
     for (int k = 0; k < 3; k++)
-      if ((double)step * mult[k] >= want)
-        return step * mult[k];
-    if (step > INT64_MAX / 100)
-      return step;
+      if ((double)step * mult[k] >= want) return step * mult[k];
+    if (step > INT64_MAX / 100) return step;
     step *= 10;
   }
 }
@@ -284,33 +271,26 @@ static void format_time(int64_t t, int64_t step, char *buf) {
       {1000000000, " s"}, {1000000, " ms"}, {1000, " \xc2\xb5s"}, {1, " ns"}};
   size_t u = 0;
   int64_t mag = t < 0 ? -t : t;
-  if (mag < step)
-    mag = step;
-  while (u < 3 && mag < units[u].ns)
-    u++;
+  if (mag < step) mag = step;
+  while (u < 3 && mag < units[u].ns) u++;
   int decimals = 0;
   for (int64_t s = units[u].ns; s > 1 && step % s != 0 && decimals < 9; s /= 10)
     decimals++;
   int64_t scaled = t, pow10 = 1;
-  for (int d = 0; d < decimals; d++)
-    pow10 *= 10;
+  for (int d = 0; d < decimals; d++) pow10 *= 10;
   scaled = t / (units[u].ns / pow10);
   char digits[32];
   size_t n = 0;
   uint64_t m = scaled < 0 ? (uint64_t)-scaled : (uint64_t)scaled;
   do {
     digits[n++] = (char)('0' + m % 10);
-    if ((int)n == decimals)
-      digits[n++] = '.';
+    if ((int)n == decimals) digits[n++] = '.';
     m /= 10;
   } while (m || (int)n <= decimals);
   size_t o = 0;
-  if (scaled < 0)
-    buf[o++] = '-';
-  while (n)
-    buf[o++] = digits[--n];
-  for (const char *p = units[u].name; *p; p++)
-    buf[o++] = *p;
+  if (scaled < 0) buf[o++] = '-';
+  while (n) buf[o++] = digits[--n];
+  for (const char *p = units[u].name; *p; p++) buf[o++] = *p;
   buf[o] = 0;
 }
 
@@ -323,15 +303,13 @@ static void draw_axis(frame_t *f) {
       t1 > INT64_MAX - step)
     return; /* no round times out there */
   int64_t t = t0 / step * step;
-  if (t < t0)
-    t += step;
+  if (t < t0) t += step;
   for (; t < t1; t += step) {
     float x = (float)mprof_scene_x(f->vp, t - offset);
     char buf[48];
     line(f, MPROF_COLOUR_AXIS, MPROF_ROLE_AXIS, x, MPROF_SCENE_AXIS_PX - 6, x,
          (float)f->rows_bottom, 1, MPROF_NO_THREAD);
-    if (f->scene->count)
-      f->scene->prims[f->scene->count - 1].alpha = 0.3f;
+    if (f->scene->count) f->scene->prims[f->scene->count - 1].alpha = 0.3f;
     format_time(t, step, buf);
     text(f, MPROF_COLOUR_AXIS, MPROF_ROLE_AXIS, x + 2, MPROF_SCENE_AXIS_PX - 8,
          (float)TICK_MIN_PX - 4, buf, MPROF_NO_THREAD);
@@ -358,12 +336,9 @@ static mprof_colour_t thread_colour(const mprof_thread_t *t) {
 
 /* The label of one thread, if its visible line has room for one. */
 static void thread_label(frame_t *f, uint32_t i, float x0, float x1, float y) {
-  if (x0 < 0)
-    x0 = 0;
-  if (x1 > f->vp->width_px)
-    x1 = (float)f->vp->width_px;
-  if (x1 - x0 < MPROF_SCENE_LABEL_MIN_PX || f->vp->row_height_px < 8)
-    return;
+  if (x0 < 0) x0 = 0;
+  if (x1 > f->vp->width_px) x1 = (float)f->vp->width_px;
+  if (x1 - x0 < MPROF_SCENE_LABEL_MIN_PX || f->vp->row_height_px < 8) return;
   char buf[256];
   mprof_model_thread_name(f->model, i, buf, sizeof buf);
   text(f, MPROF_COLOUR_TEXT, MPROF_ROLE_LABEL, x0 + 2, y - 2, x1 - x0 - 2, buf,
@@ -385,15 +360,13 @@ static void mark_rect(frame_t *f, mprof_colour_t colour, uint32_t thread,
                       float x0, float x1, float y, float half_height) {
   mprof_prim_t *p = rect(f, colour, MPROF_ROLE_MARK, x0, y - half_height, x1,
                          y + half_height);
-  if (p)
-    p->thread = thread;
+  if (p) p->thread = thread;
 }
 
 /* Search and highlight marks behind one thread's line. */
 static void thread_marks(frame_t *f, uint32_t i, float x0, float x1, float y) {
   float h = f->vp->row_height_px / 2.0f;
-  if (x1 - x0 < 4)
-    x0 -= 2, x1 += 2; /* tiny ones enlarged */
+  if (x1 - x0 < 4) x0 -= 2, x1 += 2; /* tiny ones enlarged */
   if (marked(f->opt->matches, i))
     mark_rect(f, MPROF_COLOUR_MATCH, i, x0, x1, y, h);
   if (marked(f->opt->highlighted, i))
@@ -415,15 +388,13 @@ static void draw_summary(frame_t *f, uint32_t row, const mprof_lod_item_t *it,
   float x0 = clamp_x(f, it->start_ns), x1 = clamp_x(f, it->end_ns);
   line(f, MPROF_COLOUR_THREAD, MPROF_ROLE_THREAD, x0, y, x1 + 1, y, 1,
        it->first);
-  if (x1 - x0 < MPROF_SCENE_LABEL_MIN_PX)
-    return;
+  if (x1 - x0 < MPROF_SCENE_LABEL_MIN_PX) return;
   mprof_lod_item_t peek[SUMMARY_PEEK];
   size_t n = mprof_model_row_threads(f->model, row, it->start_ns,
                                      it->start_ns + f->ns_per_px, 1, peek,
                                      SUMMARY_PEEK);
   for (size_t k = 0; k < n; k++)
-    if (peek[k].count == 1)
-      draw_thread(f, row, &peek[k], y);
+    if (peek[k].count == 1) draw_thread(f, row, &peek[k], y);
 }
 
 static void draw_thread(frame_t *f, uint32_t row, const mprof_lod_item_t *it,
@@ -434,15 +405,13 @@ static void draw_thread(frame_t *f, uint32_t row, const mprof_lod_item_t *it,
     return;
   }
   float x0 = clamp_x(f, t->start_ns), x1 = clamp_x(f, t->end_ns);
-  if (x1 - x0 < 1)
-    x1 = x0 + 1;
+  if (x1 - x0 < 1) x1 = x0 + 1;
   thread_marks(f, it->first, x0, x1, y);
   line(f, thread_colour(t), MPROF_ROLE_THREAD, x0, y, x1, y,
        t->ending == MPROF_ENDING_FAILED ? 2 : 1, it->first);
   if (f->scene->count)
     f->scene->prims[f->scene->count - 1].alpha = thread_alpha(f, it->first);
-  if (t->ending == MPROF_ENDING_FAILED)
-    failure_mark(f, it->first, x1, y);
+  if (t->ending == MPROF_ENDING_FAILED) failure_mark(f, it->first, x1, y);
   thread_label(f, it->first, x0, x1, y);
 }
 
@@ -453,13 +422,11 @@ static void draw_running(frame_t *f, uint32_t row, float y) {
   for (size_t k = 0; k < n; k++) {
     const mprof_lod_item_t *it = &s->items[k];
     float x0 = clamp_x(f, it->start_ns), x1 = clamp_x(f, it->end_ns);
-    if (x1 - x0 < 1)
-      x1 = x0 + 1;
+    if (x1 - x0 < 1) x1 = x0 + 1;
     uint32_t th = f->view->running[it->first].thread;
     mprof_prim_t *p =
         rect(f, MPROF_COLOUR_RUNNING, MPROF_ROLE_RUNNING, x0, y - 1, x1, y + 2);
-    if (p)
-      p->thread = th, p->alpha = thread_alpha(f, th);
+    if (p) p->thread = th, p->alpha = thread_alpha(f, th);
   }
 }
 
@@ -475,8 +442,7 @@ static void draw_rows(frame_t *f) {
     size_t n =
         mprof_model_row_threads(f->model, row, f->vp->t0_ns, f->vp->t1_ns,
                                 f->ns_per_px, s->items, s->item_capacity);
-    for (size_t k = 0; k < n; k++)
-      draw_thread(f, row, &s->items[k], y);
+    for (size_t k = 0; k < n; k++) draw_thread(f, row, &s->items[k], y);
     draw_running(f, row, y);
   }
 }
@@ -485,8 +451,7 @@ static void draw_rows(frame_t *f) {
  */
 
 static float arrow_alpha(const frame_t *f, float length) {
-  if (length <= FADE_FROM_PX)
-    return 1;
+  if (length <= FADE_FROM_PX) return 1;
   float range = (float)f->vp->width_px - (float)FADE_FROM_PX;
   float a = 1 - (length - (float)FADE_FROM_PX) / (range > 1 ? range : 1);
   return a < MIN_ALPHA ? MIN_ALPHA : a;
@@ -494,8 +459,7 @@ static float arrow_alpha(const frame_t *f, float length) {
 
 static void draw_arrow(frame_t *f, const mprof_lod_item_t *it) {
   const mprof_arrow_t *a = &f->view->arrows[it->first];
-  if (a->from == a->to || a->from == MPROF_ROOT_THREAD)
-    return;
+  if (a->from == a->to || a->from == MPROF_ROOT_THREAD) return;
   int64_t from_ns, to_ns;
   mprof_model_arrow_ends(f->model, a, &from_ns, &to_ns);
   float x0 = clamp_x(f, from_ns), x1 = clamp_x(f, to_ns);
@@ -513,16 +477,14 @@ static void draw_arrow(frame_t *f, const mprof_lod_item_t *it) {
     alpha *= DIM_ALPHA;
   line(f, (mprof_colour_t)(MPROF_COLOUR_ARROW + a->kind), MPROF_ROLE_ARROW, x0,
        y0, x1, y1, 1, it->first);
-  if (f->scene->count)
-    f->scene->prims[f->scene->count - 1].alpha = alpha;
+  if (f->scene->count) f->scene->prims[f->scene->count - 1].alpha = alpha;
 }
 
 static void draw_arrows(frame_t *f) {
   mprof_scene_t *s = f->scene;
   size_t n = mprof_model_arrows(f->model, f->vp->t0_ns, f->vp->t1_ns,
                                 f->ns_per_px, s->items, s->item_capacity);
-  for (size_t k = 0; k < n; k++)
-    draw_arrow(f, &s->items[k]);
+  for (size_t k = 0; k < n; k++) draw_arrow(f, &s->items[k]);
 }
 
 /* --- Counters ----------------------------------------------------------------
@@ -530,8 +492,7 @@ static void draw_arrows(frame_t *f) {
 
 /* Whether two counter names share a scale: the same up to a '#'. */
 static int same_scale(const char *a, const char *b) {
-  while (*a && *a != '#' && *a == *b)
-    a++, b++;
+  while (*a && *a != '#' && *a == *b) a++, b++;
   return (*a == 0 || *a == '#') && (*b == 0 || *b == '#');
 }
 
@@ -540,12 +501,9 @@ void mprof_scene_widen_scale(const mprof_model_t *model, const char *name,
                              int64_t *lo, int64_t *hi) {
   const mprof_model_view_t *v = mprof_model_view(model);
   for (uint32_t k = 0; k < v->counter_count; k++) {
-    if (!same_scale(name, v->strings + v->counters[k].name))
-      continue;
-    if (v->counters[k].min_value < *lo)
-      *lo = v->counters[k].min_value;
-    if (v->counters[k].max_value > *hi)
-      *hi = v->counters[k].max_value;
+    if (!same_scale(name, v->strings + v->counters[k].name)) continue;
+    if (v->counters[k].min_value < *lo) *lo = v->counters[k].min_value;
+    if (v->counters[k].max_value > *hi) *hi = v->counters[k].max_value;
   }
 }
 
@@ -561,8 +519,8 @@ static void counter_scale(const frame_t *f, uint32_t c, int64_t *lo,
   }
   *lo = 0;
   *hi = 0;
-  mprof_scene_widen_scale(f->model, f->view->strings + f->view->counters[c].name,
-                          lo, hi);
+  mprof_scene_widen_scale(f->model,
+                          f->view->strings + f->view->counters[c].name, lo, hi);
 }
 
 static void draw_counter(frame_t *f, uint32_t c, float top) {
@@ -576,8 +534,7 @@ static void draw_counter(frame_t *f, uint32_t c, float top) {
   counter_scale(f, c, &lo, &hi);
   /* in double: a damaged trace's counter may span more than int64_t */
   double span = (double)hi - (double)lo;
-  if (span < 1)
-    span = 1;
+  if (span < 1) span = 1;
   double scale = (MPROF_SCENE_COUNTER_PX - 4) / span;
   float bottom = top + MPROF_SCENE_COUNTER_PX - 2;
   line(f, MPROF_COLOUR_AXIS, MPROF_ROLE_COUNTER, 0, top, (float)w, top, 1, c);
@@ -586,8 +543,7 @@ static void draw_counter(frame_t *f, uint32_t c, float top) {
     float y1 = bottom - (float)(((double)s->col_min[x] - (double)lo) * scale);
     mprof_prim_t *p = rect(f, MPROF_COLOUR_COUNTER, MPROF_ROLE_COUNTER,
                            (float)x, y0, (float)x + 1, y1 + 1);
-    if (p)
-      p->thread = c;
+    if (p) p->thread = c;
   }
   text(f, MPROF_COLOUR_COUNTER, MPROF_ROLE_COUNTER, 2, top + 12, (float)w - 4,
        f->view->strings + cs->name, c);
@@ -596,8 +552,7 @@ static void draw_counter(frame_t *f, uint32_t c, float top) {
 static void draw_counters(frame_t *f) {
   float top = (float)f->rows_bottom;
   for (uint32_t c = 0; c < f->view->counter_count; c++) {
-    if (!marked(f->opt->counters_shown, c))
-      continue;
+    if (!marked(f->opt->counters_shown, c)) continue;
     draw_counter(f, c, top);
     top += MPROF_SCENE_COUNTER_PX;
   }
@@ -616,16 +571,14 @@ static void draw_counters(frame_t *f) {
 /* The middle of the pixel column holding x (floor without libm). */
 static float pixel_middle(double x) {
   double whole = (double)(int64_t)x;
-  if (whole > x)
-    whole -= 1;
+  if (whole > x) whole -= 1;
   return (float)(whole + 0.5);
 }
 
 /* A dashed line the height of the viewport at the divergence's time, and
  * its caption, over everything drawn before. */
 static void draw_divergence(frame_t *f) {
-  if (!f->opt->divergence_ns)
-    return;
+  if (!f->opt->divergence_ns) return;
   double at = mprof_scene_x(f->vp, *f->opt->divergence_ns);
   if (at < -DIVERGENCE_PX || at > f->vp->width_px + (double)DIVERGENCE_PX)
     return;
@@ -633,8 +586,8 @@ static void draw_divergence(frame_t *f) {
   for (uint32_t y = 0; y < f->vp->height_px; y += DASH_PX + GAP_PX) {
     float end = (float)(y + DASH_PX < f->vp->height_px ? y + DASH_PX
                                                        : f->vp->height_px);
-    line(f, MPROF_COLOUR_DIVERGENCE, MPROF_ROLE_DIVERGENCE, x, (float)y, x,
-         end, DIVERGENCE_PX, MPROF_NO_THREAD);
+    line(f, MPROF_COLOUR_DIVERGENCE, MPROF_ROLE_DIVERGENCE, x, (float)y, x, end,
+         DIVERGENCE_PX, MPROF_NO_THREAD);
   }
   text(f, MPROF_COLOUR_DIVERGENCE, MPROF_ROLE_DIVERGENCE, x + 4, CAPTION_Y,
        (float)f->vp->width_px - x - 4, "first divergence", MPROF_NO_THREAD);
@@ -652,9 +605,8 @@ static void draw_divergence(frame_t *f) {
  * so their thread). */
 static int continues(const mprof_prim_t *a, const mprof_prim_t *b) {
   if (a->kind != b->kind || b->kind == MPROF_PRIM_TEXT ||
-      a->colour != b->colour || a->alpha != b->alpha ||
-      a->width != b->width || a->role_text != b->role_text ||
-      a->y0 != b->y0 || a->y1 != b->y1)
+      a->colour != b->colour || a->alpha != b->alpha || a->width != b->width ||
+      a->role_text != b->role_text || a->y0 != b->y0 || a->y1 != b->y1)
     return 0;
   if (b->kind == MPROF_PRIM_LINE && b->y0 != b->y1)
     return 0; /* only horizontal lines */
@@ -671,8 +623,7 @@ static void merge_runs(mprof_scene_t *s) {
   for (size_t i = 0; i < s->count; i++) {
     mprof_prim_t *a = kept ? &s->prims[kept - 1] : NULL;
     if (a && continues(a, &s->prims[i])) {
-      if (s->prims[i].x1 > a->x1)
-        a->x1 = s->prims[i].x1;
+      if (s->prims[i].x1 > a->x1) a->x1 = s->prims[i].x1;
     } else {
       s->prims[kept++] = s->prims[i];
     }
@@ -686,19 +637,14 @@ static void merge_runs(mprof_scene_t *s) {
 /* Buffers for a viewport width_px wide. */
 static int reserve(mprof_scene_t *s, uint32_t width_px) {
   size_t want = (size_t)width_px * 2 + 16;
-  if (want <= s->item_capacity)
-    return 0;
+  if (want <= s->item_capacity) return 0;
   mprof_lod_item_t *items = realloc(s->items, want * sizeof *items);
-  if (items)
-    s->items = items;
+  if (items) s->items = items;
   int64_t *lo = realloc(s->col_min, want * sizeof *lo);
-  if (lo)
-    s->col_min = lo;
+  if (lo) s->col_min = lo;
   int64_t *hi = realloc(s->col_max, want * sizeof *hi);
-  if (hi)
-    s->col_max = hi;
-  if (!items || !lo || !hi)
-    return MPROF_ENOMEM;
+  if (hi) s->col_max = hi;
+  if (!items || !lo || !hi) return MPROF_ENOMEM;
   s->item_capacity = want;
   return 0;
 }
@@ -707,8 +653,7 @@ static double counters_height(const mprof_model_view_t *v,
                               const mprof_scene_options_t *opt) {
   double h = 0;
   for (uint32_t c = 0; c < v->counter_count; c++)
-    if (marked(opt->counters_shown, c))
-      h += MPROF_SCENE_COUNTER_PX;
+    if (marked(opt->counters_shown, c)) h += MPROF_SCENE_COUNTER_PX;
   return h;
 }
 
@@ -722,14 +667,12 @@ int mprof_scene_build(mprof_scene_t *scene, const mprof_model_t *model,
   if (vp->t1_ns <= vp->t0_ns || vp->width_px == 0 || vp->width_px > 65536 ||
       vp->row_height_px == 0)
     return MPROF_EINVAL;
-  if (reserve(scene, vp->width_px) < 0)
-    return MPROF_ENOMEM;
+  if (reserve(scene, vp->width_px) < 0) return MPROF_ENOMEM;
   frame_t f = {
       scene, model, mprof_model_view(model), vp, options ? options : &none,
       0,     0};
   f.ns_per_px = (vp->t1_ns - vp->t0_ns) / vp->width_px;
-  if (f.ns_per_px < 1)
-    f.ns_per_px = 1;
+  if (f.ns_per_px < 1) f.ns_per_px = 1;
   f.rows_bottom = vp->height_px - counters_height(f.view, f.opt);
   add_text(&f, "", 0); /* offset 0: the empty text */
   draw_bands(&f);
@@ -752,8 +695,7 @@ uint32_t mprof_scene_hit(const mprof_model_t *model, const mprof_viewport_t *vp,
   if (row_f < 0 || row_f >= v->row_count || vp->width_px == 0)
     return MPROF_NO_THREAD;
   int64_t ns_per_px = (vp->t1_ns - vp->t0_ns) / vp->width_px;
-  if (ns_per_px < 1)
-    ns_per_px = 1;
+  if (ns_per_px < 1) ns_per_px = 1;
   int64_t t = mprof_scene_time(vp, x), reach = ns_per_px * MPROF_SCENE_HIT_PX;
   mprof_lod_item_t items[16];
   size_t n = mprof_model_row_threads(model, (uint32_t)row_f, t - reach,
@@ -765,16 +707,14 @@ uint32_t mprof_scene_hit(const mprof_model_t *model, const mprof_viewport_t *vp,
     int64_t gap = t < th->start_ns ? th->start_ns - t
                   : t > th->end_ns ? t - th->end_ns
                                    : 0;
-    if (gap < best_gap)
-      best = items[k].first, best_gap = gap;
+    if (gap < best_gap) best = items[k].first, best_gap = gap;
   }
   return best;
 }
 
 /* Mark one thread (never the root, which is not drawn). */
 static size_t mark(uint8_t *marks, uint32_t thread, size_t count) {
-  if (thread == MPROF_ROOT_THREAD || thread >= count || marks[thread])
-    return 0;
+  if (thread == MPROF_ROOT_THREAD || thread >= count || marks[thread]) return 0;
   marks[thread] = 1;
   return 1;
 }
@@ -783,21 +723,17 @@ size_t mprof_scene_touched(const mprof_model_t *model, uint32_t thread,
                            uint8_t *marks) {
   const mprof_model_view_t *v = mprof_model_view(model);
   size_t n = v->thread_count, added = 0;
-  if (thread >= n)
-    return 0;
+  if (thread >= n) return 0;
   const mprof_thread_t *t = &v->threads[thread];
   added += mark(marks, thread, n);
   added += mark(marks, t->creator, n);
   added += mark(marks, t->becomes, n);
   for (size_t i = 0; i < n; i++)
-    if (v->threads[i].becomes == thread)
-      added += mark(marks, (uint32_t)i, n);
+    if (v->threads[i].becomes == thread) added += mark(marks, (uint32_t)i, n);
   for (size_t i = 0; i < v->arrow_count; i++) {
     const mprof_arrow_t *a = &v->arrows[i];
-    if (a->from == thread)
-      added += mark(marks, a->to, n);
-    if (a->to == thread)
-      added += mark(marks, a->from, n);
+    if (a->from == thread) added += mark(marks, a->to, n);
+    if (a->to == thread) added += mark(marks, a->from, n);
   }
   return added;
 }
@@ -834,8 +770,7 @@ int mprof_scene_diverge(const mprof_model_t *a, const mprof_model_t *b,
         !same_end(va, x->to, vb, y->to))
       break;
   }
-  if (i == va->arrow_count && i == vb->arrow_count)
-    return 0;
+  if (i == va->arrow_count && i == vb->arrow_count) return 0;
   out->index = i;
   divergence_side(va, i, &out->a_time_ns, &out->a_thread);
   divergence_side(vb, i, &out->b_time_ns, &out->b_thread);

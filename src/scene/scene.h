@@ -46,14 +46,14 @@ typedef enum mprof_colour_e {
   MPROF_COLOUR_RUNNING, /* where it runs */
   MPROF_COLOUR_ARROW,   /* = create; then read, read_failed, ... */
   MPROF_COLOUR_FAILED = MPROF_COLOUR_ARROW + MPROF_ARROW_KIND_COUNT,
-  MPROF_COLOUR_STALLED,   /* should_resolve, never resolved */
-  MPROF_COLOUR_IDLE,      /* idle band */
-  MPROF_COLOUR_GC,        /* GC band */
-  MPROF_COLOUR_TEXT,      /* labels */
-  MPROF_COLOUR_AXIS,      /* ticks and their times */
-  MPROF_COLOUR_HIGHLIGHT, /* double-clicked thread and what it touched */
-  MPROF_COLOUR_MATCH,     /* search matches */
-  MPROF_COLOUR_COUNTER,   /* counter graphs */
+  MPROF_COLOUR_STALLED,    /* should_resolve, never resolved */
+  MPROF_COLOUR_IDLE,       /* idle band */
+  MPROF_COLOUR_GC,         /* GC band */
+  MPROF_COLOUR_TEXT,       /* labels */
+  MPROF_COLOUR_AXIS,       /* ticks and their times */
+  MPROF_COLOUR_HIGHLIGHT,  /* double-clicked thread and what it touched */
+  MPROF_COLOUR_MATCH,      /* search matches */
+  MPROF_COLOUR_COUNTER,    /* counter graphs */
   MPROF_COLOUR_DIVERGENCE, /* compare: where the two traces first differ */
   MPROF_COLOUR_COUNT
 } mprof_colour_t;

@@ -17,9 +17,9 @@ typedef struct pane_s {
   mprof_scene_t *scene;
   int width, height;
   double scroll, offset;
-  int selected;                 /* -1: none */
-  uint8_t *highlighted;         /* per thread: selected and what it touched */
-  uint8_t *matches;             /* per thread: search matches */
+  int selected;         /* -1: none */
+  uint8_t *highlighted; /* per thread: selected and what it touched */
+  uint8_t *matches;     /* per thread: search matches */
   long match_count;
   uint8_t *counters_shown;      /* per counter */
   int64_t *scale_lo, *scale_hi; /* compare: shared scales (one block) */
@@ -37,8 +37,7 @@ struct mprof_timeline_s {
 
 mprof_timeline_t *mprof_timeline_new(void) {
   mprof_timeline_t *tl = calloc(1, sizeof *tl);
-  if (tl)
-    tl->t1 = 1;
+  if (tl) tl->t1 = 1;
   return tl;
 }
 
@@ -52,15 +51,13 @@ static void pane_free(pane_t *p) {
 }
 
 static void clear_panes(mprof_timeline_t *tl) {
-  for (int i = 0; i < tl->count; i++)
-    pane_free(&tl->panes[i]);
+  for (int i = 0; i < tl->count; i++) pane_free(&tl->panes[i]);
   tl->count = 0;
   tl->diverged = 0;
 }
 
 void mprof_timeline_free(mprof_timeline_t *tl) {
-  if (!tl)
-    return;
+  if (!tl) return;
   clear_panes(tl);
   free(tl->search);
   free(tl);
@@ -108,8 +105,7 @@ static int contains(const char *text, const char *query) {
     while (query[i] &&
            lower((unsigned char)text[i]) == lower((unsigned char)query[i]))
       i++;
-    if (!query[i])
-      return 1;
+    if (!query[i]) return 1;
   }
   return 0;
 }
@@ -141,28 +137,23 @@ long mprof_timeline_search(mprof_timeline_t *tl, const char *text) {
   if (text && *text) {
     size_t n = strlen(text) + 1;
     copy = malloc(n);
-    if (!copy)
-      return MPROF_ENOMEM;
+    if (!copy) return MPROF_ENOMEM;
     memcpy(copy, text, n);
   }
   free(tl->search);
   tl->search = copy;
   long total = 0;
-  for (int i = 0; i < tl->count; i++)
-    total += mark_matches(tl, &tl->panes[i]);
+  for (int i = 0; i < tl->count; i++) total += mark_matches(tl, &tl->panes[i]);
   return total;
 }
 
-int mprof_timeline_next_match(const mprof_timeline_t *tl, int pane,
-                              int after) {
-  if (!valid_pane(tl, pane))
-    return -1;
+int mprof_timeline_next_match(const mprof_timeline_t *tl, int pane, int after) {
+  if (!valid_pane(tl, pane)) return -1;
   const pane_t *p = &tl->panes[pane];
   size_t n = view_of(p)->thread_count;
   for (size_t k = 1; k <= n; k++) {
     size_t i = ((size_t)(after < 0 ? 0 : after) + k) % n;
-    if (p->matches[i])
-      return (int)i;
+    if (p->matches[i]) return (int)i;
   }
   return -1;
 }
@@ -176,8 +167,7 @@ static int share_scales(pane_t *p, const pane_t *other) {
   const mprof_model_view_t *v = view_of(p);
   size_t n = v->counter_count + 1;
   int64_t *lo = realloc(p->scale_lo, 2 * n * sizeof *lo);
-  if (!lo)
-    return MPROF_ENOMEM;
+  if (!lo) return MPROF_ENOMEM;
   p->scale_lo = lo;
   p->scale_hi = lo + n;
   for (uint32_t c = 0; c < v->counter_count; c++) {
@@ -197,8 +187,7 @@ static double wall_offset(const mprof_timeline_t *tl) {
 }
 
 static double align_offset(const mprof_timeline_t *tl, mprof_align_t how) {
-  if (how == MPROF_ALIGN_WALL)
-    return wall_offset(tl);
+  if (how == MPROF_ALIGN_WALL) return wall_offset(tl);
   if (how == MPROF_ALIGN_DIVERGENCE && tl->diverged)
     return (double)(tl->divergence.a_time_ns - tl->divergence.b_time_ns);
   return 0;
@@ -210,8 +199,7 @@ void mprof_timeline_align(mprof_timeline_t *tl, mprof_align_t how) {
     pane_t *p = &tl->panes[i];
     double offset = i ? align_offset(tl, how) : 0;
     p->offset = offset > -MAX_OFFSET_NS && offset < MAX_OFFSET_NS ? offset : 0;
-    mprof_scene_compare(p->scene, (int64_t)p->offset, p->scale_lo,
-                        p->scale_hi);
+    mprof_scene_compare(p->scene, (int64_t)p->offset, p->scale_lo, p->scale_hi);
   }
 }
 
@@ -243,15 +231,11 @@ int mprof_timeline_show(mprof_timeline_t *tl, const mprof_model_t *a,
   int err = 0;
   for (int i = 0; i < MPROF_TIMELINE_PANES && models[i] && !err; i++) {
     err = pane_init(&tl->panes[i], models[i]);
-    if (!err)
-      tl->count++;
+    if (!err) tl->count++;
   }
-  if (!err)
-    err = compare(tl, MPROF_ALIGN_DIVERGENCE);
-  for (int i = 0; i < tl->count && !err; i++)
-    mark_matches(tl, &tl->panes[i]);
-  if (err)
-    clear_panes(tl);
+  if (!err) err = compare(tl, MPROF_ALIGN_DIVERGENCE);
+  for (int i = 0; i < tl->count && !err; i++) mark_matches(tl, &tl->panes[i]);
+  if (err) clear_panes(tl);
   return err;
 }
 
@@ -269,8 +253,7 @@ static void carry_over(const pane_t *old, pane_t *fresh) {
                    ? MPROF_NO_THREAD
                    : mprof_model_find(fresh->model,
                                       view_of(old)->threads[old->selected].id);
-  if (t == MPROF_NO_THREAD)
-    return;
+  if (t == MPROF_NO_THREAD) return;
   fresh->selected = (int)t;
   mprof_scene_touched(fresh->model, t, fresh->highlighted);
 }
@@ -278,8 +261,7 @@ static void carry_over(const pane_t *old, pane_t *fresh) {
 int mprof_timeline_replace(mprof_timeline_t *tl, int pane,
                            const mprof_model_t *model) {
   pane_t fresh;
-  if (!valid_pane(tl, pane) || pane_init(&fresh, model))
-    return MPROF_ENOMEM;
+  if (!valid_pane(tl, pane) || pane_init(&fresh, model)) return MPROF_ENOMEM;
   carry_over(&tl->panes[pane], &fresh);
   pane_t old = tl->panes[pane];
   tl->panes[pane] = fresh;
@@ -298,8 +280,7 @@ int mprof_timeline_panes(const mprof_timeline_t *tl) { return tl->count; }
 
 void mprof_timeline_resize(mprof_timeline_t *tl, int pane, int width,
                            int height) {
-  if (!valid_pane(tl, pane))
-    return;
+  if (!valid_pane(tl, pane)) return;
   tl->panes[pane].width = width > 0 ? width : 0;
   tl->panes[pane].height = height > 0 ? height : 0;
 }
@@ -319,11 +300,9 @@ double mprof_timeline_offset(const mprof_timeline_t *tl, int pane) {
   return valid_pane(tl, pane) ? tl->panes[pane].offset : 0;
 }
 
-mprof_viewport_t mprof_timeline_viewport(const mprof_timeline_t *tl,
-                                         int pane) {
+mprof_viewport_t mprof_timeline_viewport(const mprof_timeline_t *tl, int pane) {
   mprof_viewport_t vp = {0, 1, 0, 0, 0, MPROF_SCENE_ROW_PX};
-  if (!valid_pane(tl, pane))
-    return vp;
+  if (!valid_pane(tl, pane)) return vp;
   const pane_t *p = &tl->panes[pane];
   vp.t0_ns = (int64_t)(tl->t0 - p->offset);
   vp.t1_ns = (int64_t)(tl->t1 - p->offset);
@@ -335,8 +314,7 @@ mprof_viewport_t mprof_timeline_viewport(const mprof_timeline_t *tl,
 
 void mprof_timeline_set_range(mprof_timeline_t *tl, double t0, double t1) {
   double span = t1 - t0;
-  if (!(span >= MPROF_TIMELINE_MIN_SPAN_NS))
-    span = MPROF_TIMELINE_MIN_SPAN_NS;
+  if (!(span >= MPROF_TIMELINE_MIN_SPAN_NS)) span = MPROF_TIMELINE_MIN_SPAN_NS;
   tl->t0 = t0;
   tl->t1 = t0 + span;
 }
@@ -355,10 +333,8 @@ void mprof_timeline_fit(mprof_timeline_t *tl) {
   for (int i = 0; i < tl->count; i++) {
     const pane_t *p = &tl->panes[i];
     double end = p->offset + (double)view_of(p)->duration_ns;
-    if (p->offset < lo)
-      lo = p->offset;
-    if (end > hi)
-      hi = end;
+    if (p->offset < lo) lo = p->offset;
+    if (end > hi) hi = end;
   }
   double margin = (hi - lo) * MPROF_TIMELINE_FIT_MARGIN;
   mprof_timeline_set_range(tl, lo - margin, hi + margin);
@@ -392,8 +368,7 @@ void mprof_timeline_pan(mprof_timeline_t *tl, int pane, double dx, double dy) {
 
 int mprof_timeline_hit(const mprof_timeline_t *tl, int pane, double x,
                        double y) {
-  if (!valid_pane(tl, pane) || tl->panes[pane].width <= 0)
-    return -1;
+  if (!valid_pane(tl, pane) || tl->panes[pane].width <= 0) return -1;
   mprof_viewport_t vp = mprof_timeline_viewport(tl, pane);
   uint32_t t = mprof_scene_hit(tl->panes[pane].model, &vp, x, y);
   return t == MPROF_NO_THREAD ? -1 : (int)t;
@@ -424,12 +399,11 @@ static void bring_into_view(mprof_timeline_t *tl, const pane_t *p,
   double start = (double)start_ns + p->offset;
   double end = (double)end_ns + p->offset;
   double pad = (end - start) * share;
-  if (pad < min_pad)
-    pad = min_pad;
+  if (pad < min_pad) pad = min_pad;
   mprof_timeline_set_range(tl, start - pad, end + pad);
   uint32_t row = view_of(p)->threads[thread].row;
-  mprof_timeline_scroll_to(tl, (double)row * MPROF_SCENE_ROW_PX -
-                                   p->height / 3.0);
+  mprof_timeline_scroll_to(tl,
+                           (double)row * MPROF_SCENE_ROW_PX - p->height / 3.0);
 }
 
 int mprof_timeline_reveal(mprof_timeline_t *tl, int pane, int thread) {
@@ -445,8 +419,7 @@ int mprof_timeline_reveal(mprof_timeline_t *tl, int pane, int thread) {
 /* Mark thread t in p's highlight (MPROF_NO_THREAD and strangers ignored);
  * returns 1 if it was not marked yet. */
 static int mark(pane_t *p, uint32_t t) {
-  if (t >= view_of(p)->thread_count || p->highlighted[t])
-    return 0;
+  if (t >= view_of(p)->thread_count || p->highlighted[t]) return 0;
   p->highlighted[t] = 1;
   return 1;
 }
@@ -463,8 +436,8 @@ static int mark_finding(pane_t *p, const mprof_analysis_t *a,
     const mprof_evidence_t *e = &a->evidence[f->first_evidence + i];
     marked += mark(p, e->thread);
     if (e->kind == MPROF_EVIDENCE_ARROW && e->arrow < v->arrow_count)
-      marked += mark(p, v->arrows[e->arrow].from) +
-                mark(p, v->arrows[e->arrow].to);
+      marked +=
+          mark(p, v->arrows[e->arrow].from) + mark(p, v->arrows[e->arrow].to);
   }
   return marked;
 }
@@ -480,15 +453,13 @@ static int valid_finding(const pane_t *p, const mprof_analysis_t *a,
 }
 
 int mprof_timeline_show_finding(mprof_timeline_t *tl, int pane,
-                                const mprof_analysis_t *analysis,
-                                int finding) {
+                                const mprof_analysis_t *analysis, int finding) {
   if (!valid_pane(tl, pane) || !analysis || finding < 0 ||
       (size_t)finding >= analysis->finding_count)
     return 0;
   pane_t *p = &tl->panes[pane];
   const mprof_finding_t *f = &analysis->findings[finding];
-  if (!valid_finding(p, analysis, f))
-    return 0;
+  if (!valid_finding(p, analysis, f)) return 0;
   uint32_t first = analysis->finding_threads[f->first_thread];
   bring_into_view(tl, p, first, f->start_ns, f->end_ns,
                   MPROF_TIMELINE_FIT_MARGIN, MPROF_TIMELINE_FINDING_PAD_NS);
@@ -508,14 +479,12 @@ void mprof_timeline_show_counter(mprof_timeline_t *tl, int pane, int counter,
  */
 
 int mprof_timeline_build(mprof_timeline_t *tl, int pane) {
-  if (!valid_pane(tl, pane))
-    return MPROF_EINVAL;
+  if (!valid_pane(tl, pane)) return MPROF_EINVAL;
   pane_t *p = &tl->panes[pane];
   mprof_viewport_t vp = mprof_timeline_viewport(tl, pane);
-  const int64_t *divergence =
-      !tl->diverged ? NULL
-      : pane == 0   ? &tl->divergence.a_time_ns
-                    : &tl->divergence.b_time_ns;
+  const int64_t *divergence = !tl->diverged ? NULL
+                              : pane == 0   ? &tl->divergence.a_time_ns
+                                            : &tl->divergence.b_time_ns;
   mprof_scene_options_t options = {p->selected >= 0 ? p->highlighted : NULL,
                                    p->match_count ? p->matches : NULL,
                                    p->counters_shown, divergence};
@@ -525,8 +494,7 @@ int mprof_timeline_build(mprof_timeline_t *tl, int pane) {
   return err ? err : (int)count;
 }
 
-const mprof_prim_t *mprof_timeline_prims(const mprof_timeline_t *tl,
-                                         int pane) {
+const mprof_prim_t *mprof_timeline_prims(const mprof_timeline_t *tl, int pane) {
   size_t count;
   return valid_pane(tl, pane) ? mprof_scene_prims(tl->panes[pane].scene, &count)
                               : NULL;

@@ -1,8 +1,8 @@
 /* timeline.h -- the view state both viewers share: one trace, or two
  * compared one above the other on one time axis, and what is shown of
  * them.  Input goes in as these calls (fit, zoom, pan, scroll, select,
- * a finding shown, search, counters, alignment); each pane's display list comes out
- * (mprof_timeline_build(), scene.h), its last primitives the first
+ * a finding shown, search, counters, alignment); each pane's display list comes
+ * out (mprof_timeline_build(), scene.h), its last primitives the first
  * divergence's dashed line.  The desktop viewer (src/view) and the
  * browser viewer (web/, these calls exported from WebAssembly) hold no
  * view arithmetic of their own, so the same state draws the same layout
@@ -82,8 +82,7 @@ double mprof_timeline_scroll(const mprof_timeline_t *tl, int pane);
 /* Where pane p's time 0 is on the shared axis (0 for the first pane). */
 double mprof_timeline_offset(const mprof_timeline_t *tl, int pane);
 /* Pane p's viewport for the scene (its own times, its size and scroll). */
-mprof_viewport_t mprof_timeline_viewport(const mprof_timeline_t *tl,
-                                         int pane);
+mprof_viewport_t mprof_timeline_viewport(const mprof_timeline_t *tl, int pane);
 
 /* Show [t0, t1) (at least MPROF_TIMELINE_MIN_SPAN_NS from t0). */
 void mprof_timeline_set_range(mprof_timeline_t *tl, double t0, double t1);
@@ -128,8 +127,7 @@ int mprof_timeline_show_finding(mprof_timeline_t *tl, int pane,
  * how many matched in all panes, or MPROF_ENOMEM. */
 long mprof_timeline_search(mprof_timeline_t *tl, const char *text);
 /* Pane p's first match after thread index `after` (wrapping), or -1. */
-int mprof_timeline_next_match(const mprof_timeline_t *tl, int pane,
-                              int after);
+int mprof_timeline_next_match(const mprof_timeline_t *tl, int pane, int after);
 
 /* Graph counter c of pane p, or not. */
 void mprof_timeline_show_counter(mprof_timeline_t *tl, int pane, int counter,
@@ -138,16 +136,14 @@ void mprof_timeline_show_counter(mprof_timeline_t *tl, int pane, int counter,
 /* Align the second trace (see mprof_align_t); the range stays. */
 void mprof_timeline_align(mprof_timeline_t *tl, mprof_align_t how);
 /* Where the two traces first differ, or NULL (one trace, or none). */
-const mprof_divergence_t *
-mprof_timeline_divergence(const mprof_timeline_t *tl);
+const mprof_divergence_t *mprof_timeline_divergence(const mprof_timeline_t *tl);
 
 /* Build pane p's display list.  Returns how many primitives, or a
  * negative mprof error (MPROF_EINVAL: an empty pane, nothing to draw). */
 int mprof_timeline_build(mprof_timeline_t *tl, int pane);
 /* The last build's primitives and texts (scene.h), valid until the next
  * build of that pane. */
-const mprof_prim_t *mprof_timeline_prims(const mprof_timeline_t *tl,
-                                         int pane);
+const mprof_prim_t *mprof_timeline_prims(const mprof_timeline_t *tl, int pane);
 const char *mprof_timeline_text(const mprof_timeline_t *tl, int pane);
 
 #ifdef __cplusplus

@@ -42,7 +42,7 @@ static struct {
   int child_pending; /* a forked child: its trace starts at its first event */
   dev_t dev;         /* the file's identity, to know fd is still ours */
   ino_t ino;
-  int fd_lost;       /* fd was taken and the file could not be reopened */
+  int fd_lost; /* fd was taken and the file could not be reopened */
 } active = {.fd = -1};
 
 /* Held while a taken descriptor is replaced (trace_fd()). */
@@ -125,7 +125,7 @@ static void choose_clock(mprof_config_t *config, int monotonic) {
   config->clock_offset_ns = (int64_t)realtime_ns() - (int64_t)monotonic_ns();
 }
 
-/* --- Hooks the recorder calls ---------------------------------------------- */
+/* --- Hooks the recorder calls --------------------------------------------- */
 
 static uint32_t os_thread_id(void) { return (uint32_t)syscall(SYS_gettid); }
 
@@ -196,7 +196,8 @@ static int create_unnamed(const char *path, char *temp, size_t capacity) {
  * trace header, the metadata (a few KiB) and the slot table (8 bytes per
  * packet of at least 1 KiB), rounded up to whole pages. */
 static size_t head_bytes(size_t size) {
-  size_t head = (64u * 1024u + size / 128 + PAGE_BYTES - 1) & ~(size_t)(PAGE_BYTES - 1);
+  size_t head =
+      (64u * 1024u + size / 128 + PAGE_BYTES - 1) & ~(size_t)(PAGE_BYTES - 1);
   return head < size ? head : size;
 }
 
@@ -478,7 +479,7 @@ static void after_fork_in_child(void) {
   if (active.child_pending) mprof__start_pending(start_child_trace);
 }
 
-/* --- Start from the environment -------------------------------------------- */
+/* --- Start from the environment ------------------------------------------- */
 
 /* "8M" -> 8388608; 0 on a malformed size. */
 static size_t parse_size(const char *text) {
@@ -489,9 +490,21 @@ static size_t parse_size(const char *text) {
   if (errno || end == text) return 0;
   int shift = 0;
   switch (*end) {
-  case 'k': case 'K': shift = 10; end++; break;
-  case 'm': case 'M': shift = 20; end++; break;
-  case 'g': case 'G': shift = 30; end++; break;
+  case 'k':
+  case 'K':
+    shift = 10;
+    end++;
+    break;
+  case 'm':
+  case 'M':
+    shift = 20;
+    end++;
+    break;
+  case 'g':
+  case 'G':
+    shift = 30;
+    end++;
+    break;
   }
   if (*end || n > ((unsigned long long)1 << 48) >> shift) return 0;
   return (size_t)(n << shift);

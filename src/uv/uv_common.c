@@ -42,8 +42,7 @@ mprof__uv_entry_t *mprof__uv_entry_add(const void *key, uint64_t thread,
 
 mprof__uv_entry_t *mprof__uv_begin(const void *key, mprof_type_t type,
                                    const char *label, mprof__uv_fn cb) {
-  if (!mprof_is_started())
-    return NULL;
+  if (!mprof_is_started()) return NULL;
   mprof__uv_label_t hashed = {label, strlen(label), 0};
   mprof__uv_label_init(&hashed);
   return mprof__uv_begin_hashed(key, type, &hashed, cb);
@@ -65,8 +64,7 @@ static void label_text(char *label, size_t size, const char *what,
 mprof__uv_entry_t *mprof__uv_begin_labelled(const void *key, mprof__uv_fn cb,
                                             mprof_type_t type, const char *what,
                                             const char *target) {
-  if (!mprof_is_started())
-    return NULL;
+  if (!mprof_is_started()) return NULL;
   char label[512];
   label_text(label, sizeof label, what, target);
   return mprof__uv_begin(key, type, label, cb);
@@ -98,8 +96,7 @@ int mprof__uv_start_failed(mprof__uv_entry_t *entry, int result) {
 
 int mprof__uv_end_request(const mprof__uv_sync_t *sync,
                           mprof__uv_entry_t *entry, int result) {
-  if (sync->thread == MPROF_NONE)
-    return mprof__uv_submitted(entry, result);
+  if (sync->thread == MPROF_NONE) return mprof__uv_submitted(entry, result);
   int saved = errno;
   if (result < 0)
     mprof_fail(sync->thread, REAL->uv_err_name(result));
@@ -122,12 +119,10 @@ void mprof__uv_finish(mprof__uv_entry_t *entry, int status) {
 int mprof__uv_handle_inited(uv_loop_t *loop, void *handle,
                             uv_handle_type handle_type, mprof_type_t type,
                             const char *label, int result) {
-  if (result < 0 || mprof__uv_libuv_own(loop, handle))
-    return result;
+  if (result < 0 || mprof__uv_libuv_own(loop, handle)) return result;
   int saved = errno;
   mprof__uv_entry_t *entry = mprof__uv_begin(handle, type, label, NULL);
-  if (entry)
-    entry->handle_type = handle_type;
+  if (entry) entry->handle_type = handle_type;
   errno = saved;
   return result;
 }
@@ -146,8 +141,7 @@ void mprof__uv_address_text(const struct sockaddr *sa,
     const struct sockaddr_in *in = (const struct sockaddr_in *)sa;
     const uint8_t *ip = (const uint8_t *)&in->sin_addr;
     for (int i = 0; i < 4; i++) {
-      if (i)
-        *at++ = '.';
+      if (i) *at++ = '.';
       at += mprof__put_decimal(at, ip[i]);
     }
     port = ntohs(in->sin_port);
@@ -182,14 +176,12 @@ int mprof__uv_address_cached(mprof__uv_address_t *address, mprof__uv_name_fn fn,
 }
 
 mprof__uv_net_t *mprof__uv_net_of(mprof__uv_entry_t *entry) {
-  if (!entry->net)
-    entry->net = calloc(1, sizeof *entry->net);
+  if (!entry->net) entry->net = calloc(1, sizeof *entry->net);
   return entry->net;
 }
 
 void mprof__uv_text_put(mprof__uv_text_t *text, const char *part, size_t n) {
-  if (n > sizeof text->buf - text->length)
-    n = sizeof text->buf - text->length;
+  if (n > sizeof text->buf - text->length) n = sizeof text->buf - text->length;
   memcpy(text->buf + text->length, part, n);
   text->length += n;
 }

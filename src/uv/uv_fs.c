@@ -11,8 +11,7 @@
 /* The counters of a read, write or sendfile that moved result bytes (a
  * result of 0 or less: nothing, and req may not even be filled in). */
 static void fs_count(const uv_fs_t *req, ssize_t result) {
-  if (result <= 0)
-    return;
+  if (result <= 0) return;
   if (req->fs_type == UV_FS_READ)
     mprof_counter_increase(mprof__uv_bytes_read, result);
   else if (req->fs_type == UV_FS_WRITE || req->fs_type == UV_FS_SENDFILE)
@@ -52,8 +51,7 @@ static mprof__uv_entry_t *fs_begin(mprof__uv_sync_t *sync,
                                    uv_fs_cb cb, const char *name,
                                    const char *target) {
   sync->thread = MPROF_NONE;
-  if (fs_poll_own(cb) || !mprof_is_started() || (!cb && !loop))
-    return NULL;
+  if (fs_poll_own(cb) || !mprof_is_started() || (!cb && !loop)) return NULL;
   char what[32];
   snprintf(what, sizeof what, "fs %s", name);
   return mprof__uv_begin_request(sync, req, (mprof__uv_fn)cb, MPROF_FS, what,
@@ -78,8 +76,7 @@ static int fs_end(const mprof__uv_sync_t *sync, mprof__uv_entry_t *entry,
     mprof__uv_sync_t sync;                                                     \
     mprof__uv_entry_t *entry =                                                 \
         fs_begin(&sync, loop, req, cb, &#name[sizeof "uv_fs_" - 1], target);   \
-    if (entry)                                                                 \
-      cb = fs_done;                                                            \
+    if (entry) cb = fs_done;                                                   \
     return fs_end(&sync, entry, req, REAL->name args);                         \
   }
 MPROF_UV_FS_CALLS(MPROF__UV_FS_WRAPPER)

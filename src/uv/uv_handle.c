@@ -12,8 +12,7 @@
 static void close_fire(uv_handle_t *handle) {
   mprof__uv_entry_t *entry = mprof__uv_map_take(handle);
   mprof_switch(entry->thread);
-  if (entry->close_cb)
-    ((uv_close_cb)entry->close_cb)(handle);
+  if (entry->close_cb) ((uv_close_cb)entry->close_cb)(handle);
   mprof__uv_finish(entry, 0);
 }
 
@@ -23,8 +22,7 @@ static void close_fire(uv_handle_t *handle) {
 static mprof__uv_entry_t *close_watch(uv_handle_t *handle,
                                       uv_close_cb close_cb) {
   mprof__uv_entry_t *entry = mprof__uv_map_get(handle);
-  if (entry && close_cb != close_fire)
-    entry->close_cb = (mprof__uv_fn)close_cb;
+  if (entry && close_cb != close_fire) entry->close_cb = (mprof__uv_fn)close_cb;
   return entry;
 }
 
@@ -88,8 +86,7 @@ int mprof_uv_async_init(uv_loop_t *loop, uv_async_t *handle, uv_async_cb cb) {
       cb && !mprof__uv_libuv_own(loop, handle)
           ? mprof__uv_begin(handle, MPROF_HANDLE, "async", (mprof__uv_fn)cb)
           : NULL;
-  if (entry)
-    entry->handle_type = UV_ASYNC;
+  if (entry) entry->handle_type = UV_ASYNC;
   return mprof__uv_submitted(
       entry, REAL->uv_async_init(loop, handle, entry ? async_fire : cb));
 }
@@ -183,8 +180,7 @@ int mprof_uv_poll_start(uv_poll_t *handle, int events, uv_poll_cb cb) {
 /* A handle's second label, with the path it watches. */
 static void label_path(mprof__uv_entry_t *entry, const char *what,
                        const char *path) {
-  if (!entry || !path)
-    return;
+  if (!entry || !path) return;
   char label[512];
   snprintf(label, sizeof label, "%s %s", what, path);
   mprof_label(entry->thread, label);
@@ -240,8 +236,7 @@ int mprof_uv_fs_poll_start(uv_fs_poll_t *handle, uv_fs_poll_cb cb,
 static void exit_fire(uv_process_t *process, int64_t exit_status,
                       int term_signal) {
   mprof__uv_entry_t *entry = mprof__uv_enter(process);
-  if (entry->cb)
-    ((uv_exit_cb)entry->cb)(process, exit_status, term_signal);
+  if (entry->cb) ((uv_exit_cb)entry->cb)(process, exit_status, term_signal);
   mprof_switch(mprof__uv_running_loop);
 }
 
@@ -253,8 +248,7 @@ int mprof_uv_spawn(uv_loop_t *loop, uv_process_t *handle,
       options ? mprof__uv_begin_labelled(handle, (mprof__uv_fn)options->exit_cb,
                                          MPROF_HANDLE, "process", options->file)
               : NULL;
-  if (!entry)
-    return REAL->uv_spawn(loop, handle, options);
+  if (!entry) return REAL->uv_spawn(loop, handle, options);
   entry->handle_type = UV_PROCESS;
   uv_process_options_t ours = *options;
   ours.exit_cb = exit_fire;

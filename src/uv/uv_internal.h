@@ -140,7 +140,8 @@ typedef struct mprof__uv_label_s {
   uint64_t hash;
 } mprof__uv_label_t;
 
-#define MPROF__UV_LABEL(literal) {literal, sizeof literal - 1, 0}
+#define MPROF__UV_LABEL(literal)                                               \
+  { literal, sizeof literal - 1, 0 }
 
 /* Hashes label, once. */
 void mprof__uv_label_init(mprof__uv_label_t *label);
@@ -150,8 +151,7 @@ void mprof__uv_label_init(mprof__uv_label_t *label);
 static inline mprof__uv_entry_t *
 mprof__uv_begin_hashed(const void *key, mprof_type_t type,
                        const mprof__uv_label_t *label, mprof__uv_fn cb) {
-  if (!mprof_is_started())
-    return NULL;
+  if (!mprof_is_started()) return NULL;
   uint64_t thread = mprof_create(type);
   mprof__label_hashed(thread, label->text, label->length, label->hash);
   return mprof__uv_entry_add(key, thread, cb);
@@ -216,8 +216,7 @@ static inline mprof__uv_entry_t *mprof__uv_watch(const void *handle,
                                                  mprof__uv_fn cb,
                                                  mprof__uv_fn fire, int read) {
   mprof__uv_entry_t *entry = cb ? mprof__uv_map_get(handle) : NULL;
-  if (entry && cb != fire)
-    *(read ? &entry->read_cb : &entry->cb) = cb;
+  if (entry && cb != fire) *(read ? &entry->read_cb : &entry->cb) = cb;
   return entry;
 }
 
@@ -236,8 +235,7 @@ static inline int mprof__uv_libuv_own(const uv_loop_t *loop,
   static void kind##_done(uv_##kind##_t *req, int status) {                    \
     mprof__uv_entry_t *entry = mprof__uv_map_take(req);                        \
     mprof_switch(entry->thread);                                               \
-    if (entry->cb)                                                             \
-      ((cb_type)entry->cb)(req, status);                                       \
+    if (entry->cb) ((cb_type)entry->cb)(req, status);                          \
     mprof__uv_finish(entry, status);                                           \
   }
 
@@ -259,8 +257,7 @@ mprof__uv_net_t *mprof__uv_net_of(mprof__uv_entry_t *entry);
 static inline size_t mprof__uv_bufs_length(const uv_buf_t bufs[],
                                            unsigned int nbufs) {
   size_t length = 0;
-  for (unsigned int i = 0; i < nbufs; i++)
-    length += bufs[i].len;
+  for (unsigned int i = 0; i < nbufs; i++) length += bufs[i].len;
   return length;
 }
 

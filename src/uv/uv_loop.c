@@ -37,15 +37,13 @@ static mprof__uv_entry_t *loop_entry(uv_loop_t *loop) {
     entry = mprof__uv_begin(
         loop, MPROF_LOOP,
         loop == REAL->uv_default_loop() ? "default loop" : "loop", NULL);
-  if (entry && !entry->poll_mark)
-    entry->poll_mark = poll_mark_new(loop);
+  if (entry && !entry->poll_mark) entry->poll_mark = poll_mark_new(loop);
   return entry;
 }
 
 int mprof_uv_run(uv_loop_t *loop, uv_run_mode mode) {
   mprof__uv_entry_t *entry = mprof_is_started() ? loop_entry(loop) : NULL;
-  if (!entry)
-    return REAL->uv_run(loop, mode);
+  if (!entry) return REAL->uv_run(loop, mode);
   uint64_t outer = mprof__uv_running_loop, before = mprof_current();
   mprof__uv_running_loop = entry->thread;
   mprof_switch(entry->thread);
@@ -110,8 +108,7 @@ typedef struct walk_s {
 
 static void walk_user_handles(uv_handle_t *handle, void *arg) {
   const walk_t *walk = arg;
-  if (handle->data != poll_mark_tag)
-    walk->cb(handle, walk->arg);
+  if (handle->data != poll_mark_tag) walk->cb(handle, walk->arg);
 }
 
 void mprof_uv_walk(uv_loop_t *loop, uv_walk_cb walk_cb, void *arg) {

@@ -41,16 +41,14 @@ static size_t bucket_of(const void *key) {
 /* The link pointing at key's entry, or at the NULL ending its chain. */
 static mprof__uv_entry_t **link_of(const void *key) {
   mprof__uv_entry_t **link = &buckets[bucket_of(key)];
-  while (*link && (*link)->key != key)
-    link = &(*link)->next;
+  while (*link && (*link)->key != key) link = &(*link)->next;
   return link;
 }
 
 mprof__uv_entry_t *mprof__uv_map_take(const void *key) {
   lock();
   mprof__uv_entry_t **link = link_of(key), *entry = *link;
-  if (entry)
-    *link = entry->next;
+  if (entry) *link = entry->next;
   unlock();
   return entry;
 }
@@ -81,10 +79,8 @@ static mprof__uv_entry_t *spare_take(void) {
 }
 
 void mprof__uv_map_release(mprof__uv_entry_t *entry) {
-  if (!entry)
-    return;
-  if (entry->net)
-    free(entry->net);
+  if (!entry) return;
+  if (entry->net) free(entry->net);
   lock();
   int kept = spare_count < SPARES;
   if (kept) {
@@ -93,8 +89,7 @@ void mprof__uv_map_release(mprof__uv_entry_t *entry) {
     spare_count++;
   }
   unlock();
-  if (!kept)
-    free(entry);
+  if (!kept) free(entry);
 }
 
 mprof__uv_entry_t *mprof__uv_map_add(const void *key, uint64_t thread) {
@@ -106,8 +101,7 @@ mprof__uv_entry_t *mprof__uv_map_add(const void *key, uint64_t thread) {
   if (!entry) {
     unlock();
     entry = malloc(sizeof *entry);
-    if (!entry)
-      return NULL;
+    if (!entry) return NULL;
     lock();
   }
   *entry = (mprof__uv_entry_t){.key = key, .thread = thread};

@@ -92,8 +92,7 @@ static object_t object_extent(const struct dl_phdr_info *info) {
   object_t object = {UINTPTR_MAX, 0, info->dlpi_name};
   for (int i = 0; i < info->dlpi_phnum; i++) {
     const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-    if (ph->p_type != PT_LOAD)
-      continue;
+    if (ph->p_type != PT_LOAD) continue;
     uintptr_t start = info->dlpi_addr + ph->p_vaddr;
     uintptr_t end = start + ph->p_memsz;
     object.low = start < object.low ? start : object.low;
@@ -117,18 +116,15 @@ static int object_visit(struct dl_phdr_info *info, size_t size, void *data) {
   (void)size;
   object_walk_t *walk = data;
   object_t object = object_extent(info);
-  if (walk->address && !object_contains(&object, walk->address))
-    return 0;
-  if (walk->count < MAX_OBJECTS)
-    walk->found[walk->count++] = object;
+  if (walk->address && !object_contains(&object, walk->address)) return 0;
+  if (walk->count < MAX_OBJECTS) walk->found[walk->count++] = object;
   return walk->address != 0;
 }
 
 /* The object that maps address; 0 if none does. */
 static int object_at(const void *address, object_t *object) {
   object_walk_t walk = {(uintptr_t)address, .count = 0};
-  if (!dl_iterate_phdr(object_visit, &walk))
-    return 0;
+  if (!dl_iterate_phdr(object_visit, &walk)) return 0;
   *object = walk.found[0];
   return 1;
 }
@@ -145,8 +141,7 @@ static void *object_open(const object_t *object) {
  * needs; NULL if not found. */
 static void *object_lookup(const object_t *object, const char *name) {
   void *handle = object_open(object);
-  if (!handle)
-    return NULL;
+  if (!handle) return NULL;
   void *symbol = dlsym(handle, name);
   dlclose(handle);
   return symbol;
@@ -192,10 +187,8 @@ static pthread_mutex_t resolve_lock = PTHREAD_MUTEX_INITIALIZER;
  * scope's, else the first loaded object that defines one.  0 if none does. */
 static int libuv_of(const object_t *caller, object_t *libuv) {
   void *version = dlsym(RTLD_DEFAULT, "uv_version");
-  if (!version && caller)
-    version = object_lookup(caller, "uv_version");
-  if (!version)
-    version = any_version();
+  if (!version && caller) version = object_lookup(caller, "uv_version");
+  if (!version) version = any_version();
   return version && object_at(version, libuv);
 }
 
@@ -211,8 +204,7 @@ static void *libuv_symbol(void *handle, const object_t *libuv,
 static void libuv_fill(mprof__uv_real_t *real, const object_t *libuv) {
   *real = no_libuv;
   void *handle = object_open(libuv);
-  if (!handle)
-    return;
+  if (!handle) return;
   void *symbol;
 #define MPROF__UV_RESOLVE(ret, name, params, args)                             \
   MPROF__UV_HELPER_RESOLVE(name)
@@ -234,10 +226,8 @@ static void libuv_fill(mprof__uv_real_t *real, const object_t *libuv) {
  * process holds more libuvs than we keep. */
 static const mprof__uv_real_t *libuv_table(const object_t *libuv) {
   for (int i = 0; i < libuv_count; i++)
-    if (libuvs[i].low == libuv->low)
-      return &libuvs[i].real;
-  if (libuv_count == MAX_LIBUVS)
-    return &no_libuv;
+    if (libuvs[i].low == libuv->low) return &libuvs[i].real;
+  if (libuv_count == MAX_LIBUVS) return &no_libuv;
   libuv_t *entry = &libuvs[libuv_count++];
   entry->low = libuv->low;
   libuv_fill(&entry->real, libuv);
@@ -255,8 +245,7 @@ caller_resolve(const void *address) {
   object_t caller, libuv;
   int known = object_at(address, &caller);
   const mprof__uv_real_t *real = &no_libuv;
-  if (libuv_of(known ? &caller : NULL, &libuv))
-    real = libuv_table(&libuv);
+  if (libuv_of(known ? &caller : NULL, &libuv)) real = libuv_table(&libuv);
   int n = atomic_load_explicit(&caller_count, memory_order_relaxed);
   if (known && n < MAX_CALLERS) {
     callers[n] = (caller_t){caller.low, caller.high, real};
@@ -273,8 +262,7 @@ caller_real(const void *address) {
   uintptr_t at = (uintptr_t)address;
   int n = atomic_load_explicit(&caller_count, memory_order_acquire);
   for (int i = 0; i < n; i++)
-    if (at >= callers[i].low && at < callers[i].high)
-      return callers[i].real;
+    if (at >= callers[i].low && at < callers[i].high) return callers[i].real;
   return caller_resolve(address);
 }
 
@@ -294,8 +282,7 @@ static _Thread_local const mprof__uv_real_t *current
     __attribute__((tls_model("initial-exec")));
 
 const mprof__uv_real_t *mprof__uv_real(void) {
-  if (current)
-    return current;
+  if (current) return current;
   const mprof__uv_real_t *first = atomic_load(&first_real);
   return first ? first : &no_libuv;
 }

@@ -86,8 +86,7 @@ static int elf_defines(const elf_file_t *elf, const char *name) {
     return 0;
   for (uint32_t i = 0; i < h->e_shnum; i++) {
     Elf64_Shdr section;
-    if (!section_header(elf, i, &section))
-      return 0;
+    if (!section_header(elf, i, &section)) return 0;
     if ((section.sh_type == SHT_SYMTAB || section.sh_type == SHT_DYNSYM) &&
         table_defines(elf, &section, name))
       return 1;
@@ -106,8 +105,7 @@ static int elf_has_interpreter(const elf_file_t *elf) {
     Elf64_Phdr ph;
     if (!read_at(elf, &ph, sizeof ph, h->e_phoff + (uint64_t)i * sizeof ph))
       return -1;
-    if (ph.p_type == PT_INTERP)
-      return 1;
+    if (ph.p_type == PT_INTERP) return 1;
   }
   return 0;
 }
@@ -123,8 +121,7 @@ mprof_uv_probe_t mprof_uv_probe_file(const char *path) {
   elf_file_t elf = {.fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)};
   struct stat st;
   mprof_uv_probe_t result = MPROF_UV_PROBE_UNKNOWN;
-  if (elf.fd < 0)
-    return result;
+  if (elf.fd < 0) return result;
   if (fstat(elf.fd, &st) == 0 && S_ISREG(st.st_mode)) {
     elf.size = (uint64_t)st.st_size;
     if (read_at(&elf, &elf.header, sizeof elf.header, 0) &&
@@ -142,19 +139,16 @@ mprof_uv_probe_t mprof_uv_probe_file(const char *path) {
 }
 
 mprof_uv_probe_t mprof_uv_probe_program(const char *name) {
-  if (strchr(name, '/'))
-    return mprof_uv_probe_file(name);
+  if (strchr(name, '/')) return mprof_uv_probe_file(name);
   const char *path = getenv("PATH");
-  if (!path)
-    path = "/usr/local/bin:/usr/bin:/bin";
+  if (!path) path = "/usr/local/bin:/usr/bin:/bin";
   while (*path) {
     size_t length = strcspn(path, ":");
     char candidate[PATH_MAX];
     int n = length ? snprintf(candidate, sizeof candidate, "%.*s/%s",
                               (int)length, path, name)
                    : snprintf(candidate, sizeof candidate, "./%s", name);
-    if (n > 0 && (size_t)n < sizeof candidate &&
-        access(candidate, X_OK) == 0)
+    if (n > 0 && (size_t)n < sizeof candidate && access(candidate, X_OK) == 0)
       return mprof_uv_probe_file(candidate);
     path += length + (path[length] == ':');
   }

@@ -30,8 +30,7 @@ static mprof__uv_entry_t *begin_write(uv_write_t *req, uv_write_cb cb) {
  * an address is unknown. */
 static mprof__uv_net_t *tcp_net(mprof__uv_entry_t *entry, const uv_tcp_t *tcp) {
   mprof__uv_net_t *net = entry->net;
-  if (net && net->send.length)
-    return net;
+  if (net && net->send.length) return net;
   if (entry->handle_type != UV_TCP || !(net = mprof__uv_net_of(entry)) ||
       !mprof__uv_address_cached(
           &net->local, (mprof__uv_name_fn)REAL->uv_tcp_getsockname, tcp) ||
@@ -115,8 +114,7 @@ int mprof_uv_listen(uv_stream_t *stream, int backlog, uv_connection_cb cb) {
 int mprof_uv_accept(uv_stream_t *server, uv_stream_t *client) {
   int result = REAL->uv_accept(server, client);
   mprof__uv_entry_t *entry = result ? NULL : mprof__uv_map_get(client);
-  if (!entry)
-    return result;
+  if (!entry) return result;
   int saved = errno;
   mprof__uv_net_t *net = tcp_net(entry, (uv_tcp_t *)client);
   if (net) {
@@ -130,8 +128,7 @@ int mprof_uv_accept(uv_stream_t *server, uv_stream_t *client) {
 
 static void read_fire(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf) {
   mprof__uv_entry_t *entry = mprof__uv_enter(stream);
-  if (nread > 0)
-    stream_received(entry, stream, (size_t)nread);
+  if (nread > 0) stream_received(entry, stream, (size_t)nread);
   ((uv_read_cb)entry->read_cb)(stream, nread, buf);
   mprof_switch(mprof__uv_running_loop);
 }
@@ -158,8 +155,7 @@ static int write_submitted(mprof__uv_entry_t *entry, uv_stream_t *handle,
 int mprof_uv_write(uv_write_t *req, uv_stream_t *handle, const uv_buf_t bufs[],
                    unsigned int nbufs, uv_write_cb cb) {
   mprof__uv_entry_t *entry = begin_write(req, cb);
-  if (!entry)
-    return REAL->uv_write(req, handle, bufs, nbufs, cb);
+  if (!entry) return REAL->uv_write(req, handle, bufs, nbufs, cb);
   /* What libuv's uv_write() does, without its call of uv_write2() through
    * the PLT, which would come back into the shim. */
   return write_submitted(

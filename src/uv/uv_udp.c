@@ -28,8 +28,7 @@ static uint64_t fnv1a(uint64_t hash, const unsigned char *p, size_t n) {
   for (; end - p >= 4; p += 4)
     hash = ((((hash ^ p[0]) * prime ^ p[1]) * prime ^ p[2]) * prime ^ p[3]) *
            prime;
-  for (; p < end; p++)
-    hash = (hash ^ *p) * prime;
+  for (; p < end; p++) hash = (hash ^ *p) * prime;
   return hash;
 }
 
@@ -47,8 +46,7 @@ static uint64_t payload_hash(const uv_buf_t bufs[], unsigned int nbufs,
 
 /* Do a and b, IP addresses, show as the same "ip:port"? */
 static int same_address(const struct sockaddr *a, const struct sockaddr *b) {
-  if (a->sa_family != b->sa_family)
-    return 0;
+  if (a->sa_family != b->sa_family) return 0;
   if (a->sa_family == AF_INET) {
     const struct sockaddr_in *x = (const void *)a, *y = (const void *)b;
     return x->sin_port == y->sin_port &&

@@ -21,8 +21,7 @@ int mprof_uv_queue_work(uv_loop_t *loop, uv_work_t *req, uv_work_cb work_cb,
                                  ? mprof__uv_begin(req, MPROF_WORK, "work",
                                                    (mprof__uv_fn)after_work_cb)
                                  : NULL;
-  if (entry)
-    entry->work_cb = (mprof__uv_fn)work_cb;
+  if (entry) entry->work_cb = (mprof__uv_fn)work_cb;
   return mprof__uv_submitted(
       entry, REAL->uv_queue_work(loop, req, entry ? work_run : work_cb,
                                  entry ? work_done : after_work_cb));
@@ -61,8 +60,7 @@ int mprof_uv_getnameinfo(uv_loop_t *loop, uv_getnameinfo_t *req,
                          uv_getnameinfo_cb cb, const struct sockaddr *addr,
                          int flags) {
   mprof__uv_address_t target = {"", 0};
-  if (addr && mprof_is_started())
-    mprof__uv_address_text(addr, &target);
+  if (addr && mprof_is_started()) mprof__uv_address_text(addr, &target);
   mprof__uv_sync_t sync;
   mprof__uv_entry_t *entry = mprof__uv_begin_request(
       &sync, req, (mprof__uv_fn)cb, MPROF_GETNAMEINFO, "getnameinfo",

@@ -10,8 +10,10 @@
 #define DETAILS_ARROWS 20
 
 static void put_duration(GString *out, int64_t ns) {
-  static const struct { double ns; const char *unit; } units[] = {
-      {1e9, "s"}, {1e6, "ms"}, {1e3, "us"}};
+  static const struct {
+    double ns;
+    const char *unit;
+  } units[] = {{1e9, "s"}, {1e6, "ms"}, {1e3, "us"}};
   for (size_t i = 0; i < sizeof units / sizeof *units; i++)
     if (ns >= units[i].ns || ns <= -units[i].ns) {
       g_string_append_printf(out, "%.3f %s", (double)ns / units[i].ns,
@@ -27,7 +29,8 @@ static void put_name(GString *out, const mprof_model_t *m, uint32_t t) {
     g_string_append(out, "(root)");
     return;
   }
-  char *safe = mprof__view_escape(mprof_model_thread_name(m, t, name, sizeof name));
+  char *safe =
+      mprof__view_escape(mprof_model_thread_name(m, t, name, sizeof name));
   g_string_append(out, safe);
   g_free(safe);
 }
@@ -115,7 +118,8 @@ static void put_interactions(GString *out, const mprof_model_t *m, uint32_t t) {
       put_arrow(out, m, &v->arrows[i]);
       shown++;
     }
-  if (shown < count) g_string_append_printf(out, "  ... %zu more\n", count - shown);
+  if (shown < count)
+    g_string_append_printf(out, "  ... %zu more\n", count - shown);
 }
 
 /* Whether t is one of threads[0..count). */
@@ -128,7 +132,8 @@ static int holds(const uint32_t *threads, uint32_t count, uint32_t t) {
 static void put_chains(GString *out, const mprof_view_doc_t *doc, uint32_t t) {
   const mprof_analysis_t *a = &doc->analysis;
   for (size_t i = 0; i < a->chain_count; i++) {
-    if (!holds(a->chain_threads + a->chains[i].first, a->chains[i].length, t)) continue;
+    if (!holds(a->chain_threads + a->chains[i].first, a->chains[i].length, t))
+      continue;
     g_string_append(out, "  wait chain:");
     for (uint32_t j = 0; j < a->chains[i].length; j++) {
       g_string_append(out, j ? " -> " : " ");
@@ -140,7 +145,8 @@ static void put_chains(GString *out, const mprof_view_doc_t *doc, uint32_t t) {
 
 /* The findings that name t, as the findings panel words them, the wait
  * chains it is in and whether it is on the critical path. */
-static void put_findings(GString *out, const mprof_view_doc_t *doc, uint32_t t) {
+static void put_findings(GString *out, const mprof_view_doc_t *doc,
+                         uint32_t t) {
   const mprof_analysis_t *a = &doc->analysis;
   size_t before = out->len;
   g_string_append(out, "\nFindings\n");

@@ -19,14 +19,12 @@ char *mprof__view_finding_text(const mprof_view_doc_t *doc, size_t i) {
   return text;
 }
 
-void mprof__view_window_show_finding(mprof_view_window_t *w, int p,
-                                     size_t i) {
+void mprof__view_window_show_finding(mprof_view_window_t *w, int p, size_t i) {
   const mprof_analysis_t *a = &w->panes[p].doc->analysis;
   if (mprof_timeline_show_finding(w->timeline, p, a, (int)i) > 0) {
     w->follow = 0;
     mprof__view_window_details(
-        w, w->panes[p].doc,
-        (uint32_t)mprof_timeline_selected(w->timeline, p));
+        w, w->panes[p].doc, (uint32_t)mprof_timeline_selected(w->timeline, p));
   }
   for (int k = 0; k < w->pane_count; k++)
     gtk_widget_queue_draw(w->panes[k].area);
@@ -59,7 +57,8 @@ static void set_row(GtkListBox *list, int at, const char *text, int p,
   }
   gtk_list_box_row_set_activatable(row, finding >= 0);
   g_object_set_data(G_OBJECT(row), "mprof-pane", GINT_TO_POINTER(p));
-  g_object_set_data(G_OBJECT(row), "mprof-finding", GSIZE_TO_POINTER((gsize)finding));
+  g_object_set_data(G_OBJECT(row), "mprof-finding",
+                    GSIZE_TO_POINTER((gsize)finding));
 }
 
 static void on_row_activated(GtkListBox *list, GtkListBoxRow *row,
@@ -100,11 +99,11 @@ GtkWidget *mprof__view_findings_new(mprof_view_window_t *w) {
   gtk_list_box_set_selection_mode(GTK_LIST_BOX(w->findings),
                                   GTK_SELECTION_NONE);
   gtk_list_box_set_activate_on_single_click(GTK_LIST_BOX(w->findings), TRUE);
-  g_signal_connect(w->findings, "row-activated",
-                   G_CALLBACK(on_row_activated), w);
+  g_signal_connect(w->findings, "row-activated", G_CALLBACK(on_row_activated),
+                   w);
   GtkWidget *scroll = gtk_scrolled_window_new(NULL, NULL);
-  gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(scroll),
-                                 GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+  gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(scroll), GTK_POLICY_NEVER,
+                                 GTK_POLICY_AUTOMATIC);
   gtk_container_add(GTK_CONTAINER(scroll), w->findings);
   GtkWidget *frame = gtk_frame_new("Findings");
   gtk_container_add(GTK_CONTAINER(frame), scroll);

@@ -36,7 +36,8 @@ static void keep_newest(mprof_view_window_t *w, double old_end) {
 static void reload_pane(mprof_view_window_t *w, int p) {
   mprof_view_pane_t *pane = &w->panes[p];
   mprof_view_doc_t *doc;
-  if (mprof__view_doc_load(pane->doc->path, NULL, NULL, NULL, NULL, &doc)) return;
+  if (mprof__view_doc_load(pane->doc->path, NULL, NULL, NULL, NULL, &doc))
+    return;
   if (mprof_timeline_replace(w->timeline, p, doc->model)) {
     mprof__view_doc_free(doc);
     return;
@@ -53,7 +54,8 @@ static gboolean on_tick(gpointer data) {
   for (int i = 0; i < w->pane_count; i++) reload_pane(w, i);
   mprof__view_findings_fill(w);
   if (w->follow) keep_newest(w, old_end);
-  for (int i = 0; i < w->pane_count; i++) gtk_widget_queue_draw(w->panes[i].area);
+  for (int i = 0; i < w->pane_count; i++)
+    gtk_widget_queue_draw(w->panes[i].area);
   return G_SOURCE_CONTINUE;
 }
 

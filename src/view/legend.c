@@ -42,8 +42,8 @@ static gboolean on_draw(GtkWidget *area, cairo_t *cr, gpointer data) {
     pango_layout_set_text(layout, swatch->name, -1);
     int width, height;
     pango_layout_get_pixel_size(layout, &width, &height);
-    gtk_render_layout(gtk_widget_get_style_context(area), cr,
-                      x + SWATCH_PX + 3, (LEGEND_PX - height) / 2.0, layout);
+    gtk_render_layout(gtk_widget_get_style_context(area), cr, x + SWATCH_PX + 3,
+                      (LEGEND_PX - height) / 2.0, layout);
     x += SWATCH_PX + width + 14;
   }
   g_object_unref(layout);

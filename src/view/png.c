@@ -9,7 +9,8 @@ int mprof__view_png(mprof_timeline_t *tl, int pane, const char *png_path) {
   cairo_t *cr = cairo_create(surface);
   int err = cairo_status(cr) ? MPROF_ENOMEM : mprof__view_draw(cr, tl, pane);
   cairo_destroy(cr);
-  if (!err && cairo_surface_write_to_png(surface, png_path) != CAIRO_STATUS_SUCCESS)
+  if (!err &&
+      cairo_surface_write_to_png(surface, png_path) != CAIRO_STATUS_SUCCESS)
     err = MPROF_EIO;
   cairo_surface_destroy(surface);
   return err;

@@ -19,7 +19,8 @@
 #define TEXT_PX 10
 
 static void set_colour(cairo_t *cr, uint32_t colour, float alpha) {
-  uint32_t rgb = colour < MPROF_COLOUR_COUNT ? mprof_scene_palette[colour].rgb : 0;
+  uint32_t rgb =
+      colour < MPROF_COLOUR_COUNT ? mprof_scene_palette[colour].rgb : 0;
   cairo_set_source_rgba(cr, (rgb >> 16 & 255) / 255.0, (rgb >> 8 & 255) / 255.0,
                         (rgb & 255) / 255.0, alpha);
 }
@@ -31,7 +32,9 @@ static void paint_text(cairo_t *cr, PangoLayout *layout, const mprof_prim_t *p,
   pango_layout_set_text(layout, safe, -1);
   g_free(safe);
   pango_layout_set_width(layout, (int)((p->x1 - p->x0) * PANGO_SCALE));
-  cairo_move_to(cr, p->x0, p->y0 - pango_layout_get_baseline(layout) / (double)PANGO_SCALE);
+  cairo_move_to(cr, p->x0,
+                p->y0 -
+                    pango_layout_get_baseline(layout) / (double)PANGO_SCALE);
   pango_cairo_show_layout(cr, layout);
 }
 
@@ -69,7 +72,8 @@ static int joins(const batch_t *b, const mprof_prim_t *p, double x, double y,
 static int as_rect(const mprof_prim_t *p, double *x, double *y, double *w,
                    double *h) {
   double half = p->width / 2.0;
-  if (p->kind == MPROF_PRIM_RECT || (p->kind == MPROF_PRIM_LINE && p->y0 == p->y1) ||
+  if (p->kind == MPROF_PRIM_RECT ||
+      (p->kind == MPROF_PRIM_LINE && p->y0 == p->y1) ||
       (p->kind == MPROF_PRIM_LINE && p->x0 == p->x1)) {
     int rect = p->kind == MPROF_PRIM_RECT, flat = !rect && p->y0 == p->y1;
     *x = fmin(p->x0, p->x1) - (rect || flat ? 0 : half);

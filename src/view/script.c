@@ -24,8 +24,8 @@
  *   wait N              do nothing for N steps
  *   quit                close the window
  *
- * Every window runs the script.  Lines starting with # are ignored.  A failed action prints "script: ..."
- * on stderr and closes the window.
+ * Every window runs the script.  Lines starting with # are ignored.  A failed
+ * action prints "script: ..." on stderr and closes the window.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -41,7 +41,7 @@ typedef struct script_s {
   mprof_view_window_t *window;
   char **lines;
   size_t next;
-  long waiting;  /* steps left to wait */
+  long waiting; /* steps left to wait */
 } script_t;
 
 static int shot(mprof_view_window_t *w, const char *path) {
@@ -70,8 +70,10 @@ static int metric(mprof_view_window_t *w, const char *arg) {
   unsigned i;
   char on[4];
   if (sscanf(arg, "%u %3s", &i, on) != 2) return -1;
-  GtkWidget *popover = GTK_WIDGET(gtk_menu_button_get_popover(GTK_MENU_BUTTON(w->counters)));
-  GList *checks = gtk_container_get_children(GTK_CONTAINER(gtk_bin_get_child(GTK_BIN(popover))));
+  GtkWidget *popover =
+      GTK_WIDGET(gtk_menu_button_get_popover(GTK_MENU_BUTTON(w->counters)));
+  GList *checks = gtk_container_get_children(
+      GTK_CONTAINER(gtk_bin_get_child(GTK_BIN(popover))));
   GtkWidget *check = g_list_nth_data(checks, i);
   g_list_free(checks);
   if (!check) return -1;
@@ -118,7 +120,8 @@ static int findings(mprof_view_window_t *w, const char *path) {
 static int click_finding(mprof_view_window_t *w, const char *arg) {
   unsigned i;
   if (sscanf(arg, "%u", &i) != 1) return -1;
-  GtkListBoxRow *row = gtk_list_box_get_row_at_index(GTK_LIST_BOX(w->findings), (int)i);
+  GtkListBoxRow *row =
+      gtk_list_box_get_row_at_index(GTK_LIST_BOX(w->findings), (int)i);
   if (!row || !gtk_list_box_row_get_activatable(row)) return -1;
   g_signal_emit_by_name(w->findings, "row-activated", row);
   return 0;
@@ -204,10 +207,12 @@ void mprof__view_script_start(mprof_view_window_t *w, const char *path) {
     return;
   }
   /* Screenshots must not catch a popover half faded. */
-  g_object_set(gtk_settings_get_default(), "gtk-enable-animations", FALSE, NULL);
+  g_object_set(gtk_settings_get_default(), "gtk-enable-animations", FALSE,
+               NULL);
   script_t *s = g_new0(script_t, 1);
   s->window = w;
   s->lines = g_strsplit(text, "\n", -1);
   g_free(text);
-  w->script_source = g_timeout_add_full(G_PRIORITY_LOW, SCRIPT_STEP_MS, step, s, script_free);
+  w->script_source =
+      g_timeout_add_full(G_PRIORITY_LOW, SCRIPT_STEP_MS, step, s, script_free);
 }

@@ -13,12 +13,16 @@ char *mprof__view_escape(const char *text) {
       g_string_append_printf(out, "\\x%02x", (unsigned char)*p++);
       continue;
     }
-    if (c == '\n') g_string_append(out, "\\n");
-    else if (c == '\t') g_string_append(out, "\\t");
-    else if (c == '\\') g_string_append(out, "\\\\");
+    if (c == '\n')
+      g_string_append(out, "\\n");
+    else if (c == '\t')
+      g_string_append(out, "\\t");
+    else if (c == '\\')
+      g_string_append(out, "\\\\");
     else if (c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0))
       g_string_append_printf(out, "\\x%02x", c);
-    else g_string_append_unichar(out, c);
+    else
+      g_string_append_unichar(out, c);
     p = g_utf8_next_char(p);
   }
   return g_string_free(out, FALSE);

@@ -20,17 +20,18 @@
  * came from.  A document is replaced whole on reload (--follow), never
  * changed in place, so a frame never mixes two snapshots. */
 typedef struct mprof_view_doc_s {
-  char *path;                /* as given ("-" for stdin) */
-  char *title;               /* the file name, for the window title */
+  char *path;  /* as given ("-" for stdin) */
+  char *title; /* the file name, for the window title */
   mprof_model_t *model;
   mprof_analysis_t analysis;
 } mprof_view_doc_t;
 
 /* Read path (a trace, "-", or a merged trace: its members on one time
  * axis) and build its model and analysis.  Problems in the trace go to diag
- * (with diag_context), as mprof_trace_open_merged() tells them; progress (with progress_context) hears how far the model's load has
- * come, as mprof_model_load_with() tells it.  Either may be NULL.  Returns 0
- * or a negative mprof error. */
+ * (with diag_context), as mprof_trace_open_merged() tells them; progress (with
+ * progress_context) hears how far the model's load has come, as
+ * mprof_model_load_with() tells it.  Either may be NULL.  Returns 0 or a
+ * negative mprof error. */
 int mprof__view_doc_load(const char *path, mprof_diag_fn diag,
                          void *diag_context, mprof_progress_fn progress,
                          void *progress_context, mprof_view_doc_t **out);
@@ -44,8 +45,8 @@ char *mprof__view_escape(const char *text);
 /* A view state (timeline.h) showing docs[0], and docs[1] under it to
  * compare if count is 2, whole, in panes of width x height: as a window
  * and --png open them.  NULL if memory ran out. */
-mprof_timeline_t *mprof__view_timeline(mprof_view_doc_t *const *docs,
-                                       int count, int width, int height);
+mprof_timeline_t *mprof__view_timeline(mprof_view_doc_t *const *docs, int count,
+                                       int width, int height);
 
 /* Paint pane p of tl on cr, at the size tl was told.  Returns 0 or
  * MPROF_ENOMEM. */
@@ -63,8 +64,8 @@ int mprof__view_png(mprof_timeline_t *tl, int pane, const char *png_path);
 typedef struct mprof_view_options_s {
   int compare;
   int follow;
-  int follow_ms;             /* re-read period */
-  const char *script;        /* test actions (see script.c), or NULL */
+  int follow_ms;      /* re-read period */
+  const char *script; /* test actions (see script.c), or NULL */
 } mprof_view_options_t;
 int mprof__view_windows(mprof_view_doc_t **docs, int count,
                         const mprof_view_options_t *options);

@@ -50,9 +50,7 @@ void mprof__view_window_range(mprof_view_window_t *w, int64_t t0, int64_t t1) {
   redraw(w);
 }
 
-static void out_of_memory(void) {
-  g_printerr("mprof: view: out of memory\n");
-}
+static void out_of_memory(void) { g_printerr("mprof: view: out of memory\n"); }
 
 void mprof__view_window_search(mprof_view_window_t *w, const char *text) {
   if (mprof_timeline_search(w->timeline, text) < 0) out_of_memory();
@@ -99,15 +97,17 @@ gboolean mprof__view_window_key(mprof_view_window_t *w, guint keyval) {
   double width = mprof_timeline_viewport(w->timeline, 0).width_px;
   double middle = width / 2, step = width / 8;
   switch (keyval) {
-  case GDK_KEY_plus: case GDK_KEY_equal: case GDK_KEY_KP_Add:
-    mprof__view_window_zoom(w, 0, 0.5, middle); break;
-  case GDK_KEY_minus: case GDK_KEY_KP_Subtract:
-    mprof__view_window_zoom(w, 0, 2.0, middle); break;
+  case GDK_KEY_plus:
+  case GDK_KEY_equal:
+  case GDK_KEY_KP_Add: mprof__view_window_zoom(w, 0, 0.5, middle); break;
+  case GDK_KEY_minus:
+  case GDK_KEY_KP_Subtract: mprof__view_window_zoom(w, 0, 2.0, middle); break;
   case GDK_KEY_Left: mprof__view_window_pan(w, 0, step, 0); break;
   case GDK_KEY_Right: mprof__view_window_pan(w, 0, -step, 0); break;
   case GDK_KEY_Up: mprof__view_window_pan(w, 0, 0, step); break;
   case GDK_KEY_Down: mprof__view_window_pan(w, 0, 0, -step); break;
-  case GDK_KEY_0: case GDK_KEY_f: mprof__view_window_fit(w); break;
+  case GDK_KEY_0:
+  case GDK_KEY_f: mprof__view_window_fit(w); break;
   case GDK_KEY_slash: gtk_widget_grab_focus(w->search); break;
   case GDK_KEY_question: toggle_help(w); break;
   case GDK_KEY_Escape: clear(w); break;
@@ -116,7 +116,7 @@ gboolean mprof__view_window_key(mprof_view_window_t *w, guint keyval) {
   return TRUE;
 }
 
-/* --- GTK signal handlers ----------------------------------------------------- */
+/* --- GTK signal handlers -------------------------------------------------- */
 
 static int pane_of(mprof_view_window_t *w, GtkWidget *area) {
   return w->pane_count > 1 && w->panes[1].area == area;
@@ -131,7 +131,8 @@ static gboolean on_draw(GtkWidget *area, cairo_t *cr, gpointer data) {
   return TRUE;
 }
 
-static gboolean on_press(GtkWidget *area, GdkEventButton *event, gpointer data) {
+static gboolean on_press(GtkWidget *area, GdkEventButton *event,
+                         gpointer data) {
   mprof_view_window_t *w = data;
   mprof_view_pane_t *pane = &w->panes[pane_of(w, area)];
   if (event->button != GDK_BUTTON_PRIMARY) return FALSE;
@@ -170,13 +171,16 @@ static gboolean on_scroll(GtkWidget *area, GdkEventScroll *event,
                           gpointer data) {
   mprof_view_window_t *w = data;
   double dx, dy = 0;
-  if (event->direction == GDK_SCROLL_UP) dy = -1;
-  else if (event->direction == GDK_SCROLL_DOWN) dy = 1;
+  if (event->direction == GDK_SCROLL_UP)
+    dy = -1;
+  else if (event->direction == GDK_SCROLL_DOWN)
+    dy = 1;
   else if (event->direction == GDK_SCROLL_SMOOTH)
     gdk_event_get_scroll_deltas((GdkEvent *)event, &dx, &dy);
   if (dy == 0) return FALSE;
   if (event->state & GDK_SHIFT_MASK) /* scroll the rows */
-    mprof__view_window_pan(w, pane_of(w, area), 0, -dy * MPROF_SCENE_ROW_PX * 3);
+    mprof__view_window_pan(w, pane_of(w, area), 0,
+                           -dy * MPROF_SCENE_ROW_PX * 3);
   else
     mprof__view_window_zoom(w, pane_of(w, area), dy < 0 ? 0.8 : 1.25, event->x);
   return TRUE;
@@ -202,7 +206,8 @@ static void on_search(GtkSearchEntry *entry, gpointer data) {
 
 static void on_counter_toggled(GtkToggleButton *button, gpointer data) {
   mprof_view_window_t *w = data;
-  guint c = GPOINTER_TO_UINT(g_object_get_data(G_OBJECT(button), "mprof-counter"));
+  guint c =
+      GPOINTER_TO_UINT(g_object_get_data(G_OBJECT(button), "mprof-counter"));
   for (int i = 0; i < w->pane_count; i++)
     mprof_timeline_show_counter(w->timeline, i, (int)c,
                                 gtk_toggle_button_get_active(button));
@@ -229,7 +234,7 @@ static void on_help(GtkButton *button, gpointer data) {
   toggle_help(data);
 }
 
-/* --- Building the window ----------------------------------------------------- */
+/* --- Building the window -------------------------------------------------- */
 
 static GtkWidget *new_area(mprof_view_window_t *w, mprof_view_doc_t *doc) {
   mprof_view_pane_t *pane = &w->panes[w->pane_count++];
@@ -239,13 +244,13 @@ static GtkWidget *new_area(mprof_view_window_t *w, mprof_view_doc_t *doc) {
   gtk_widget_set_hexpand(pane->area, TRUE);
   gtk_widget_set_vexpand(pane->area, TRUE);
   gtk_widget_set_can_focus(pane->area, TRUE);
-  gtk_widget_add_events(pane->area, GDK_BUTTON_PRESS_MASK |
-                                        GDK_BUTTON_RELEASE_MASK |
-                                        GDK_POINTER_MOTION_MASK |
-                                        GDK_SCROLL_MASK);
+  gtk_widget_add_events(pane->area,
+                        GDK_BUTTON_PRESS_MASK | GDK_BUTTON_RELEASE_MASK |
+                            GDK_POINTER_MOTION_MASK | GDK_SCROLL_MASK);
   g_signal_connect(pane->area, "draw", G_CALLBACK(on_draw), w);
   g_signal_connect(pane->area, "button-press-event", G_CALLBACK(on_press), w);
-  g_signal_connect(pane->area, "button-release-event", G_CALLBACK(on_release), w);
+  g_signal_connect(pane->area, "button-release-event", G_CALLBACK(on_release),
+                   w);
   g_signal_connect(pane->area, "motion-notify-event", G_CALLBACK(on_motion), w);
   g_signal_connect(pane->area, "scroll-event", G_CALLBACK(on_scroll), w);
   return pane->area;
@@ -275,7 +280,8 @@ static GtkWidget *new_counter_toggles(mprof_view_window_t *w,
   return button;
 }
 
-static GtkWidget *new_button(const char *label, GCallback callback, void *data) {
+static GtkWidget *new_button(const char *label, GCallback callback,
+                             void *data) {
   GtkWidget *button = gtk_button_new_with_label(label);
   g_signal_connect(button, "clicked", callback, data);
   return button;
@@ -307,8 +313,9 @@ static GtkWidget *new_toolbar(mprof_view_window_t *w) {
   gtk_box_pack_start(GTK_BOX(bar), w->search, TRUE, TRUE, 0);
   gtk_box_pack_start(GTK_BOX(bar), new_button("+", G_CALLBACK(on_zoom_in), w),
                      FALSE, FALSE, 0);
-  gtk_box_pack_start(GTK_BOX(bar), new_button("\u2212", G_CALLBACK(on_zoom_out), w),
-                     FALSE, FALSE, 0);
+  gtk_box_pack_start(GTK_BOX(bar),
+                     new_button("\u2212", G_CALLBACK(on_zoom_out), w), FALSE,
+                     FALSE, 0);
   gtk_box_pack_start(GTK_BOX(bar), new_button("Fit", G_CALLBACK(on_fit), w),
                      FALSE, FALSE, 0);
   gtk_box_pack_start(GTK_BOX(bar), w->counters, FALSE, FALSE, 0);
@@ -356,7 +363,7 @@ static char *window_title(mprof_view_window_t *w) {
   return title;
 }
 
-/* --- Windows ------------------------------------------------------------------ */
+/* --- Windows -------------------------------------------------------------- */
 
 static int open_windows;
 

@@ -10,21 +10,21 @@
 
 /* One timeline: a document, shown as its pane of the window's view state. */
 typedef struct mprof_view_pane_s {
-  GtkWidget *area;           /* the GtkDrawingArea */
+  GtkWidget *area; /* the GtkDrawingArea */
   mprof_view_doc_t *doc;
-  double drag_x, drag_y;     /* pointer at the last drag step */
+  double drag_x, drag_y; /* pointer at the last drag step */
   int dragging;
 } mprof_view_pane_t;
 
 /* A window: one pane, or two for --compare, on one time axis. */
 typedef struct mprof_view_window_s {
   GtkWidget *window, *search, *details, *details_box, *help, *counters;
-  GtkWidget *findings;        /* the findings panel's GtkListBox */
+  GtkWidget *findings; /* the findings panel's GtkListBox */
   mprof_view_pane_t panes[MPROF_TIMELINE_PANES];
   int pane_count;
   mprof_timeline_t *timeline; /* what is shown, and how (timeline.h) */
-  int follow;                /* keep the newest time in view */
-  guint script_source;       /* the script's timer, or 0 */
+  int follow;                 /* keep the newest time in view */
+  guint script_source;        /* the script's timer, or 0 */
   const mprof_view_options_t *options;
 } mprof_view_window_t;
 

@@ -55,11 +55,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (fd < 0) return 0;
 #if FUZZ_COMMAND == 1
   static const char *const words[] = {"export", "--format=chrome", "TRACE",
-                                      "-o", "/dev/null", NULL};
+                                      "-o",     "/dev/null",       NULL};
   run(cmd_export, words, path);
 #elif FUZZ_COMMAND == 2
   static const char *const words[] = {"export", "--format=otlp", "TRACE",
-                                      "-o", "/dev/null", NULL};
+                                      "-o",     "/dev/null",     NULL};
   run(cmd_export, words, path);
 #elif FUZZ_COMMAND == 3
   static const char *const text[] = {"report", "TRACE", NULL};
@@ -68,11 +68,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   run(cmd_report, json, path);
 #elif FUZZ_COMMAND == 4
   static const char *const words[] = {"html", "--single-file", "TRACE",
-                                      "-o", "/dev/null", NULL};
+                                      "-o",   "/dev/null",     NULL};
   run(cmd_html, words, path);
 #elif FUZZ_COMMAND == 5
-  static const char *const words[] = {"snapshot", "--core", "TRACE",
-                                      "-w", "/dev/null", NULL};
+  static const char *const words[] = {"snapshot", "--core",    "TRACE",
+                                      "-w",       "/dev/null", NULL};
   run(cmd_snapshot, words, path);
 #else
 #error "FUZZ_COMMAND: 1 to 5"

@@ -29,7 +29,6 @@
 
 static char directory[] = "/tmp/fuzz-merged-XXXXXX";
 
-
 static void remove_directory(void) { mprof__remove_tree(directory); }
 
 /* Run command with argv (NULL-terminated words). */
@@ -112,8 +111,8 @@ static int make_members(void) {
 #define AT(name) (snprintf(path, sizeof path, "%s/%s", directory, name), path)
   if (copy_file(FUZZ_MEMBER_A, AT("a.ctf")) ||
       copy_file(FUZZ_MEMBER_B, AT("b.ctf")) || mkdir(AT("m"), 0700) ||
-      copy_file(FUZZ_MEMBER_B, AT("m/.mprof")) || mkfifo(AT("fifo.ctf"), 0600) ||
-      mkdir(AT("dir.ctf"), 0700))
+      copy_file(FUZZ_MEMBER_B, AT("m/.mprof")) ||
+      mkfifo(AT("fifo.ctf"), 0600) || mkdir(AT("dir.ctf"), 0700))
     return -1;
   snprintf(target, sizeof target, "%s/a.ctf", directory);
   return symlink(target, AT("link.ctf"));

@@ -30,7 +30,8 @@ static void check_census(const mprof_trace_t *trace, size_t i) {
   mprof_event_t *events = malloc(most * sizeof *events);
   if (!events) return;
   size_t n = mprof_trace_packet_decode(trace, i, events, most, NULL);
-  uint64_t want[MPROF_EVENT_KIND_COUNT] = {0}, got[MPROF_EVENT_KIND_COUNT] = {0};
+  uint64_t want[MPROF_EVENT_KIND_COUNT] = {0},
+           got[MPROF_EVENT_KIND_COUNT] = {0};
   for (size_t k = 0; k < n; k++) want[events[k].kind]++;
   if (mprof_trace_packet_census(trace, i, got) != n ||
       memcmp(got, want, sizeof got) != 0)
@@ -68,7 +69,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!copy) return 0;
   memcpy(copy, data, size);
   mprof_trace_t *trace;
-  if (mprof_trace_open_memory(copy, size, "fuzz", ignore_diag, NULL, &trace) == 0) {
+  if (mprof_trace_open_memory(copy, size, "fuzz", ignore_diag, NULL, &trace) ==
+      0) {
     uint64_t sum = 0;
     for (size_t i = 0; i < mprof_trace_packet_count(trace); i++) {
       mprof_trace_packet_events(trace, i, touch_event, &sum);

@@ -67,8 +67,7 @@ typedef struct seen_s {
 static int see(void *context, const mprof_event_t *ev) {
   seen_t *s = context;
   uint64_t limit = (uint64_t)1 << 56;
-  if (ev->thread >= limit || ev->a >= limit || ev->b >= limit)
-    s->bogus = 1;
+  if (ev->thread >= limit || ev->a >= limit || ev->b >= limit) s->bogus = 1;
   size_t used = strlen(s->kinds);
   snprintf(s->kinds + used, sizeof s->kinds - used, "%s ",
            mprof_event_kind_name(ev->kind));
@@ -109,8 +108,7 @@ static void packet_with_bogus_current_thread_is_skipped(void **state) {
   uint8_t *trace = record();
   uint64_t packets = mprof__get_u64(trace + MPROF__TH_PACKETS_OFFSET);
   uint8_t *context = trace + packets + MPROF__PH_CURRENT_THREAD;
-  for (int i = 0; i < 8; i++)
-    context[i] = (uint8_t)(BOGUS >> (8 * i));
+  for (int i = 0; i < 8; i++) context[i] = (uint8_t)(BOGUS >> (8 * i));
   expect_damage(trace, "ids.ctf: packet 0 at offset ",
                 "current_thread out of range", "");
 }

@@ -55,16 +55,16 @@ static void both_ways(void **state) {
   (void)state;
   begin();
   net(0, 10000, "net send tcp " C2S " 0 10");
-  net(1, 11100, "net recv tcp " C2S " 0 10");   /* true 10100 */
-  net(1, 11200, "net send tcp " S2C " 0 20");   /* true 10200 */
+  net(1, 11100, "net recv tcp " C2S " 0 10"); /* true 10100 */
+  net(1, 11200, "net send tcp " S2C " 0 20"); /* true 10200 */
   net(0, 10500, "net recv tcp " S2C " 0 20");
   mprof_alignment_t out[2];
   align(2, out);
   assert_int_equal(out[0].status, MPROF_ALIGN_REFERENCE);
   assert_int_equal(out[1].status, MPROF_ALIGN_BOTH);
   assert_int_equal(out[1].messages, 2);
-  assert_int_equal(out[1].low_ns, -1100);  /* receive >= send */
-  assert_int_equal(out[1].high_ns, -700);  /* its send <= the receive */
+  assert_int_equal(out[1].low_ns, -1100);   /* receive >= send */
+  assert_int_equal(out[1].high_ns, -700);   /* its send <= the receive */
   assert_int_equal(out[1].offset_ns, -900); /* true -1000, within 200 */
   mprof_model_free(model);
 }
@@ -92,9 +92,9 @@ static void one_way(void **state) {
 static void conflict(void **state) {
   (void)state;
   begin();
-  net(1, 9000, "net recv tcp " C2S " 0 10");   /* needs >= +1000 */
+  net(1, 9000, "net recv tcp " C2S " 0 10"); /* needs >= +1000 */
   net(1, 9100, "net send tcp " S2C " 0 10");
-  net(0, 9200, "net recv tcp " S2C " 0 10");   /* needs <= +100 */
+  net(0, 9200, "net recv tcp " S2C " 0 10"); /* needs <= +100 */
   net(0, 10000, "net send tcp " C2S " 0 10");
   mprof_alignment_t out[2];
   align(2, out);
@@ -116,12 +116,12 @@ static void matching(void **state) {
   (void)state;
   begin();
   net(0, 1000, "net send tcp " C2S " 0 1000");
-  net(0, 1001, "net send tcp " C2S " 0 1000");  /* again: the first counts */
+  net(0, 1001, "net send tcp " C2S " 0 1000"); /* again: the first counts */
   net(0, 1100, "net send udp " V6 " 00000000deadbeef 8");
   net(0, 1200, "net send udp " V6 " 00000000deadbeef 8");
   net(1, 2000, "net recv tcp " C2S " 0 500");
   net(1, 2100, "net recv tcp " C2S " 500 500");
-  net(1, 2150, "net recv tcp " C2S " 1000 10");  /* no such send */
+  net(1, 2150, "net recv tcp " C2S " 1000 10"); /* no such send */
   net(1, 2200, "net recv udp " V6 " 00000000deadbeef 8");
   net(1, 2300, "net recv udp " V6 " 00000000deadbeee 8");
   net(1, 2400, "net recv tcp " C2S " -1 5");
@@ -164,8 +164,8 @@ static void through_another(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(both_ways), cmocka_unit_test(one_way),
-      cmocka_unit_test(conflict), cmocka_unit_test(matching),
+      cmocka_unit_test(both_ways),       cmocka_unit_test(one_way),
+      cmocka_unit_test(conflict),        cmocka_unit_test(matching),
       cmocka_unit_test(through_another),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

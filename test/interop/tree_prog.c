@@ -53,8 +53,10 @@ static void spawn(uv_loop_t *loop, char *self, char *role) {
   uv_stdio_container_t stdio[3] = {{UV_INHERIT_FD, {.fd = 0}},
                                    {UV_INHERIT_FD, {.fd = 1}},
                                    {UV_INHERIT_FD, {.fd = 2}}};
-  uv_process_options_t options = {.exit_cb = exited, .file = self,
-                                  .args = args, .stdio_count = 3,
+  uv_process_options_t options = {.exit_cb = exited,
+                                  .file = self,
+                                  .args = args,
+                                  .stdio_count = 3,
                                   .stdio = stdio};
   check(uv_spawn(loop, &process, &options), "spawn");
   check(uv_run(loop, UV_RUN_DEFAULT), "run");

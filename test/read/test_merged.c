@@ -26,8 +26,8 @@
 
 #include "mprof/read.h"
 
-static const char *net_ctf;  /* the trace every member is a copy of */
-static char dir[64];         /* the scratch directory */
+static const char *net_ctf; /* the trace every member is a copy of */
+static char dir[64];        /* the scratch directory */
 
 /* The diagnostic lines told, one string. */
 typedef struct told_s {
@@ -106,7 +106,8 @@ static void manifest_with_bad_lines(void **state) {
   assert_int_equal(set.count, 3);
   assert_string_equal(set.paths[0], in_dir("a.ctf"));
   assert_string_equal(set.paths[1], in_dir("b c.ctf"));
-  assert_string_equal(set.paths[2], in_dir("a.ctf")); /* the last line: no newline */
+  assert_string_equal(set.paths[2],
+                      in_dir("a.ctf")); /* the last line: no newline */
   assert_int_equal(set.offsets_ns[0], 0);
   assert_int_equal(set.offsets_ns[1], -12);
   assert_int_equal(set.offsets_ns[2], 7);
@@ -164,8 +165,8 @@ static void plain_trace_and_written_manifest(void **state) {
       MPROF_EINVAL);
   assert_int_equal(
       mprof_trace_manifest_write(in_dir("w.manifest"), members, offsets, 2), 0);
-  assert_int_equal(mprof_trace_open_merged(in_dir("w.manifest"), NULL, NULL, &set),
-                   0);
+  assert_int_equal(
+      mprof_trace_open_merged(in_dir("w.manifest"), NULL, NULL, &set), 0);
   assert_int_equal(set.count, 2);
   assert_string_equal(set.paths[1], in_dir("b c.ctf"));
   assert_int_equal(set.offsets_ns[0], 5);
@@ -176,8 +177,9 @@ static void plain_trace_and_written_manifest(void **state) {
 static void tree_found_by_name(void **state) {
   (void)state;
   const char *names[] = {"x-12.ctf", "x-12.ctf.13", "x-12.ctf.13.14",
-                         "x-9.ctf", "x-12.ctfa", "x-12.ctf.1a", "x-.ctf",
-                         "x-12.ctf.", "x-12.ctf_13", "y-12.ctf"};
+                         "x-9.ctf",  "x-12.ctfa",   "x-12.ctf.1a",
+                         "x-.ctf",   "x-12.ctf.",   "x-12.ctf_13",
+                         "y-12.ctf"};
   for (size_t i = 0; i < sizeof names / sizeof *names; i++)
     copy_trace(names[i]);
   write_file("x-12.ctf.15", "not a trace");
@@ -187,9 +189,8 @@ static void tree_found_by_name(void **state) {
   told_t told = {{0}, 0};
   mprof_tree_trace_t *traces;
   size_t count;
-  assert_int_equal(mprof_trace_tree_find(pattern, 12, 0, tell, &told, &traces,
-                                         &count),
-                   0);
+  assert_int_equal(
+      mprof_trace_tree_find(pattern, 12, 0, tell, &told, &traces, &count), 0);
   assert_int_equal(count, 5);
   const char *want[] = {"x-12.ctf", "x-12.ctf.13", "x-12.ctf.13.14",
                         "x-12.ctf.15", "x-9.ctf"};
@@ -204,7 +205,8 @@ static void tree_found_by_name(void **state) {
     assert_string_equal(traces[i].process, ""); /* a legacy trace names none */
   }
   assert_int_equal(told.lines, 1);
-  assert_non_null(strstr(told.text, "x-12.ctf.15: offset 0: not an mprof trace"));
+  assert_non_null(
+      strstr(told.text, "x-12.ctf.15: offset 0: not an mprof trace"));
 
   char manifest[256];
   assert_int_equal(mprof_trace_tree_manifest_write(pattern, 12, traces, count,

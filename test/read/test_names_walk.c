@@ -31,8 +31,8 @@
 #define LABELS 90
 #define MOST_EVENTS 4096
 
-static uint8_t *trace;     /* the recorded trace, TRACE_SIZE bytes */
-static char path[4096];    /* a file the damaged copies are written to */
+static uint8_t *trace;  /* the recorded trace, TRACE_SIZE bytes */
+static char path[4096]; /* a file the damaged copies are written to */
 
 static uint64_t clock_ticks;
 static uint64_t fake_clock(void) { return clock_ticks += 10; }
@@ -172,9 +172,8 @@ static int gather_event(void *context, const mprof_event_t *ev) {
  * are known). */
 static void find_names(names_t *n) {
   mprof_trace_t *t;
-  assert_int_equal(mprof_trace_open_memory(trace, TRACE_SIZE, "names", NULL,
-                                           NULL, &t),
-                   0);
+  assert_int_equal(
+      mprof_trace_open_memory(trace, TRACE_SIZE, "names", NULL, NULL, &t), 0);
   size_t strings = 0;
   for (size_t i = 0; i < mprof_trace_packet_count(t) && strings < 8; i++) {
     const mprof_packet_info_t *pk = mprof_trace_packet(t, i);
@@ -210,8 +209,8 @@ static int label_lost(const names_t *n, const text_t *l, uint64_t kept_end) {
 /* Check a copy damaged in the names packet: events that end by `kept_end`
  * survive; `lines` lines tell it (one saying `what`). */
 static void check_damaged(const names_t *n, const opened_t *whole,
-                          const uint8_t *bytes, uint64_t kept_end,
-                          int lines, const char *what) {
+                          const uint8_t *bytes, uint64_t kept_end, int lines,
+                          const char *what) {
   opened_t in_memory, in_file;
   open_copy(bytes, 0, n->offset, &in_memory);
   open_copy(bytes, 1, n->offset, &in_file);
@@ -287,7 +286,8 @@ static void test_unknown_id_at_every_event(void **state) {
     memcpy(bytes, trace, TRACE_SIZE);
     uint8_t *header = bytes + names.starts[k];
     *header = (uint8_t)((*header & ~31u) | (MPROF__EV_COUNT + 2));
-    check_damaged(&names, &whole, bytes, names.starts[k], 1, "unknown event id");
+    check_damaged(&names, &whole, bytes, names.starts[k], 1,
+                  "unknown event id");
   }
 }
 

@@ -50,7 +50,8 @@ static void record_child(int stop) {
   pid_t pid = fork();
   assert_true(pid >= 0);
   if (pid == 0) {
-    mprof_unix_options_t options = {path, 1 << 20, MPROF_RING_OVERWRITE, 0, 1, 0};
+    mprof_unix_options_t options = {path, 1 << 20, MPROF_RING_OVERWRITE,
+                                    0,    1,       0};
     if (mprof_unix_start(&options)) _exit(1);
     mprof_switch(mprof_named_task("work"));
     if (stop) {

@@ -51,8 +51,7 @@ static void *other_thread(void *arg) {
 }
 
 int main(int argc, char **argv) {
-  if (argc != 2 || !(secrets = fopen(argv[1], "w")))
-    return 2;
+  if (argc != 2 || !(secrets = fopen(argv[1], "w"))) return 2;
   for (size_t i = 0; i < sizeof labels / sizeof *labels; i++) {
     uint64_t t = mprof_create(MPROF_REQUEST);
     mprof_label(t, labels[i]);
@@ -67,8 +66,7 @@ int main(int argc, char **argv) {
       "alice-corp", "2001:470::77", "2001:470::88", "feedfacecafebeef",
       "hunter2",    "bob's",        "bob-private",  "192.168.77.66",
       "session"};
-  for (size_t i = 0; i < sizeof parts / sizeof *parts; i++)
-    secret(parts[i]);
+  for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) secret(parts[i]);
 
   static char big[64 * 1024 + 1];
   memset(big, 'Z', sizeof big - 1);

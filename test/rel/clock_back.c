@@ -40,8 +40,9 @@ static int on_event(void *context, const mprof_event_t *ev) {
   if (ev->kind != MPROF_EVENT_COUNTER_VALUE || c->failed) return 0;
   if (ev->value != c->next_value || ev->time_ticks < c->last_ticks ||
       ev->time_ticks < read_at[ev->value]) {
-    fprintf(stderr, "clock_back: value %" PRId64 " (expected %" PRId64
-            ") at %" PRIu64 " ticks, after %" PRIu64 ", clock read %" PRIu64 "\n",
+    fprintf(stderr,
+            "clock_back: value %" PRId64 " (expected %" PRId64 ") at %" PRIu64
+            " ticks, after %" PRIu64 ", clock read %" PRIu64 "\n",
             ev->value, c->next_value, ev->time_ticks, c->last_ticks,
             ev->value >= 0 && ev->value < VALUES ? read_at[ev->value] : 0);
     c->failed = 1;
@@ -76,7 +77,8 @@ int main(void) {
   mprof_trace_close(trace);
   free(buffer);
   if (!c.failed && c.next_value != VALUES)
-    fprintf(stderr, "clock_back: %" PRId64 " values of %d\n", c.next_value, VALUES),
+    fprintf(stderr, "clock_back: %" PRId64 " values of %d\n", c.next_value,
+            VALUES),
         c.failed = 1;
   if (!c.failed) printf("clock_back: %d values, time never ran back\n", VALUES);
   return c.failed;

@@ -34,7 +34,8 @@ static _Noreturn void write_forever(void) {
 }
 
 static void fail(const char *what, const char *detail) {
-  fprintf(stderr, "FAIL: %s%s%s\n", what, detail ? ": " : "", detail ? detail : "");
+  fprintf(stderr, "FAIL: %s%s%s\n", what, detail ? ": " : "",
+          detail ? detail : "");
   exit(1);
 }
 

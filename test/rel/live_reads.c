@@ -59,10 +59,10 @@ static void *write_values(void *arg) {
 }
 
 typedef struct snapshot_check_s {
-  int64_t last[WRITERS + 1];  /* last value of each counter, -1: none */
-  int64_t packet_first;       /* this packet's previous value, -1: none */
-  uint64_t packet_stream;     /* this packet's stream */
-  uint64_t packet_values;     /* values in this packet */
+  int64_t last[WRITERS + 1]; /* last value of each counter, -1: none */
+  int64_t packet_first;      /* this packet's previous value, -1: none */
+  uint64_t packet_stream;    /* this packet's stream */
+  uint64_t packet_values;    /* values in this packet */
   /* 1 + the stream of each counter's values, 0: none seen yet (kept from
    * snapshot to snapshot: a writer keeps its OS thread's stream). */
   uint64_t stream_of[WRITERS + 1];
@@ -71,8 +71,8 @@ typedef struct snapshot_check_s {
   uint64_t overwritten[MAX_STREAMS];
   int overwritten_count;
   uint64_t values, left_out_lines;
-  uint64_t lapped;            /* snapshots the writers could have lapped */
-  uint64_t stalled;           /* snapshots with a stalled writer lapped */
+  uint64_t lapped;  /* snapshots the writers could have lapped */
+  uint64_t stalled; /* snapshots with a stalled writer lapped */
   int failed;
 } snapshot_check_t;
 
@@ -176,7 +176,8 @@ static void check_lower_bounds(snapshot_check_t *c, const int64_t *before,
       stalled = 1;
       continue;
     }
-    fprintf(stderr, "live_reads: counter %d: newest value %" PRId64
+    fprintf(stderr,
+            "live_reads: counter %d: newest value %" PRId64
             " in the snapshot, %" PRId64 " written before it began\n",
             w, c->last[w], before[w]);
     c->failed = 1;
@@ -224,12 +225,14 @@ int main(int argc, char **argv) {
   for (int w = 0; w < WRITERS; w++) pthread_join(writers[w], NULL);
   mprof_stop();
   free(buffer);
-  if (c.failed) return fprintf(stderr, "live_reads: snapshot %ld failed\n", taken), 1;
+  if (c.failed)
+    return fprintf(stderr, "live_reads: snapshot %ld failed\n", taken), 1;
   printf("snapshots %ld values %" PRIu64 " packets-left-out-lines %" PRIu64
-         " lapped %" PRIu64 " stalled %" PRIu64 "\n", taken, c.values,
-         c.left_out_lines, c.lapped, c.stalled);
+         " lapped %" PRIu64 " stalled %" PRIu64 "\n",
+         taken, c.values, c.left_out_lines, c.lapped, c.stalled);
   if (2 * (c.lapped + c.stalled) >= (uint64_t)taken)
     return fprintf(stderr, "live_reads: the lower bound held for too few "
-                   "snapshots\n"), 1;
+                           "snapshots\n"),
+           1;
   return 0;
 }

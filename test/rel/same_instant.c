@@ -36,6 +36,7 @@ int main(int argc, char **argv) {
                mprof_trace_save(trace, argv[1]);
   if (!failed) mprof_trace_close(trace);
   free(buffer);
-  if (failed) fprintf(stderr, "same_instant: %s: cannot write the trace\n", argv[1]);
+  if (failed)
+    fprintf(stderr, "same_instant: %s: cannot write the trace\n", argv[1]);
   return failed;
 }

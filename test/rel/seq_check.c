@@ -23,7 +23,8 @@
  * too.  --live: the trace was copied while the writer ran on, so a packet
  * may have been reused between two packet copies: values must be
  * contiguous within a packet and increasing across packets, and none may be
- * past what the writer reported (SIDE read after the copy) plus one.  Prints "events N values V" on success; exit 1 on a failure.
+ * past what the writer reported (SIDE read after the copy) plus one.  Prints
+ * "events N values V" on success; exit 1 on a failure.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -41,16 +42,16 @@
 
 typedef struct check_s {
   int threads, live;
-  int packet_start; /* no value of this packet seen yet */
+  int packet_start;      /* no value of this packet seen yet */
   uint64_t packets_lost; /* packets of this stream missing before this one */
-  uint64_t packet_values_max; /* the most values one packet can hold */
-  uint64_t stream;  /* this packet's stream */
-  uint64_t gaps;    /* values jumped over at such gaps */
-  int64_t last[MAX_THREADS]; /* -1: none seen */
+  uint64_t packet_values_max;      /* the most values one packet can hold */
+  uint64_t stream;                 /* this packet's stream */
+  uint64_t gaps;                   /* values jumped over at such gaps */
+  int64_t last[MAX_THREADS];       /* -1: none seen */
   uint64_t stream_of[MAX_THREADS]; /* 1 + the stream of its values, 0: none */
   uint64_t events, values;
   int failed;
-  int packet_values;    /* values in the packet being read */
+  int packet_values; /* values in the packet being read */
   /* Streams whose newest events the ring overwrote (see above), and
    * whether a thread with no value left was given each one. */
   uint64_t overwritten[MAX_STREAMS];
@@ -74,24 +75,30 @@ static int on_event(void *context, const mprof_event_t *ev) {
   int64_t *last = &c->last[ev->counter - 1];
   uint64_t *stream = &c->stream_of[ev->counter - 1];
   if (*stream && *stream != c->stream + 1) {
-    fprintf(stderr, "seq_check: thread %u: values in streams %" PRIu64
-            " and %" PRIu64 "\n", ev->counter - 1, *stream - 1, c->stream);
+    fprintf(stderr,
+            "seq_check: thread %u: values in streams %" PRIu64 " and %" PRIu64
+            "\n",
+            ev->counter - 1, *stream - 1, c->stream);
     return c->failed = 1;
   }
   *stream = c->stream + 1;
   int gap_allowed = (c->live || c->packets_lost) && c->packet_start;
   c->packet_start = 0;
-  if (*last >= 0 && (gap_allowed ? ev->value <= *last : ev->value != *last + 1)) {
-    fprintf(stderr, "seq_check: thread %u: value %" PRId64 " after %" PRId64 "\n",
+  if (*last >= 0 &&
+      (gap_allowed ? ev->value <= *last : ev->value != *last + 1)) {
+    fprintf(stderr,
+            "seq_check: thread %u: value %" PRId64 " after %" PRId64 "\n",
             ev->counter - 1, ev->value, *last);
     return c->failed = 1;
   }
   uint64_t jumped = *last >= 0 ? (uint64_t)(ev->value - *last - 1) : 0;
   if (!c->live && jumped > c->packets_lost * c->packet_values_max) {
-    fprintf(stderr, "seq_check: thread %u: value %" PRId64 " after %" PRId64
+    fprintf(stderr,
+            "seq_check: thread %u: value %" PRId64 " after %" PRId64
             ": %" PRIu64 " values jumped over, %" PRIu64 " packets missing "
-            "hold at most %" PRIu64 "\n", ev->counter - 1, ev->value, *last,
-            jumped, c->packets_lost, c->packets_lost * c->packet_values_max);
+            "hold at most %" PRIu64 "\n",
+            ev->counter - 1, ev->value, *last, jumped, c->packets_lost,
+            c->packets_lost * c->packet_values_max);
     return c->failed = 1;
   }
   if (!c->live) c->gaps += jumped;
@@ -111,7 +118,8 @@ static void read_packets(const mprof_trace_t *trace, check_t *c) {
   for (size_t i = 0; i < packets && !c->failed; i++) {
     const mprof_packet_info_t *p = mprof_trace_packet(trace, i);
     const mprof_packet_info_t *next = mprof_trace_packet(trace, i + 1);
-    const mprof_packet_info_t *before = i ? mprof_trace_packet(trace, i - 1) : NULL;
+    const mprof_packet_info_t *before =
+        i ? mprof_trace_packet(trace, i - 1) : NULL;
     int newest = !next || next->stream_class != p->stream_class ||
                  next->stream_instance != p->stream_instance;
     int same_stream = before && before->stream_class == p->stream_class &&
@@ -177,13 +185,17 @@ int main(int argc, char **argv) {
       continue;
     }
     if ((!c.live && c.last[t] < done - 1) || c.last[t] > done) {
-      fprintf(stderr, "seq_check: thread %d: last value %" PRId64
-              " in the trace, %" PRId64 " completed\n", t, c.last[t], done);
+      fprintf(stderr,
+              "seq_check: thread %d: last value %" PRId64
+              " in the trace, %" PRId64 " completed\n",
+              t, c.last[t], done);
       c.failed = 1;
     }
   }
   if (c.failed) return 1;
-  if (c.gaps) printf("%" PRIu64 " values in packets the ring reused (a sequence gap)\n", c.gaps);
+  if (c.gaps)
+    printf("%" PRIu64 " values in packets the ring reused (a sequence gap)\n",
+           c.gaps);
   printf("events %" PRIu64 " values %" PRIu64 "\n", c.events, c.values);
   return 0;
 }

@@ -72,8 +72,9 @@ int main(int argc, char **argv) {
   memset(&options, 0, sizeof options);
   options.path = argv[2];
   options.size = size;
-  int err = file ? mprof_unix_start(&options)
-                 : in_memory_start(size) ? 0 : MPROF_ENOMEM;
+  int err = file                    ? mprof_unix_start(&options)
+            : in_memory_start(size) ? 0
+                                    : MPROF_ENOMEM;
   if (err) {
     fprintf(stderr, "seq_writer: %s\n", mprof_strerror(err));
     return 1;

@@ -42,8 +42,7 @@ int main(int argc, char **argv) {
     return run_module(argv[2], RTLD_LOCAL);
   if (argc == 3 && !strcmp(argv[1], "global"))
     return run_module(argv[2], RTLD_GLOBAL);
-  if (argc == 2 && !strcmp(argv[1], "none"))
-    return run_without_libuv();
+  if (argc == 2 && !strcmp(argv[1], "none")) return run_without_libuv();
   fprintf(stderr, "usage: dlopen_host local|global MODULE | none\n");
   return 2;
 }

@@ -10,8 +10,7 @@
 #include <unistd.h>
 
 static void say(const char *text) {
-  if (write(STDOUT_FILENO, text, strlen(text)) < 0)
-    _exit(1);
+  if (write(STDOUT_FILENO, text, strlen(text)) < 0) _exit(1);
 }
 
 static void on_signal(int signum) {

@@ -7,7 +7,7 @@
 # are recorded as ever (the script not when SANITIZED is 1: a
 # sanitizer-built shim cannot load into the shell).
 set -u
-build=$1
+build=$(cd "$1" && pwd)
 sanitized=${2:-0}
 bin=$build/test/shim
 out=$bin/probe
@@ -59,9 +59,10 @@ grep -q "running it untraced" "$out/uvprog.err.txt" && fail "dlopen_host: taken 
 # what execvp(3) makes of it (the kernel refuses it, the shell is given
 # it), as env(1) runs it.
 head -c 200 "$bin/static_hello" > "$out/cut" && chmod +x "$out/cut"
-env "$out/cut" > /dev/null 2>&1
+# The shell runs its bytes as commands, which may create files: in $out.
+(cd "$out" && env ./cut > /dev/null 2>&1)
 plain=$?
-"$build/mprof" record -o "$out/cut.ctf" -- "$out/cut" > /dev/null 2> "$out/cut.err.txt"
+(cd "$out" && "$build/mprof" record -o cut.ctf -- ./cut > /dev/null 2> cut.err.txt)
 recorded=$?
 [ $recorded -eq $plain ] || fail "cut: exited $recorded, plain $plain"
 grep -q "running it untraced" "$out/cut.err.txt" && fail "cut: probed as a program"

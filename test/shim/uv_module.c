@@ -25,8 +25,7 @@ static void on_stat(uv_fs_t *req) {
 int module_run(void) {
   uv_loop_t loop;
   uv_fs_t stat_req;
-  if (uv_loop_init(&loop) != 0)
-    return 1;
+  if (uv_loop_init(&loop) != 0) return 1;
   uv_fs_stat(&loop, &stat_req, "/", on_stat);
   uv_run(&loop, UV_RUN_DEFAULT);
   int closed = uv_loop_close(&loop);

@@ -191,8 +191,7 @@ static void check_tcp_offsets(size_t flows_expected, uint64_t bytes,
       strcpy(flow->source, source);
       strcpy(flow->destination, destination);
     }
-    if (!flow)
-      continue;
+    if (!flow) continue;
     int send = !strcmp(dir, "send");
     uint64_t *next = send ? &flow->next_send : &flow->next_recv;
     CHECK(offset == *next, "%s: offset %" PRIu64 ", expected %" PRIu64,
@@ -289,8 +288,7 @@ static void check_all(void) {
   size_t other;
   uint32_t loop = find_thread(MPROF_LOOP, "default loop");
   CHECK(loop != MPROF_NO_THREAD, "no default loop thread");
-  if (loop == MPROF_NO_THREAD)
-    return;
+  if (loop == MPROF_NO_THREAD) return;
   CHECK(view->threads[loop].ending == MPROF_ENDING_RESOLVED,
         "loop resolved at uv_loop_close");
   size_t idle = 0;
@@ -299,8 +297,7 @@ static void check_all(void) {
   CHECK(idle >= 5, "%zu idle bands", idle);
   uint32_t loop_stream = MPROF_NO_THREAD;
   for (size_t i = 0; i < view->running_count; i++)
-    if (view->running[i].thread == loop)
-      loop_stream = view->running[i].stream;
+    if (view->running[i].thread == loop) loop_stream = view->running[i].stream;
 
   check_counts(expected, sizeof expected / sizeof *expected);
   CHECK(failed_with(MPROF_FS, "ENOENT") == 2,
@@ -424,8 +421,7 @@ static const struct expected_s expected_fs[] = {
 static void check_fs_sync(void) {
   size_t by_closedir = 0, by_mkstemp = 0, other;
   for (uint32_t t = 1; t < view->thread_count; t++) {
-    if (strcmp(first_label(t), "fs close"))
-      continue;
+    if (strcmp(first_label(t), "fs close")) continue;
     const char *creator = first_label(view->threads[t].creator);
     by_closedir += !strcmp(creator, "fs closedir");
     by_mkstemp += !strncmp(creator, "fs mkstemp /", 12);
@@ -508,11 +504,10 @@ static uint32_t check_handle(const char *label, size_t callbacks,
   size_t other;
   uint32_t t = find_thread(MPROF_HANDLE, label);
   CHECK(resolved_by_root(t), "no %s handle made by no thread, resolved", label);
-  if (t == MPROF_NO_THREAD)
-    return t;
+  if (t == MPROF_NO_THREAD) return t;
   const mprof_thread_t *thread = &view->threads[t];
-  CHECK(runs_of(t, MPROF_NO_THREAD, &other) >= callbacks + 1,
-        "%s: %zu runs", label, runs_of(t, MPROF_NO_THREAD, &other));
+  CHECK(runs_of(t, MPROF_NO_THREAD, &other) >= callbacks + 1, "%s: %zu runs",
+        label, runs_of(t, MPROF_NO_THREAD, &other));
   if (second)
     CHECK(
         thread->label_count == 2 &&
@@ -528,8 +523,7 @@ static size_t counter_steps(const char *name, int64_t delta, int64_t from_ns,
   size_t n = 0;
   for (size_t c = 0; c < view->counter_count; c++) {
     const mprof_counter_series_t *series = &view->counters[c];
-    if (strcmp(view->strings + series->name, name))
-      continue;
+    if (strcmp(view->strings + series->name, name)) continue;
     int64_t value = 0;
     for (uint32_t i = 0; i < series->sample_count; i++) {
       const mprof_sample_t *sample = &view->samples[series->first_sample + i];
@@ -559,8 +553,7 @@ static uint32_t write_made_by(uint32_t parent, const char *reason) {
 static void check_tty(uint32_t tty) {
   uint32_t reply = write_made_by(tty, NULL);
   CHECK(made_in_callback(reply, tty), "no reply written in the tty's callback");
-  if (reply == MPROF_NO_THREAD)
-    return;
+  if (reply == MPROF_NO_THREAD) return;
   const mprof_thread_t *write = &view->threads[reply];
   CHECK(view->threads[tty].end_ns >= write->end_ns,
         "the tty ended before its reply's callback closed it");
@@ -660,8 +653,7 @@ static void check_try_send(void) {
   const mprof_label_t *send = label_starting("net send udp ");
   const mprof_label_t *recv = label_starting("net recv udp ");
   CHECK(send && recv, "no net send udp or recv udp label");
-  if (!send || !recv)
-    return;
+  if (!send || !recv) return;
   const char *text = view->strings + send->text;
   char source[64], destination[64], hash[17];
   unsigned length;
@@ -736,8 +728,7 @@ int main(int argc, char **argv) {
                     "sockets [DIR]\n");
     return 2;
   }
-  if (argc == 4)
-    out_dir = argv[3];
+  if (argc == 4) out_dir = argv[3];
   mprof_trace_t *trace;
   mprof_model_t *m;
   if (mprof_trace_open(argv[1], NULL, NULL, &trace) ||

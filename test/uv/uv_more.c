@@ -41,8 +41,7 @@ static char results[32][80];
 
 static void print_results(void) {
   for (size_t i = 0; i < sizeof results / sizeof *results; i++)
-    if (results[i][0])
-      printf("%s\n", results[i]);
+    if (results[i][0]) printf("%s\n", results[i]);
 }
 
 static const char *status_name(ssize_t status) {
@@ -188,10 +187,8 @@ static void fs_link_read(uv_fs_t *req) {
 }
 
 static void fs_tidy(void) {
-  for (int i = 0; i < FS_FILES; i++)
-    unlink(fs_paths[i]);
-  if (fs_temp[0])
-    unlink(fs_temp);
+  for (int i = 0; i < FS_FILES; i++) unlink(fs_paths[i]);
+  if (fs_temp[0]) unlink(fs_temp);
   rmdir(dir);
 }
 
@@ -279,8 +276,7 @@ static void alloc_buffer(uv_handle_t *handle, size_t suggested, uv_buf_t *buf) {
 
 static void tty_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf) {
   (void)buf;
-  if (nread == 0)
-    return;
+  if (nread == 0) return;
   snprintf(results[R_TTY_READ], sizeof results[0], "tty read: %zd bytes",
            nread);
   uv_read_stop(stream);
@@ -303,8 +299,7 @@ static void tty_start(void) {
   }
   CHECK(uv_tty_init(loop, &tty, fd, 1));
   CHECK(uv_read_start((uv_stream_t *)&tty, alloc_buffer, tty_read));
-  if (write(tty_master, "tty\n", 4) != 4)
-    exit(1);
+  if (write(tty_master, "tty\n", 4) != 4) exit(1);
 }
 
 static void written2(uv_write_t *req, int status) {
@@ -317,8 +312,7 @@ static void written2(uv_write_t *req, int status) {
 
 static void ipc_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf) {
   (void)buf;
-  if (nread <= 0)
-    return;
+  if (nread <= 0) return;
   uv_pipe_t *pipe = (uv_pipe_t *)stream;
   int pending = uv_pipe_pending_count(pipe);
   if (pending && uv_pipe_pending_type(pipe) == UV_TCP) {
@@ -433,12 +427,10 @@ static size_t server_bytes;
 static void udp_received(uv_udp_t *handle, ssize_t nread, const uv_buf_t *buf,
                          const struct sockaddr *addr, unsigned flags) {
   (void)flags;
-  if (nread <= 0 || !addr)
-    return;
+  if (nread <= 0 || !addr) return;
   snprintf(results[R_UDP_RECEIVED + udp_datagrams], sizeof results[0],
            "udp try_send: received %.*s", (int)nread, buf->base);
-  if (++udp_datagrams < 2)
-    return;
+  if (++udp_datagrams < 2) return;
   uv_close((uv_handle_t *)handle, NULL);
   uv_close((uv_handle_t *)&udp_sender, NULL);
   uv_close((uv_handle_t *)&udp_other_sender, NULL);
@@ -479,10 +471,8 @@ static void server_closed(uv_handle_t *handle) {
 static void server_read(uv_stream_t *stream, ssize_t nread,
                         const uv_buf_t *buf) {
   (void)buf;
-  if (nread > 0)
-    server_bytes += (size_t)nread;
-  if (server_bytes < 3)
-    return;
+  if (nread > 0) server_bytes += (size_t)nread;
+  if (server_bytes < 3) return;
   snprintf(results[R_READ], sizeof results[0], "tcp: server read %zu bytes",
            server_bytes);
   uv_read_stop(stream);
@@ -500,8 +490,7 @@ static void accepted(uv_stream_t *server, int status) {
 static void client_read(uv_stream_t *stream, ssize_t nread,
                         const uv_buf_t *buf) {
   (void)buf;
-  if (nread >= 0)
-    return;
+  if (nread >= 0) return;
   snprintf(results[R_CLIENT], sizeof results[0], "tcp: client got %s",
            uv_err_name((int)nread));
   uv_close((uv_handle_t *)stream, NULL);
@@ -541,8 +530,7 @@ static void sync_requests(void) {
   struct sockaddr_in local;
   char bytes[8];
   int found = uv_getaddrinfo(loop, &addr_req, NULL, "127.0.0.1", NULL, &hints);
-  if (found == 0)
-    uv_freeaddrinfo(addr_req.addrinfo);
+  if (found == 0) uv_freeaddrinfo(addr_req.addrinfo);
   CHECK(uv_ip4_addr("127.0.0.1", 0, &local));
   int named = uv_getnameinfo(loop, &name_req, NULL,
                              (const struct sockaddr *)&local, NI_NUMERICHOST);

@@ -112,8 +112,7 @@ static void timer_closed(uv_handle_t *handle) {
 }
 
 static void timer_tick(uv_timer_t *handle) {
-  if (++ticks == 3)
-    uv_close((uv_handle_t *)handle, timer_closed);
+  if (++ticks == 3) uv_close((uv_handle_t *)handle, timer_closed);
 }
 
 static void stage_timers(void) {
@@ -131,8 +130,7 @@ static int work_statuses[2] = {-1, -1};
 
 static void work_sum(uv_work_t *req) {
   long n = (long)(req - works + 1) * 1000, sum = 0;
-  for (long i = 1; i <= n; i++)
-    sum += i;
+  for (long i = 1; i <= n; i++) sum += i;
   sums[req - works] = sum;
 }
 
@@ -188,8 +186,7 @@ static void alloc_buffer(uv_handle_t *handle, size_t suggested, uv_buf_t *buf) {
 }
 
 static void echo_written(uv_write_t *req, int status) {
-  if (status < 0)
-    fprintf(stderr, "uv_prog: echo: %s\n", uv_strerror(status));
+  if (status < 0) fprintf(stderr, "uv_prog: echo: %s\n", uv_strerror(status));
   free(req->data);
   free(req);
 }
@@ -204,8 +201,7 @@ static void server_read(uv_stream_t *stream, ssize_t nread,
     return;
   }
   free(buf->base);
-  if (nread < 0)
-    uv_close((uv_handle_t *)stream, NULL);
+  if (nread < 0) uv_close((uv_handle_t *)stream, NULL);
 }
 
 static void server_accepted(uv_stream_t *listener, int status) {
@@ -354,8 +350,7 @@ static int poll_fds[2];
 static char more_results[5][64]; /* printed in this order once all ran */
 
 static void print_more(void) {
-  for (int i = 0; i < 5; i++)
-    printf("%s\n", more_results[i]);
+  for (int i = 0; i < 5; i++) printf("%s\n", more_results[i]);
 }
 
 static void name_found(uv_getnameinfo_t *req, int status, const char *host,
@@ -458,8 +453,7 @@ static void stage_watchers(void) {
 }
 
 static void print_watchers(void) {
-  for (int i = 0; i < 4; i++)
-    printf("%s\n", watcher_results[i]);
+  for (int i = 0; i < 4; i++) printf("%s\n", watcher_results[i]);
 }
 
 /* --- the odd cases --- */
@@ -506,8 +500,7 @@ typedef struct own_loop_s {
 
 static void own_tick(uv_timer_t *handle) {
   own_loop_t *own = handle->data;
-  if (++own->ticks == 3)
-    uv_close((uv_handle_t *)handle, NULL);
+  if (++own->ticks == 3) uv_close((uv_handle_t *)handle, NULL);
 }
 
 static void own_loop_run(void *arg) {

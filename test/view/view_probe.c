@@ -27,7 +27,8 @@
  * NULL; *doc gets the document. */
 static mprof_timeline_t *open_view(char **argv, mprof_view_doc_t **doc) {
   if (mprof__view_doc_load(argv[0], NULL, NULL, NULL, NULL, doc)) return NULL;
-  mprof_timeline_t *tl = mprof__view_timeline(doc, 1, atoi(argv[1]), atoi(argv[2]));
+  mprof_timeline_t *tl =
+      mprof__view_timeline(doc, 1, atoi(argv[1]), atoi(argv[2]));
   double t1 = strtod(argv[4], NULL);
   if (tl && t1 >= 0) mprof_timeline_set_range(tl, strtod(argv[3], NULL), t1);
   if (tl) mprof_timeline_scroll_to(tl, strtod(argv[5], NULL));
@@ -43,7 +44,9 @@ static int where(char **argv) {
   int found = 0;
   for (uint32_t t = 1; t < v->thread_count && !found; t++) {
     char name[256];
-    if (strcmp(mprof_model_thread_name(doc->model, t, name, sizeof name), argv[6])) continue;
+    if (strcmp(mprof_model_thread_name(doc->model, t, name, sizeof name),
+               argv[6]))
+      continue;
     const mprof_thread_t *th = &v->threads[t];
     printf("%" PRIu32 " %.1f %.1f %.1f %" PRId64 " %" PRId64 "\n", th->row,
            mprof_scene_row_y(&vp, th->row), mprof_scene_x(&vp, th->start_ns),
@@ -67,7 +70,8 @@ static int prims(char **argv, const char *search) {
     printf("%u %u %u %u %.9g %.9g %.9g %.9g %.9g %.9g %s\n", p[i].kind,
            p[i].colour, MPROF_PRIM_ROLE(&p[i]), p[i].thread, p[i].x0, p[i].y0,
            p[i].x1, p[i].y1, p[i].alpha, p[i].width,
-           p[i].kind == MPROF_PRIM_TEXT ? text + MPROF_PRIM_TEXT_OFFSET(&p[i]) : "");
+           p[i].kind == MPROF_PRIM_TEXT ? text + MPROF_PRIM_TEXT_OFFSET(&p[i])
+                                        : "");
   mprof_timeline_free(tl);
   mprof__view_doc_free(doc);
   return n < 0;
@@ -80,8 +84,9 @@ static long pixel_at(cairo_surface_t *png, int x, int y) {
       y >= cairo_image_surface_get_height(png))
     return -1;
   cairo_surface_flush(png);
-  const unsigned char *row = cairo_image_surface_get_data(png) +
-                             (size_t)y * (size_t)cairo_image_surface_get_stride(png);
+  const unsigned char *row =
+      cairo_image_surface_get_data(png) +
+      (size_t)y * (size_t)cairo_image_surface_get_stride(png);
   uint32_t p;
   memcpy(&p, row + 4 * (size_t)x, sizeof p); /* native-endian xRGB */
   return (long)(p & 0xffffff);
@@ -98,7 +103,8 @@ static int pixel(char **argv) {
 static int diff(char **argv) {
   cairo_surface_t *a = cairo_image_surface_create_from_png(argv[0]);
   cairo_surface_t *b = cairo_image_surface_create_from_png(argv[1]);
-  int x0 = atoi(argv[2]), y0 = atoi(argv[3]), w = atoi(argv[4]), h = atoi(argv[5]);
+  int x0 = atoi(argv[2]), y0 = atoi(argv[3]), w = atoi(argv[4]),
+      h = atoi(argv[5]);
   long count = 0, missing = 0;
   for (int y = y0; y < y0 + h; y++)
     for (int x = x0; x < x0 + w; x++) {

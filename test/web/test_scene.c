@@ -83,8 +83,7 @@ static const mprof_prim_t *find(mprof_prim_role_t role, uint32_t thread) {
   size_t n;
   const mprof_prim_t *p = mprof_scene_prims(scene, &n);
   for (size_t i = 0; i < n; i++)
-    if (MPROF_PRIM_ROLE(&p[i]) == role && p[i].thread == thread)
-      return &p[i];
+    if (MPROF_PRIM_ROLE(&p[i]) == role && p[i].thread == thread) return &p[i];
   return NULL;
 }
 
@@ -94,8 +93,10 @@ static float tick_x(const char *label) {
   size_t n;
   const mprof_prim_t *p = mprof_scene_prims(scene, &n);
   for (size_t i = 0; i < n; i++)
-    if (p[i].kind == MPROF_PRIM_TEXT && MPROF_PRIM_ROLE(&p[i]) == MPROF_ROLE_AXIS &&
-        strcmp(mprof_scene_text(scene) + MPROF_PRIM_TEXT_OFFSET(&p[i]), label) == 0)
+    if (p[i].kind == MPROF_PRIM_TEXT &&
+        MPROF_PRIM_ROLE(&p[i]) == MPROF_ROLE_AXIS &&
+        strcmp(mprof_scene_text(scene) + MPROF_PRIM_TEXT_OFFSET(&p[i]),
+               label) == 0)
       return p[i].x0 - 2;
   return -1;
 }
@@ -144,8 +145,7 @@ static void test_arrows(void **state) {
   const mprof_prim_t *p = build(&vp, NULL, &n);
   int read = 0, try_read = 0, resolve = 0, create = 0;
   for (size_t i = 0; i < n; i++) {
-    if (MPROF_PRIM_ROLE(&p[i]) != MPROF_ROLE_ARROW)
-      continue;
+    if (MPROF_PRIM_ROLE(&p[i]) != MPROF_ROLE_ARROW) continue;
     const mprof_arrow_t *a = &mprof_model_view(model)->arrows[p[i].thread];
     assert_int_equal(p[i].colour, MPROF_COLOUR_ARROW + a->kind);
     read += a->kind == MPROF_ARROW_READ;
@@ -286,8 +286,7 @@ static void test_counters(void **state) {
   for (size_t i = 0; i < n; i++)
     if (p[i].kind == MPROF_PRIM_RECT &&
         MPROF_PRIM_ROLE(&p[i]) == MPROF_ROLE_COUNTER) {
-      if (bars == 0)
-        first_top = p[i].y0;
+      if (bars == 0) first_top = p[i].y0;
       last_top = p[i].y0;
       bars++;
     }
@@ -319,8 +318,7 @@ static void counter_levels(const mprof_viewport_t *vp,
         continue;
       const char *name = v->strings + v->counters[p[i].thread].name;
       int k = name[0] == 'o' ? 2 : name[6] == '1' ? 0 : 1;
-      if (pass == 0 && p[i].kind == MPROF_PRIM_LINE)
-        top[k] = p[i].y0;
+      if (pass == 0 && p[i].kind == MPROF_PRIM_LINE) top[k] = p[i].y0;
       if (pass == 1 && p[i].kind == MPROF_PRIM_RECT && p[i].x0 <= 19 &&
           p[i].x1 > 19)
         level[k] = top[k] + MPROF_SCENE_COUNTER_PX - 2 - p[i].y0;
@@ -480,8 +478,7 @@ static size_t count_role(const mprof_timeline_t *tl, int p, size_t n,
                          mprof_prim_role_t role) {
   const mprof_prim_t *prims = mprof_timeline_prims(tl, p);
   size_t k = 0;
-  for (size_t i = 0; i < n; i++)
-    k += MPROF_PRIM_ROLE(&prims[i]) == role;
+  for (size_t i = 0; i < n; i++) k += MPROF_PRIM_ROLE(&prims[i]) == role;
   return k;
 }
 
@@ -544,7 +541,8 @@ static void test_timeline_select_search(void **state) {
   assert_int_equal(matched, 1);
   /* the hit at thread 2's line selects it, highlighting 2, 1 and 3 */
   mprof_viewport_t vp = mprof_timeline_viewport(tl, 0);
-  double y = mprof_scene_row_y(&vp, mprof_model_view(model)->threads[idx(2)].row);
+  double y =
+      mprof_scene_row_y(&vp, mprof_model_view(model)->threads[idx(2)].row);
   int hit = mprof_timeline_hit(tl, 0, 500, y);
   assert_int_equal(hit, (int)idx(2));
   assert_int_equal(mprof_timeline_select(tl, 0, hit), 3);
@@ -552,8 +550,7 @@ static void test_timeline_select_search(void **state) {
   n = mprof_timeline_build(tl, 0);
   prims = mprof_timeline_prims(tl, 0);
   size_t lit = 0;
-  for (int i = 0; i < n; i++)
-    lit += prims[i].colour == MPROF_COLOUR_HIGHLIGHT;
+  for (int i = 0; i < n; i++) lit += prims[i].colour == MPROF_COLOUR_HIGHLIGHT;
   assert_int_equal(lit, 3);
   assert_int_equal(mprof_timeline_select(tl, 0, -1), 0);
   /* the search text stays for the traces shown next */
@@ -580,14 +577,21 @@ static void test_timeline_show_finding(void **state) {
   story();
   const mprof_model_view_t *v = mprof_model_view(model);
   uint32_t create = 0;
-  while (create < v->arrow_count && v->arrows[create].to != idx(4))
-    create++;
+  while (create < v->arrow_count && v->arrows[create].to != idx(4)) create++;
   assert_true(create < v->arrow_count);
   uint32_t threads[] = {idx(4)};
   mprof_evidence_t evidence[] = {
       {MPROF_EVIDENCE_ARROW, idx(1), create, 1, 320, 320}};
-  mprof_finding_t finding = {MPROF_FINDING_STALLED, MPROF_SEVERITY_ERROR, 0,
-                             0, 1, 0, 1, 320, 100320, 0};
+  mprof_finding_t finding = {MPROF_FINDING_STALLED,
+                             MPROF_SEVERITY_ERROR,
+                             0,
+                             0,
+                             1,
+                             0,
+                             1,
+                             320,
+                             100320,
+                             0};
   mprof_analysis_t a = {0};
   a.findings = &finding, a.finding_count = 1;
   a.finding_threads = threads, a.finding_thread_count = 1;
@@ -651,8 +655,7 @@ static void test_timeline_compare(void **state) {
   /* aligned at the divergence: one x in both panes, a dashed line */
   assert_float_equal(mprof_timeline_offset(tl, 1),
                      (double)(d->a_time_ns - d->b_time_ns), 0);
-  for (int p = 0; p < 2; p++)
-    mprof_timeline_resize(tl, p, 600, 200);
+  for (int p = 0; p < 2; p++) mprof_timeline_resize(tl, p, 600, 200);
   mprof_timeline_fit(tl);
   int na = mprof_timeline_build(tl, 0), nb = mprof_timeline_build(tl, 1);
   float xa = divergence_x(tl, 0, na), xb = divergence_x(tl, 1, nb);

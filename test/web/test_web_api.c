@@ -25,8 +25,8 @@ static uint8_t *record_stall(size_t *size) {
   int fd = mkstemp(path);
   assert_true(fd >= 0);
   close(fd);
-  mprof_unix_options_t options = {.path = path, .size = 1u << 20,
-                                  .ring_mode = MPROF_RING_DISCARD};
+  mprof_unix_options_t options = {
+      .path = path, .size = 1u << 20, .ring_mode = MPROF_RING_DISCARD};
   assert_int_equal(mprof_unix_start(&options), 0);
   uint64_t request = mprof_named_task("request");
   mprof_switch(request);

@@ -53,9 +53,9 @@ static void xss(void) {
 static void spin_us(long us) {
   struct timespec a, b;
   clock_gettime(CLOCK_MONOTONIC, &a);
-  do
-    clock_gettime(CLOCK_MONOTONIC, &b);
-  while ((b.tv_sec - a.tv_sec) * 1000000L + (b.tv_nsec - a.tv_nsec) / 1000 < us);
+  do clock_gettime(CLOCK_MONOTONIC, &b);
+  while ((b.tv_sec - a.tv_sec) * 1000000L + (b.tv_nsec - a.tv_nsec) / 1000 <
+         us);
 }
 
 /* Requests of 10 events each, `width` in flight, a pause of pause_us
@@ -81,8 +81,7 @@ static void load(long events, long width, long pause_us) {
     mprof_try_read(io);
     mprof_switch(loop);
     mprof_resolve(io);
-    if (i % 64 == 0)
-      mprof_suspend();
+    if (i % 64 == 0) mprof_suspend();
   }
 }
 
@@ -105,8 +104,9 @@ static void phases(long events) {
 /* Every arrow kind, then an idle hiatus: "before idle" (created, try_read
  * of "io", signalled, reads "io" resolved and "bad io" failed), "old"
  * becomes "new", "before idle" resolves and the loop is idle at once for
- * 30 ms (mprof_suspend: an idle band), then "after idle" is made and runs.  Counters "queue#1" (up to 10) and
- * "queue#2" (up to 30) are named alike up to the '#': one scale. */
+ * 30 ms (mprof_suspend: an idle band), then "after idle" is made and runs.
+ * Counters "queue#1" (up to 10) and "queue#2" (up to 30) are named alike up to
+ * the '#': one scale. */
 static void idle(void) {
   mprof_counter_t q1 = mprof_counter_make("queue#1");
   mprof_counter_t q2 = mprof_counter_make("queue#2");
@@ -172,8 +172,7 @@ int main(int argc, char **argv) {
   mprof_unix_options_t opt = {.path = argv[2],
                               .size = (size_t)events * 24 + (8u << 20),
                               .ring_mode = MPROF_RING_DISCARD};
-  if (mprof_unix_start(&opt))
-    return 1;
+  if (mprof_unix_start(&opt)) return 1;
   if (is_load)
     load(events, width, pause_us);
   else if (is_phases)

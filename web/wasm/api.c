@@ -37,10 +37,8 @@ int mprof_web_last_error(void) { return last_error; }
 const char *mprof_web_strerror(int error) { return mprof_strerror(error); }
 
 void mprof_web_close(mprof_web_t *w) {
-  if (!w)
-    return;
-  if (w->analysed)
-    mprof_analysis_free(&w->analysis);
+  if (!w) return;
+  if (w->analysed) mprof_analysis_free(&w->analysis);
   mprof_model_free(w->model);
   free(w->json.text);
   free(w);
@@ -60,23 +58,20 @@ static int open_model(mprof_web_t *w, uint8_t *bytes, size_t size, int own) {
     const mprof_trace_t *const traces[] = {trace};
     mprof_model_sizes_t sizes;
     int count = size >= COUNT_FROM;
-    if (count)
-      err = mprof_model_count(traces, 1, &sizes);
+    if (count) err = mprof_model_count(traces, 1, &sizes);
     if (!err)
       err = mprof_model_feed_many(traces, 1, NULL, count ? &sizes : NULL,
                                   &w->model);
     mprof_trace_close(trace);
   }
-  if (own)
-    free(bytes);
+  if (own) free(bytes);
   return err ? err : mprof_model_finish(w->model);
 }
 
 static mprof_web_t *open_web(uint8_t *bytes, size_t size, int own) {
   mprof_web_t *w = calloc(1, sizeof *w);
   if (!w) {
-    if (own)
-      free(bytes);
+    if (own) free(bytes);
     last_error = MPROF_ENOMEM;
     return NULL;
   }
@@ -111,8 +106,7 @@ const mprof_model_t *mprof_web_model(const mprof_web_t *w) { return w->model; }
 
 const char *mprof_web_arrow_kind(const mprof_web_t *w, int arrow) {
   const mprof_model_view_t *v = mprof_model_view(w->model);
-  if (arrow < 0 || (size_t)arrow >= v->arrow_count)
-    return "";
+  if (arrow < 0 || (size_t)arrow >= v->arrow_count) return "";
   return mprof_arrow_kind_name((mprof_arrow_kind_t)v->arrows[arrow].kind);
 }
 

@@ -15,11 +15,9 @@
 static void put(mprof_web_json_t *j, const char *s, size_t n) {
   if (j->length + n + 1 > j->capacity) {
     size_t cap = j->capacity ? j->capacity : 1024;
-    while (cap < j->length + n + 1)
-      cap *= 2;
+    while (cap < j->length + n + 1) cap *= 2;
     char *t = realloc(j->text, cap);
-    if (!t)
-      return; /* stays short: mprof_web_json_done() notices */
+    if (!t) return; /* stays short: mprof_web_json_done() notices */
     j->text = t;
     j->capacity = cap;
   }
@@ -33,8 +31,7 @@ void mprof_web_json_raw(mprof_web_json_t *j, const char *text) {
 
 const char *mprof_web_json_done(mprof_web_json_t *j) {
   put(j, "", 0);
-  if (!j->text)
-    return "null";
+  if (!j->text) return "null";
   j->text[j->length] = 0;
   return j->text;
 }
@@ -42,8 +39,7 @@ const char *mprof_web_json_done(mprof_web_json_t *j) {
 /* A comma unless a value is the first of its object or array. */
 static void sep(mprof_web_json_t *j) {
   char last = j->length ? j->text[j->length - 1] : '[';
-  if (last != '[' && last != '{' && last != ':')
-    put(j, ",", 1);
+  if (last != '[' && last != '{' && last != ':') put(j, ",", 1);
 }
 
 static void key(mprof_web_json_t *j, const char *name) {
@@ -169,8 +165,7 @@ static void thread_interactions(mprof_web_json_t *j, const mprof_model_t *m,
   begin(j, "interactions", "[");
   for (size_t i = 0; i < v->arrow_count && shown < LIST_LIMIT; i++) {
     const mprof_arrow_t *a = &v->arrows[i];
-    if (a->from != thread && a->to != thread)
-      continue;
+    if (a->from != thread && a->to != thread) continue;
     shown++;
     begin(j, NULL, "{");
     str(j, "kind", mprof_arrow_kind_name((mprof_arrow_kind_t)a->kind));
@@ -203,8 +198,7 @@ static void finding(mprof_web_json_t *j, const mprof_model_t *m,
 static int finding_names(const mprof_analysis_t *a, const mprof_finding_t *f,
                          uint32_t thread) {
   for (uint32_t k = 0; k < f->thread_count; k++)
-    if (a->finding_threads[f->first_thread + k] == thread)
-      return 1;
+    if (a->finding_threads[f->first_thread + k] == thread) return 1;
   return 0;
 }
 
@@ -213,8 +207,7 @@ static void thread_findings(mprof_web_json_t *j, const mprof_model_t *m,
                             const mprof_analysis_t *a, uint32_t thread) {
   begin(j, "findings", "[");
   for (size_t i = 0; i < a->finding_count; i++)
-    if (finding_names(a, &a->findings[i], thread))
-      finding(j, m, a, i);
+    if (finding_names(a, &a->findings[i], thread)) finding(j, m, a, i);
   mprof_web_json_raw(j, "]");
 }
 
@@ -225,13 +218,10 @@ static void thread_chains(mprof_web_json_t *j, const mprof_model_t *m,
   for (size_t i = 0; i < a->chain_count; i++) {
     const uint32_t *c = a->chain_threads + a->chains[i].first;
     uint32_t k = 0, n = a->chains[i].length;
-    while (k < n && c[k] != thread)
-      k++;
-    if (k == n)
-      continue;
+    while (k < n && c[k] != thread) k++;
+    if (k == n) continue;
     begin(j, NULL, "[");
-    for (k = 0; k < n; k++)
-      thread_ref(j, NULL, m, c[k]);
+    for (k = 0; k < n; k++) thread_ref(j, NULL, m, c[k]);
     mprof_web_json_raw(j, "]");
   }
   mprof_web_json_raw(j, "]");
@@ -239,8 +229,7 @@ static void thread_chains(mprof_web_json_t *j, const mprof_model_t *m,
 
 static void thread_time(mprof_web_json_t *j, const mprof_analysis_t *a,
                         uint32_t thread) {
-  if (thread >= a->time_count)
-    return;
+  if (thread >= a->time_count) return;
   const mprof_thread_time_t *t = &a->times[thread];
   begin(j, "time", "{");
   num(j, "life", t->life_ns);
@@ -285,8 +274,7 @@ void mprof_web_json_thread(mprof_web_json_t *j, const mprof_model_t *m,
 void mprof_web_json_findings(mprof_web_json_t *j, const mprof_model_t *m,
                              const mprof_analysis_t *a) {
   mprof_web_json_raw(j, "[");
-  for (size_t i = 0; i < a->finding_count; i++)
-    finding(j, m, a, i);
+  for (size_t i = 0; i < a->finding_count; i++) finding(j, m, a, i);
   mprof_web_json_raw(j, "]");
 }
 

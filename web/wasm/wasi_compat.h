@@ -6,6 +6,6 @@
 #define MPROF_WASI_COMPAT_H
 
 int mkstemp(char *template_path); /* no temporary files under WASI */
-int dup(int fd);                   /* no descriptor duplication */
+int dup(int fd);                  /* no descriptor duplication */
 
 #endif /* MPROF_WASI_COMPAT_H */
