@@ -21,16 +21,16 @@ declare -A targets=(
   [record]="mprof mprof_static mprof_cli trace_gen env_events clock_sleep clock_back seq_writer seq_check"
   [decode]="mprof_cli test_names_walk"
   [snapshot]="mprof_cli live_reads seq_writer seq_check"
-  [model]="mprof_cli test_model story"
-  [analysis]="mprof_cli test_model story"
+  [model]="mprof_cli test_model test_model_analysis test_model_trace story"
+  [analysis]="mprof_cli test_model test_model_analysis test_model_trace story"
   [exporters]="mprof_cli model_events"
 )
 declare -A tests=(
   [record]='^(babeltrace2|env_mode|clock|clock_back|seq_check_cases|crash)$'
   [decode]='^(babeltrace2|legacy_net_ctf|read_names_walk|clock)$'
   [snapshot]='^(live_reads|snapshot_memory)$'
-  [model]='^(model|report|legacy_net_ctf)$'
-  [analysis]='^(model|report|report_top)$'
+  [model]='^(model|model_analysis|model_trace|report|legacy_net_ctf)$'
+  [analysis]='^(model|model_analysis|model_trace|report|report_top)$'
   [exporters]='^(interop_chrome|interop_otlp)$'
 )
 
