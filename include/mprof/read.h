@@ -111,7 +111,9 @@ typedef struct mprof_packet_info_s {
  * remains; *out is set on success only.  A file that shrinks while it is
  * open (its program re-creates it) reads as zeros past its new end, told
  * once through diag: the first open installs a SIGBUS handler that guards
- * the traces' mappings and passes other faults to the handler before it. */
+ * the traces' mappings and passes other faults to the handler before it.
+ * Only a regular file is read: a FIFO, a device or a directory is refused
+ * at once ("not a regular file"), never waited on. */
 int mprof_trace_open(const char *path, mprof_diag_fn diag, void *context,
                      mprof_trace_t **out);
 

@@ -184,7 +184,10 @@ static int read_trace_header(mprof_trace_t *t) {
   t->slots_offset = mprof__get_u64(d + MPROF__TH_SLOTS_OFFSET);
   t->packets_offset = mprof__get_u64(d + MPROF__TH_PACKETS_OFFSET);
 
-  if (metadata_offset > t->size || metadata_size > t->size - metadata_offset ||
+  /* What is read through the mapping must lie in it (a windowed trace
+   * maps only its head, trace_big.c). */
+  uint64_t mapped = t->windowed ? t->map_size : t->size;
+  if (metadata_offset > mapped || metadata_size > mapped - metadata_offset ||
       memchr(d + metadata_offset, 0, metadata_size) != NULL) {
     mprof__diag(t, "offset 40: metadata out of bounds or not text");
     return MPROF_EINVAL;
@@ -228,8 +231,8 @@ static int read_trace_header(mprof_trace_t *t) {
     info->packet_count =
         (uint32_t)(whole + (into >= MPROF__PACKET_HEADER_SIZE ? 1 : 0));
   }
-  if (t->slots_offset > t->size ||
-      (uint64_t)info->packet_count * 8 > t->size - t->slots_offset)
+  if (t->slots_offset > mapped ||
+      (uint64_t)info->packet_count * 8 > mapped - t->slots_offset)
     t->slots_offset = 0; /* no slot states: treat the trace as stopped */
   return 0;
 }
@@ -455,8 +458,9 @@ static int open_data(mprof_trace_t *t) {
     return mprof__legacy_open(t);
   }
   int err = read_trace_header(t);
-  /* A live writer: read a consistent copy, never the moving bytes. */
-  if (!err && t->info.recording && t->slots_offset) {
+  /* A live writer: read a consistent copy, never the moving bytes (of a
+   * trace too big to copy, its packets as they are: a torn one is damage). */
+  if (!err && t->info.recording && t->slots_offset && !t->windowed) {
     forget_file(t); /* the file moves: packets are read from the copy */
     err = mprof__snapshot(t);
   }
@@ -481,6 +485,7 @@ static int open_trace(const void *data, size_t size, void *map, size_t map_size,
   t->size = size;
   t->map = map;
   t->map_size = map_size;
+  t->windowed = map && map_size < size;
   t->fd = fd;
   t->diag = diag;
   t->context = context;
@@ -553,33 +558,41 @@ static int spool_stdin(void) {
 int mprof_trace_open(const char *path, mprof_diag_fn diag, void *context,
                      mprof_trace_t **out) {
   int from_stdin = strcmp(path, "-") == 0;
-  int fd = from_stdin ? spool_stdin() : open(path, O_RDONLY | O_CLOEXEC);
+  /* O_NONBLOCK: a FIFO put where the trace was checked must not block
+   * the reader until a writer comes; it is refused below. */
+  int fd = from_stdin ? spool_stdin()
+                      : open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   struct stat st;
   const char *name = !from_stdin ? path
                      : fd < 0    ? "(stdin): copying it to a temporary file"
                                  : "(stdin)";
-  if (fd < 0 || fstat(fd, &st) < 0) {
-    int saved = errno;
+  int unreadable = fd < 0 || fstat(fd, &st) < 0;
+  int saved = unreadable ? errno : EINVAL;
+  const char *why = unreadable             ? strerror(saved)
+                    : !S_ISREG(st.st_mode) ? "not a regular file"
+                                           : NULL;
+  if (why) {
     if (diag) {
       char line[1024];
-      snprintf(line, sizeof line, "%s: %s", name, strerror(saved));
+      snprintf(line, sizeof line, "%s: %s", name, why);
       diag(context, line);
     } else {
-      fprintf(stderr, "mprof: %s: %s\n", name, strerror(saved));
+      fprintf(stderr, "mprof: %s: %s\n", name, why);
     }
     if (fd >= 0) close(fd);
     errno = saved;
     return MPROF_EIO;
   }
   size_t size = (size_t)st.st_size;
-  void *map = size ? mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0) : NULL;
+  size_t map_size = size;
+  void *map = size ? mprof__map_trace(fd, size, &map_size) : NULL;
   if (size && map == MAP_FAILED) {
     close(fd);
     return MPROF_EIO;
   }
   int alive = mprof__writer_alive(fd); /* checked before the copy */
   int err =
-      open_trace(map ? map : "", size, map, size, fd, name, diag, context, out);
+      open_trace(map ? map : "", size, map, map_size, fd, name, diag, context, out);
   if (!err && alive) mprof__trace_end_now(*out);
   return err;
 }
