@@ -1,7 +1,9 @@
 /* cmd_record.c -- `mprof record [-o TRACE] [--size N] -- PROGRAM ARGS...`:
  * run an unmodified libuv program under the LD_PRELOAD shim
  * libmprof_uv_preload.so (src/uv), with MPROF_TRACE pointing at TRACE, and
- * exit with the program's status.  See docs/libuv.md. */
+ * exit with the program's status.  See docs/libuv.md.  With --watch it
+ * follows the trace while the program runs, as `mprof watch` does
+ * (watch.h), its captures and the trace in the directory -o names. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
@@ -18,6 +20,7 @@
 #include "../src/uv/uv_probe.h"
 #include "../src/unix/tsc.h"
 #include "cli.h"
+#include "watch.h"
 
 /* Where the shim is: in the build tree next to this mprof, or installed. */
 #ifndef MPROF_PRELOAD_INSTALLED
@@ -26,6 +29,8 @@
 
 static const char help[] =
     "usage: mprof record [-o TRACE] [--size N] -- PROGRAM [ARGS...]\n"
+    "       mprof record --watch [RULE]... [-o DIR] [--size N] -- PROGRAM "
+    "[ARGS...]\n"
     "Run PROGRAM, a dynamically linked libuv program, with the libuv tracing\n"
     "shim preloaded, recording into TRACE, a file (-o; default trace.ctf; %p\n"
     "in it becomes the process id).  A TRACE there already is kept as\n"
@@ -38,9 +43,17 @@ static const char help[] =
     "or before it starts with 2 (usage) or 3 (PROGRAM or TRACE unusable).\n"
     "MPROF_PRELOAD names another shim; MPROF_MODE, MPROF_CLOCK and\n"
     "MPROF_FORK pass through (docs/libuv.md).\n"
+    "--watch [RULE]: follow the trace while PROGRAM runs, as mprof watch\n"
+    "does, and save a capture when a finding matches a RULE (as mprof watch\n"
+    "--on takes it; --watch alone: every error and warning; repeat it for\n"
+    "more rules): -o then names a directory (default: .) that gets the\n"
+    "trace of the whole run, DIR/trace.ctf, and the captures,\n"
+    "DIR/capture-N.ctf and DIR/capture-N.json, one line each on stdout.\n"
     "examples:\n"
     "  mprof record -- ./server --port 8080\n"
-    "  mprof record -o /tmp/run-%p.ctf --size 64M -- node app.js\n";
+    "  mprof record -o /tmp/run-%p.ctf --size 64M -- node app.js\n"
+    "  mprof record --watch 'loop_blocked>50ms' --watch stalled -o runs -- "
+    "./server\n";
 
 /* The shim's path: MPROF_PRELOAD, else the build tree's if this mprof is
  * the build tree's, else the installed one. */
@@ -147,7 +160,7 @@ static int trace_is_file(const char *path) {
  * new trace, goes.  A pattern with %p names a new file each run. */
 static int keep_previous(const char *path) {
   struct stat st;
-  char old[PATH_MAX];
+  char old[PATH_MAX + sizeof ".manifest"]; /* path, a suffix added */
   if (strstr(path, "%p") || lstat(path, &st) < 0 || !S_ISREG(st.st_mode))
     return CLI_OK;
   snprintf(old, sizeof old, "%s.old", path);
@@ -210,9 +223,24 @@ static void pass_on_restore(const struct sigaction *old) {
     sigaction(passed_on[i], &old[i], NULL);
 }
 
-/* Run argv, waiting as system() does but passing on the signals above;
- * its exit code for us, its pid into *pid. */
-static int run_program(char **argv, pid_t *pid) {
+/* The program started: whether it has exited, as a watch asks. */
+typedef struct program_s {
+  pid_t pid;
+  int status; /* waitpid()'s, once reaped */
+  int reaped;
+} program_t;
+
+static int program_exited(void *context) {
+  program_t *p = context;
+  if (!p->reaped && waitpid(p->pid, &p->status, WNOHANG) != 0) p->reaped = 1;
+  return p->reaped;
+}
+
+/* Run argv, waiting as system() does but passing on the signals above,
+ * and meanwhile follow its trace with watch (NULL: none); its exit code
+ * for us, its pid into *pid. */
+static int run_program(char **argv, pid_t *pid, cli_watch_t *watch,
+                       const char *trace) {
   struct sigaction ignore = {.sa_handler = SIG_IGN}, old_int, old_quit;
   struct sigaction old_passed[PASSED_ON_COUNT];
   sigset_t unblocked;
@@ -233,9 +261,12 @@ static int run_program(char **argv, pid_t *pid) {
   }
   program_pid = child;
   sigprocmask(SIG_SETMASK, &unblocked, NULL);
-  int status = 0;
-  while (child > 0 && waitpid(child, &status, 0) < 0 && errno == EINTR) {
-  }
+  program_t program = {child, 0, child < 0};
+  if (watch && child > 0) /* its problems are told: the status stays */
+    cli_watch_follow(watch, trace, program_exited, &program);
+  while (!program.reaped)
+    program.reaped = waitpid(child, &program.status, 0) >= 0 || errno != EINTR;
+  int status = program.status;
   program_pid = 0;
   pass_on_restore(old_passed);
   sigaction(SIGINT, &old_int, NULL);
@@ -368,7 +399,7 @@ static void tell_tree(const char *pattern, const char *program, pid_t top,
 /* Run argv as it is, with no trace. */
 static int run_untraced(char **argv) {
   pid_t pid;
-  return run_program(argv, &pid);
+  return run_program(argv, &pid, NULL, NULL);
 }
 
 /* Whether the shim can see program's libuv calls; if not, says why in
@@ -403,28 +434,69 @@ static int pass_tsc_hz(void) {
   return setenv(MPROF__TSC_HZ_ENV, hz, 1);
 }
 
-int cmd_record(int argc, char **argv) {
+/* What the command line asks for. */
+typedef struct record_options_s {
+  const char *output, *size; /* -o, --size: NULL unless given */
+  cli_watch_t *watch;        /* --watch, or NULL */
+} record_options_t;
+
+/* A --watch, the watch made at the first, and its rule if one follows:
+ * --watch=RULE, or a next word that is no option.  0 or an exit code. */
+static int watch_option(record_options_t *o, int argc, char **argv) {
+  if (!o->watch && !(o->watch = cli_watch_new("record")))
+    return cli_fail(CLI_FAILED, "record", "--watch", "%s", strerror(ENOMEM));
+  const char *rule = optarg;
+  if (!rule && optind < argc && argv[optind][0] != '-') rule = argv[optind++];
+  return rule ? cli_watch_rule(o->watch, "--watch", rule) : CLI_OK;
+}
+
+/* 0, -1 once the help is printed, or an exit code after saying why. */
+static int parse_options(record_options_t *o, int argc, char **argv) {
   static const struct option options[] = {{"output", required_argument, 0, 'o'},
                                           {"size", required_argument, 0, 's'},
+                                          {"watch", optional_argument, 0, 'w'},
                                           {"help", no_argument, 0, 'h'},
                                           {0, 0, 0, 0}};
-  const char *trace = "trace.ctf", *size = NULL;
-  int c;
+  int c, code = CLI_OK;
   /* "+": the options end at PROGRAM, whose own options are its own. */
-  while ((c = getopt_long(argc, argv, "+o:s:h", options, NULL)) != -1) {
+  while (!code &&
+         (c = getopt_long(argc, argv, "+o:s:h", options, NULL)) != -1) {
     if (c == 'o')
-      trace = optarg;
+      o->output = optarg;
     else if (c == 's')
-      size = optarg;
+      o->size = optarg;
+    else if (c == 'w')
+      code = watch_option(o, argc, argv);
     else if (c == 'h')
-      return fputs(help, stdout), CLI_OK;
+      return fputs(help, stdout), -1;
     else
       return cli_option_error("record", argv, "+o:s:h");
   }
-  if (optind >= argc) return cli_missing("record", "PROGRAM", "-- ./server");
-  char program[PATH_MAX];
-  int code = size_check(size);
-  if (!code) code = program_find(argv[optind], program, sizeof program);
+  if (!code && optind >= argc)
+    return cli_missing("record", "PROGRAM", "-- ./server");
+  return code;
+}
+
+/* Where the trace goes, into trace[0 .. size): -o, or with --watch
+ * DIR/trace.ctf, DIR made to take the captures too.  0 or an exit code. */
+static int place_trace(const record_options_t *o, char *trace, size_t size) {
+  if (!o->watch) {
+    snprintf(trace, size, "%s", o->output ? o->output : "trace.ctf");
+    return CLI_OK;
+  }
+  const char *dir = o->output ? o->output : ".";
+  int code = cli_watch_dir(o->watch, dir);
+  if (!code && (size_t)snprintf(trace, size, "%s/trace.ctf", dir) >= size)
+    code = cli_fail(CLI_USAGE, "record", dir, "too long a path");
+  return code;
+}
+
+/* Check everything, then run argv[0] traced: an exit code. */
+static int record(const record_options_t *o, char **argv) {
+  char program[PATH_MAX], trace[PATH_MAX];
+  int code = size_check(o->size);
+  if (!code) code = program_find(argv[0], program, sizeof program);
+  if (!code) code = place_trace(o, trace, sizeof trace);
   if (!code) code = cli_output_check("record", "-o", trace);
   if (!code) code = trace_is_file(trace);
   if (code) return code;
@@ -434,16 +506,24 @@ int cmd_record(int argc, char **argv) {
             shim, strerror(errno));
     return CLI_FAILED;
   }
-  if (!shim_can_see(argv[optind], program)) return run_untraced(argv + optind);
+  if (!shim_can_see(argv[0], program)) return run_untraced(argv);
   if (keep_previous(trace)) return CLI_FAILED;
   if (set_preload(shim) || setenv("MPROF_TRACE", trace, 1) ||
-      (size && setenv("MPROF_SIZE", size, 1)) || pass_tsc_hz()) {
+      (o->size && setenv("MPROF_SIZE", o->size, 1)) || pass_tsc_hz()) {
     fprintf(stderr, "mprof record: environment: %s\n", strerror(errno));
     return CLI_FAILED;
   }
   int64_t since_ns = now_ns();
   pid_t top;
-  int status = run_program(argv + optind, &top);
-  if (top > 0) tell_tree(trace, argv[optind], top, since_ns, status);
+  int status = run_program(argv, &top, o->watch, trace);
+  if (top > 0) tell_tree(trace, argv[0], top, since_ns, status);
   return status;
+}
+
+int cmd_record(int argc, char **argv) {
+  record_options_t options = {0};
+  int code = parse_options(&options, argc, argv);
+  if (!code) code = record(&options, argv + optind);
+  cli_watch_free(options.watch);
+  return code < 0 ? CLI_OK : code;
 }

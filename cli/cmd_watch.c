@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "watch.h"
 
 #define WATCH_LOOKBACK_NS 10000000000LL /* what the detectors see */
 #define WATCH_SETTLE_NS 1000000000LL    /* an open finding must last this */
@@ -71,7 +72,7 @@ typedef struct seen_s {
   uint64_t end_ticks;
 } seen_t;
 
-typedef struct watch_s {
+typedef struct cli_watch_s {
   rule_t rules[WATCH_MAX_RULES];
   int rule_count;
   int64_t before_ns, after_ns, for_ns;
@@ -87,6 +88,9 @@ typedef struct watch_s {
   char problem[1024];  /* the reader's latest diagnostic */
   uint64_t edge_ticks; /* the newest event the last poll saw */
   int grew;            /* the last poll saw newer events than the one before */
+  const char *command; /* "watch", "record": its error lines' */
+  int (*exited)(void *context); /* when set, whether the program ended */
+  void *exited_context;
 } watch_t;
 
 static volatile sig_atomic_t interrupted;
@@ -138,10 +142,15 @@ static int parse_rule(watch_t *w, const char *text) {
   return 0;
 }
 
-static int bad_option(const char *option, const char *value) {
-  return cli_fail(CLI_USAGE, "watch", option,
-                  "'%s' is %s; see mprof help watch", value,
-                  !strcmp(option, "--on") ? "no rule" : "out of range");
+static int bad_option(const char *command, const char *option,
+                      const char *value, const char *what) {
+  return cli_fail(CLI_USAGE, command, option,
+                  "'%s' is %s; see mprof help watch", value, what);
+}
+
+int cli_watch_rule(watch_t *w, const char *option, const char *text) {
+  return parse_rule(w, text) ? bad_option(w->command, option, text, "no rule")
+                             : 0;
 }
 
 static int parse_options(watch_t *w, int argc, char **argv) {
@@ -159,16 +168,17 @@ static int parse_options(watch_t *w, int argc, char **argv) {
   long number;
   optind = 1;
   while ((c = getopt_long(argc, argv, "o:h", options, NULL)) != -1) {
-    if (c == 'r' && parse_rule(w, optarg)) return bad_option("--on", optarg);
+    if (c == 'r' && cli_watch_rule(w, "--on", optarg)) return CLI_USAGE;
     if (c == 'b' && parse_duration(optarg, &w->before_ns))
-      return bad_option("--before", optarg);
+      return bad_option("watch", "--before", optarg, "out of range");
     if (c == 'a' && parse_duration(optarg, &w->after_ns))
-      return bad_option("--after", optarg);
+      return bad_option("watch", "--after", optarg, "out of range");
     if (c == 'f' && parse_duration(optarg, &w->for_ns))
-      return bad_option("--for", optarg);
+      return bad_option("watch", "--for", optarg, "out of range");
     if ((c == 'm' || c == 'p') &&
         ((number = strtol(optarg, &end, 10)) < 1 || number > INT32_MAX || *end))
-      return bad_option(c == 'm' ? "--max" : "--pid", optarg);
+      return bad_option("watch", c == 'm' ? "--max" : "--pid", optarg,
+                        "out of range");
     if (c == 'm') w->max = (int)number;
     if (c == 'p') w->pid = (int)number;
     if (c == 'o') w->dir = optarg;
@@ -205,29 +215,35 @@ static void keep_problem(void *context, const char *message) {
   snprintf(w->problem, sizeof w->problem, "%s", message);
 }
 
-static int tell(const char *what, const char *why) {
-  return cli_fail(CLI_FAILED, "watch", what, "%s", why);
+static int tell(const watch_t *w, const char *what, const char *why) {
+  return cli_fail(CLI_FAILED, w->command, what, "%s", why);
 }
 
 /* Whether the file at w->path is still the one first opened: 0, or an
  * exit code after saying what became of it. */
 static int file_still_there(watch_t *w) {
   struct stat now;
-  if (stat(w->path, &now) != 0) return tell(w->path, "the trace disappeared");
+  if (stat(w->path, &now) != 0)
+    return tell(w, w->path, "the trace disappeared");
   if (now.st_ino != w->file.st_ino || now.st_dev != w->file.st_dev)
-    return tell(w->path, "the trace was replaced by another file");
+    return tell(w, w->path, "the trace was replaced by another file");
   if (now.st_size < w->file.st_size)
-    return tell(w->path, "the trace was truncated");
+    return tell(w, w->path, "the trace was truncated");
   return 0;
 }
 
-/* Wait for a trace file that its program has not made yet. */
+/* Wait for a trace file that its program has not made yet: for as long
+ * as the program runs where w->exited tells, else WATCH_APPEAR_NS.  0,
+ * -1 if its program ended without one, or an exit code after saying
+ * why. */
 static int file_appears(watch_t *w) {
   int64_t give_up = monotonic_ns(CLOCK_MONOTONIC) + WATCH_APPEAR_NS;
   while (stat(w->path, &w->file) != 0) {
-    if (errno != ENOENT || interrupted ||
-        monotonic_ns(CLOCK_MONOTONIC) > give_up)
-      return tell(w->path, strerror(errno));
+    int why = errno;
+    if (why == ENOENT && w->exited && w->exited(w->exited_context)) return -1;
+    if (why != ENOENT || interrupted ||
+        (!w->exited && monotonic_ns(CLOCK_MONOTONIC) > give_up))
+      return tell(w, w->path, strerror(why));
     struct timespec pause = {0, WATCH_POLL_NS};
     nanosleep(&pause, NULL);
   }
@@ -243,11 +259,11 @@ static int snapshot(watch_t *w) {
                    : mprof_trace_open(w->path, keep_problem, w, &trace);
   if (!err && mprof_trace_info(trace)->legacy) {
     mprof_trace_close(trace);
-    return tell(w->path, "a legacy trace: it is not written live");
+    return tell(w, w->path, "a legacy trace: it is not written live");
   }
   if (err) {
     cli_progress_wipe();
-    fputs("mprof watch: ", stderr);
+    fprintf(stderr, "mprof %s: ", w->command);
     cli_put_name(stderr, w->problem[0] ? w->problem : "cannot read the trace");
     fputc('\n', stderr);
     return CLI_FAILED;
@@ -257,11 +273,13 @@ static int snapshot(watch_t *w) {
   return 0;
 }
 
-/* Whether the traced program has ended: its process is gone, or its
- * trace file is stopped or has no writer left (it was killed).  A trace
+/* Whether the traced program has ended: w->exited says so where it is
+ * set, else its process is gone, or its trace file is stopped or has no
+ * writer left (it was killed).  A trace
  * that grew has a writer: the processes' mappings are looked at only
  * when it did not. */
 static int program_ended(const watch_t *w) {
+  if (w->exited) return w->exited(w->exited_context);
   if (w->pid) return kill(w->pid, 0) != 0 && errno == ESRCH;
   return !mprof_trace_info(w->trace)->recording ||
          (!w->grew && mprof_trace_file_mapped(w->path) == 0);
@@ -442,11 +460,11 @@ static int save_capture(watch_t *w, capture_t *c) {
   snprintf(json, sizeof json, "%s/capture-%d.json", w->dir, c->number);
   mprof_trace_t *window;
   if (mprof_trace_open_window(w->trace, from, to, &window))
-    return tell(ctf, "out of memory");
+    return tell(w, ctf, "out of memory");
   int saved = mprof_trace_save(window, ctf);
   int saved_errno = errno;
   mprof_trace_close(window);
-  if (saved) return tell(ctf, strerror(saved_errno));
+  if (saved) return tell(w, ctf, strerror(saved_errno));
   json_t *capture = json_pack(
       "{s:i, s:s, s:I, s:I, s:I, s:I, s:I, s:O}", "capture", c->number, "trace",
       strrchr(ctf, '/') + 1, "trigger_ticks", (json_int_t)c->trigger_ticks,
@@ -458,7 +476,7 @@ static int save_capture(watch_t *w, capture_t *c) {
   json_decref(capture);
   if (failed) {
     unlink(ctf); /* a capture is both files or none */
-    return tell(json, strerror(saved_errno));
+    return tell(w, json, strerror(saved_errno));
   }
   announce(ctf, c->finding);
   return 0;
@@ -519,6 +537,7 @@ static int poll_once(watch_t *w, int *ended) {
 static int watch(watch_t *w) {
   int64_t deadline = w->for_ns ? monotonic_ns(CLOCK_MONOTONIC) + w->for_ns : 0;
   int ended = 0, code = w->path ? file_appears(w) : 0;
+  if (code < 0) return 0; /* its program ended before it made one */
   while (!code && !ended && !interrupted &&
          (!deadline || monotonic_ns(CLOCK_MONOTONIC) < deadline)) {
     int64_t cpu = monotonic_ns(CLOCK_PROCESS_CPUTIME_ID);
@@ -530,23 +549,56 @@ static int watch(watch_t *w) {
   return code ? code : saved;
 }
 
+cli_watch_t *cli_watch_new(const char *command) {
+  watch_t *w = calloc(1, sizeof *w);
+  if (!w) return NULL;
+  w->before_ns = 2000000000;
+  w->after_ns = 500000000;
+  w->max = 10;
+  w->dir = ".";
+  w->command = command;
+  return w;
+}
+
+void cli_watch_free(cli_watch_t *w) {
+  if (!w) return;
+  mprof_trace_close(w->trace);
+  free(w->pending);
+  free(w->seen);
+  free(w);
+}
+
+int cli_watch_dir(cli_watch_t *w, const char *dir) {
+  struct stat st;
+  w->dir = dir;
+  if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode))
+    return tell(w, dir, "not a directory");
+  if (stat(dir, &st) != 0 && mkdir(dir, 0700) != 0)
+    return tell(w, dir, strerror(errno));
+  return 0;
+}
+
+int cli_watch_follow(cli_watch_t *w, const char *path,
+                     int (*exited)(void *context), void *context) {
+  w->path = path;
+  w->exited = exited;
+  w->exited_context = context;
+  return watch(w);
+}
+
 int cmd_watch(int argc, char **argv) {
-  watch_t w = {
-      .before_ns = 2000000000, .after_ns = 500000000, .max = 10, .dir = "."};
-  int code = parse_options(&w, argc, argv);
-  if (code) return code < 0 ? CLI_OK : code;
-  struct stat dir;
-  if (stat(w.dir, &dir) == 0 && !S_ISDIR(dir.st_mode))
-    return tell(w.dir, "not a directory");
-  if (stat(w.dir, &dir) != 0 && mkdir(w.dir, 0700) != 0)
-    return tell(w.dir, strerror(errno));
-  struct sigaction action = {0};
-  action.sa_handler = on_interrupt;
-  sigaction(SIGINT, &action, NULL);
-  sigaction(SIGTERM, &action, NULL);
-  code = watch(&w);
-  mprof_trace_close(w.trace);
-  free(w.pending);
-  free(w.seen);
-  return code;
+  watch_t *w = cli_watch_new("watch");
+  if (!w)
+    return cli_fail(CLI_FAILED, "watch", "memory", "%s", strerror(ENOMEM));
+  int code = parse_options(w, argc, argv);
+  if (!code) code = cli_watch_dir(w, w->dir);
+  if (!code) {
+    struct sigaction action = {0};
+    action.sa_handler = on_interrupt;
+    sigaction(SIGINT, &action, NULL);
+    sigaction(SIGTERM, &action, NULL);
+    code = watch(w);
+  }
+  cli_watch_free(w);
+  return code < 0 ? CLI_OK : code;
 }

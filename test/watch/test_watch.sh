@@ -6,15 +6,8 @@
 # the demo's hung run gives its lost wake-up; SIGINT and --for end it with
 # whole captures; a trace that disappears or a bad command line is one
 # line and a non-zero exit; --pid follows a process's memory.
-set -u
-build=$1
-here=$(cd "$(dirname "$0")" && pwd)
-mprof=$build/mprof
-zoo=$build/examples/zoo
-out=$build/test/watch/runs
-rm -rf "$out" && mkdir -p "$out"
-status=0
-fail() { echo "FAIL: $*"; status=1; }
+runs=runs
+. "$(dirname "$0")/common.sh"
 
 # record NAME PROGRAM [SIZE]: start PROGRAM under mprof record in the
 # background, its trace $out/NAME.ctf; returns once the trace exists.
@@ -25,9 +18,6 @@ record() {
   tries=0
   until [ -e "$out/$1.ctf" ] || [ $tries -ge 100 ]; do sleep 0.05; tries=$((tries + 1)); done
 }
-
-# captures DIR: how many capture-N.json DIR holds.
-captures() { ls "$1" 2>/dev/null | grep -c '^capture-[0-9]*\.json$'; }
 
 # Five blocks of 70 ms: a capture each, on the timer, cut around it.
 record often "$zoo/zoo_blocked_often"
