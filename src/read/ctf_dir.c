@@ -183,6 +183,7 @@ static int make_directory(const char *directory) {
 
 int mprof_trace_write_ctf(const mprof_trace_t *t, const char *directory,
                           mprof_progress_fn progress, void *context) {
+  if (mprof__refuse_big(t, "a CTF directory")) return MPROF_EIO;
   if (make_directory(directory)) return MPROF_EIO;
   if (remove_old_streams(directory)) return MPROF_EIO;
   if (write_metadata(t, directory)) return MPROF_EIO;

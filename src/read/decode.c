@@ -24,7 +24,8 @@ typedef struct decoder_s {
   uint32_t nets;        /* net_label and net_hash_label events so far */
   uint32_t net_counter; /* the last of those's counter */
   const struct mprof__net_texts_s *texts; /* the packet's, once asked for */
-  uint32_t labels; /* label_refs the fast path left to resolve_labels() */
+  uint32_t labels;     /* label_refs the fast path left to resolve_labels() */
+  const uint8_t *base; /* the packet's first byte */
 } decoder_t;
 
 static int take(decoder_t *d, size_t n, const uint8_t **out) {
@@ -366,11 +367,12 @@ static int make_net_text(void *context, const mprof_event_t *ev) {
 }
 
 /* The texts of packet index's net labels, in one block: two raw
- * passes over the packet.  NULL if out of memory. */
-static mprof__net_texts_t *make_net_texts(const mprof_trace_t *t,
-                                          size_t index) {
+ * passes over the packet, whose bytes are at base.  NULL if out of
+ * memory. */
+static mprof__net_texts_t *make_net_texts(const mprof_trace_t *t, size_t index,
+                                          const uint8_t *base) {
   net_maker_t maker = {t, NULL, 0, 0};
-  mprof__sink_t sink = {make_net_text, &maker, NULL, 0, 0, 1, 1, NULL};
+  mprof__sink_t sink = {make_net_text, &maker, NULL, 0, 0, 1, 1, base};
   uint64_t end_ticks, good_bytes;
   mprof__packet_decode(t, index, &sink, &end_ticks, &good_bytes);
   size_t offsets = (maker.count + 1) * sizeof(uint32_t);
@@ -393,7 +395,7 @@ static const mprof__net_texts_t *net_texts(const mprof_trace_t *t,
   mprof__net_texts_t **slot = &t->net_texts[d->index];
   mprof__net_texts_t *texts = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
   if (!texts) {
-    mprof__net_texts_t *made = make_net_texts(t, d->index);
+    mprof__net_texts_t *made = make_net_texts(t, d->index, d->base);
     if (made && __atomic_compare_exchange_n(slot, &texts, made, 0,
                                             __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
       texts = made;
@@ -471,7 +473,13 @@ long mprof__packet_decode(const mprof_trace_t *t, size_t index,
                           uint64_t *good_bytes) {
   const mprof_packet_info_t *pk = mprof_trace_packet(t, index);
   if (!pk) return MPROF_EINVAL;
-  const uint8_t *base = sink->bytes ? sink->bytes : t->data + pk->offset;
+  const uint8_t *base =
+      sink->bytes ? sink->bytes : mprof__packet_kept(t, index);
+  if (!base) {
+    mprof__diag(t, "packet %u at offset %llu: cannot be read into memory",
+                pk->position, (unsigned long long)pk->offset);
+    return MPROF_ENOMEM;
+  }
   decoder_t d = {base + MPROF__PACKET_HEADER_SIZE,
                  base + pk->content_bytes,
                  pk->timestamp_begin,
@@ -481,7 +489,8 @@ long mprof__packet_decode(const mprof_trace_t *t, size_t index,
                  0,
                  0,
                  NULL,
-                 0};
+                 0,
+                 base};
   /* make_net_texts()'s own passes, and the collecting of strings that
    * their texts need, ask for net_label events raw; the former leave damage
    * to be reported by the decoding that asked for them. */
@@ -643,9 +652,9 @@ static size_t packet_census(const mprof_trace_t *t, size_t index,
   uint8_t *copy =
       mprof_trace_copies_packets(t) ? malloc(pk->content_bytes) : NULL;
   int read = copy ? mprof__packet_read(t, pk, copy) : 0;
-  if (read < 0) {
+  if (read < 0 || (!read && t->windowed)) {
     free(copy);
-    return 0; /* gone: the file shrank */
+    return 0; /* gone (the file shrank), or no memory to read it into */
   }
   const uint8_t *base = read ? copy : t->data + pk->offset;
   decoder_t d;
@@ -709,7 +718,8 @@ static int collect_string(void *context, const mprof_event_t *ev) {
  * leaves). */
 static void packet_strings(mprof_trace_t *t, size_t index, uint8_t *copy) {
   mprof_packet_info_t *pk = &t->packets[index];
-  const uint8_t *in_trace = t->data + pk->offset;
+  const uint8_t *in_trace = mprof__packet_kept(t, index);
+  if (!in_trace) return; /* told by the decoding of the packet */
   int copied = copy ? mprof__packet_read(t, pk, copy) : 0;
   if (copied < 0) return; /* gone: the file shrank */
   strings_t where = {t, copied ? copy : NULL, in_trace};
@@ -733,7 +743,7 @@ static void packet_strings(mprof_trace_t *t, size_t index, uint8_t *copy) {
 int mprof__strings_load(mprof_trace_t *t) {
   if (t->legacy) return 0;
   t->net_texts = calloc(t->packet_count + 1, sizeof *t->net_texts);
-  if (!t->net_texts) return MPROF_EIO;
+  if (!t->net_texts || mprof__copies_make(t)) return MPROF_EIO;
   /* A string event takes at least 7 bytes: bound the table by that. */
   size_t capacity = 0;
   for (size_t i = 0; i < t->packet_count; i++)
@@ -742,9 +752,11 @@ int mprof__strings_load(mprof_trace_t *t) {
   if (!capacity) return 0;
   if (!(t->strings = malloc(capacity * sizeof *t->strings))) return MPROF_EIO;
   /* The packets are read, not touched through the mapping (see
-   * mprof_trace_packet_decode_copy); without memory for that, touched. */
-  uint8_t *copy =
-      mprof_trace_copies_packets(t) ? malloc(t->info.packet_size) : NULL;
+   * mprof_trace_packet_decode_copy); without memory for that, touched.  A
+   * windowed trace's are walked in the copies the strings point into. */
+  uint8_t *copy = mprof_trace_copies_packets(t) && !t->windowed
+                      ? malloc(t->info.packet_size)
+                      : NULL;
   for (size_t i = 0; i < t->packet_count; i++)
     if (t->packets[i].stream_class == MPROF__STREAM_NAMES)
       packet_strings(t, i, copy);
@@ -754,19 +766,28 @@ int mprof__strings_load(mprof_trace_t *t) {
 }
 
 void mprof__net_texts_free(mprof_trace_t *t) {
+  mprof__copies_free(t);
   if (!t->net_texts) return;
   for (size_t i = 0; i < t->packet_count; i++) free(t->net_texts[i]);
   free(t->net_texts);
 }
 
-/* Decode packet index into sink: the mprof or the legacy way. */
+/* Decode packet index into sink: the mprof or the legacy way.  A
+ * windowed trace's packet decoded to a callback is read into a copy of
+ * this call's, freed after it: a pass over the trace holds one. */
 static long packet_decode(const mprof_trace_t *t, size_t index,
                           mprof__sink_t *sink) {
   uint64_t end_ticks, good_bytes;
   if (index >= t->packet_count) return MPROF_EINVAL;
+  uint8_t *copy = t->windowed && sink->fn && !sink->bytes
+                      ? malloc(t->packets[index].content_bytes)
+                      : NULL;
+  if (copy && mprof__packet_read(t, &t->packets[index], copy) == 1)
+    sink->bytes = copy;
   long n = t->legacy
                ? mprof__legacy_decode(t, index, sink, &good_bytes)
                : mprof__packet_decode(t, index, sink, &end_ticks, &good_bytes);
+  free(copy);
   mprof__tell_shrank(t);
   return n;
 }

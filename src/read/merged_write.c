@@ -161,6 +161,7 @@ static void say_nothing(void *context, const char *line) {
 static int write_ctf_quietly(const mprof_trace_t *trace,
                              const char *directory) {
   mprof_trace_t *quiet;
+  if (mprof__refuse_big(trace, "a merged trace")) return MPROF_EIO;
   int err = mprof_trace_open_memory(trace->data, trace->size, trace->name,
                                     say_nothing, NULL, &quiet);
   if (err) return err;

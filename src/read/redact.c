@@ -270,6 +270,7 @@ int mprof_redact_trace(mprof_redactor_t *r, const mprof_trace_t *t,
                    "%s: a mirage-profile trace cannot be redacted", t->name);
     return MPROF_EINVAL;
   }
+  if (mprof__refuse_big(t, "a redaction")) return MPROF_ENOMEM;
   packet_plan_t *plans = calloc(t->packet_count + 1, sizeof *plans);
   size_t metadata_size = 0;
   char *metadata = plans ? redact_metadata(r, t, &metadata_size) : NULL;

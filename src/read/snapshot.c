@@ -172,6 +172,7 @@ static void touch_pages(const uint8_t *bytes, size_t size) {
 
 int mprof_trace_save(const mprof_trace_t *t, const char *path) {
   mprof_output_t out;
+  if (mprof__refuse_big(t, "a copy")) return MPROF_EIO;
   if (mprof_output_open(&out, path)) return MPROF_EIO;
   int fd = fileno(out.f);
   size_t done = 0;

@@ -591,8 +591,8 @@ int mprof_trace_open(const char *path, mprof_diag_fn diag, void *context,
     return MPROF_EIO;
   }
   int alive = mprof__writer_alive(fd); /* checked before the copy */
-  int err =
-      open_trace(map ? map : "", size, map, map_size, fd, name, diag, context, out);
+  int err = open_trace(map ? map : "", size, map, map_size, fd, name, diag,
+                       context, out);
   if (!err && alive) mprof__trace_end_now(*out);
   return err;
 }

@@ -47,7 +47,7 @@ void mprof__trace_end_now(mprof_trace_t *t) {
   t->info.end_ticks = ticks_at(t->data, wall_now_ns());
   /* a live writer's trace with slot states was read from a copy of ours
    * (open_data): saved, the copy says when it was taken */
-  if (t->slots_offset && t->map == t->data &&
+  if (t->slots_offset && t->map == t->data && !t->windowed &&
       mprof__get_u64(t->data + MPROF__TH_METADATA_OFFSET) >=
           MPROF__TH_END_TICKS + 8)
     mprof__put_u64((uint8_t *)t->map + MPROF__TH_END_TICKS, t->info.end_ticks);

@@ -36,6 +36,10 @@ struct mprof_trace_s {
    * SIGBUS handler sets it. */
   int shrank;
   int counts_saturated; /* a count below passed MPROF__COUNT_MAX */
+  /* A file too big to map whole (trace_big.c): data maps its first
+   * map_size bytes only, the packets are read into copies. */
+  int windowed;
+  uint8_t **copies; /* per packet, its copy once made (windowed) */
 };
 
 /* The most a count of a trace's (events discarded, packets lost) can be:
@@ -85,7 +89,8 @@ typedef struct mprof_string_s {
  * net_label texts (decode.c). */
 int mprof__strings_load(mprof_trace_t *trace);
 
-/* Free the net_label texts that decoding made (decode.c). */
+/* Free what decoding made (decode.c): the net_label texts, and a windowed
+ * trace's copies of its packets. */
 void mprof__net_texts_free(mprof_trace_t *trace);
 
 /* Take a NUL-terminated string at *p, before end, as ev's text; advance *p
@@ -210,6 +215,27 @@ void mprof__find_start(mprof_trace_t *trace, uint64_t header_bytes);
  * `damaged` packets were already reported, so explain that many lost.
  * Then tell, once, if any count of the trace saturated. */
 void mprof__count_lost_packets(mprof_trace_t *trace, uint64_t damaged);
+
+/* A trace too big to map whole (trace_big.c). */
+
+/* Map the trace file fd (size bytes): whole, or when that fails only its
+ * head before the packets (*map_size: how much).  MAP_FAILED if neither. */
+void *mprof__map_trace(int fd, size_t size, size_t *map_size);
+
+/* The bytes of packet index where decoding finds them: in the mapping, or
+ * for a windowed trace in its copy, read once and kept until close (NULL:
+ * no memory, or the file shrank). */
+const uint8_t *mprof__packet_kept(const mprof_trace_t *trace, size_t index);
+
+/* Make room for a windowed trace's copies (after its packets are found);
+ * free them.  Returns 0 or MPROF_ENOMEM. */
+int mprof__copies_make(mprof_trace_t *trace);
+void mprof__copies_free(mprof_trace_t *trace);
+
+/* For what needs all of a trace's bytes at once (what: "a window"):
+ * MPROF_ENOMEM, told through diag (errno EFBIG), when the trace is
+ * windowed; else 0. */
+int mprof__refuse_big(const mprof_trace_t *trace, const char *what);
 
 /* Legacy mirage-profile traces (legacy.c): each packet starts with this
  * 30-byte header; fields are little-endian and unaligned. */

@@ -43,6 +43,7 @@ static int packet_in_window(const mprof_trace_t *t, size_t index,
 int mprof_trace_open_window(const mprof_trace_t *t, uint64_t from_ticks,
                             uint64_t to_ticks, mprof_trace_t **out) {
   if (t->legacy || !t->size) return MPROF_EINVAL;
+  if (mprof__refuse_big(t, "a window")) return MPROF_ENOMEM;
   uint8_t *copy = mmap(NULL, t->size, PROT_READ | PROT_WRITE,
                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (copy == MAP_FAILED) return MPROF_ENOMEM;
