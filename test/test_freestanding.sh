@@ -13,7 +13,7 @@ if "$cc" -fno-tree-loop-distribute-patterns -x c -c /dev/null -o /dev/null 2>/de
   flags+=(-fno-tree-loop-distribute-patterns)
 fi
 "$cc" "${flags[@]}" -shared -Wl,--no-undefined -o "$tmp/core.so" \
-  "$root/src/record/record.c" "$root/src/format/metadata.c" "$root/src/format/names.c"
+  "$root"/src/record/*.c "$root/src/format/metadata.c" "$root/src/format/names.c"
 undefined=$(nm -u "$tmp/core.so" || true)
 if [ -n "$undefined" ]; then
   echo "FAIL: the freestanding core needs: $undefined" >&2

@@ -7,18 +7,12 @@
  * release store of the packet's content_size, so a reader in another
  * process, or the file left by a killed process, never sees a half-written
  * event.  The shared trace header is touched with atomics only when a
- * stream starts or a packet fills up.  docs/FORMAT.md has the protocol.
+ * stream starts or a packet fills up.  record_start.c starts and stops
+ * the trace.  docs/FORMAT.md has the protocol.
  */
 #include <stdint.h>
 
-#include "format.h"
-#include "mprof.h"
-#include "record.h"
-
-#define LIKELY(x) __builtin_expect(!!(x), 1)
-#define UNLIKELY(x) __builtin_expect(!!(x), 0)
-/* Rare paths stay out of line, so the hot path needs few registers. */
-#define COLD __attribute__((noinline, cold))
+#include "record_internal.h"
 
 /* Longest string stored in an event; longer ones are cut. */
 #define MAX_STRING_BYTES 1024u
@@ -26,114 +20,29 @@
 #define ID_CHUNK 1024u
 /* Counter ids fit the u16 counter field. */
 #define MAX_COUNTERS 4096u
-/* Each stream remembers this many label strings (open addressing by hash,
- * INTERN_PROBES slots tried), to write a repeated label as a 2-byte string
- * id.  Small enough that the whole TLS stays near 1 KiB, so a dlopen'd
- * libmprof still finds room in glibc's static TLS surplus. */
-#define INTERN_SLOTS 64u
-#define INTERN_PROBES 4u
 #define MAX_STRING_ID 65535u
 
-/* One open packet of a stream. */
-typedef struct cursor_s {
-  uint8_t *packet;   /* packet start, or 0 when none is open */
-  uint8_t *pos;      /* where the next event goes */
-  uint8_t *end;      /* packet end */
-  uint64_t last_ts;  /* clock of the previous event (or timestamp_begin) */
-  uint64_t next_seq; /* packet_seq_num of the next packet opened */
-  uint32_t slot;     /* packet index in the buffer */
-} cursor_t;
-
-/* A label string this stream has defined (MPROF__EV_STRING). */
-typedef struct interned_s {
-  uint64_t hash;
-  uint32_t id; /* 0: slot empty */
-} interned_t;
-
-/* An OS thread's recording state. */
-typedef struct stream_s {
-  uint64_t session; /* the mprof_start() this state belongs to */
-  cursor_t ring;
-  cursor_t names;
-  uint64_t instance;  /* stream_instance_id */
-  uint64_t current;   /* async thread running now */
-  uint64_t discarded; /* events this stream could not write */
-  uint32_t os_thread_id;
-  uint32_t next_string_id;
-  interned_t interned[INTERN_SLOTS];
-} stream_t;
-
-/* The trace being written.  Written by mprof_start() before mprof__recording is
- * set (release); read by recording threads after they see it (acquire). */
-typedef struct recorder_s {
-  uint64_t session;
-  uint8_t *buffer;
-  uint8_t *header;
-  uint8_t *packets;
-  uint64_t *slots;
-  uint32_t packet_size;
-  uint32_t ring_count;
-  uint32_t names_count;
-  mprof_ring_mode_t ring_mode;
-  mprof_clock_fn clock;
-  uint8_t uuid[16];
-  uint32_t (*os_thread_id)(void);
-  void (*on_new_stream)(void);
-  int (*prepare_packet)(uint8_t *packet, uint32_t size);
-} recorder_t;
-
-/* The values of mprof__recording.  PENDING: a forked child's trace starts
- * at its first event (mprof__start_pending()); STARTING while it does.
- * Both read as started to the inline gates of mprof.h, so the event reaches
- * its mprof__ function, whose one test for ON is the same as for nonzero. */
-enum { STATE_OFF = 0, STATE_ON = 1, STATE_PENDING = 2, STATE_STARTING = 3 };
-
-static recorder_t recorder;
+recorder_t mprof__recorder;
 int mprof__recording; /* see mprof.h; release-stored by start and stop */
-static int (*pending_start)(void); /* see mprof__start_pending() */
-static uint64_t next_id_chunk;     /* atomic: chunks of thread ids handed out */
-static uint32_t counter_count;     /* atomic: counters made */
+static uint64_t next_id_chunk; /* atomic: chunks of thread ids handed out */
+static uint32_t counter_count; /* atomic: counters made */
 static const char *counter_names[MAX_COUNTERS + 1];
 
-static _Thread_local stream_t self __attribute__((tls_model("initial-exec")));
+_Thread_local stream_t mprof__self __attribute__((tls_model("initial-exec")));
 static _Thread_local uint64_t next_id
     __attribute__((tls_model("initial-exec")));
 static _Thread_local uint64_t id_end __attribute__((tls_model("initial-exec")));
-/* Nonzero in the OS thread running pending_start. */
-static _Thread_local int starting_here
-    __attribute__((tls_model("initial-exec")));
-
-static inline int state_now(void) {
-  return __atomic_load_n(&mprof__recording, __ATOMIC_ACQUIRE);
-}
-
-COLD static int start_pending(void);
 
 /* Whether an event may be recorded now: a pending start happens here. */
 static inline int is_started(void) {
   int state = state_now();
   if (LIKELY(state == STATE_ON)) return 1;
-  return state != STATE_OFF && start_pending();
-}
-
-static inline uint64_t clock_now(void) {
-#if defined(__x86_64__)
-  if (LIKELY(recorder.clock == 0)) return __builtin_ia32_rdtsc();
-#endif
-  return recorder.clock();
-}
-
-static void bytes_copy(uint8_t *to, const void *from, size_t n) {
-  const uint8_t *f = from;
-  for (size_t i = 0; i < n; i++) to[i] = f[i];
-}
-
-static void bytes_zero(uint8_t *to, size_t n) {
-  for (size_t i = 0; i < n; i++) to[i] = 0;
+  return state != STATE_OFF && mprof__start_pending_now();
 }
 
 /* --- Packets -------------------------------------------------------------- */
 
+/* Events up to event_end exist: a release store of content_size. */
 static inline void commit(cursor_t *c, uint8_t *event_end) {
   c->pos = event_end;
   __atomic_store_n((uint64_t *)(c->packet + MPROF__PH_CONTENT_SIZE),
@@ -143,10 +52,11 @@ static inline void commit(cursor_t *c, uint8_t *event_end) {
 /* A packet's first claim: its memory made ready by the platform (see
  * mprof__start_fresh()).  One that cannot be stays claimed, never used. */
 static int packet_ready(uint32_t slot) {
-  return !recorder.prepare_packet ||
-         recorder.prepare_packet(recorder.packets +
-                                     (uint64_t)slot * recorder.packet_size,
-                                 recorder.packet_size) == 0;
+  return !mprof__recorder.prepare_packet ||
+         mprof__recorder.prepare_packet(mprof__recorder.packets +
+                                            (uint64_t)slot *
+                                                mprof__recorder.packet_size,
+                                        mprof__recorder.packet_size) == 0;
 }
 
 /* Claim a free packet in [first, first+count) for this stream.  Returns its
@@ -154,20 +64,21 @@ static int packet_ready(uint32_t slot) {
  * ring packet held by another OS thread). */
 static int64_t claim_slot(uint32_t first, uint32_t count, int overwrite,
                           uint32_t claims_field) {
-  uint64_t *claims = (uint64_t *)(recorder.header + claims_field);
+  uint64_t *claims = (uint64_t *)(mprof__recorder.header + claims_field);
   for (uint32_t attempt = 0; attempt < count; attempt++) {
     if (!overwrite && __atomic_load_n(claims, __ATOMIC_RELAXED) >= count)
       return -1;
     uint64_t ticket = __atomic_fetch_add(claims, 1, __ATOMIC_RELAXED);
     if (!overwrite && ticket >= count) return -1;
     uint32_t slot = first + (uint32_t)(ticket % count);
-    uint64_t state = __atomic_load_n(&recorder.slots[slot], __ATOMIC_RELAXED);
+    uint64_t state =
+        __atomic_load_n(&mprof__recorder.slots[slot], __ATOMIC_RELAXED);
     if (state & MPROF__SLOT_BUSY) continue;
     uint64_t next = ((state >> MPROF__SLOT_GEN_SHIFT) + 1)
                         << MPROF__SLOT_GEN_SHIFT |
                     MPROF__SLOT_BUSY | MPROF__SLOT_INIT;
-    if (__atomic_compare_exchange_n(&recorder.slots[slot], &state, next, 0,
-                                    __ATOMIC_ACQ_REL, __ATOMIC_RELAXED) &&
+    if (__atomic_compare_exchange_n(&mprof__recorder.slots[slot], &state, next,
+                                    0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED) &&
         (state >> MPROF__SLOT_GEN_SHIFT || packet_ready(slot)))
       return slot;
   }
@@ -178,12 +89,13 @@ static void write_packet_header(stream_t *s, cursor_t *c, uint32_t stream_id,
                                 uint64_t now) {
   uint8_t *p = c->packet;
   mprof__put_u32(p + MPROF__PH_MAGIC, MPROF__PACKET_MAGIC);
-  bytes_copy(p + MPROF__PH_UUID, recorder.uuid, 16);
+  bytes_copy(p + MPROF__PH_UUID, mprof__recorder.uuid, 16);
   mprof__put_u32(p + MPROF__PH_STREAM_ID, stream_id);
   mprof__put_u64(p + MPROF__PH_STREAM_INSTANCE, s->instance);
   mprof__put_u64(p + MPROF__PH_TIMESTAMP_BEGIN, now);
   mprof__put_u64(p + MPROF__PH_TIMESTAMP_END, now);
-  mprof__put_u64(p + MPROF__PH_PACKET_SIZE, (uint64_t)recorder.packet_size * 8);
+  mprof__put_u64(p + MPROF__PH_PACKET_SIZE,
+                 (uint64_t)mprof__recorder.packet_size * 8);
   mprof__put_u64(p + MPROF__PH_SEQ_NUM, c->next_seq++);
   /* Drops are counted in the ring stream only: names-area events that do
    * not fit go to the ring instead. */
@@ -192,7 +104,7 @@ static void write_packet_header(stream_t *s, cursor_t *c, uint32_t stream_id,
   mprof__put_u64(p + MPROF__PH_CURRENT_THREAD, s->current);
   mprof__put_u32(p + MPROF__PH_OS_THREAD_ID, s->os_thread_id);
   c->pos = p + MPROF__PACKET_HEADER_SIZE;
-  c->end = p + recorder.packet_size;
+  c->end = p + mprof__recorder.packet_size;
   c->last_ts = now;
   commit(c, c->pos);
 }
@@ -201,7 +113,7 @@ static void write_packet_header(stream_t *s, cursor_t *c, uint32_t stream_id,
 static void close_packet(cursor_t *c) {
   if (!c->packet) return;
   mprof__put_u64(c->packet + MPROF__PH_TIMESTAMP_END, c->last_ts);
-  uint64_t *slot = &recorder.slots[c->slot];
+  uint64_t *slot = &mprof__recorder.slots[c->slot];
   uint64_t state = __atomic_load_n(slot, __ATOMIC_RELAXED);
   __atomic_store_n(slot, state & ~(uint64_t)MPROF__SLOT_BUSY, __ATOMIC_RELEASE);
   c->packet = c->pos = c->end = 0;
@@ -213,18 +125,20 @@ static void close_packet(cursor_t *c) {
  * stream's newest events.  A stream that runs out of packets keeps its last
  * packet and counts what it drops in that packet's events_discarded. */
 static int open_packet(stream_t *s, cursor_t *c, int names, uint64_t now) {
-  int64_t slot = names ? claim_slot(recorder.ring_count, recorder.names_count,
-                                    0, MPROF__TH_NAMES_CLAIMS)
-                       : claim_slot(0, recorder.ring_count,
-                                    recorder.ring_mode == MPROF_RING_OVERWRITE,
-                                    MPROF__TH_RING_CLAIMS);
+  int64_t slot =
+      names ? claim_slot(mprof__recorder.ring_count,
+                         mprof__recorder.names_count, 0, MPROF__TH_NAMES_CLAIMS)
+            : claim_slot(0, mprof__recorder.ring_count,
+                         mprof__recorder.ring_mode == MPROF_RING_OVERWRITE,
+                         MPROF__TH_RING_CLAIMS);
   if (slot < 0) return -1;
   cursor_t old = *c;
   c->slot = (uint32_t)slot;
-  c->packet = recorder.packets + (uint64_t)slot * recorder.packet_size;
+  c->packet =
+      mprof__recorder.packets + (uint64_t)slot * mprof__recorder.packet_size;
   write_packet_header(s, c, names ? MPROF__STREAM_NAMES : MPROF__STREAM_RING,
                       now);
-  uint64_t *state = &recorder.slots[slot];
+  uint64_t *state = &mprof__recorder.slots[slot];
   __atomic_store_n(state,
                    __atomic_load_n(state, __ATOMIC_RELAXED) &
                        ~(uint64_t)MPROF__SLOT_INIT,
@@ -242,7 +156,7 @@ static void count_discarded(stream_t *s) {
     mprof__put_u64(s->ring.packet + MPROF__PH_DISCARDED, s->discarded);
   else
     __atomic_fetch_add(
-        (uint64_t *)(recorder.header + MPROF__TH_ORPHAN_DISCARDED), 1,
+        (uint64_t *)(mprof__recorder.header + MPROF__TH_ORPHAN_DISCARDED), 1,
         __ATOMIC_RELAXED);
 }
 
@@ -252,18 +166,19 @@ static void count_discarded(stream_t *s) {
 COLD static void stream_begin(stream_t *s) {
   uint64_t current = s->session ? s->current : MPROF_NONE;
   bytes_zero((uint8_t *)s, sizeof *s);
-  s->session = recorder.session;
+  s->session = mprof__recorder.session;
   s->current = current;
-  s->instance =
-      __atomic_fetch_add((uint32_t *)(recorder.header + MPROF__TH_STREAM_COUNT),
-                         1, __ATOMIC_RELAXED);
-  if (recorder.os_thread_id) s->os_thread_id = recorder.os_thread_id();
-  if (recorder.on_new_stream) recorder.on_new_stream();
+  s->instance = __atomic_fetch_add(
+      (uint32_t *)(mprof__recorder.header + MPROF__TH_STREAM_COUNT), 1,
+      __ATOMIC_RELAXED);
+  if (mprof__recorder.os_thread_id)
+    s->os_thread_id = mprof__recorder.os_thread_id();
+  if (mprof__recorder.on_new_stream) mprof__recorder.on_new_stream();
 }
 
 static inline stream_t *stream_get(void) {
-  stream_t *s = &self;
-  if (UNLIKELY(s->session != recorder.session)) stream_begin(s);
+  stream_t *s = &mprof__self;
+  if (UNLIKELY(s->session != mprof__recorder.session)) stream_begin(s);
   return s;
 }
 
@@ -358,7 +273,7 @@ static size_t string_length(const char *text, size_t limit) {
 
 /* Longest string an event may carry in this trace. */
 static size_t string_limit(void) {
-  size_t room = recorder.packet_size - MPROF__PACKET_HEADER_SIZE -
+  size_t room = mprof__recorder.packet_size - MPROF__PACKET_HEADER_SIZE -
                 MPROF__EXTENDED_HEADER_SIZE - 8 - 1;
   return room < MAX_STRING_BYTES ? room : MAX_STRING_BYTES;
 }
@@ -523,7 +438,7 @@ uint64_t mprof__create_by(uint64_t creator, mprof_type_t type) {
 
 void mprof__read(uint64_t source) {
   if (UNLIKELY(!is_started())) return;
-  if (source == self.current) return; /* reading oneself says nothing */
+  if (source == mprof__self.current) return; /* reading oneself says nothing */
   emit_thread(MPROF__EV_READ, source);
 }
 
@@ -719,202 +634,22 @@ void mprof__counter_value(mprof_counter_t counter, int64_t value) {
   emit_counter(MPROF__EV_COUNTER_VALUE, counter, value);
 }
 
-uint64_t mprof_current(void) { return self.current; }
+uint64_t mprof_current(void) { return mprof__self.current; }
 
-uint64_t mprof_discarded(void) { return self.discarded; }
+uint64_t mprof_discarded(void) { return mprof__self.discarded; }
 
 void mprof_thread_exit(void) {
-  if (state_now() != STATE_ON || self.session != recorder.session) return;
-  close_packet(&self.ring);
-  close_packet(&self.names);
-  self.session = 0;
-}
-
-/* --- Start and stop ------------------------------------------------------- */
-
-static uint32_t choose_packet_size(size_t size) {
-  uint32_t packet = 4096;
-  while (packet < 64u * 1024u && (uint64_t)packet * 128 <= size) packet *= 2;
-  return packet;
-}
-
-static void derive_uuid(uint8_t uuid[16], const mprof_config_t *config,
-                        uint64_t now) {
-  uint64_t h = 0x9E3779B97F4A7C15u ^ now ^ (uint64_t)(uintptr_t)config->buffer;
-  for (int i = 0; i < 16; i++) {
-    h ^= h >> 29;
-    h *= 0xBF58476D1CE4E5B9u;
-    h ^= h >> 32;
-    uuid[i] = (uint8_t)h;
-  }
-  uuid[6] = (uint8_t)((uuid[6] & 0x0F) | 0x40); /* version 4 */
-  uuid[8] = (uint8_t)((uuid[8] & 0x3F) | 0x80); /* variant 1 */
-}
-
-static int uuid_is_zero(const uint8_t uuid[16]) {
-  for (int i = 0; i < 16; i++)
-    if (uuid[i]) return 0;
-  return 1;
-}
-
-/* Lay the trace out in the buffer: header, metadata, slot states, packets.
- * A fresh buffer (all zeros) keeps its zero slot states and packets. */
-static int layout_trace(const mprof_config_t *config, uint32_t packet_size,
-                        uint64_t now, int fresh) {
-  uint8_t *b = config->buffer;
-  mprof__metadata_params_t params = {recorder.uuid, config->clock_freq_hz,
-                                     config->clock_offset_ns, config->name};
-  size_t room = config->size - MPROF__TRACE_HEADER_SIZE;
-  /* Measure first: a start that fails leaves an earlier trace intact. */
-  size_t metadata_size = mprof__metadata_write(NULL, room, &params);
-  if (metadata_size == 0) return MPROF_ENOSPC;
-  uint64_t slots_offset =
-      (MPROF__TRACE_HEADER_SIZE + metadata_size + 1 + 7) & ~(uint64_t)7;
-  uint64_t align = packet_size < 4096 ? packet_size : 4096;
-  uint64_t count = (config->size - slots_offset) / (packet_size + 8);
-  uint64_t packets_offset = 0;
-  for (; count > 0; count--) {
-    packets_offset = (slots_offset + 8 * count + align - 1) & ~(align - 1);
-    if (packets_offset + count * packet_size <= config->size) break;
-  }
-  if (count < 4 || count > UINT32_MAX) return MPROF_ENOSPC;
-  uint32_t names = (uint32_t)(count / 16 < 2 ? 2 : count / 16);
-
-  /* A reused buffer must not show an old trace's magic over new bytes. */
-  bytes_zero(b + MPROF__TH_MAGIC, 8);
-  __atomic_thread_fence(__ATOMIC_RELEASE);
-  mprof__metadata_write((char *)b + MPROF__TRACE_HEADER_SIZE, room, &params);
-  bytes_zero(b, MPROF__TRACE_HEADER_SIZE);
-  mprof__put_u32(b + MPROF__TH_VERSION, MPROF__TRACE_VERSION);
-  mprof__put_u32(b + MPROF__TH_RING_MODE, (uint32_t)config->ring_mode);
-  mprof__put_u64(b + MPROF__TH_BUFFER_SIZE, config->size);
-  mprof__put_u32(b + MPROF__TH_PACKET_SIZE, packet_size);
-  mprof__put_u32(b + MPROF__TH_PACKET_COUNT, (uint32_t)count);
-  mprof__put_u32(b + MPROF__TH_RING_COUNT, (uint32_t)count - names);
-  mprof__put_u32(b + MPROF__TH_METADATA_SIZE, (uint32_t)metadata_size);
-  mprof__put_u64(b + MPROF__TH_METADATA_OFFSET, MPROF__TRACE_HEADER_SIZE);
-  mprof__put_u64(b + MPROF__TH_SLOTS_OFFSET, slots_offset);
-  mprof__put_u64(b + MPROF__TH_PACKETS_OFFSET, packets_offset);
-  mprof__put_u64(b + MPROF__TH_CLOCK_FREQ, config->clock_freq_hz);
-  mprof__put_u64(b + MPROF__TH_CLOCK_OFFSET, (uint64_t)config->clock_offset_ns);
-  bytes_copy(b + MPROF__TH_UUID, recorder.uuid, 16);
-  mprof__put_u64(b + MPROF__TH_START_TICKS, now);
-  if (!fresh) {
-    bytes_zero(b + slots_offset, 8 * count);
-    /* Empty packets read as "never written": zero their magic. */
-    for (uint64_t i = 0; i < count; i++)
-      bytes_zero(b + packets_offset + i * packet_size,
-                 MPROF__PACKET_HEADER_SIZE);
-  }
-
-  /* The magic goes in last: a reader that sees it sees a whole header. */
-  __atomic_thread_fence(__ATOMIC_RELEASE);
-  bytes_copy(b + MPROF__TH_MAGIC, MPROF__TRACE_MAGIC, 8);
-
-  recorder.buffer = b;
-  recorder.header = b;
-  recorder.slots = (uint64_t *)(b + slots_offset);
-  recorder.packets = b + packets_offset;
-  recorder.packet_size = packet_size;
-  recorder.ring_count = (uint32_t)count - names;
-  recorder.names_count = names;
-  return 0;
+  if (state_now() != STATE_ON || mprof__self.session != mprof__recorder.session)
+    return;
+  close_packet(&mprof__self.ring);
+  close_packet(&mprof__self.names);
+  mprof__self.session = 0;
 }
 
 /* Write the names of counters made before this start into the trace. */
-static void replay_counter_names(void) {
+void mprof__replay_counter_names(void) {
   uint32_t made = __atomic_load_n(&counter_count, __ATOMIC_RELAXED);
   for (uint32_t i = 1; i <= made && i <= MAX_COUNTERS; i++)
     if (counter_names[i])
       emit_text(MPROF__EV_COUNTER_NAME, i, 1, counter_names[i], NAMES_OR_RING);
-}
-
-static int start(const mprof_config_t *config,
-                 int (*prepare_packet)(uint8_t *packet, uint32_t size)) {
-  if (!config || !config->buffer || ((uintptr_t)config->buffer & 7))
-    return MPROF_EINVAL;
-  if (state_now() != STATE_OFF && !starting_here) return MPROF_EBUSY;
-  if (config->size < MPROF_MIN_SIZE) return MPROF_ENOSPC;
-  uint32_t packet_size = config->packet_size ? config->packet_size
-                                             : choose_packet_size(config->size);
-  if (packet_size < 1024 || packet_size > MPROF__MAX_PACKET_SIZE ||
-      (packet_size & (packet_size - 1)) ||
-      (config->ring_mode != MPROF_RING_OVERWRITE &&
-       config->ring_mode != MPROF_RING_DISCARD))
-    return MPROF_EINVAL;
-  if (config->clock_freq_hz == 0) return MPROF_ENOCLOCK;
-#if !defined(__x86_64__)
-  if (!config->clock) return MPROF_ENOCLOCK;
-#endif
-  recorder.clock = config->clock;
-  uint64_t now = clock_now();
-  if (uuid_is_zero(config->uuid))
-    derive_uuid(recorder.uuid, config, now);
-  else
-    bytes_copy(recorder.uuid, config->uuid, 16);
-  int err = layout_trace(config, packet_size, now, prepare_packet != 0);
-  if (err) return err;
-  recorder.prepare_packet = prepare_packet;
-  recorder.ring_mode = config->ring_mode;
-  recorder.os_thread_id = config->os_thread_id;
-  recorder.on_new_stream = config->on_new_stream;
-  recorder.session++;
-  mprof__put_u32(recorder.header + MPROF__TH_STATE, MPROF__STATE_RECORDING);
-  __atomic_store_n(&mprof__recording, STATE_ON, __ATOMIC_RELEASE);
-  replay_counter_names();
-  return 0;
-}
-
-int mprof_start(const mprof_config_t *config) { return start(config, 0); }
-
-int mprof__start_fresh(const mprof_config_t *config,
-                       int (*prepare_packet)(uint8_t *packet, uint32_t size)) {
-  return start(config, prepare_packet);
-}
-
-void mprof_stop(void) {
-  int state = STATE_PENDING;
-  if (__atomic_compare_exchange_n(&mprof__recording, &state, STATE_OFF, 0,
-                                  __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) ||
-      state != STATE_ON)
-    return; /* a pending start is called off; it wrote nothing */
-  mprof_thread_exit();
-  __atomic_store_n(&mprof__recording, STATE_OFF, __ATOMIC_RELEASE);
-  mprof__put_u64(recorder.header + MPROF__TH_END_TICKS, clock_now());
-  __atomic_store_n((uint32_t *)(recorder.header + MPROF__TH_STATE),
-                   MPROF__STATE_STOPPED, __ATOMIC_RELEASE);
-}
-
-void mprof__forget_after_fork(void) {
-  __atomic_store_n(&mprof__recording, STATE_OFF, __ATOMIC_RELEASE);
-  self.session = 0;
-  self.ring.packet = self.ring.pos = self.ring.end = 0;
-  self.names.packet = self.names.pos = self.names.end = 0;
-}
-
-void mprof__start_pending(int (*start)(void)) {
-  pending_start = start;
-  __atomic_store_n(&mprof__recording, STATE_PENDING, __ATOMIC_RELEASE);
-}
-
-/* The first event after mprof__start_pending(): one OS thread runs the
- * start, the others wait for it.  An event recorded on the starting thread
- * itself (a signal handler) is dropped. */
-COLD static int start_pending(void) {
-  int state = STATE_PENDING;
-  if (__atomic_compare_exchange_n(&mprof__recording, &state, STATE_STARTING, 0,
-                                  __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-    starting_here = 1;
-    int err = pending_start();
-    starting_here = 0;
-    if (err) __atomic_store_n(&mprof__recording, STATE_OFF, __ATOMIC_RELEASE);
-    return !err;
-  }
-  while (state == STATE_STARTING && !starting_here) {
-#if defined(__x86_64__)
-    __builtin_ia32_pause();
-#endif
-    state = state_now();
-  }
-  return state == STATE_ON;
 }
