@@ -5,6 +5,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
+#include "mprof/export.h"
 #include "mprof/model.h"
 #include "mprof/read.h"
 
@@ -135,10 +136,9 @@ typedef int (*cli_write_fn)(mprof_trace_t *trace, const char *path,
 int cli_write_each(char **paths, int count, const cli_output_t *output,
                    cli_write_fn write);
 
-/* A JSON string of trace text: invalid UTF-8 bytes become \xHH. */
+/* A JSON string of trace text: invalid UTF-8 bytes become \xHH
+ * (mprof_json_text; cmd_report.c). */
 json_t *cli_json_text(const char *text, size_t length);
-/* The same string written to f as JSON, quotes included. */
-void cli_put_json_text(FILE *f, const char *text, size_t length);
 
 /* The report's printers, shared with `mprof why` (cmd_report.c): a
  * duration with its unit; "label" (type#id); {"id", "label", "name",
@@ -194,10 +194,6 @@ int cli_combine_options(cli_combine_t *combine, int argc, char **argv,
  * align if asked; returns an exit code. */
 int cli_combine_load(const cli_combine_t *combine, cli_traces_t *set,
                      int *problems, mprof_model_t **model);
-
-/* The model of set as an OTLP/JSON ExportTraceServiceRequest, written to f
- * (export_otlp.c).  Returns 0, or -1 (out of memory, or f failed). */
-int cli_export_otlp(FILE *f, const mprof_model_t *m, const cli_traces_t *set);
 
 /* Redacted copies of a command's inputs (`--redact`, cmd_redact.c): each
  * of paths[0 .. count) redacted, with one random key, into a new private

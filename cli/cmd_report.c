@@ -316,6 +316,14 @@ static int report_text(const char *path, const mprof_model_t *m,
 
 /* --- JSON ----------------------------------------------------------------- */
 
+json_t *cli_json_text(const char *text, size_t length) {
+  char *valid = malloc(4 * length + 1);
+  if (!valid) return NULL;
+  json_t *s = json_stringn(valid, mprof_json_text(valid, text, length));
+  free(valid);
+  return s;
+}
+
 /* {"id", "label" (null if none), "name" (the label, or type#id), "type"} */
 json_t *cli_json_thread(const mprof_model_t *m, uint32_t t) {
   const mprof_thread_t *th = &mprof_model_view(m)->threads[t];

@@ -5,7 +5,8 @@
 # each (pkg-config and find_package, shared and static) and, run with
 # MPROF_TRACE, writes a trace with its label in it; a program built against
 # the reader API (pkg-config mprof-model and mprof::model) reads that trace
-# back and names its thread.
+# back and names its thread; one built against the export API (pkg-config
+# mprof-export and mprof::export) writes it as a Chrome trace.
 set -euo pipefail
 src=$1
 build=$2
@@ -17,12 +18,12 @@ cmake --install "$build" --prefix "$prefix" >/dev/null
 pc=$(find "$prefix" -name mprof.pc)
 libdir=$(dirname "$(dirname "$pc")")
 for f in include/mprof.h include/mprof/unix.h include/mprof/read.h include/mprof/redact.h \
-         include/mprof/model.h \
+         include/mprof/model.h include/mprof/export.h \
          bin/mprof libexec/mprof-view share/man/man1/mprof.1; do
   [ -f "$prefix/$f" ] || { echo "FAIL: $f not installed" >&2; exit 1; }
 done
 [ -f "$libdir/libmprof.a" ] && [ -e "$libdir/libmprof.so" ] && [ -f "$libdir/libmprof-read.a" ] \
-  && [ -f "$libdir/libmprof-model.a" ] \
+  && [ -f "$libdir/libmprof-model.a" ] && [ -f "$libdir/libmprof-export.a" ] \
   || { echo "FAIL: libraries not installed in $libdir" >&2; exit 1; }
 [ -f "$libdir/cmake/mprof/mprofConfig.cmake" ] \
   || { echo "FAIL: CMake package config not installed" >&2; exit 1; }
@@ -36,6 +37,8 @@ cc=${CC:-cc}
   -o "$tmp/pc_static"
 "$cc" -std=c11 "$src/test/install/reader.c" $(pkg-config --cflags --libs mprof-model) \
   -o "$tmp/pc_reader"
+"$cc" -std=c11 "$src/test/install/exporter.c" $(pkg-config --cflags --libs mprof-export) \
+  -o "$tmp/pc_exporter"
 cmake -S "$src/test/install" -B "$tmp/cmake" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
 cmake --build "$tmp/cmake" >/dev/null
 
@@ -62,8 +65,19 @@ if "$tmp/pc_reader" "$tmp/missing.ctf" 2>"$tmp/err"; then
   echo "FAIL: reader of a missing trace exited 0" >&2; exit 1
 fi
 grep -q "missing.ctf" "$tmp/err" || { echo "FAIL: reader error: $(cat "$tmp/err")" >&2; exit 1; }
+# The export API: that trace as a Chrome trace, its thread a named slice.
+for exporter in "$tmp/pc_exporter" "$tmp/cmake/exporter"; do
+  "$exporter" "$tmp/pc_shared.ctf" >"$tmp/export.json" ||
+    { echo "FAIL: $exporter: exit $?" >&2; exit 1; }
+  /usr/bin/python3 -c '
+import json, sys
+events = json.load(open(sys.argv[1]))["traceEvents"]
+names = [e["name"] for e in events if e["ph"] == "b" and e["cat"] == "thread"]
+assert names == ["installed consumer"], names' "$tmp/export.json" ||
+    { echo "FAIL: $exporter wrote $(head -c 300 "$tmp/export.json")" >&2; exit 1; }
+done
 # The installed mprof finds its viewer, mprof-view, where it was installed.
 "$prefix/bin/mprof" view --png "$tmp/view.png" "$tmp/pc_shared.ctf" ||
   { echo "FAIL: installed mprof view: exit $?" >&2; exit 1; }
 [ -s "$tmp/view.png" ] || { echo "FAIL: installed mprof view drew nothing" >&2; exit 1; }
-echo "ok: installed package used four ways, read back two, viewed"
+echo "ok: installed package used four ways, read back two, exported two, viewed"

@@ -1,4 +1,4 @@
-/* export_otlp.c -- `mprof export --format=otlp`: the model as an OTLP/JSON
+/* otlp.c -- mprof_export_otlp(): the model as an OTLP/JSON
  * ExportTraceServiceRequest, the body an OpenTelemetry collector takes on
  * POST /v1/traces.  Written while walking the model; only indexes (by
  * thread) are built, never the JSON.
@@ -14,13 +14,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "export_internal.h"
 
 typedef struct otlp_s {
   FILE *f;
   const mprof_model_t *model;
   const mprof_model_view_t *view;
-  const cli_traces_t *set;
+  const mprof_export_options_t *options;
+  mprof__export_progress_t *progress;
   uint32_t *top;             /* per thread: its top-level ancestor */
   uint32_t *in_first;        /* per thread + 1: arrows into it in in_arrows */
   uint32_t *in_arrows;       /* arrow indexes grouped by target */
@@ -36,29 +37,29 @@ static uint64_t fnv1a(uint64_t h, const void *data, size_t size) {
   return h;
 }
 
-/* The uuid of the trace a thread id is of.  The reader delivers no id
- * with a top byte (the model's trace index) of its own. */
-static const uint8_t *trace_uuid(const otlp_t *o, uint64_t id) {
-  uint32_t trace = MPROF_MODEL_THREAD_TRACE(id);
-  assert(trace < (uint32_t)o->set->count);
-  return mprof_trace_info(o->set->traces[trace])->uuid;
+/* The hash of trace i's uuid, which every id of its spans starts from. */
+static uint64_t trace_hash(const otlp_t *o, uint32_t trace) {
+  assert(trace < o->options->count);
+  const uint8_t *uuid = mprof_trace_info(o->options->traces[trace])->uuid;
+  return fnv1a(0xcbf29ce484222325u, uuid, 16);
 }
 
-/* A span id unique across traces: the trace's uuid and the thread id. */
+/* A span id unique across traces: the trace's uuid and the thread id.  The
+ * reader delivers no id with a top byte (the model's trace index) of its
+ * own. */
 static uint64_t span_id(const otlp_t *o, uint32_t thread) {
   uint64_t id = o->view->threads[thread].id;
-  const uint8_t *uuid = trace_uuid(o, id);
-  uint64_t h = fnv1a(0xcbf29ce484222325u, uuid, 16);
-  h = fnv1a(h, &id, sizeof id);
+  uint64_t h =
+      fnv1a(trace_hash(o, MPROF_MODEL_THREAD_TRACE(id)), &id, sizeof id);
   return h ? h : 1;
 }
 
 /* The OTel trace id: the trace's uuid hash, then the top span's id. */
 static void put_trace_id(const otlp_t *o, uint32_t thread) {
   uint32_t top = o->top[thread];
-  const uint8_t *uuid = trace_uuid(o, o->view->threads[top].id);
   fprintf(o->f, "\"%016" PRIx64 "%016" PRIx64 "\"",
-          fnv1a(0xcbf29ce484222325u, uuid, 16), span_id(o, top));
+          trace_hash(o, MPROF_MODEL_THREAD_TRACE(o->view->threads[top].id)),
+          span_id(o, top));
 }
 
 /* ns on the model's axis as ns since the Unix epoch, as OTLP's unsigned
@@ -78,7 +79,7 @@ static void put_attribute(FILE *f, int first, const char *key,
                           const char *value) {
   fprintf(f, "%s{\"key\":\"%s\",\"value\":{\"stringValue\":", first ? "" : ",",
           key);
-  cli_put_json_text(f, value, strlen(value));
+  mprof_json_put_text(f, value, strlen(value));
   fputs("}}", f);
 }
 
@@ -225,7 +226,7 @@ static void put_span(const otlp_t *o, uint32_t t, int first) {
     fprintf(o->f, ",\"parentSpanId\":\"%016" PRIx64 "\"",
             span_id(o, th->creator));
   fputs(",\"name\":", o->f);
-  cli_put_json_text(o->f, name, strlen(name));
+  mprof_json_put_text(o->f, name, strlen(name));
   fputs(",\"kind\":1", o->f); /* SPAN_KIND_INTERNAL */
   put_time(o, "startTimeUnixNano", th->start_ns);
   put_time(o, "endTimeUnixNano", th->end_ns);
@@ -244,7 +245,7 @@ static void put_span(const otlp_t *o, uint32_t t, int first) {
   if (th->ending == MPROF_ENDING_FAILED) {
     fputs(",\"status\":{\"code\":2,\"message\":", o->f); /* ERROR */
     const char *why = th->failure ? o->view->strings + th->failure : "failed";
-    cli_put_json_text(o->f, why, strlen(why));
+    mprof_json_put_text(o->f, why, strlen(why));
     fputs("}", o->f);
   }
   fputs("}", o->f);
@@ -252,7 +253,7 @@ static void put_span(const otlp_t *o, uint32_t t, int first) {
 
 /* The resource of trace i and the spans of its threads. */
 static void put_resource(const otlp_t *o, uint32_t i) {
-  const char *path = o->set->paths[i];
+  const char *path = o->options->names[i];
   const char *slash = strrchr(path, '/');
   fputs(i ? ",\n{\"resource\":{\"attributes\":["
           : "{\"resource\":{\"attributes\":[",
@@ -265,27 +266,30 @@ static void put_resource(const otlp_t *o, uint32_t i) {
   int first = 1;
   for (uint32_t t = 1; t < o->view->thread_count && !ferror(o->f); t++)
     if (MPROF_MODEL_THREAD_TRACE(o->view->threads[t].id) == i) {
-      cli_progress_step(o->set->progress);
+      mprof__export_step(o->progress);
       put_span(o, t, first);
       first = 0;
     }
   fputs("\n]}]}", o->f);
 }
 
-int cli_export_otlp(FILE *f, const mprof_model_t *m, const cli_traces_t *set) {
-  otlp_t o = {f, m, mprof_model_view(m), set, NULL, NULL, NULL, NULL, NULL, 0,
-              0, 0};
-  cli_progress_phase(set->progress, "export: writing", o.view->thread_count - 1,
-                     "span");
+int mprof_export_otlp(FILE *f, const mprof_model_t *m,
+                      const mprof_export_options_t *options) {
+  mprof__export_progress_t progress;
+  otlp_t o = {f,    m,    NULL, options, &progress, NULL, NULL,
+              NULL, NULL, NULL, 0,       0,         0};
+  int err = mprof__export_begin(m, options, &progress);
+  if (err) return err;
+  o.view = mprof_model_view(m);
+  progress.total = o.view->thread_count - 1;
   if (index_model(&o)) {
-    index_free(&o);
-    cli_progress_wipe();
-    cli_fail(0, "export", "--format=otlp", "out of memory");
-    return -1;
+    err = MPROF_ENOMEM;
+  } else {
+    fputs("{\"resourceSpans\":[\n", f);
+    for (size_t i = 0; i < options->count; i++) put_resource(&o, (uint32_t)i);
+    fputs("\n]}\n", f);
+    err = mprof__export_result(f);
   }
-  fputs("{\"resourceSpans\":[\n", f);
-  for (int i = 0; i < set->count; i++) put_resource(&o, (uint32_t)i);
-  fputs("\n]}\n", f);
   index_free(&o);
-  return ferror(f) ? -1 : 0;
+  return err;
 }

@@ -1,12 +1,13 @@
 /* json_text.c -- trace strings as JSON strings.  Labels come from traced
  * programs and may hold any bytes; JSON wants UTF-8, so bytes that are not
  * valid UTF-8 become the text \xHH (a backslash, x and two hex digits).
- * As a jansson value (cli_json_text) or written straight to a stream
- * (cli_put_json_text, for exports that never hold the whole JSON). */
-#include <stdio.h>
-#include <stdlib.h>
+ * As valid UTF-8 for a JSON library to escape (mprof_json_text: the
+ * commands' jansson values) or written straight to a stream as a JSON
+ * string (mprof_json_put_text, for exports that never hold the whole
+ * JSON). */
+#include <stdint.h>
 
-#include "cli.h"
+#include "mprof/export.h"
 
 /* Length of the valid UTF-8 sequence at p (before end), or 0. */
 static size_t utf8_sequence(const unsigned char *p, const unsigned char *end) {
@@ -27,10 +28,8 @@ static size_t utf8_sequence(const unsigned char *p, const unsigned char *end) {
   return n;
 }
 
-json_t *cli_json_text(const char *text, size_t length) {
+size_t mprof_json_text(char *out, const char *text, size_t length) {
   const unsigned char *p = (const unsigned char *)text, *end = p + length;
-  char *out = malloc(4 * length + 1);
-  if (!out) return NULL;
   size_t o = 0;
   while (p < end) {
     size_t n = utf8_sequence(p, end);
@@ -40,12 +39,11 @@ json_t *cli_json_text(const char *text, size_t length) {
     }
     for (size_t i = 0; i < n; i++) out[o++] = (char)*p++;
   }
-  json_t *s = json_stringn(out, o);
-  free(out);
-  return s;
+  out[o] = 0;
+  return o;
 }
 
-void cli_put_json_text(FILE *f, const char *text, size_t length) {
+void mprof_json_put_text(FILE *f, const char *text, size_t length) {
   const unsigned char *p = (const unsigned char *)text, *end = p + length;
   putc('"', f);
   while (p < end) {
