@@ -82,6 +82,31 @@ int mprof_census_counter_next(const mprof_census_t *census, size_t *cursor,
 
 void mprof_census_free(mprof_census_t *census);
 
+/* --- One pass over a trace's packets, in bounded memory -------------------
+ *
+ * Each packet is decoded into buffers of the pass's, which grow to the
+ * largest packet only (read with pread() where the trace is a file, never
+ * through a mapping of it), and its events handed on as one run; a packet
+ * that may hold more than 64 MiB of events is handed on one event at a
+ * time.  Start with a zeroed mprof_pass_t; one per OS thread. */
+typedef struct mprof_pass_s {
+  mprof_event_t *events;
+  size_t capacity;
+  uint8_t *scratch;
+  size_t scratch_size;
+} mprof_pass_t;
+
+/* Receives a run of count events, valid until it returns. */
+typedef void (*mprof_events_fn)(void *context, const mprof_event_t *events,
+                                size_t count);
+
+/* Hand the events of packet index of trace to fn.  Returns 1 if damage
+ * ended the packet early (reported through the trace's diag), else 0. */
+int mprof_pass_packet(mprof_pass_t *pass, const mprof_trace_t *trace,
+                      size_t index, mprof_events_fn fn, void *context);
+
+void mprof_pass_free(mprof_pass_t *pass);
+
 #ifdef __cplusplus
 }
 #endif

@@ -50,10 +50,7 @@ struct mprof__census_state_s {
   size_t by_id_count;
   legacy_counter_t *legacy;
   size_t legacy_count, legacy_capacity;
-  mprof_event_t *events; /* a packet's, decoded */
-  size_t events_capacity;
-  uint8_t *scratch; /* a packet's bytes, read */
-  size_t scratch_size;
+  mprof_pass_t pass; /* a packet's bytes and events */
 };
 
 /* --- Distinct thread ids -------------------------------------------------- */
@@ -162,25 +159,25 @@ static char *copy_text(const char *text, size_t length) {
 static int note_legacy_counter(struct mprof__census_state_s *s,
                                const mprof_event_t *ev) {
   const char *text = ev->text ? ev->text : "";
-  legacy_counter_t *c = s->legacy, *end = s->legacy + s->legacy_count;
-  while (c < end && (c->name_length != ev->text_length ||
-                     memcmp(c->name, text, ev->text_length)))
-    c++;
-  if (c == end) {
+  size_t i = 0;
+  while (i < s->legacy_count &&
+         (s->legacy[i].name_length != ev->text_length ||
+          memcmp(s->legacy[i].name, text, ev->text_length)))
+    i++;
+  if (i == s->legacy_count) {
     if (s->legacy_count == s->legacy_capacity) {
       size_t capacity = s->legacy_capacity ? 2 * s->legacy_capacity : 16;
       legacy_counter_t *grown = realloc(s->legacy, capacity * sizeof *grown);
       if (!grown) return -1;
       s->legacy = grown;
       s->legacy_capacity = capacity;
-      c = s->legacy + s->legacy_count;
     }
-    c->name = copy_text(text, ev->text_length);
-    if (!c->name) return -1;
-    c->name_length = ev->text_length;
-    c->value = 0;
+    char *name = copy_text(text, ev->text_length);
+    if (!name) return -1;
+    s->legacy[i] = (legacy_counter_t){name, ev->text_length, 0};
     s->legacy_count++;
   }
+  legacy_counter_t *c = &s->legacy[i];
   c->value = ev->kind == MPROF_EVENT_COUNTER_INCREASE ? c->value + ev->value
                                                       : ev->value;
   return 0;
@@ -278,54 +275,21 @@ void mprof_census_finish(mprof_census_t *c) {
 
 /* --- A whole trace -------------------------------------------------------- */
 
-/* Room for n events and bytes of a packet: the buffers grow to the largest
- * packet seen.  Returns 0 or -1. */
-static int make_room(struct mprof__census_state_s *s, size_t n, size_t bytes) {
-  if (n > s->events_capacity) {
-    mprof_event_t *events = realloc(s->events, n * sizeof *events);
-    if (!events) return -1;
-    s->events = events;
-    s->events_capacity = n;
-  }
-  if (bytes > s->scratch_size) {
-    uint8_t *scratch = realloc(s->scratch, bytes);
-    if (!scratch) return -1;
-    s->scratch = scratch;
-    s->scratch_size = bytes;
-  }
-  return 0;
-}
-
-/* The most events decoded into the census's array at once (64 MiB of
- * them); a packet that may hold more is counted one event at a time. */
-#define ARRAY_EVENTS_MAX (((size_t)64 << 20) / sizeof(mprof_event_t))
-
-/* Count packet index's events: decoded into the census's array, or where
- * that has no room one by one. */
-static int count_packet(mprof_census_t *c, const mprof_trace_t *t,
-                        size_t index) {
-  struct mprof__census_state_s *s = c->state;
-  size_t most = mprof_trace_packet_max_events(t, index);
-  size_t bytes = mprof_trace_copies_packets(t)
-                     ? (size_t)mprof_trace_packet(t, index)->content_bytes
-                     : 0;
-  if (most > ARRAY_EVENTS_MAX || make_room(s, most, bytes))
-    return mprof_trace_packet_events(t, index, mprof_census_event, c) < 0;
-  int damaged = 0;
-  size_t n = mprof_trace_packet_decode_copy(t, index, s->scratch, s->events,
-                                            most, &damaged);
+/* A run of a packet's events, counted. */
+static void count_run(void *context, const mprof_event_t *events,
+                      size_t count) {
+  mprof_census_t *c = context;
   if (c->events_only)
-    c->events += n;
+    c->events += count;
   else
-    for (size_t i = 0; i < n; i++) mprof_census_event(c, &s->events[i]);
-  return damaged;
+    for (size_t i = 0; i < count; i++) mprof_census_event(c, &events[i]);
 }
 
 size_t mprof_census_trace(mprof_census_t *c, const mprof_trace_t *t,
                           mprof_progress_fn progress, void *context) {
   size_t packets = mprof_trace_packet_count(t), damaged = 0;
   for (size_t i = 0; i < packets; i++) {
-    damaged += (size_t)count_packet(c, t, i);
+    damaged += (size_t)mprof_pass_packet(&c->state->pass, t, i, count_run, c);
     if (progress) progress(context, i + 1, packets);
   }
   mprof_census_finish(c);
@@ -348,8 +312,7 @@ void mprof_census_free(mprof_census_t *c) {
   free(s->by_id);
   for (size_t i = 0; i < s->legacy_count; i++) free(s->legacy[i].name);
   free(s->legacy);
-  free(s->events);
-  free(s->scratch);
+  mprof_pass_free(&s->pass);
   free(s);
   c->state = NULL;
 }
