@@ -264,6 +264,47 @@ static inline void emit_two_threads(uint32_t id, uint64_t a, uint64_t b) {
   commit(&s->ring, p + 8);
 }
 
+/* --- Events at one instant --------------------------------------------------
+ * The libuv shim records some events in twos: a request's create and its
+ * label, a callback's switch and its network label, a resolve and the
+ * switch back to the loop.  Each pair is one reservation in the ring, with
+ * one clock reading and one commit: the second event's compact header
+ * carries the first one's time. */
+
+/* Bytes of a compact event of one 32-bit thread id, header included. */
+#define GROUP_SWITCH (MPROF__COMPACT_HEADER_SIZE + 4)
+
+/* The events of a group after its first, dropped with it (reserve()
+ * counted the first). */
+COLD static void count_group_discarded(stream_t *s, int events) {
+  while (--events > 0) count_discarded(s);
+}
+
+/* Room in the ring for `events` events at one instant, the first of id
+ * `id`: `size` bytes after its header, the other events' headers
+ * included.  0 if they are dropped (each one counted). */
+static inline uint8_t *reserve_group(stream_t *s, uint32_t id, uint32_t size,
+                                     int events) {
+  uint8_t *p = reserve(s, &s->ring, id, size);
+  if (UNLIKELY(!p)) count_group_discarded(s, events);
+  return p;
+}
+
+/* The compact header, at p, of a group's event after its first (id): at
+ * the group's time.  Returns where its payload goes. */
+static inline uint8_t *put_group_header(stream_t *s, uint8_t *p, uint32_t id) {
+  mprof__put_u32(p, id | (uint32_t)(s->ring.last_ts << 5));
+  return p + MPROF__COMPACT_HEADER_SIZE;
+}
+
+/* thread, the payload at p of a group's event, then the header of the next
+ * one (id); returns where its payload goes. */
+static inline uint8_t *put_group_thread(stream_t *s, uint8_t *p,
+                                        uint64_t thread, uint32_t id) {
+  mprof__put_u32(p, (uint32_t)thread);
+  return put_group_header(s, p + 4, id);
+}
+
 static size_t string_length(const char *text, size_t limit) {
   size_t n = 0;
   if (!text) return 0;
@@ -479,12 +520,62 @@ void mprof__label(uint64_t thread, const char *label) {
   emit_label(stream_get(), thread, text, length, hash_bytes(text, length));
 }
 
+/* emit_label() of a label cut to the string limit. */
+static void emit_label_cut(stream_t *s, uint64_t thread, const char *label,
+                           size_t length, uint64_t hash) {
+  size_t limit = string_limit();
+  if (UNLIKELY(length > limit)) hash = hash_bytes(label, length = limit);
+  emit_label(s, thread, label, length, hash);
+}
+
 void mprof__label_hashed(uint64_t thread, const char *label, size_t length,
                          uint64_t hash) {
   if (UNLIKELY(!is_started())) return;
-  size_t limit = string_limit();
-  if (UNLIKELY(length > limit)) hash = hash_bytes(label, length = limit);
-  emit_label(stream_get(), thread, label, length, hash);
+  emit_label_cut(stream_get(), thread, label, length, hash);
+}
+
+/* Bytes of a create event and a label_ref event, compact, after the
+ * create's header. */
+#define CREATE_LABEL_SIZE (5 + MPROF__COMPACT_HEADER_SIZE + 6)
+
+uint64_t mprof__create_labelled(mprof_type_t type, const char *label,
+                                size_t length, uint64_t hash) {
+  if (UNLIKELY(!is_started())) return MPROF_NONE;
+  stream_t *s = stream_get();
+  uint64_t child = mint_id();
+  uint32_t string_id =
+      length <= string_limit() ? intern(s, label, length, hash) : 0;
+  if (UNLIKELY(!string_id || !fits32(child))) {
+    emit_create(MPROF__EV_CREATE, 0, 0, child, type);
+    emit_label_cut(s, child, label, length, hash);
+    return child;
+  }
+  uint8_t *p = reserve_group(s, MPROF__EV_CREATE, CREATE_LABEL_SIZE, 2);
+  if (!p) return child;
+  mprof__put_u32(p, (uint32_t)child);
+  p[4] = (uint8_t)type;
+  p = put_group_header(s, p + 5, MPROF__EV_LABEL_REF);
+  mprof__put_u32(p, (uint32_t)child);
+  mprof__put_u16(p + 4, (uint16_t)string_id);
+  commit(&s->ring, p + 6);
+  return child;
+}
+
+void mprof__resolve_switch(uint64_t thread, uint64_t next) {
+  if (UNLIKELY(!is_started())) return;
+  stream_t *s = stream_get();
+  if (UNLIKELY(next == s->current || !fits32(thread | next))) {
+    emit_thread(MPROF__EV_RESOLVE, thread);
+    mprof__switch(next);
+    return;
+  }
+  /* A packet that the resolve opens starts with its resolver running. */
+  uint8_t *p = reserve_group(s, MPROF__EV_RESOLVE, GROUP_SWITCH + 4, 2);
+  s->current = next;
+  if (!p) return;
+  p = put_group_thread(s, p, thread, MPROF__EV_SWITCH);
+  mprof__put_u32(p, (uint32_t)next);
+  commit(&s->ring, p + 4);
 }
 
 uint64_t mprof__label_hash(const char *text, size_t length) {
@@ -501,20 +592,30 @@ static inline void put_width(uint8_t *p, uint32_t width, uint64_t v) {
 
 /* A net_label event (kind MPROF__EV_NET_LABEL: number the offset) or a
  * net_hash_label (number the hash, 64-bit in both forms): thread, the
- * head's string id, counter (or 0), number and length.  In the ring, as
- * the counter events it stands for: its counter's increase needs the
- * running thread, which only the ring keeps. */
+ * head's string id, counter (or 0), number and length; after a switch to
+ * thread at the same instant if switching.  In the ring, as the counter
+ * events it stands for: its counter's increase needs the running thread,
+ * which only the ring keeps. */
 static inline __attribute__((always_inline)) void
-emit_net_label(stream_t *s, uint32_t kind, uint64_t thread, uint32_t string_id,
-               mprof_counter_t counter, uint64_t number, uint64_t length) {
+emit_net_label(stream_t *s, uint32_t kind, int switching, uint64_t thread,
+               uint32_t string_id, mprof_counter_t counter, uint64_t number,
+               uint64_t length) {
   int hashed = kind == MPROF__EV_NET_HASH_LABEL;
   int wide =
       !fits32(thread) || (!hashed && number > INT32_MAX) || length > INT32_MAX;
   uint32_t width = wide ? 8 : 4;
   uint32_t number_width = wide || hashed ? 8 : 4;
   uint32_t size = 2 * width + number_width + 4;
-  uint8_t *p = reserve(s, &s->ring, kind + (wide ? MPROF__WIDE : 0), size);
+  uint32_t id = kind + (wide ? MPROF__WIDE : 0);
+  if (UNLIKELY(wide && switching)) { /* the wide header is not compact */
+    emit_thread(MPROF__EV_SWITCH, thread);
+    switching = 0;
+  }
+  uint8_t *p = switching
+                   ? reserve_group(s, MPROF__EV_SWITCH, GROUP_SWITCH + size, 2)
+                   : reserve(s, &s->ring, id, size);
   if (!p) return;
+  if (switching) p = put_group_thread(s, p, thread, id);
   put_width(p, width, thread);
   mprof__put_u16(p + width, (uint16_t)string_id);
   mprof__put_u16(p + width + 2, (uint16_t)counter);
@@ -542,35 +643,57 @@ COLD static void emit_net_text(stream_t *s, uint32_t kind, uint64_t thread,
                  NAMES_OR_RING);
 }
 
-/* mprof__label_net() and mprof__label_net_hash(), by kind: a copy for each,
- * with intern() inlined, the cost of a TCP read or write. */
+/* mprof__label_net() and the like, by kind, after a switch to thread if
+ * enter: a copy for each, with intern() inlined, the cost of a TCP read or
+ * write. */
 static inline __attribute__((always_inline)) void
-label_net(uint32_t kind, uint64_t thread, const char *head, size_t head_length,
-          uint64_t head_hash, mprof_counter_t counter, uint64_t number,
-          uint64_t length) {
+label_net(uint32_t kind, int enter, uint64_t thread, const char *head,
+          size_t head_length, uint64_t head_hash, mprof_counter_t counter,
+          uint64_t number, uint64_t length) {
   if (UNLIKELY(!is_started())) return;
   stream_t *s = stream_get();
+  int switching = enter && thread != s->current;
+  if (switching) s->current = thread;
   uint32_t string_id = head_length + MPROF__NET_LABEL_TAIL <= string_limit()
                            ? intern(s, head, head_length, head_hash)
                            : 0;
-  if (LIKELY(string_id))
-    emit_net_label(s, kind, thread, string_id, counter, number, length);
-  else
-    emit_net_text(s, kind, thread, head, head_length, counter, number, length);
+  if (LIKELY(string_id)) {
+    emit_net_label(s, kind, switching, thread, string_id, counter, number,
+                   length);
+    return;
+  }
+  if (switching) emit_thread(MPROF__EV_SWITCH, thread);
+  emit_net_text(s, kind, thread, head, head_length, counter, number, length);
 }
 
 void mprof__label_net(uint64_t thread, const char *head, size_t head_length,
                       uint64_t head_hash, mprof_counter_t counter,
                       uint64_t offset, uint64_t length) {
-  label_net(MPROF__EV_NET_LABEL, thread, head, head_length, head_hash, counter,
-            offset, length);
+  label_net(MPROF__EV_NET_LABEL, 0, thread, head, head_length, head_hash,
+            counter, offset, length);
 }
 
 void mprof__label_net_hash(uint64_t thread, const char *head,
                            size_t head_length, uint64_t head_hash,
                            mprof_counter_t counter, uint64_t hash,
                            uint64_t length) {
-  label_net(MPROF__EV_NET_HASH_LABEL, thread, head, head_length, head_hash,
+  label_net(MPROF__EV_NET_HASH_LABEL, 0, thread, head, head_length, head_hash,
+            counter, hash, length);
+}
+
+void mprof__switch_label_net(uint64_t thread, const char *head,
+                             size_t head_length, uint64_t head_hash,
+                             mprof_counter_t counter, uint64_t offset,
+                             uint64_t length) {
+  label_net(MPROF__EV_NET_LABEL, 1, thread, head, head_length, head_hash,
+            counter, offset, length);
+}
+
+void mprof__switch_label_net_hash(uint64_t thread, const char *head,
+                                  size_t head_length, uint64_t head_hash,
+                                  mprof_counter_t counter, uint64_t hash,
+                                  uint64_t length) {
+  label_net(MPROF__EV_NET_HASH_LABEL, 1, thread, head, head_length, head_hash,
             counter, hash, length);
 }
 

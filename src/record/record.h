@@ -50,6 +50,25 @@ void mprof__label_net(uint64_t thread, const char *head, size_t head_length,
                       uint64_t head_hash, mprof_counter_t counter,
                       uint64_t offset, uint64_t length);
 
+/* mprof_create(type) and mprof__label_hashed() of the new thread, as one
+ * reservation with one clock reading: both events in the ring, the label
+ * a label_ref beside its create (docs/FORMAT.md, section 4.3), which dies
+ * with it.  For a short-lived thread (the libuv shim's requests), whose
+ * label need not outlive the ring, and would fill the names area. */
+uint64_t mprof__create_labelled(mprof_type_t type, const char *label,
+                                size_t length, uint64_t hash);
+
+/* mprof_resolve(thread), then mprof_switch(next), at one instant: a
+ * request's end, back in its loop. */
+void mprof__resolve_switch(uint64_t thread, uint64_t next);
+
+/* mprof_switch(thread), then mprof__label_net(thread, ...), at one instant:
+ * a read callback entered with its bytes. */
+void mprof__switch_label_net(uint64_t thread, const char *head,
+                             size_t head_length, uint64_t head_hash,
+                             mprof_counter_t counter, uint64_t offset,
+                             uint64_t length);
+
 /* mprof__label_net() of the label "HEAD HASH LENGTH", HASH in 16
  * lower-case hex digits: the libuv shim's UDP datagrams (the hash of the
  * payload).  Written as one net_hash_label event. */
@@ -57,5 +76,12 @@ void mprof__label_net_hash(uint64_t thread, const char *head,
                            size_t head_length, uint64_t head_hash,
                            mprof_counter_t counter, uint64_t hash,
                            uint64_t length);
+
+/* mprof_switch(thread), then mprof__label_net_hash(thread, ...), at one
+ * instant: a datagram's receive callback entered. */
+void mprof__switch_label_net_hash(uint64_t thread, const char *head,
+                                  size_t head_length, uint64_t head_hash,
+                                  mprof_counter_t counter, uint64_t hash,
+                                  uint64_t length);
 
 #endif /* MPROF_RECORD_H */

@@ -79,9 +79,10 @@ mprof__uv_entry_t *mprof__uv_begin_request(mprof__uv_sync_t *sync,
     return cb ? mprof__uv_begin_labelled(req, cb, type, what, target) : NULL;
   char label[512];
   label_text(label, sizeof label, what, target);
+  size_t length = strlen(label);
   sync->caller = mprof_current();
-  sync->thread = mprof_create(type);
-  mprof_label(sync->thread, label);
+  sync->thread = mprof__create_labelled(type, label, length,
+                                        mprof__label_hash(label, length));
   mprof_switch(sync->thread);
   return NULL;
 }
@@ -108,11 +109,12 @@ int mprof__uv_end_request(const mprof__uv_sync_t *sync,
 }
 
 void mprof__uv_finish(mprof__uv_entry_t *entry, int status) {
-  if (status < 0)
+  if (status < 0) {
     mprof_fail(entry->thread, REAL->uv_err_name(status));
-  else
-    mprof_resolve(entry->thread);
-  mprof_switch(mprof__uv_running_loop);
+    mprof_switch(mprof__uv_running_loop);
+  } else {
+    mprof__resolve_switch(entry->thread, mprof__uv_running_loop);
+  }
   mprof__uv_map_release(entry);
 }
 

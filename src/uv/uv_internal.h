@@ -146,14 +146,26 @@ typedef struct mprof__uv_label_s {
 /* Hashes label, once. */
 void mprof__uv_label_init(mprof__uv_label_t *label);
 
-/* mprof__uv_begin() of a request whose label is hashed already: the
- * request kinds that come with every datagram or write, so inline. */
+/* Do threads of type live as long as a handle or a loop?  Their labels
+ * must outlive the ring, in the names area.  Requests' labels go into the
+ * ring with their creates (mprof__create_labelled()). */
+static inline int mprof__uv_lasting(mprof_type_t type) {
+  return type == MPROF_HANDLE || type == MPROF_TIMER || type == MPROF_LOOP;
+}
+
+/* mprof__uv_begin() of a label hashed already: the request kinds that come
+ * with every datagram or write, so inline. */
 static inline mprof__uv_entry_t *
 mprof__uv_begin_hashed(const void *key, mprof_type_t type,
                        const mprof__uv_label_t *label, mprof__uv_fn cb) {
-  if (!mprof_is_started()) return NULL;
-  uint64_t thread = mprof_create(type);
-  mprof__label_hashed(thread, label->text, label->length, label->hash);
+  int lasting = mprof__uv_lasting(type);
+  uint64_t thread = lasting
+                        ? mprof_create(type)
+                        : mprof__create_labelled(type, label->text,
+                                                 label->length, label->hash);
+  if (thread == MPROF_NONE) return NULL;
+  if (lasting)
+    mprof__label_hashed(thread, label->text, label->length, label->hash);
   return mprof__uv_entry_add(key, thread, cb);
 }
 

@@ -57,17 +57,19 @@ static void stream_sent(uv_stream_t *stream, uint64_t thread, size_t length) {
   net->sent_bytes += length;
 }
 
-/* "net recv tcp ..." on the handle's thread: length bytes read. */
+/* Switches to the handle's thread, which read length bytes: "net recv tcp
+ * ...", at the same instant. */
 static void stream_received(mprof__uv_entry_t *handle, uv_stream_t *stream,
                             size_t length) {
   mprof__uv_net_t *net = tcp_net(handle, (uv_tcp_t *)stream);
   if (!net) {
+    mprof_switch(handle->thread);
     mprof_counter_increase(mprof__uv_bytes_read, (int64_t)length);
     return;
   }
-  mprof__label_net(handle->thread, net->recv.buf, net->recv.length,
-                   net->recv.hash, mprof__uv_bytes_read, net->received_bytes,
-                   length);
+  mprof__switch_label_net(handle->thread, net->recv.buf, net->recv.length,
+                          net->recv.hash, mprof__uv_bytes_read,
+                          net->received_bytes, length);
   net->received_bytes += length;
 }
 
@@ -127,8 +129,11 @@ int mprof_uv_accept(uv_stream_t *server, uv_stream_t *client) {
 }
 
 static void read_fire(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf) {
-  mprof__uv_entry_t *entry = mprof__uv_enter(stream);
-  if (nread > 0) stream_received(entry, stream, (size_t)nread);
+  mprof__uv_entry_t *entry = mprof__uv_map_get(stream);
+  if (nread > 0)
+    stream_received(entry, stream, (size_t)nread);
+  else
+    mprof_switch(entry->thread);
   ((uv_read_cb)entry->read_cb)(stream, nread, buf);
   mprof_switch(mprof__uv_running_loop);
 }

@@ -95,7 +95,8 @@ static const mprof__uv_text_t *udp_head(uv_udp_t *udp, mprof__uv_net_t *net,
 
 /* "net DIRECTION udp SOURCE DESTINATION HASH LENGTH" of a datagram to or
  * from sa (NULL: the connected peer), with the counter's increase by its
- * length; the increase alone while an address is unknown. */
+ * length; the increase alone while an address is unknown.  A receive first
+ * switches to the socket's thread, at the same instant. */
 static void udp_label(uint64_t thread, mprof__uv_entry_t *handle, int send,
                       const struct sockaddr *sa, const uv_buf_t bufs[],
                       unsigned int nbufs, size_t length) {
@@ -105,11 +106,17 @@ static void udp_label(uint64_t thread, mprof__uv_entry_t *handle, int send,
   const mprof__uv_text_t *head =
       net ? udp_head((uv_udp_t *)handle->key, net, send, sa) : NULL;
   if (!head) {
+    if (!send) mprof_switch(thread);
     mprof_counter_increase(counter, (int64_t)length);
     return;
   }
-  mprof__label_net_hash(thread, head->buf, head->length, head->hash, counter,
-                        payload_hash(bufs, nbufs, length), length);
+  uint64_t hash = payload_hash(bufs, nbufs, length);
+  if (send)
+    mprof__label_net_hash(thread, head->buf, head->length, head->hash, counter,
+                          hash, length);
+  else
+    mprof__switch_label_net_hash(thread, head->buf, head->length, head->hash,
+                                 counter, hash, length);
 }
 
 int mprof_uv_udp_init_ex(uv_loop_t *loop, uv_udp_t *handle,
@@ -164,11 +171,13 @@ int mprof_uv_udp_try_send(uv_udp_t *handle, const uv_buf_t bufs[],
 
 static void udp_recv_fire(uv_udp_t *udp, ssize_t nread, const uv_buf_t *buf,
                           const struct sockaddr *addr, unsigned flags) {
-  mprof__uv_entry_t *entry = mprof__uv_enter(udp);
-  if (nread > 0 && addr)
+  mprof__uv_entry_t *entry = mprof__uv_map_get(udp);
+  if (nread > 0 && addr) {
     udp_label(entry->thread, entry, 0, addr, buf, 1, (size_t)nread);
-  else if (nread > 0)
-    mprof_counter_increase(mprof__uv_bytes_read, nread);
+  } else {
+    mprof_switch(entry->thread);
+    if (nread > 0) mprof_counter_increase(mprof__uv_bytes_read, nread);
+  }
   ((uv_udp_recv_cb)entry->read_cb)(udp, nread, buf, addr, flags);
   mprof_switch(mprof__uv_running_loop);
 }

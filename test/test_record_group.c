@@ -1,0 +1,224 @@
+/* test_record_group.c -- the events the recorder writes in twos, at one
+ * instant (src/record/record.h): mprof__create_labelled() (a create and
+ * its label beside it in the ring), mprof__resolve_switch() and
+ * mprof__switch_label_net().  What each records, read back: the same
+ * events, in order, as the calls they stand for, at one time; a label that
+ * dies with its create, in the ring packet that holds it; the resolver
+ * named by a packet that the pair opens; both events counted when the
+ * ring is full.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "../src/record/record.h"
+#include "mprof.h"
+#include "mprof/read.h"
+
+#define SIZE (256u * 1024u)
+#define PACKET 4096u
+#define MAX_EVENTS 80000
+
+static uint64_t clock_ticks;
+static uint64_t fake_clock(void) { return clock_ticks += 10; }
+
+/* The events read back, packet by packet, each tagged with its packet,
+ * its text copied. */
+static mprof_event_t events[MAX_EVENTS];
+static char texts[MAX_EVENTS][64];
+static size_t packet_of[MAX_EVENTS];
+static size_t event_count;
+static uint64_t discarded;
+
+static void *buffer;
+
+/* Starts recording into a fresh buffer, running thread 42. */
+static void start(mprof_ring_mode_t mode) {
+  buffer = aligned_alloc(4096, SIZE);
+  assert_non_null(buffer);
+  memset(buffer, 0, SIZE);
+  mprof_config_t config;
+  memset(&config, 0, sizeof config);
+  config.buffer = buffer;
+  config.size = SIZE;
+  config.packet_size = PACKET;
+  config.ring_mode = mode;
+  config.clock = fake_clock;
+  config.clock_freq_hz = 1000000000u;
+  config.name = "test_record_group";
+  clock_ticks = 1000;
+  assert_int_equal(mprof_start(&config), 0);
+  mprof_switch(42);
+}
+
+/* Stops recording and reads every event back, the string events left
+ * out. */
+static void stop_and_read(void) {
+  mprof_stop();
+  mprof_trace_t *trace;
+  assert_int_equal(
+      mprof_trace_open_memory(buffer, SIZE, "t", NULL, NULL, &trace), 0);
+  event_count = 0;
+  for (size_t i = 0; i < mprof_trace_packet_count(trace); i++) {
+    mprof_event_t got[2048];
+    assert_true(mprof_trace_packet_max_events(trace, i) <= 2048);
+    int damaged = 1;
+    size_t n = mprof_trace_packet_decode(trace, i, got, 2048, &damaged);
+    assert_int_equal(damaged, 0);
+    for (size_t k = 0; k < n; k++) {
+      if (got[k].kind == MPROF_EVENT_STRING) continue;
+      assert_true(event_count < MAX_EVENTS);
+      assert_true(got[k].text_length < sizeof texts[0]);
+      if (got[k].text_length)
+        memcpy(texts[event_count], got[k].text, got[k].text_length);
+      packet_of[event_count] = i;
+      events[event_count] = got[k];
+      events[event_count].text = texts[event_count];
+      event_count++;
+    }
+  }
+  discarded = mprof_trace_info(trace)->discarded;
+  mprof_trace_close(trace);
+  free(buffer);
+}
+
+/* The index of the first event of kind about thread a, from `from` on. */
+static size_t find(mprof_event_kind_t kind, uint64_t a, size_t from) {
+  for (size_t i = from; i < event_count; i++)
+    if (events[i].kind == kind && events[i].a == a) return i;
+  fail_msg("no event of kind %d about thread %llu", (int)kind,
+           (unsigned long long)a);
+  return 0;
+}
+
+static void assert_text(const mprof_event_t *ev, const char *text) {
+  assert_int_equal(ev->text_length, strlen(text));
+  assert_memory_equal(ev->text, text, strlen(text));
+}
+
+static uint64_t create_write(void) {
+  return mprof__create_labelled(MPROF_WRITE, "write", 5,
+                                mprof__label_hash("write", 5));
+}
+
+static void create_and_label_in_one_ring_packet(void **state) {
+  (void)state;
+  start(MPROF_RING_OVERWRITE);
+  uint64_t first = create_write();
+  uint64_t second = create_write(); /* the text interned already */
+  mprof_switch(7);
+  uint64_t third = create_write();
+  stop_and_read();
+  uint64_t children[] = {first, second, third};
+  uint64_t creators[] = {42, 42, 7};
+  for (int i = 0; i < 3; i++) {
+    size_t c = find(MPROF_EVENT_CREATE, children[i], 0);
+    const mprof_event_t *create = &events[c], *label = &events[c + 1];
+    assert_int_equal(create->type, MPROF_WRITE);
+    assert_int_equal(create->thread, creators[i]);
+    assert_int_equal(label->kind, MPROF_EVENT_LABEL);
+    assert_int_equal(label->a, children[i]);
+    assert_text(label, "write");
+    assert_int_equal(label->time_ticks, create->time_ticks);
+    assert_int_equal(packet_of[c + 1], packet_of[c]); /* the ring's */
+  }
+  assert_int_not_equal(first, second);
+}
+
+static void resolve_then_switch_at_one_time(void **state) {
+  (void)state;
+  start(MPROF_RING_OVERWRITE);
+  mprof_switch(9);
+  mprof__resolve_switch(9, 42);
+  mprof__resolve_switch(5, 42); /* already running 42: no switch */
+  mprof_resolve(6);
+  stop_and_read();
+  size_t r = find(MPROF_EVENT_RESOLVE, 9, 0);
+  assert_int_equal(events[r].thread, 9);
+  assert_int_equal(events[r + 1].kind, MPROF_EVENT_SWITCH);
+  assert_int_equal(events[r + 1].a, 42);
+  assert_int_equal(events[r + 1].time_ticks, events[r].time_ticks);
+  assert_int_equal(events[r + 2].kind, MPROF_EVENT_RESOLVE);
+  assert_int_equal(events[r + 2].a, 5);
+  assert_int_equal(events[r + 2].thread, 42);
+  size_t last = find(MPROF_EVENT_RESOLVE, 6, r);
+  assert_int_equal(last, r + 3);
+  assert_int_equal(events[last].thread, 42);
+}
+
+static void switch_and_net_label_at_one_time(void **state) {
+  (void)state;
+  start(MPROF_RING_OVERWRITE);
+  mprof_counter_t bytes = mprof_counter_make("bytes read");
+  const char *head = "net recv tcp 10.0.0.1:80 10.0.0.2:4000";
+  size_t n = strlen(head);
+  mprof__switch_label_net(3, head, n, mprof__label_hash(head, n), bytes, 100,
+                          20);
+  mprof__switch_label_net(3, head, n, mprof__label_hash(head, n), bytes, 120,
+                          5); /* running 3 already: the label alone */
+  stop_and_read();
+  size_t s = find(MPROF_EVENT_SWITCH, 3, 0);
+  const mprof_event_t *increase = &events[s + 1], *label = &events[s + 2];
+  assert_int_equal(increase->kind, MPROF_EVENT_COUNTER_INCREASE);
+  assert_int_equal(increase->thread, 3);
+  assert_int_equal(increase->value, 20);
+  assert_int_equal(label->kind, MPROF_EVENT_LABEL);
+  assert_int_equal(label->a, 3);
+  assert_text(label, "net recv tcp 10.0.0.1:80 10.0.0.2:4000 100 20");
+  assert_int_equal(label->time_ticks, events[s].time_ticks);
+  assert_int_equal(events[s + 3].kind, MPROF_EVENT_COUNTER_INCREASE);
+  assert_int_equal(events[s + 3].value, 5);
+  assert_text(&events[s + 4], "net recv tcp 10.0.0.1:80 10.0.0.2:4000 120 5");
+  assert_true(events[s + 3].time_ticks > label->time_ticks);
+}
+
+/* A pair that opens a new packet: the packet starts with the resolver as
+ * its running thread, which the pair then switches away from. */
+static void a_pair_that_opens_a_packet(void **state) {
+  (void)state;
+  start(MPROF_RING_OVERWRITE);
+  uint64_t pairs = 2 * PACKET / 8; /* enough to fill two packets */
+  for (uint64_t i = 0; i < pairs; i++) {
+    mprof_switch(1000 + i);
+    mprof__resolve_switch(1000 + i, 42);
+  }
+  stop_and_read();
+  size_t seen = 0;
+  for (size_t i = 0; i < event_count; i++) {
+    if (events[i].kind != MPROF_EVENT_RESOLVE) continue;
+    assert_int_equal(events[i].thread, events[i].a);
+    assert_int_equal(events[i + 1].a, 42);
+    seen++;
+  }
+  assert_int_equal(seen, pairs);
+}
+
+/* Discard mode with its ring full: both events of each pair counted. */
+static void dropped_pairs_count_both_events(void **state) {
+  (void)state;
+  start(MPROF_RING_DISCARD);
+  uint64_t before = 0;
+  for (uint64_t i = 0; mprof_discarded() == 0; i++) mprof_resolve(i + 1);
+  before = mprof_discarded();
+  create_write();
+  mprof__resolve_switch(9, 43);
+  assert_int_equal(mprof_discarded(), before + 4);
+  stop_and_read();
+  assert_int_equal(discarded, before + 4);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(create_and_label_in_one_ring_packet),
+      cmocka_unit_test(resolve_then_switch_at_one_time),
+      cmocka_unit_test(switch_and_net_label_at_one_time),
+      cmocka_unit_test(a_pair_that_opens_a_packet),
+      cmocka_unit_test(dropped_pairs_count_both_events),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
