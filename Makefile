@@ -40,20 +40,21 @@ check-tsan: deps
 
 # The fuzzers at length (libFuzzer, ASan+UBSan, test/fuzz/): the reader,
 # and the commands that consume it (export chrome and otlp, report, html's
-# data, the core reader, merge, a manifest), FUZZ_SECONDS split among them.
-# Each grows its own corpus in $(ASAN_BUILD)/fuzz-corpus-NAME from the
-# seeds; a crash lands in $(ASAN_BUILD)/NAME-crash-*: fix it and add the
-# input to the seeds (test/fuzz/corpus, or corpus-core, corpus-merge,
-# corpus-manifest for fuzz_core, fuzz_merge, fuzz_manifest).
+# data, the core reader, merge, a manifest) and the index reader,
+# FUZZ_SECONDS split among them.  Each grows its own corpus in
+# $(ASAN_BUILD)/fuzz-corpus-NAME from the seeds; a crash lands in
+# $(ASAN_BUILD)/NAME-crash-*: fix it and add the input to the seeds
+# (test/fuzz/corpus, or corpus-core, corpus-merge, corpus-manifest,
+# corpus-index for fuzz_core, fuzz_merge, fuzz_manifest, fuzz_index).
 FUZZ_SECONDS ?= 3600
 FUZZ_TARGETS = fuzz_read fuzz_export_chrome fuzz_export_otlp fuzz_report fuzz_html fuzz_core \
-  fuzz_merge fuzz_manifest
+  fuzz_merge fuzz_manifest fuzz_index
 fuzz: deps
 	@CC=clang cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DMPROF_SANITIZE=ON -DMPROF_BUILD_BENCH=OFF >/dev/null
 	@cmake --build $(ASAN_BUILD) -j$(JOBS) --target $(FUZZ_TARGETS)
 	@failed=; for target in $(FUZZ_TARGETS); do \
 	  case $$target in \
-	    fuzz_core | fuzz_merge | fuzz_manifest) seeds=test/fuzz/corpus-$${target#fuzz_};; \
+	    fuzz_core | fuzz_merge | fuzz_manifest | fuzz_index) seeds=test/fuzz/corpus-$${target#fuzz_};; \
 	    *) seeds="test/fuzz/corpus test/data/damaged";; \
 	  esac; \
 	  mkdir -p $(ASAN_BUILD)/fuzz-corpus-$$target; \

@@ -223,5 +223,6 @@ int cmd_merge(int argc, char **argv);
 int cmd_redact(int argc, char **argv);
 int cmd_why(int argc, char **argv);
 int cmd_watch(int argc, char **argv);
+int cmd_index(int argc, char **argv);
 
 #endif /* MPROF_CLI_H */

@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "cli.h"
+#include "mprof/census.h"
+#include "mprof/index.h"
 
 static const char help[] =
     "usage: mprof stats [--json] TRACE...\n"
@@ -17,180 +19,112 @@ static const char help[] =
     "object per trace with: program (null for a legacy trace), events,\n"
     "events_by_type, threads, labels, counters (name -> final value),\n"
     "time_span_ns, discarded, bytes_per_event, packets, packets_overwritten\n"
-    "(the oldest, lost when the ring wrapped), packets_missing, streams.\n"
+    "(the oldest, lost when the ring wrapped), packets_missing, streams;\n"
+    "and threads_error (the relative standard error) where threads is an\n"
+    "estimate: past 2^26 distinct ids a sketch counts them.  The packet\n"
+    "figures come from the trace's index (mprof index) when it is valid.\n"
     "examples:\n"
     "  mprof stats trace.ctf\n"
     "  mprof stats --json trace.ctf | jq .events\n";
 
-/* A set of thread ids, kept as 64-id words: the key of a word is id / 64
- * (plus one: a key of 0 marks an empty slot) and its bits say which of its
- * ids were seen.  Recorders hand out ids from 1 up, so a trace's ids fill
- * few words, which stay in cache; open addressing, grows at half full. */
-typedef struct id_word_s {
-  uint64_t key, bits;
-} id_word_t;
-
-typedef struct id_set_s {
-  id_word_t *words;
-  size_t capacity, used; /* slots, and slots holding a word */
-  uint64_t count;        /* ids in the set */
-} id_set_t;
-
-static id_word_t *id_set_slot(id_word_t *words, size_t capacity, uint64_t key) {
-  size_t j = (key * 0x9E3779B97F4A7C15u) >> 20 & (capacity - 1);
-  while (words[j].key && words[j].key != key) j = (j + 1) & (capacity - 1);
-  return &words[j];
-}
-
-static int id_set_grow(id_set_t *set) {
-  size_t capacity = set->capacity ? 2 * set->capacity : 1024;
-  id_word_t *words = calloc(capacity, sizeof *words);
-  if (!words) return -1;
-  for (size_t i = 0; i < set->capacity; i++)
-    if (set->words[i].key)
-      *id_set_slot(words, capacity, set->words[i].key) = set->words[i];
-  free(set->words);
-  set->words = words;
-  set->capacity = capacity;
-  return 0;
-}
-
-static int id_set_add(id_set_t *set, uint64_t id) {
-  if (id == MPROF_NONE) return 0;
-  if (2 * (set->used + 1) > set->capacity && id_set_grow(set)) return -1;
-  id_word_t *word = id_set_slot(set->words, set->capacity, (id >> 6) + 1);
-  uint64_t bit = (uint64_t)1 << (id & 63);
-  if (!word->key) {
-    word->key = (id >> 6) + 1;
-    set->used++;
-  }
-  if (!(word->bits & bit)) {
-    word->bits |= bit;
-    set->count++;
-  }
-  return 0;
-}
-
-/* A counter of an mprof trace (named by id): its value so far. */
-typedef struct counter_value_s {
-  int64_t value;
-  int seen;
-} counter_value_t;
-
-typedef struct stats_s {
-  uint64_t events, labels, first_ticks, last_ticks;
-  uint64_t by_kind[MPROF_EVENT_KIND_COUNT];
-  id_set_t threads;
-  counter_value_t *by_id; /* mprof counters, indexed by id */
-  size_t by_id_count;
-  json_t *counter_names; /* counter id (as text) -> name */
-  json_t *legacy_values; /* legacy counter name -> value */
-  int out_of_memory;
-} stats_t;
-
-/* Legacy counters are named by text (made valid UTF-8, as JSON object keys
- * must be); their traces are small, so a JSON object holds their values. */
-static void note_legacy_counter(stats_t *s, const mprof_event_t *ev) {
-  json_t *name = cli_json_text(ev->text ? ev->text : "", ev->text_length);
-  const char *key = json_string_value(name);
-  json_int_t value = ev->value;
-  json_t *old = json_object_get(s->legacy_values, key);
-  if (ev->kind == MPROF_EVENT_COUNTER_INCREASE && old)
-    value += json_integer_value(old);
-  json_object_set_new(s->legacy_values, key, json_integer(value));
-  json_decref(name);
-}
-
-static int note_counter(stats_t *s, const mprof_event_t *ev) {
-  char key[24];
-  if (ev->kind == MPROF_EVENT_COUNTER_NAME) {
-    snprintf(key, sizeof key, "%" PRIu32, ev->counter);
-    json_object_set_new(s->counter_names, key,
-                        cli_json_text(ev->text, ev->text_length));
-    return 0;
-  }
-  if (!ev->counter) {
-    note_legacy_counter(s, ev);
-    return 0;
-  }
-  if (ev->counter >= s->by_id_count) {
-    size_t count = (size_t)ev->counter + 1;
-    counter_value_t *by_id = realloc(s->by_id, count * sizeof *by_id);
-    if (!by_id) return -1;
-    memset(by_id + s->by_id_count, 0, (count - s->by_id_count) * sizeof *by_id);
-    s->by_id = by_id;
-    s->by_id_count = count;
-  }
-  counter_value_t *c = &s->by_id[ev->counter];
-  c->value = ev->kind == MPROF_EVENT_COUNTER_INCREASE ? c->value + ev->value
-                                                      : ev->value;
-  c->seen = 1;
-  return 0;
-}
-
-static int note_event(void *context, const mprof_event_t *ev) {
-  stats_t *s = context;
-  if (!s->events || ev->time_ticks < s->first_ticks)
-    s->first_ticks = ev->time_ticks;
-  if (ev->time_ticks > s->last_ticks) s->last_ticks = ev->time_ticks;
-  s->events++;
-  s->by_kind[ev->kind]++;
-  switch (ev->kind) {
-  case MPROF_EVENT_COUNTER_NAME:
-  case MPROF_EVENT_COUNTER_INCREASE:
-  case MPROF_EVENT_COUNTER_VALUE:
-    if (note_counter(s, ev)) s->out_of_memory = 1;
-    return 0;
-  case MPROF_EVENT_LABEL: s->labels++; break;
-  case MPROF_EVENT_STRING:
-  case MPROF_EVENT_GC:
-  case MPROF_EVENT_SUSPEND: return 0;
-  default: break;
-  }
-  int b = ev->kind == MPROF_EVENT_BECOMES || ev->kind == MPROF_EVENT_CREATE_BY;
-  if (id_set_add(&s->threads, ev->thread) || id_set_add(&s->threads, ev->a) ||
-      (b && id_set_add(&s->threads, ev->b)))
-    s->out_of_memory = 1;
-  return 0;
-}
-
-/* Counter values keyed by name (ids resolved through counter_name; a
- * counter whose name is missing is keyed by its id). */
-static json_t *named_counters(const stats_t *s) {
-  json_t *out = json_deep_copy(s->legacy_values);
-  for (size_t id = 0; id < s->by_id_count; id++) {
-    if (!s->by_id[id].seen) continue;
-    char key[24];
-    snprintf(key, sizeof key, "%zu", id);
-    json_t *name = json_object_get(s->counter_names, key);
-    json_object_set_new(out, name ? json_string_value(name) : key,
-                        json_integer((json_int_t)s->by_id[id].value));
+/* Counter values keyed by name (a counter whose name is missing is keyed
+ * by its id), made valid UTF-8 as JSON object keys must be. */
+static json_t *named_counters(const mprof_census_t *census) {
+  json_t *out = json_object();
+  size_t cursor = 0;
+  mprof_census_counter_t counter;
+  while (mprof_census_counter_next(census, &cursor, &counter)) {
+    char id[24];
+    snprintf(id, sizeof id, "%" PRIu32, counter.id);
+    json_t *name = counter.name || !counter.id
+                       ? cli_json_text(counter.name ? counter.name : "",
+                                       counter.name_length)
+                       : json_string(id);
+    json_object_set_new(out, json_string_value(name),
+                        json_integer((json_int_t)counter.value));
+    json_decref(name);
   }
   return out;
 }
 
-static json_t *trace_stats(const char *path, mprof_trace_t *trace,
-                           int *problems) {
-  stats_t s;
-  memset(&s, 0, sizeof s);
-  s.counter_names = json_object();
-  s.legacy_values = json_object();
-  uint64_t bytes = 0;
-  size_t packets = mprof_trace_packet_count(trace);
-  for (size_t i = 0; i < packets; i++)
-    bytes += mprof_trace_packet(trace, i)->content_bytes;
-  cli_trace_events(trace, "stats", note_event, &s, problems);
-  if (s.out_of_memory) {
+/* The figures of the trace's packets: how many, their bytes, and the span
+ * of their events in ticks, from the trace's valid index when it has one
+ * (they are the same), else from the trace and the census. */
+typedef struct packet_figures_s {
+  size_t packets;
+  uint64_t bytes, first_ticks, last_ticks;
+} packet_figures_t;
+
+static void figures_from_index(const mprof_index_t *index,
+                               packet_figures_t *f) {
+  int any = 0;
+  f->packets = mprof_index_packet_count(index);
+  f->bytes = f->first_ticks = f->last_ticks = 0;
+  for (size_t i = 0; i < f->packets; i++) {
+    const mprof_index_packet_t *p = mprof_index_packet(index, i);
+    f->bytes += p->content_bytes;
+    if (!p->events) continue;
+    if (!any || p->first_ticks < f->first_ticks)
+      f->first_ticks = p->first_ticks;
+    if (!any || p->last_ticks > f->last_ticks) f->last_ticks = p->last_ticks;
+    any = 1;
+  }
+}
+
+static void packet_figures(const char *path, const mprof_trace_t *trace,
+                           const mprof_census_t *census, packet_figures_t *f) {
+  mprof_index_t *index;
+  if (!mprof_index_find(path, trace, &index)) {
+    figures_from_index(index, f);
+    mprof_index_free(index);
+    return;
+  }
+  f->packets = mprof_trace_packet_count(trace);
+  f->bytes = 0;
+  for (size_t i = 0; i < f->packets; i++)
+    f->bytes += mprof_trace_packet(trace, i)->content_bytes;
+  f->first_ticks = census->first_ticks;
+  f->last_ticks = census->last_ticks;
+}
+
+static json_t *events_by_type(const mprof_census_t *census) {
+  json_t *by_type = json_object();
+  for (int k = 0; k < MPROF_EVENT_KIND_COUNT; k++)
+    if (census->by_kind[k])
+      json_object_set_new(by_type, mprof_event_kind_name((mprof_event_kind_t)k),
+                          json_integer((json_int_t)census->by_kind[k]));
+  return by_type;
+}
+
+/* The census of trace, one packet at a time.  Returns 0, or -1 without
+ * memory (told). */
+static int take_census(const char *path, const mprof_trace_t *trace,
+                       mprof_census_t *census, int *problems) {
+  if (mprof_census_init(census)) {
+    cli_fail(CLI_FAILED, "stats", path, "out of memory");
+    (*problems)++;
+    return -1;
+  }
+  cli_progress_t progress;
+  cli_progress_start(&progress, "stats", mprof_trace_packet_count(trace));
+  *problems +=
+      (int)mprof_census_trace(census, trace, cli_progress_packets, &progress);
+  cli_progress_finish(&progress);
+  if (census->out_of_memory) {
     fprintf(stderr, "mprof stats: %s: out of memory: counts are short\n", path);
     (*problems)++;
   }
+  return 0;
+}
+
+static json_t *trace_stats(const char *path, mprof_trace_t *trace,
+                           int *problems) {
+  mprof_census_t census;
+  if (take_census(path, trace, &census, problems)) return NULL;
+  packet_figures_t f;
+  packet_figures(path, trace, &census, &f);
   const mprof_trace_info_t *info = mprof_trace_info(trace);
-  json_t *by_type = json_object();
-  for (int k = 0; k < MPROF_EVENT_KIND_COUNT; k++)
-    if (s.by_kind[k])
-      json_object_set_new(by_type, mprof_event_kind_name((mprof_event_kind_t)k),
-                          json_integer((json_int_t)s.by_kind[k]));
-  double span_ns = (double)(s.last_ticks - s.first_ticks) * 1e9 /
+  double span_ns = (double)(f.last_ticks - f.first_ticks) * 1e9 /
                    (double)info->clock_freq_hz;
   char program[256];
   int named = mprof_trace_process_name(trace, program, sizeof program) >= 0;
@@ -198,19 +132,21 @@ static json_t *trace_stats(const char *path, mprof_trace_t *trace,
       "{s:s, s:o, s:I, s:o, s:I, s:I, s:o, s:I, s:I, s:f, s:I, s:I, s:I, s:I, s:b}",
       "trace", path, "program",
       named ? cli_json_text(program, strlen(program)) : json_null(), "events",
-      (json_int_t)s.events, "events_by_type", by_type, "threads",
-      (json_int_t)s.threads.count, "labels", (json_int_t)s.labels, "counters",
-      named_counters(&s), "time_span_ns", (json_int_t)span_ns, "discarded",
+      (json_int_t)census.events, "events_by_type", events_by_type(&census),
+      "threads", (json_int_t)census.threads, "labels",
+      (json_int_t)census.labels, "counters", named_counters(&census),
+      "time_span_ns", (json_int_t)span_ns, "discarded",
       (json_int_t)info->discarded, "bytes_per_event",
-      s.events ? (double)bytes / (double)s.events : 0.0, "packets",
-      (json_int_t)packets, "packets_overwritten",
+      census.events ? (double)f.bytes / (double)census.events : 0.0, "packets",
+      (json_int_t)f.packets, "packets_overwritten",
       (json_int_t)info->packets_overwritten, "packets_missing",
       (json_int_t)info->packets_missing, "streams", (json_int_t)info->streams,
       "legacy", info->legacy);
-  json_decref(s.counter_names);
-  json_decref(s.legacy_values);
-  free(s.threads.words);
-  free(s.by_id);
+  /* Only where the count is the sketch's estimate: exact counts print as
+   * they always have. */
+  if (census.threads_estimated)
+    json_object_set_new(o, "threads_error", json_real(census.threads_error));
+  mprof_census_free(&census);
   return o;
 }
 
@@ -259,8 +195,13 @@ static void print_text(json_t *o) {
   put_duration(number(o, "time_span_ns"));
   putchar('\n');
   put_counts("events by type", json_object_get(o, "events_by_type"));
-  printf("  threads: %lld\n  labels: %lld\n", (long long)number(o, "threads"),
-         (long long)number(o, "labels"));
+  json_t *error = json_object_get(o, "threads_error");
+  if (error)
+    printf("  threads: about %lld (estimated: %.2g%% standard error)\n",
+           (long long)number(o, "threads"), 100 * json_real_value(error));
+  else
+    printf("  threads: %lld\n", (long long)number(o, "threads"));
+  printf("  labels: %lld\n", (long long)number(o, "labels"));
   put_counts("counters (final values)", json_object_get(o, "counters"));
   printf("  discarded: %lld\n", (long long)number(o, "discarded"));
   printf("  size: %.1f bytes per event\n",
@@ -276,6 +217,7 @@ static void print_text(json_t *o) {
 static void print_stats(void *context, const char *path, mprof_trace_t *trace,
                         int *problems) {
   json_t *o = trace_stats(path, trace, problems);
+  if (!o) return;
   if (*(int *)context) {
     char *text = json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII);
     puts(text);

@@ -37,6 +37,7 @@ static const struct command {
     {"dump", cmd_dump, "print every event, one per line"},
     {"stats", cmd_stats, "numbers about traces (--json for scripts)"},
     {"check", cmd_check, "validate traces; the exit code says how they are"},
+    {"index", cmd_index, "build the sidecar index viewers and stats read"},
     {"snapshot", cmd_snapshot, "a consistent copy of a trace being written"},
     {"ctf", cmd_ctf, "write a CTF directory that babeltrace2 reads"},
     {"merge", cmd_merge, "traces of several processes on one time axis"},

@@ -67,6 +67,35 @@ check_trace "$tmp/sparse.ctf" "$tmp/gen" 7
 [ "$(json "$tmp/stats" events_by_type.create)" = $((3 * 1000 * 6)) ] ||
   fail "sparse trace: not every thread's creates were read"
 
+# In an address space of 600 MiB, which the 9 GiB file cannot be mapped
+# into: check, stats and index read it a packet at a time and say what
+# they say without the limit.
+limited() { prlimit --as=$((600 << 20)) "$mprof" "$@"; }
+limited check "$tmp/sparse.ctf" >"$tmp/check-limited" 2>&1 ||
+  fail "check in 600 MiB: $(cat "$tmp/check-limited")"
+cmp -s "$tmp/check" "$tmp/check-limited" ||
+  fail "check in 600 MiB: $(cat "$tmp/check-limited")"
+limited stats --json "$tmp/sparse.ctf" >"$tmp/stats-limited" 2>&1 ||
+  fail "stats in 600 MiB: $(cat "$tmp/stats-limited")"
+cmp -s "$tmp/stats" "$tmp/stats-limited" ||
+  fail "stats in 600 MiB: $(cat "$tmp/stats-limited")"
+limited index "$tmp/sparse.ctf" >"$tmp/index-limited" 2>&1 ||
+  fail "index in 600 MiB: $(cat "$tmp/index-limited")"
+grep -q ": index built: 8 packets, $(json "$tmp/stats" events) events" \
+  "$tmp/index-limited" || fail "index in 600 MiB: $(cat "$tmp/index-limited")"
+limited stats --json "$tmp/sparse.ctf" >"$tmp/stats-limited" 2>&1
+cmp -s "$tmp/stats" "$tmp/stats-limited" ||
+  fail "stats with its index: $(cat "$tmp/stats-limited")"
+lines=$(limited dump "$tmp/sparse.ctf" | wc -l)
+[ "$lines" = "$(json "$tmp/stats" events)" ] ||
+  fail "dump in 600 MiB: $lines lines, not $(json "$tmp/stats" events)"
+# What needs the whole file mapped says so, in one line, and fails.
+if limited ctf "$tmp/sparse.ctf" -o "$tmp/ctf" >"$tmp/out" 2>&1; then
+  fail "a CTF directory of a trace that cannot be mapped"
+fi
+grep -q "bigger than this process may map" "$tmp/out" ||
+  fail "ctf in 600 MiB: $(cat "$tmp/out")"
+
 # 20 writer threads, 13 ring packets: 7 threads never get one and drop all.
 "$gen" "$tmp/small.ctf" discard 65536 10 20 >"$tmp/gen"
 grep -q "^discarded [1-9]" "$tmp/gen" || fail "the small ring dropped nothing"

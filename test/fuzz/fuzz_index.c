@@ -1,0 +1,71 @@
+/* fuzz_index.c -- libFuzzer target over the index reader (mprof/index.h):
+ * any bytes, taken as an index file as they are, then again with their
+ * checksum made right, so that mutations reach the checks behind it (the
+ * counts, the levels, the bins' order and streams).  Nothing may crash or
+ * read out of bounds (ASan+UBSan); an index taken must hold what its
+ * accessors promise: packets and bins naming streams that exist, levels
+ * whose bins are sorted, written and read back the same.
+ * `make check` runs it briefly from its seeds (test/fuzz/corpus-index);
+ * `make fuzz` runs it at length. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "index_internal.h"
+
+/* Abort unless every reference of the index holds. */
+static void walk(const mprof_index_t *index) {
+  size_t streams = mprof_index_stream_count(index);
+  for (size_t i = 0; i < mprof_index_packet_count(index); i++)
+    if (mprof_index_packet(index, i)->stream >= streams) abort();
+  for (size_t k = 0; k < mprof_index_level_count(index); k++) {
+    const mprof_index_bin_t *bins;
+    size_t n = mprof_index_level(index, k, NULL, &bins);
+    for (size_t i = 0; i < n; i++) {
+      if (bins[i].stream >= streams) abort();
+      if (i && bins[i - 1].stream == bins[i].stream &&
+          bins[i - 1].bin >= bins[i].bin)
+        abort();
+    }
+  }
+}
+
+/* Written out and read back, the index is taken again. */
+static void round_trip(const mprof_index_t *index) {
+  char path[64];
+  snprintf(path, sizeof path, "/tmp/fuzz_index-%d.mpidx", (int)getpid());
+  if (mprof_index_write(index, path)) return;
+  mprof_index_t *back;
+  if (mprof_index_read(path, mprof_index_key_of(index), &back, NULL)) abort();
+  if (mprof_index_packet_count(back) != mprof_index_packet_count(index))
+    abort();
+  mprof_index_free(back);
+  unlink(path);
+}
+
+static void take(const uint8_t *data, size_t size) {
+  mprof_index_t *index;
+  const char *why;
+  if (mprof_index_parse(data, size, NULL, &index, &why)) {
+    if (!why) abort(); /* a refusal says why */
+    return;
+  }
+  walk(index);
+  round_trip(index);
+  mprof_index_free(index);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  take(data, size);
+  if (size < MPROF__INDEX_CHECKSUM_OFFSET + 8) return 0;
+  uint8_t *fixed = malloc(size);
+  memcpy(fixed, data, size);
+  uint64_t sum = mprof__index_checksum(fixed, size);
+  for (int i = 0; i < 8; i++)
+    fixed[MPROF__INDEX_CHECKSUM_OFFSET + i] = (uint8_t)(sum >> 8 * i);
+  take(fixed, size);
+  free(fixed);
+  return 0;
+}
