@@ -629,6 +629,7 @@ static int packet_walk(decoder_t *d, uint32_t stream, uint64_t *counts,
     if (kind >= MPROF__EV_COUNT) return -1;
     mprof_event_t payload; /* the rare events: decoded, to be measured */
     if (decode_payload(d, kind, wide, &payload)) return -1;
+    if (wide && bad_thread_id(kind, &payload)) return -1;
     if (is_net_label(kind) && d->net_counter) ++*increases;
     if (kind == MPROF__EV_STRING && collect) {
       payload.kind = MPROF_EVENT_STRING;
