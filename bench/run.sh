@@ -46,6 +46,12 @@
 #                  frame_cpu_ms                     drawing a frame of the
 #                                                   10 M-event trace; wall
 #                                                   and CPU time)
+#   stats_10M, stats_100M  peak_rss_bytes  budget_512MiB  ratio <= 1
+#                  events_per_s     model_load      (mprof stats's one pass;
+#                                                   100M: held against the
+#                                                   10M trace's load)
+#   index_10M, index_100M  events_per_s_per_core  model_load  value >= 5e7
+#                  events_per_s_nN  Nx_one_thread   (the build on every core)
 #   cli_start      ms_to_exit       plain_c_read    value <= 3 (mprof stats
 #                                                   of net.ctf, spawn to
 #                                                   exit; the ratio is
@@ -174,6 +180,20 @@ if [ -x "$bin/mprof_bench_watch" ]; then
   note "running mprof_bench_watch"
   "$bin/mprof_bench_watch" --mprof "$build/mprof" --dir "$dir" ||
     { note "mprof_bench_watch failed"; status=1; }
+fi
+
+# Big traces: 10 M and 100 M events (200 MB and 2 GB in $TMPDIR, made by
+# trace_gen, removed after).
+if [ -x "$bin/mprof_bench_scale" ] && [ -x "$build/test/trace_gen" ]; then
+  note "running mprof_bench_scale"
+  big=$(mktemp -d "${TMPDIR:-/tmp}/mprof-bench-scale.XXXXXX")
+  "$build/test/trace_gen" "$big/10M.ctf" discard 200000000 333334 2 >/dev/null &&
+    "$build/test/trace_gen" "$big/100M.ctf" discard 2000000000 3333334 2 >/dev/null &&
+    "$bin/mprof_bench_scale" --mprof "$build/mprof" --trace "$big/10M.ctf" \
+      --trace "$big/100M.ctf" || { note "mprof_bench_scale failed"; status=1; }
+  rm -rf "$big"
+else
+  note "no mprof_bench_scale or trace_gen: the big-trace lines skipped"
 fi
 
 if [ -x "$bin/mprof_bench_barectf" ]; then
