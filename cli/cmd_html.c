@@ -11,7 +11,8 @@
  * also holds its first frame for a few window sizes, built here
  * (html_frame.c), in a small script before viewer.js, which paints the one
  * of its size at once (in a pane of another size, the nearest one mapped
- * to it) and reads the rest (data.js) after. */
+ * to it) and reads the rest (data.js) after.  A capture of `mprof watch`
+ * (src/capture) carries what fired it to the page, which opens on it. */
 #define _DEFAULT_SOURCE /* strdup */
 #include <errno.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../src/capture/capture.h"
 #include "cli.h"
 #include "html_frame.h"
 #include "scene.h"
@@ -75,7 +77,9 @@ typedef struct trace_file_s {
   size_t size;
   struct span_s *spans; /* the bytes the page gets (trace_spans()) */
   size_t spans_count;
-  size_t slices; /* 0: in data.js; else data/T-I.js, I < slices */
+  size_t slices;           /* 0: in data.js; else data/T-I.js, I < slices */
+  mprof_capture_t capture; /* what fired it, if it is a capture */
+  long fired; /* the index of that finding in the analysis, or -1 */
 } trace_file_t;
 
 static int is_stdin(const trace_file_t *t) { return strcmp(t->path, "-") == 0; }
@@ -226,6 +230,17 @@ static void put_slice(FILE *f, int index, const trace_file_t *t, size_t k,
   *span = end;
 }
 
+/* A capture's trigger for the page: ", capture: {kind, summary, finding}"
+ * (finding: the index of the page's finding that fired it, or -1). */
+static void put_capture(FILE *f, const trace_file_t *t) {
+  if (!t->capture.summary) return;
+  fputs(", capture: {kind: ", f);
+  put_js_string(f, t->capture.kind);
+  fputs(", summary: ", f);
+  put_js_string(f, t->capture.summary);
+  fprintf(f, ", finding: %ld}", t->fired);
+}
+
 /* window.MPROF_DATA: the wasm and the traces (their slices, if any, inline
  * in the page if single, else in data/). */
 static void put_data(FILE *f, const trace_file_t *traces, int count,
@@ -238,6 +253,7 @@ static void put_data(FILE *f, const trace_file_t *traces, int count,
     fputs(i ? ", {name: " : "{name: ", f);
     put_js_string(f, base_name(&traces[i]));
     fprintf(f, ", size: %zu", traces[i].size);
+    put_capture(f, &traces[i]);
     if (traces[i].slices) {
       fprintf(f, ", slices: %zu%s}", traces[i].slices,
               single ? ", inline: true" : "");
@@ -526,6 +542,23 @@ static int ignore_event(void *context, const mprof_event_t *ev) {
 /* Read each trace (a file, or standard input for "-"), check it opens and
  * decodes (damage is told and counted), and plan what the page gets of
  * it. */
+/* Where t is a capture of `mprof watch`: what fired it, and that
+ * finding's index in the analysis of trace, which the page's analysis
+ * repeats (the same code, so the same list). */
+static void find_capture(trace_file_t *t, const mprof_trace_t *trace) {
+  mprof_model_t *m;
+  mprof_analysis_t a;
+  t->fired = -1;
+  if (mprof_capture_read(t->path, &t->capture) != 1 ||
+      mprof_model_load(trace, &m))
+    return;
+  if (!mprof_model_analyse(m, &a)) {
+    t->fired = mprof_capture_finding(&t->capture, m, &a);
+    mprof_analysis_free(&a);
+  }
+  mprof_model_free(m);
+}
+
 static int load_traces(trace_file_t *traces, int count, int *problems) {
   for (int i = 0; i < count; i++) {
     mprof_trace_t *trace;
@@ -542,6 +575,7 @@ static int load_traces(trace_file_t *traces, int count, int *problems) {
                               shown_name(&traces[i]), problems, &trace))
       return -1;
     cli_trace_events(trace, "html", ignore_event, NULL, problems);
+    find_capture(&traces[i], trace);
     mprof_trace_close(trace);
     if (plan_trace(&traces[i])) {
       fprintf(stderr, "mprof html: %s: out of memory\n",
@@ -616,6 +650,7 @@ int cmd_html(int argc, char **argv) {
     free(traces[i].data);
     free(traces[i].spans);
     free(traces[i].member);
+    mprof_capture_free(&traces[i].capture);
   }
   cli_redacted_remove(&redacted);
   return err ? CLI_FAILED : problems ? CLI_DAMAGED : CLI_OK;

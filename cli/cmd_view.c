@@ -1,14 +1,16 @@
 /* cmd_view.c -- `mprof view`: the desktop viewer.  Opens a window per trace
  * (GTK 3, src/view/), two traces one above the other with --compare, keeps
  * re-reading a live trace with --follow, or renders the same picture into a
- * PNG file with --png (no display needed). */
+ * PNG file with --png (no display needed): a capture of `mprof watch` framed
+ * on the finding that fired it, which a line on standard output names. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "../src/capture/capture.h"
 #include "../src/view/view.h"
+#include "cli.h"
 
 static const char help[] =
     "usage: mprof view [--compare] [--follow] TRACE...\n"
@@ -26,7 +28,8 @@ static const char help[] =
     "           none), e.g. --range 2ms:3.5ms, within the trace\n"
     "examples:\n"
     "  mprof view trace.ctf\n"
-    "  mprof view --png first.png --range 0:5ms trace.ctf\n";
+    "  mprof view --png first.png --range 0:5ms trace.ctf\n"
+    "  mprof view captures/capture-1.ctf  # on the finding that fired it\n";
 
 typedef struct view_args_s {
   const char *png;
@@ -154,10 +157,25 @@ static int range_check(const view_args_t *args, const mprof_view_doc_t *doc) {
   return -1;
 }
 
+/* Where doc is a capture, say so ("captured by mprof watch: SUMMARY") and
+ * show the finding that fired it in tl, its evidence highlighted. */
+static void show_capture(mprof_timeline_t *tl, const mprof_view_doc_t *doc) {
+  mprof_capture_t capture;
+  if (mprof_capture_read(doc->path, &capture) != 1) return;
+  fputs(MPROF_CAPTURE_LINE, stdout);
+  cli_put_name(stdout, capture.summary);
+  fputc('\n', stdout);
+  long fired = mprof_capture_finding(&capture, doc->model, &doc->analysis);
+  if (fired >= 0)
+    mprof_timeline_show_finding(tl, 0, &doc->analysis, (int)fired);
+  mprof_capture_free(&capture);
+}
+
 static int write_png(const view_args_t *args, mprof_view_doc_t *doc) {
   mprof_timeline_t *tl =
       mprof__view_timeline(&doc, 1, args->width, args->height);
   int err = tl ? 0 : MPROF_ENOMEM;
+  if (!err) show_capture(tl, doc);
   if (!err && args->has_range)
     mprof_timeline_set_range(tl, (double)args->t0_ns, (double)args->t1_ns);
   if (!err) err = mprof__view_png(tl, 0, args->png);

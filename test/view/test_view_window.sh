@@ -6,16 +6,9 @@
 # merged trace) change what is drawn where the scene says (view_probe
 # where), and the findings panel lists what `mprof report` finds.  Screenshots stay in BUILD/test/view/shots/ as artifacts.
 #   test_view_window.sh BUILD NET_CTF   (run under xvfb-run -a)
-set -euo pipefail
-build=$1
+. "$(dirname "$0")/common.sh"
 net_ctf=$2
-mprof=$build/mprof
-probe=$build/test/view/view_probe
 shots=$build/test/view/shots
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-. "$(dirname "$0")/pixels.sh"
 rm -rf "$shots"
 mkdir -p "$shots"
 story=$tmp/story.ctf

@@ -19,7 +19,7 @@ const { testNet, testFirstFrame, testStandIn, testStdin, testOpenFile, testProgr
   testSlicedHttp } = require('./test_viewer_load');
 const { testStory, testXss, testGenerated, testCompare, testCompareRuns, testLegend, testCounters, testIdleBand,
   testKeys, testPaneResize, testSameLayout } = require('./test_viewer_draw');
-const { testFindingsHung, testFindingsRetry } = require('./test_viewer_findings');
+const { testFindingsHung, testFindingsRetry, testFindingsCapture } = require('./test_viewer_findings');
 
 (async () => {
   const { context, profile } = await launch();
@@ -32,7 +32,8 @@ const { testFindingsHung, testFindingsRetry } = require('./test_viewer_findings'
     ['damaged file', testDamaged], ['sliced page', testSlicedPage], ['sliced page over http', testSlicedHttp],
     ['legend', testLegend], ['counter toggles', testCounters], ['idle band', testIdleBand], ['keys', testKeys],
     ['pane resize', testPaneResize], ['same layout', testSameLayout],
-    ['findings (hung run)', testFindingsHung], ['findings (retries)', testFindingsRetry]]) {
+    ['findings (hung run)', testFindingsHung], ['findings (retries)', testFindingsRetry],
+    ['findings (capture)', testFindingsCapture]]) {
     if (only.length && !only.includes(name)) continue;
     try {
       await run(context);

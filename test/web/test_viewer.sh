@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test_viewer.sh -- the browser viewer in Debian's Chromium, driven by
 # Playwright (test_viewer.js): net.ctf, a recorded story, a trace_gen trace,
-# HTML labels, two traces compared, findings of recorded programs.  Screenshots stay in BUILD/test/web/artifacts.
+# HTML labels, two traces compared, findings of recorded programs, a
+# capture of `mprof watch` opened on what fired it.  Screenshots stay in BUILD/test/web/artifacts.
 #   test_viewer.sh BUILD SOURCE NET_CTF
 set -euo pipefail
 build=$1 source=$2 net_ctf=$3
@@ -68,4 +69,13 @@ printf 'BAD!' | dd of="$out/damaged.ctf" bs=1 seek=$((packets + 5 * packet)) con
   { echo "not ok: mprof record of zoo_retry_storm: $(tail -3 "$out/retry.out")"; exit 1; }
 "$mprof" report --json "$out/retry.ctf" >"$out/retry-report.json"
 "$mprof" html "$out/retry.ctf" -o "$out/retry"
+# a capture of `mprof watch`, and the whole run it was taken from; the
+# ticks of the capture's first event, where its times count from
+"$mprof" record --watch 'loop_blocked>50ms' -o "$out/run" -- "$build/examples/zoo/zoo_blocked_often" \
+  >"$out/run.out" 2>&1 || { echo "not ok: mprof record --watch: $(tail -3 "$out/run.out")"; exit 1; }
+"$mprof" report --json "$out/run/capture-2.ctf" >"$out/capture-report.json"
+"$mprof" dump --ticks "$out/run/capture-2.ctf" |
+  awk '$2 != "string" && $2 != "counter_name" && $2 != "label" && !seen { print $1; seen = 1 }' >"$out/capture-first.txt"
+"$mprof" html "$out/run/capture-2.ctf" -o "$out/capture"
+"$mprof" html "$out/run/trace.ctf" -o "$out/run-trace"
 NODE_PATH=$npm_dir/node_modules node "$source/test/web/test_viewer.js" "$out" "$net_ctf"

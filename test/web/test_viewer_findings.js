@@ -3,7 +3,8 @@
  * program whose connects fail again and again) the panel lists exactly
  * what `mprof report --json` finds, in its order, each "severity kind:
  * summary"; a click shows the finding's range, selects its thread at
- * fault (its details) and highlights it. */
+ * fault (its details) and highlights it.  A capture of `mprof watch` opens
+ * on the finding that fired it. */
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -101,4 +102,48 @@ async function testFindingsRetry(context) {
   await page.close();
 }
 
-module.exports = { testFindingsHung, testFindingsRetry };
+/* The capture's own finding that fired it: of the sidecar's kind, the
+ * one that starts nearest the trigger (the capture's times count from
+ * its first event, whose ticks test_viewer.sh wrote). */
+function firedFinding(capture) {
+  const first = Number(fs.readFileSync(path.join(out, 'capture-first.txt'), 'utf8'));
+  const trigger = (capture.trigger_ticks - first) * 1e9 / capture.clock_freq_hz;
+  const report = JSON.parse(fs.readFileSync(path.join(out, 'capture-report.json'), 'utf8'));
+  const found = report.findings.filter((f) => f.kind === capture.finding.kind);
+  return found.reduce((a, b) => (Math.abs(b.start_ns - trigger) < Math.abs(a.start_ns - trigger) ? b : a));
+}
+
+/* A capture of the zoo's blocked_often (record --watch): the panel opens
+ * with "captured by mprof watch: SUMMARY", then the block's finding,
+ * marked, its range shown and the timer selected, the others after it
+ * once; the whole run's trace has no such line. */
+async function testFindingsCapture(context) {
+  const capture = JSON.parse(fs.readFileSync(path.join(out, 'run/capture-2.json'), 'utf8'));
+  const f = firedFinding(capture);
+  const page = await open(context, 'capture/index.html');
+  const first = await page.$eval('#findings', (box) => [box.firstElementChild.className, box.firstElementChild.textContent]);
+  check(first[0] === 'capture' && first[1] === 'captured by mprof watch: ' + capture.finding.summary,
+    `capture: the panel opens with ${JSON.stringify(first)}`);
+  const lines = await panelLines(page);
+  const want = reportLines('capture-report.json').map((w) => w.line);
+  const line = `${f.severity} ${f.kind}: ${f.summary}`;
+  check(lines[0] === line && JSON.stringify([...lines].sort()) === JSON.stringify([...want].sort()),
+    `capture: the block first, then the others once:\n${lines.join('\n')}\nnot ${line} first of\n${want.join('\n')}`);
+  const fired = await page.$$eval('#findings button.fired', (b) => b.map((x) => x.textContent));
+  check(fired.length === 1 && fired[0] === line, `capture: the block's button is the one marked: ${fired}`);
+  const [t0, t1] = await range(page);
+  const [w0, w1] = expectedRange(f);
+  check(Math.abs(t0 - w0) <= 1 && Math.abs(t1 - w1) <= 1, `capture: shows [${t0}, ${t1}), not the block's [${w0}, ${w1})`);
+  const at = await selectedThread(page);
+  check(at && at.t.name === f.threads[0].name && f.threads[0].name === 'timer',
+    `capture: selects ${JSON.stringify(at && at.t)}, not the timer`);
+  await shot(page, 'finding-capture');
+  check(page.errors.length === 0, 'capture: no page errors: ' + page.errors);
+  await page.close();
+  const plain = await open(context, 'run-trace/index.html');
+  const marks = await plain.$$eval('#findings .capture, #findings .fired', (e) => e.length);
+  check(marks === 0, `the whole run's trace: ${marks} capture lines or marks`);
+  await plain.close();
+}
+
+module.exports = { testFindingsHung, testFindingsRetry, testFindingsCapture };

@@ -73,7 +73,7 @@ function openFiles(files) {
 }
 
 /* Open one or two traces (compare) read a slice at a time: sources
- * [{name, size, slices(preview)}], slices() giving loadSlices() its
+ * [{name, size, slices(preview), capture (panes.js)}], slices() giving loadSlices() its
  * next(), the first slice small if preview.  One trace is shown while it
  * loads (previewSlice()), in shells[0] if given (embeddedShells()).  The
  * times count from openedAt. */
@@ -87,7 +87,7 @@ async function openSources(sources, openedAt, shells = []) {
   const onSlice = preview ? (ptr, have) => previewSlice(sources[0].name, sources[0].size, ptr, have, shells[0]) : null;
   const traces = [];
   try {
-    for (const f of sources) traces.push(await loadSlices(f.name, f.size, f.slices(preview), load, onSlice));
+    for (const f of sources) traces.push({ ...await loadSlices(f.name, f.size, f.slices(preview), load, onSlice), capture: f.capture });
   } catch (e) {
     for (const t of traces) wasm.mprof_web_free(t.ptr);
     if (load === view.loads) {

@@ -122,7 +122,7 @@ function partsSlice(end, parts) {
 }
 
 /* A trace embedded in the page: {name, size, parts: [[offset, base64],
- * ...]}, the bytes between its parts zeros (`mprof html` leaves out long
+ * ...], capture (if it is one, panes.js)}, the bytes between its parts zeros (`mprof html` leaves out long
  * runs of them), decoded into WebAssembly memory.  The memory the heap
  * grew by for it is zero already (memory.grow zeroes, malloc writes its
  * headers outside the block), so only what lies below the heap's old
@@ -135,7 +135,7 @@ function loadBase64(t) {
   const target = wasmBytes(ptr, t.size);
   const used = Math.max(0, heapEnd - ptr); /* bytes that may hold old data */
   partsSlice(t.size, t.parts).put(target, 0, used);
-  return { name: t.name, ptr, size: t.size };
+  return { name: t.name, ptr, size: t.size, capture: t.capture };
 }
 
 /* Open a loaded trace: the handle, or an exception saying why not. */

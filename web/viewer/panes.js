@@ -40,7 +40,9 @@ function closePanes(keep = []) {
   $('panes').replaceChildren(...keep.map((s) => s.el));
 }
 
-/* Show these loaded traces: one, or two to compare.  A preview of the
+/* Show these loaded traces: one, or two to compare, each with what fired
+ * it if it is a capture of `mprof watch` (t.capture: {kind, summary,
+ * finding}, from `mprof html`; the findings panel opens on it).  A preview of the
  * file being read, if shown, is closed first (its memory before the
  * model's), and the view on it kept if the user moved it.  shells: the
  * traces' pane shells already on the page, if any (embeddedShells()). */
@@ -51,7 +53,7 @@ function showTraces(traces, shells = []) {
   const modelStart = performance.now();
   try {
     traces.forEach((t, i) => {
-      try { opened.push(makePane(openTrace(t), t.name, shells[i])); } catch (e) {
+      try { opened.push(Object.assign(makePane(openTrace(t), t.name, shells[i]), { capture: t.capture })); } catch (e) {
         for (const rest of traces.slice(i + 1)) wasm.mprof_web_free(rest.ptr);
         throw e;
       }

@@ -29,9 +29,10 @@ function findingText(f) {
   return `${f.severity} ${f.kind}: ${f.summary}`;
 }
 
-/* A finding's button: a click shows it (view.js). */
-function findingButton(p, f) {
-  const b = el('button', undefined, 'finding ' + f.severity);
+/* A finding's button: a click shows it (view.js); marked if it fired
+ * the capture shown. */
+function findingButton(p, f, fired) {
+  const b = el('button', undefined, 'finding ' + f.severity + (fired ? ' fired' : ''));
   b.type = 'button';
   b.append(el('b', f.severity), ' ', el('code', f.kind), ': ', el('span', f.summary));
   b.addEventListener('click', () => showFinding(p, f));
@@ -66,17 +67,29 @@ function showDetails(p, thread) {
   box.replaceChildren(dl);
 }
 
+/* A capture of `mprof watch`: the line saying what fired it, into box;
+ * returns that finding of list (its index and kind as `mprof html` found
+ * them), or null if the analysis here lacks it. */
+function capturedBy(box, capture, list) {
+  box.append(el('div', 'captured by mprof watch: ' + capture.summary, 'capture'));
+  const f = list[capture.finding];
+  return f && f.kind === capture.kind ? f : null;
+}
+
 /* The analysis' findings of each pane, most severe first, as `mprof
- * report` lists them. */
+ * report` lists them; for a capture, first the line saying what fired
+ * it, then that finding, marked and shown. */
 function fillFindings() {
   const box = $('findings');
   box.replaceChildren();
   panes.forEach((p) => {
     const list = json(wasm.mprof_web_findings(p.handle));
     if (panes.length > 1) box.append(el('h3', p.name));
+    const fired = p.capture ? capturedBy(box, p.capture, list || []) : null;
     if (!list) box.append(el('span', 'analysis failed: out of memory'));
     else if (!list.length) box.append(el('div', 'Nothing found.'));
-    else for (const f of list) box.append(findingButton(p, f));
+    else for (const f of fired ? [fired, ...list.filter((g) => g !== fired)] : list) box.append(findingButton(p, f, f === fired));
+    if (fired) showFinding(p, fired);
   });
   view.analysed = true;
 }

@@ -44,7 +44,7 @@ async function start() {
   view.timing = {};
   if (data.some((t) => t.slices)) { /* a big trace: shown from its first slice on */
     await openSources(data.map((t, i) => ({ name: t.name, size: t.size,
-      slices: () => (t.slices ? sliced[i] : () => Promise.resolve(partsSlice(t.size, t.parts))) })), 0, shells);
+      capture: t.capture, slices: () => (t.slices ? sliced[i] : () => Promise.resolve(partsSlice(t.size, t.parts))) })), 0, shells);
   } else if (data.length) {
     const read = performance.now();
     const traces = data.map(loadBase64);
