@@ -1,7 +1,8 @@
 /* cmd_export.c -- `mprof export [--format=chrome|otlp] TRACE... -o OUT`:
- * the model of the traces written by the export library (mprof/export.h,
- * src/export/) as Chrome's Trace Event Format or OTLP/JSON.  Here: the
- * command line, the output file and the progress line.
+ * the model of the traces, with the findings `mprof report` gives, written
+ * by the export library (mprof/export.h, src/export/) as Chrome's Trace
+ * Event Format or OTLP/JSON.  Here: the command line, the output file,
+ * the analysis and the progress line.
  */
 #include <errno.h>
 #include <string.h>
@@ -14,7 +15,9 @@ static const char help[] =
     "                    [--align] [--redact] TRACE... [-o OUT]\n"
     "Write traces as Chrome's Trace Event Format (JSON) for Chrome DevTools\n"
     "and Perfetto, or as OTLP/JSON spans for an OpenTelemetry collector, to\n"
-    "OUT (default: standard output).  Several traces go on one time axis,\n"
+    "OUT (default: standard output), with the findings `mprof report` gives\n"
+    "(Chrome: instants and slices of category finding; OTLP: spans of the\n"
+    "scope mprof.findings).  Several traces go on one time axis,\n"
     "aligned by their wall-clock anchors; --offset moves the trace NAME (its\n"
     "path or file name) by NS nanoseconds; --align then aligns them by the\n"
     "messages they exchanged (send/receive labels, see docs/interop.md),\n"
@@ -26,25 +29,43 @@ static const char help[] =
     "  mprof export trace.ctf -o trace.json    (open it in ui.perfetto.dev)\n"
     "  mprof export --format=otlp --align client.ctf server.ctf -o spans.json\n";
 
-/* Write the model of set to f in format: 0 or an mprof error. */
+/* The findings the export carries: the report's (damaged: events are
+ * missing, as `mprof report` is told). */
+static int export_analyse(const mprof_model_t *m, int damaged,
+                          mprof_analysis_t *out) {
+  mprof_analysis_options_t options = {0, 0, damaged};
+  return mprof_model_analyse_with(m, &options, out);
+}
+
+/* Write the model of set, with its findings, to f in format: 0 or an
+ * mprof error. */
 static int write_export(FILE *f, const char *format, const mprof_model_t *m,
-                        const cli_traces_t *set) {
+                        const cli_traces_t *set, int damaged) {
+  mprof_analysis_t analysis;
+  cli_progress_phase(set->progress, "export: analysing", 0, NULL);
+  int err = export_analyse(m, damaged, &analysis);
+  if (err) return err;
   int otlp = !strcmp(format, "otlp");
   cli_progress_phase(set->progress, "export: writing", 0,
                      otlp ? "span" : "item");
-  mprof_export_options_t options = {
-      (const mprof_trace_t *const *)set->traces,
-      (const char *const *)set->paths, (size_t)set->count,
-      set->progress ? cli_progress_packets : NULL, set->progress};
-  return otlp ? mprof_export_otlp(f, m, &options)
-              : mprof_export_chrome(f, m, &options);
+  mprof_export_options_t options = {(const mprof_trace_t *const *)set->traces,
+                                    (const char *const *)set->paths,
+                                    (size_t)set->count,
+                                    &analysis,
+                                    set->progress ? cli_progress_packets : NULL,
+                                    set->progress};
+  err = otlp ? mprof_export_otlp(f, m, &options)
+             : mprof_export_chrome(f, m, &options);
+  mprof_analysis_free(&analysis);
+  return err;
 }
 
 /* Write the model to path ("-": standard output) in format: an exit
  * code.  On a terminal the JSON scrolling by is the progress: a progress
  * line would only be torn by it. */
 static int export_to(const char *path, const char *format,
-                     const mprof_model_t *m, const cli_traces_t *set) {
+                     const mprof_model_t *m, const cli_traces_t *set,
+                     int damaged) {
   mprof_output_t out;
   int opened = mprof_output_open(&out, path) == 0;
   if (!opened || (out.f == stdout && isatty(STDOUT_FILENO)))
@@ -52,7 +73,7 @@ static int export_to(const char *path, const char *format,
   if (!opened) {
     return cli_fail(CLI_FAILED, "export", path, "%s", strerror(errno));
   }
-  int err = write_export(out.f, format, m, set);
+  int err = write_export(out.f, format, m, set, damaged);
   int failed = mprof_output_close(&out, !err) || err;
   cli_progress_finish(set->progress);
   if (err && err != MPROF_EIO)
@@ -85,7 +106,8 @@ int cmd_export(int argc, char **argv) {
                                                    &problems, &redacted)))
     combine.paths = redacted.paths;
   if (code == CLI_OK) code = cli_combine_load(&combine, &set, &problems, &m);
-  if (code == CLI_OK) code = export_to(combine.output, combine.format, m, &set);
+  if (code == CLI_OK)
+    code = export_to(combine.output, combine.format, m, &set, problems > 0);
   cli_progress_finish(&progress);
   mprof_model_free(m);
   cli_traces_close(&set);

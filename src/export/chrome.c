@@ -10,7 +10,8 @@
  * running intervals and idle bands as complete slices (X); a flow (s/f)
  * per arrow, bound to an instant (i) at each end; a flow per message
  * between processes (a matched send and receive); a counter track (C) per
- * counter.
+ * counter; per finding a global instant (i, s g) and an async slice (b/e,
+ * cat finding) over its time.
  */
 #include <inttypes.h>
 #include <string.h>
@@ -22,6 +23,7 @@ typedef struct chrome_s {
   FILE *f;
   const mprof_model_t *model;
   const mprof_model_view_t *view;
+  const mprof_analysis_t *analysis; /* the findings to write */
   int first;       /* no event written yet (no comma before the next) */
   size_t messages; /* message flows written */
   mprof__export_progress_t progress; /* counts the model's items written */
@@ -200,20 +202,104 @@ static void put_counters(chrome_t *c) {
   }
 }
 
+/* --- Findings ------------------------------------------------------------- */
+
+/* {"id":ID,"name":NAME}: a thread as the async slice names it. */
+static void put_thread_ref(chrome_t *c, uint32_t t) {
+  char name[256];
+  fprintf(c->f, "{\"id\":%" PRIu64, c->view->threads[t].id);
+  put_name(c->f, 0, "name",
+           mprof_model_thread_name(c->model, t, name, sizeof name));
+  fputs("}", c->f);
+}
+
+/* "threads":[THREAD...], the one at fault first. */
+static void put_finding_threads(chrome_t *c, const mprof_finding_t *f) {
+  fputs(",\"threads\":[", c->f);
+  for (uint32_t k = 0; k < f->thread_count; k++) {
+    if (k) fputs(",", c->f);
+    put_thread_ref(c, c->analysis->finding_threads[f->first_thread + k]);
+  }
+  fputs("]", c->f);
+}
+
+/* "evidence":[{"kind":K,"thread":THREAD,"count":N,"start_ns":S,
+ * "end_ns":E}...] */
+static void put_finding_evidence(chrome_t *c, const mprof_finding_t *f) {
+  fputs(",\"evidence\":[", c->f);
+  for (uint32_t k = 0; k < f->evidence_count; k++) {
+    const mprof_evidence_t *e = &c->analysis->evidence[f->first_evidence + k];
+    fprintf(c->f, "%s{\"kind\":\"%s\",\"thread\":", k ? "," : "",
+            mprof_evidence_kind_name((mprof_evidence_kind_t)e->kind));
+    put_thread_ref(c, e->thread);
+    fprintf(c->f,
+            ",\"count\":%" PRIu32 ",\"start_ns\":%" PRId64
+            ",\"end_ns\":%" PRId64 "}",
+            e->count, e->start_ns, e->end_ns);
+  }
+  fputs("]", c->f);
+}
+
+/* A finding at its start: a global instant named after its kind, its
+ * severity, summary, threads, times and evidence in args. */
+static void put_finding_instant(chrome_t *c, const mprof_finding_t *f,
+                                uint32_t pid) {
+  event_open(c, 'i', pid, 0, f->start_ns);
+  fprintf(c->f, ",\"s\":\"g\",\"cat\":\"finding\",\"name\":\"%s\"",
+          mprof_finding_kind_name((mprof_finding_kind_t)f->kind));
+  fprintf(c->f, ",\"args\":{\"severity\":\"%s\"",
+          mprof_severity_name((mprof_severity_t)f->severity));
+  put_name(c->f, 0, "summary", c->analysis->text + f->summary);
+  put_finding_threads(c, f);
+  fprintf(c->f,
+          ",\"start_ns\":%" PRId64 ",\"end_ns\":%" PRId64
+          ",\"value_ns\":%" PRId64,
+          f->start_ns, f->end_ns, f->value_ns);
+  put_finding_evidence(c, f);
+  fputs("}}", c->f);
+}
+
+/* Finding i (from 0) as an async slice over [start_ns, end_ns), on the
+ * async-thread track of its process, so its time is seen at a glance. */
+static void put_finding_slice(chrome_t *c, const mprof_finding_t *f,
+                              uint32_t pid, size_t i) {
+  const char *kind = mprof_finding_kind_name((mprof_finding_kind_t)f->kind);
+  event_open(c, 'b', pid, 0, f->start_ns);
+  fprintf(c->f,
+          ",\"cat\":\"finding\",\"id\":\"0x%zx\",\"name\":\"%s\",\"args\":{"
+          "\"severity\":\"%s\"}}",
+          i, kind, mprof_severity_name((mprof_severity_t)f->severity));
+  event_open(c, 'e', pid, 0, f->end_ns > f->start_ns ? f->end_ns : f->start_ns);
+  fprintf(c->f, ",\"cat\":\"finding\",\"id\":\"0x%zx\",\"name\":\"%s\"}", i,
+          kind);
+}
+
+static void put_findings(chrome_t *c) {
+  for (size_t i = 0; i < c->analysis->finding_count && !ferror(c->f); i++) {
+    const mprof_finding_t *f = &c->analysis->findings[i];
+    uint32_t pid = mprof__finding_trace(c->model, c->analysis, f) + 1;
+    mprof__export_step(&c->progress);
+    put_finding_instant(c, f, pid);
+    put_finding_slice(c, f, pid, i);
+  }
+}
+
 /* --- Entry point ---------------------------------------------------------- */
 
-static size_t item_count(const mprof_model_view_t *v) {
+static size_t item_count(const mprof_model_view_t *v,
+                         const mprof_analysis_t *a) {
   return v->thread_count - 1 + v->running_count + v->band_count +
-         v->arrow_count + v->sample_count;
+         v->arrow_count + v->sample_count + a->finding_count;
 }
 
 int mprof_export_chrome(FILE *f, const mprof_model_t *m,
                         const mprof_export_options_t *options) {
-  chrome_t c = {f, m, NULL, 1, 0, {NULL, NULL, 0, 0}};
-  int err = mprof__export_begin(m, options, &c.progress);
+  chrome_t c = {f, m, NULL, NULL, 1, 0, {NULL, NULL, 0, 0}};
+  mprof_analysis_t own;
+  int err = mprof__export_begin(m, options, &own, &c.analysis, &c.progress);
   if (err) return err;
   c.view = mprof_model_view(m);
-  c.progress.total = item_count(c.view);
+  c.progress.total = item_count(c.view, c.analysis);
   fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", f);
   put_names(&c, options->names, options->count);
   for (uint32_t t = 1; t < c.view->thread_count && !ferror(f); t++)
@@ -223,8 +309,10 @@ int mprof_export_chrome(FILE *f, const mprof_model_t *m,
   err = mprof_model_messages(m, put_message, &c);
   if (!err) {
     put_counters(&c);
+    put_findings(&c);
     fputs("\n]}\n", f);
     err = mprof__export_result(f);
   }
+  mprof__export_end(&own, c.analysis);
   return err;
 }

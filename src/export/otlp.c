@@ -7,7 +7,8 @@
  * its parent the thread that created it, its OTel trace the tree of its
  * top-level ancestor; its labels as span events; every other arrow into
  * it, and every message it received from another process, as a link from
- * the thread it came from.
+ * the thread it came from; a span per finding, in a scope of its own,
+ * the child of the thread at fault.
  */
 #include <assert.h>
 #include <inttypes.h>
@@ -21,6 +22,7 @@ typedef struct otlp_s {
   const mprof_model_t *model;
   const mprof_model_view_t *view;
   const mprof_export_options_t *options;
+  const mprof_analysis_t *analysis; /* the findings to write */
   mprof__export_progress_t *progress;
   uint32_t *top;             /* per thread: its top-level ancestor */
   uint32_t *in_first;        /* per thread + 1: arrows into it in in_arrows */
@@ -251,6 +253,110 @@ static void put_span(const otlp_t *o, uint32_t t, int first) {
   fputs("}", o->f);
 }
 
+/* --- Findings ------------------------------------------------------------ */
+
+/* Finding i's span id: unique, from its trace's uuid and its index. */
+static uint64_t finding_span_id(const otlp_t *o, uint32_t trace, size_t i) {
+  uint64_t h = fnv1a(trace_hash(o, trace), "finding", 7);
+  h = fnv1a(h, &i, sizeof i);
+  return h ? h : 1;
+}
+
+/* Its evidence as span events named after their kind, at their start. */
+static void put_evidence(const otlp_t *o, const mprof_finding_t *f) {
+  char name[256];
+  fputs(",\"events\":[", o->f);
+  for (uint32_t k = 0; k < f->evidence_count; k++) {
+    const mprof_evidence_t *e = &o->analysis->evidence[f->first_evidence + k];
+    fprintf(o->f, "%s{\"name\":\"%s\"", k ? "," : "",
+            mprof_evidence_kind_name((mprof_evidence_kind_t)e->kind));
+    put_time(o, "timeUnixNano", e->start_ns);
+    fputs(",\"attributes\":[", o->f);
+    put_attribute(
+        o->f, 1, "mprof.evidence.thread",
+        mprof_model_thread_name(o->model, e->thread, name, sizeof name));
+    put_int_attribute(o->f, "mprof.evidence.thread.id",
+                      (int64_t)o->view->threads[e->thread].id);
+    put_int_attribute(o->f, "mprof.evidence.end_unix_nano",
+                      unix_ns(o, e->end_ns));
+    put_int_attribute(o->f, "mprof.evidence.count", e->count);
+    fputs("]}", o->f);
+  }
+  fputs("]", o->f);
+}
+
+/* The threads it names, the one at fault first, as links. */
+static void put_finding_links(const otlp_t *o, const mprof_finding_t *f) {
+  fputs(",\"links\":[", o->f);
+  for (uint32_t k = 0; k < f->thread_count; k++) {
+    uint32_t t = o->analysis->finding_threads[f->first_thread + k];
+    fputs(k ? ",{\"traceId\":" : "{\"traceId\":", o->f);
+    put_trace_id(o, t);
+    fprintf(o->f, ",\"spanId\":\"%016" PRIx64 "\",\"attributes\":[",
+            span_id(o, t));
+    put_attribute(o->f, 1, "mprof.finding.role", k ? "involved" : "at fault");
+    put_int_attribute(o->f, "mprof.thread.id", (int64_t)o->view->threads[t].id);
+    fputs("]}", o->f);
+  }
+  fputs("]", o->f);
+}
+
+/* Finding i, of trace `trace`: a span over its time, in the OTel trace of
+ * the thread at fault, its child (a finding about no thread is a root). */
+static void put_finding(const otlp_t *o, uint32_t trace, size_t i, int first) {
+  const mprof_finding_t *f = &o->analysis->findings[i];
+  const uint32_t *threads = o->analysis->finding_threads + f->first_thread;
+  uint64_t id = finding_span_id(o, trace, i);
+  const char *summary = o->analysis->text + f->summary;
+  fputs(first ? "{\"traceId\":" : ",\n{\"traceId\":", o->f);
+  if (f->thread_count)
+    put_trace_id(o, threads[0]);
+  else
+    fprintf(o->f, "\"%016" PRIx64 "%016" PRIx64 "\"", trace_hash(o, trace), id);
+  fprintf(o->f, ",\"spanId\":\"%016" PRIx64 "\"", id);
+  if (f->thread_count)
+    fprintf(o->f, ",\"parentSpanId\":\"%016" PRIx64 "\"",
+            span_id(o, threads[0]));
+  const char *kind = mprof_finding_kind_name((mprof_finding_kind_t)f->kind);
+  fprintf(o->f, ",\"name\":\"%s\",\"kind\":1", kind); /* INTERNAL */
+  put_time(o, "startTimeUnixNano", f->start_ns);
+  put_time(o, "endTimeUnixNano",
+           f->end_ns > f->start_ns ? f->end_ns : f->start_ns);
+  fputs(",\"attributes\":[", o->f);
+  put_attribute(o->f, 1, "mprof.finding.kind", kind);
+  put_attribute(o->f, 0, "mprof.finding.severity",
+                mprof_severity_name((mprof_severity_t)f->severity));
+  put_attribute(o->f, 0, "mprof.finding.summary", summary);
+  put_int_attribute(o->f, "mprof.finding.value_ns", f->value_ns);
+  fputs("]", o->f);
+  put_evidence(o, f);
+  put_finding_links(o, f);
+  if (f->severity == MPROF_SEVERITY_ERROR) {
+    fputs(",\"status\":{\"code\":2,\"message\":", o->f); /* ERROR */
+    mprof_json_put_text(o->f, summary, strlen(summary));
+    fputs("}", o->f);
+  }
+  fputs("}", o->f);
+}
+
+/* The findings of trace i (those at fault in it), as a scope of their own
+ * after its threads' spans; nothing where it has none. */
+static void put_findings(const otlp_t *o, uint32_t trace) {
+  int first = 1;
+  for (size_t i = 0; i < o->analysis->finding_count && !ferror(o->f); i++) {
+    const mprof_finding_t *f = &o->analysis->findings[i];
+    if (mprof__finding_trace(o->model, o->analysis, f) != trace) continue;
+    if (first)
+      fputs(",{\"scope\":{\"name\":\"mprof.findings\",\"version\":\"0.1.0\"},"
+            "\"spans\":[\n",
+            o->f);
+    mprof__export_step(o->progress);
+    put_finding(o, trace, i, first);
+    first = 0;
+  }
+  if (!first) fputs("\n]}", o->f);
+}
+
 /* The resource of trace i and the spans of its threads. */
 static void put_resource(const otlp_t *o, uint32_t i) {
   const char *path = o->options->names[i];
@@ -270,18 +376,21 @@ static void put_resource(const otlp_t *o, uint32_t i) {
       put_span(o, t, first);
       first = 0;
     }
-  fputs("\n]}]}", o->f);
+  fputs("\n]}", o->f);
+  put_findings(o, i);
+  fputs("]}", o->f);
 }
 
 int mprof_export_otlp(FILE *f, const mprof_model_t *m,
                       const mprof_export_options_t *options) {
   mprof__export_progress_t progress;
-  otlp_t o = {f,    m,    NULL, options, &progress, NULL, NULL,
-              NULL, NULL, NULL, 0,       0,         0};
-  int err = mprof__export_begin(m, options, &progress);
+  mprof_analysis_t own;
+  otlp_t o = {f,    m,    NULL, options, NULL, &progress, NULL,
+              NULL, NULL, NULL, NULL,    0,    0,         0};
+  int err = mprof__export_begin(m, options, &own, &o.analysis, &progress);
   if (err) return err;
   o.view = mprof_model_view(m);
-  progress.total = o.view->thread_count - 1;
+  progress.total = o.view->thread_count - 1 + o.analysis->finding_count;
   if (index_model(&o)) {
     err = MPROF_ENOMEM;
   } else {
@@ -291,5 +400,6 @@ int mprof_export_otlp(FILE *f, const mprof_model_t *m,
     err = mprof__export_result(f);
   }
   index_free(&o);
+  mprof__export_end(&own, o.analysis);
   return err;
 }

@@ -1,6 +1,6 @@
 /* exporter.c -- a program built against the installed export library
  * (mprof/export.h): it writes the trace named on its command line as a
- * Chrome trace to standard output, or says why not
+ * Chrome trace, findings included, to standard output, or says why not
  * (docs/interop.md has this example). */
 #include <stdio.h>
 
@@ -11,7 +11,7 @@ static int export_chrome(const mprof_trace_t *trace, const char *name,
   mprof_model_t *model;
   int err = mprof_model_load(trace, &model);
   if (err) return err;
-  mprof_export_options_t options = {&trace, &name, 1, NULL, NULL};
+  mprof_export_options_t options = {&trace, &name, 1, NULL, NULL, NULL};
   err = mprof_export_chrome(out, model, &options);
   mprof_model_free(model);
   return err;

@@ -4,9 +4,12 @@
 # ci): what it finds equals what the model holds (model_events), item by
 # item: async slices and their labels, running and idle slices, flows and
 # their ends, counter samples with their values (check_chrome.mjs).  On the
-# legacy net.ctf, on a recorded story with a hostile counter name, and on
-# two processes with hostile labels; the JSON is strict (python's parser)
-# and keeps the hostile bytes as \xHH text.
+# legacy net.ctf, on a recorded story with a hostile counter name, on two
+# processes with hostile labels, and on a zoo program that blocks its
+# loop; the JSON is strict (python's parser) and keeps the hostile bytes
+# as \xHH text.  The findings are those `mprof report --json` gives, each
+# field (check_findings.py): net.ctf's cannot_tell, the story's lost
+# wake-up and stalls, the zoo program's blocked loop.
 set -euo pipefail
 build=$1
 net_ctf=$2
@@ -26,6 +29,10 @@ cp "$here/package.json" "$here/package-lock.json" "$here/check_chrome.mjs" "$npm
 "$build/test/story" "$tmp/story.ctf"
 "$build/test/interop/netpair" client "$tmp/client.ctf" 0
 "$build/test/interop/netpair" server "$tmp/server.ctf" 0
+zoo=$build/examples/zoo/zoo_blocked_after_work
+[ -x "$zoo" ] || fail "$zoo not built: libuv missing? (scripts/deps.sh)"
+"$mprof" record -o "$tmp/blocked.ctf" -- "$zoo" >/dev/null 2>&1 ||
+  fail "mprof record $zoo"
 
 check() { # NAME TRACE...
   local name=$1
@@ -42,6 +49,15 @@ check() { # NAME TRACE...
 check net "$net_ctf"
 check story "$tmp/story.ctf"
 check pair "$tmp/client.ctf" "$tmp/server.ctf"
+check blocked "$tmp/blocked.ctf"
+
+findings() { # NAME TRACE KINDS: the export's findings are the report's
+  /usr/bin/python3 "$here/check_findings.py" chrome "$mprof" "$2" "$tmp/$1.json" "$3" \
+    >/dev/null || fail "$1: the findings exported are not the report's"
+}
+findings net "$net_ctf" "cannot_tell"
+findings story "$tmp/story.ctf" "lost_wakeup stalled stalled"
+findings blocked "$tmp/blocked.ctf" "loop_blocked( [a-z_]+)*"
 
 /usr/bin/python3 - "$tmp" <<'PY'
 import json, sys

@@ -8,7 +8,10 @@
 # link per arrow into it other than creations and per message (from whom,
 # kind, time); strict JSON with hostile labels kept as text; and every
 # field survives a round trip through OpenTelemetry's own OTLP protobuf
-# schema (check_otlp.cjs).
+# schema (check_otlp.cjs).  The findings (scope mprof.findings) are those
+# `mprof report --json` gives, each field (check_findings.py): net.ctf's
+# cannot_tell, a recorded story's lost wake-up and stalls, a zoo program's
+# blocked loop.
 net_ctf=$2
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/pair.sh"
@@ -18,6 +21,10 @@ mkdir -p "$npm_dir"
 cp "$here/package.json" "$here/package-lock.json" "$here/check_otlp.cjs" "$npm_dir/"
 "$here/../../scripts/npm_ci.sh" "$npm_dir" >/dev/null
 "$build/test/trace_gen" gen.ctf overwrite 262144 20 2 >/dev/null
+"$build/test/story" story.ctf
+zoo=$build/examples/zoo/zoo_blocked_after_work
+[ -x "$zoo" ] || fail "$zoo not built: libuv missing? (scripts/deps.sh)"
+"$mprof" record -o blocked.ctf -- "$zoo" >/dev/null 2>&1 || fail "mprof record $zoo"
 
 check() { # NAME TRACE...
   local name=$1
@@ -41,6 +48,8 @@ check(len(resources) == traces, "a resource per trace: %d" % len(resources))
 spans = {}  # (pid, trace id) -> span
 for pid, r in enumerate(resources, 1):
     for ss in r["scopeSpans"]:
+        if ss["scope"]["name"] != "mprof":
+            continue  # the findings: check_findings.py
         for s in ss["spans"]:
             key = (pid, int(attributes(s)["mprof.thread.id"]))
             check(key not in spans, "one span per thread: %r twice" % (key,))
@@ -102,6 +111,16 @@ PY
 check net "$net_ctf"
 check gen gen.ctf
 check pair client.ctf late.ctf
+check story story.ctf
+check blocked blocked.ctf
+
+findings() { # NAME TRACE KINDS: the export's findings are the report's
+  /usr/bin/python3 "$here/check_findings.py" otlp "$mprof" "$2" "$1.json" "$3" "$1.model" \
+    >/dev/null || fail "$1: the findings exported are not the report's"
+}
+findings net "$net_ctf" "cannot_tell"
+findings story story.ctf "lost_wakeup stalled stalled"
+findings blocked blocked.ctf "loop_blocked( [a-z_]+)*"
 
 /usr/bin/python3 - pair.json <<'PY' || fail "pair: contents"
 import json, sys
