@@ -38,7 +38,8 @@ typedef struct mprof_census_s {
   int threads_estimated; /* threads is the sketch's estimate */
   double threads_error;  /* its relative standard error (0: exact) */
   size_t exact_ids_max;  /* words of the exact set before it turns into
-                            the sketch (mprof_census_init: 2^20, 16 MiB);
+                            the sketch (mprof_census_init: 2^20, in a
+                            table of 32 MiB);
                             set it after init to change it */
   int events_only;       /* mprof_census_trace() counts events and damage,
                             nothing else (set it after init) */
