@@ -120,6 +120,18 @@ if [ "$(id -u)" = 0 ] && setpriv --help >/dev/null 2>&1; then
     fail "read-only: the cache's index not used: $(cat "$tmp/out" "$tmp/err")"
 fi
 
+# A trace still being written is indexed as far as it goes (from a
+# consistent copy of it).
+"$gen" "$tmp/live.ctf" overwrite 262144 100000000 2 >/dev/null &
+writer=$!
+"$(dirname "$0")/wait_trace.sh" "$tmp/live.ctf" $writer || fail "live.ctf never began"
+"$mprof" index "$tmp/live.ctf" >"$tmp/out" 2>"$tmp/err" ||
+  fail "live: $(cat "$tmp/out" "$tmp/err")"
+kill $writer
+wait $writer 2>/dev/null || true
+grep -q ": index built: [1-9][0-9]* packets, [1-9][0-9]* events" "$tmp/out" ||
+  fail "live: $(cat "$tmp/out" "$tmp/err")"
+
 # Not a trace: one line, a failure.
 echo "not a trace" >"$tmp/junk.ctf"
 if "$mprof" index "$tmp/junk.ctf" >"$tmp/out" 2>"$tmp/err"; then
