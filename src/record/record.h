@@ -11,7 +11,7 @@
 /* mprof_start() of a buffer that is all zeros (a new file), which the
  * start leaves as it is but for the trace header, metadata and slot table.
  * prepare_packet(packet, size) makes each packet's memory ready when the
- * packet is first claimed (faults its pages in, allocates its blocks); it
+ * packet is first claimed (allocates its blocks); it
  * returns nonzero if it cannot, and that packet is never used (its events
  * are counted as discarded).  It runs on any recording OS thread. */
 int mprof__start_fresh(const mprof_config_t *config,

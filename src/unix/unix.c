@@ -10,15 +10,20 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/futex.h>
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -28,9 +33,6 @@
 
 #define DEFAULT_SIZE (8u * 1024u * 1024u)
 #define PAGE_BYTES 4096u
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23 /* Linux 5.14; older headers lack it */
-#endif
 
 /* The trace file being written, kept for stop and fork. */
 static struct {
@@ -211,10 +213,9 @@ static int allocate(int fd, off_t offset, off_t length) {
   return errno;
 }
 
-/* Size fd and map it, its head allocated; the packets are allocated and
- * faulted in one by one as recording first uses them (prepare_packet()),
- * so that the start costs the same whatever the trace's size.  0 or an
- * errno. */
+/* Size fd and map it, its head allocated; the packets are allocated one
+ * by one as recording first uses them (prepare_packet()), so that the
+ * start costs the same whatever the trace's size.  0 or an errno. */
 static int size_and_map(int fd, size_t size, void **map) {
   if (ftruncate(fd, (off_t)size) < 0) return errno;
   int err = allocate(fd, 0, (off_t)head_bytes(size));
@@ -297,14 +298,15 @@ static void trace_fd_close(void) {
   active.fd = -1;
 }
 
-/* A packet's first use (mprof__start_fresh()): its blocks allocated and its
- * pages faulted in for writing, in one go rather than a fault per page. */
+/* A packet's first use (mprof__start_fresh()): its blocks allocated, so
+ * that no write into it can meet a full disk.  Its pages are faulted in one
+ * by one as events reach them: a page dirtied ahead of need is one more
+ * page that the kernel may make a program that writes little (a short one,
+ * an idle server) wait for when the machine writes back a lot, and a fault
+ * costs no more than a page of MADV_POPULATE_WRITE. */
 static int prepare_packet(uint8_t *packet, uint32_t size) {
   int fd = trace_fd();
   if (fd < 0 || allocate(fd, packet - (uint8_t *)active.map, size)) return -1;
-  if (madvise(packet, size, MADV_POPULATE_WRITE) < 0) /* before Linux 5.14 */
-    for (uint32_t off = 0; off < size; off += PAGE_BYTES)
-      ((volatile uint8_t *)packet)[off] = 0;
   return 0;
 }
 
@@ -317,6 +319,117 @@ static int is_replaceable(const char *path) {
   if (S_ISREG(st.st_mode)) return 1;
   errno = EEXIST;
   return 0;
+}
+
+/* --- An earlier trace's removal, away from the program -----------------------
+ *
+ * A new trace takes the name of an earlier run's file, whose removal can
+ * take milliseconds: its dirty pages are dropped and, on ext4 under write
+ * load, its data written out first.  So the old file is held open while
+ * its name is unlinked (which removes only the name), and its last
+ * descriptor is closed by a helper task that shares this process's memory
+ * but is no thread of it: neither the program's start nor its exit waits
+ * for the removal.  The helper starts a second one and exits at once, so
+ * the second, orphaned, is reaped by init and is never the program's
+ * child.  Both run with every signal blocked, on stacks of their own, and
+ * make raw system calls only (errno is the program's). */
+
+#if defined(__x86_64__)
+#define REMOVER_STACK_BYTES 16384
+
+static char remover_stacks[2][REMOVER_STACK_BYTES] __attribute__((aligned(64)));
+static int remover_fd;
+static atomic_int remover_busy; /* the stacks and remover_fd are in use */
+/* Set once the program's own descriptor of the old file is closed: the
+ * second helper's close must be the last. */
+static atomic_int remover_alone;
+
+static inline long raw_syscall4(long number, long a, long b, long c, long d) {
+  register long r10 __asm__("r10") = d;
+  long result;
+  __asm__ volatile("syscall"
+                   : "=a"(result)
+                   : "a"(number), "D"(a), "S"(b), "d"(c), "r"(r10)
+                   : "rcx", "r11", "memory");
+  return result;
+}
+
+/* The second helper: drops its copies of every descriptor, the old file's
+ * last, and exits (clone()'s caller code makes the exit call). */
+static int remover_run(void *unused) {
+  (void)unused;
+  long fd = remover_fd;
+  if (fd > 0) raw_syscall4(SYS_close_range, 0, fd - 1, 0, 0);
+  raw_syscall4(SYS_close_range, fd + 1, ~0u, 0, 0);
+  /* A program killed before it closed its own descriptor has closed it by
+   * dying: a second is long enough. */
+  struct timespec second = {1, 0};
+  if (!atomic_load_explicit(&remover_alone, memory_order_acquire))
+    raw_syscall4(SYS_futex, (long)&remover_alone, FUTEX_WAIT_PRIVATE, 0,
+                 (long)&second);
+  raw_syscall4(SYS_close, fd, 0, 0, 0);
+  atomic_store_explicit(&remover_busy, 0, memory_order_release);
+  return 0;
+}
+
+/* The first helper: starts the second and exits. */
+static int remover_start(void *unused) {
+  (void)unused;
+  if (clone(remover_run, remover_stacks[1] + REMOVER_STACK_BYTES, CLONE_VM,
+            NULL) < 0)
+    atomic_store_explicit(&remover_busy, 0, memory_order_release);
+  return 0;
+}
+
+/* Closes fd, the last descriptor of an unlinked file, in a helper task;
+ * nonzero if it did.  The helpers copy this process's descriptor table
+ * (a program's later dup2() or close() never meets theirs). */
+static int close_in_helper(int fd) {
+  if (atomic_exchange_explicit(&remover_busy, 1, memory_order_acquire))
+    return 0;
+  remover_fd = fd;
+  atomic_store_explicit(&remover_alone, 0, memory_order_relaxed);
+  sigset_t all, before;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &before);
+  int pid = clone(remover_start, remover_stacks[0] + REMOVER_STACK_BYTES,
+                  CLONE_VM, NULL);
+  pthread_sigmask(SIG_SETMASK, &before, NULL);
+  if (pid < 0) {
+    atomic_store_explicit(&remover_busy, 0, memory_order_release);
+    return 0;
+  }
+  close(fd);
+  atomic_store_explicit(&remover_alone, 1, memory_order_release);
+  syscall(SYS_futex, &remover_alone, FUTEX_WAKE_PRIVATE, 1);
+  while (waitpid(pid, NULL, __WCLONE) < 0 && errno == EINTR) {
+  }
+  return 1;
+}
+#else
+static int close_in_helper(int fd) {
+  (void)fd;
+  return 0;
+}
+#endif
+
+/* Removes the file at path, an earlier trace that no live process holds,
+ * its last descriptor closed by a helper when it can be.  0, or -1 with
+ * errno (EBUSY: a live process holds it). */
+static int remove_earlier(const char *path) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) return errno == ENOENT ? 0 : -1;
+  if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+    int saved = errno == EWOULDBLOCK ? EBUSY : errno;
+    close(fd);
+    errno = saved;
+    return -1;
+  }
+  int removed = unlink(path) == 0 || errno == ENOENT;
+  int saved = errno;
+  if (!removed || !close_in_helper(fd)) close(fd);
+  errno = saved;
+  return removed ? 0 : -1;
 }
 
 /* Link the file of fd (temp: its temporary name, or "") under path, in
@@ -332,8 +445,10 @@ static int publish(int fd, const char *temp, const char *path) {
     }
     if (errno != EEXIST) return -1;
     if (!is_replaceable(path)) return -1;
-    if (is_held(path)) break;
-    if (unlink(path) < 0 && errno != ENOENT) return -1;
+    if (remove_earlier(path) < 0) {
+      if (errno == EBUSY) break;
+      return -1;
+    }
   }
   errno = EBUSY;
   return -1;

@@ -44,5 +44,18 @@ traced regular "$out/old.ctf"
 "$build/mprof" check "$out/old.ctf" > /dev/null 2>&1 ||
   fail "regular: the earlier file was not replaced by a trace"
 
+# A big earlier trace: its removal, which the start hands to a helper
+# task, is done soon after: nothing holds the file open any more.
+head -c 33554432 /dev/zero > "$out/big.ctf"
+traced big "$out/big.ctf"
+"$build/mprof" check "$out/big.ctf" > /dev/null 2>&1 ||
+  fail "big: the earlier file was not replaced by a trace"
+tenths=50
+while ls -l /proc/[0-9]*/fd 2>/dev/null | grep -qF "$out/big.ctf (deleted)"; do
+  tenths=$((tenths - 1))
+  [ $tenths -gt 0 ] || { fail "big: the earlier trace is still held open"; break; }
+  sleep 0.1
+done
+
 [ $status -eq 0 ] && echo "shim_trace_path: all passed"
 exit $status
