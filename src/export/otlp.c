@@ -262,6 +262,12 @@ static uint64_t finding_span_id(const otlp_t *o, uint32_t trace, size_t i) {
   return h ? h : 1;
 }
 
+/* Whether thread t has a span: every thread but the root, which the
+ * trace never holds (a finding may name it: what made a request). */
+static int has_span(const otlp_t *o, uint32_t t) {
+  return t != MPROF_ROOT_THREAD && t < o->view->thread_count;
+}
+
 /* Its evidence as span events named after their kind, at their start. */
 static void put_evidence(const otlp_t *o, const mprof_finding_t *f) {
   char name[256];
@@ -285,12 +291,16 @@ static void put_evidence(const otlp_t *o, const mprof_finding_t *f) {
   fputs("]", o->f);
 }
 
-/* The threads it names, the one at fault first, as links. */
+/* The threads it names that have a span, the one at fault first, as
+ * links. */
 static void put_finding_links(const otlp_t *o, const mprof_finding_t *f) {
+  int first = 1;
   fputs(",\"links\":[", o->f);
   for (uint32_t k = 0; k < f->thread_count; k++) {
     uint32_t t = o->analysis->finding_threads[f->first_thread + k];
-    fputs(k ? ",{\"traceId\":" : "{\"traceId\":", o->f);
+    if (!has_span(o, t)) continue;
+    fputs(first ? "{\"traceId\":" : ",{\"traceId\":", o->f);
+    first = 0;
     put_trace_id(o, t);
     fprintf(o->f, ",\"spanId\":\"%016" PRIx64 "\",\"attributes\":[",
             span_id(o, t));
@@ -302,21 +312,23 @@ static void put_finding_links(const otlp_t *o, const mprof_finding_t *f) {
 }
 
 /* Finding i, of trace `trace`: a span over its time, in the OTel trace of
- * the thread at fault, its child (a finding about no thread is a root). */
+ * the thread at fault, its child (where that thread has no span, or there
+ * is none, a root span of an OTel trace of its own). */
 static void put_finding(const otlp_t *o, uint32_t trace, size_t i, int first) {
   const mprof_finding_t *f = &o->analysis->findings[i];
-  const uint32_t *threads = o->analysis->finding_threads + f->first_thread;
+  uint32_t fault = f->thread_count
+                       ? o->analysis->finding_threads[f->first_thread]
+                       : MPROF_NO_THREAD;
   uint64_t id = finding_span_id(o, trace, i);
   const char *summary = o->analysis->text + f->summary;
   fputs(first ? "{\"traceId\":" : ",\n{\"traceId\":", o->f);
-  if (f->thread_count)
-    put_trace_id(o, threads[0]);
+  if (has_span(o, fault))
+    put_trace_id(o, fault);
   else
     fprintf(o->f, "\"%016" PRIx64 "%016" PRIx64 "\"", trace_hash(o, trace), id);
   fprintf(o->f, ",\"spanId\":\"%016" PRIx64 "\"", id);
-  if (f->thread_count)
-    fprintf(o->f, ",\"parentSpanId\":\"%016" PRIx64 "\"",
-            span_id(o, threads[0]));
+  if (has_span(o, fault))
+    fprintf(o->f, ",\"parentSpanId\":\"%016" PRIx64 "\"", span_id(o, fault));
   const char *kind = mprof_finding_kind_name((mprof_finding_kind_t)f->kind);
   fprintf(o->f, ",\"name\":\"%s\",\"kind\":1", kind); /* INTERNAL */
   put_time(o, "startTimeUnixNano", f->start_ns);

@@ -14,10 +14,13 @@
 # (model_events, for OTLP) gives the wall-clock time of the model's 0.
 #
 # Chrome: a global instant (ph i, s g, cat finding) per finding at its
-# start, and an async slice (b/e, cat finding) from start to end on the
-# process's async-thread track.  OTLP: a span per finding in the scope
-# mprof.findings, the child of the span of the thread at fault, its links
-# the threads it names, its evidence as events.  Prints "N findings:
+# start, its threads named as their async slices, and an async slice (b/e,
+# cat finding) from start to end on the process's async-thread track.
+# OTLP: a span per finding in the scope mprof.findings, the child of the
+# span of the thread at fault, its links the threads it names, its
+# evidence as events.  The root (what made a request no traced thread
+# made) has neither a slice nor a span: a finding names it all the same,
+# and OTLP leaves it out of the links.  Prints "N findings:
 # KIND..."; exits 1 saying what differs.
 import json
 import re
@@ -41,6 +44,13 @@ def expected(report):
     return out
 
 
+def roots(report):
+    """The ids the report gives the root pseudo-thread."""
+    return {t["id"] for f in report["findings"]
+            for t in f["threads"] + [e["thread"] for e in f["evidence"]]
+            if t["type"] == "root"}
+
+
 def chrome(doc, report):
     events = doc["traceEvents"]
     ns = lambda us: round(float(us) * 1000)
@@ -57,7 +67,7 @@ def chrome(doc, report):
             fail("instant at %s us, start_ns %d" % (e["ts"], a["start_ns"]))
         refs = a["threads"] + [v["thread"] for v in a["evidence"]]
         for t in refs:
-            if names.get((e["pid"], t["id"])) != t["name"]:
+            if t["id"] not in roots(report) and names.get((e["pid"], t["id"])) != t["name"]:
                 fail("%s: thread %r is not named as its slice" % (e["name"], t))
         evidence = [(v["kind"], v["thread"]["id"], v["count"], v["start_ns"],
                      v["end_ns"]) for v in a["evidence"]]
@@ -91,19 +101,22 @@ def otlp(doc, report, wall):
                 else:
                     thread_span[int(attributes(s)["mprof.thread.id"])] = s
     id_of = {s["spanId"]: tid for tid, s in thread_span.items()}
+    if len(spans) != len(report["findings"]):
+        fail("%d spans, %d findings in the report" % (len(spans), len(report["findings"])))
     got = []
-    for s in spans:
+    for s, finding in zip(spans, report["findings"]):
         a = attributes(s)
         links = [int(attributes(l)["mprof.thread.id"]) for l in s["links"]]
         for l, tid in zip(s["links"], links):
             if id_of.get(l["spanId"]) != tid or l["traceId"] != thread_span[tid]["traceId"]:
                 fail("%s: link to thread %d is not its span" % (s["name"], tid))
-        if links:
-            parent = thread_span[links[0]]
+        fault = finding["threads"][0] if finding["threads"] else {"type": "root"}
+        if fault["type"] != "root":
+            parent = thread_span[fault["id"]]
             if s.get("parentSpanId") != parent["spanId"] or s["traceId"] != parent["traceId"]:
                 fail("%s: not the child of the thread at fault" % s["name"])
         elif "parentSpanId" in s:
-            fail("%s: about no thread, but has a parent" % s["name"])
+            fail("%s: its thread at fault has no span, but it has a parent" % s["name"])
         if (s.get("status", {}).get("code") == 2) != (a["mprof.finding.severity"] == "error"):
             fail("%s: ERROR status exactly for errors" % s["name"])
         if s["name"] != a["mprof.finding.kind"]:
@@ -117,7 +130,9 @@ def otlp(doc, report, wall):
         end = int(s["endTimeUnixNano"]) - wall
         got.append((s["name"], a["mprof.finding.severity"], a["mprof.finding.summary"],
                     start, end, int(a["mprof.finding.value_ns"]), links, evidence))
-    want = [w[:4] + (max(w[3], w[4]),) + w[5:] for w in expected(report)]
+    root = roots(report)
+    want = [w[:4] + (max(w[3], w[4]), w[5], [t for t in w[6] if t not in root], w[7])
+            for w in expected(report)]
     compare(got, want)
     return len(got)
 

@@ -9,7 +9,8 @@
 # loop; the JSON is strict (python's parser) and keeps the hostile bytes
 # as \xHH text.  The findings are those `mprof report --json` gives, each
 # field (check_findings.py): net.ctf's cannot_tell, the story's lost
-# wake-up and stalls, the zoo program's blocked loop.
+# wake-up and stalls, the zoo's blocked loop and leaked request (which
+# names the root: what made the request).
 set -euo pipefail
 build=$1
 net_ctf=$2
@@ -29,10 +30,11 @@ cp "$here/package.json" "$here/package-lock.json" "$here/check_chrome.mjs" "$npm
 "$build/test/story" "$tmp/story.ctf"
 "$build/test/interop/netpair" client "$tmp/client.ctf" 0
 "$build/test/interop/netpair" server "$tmp/server.ctf" 0
-zoo=$build/examples/zoo/zoo_blocked_after_work
-[ -x "$zoo" ] || fail "$zoo not built: libuv missing? (scripts/deps.sh)"
-"$mprof" record -o "$tmp/blocked.ctf" -- "$zoo" >/dev/null 2>&1 ||
-  fail "mprof record $zoo"
+for zoo in blocked_after_work leaked_read; do # the zoo's programs
+  [ -x "$build/examples/zoo/zoo_$zoo" ] || fail "zoo_$zoo not built: libuv missing? (scripts/deps.sh)"
+  "$mprof" record -o "$tmp/$zoo.ctf" -- "$build/examples/zoo/zoo_$zoo" >/dev/null 2>&1 ||
+    fail "mprof record zoo_$zoo"
+done
 
 check() { # NAME TRACE...
   local name=$1
@@ -49,7 +51,8 @@ check() { # NAME TRACE...
 check net "$net_ctf"
 check story "$tmp/story.ctf"
 check pair "$tmp/client.ctf" "$tmp/server.ctf"
-check blocked "$tmp/blocked.ctf"
+check blocked "$tmp/blocked_after_work.ctf"
+check leaked "$tmp/leaked_read.ctf"
 
 findings() { # NAME TRACE KINDS: the export's findings are the report's
   /usr/bin/python3 "$here/check_findings.py" chrome "$mprof" "$2" "$tmp/$1.json" "$3" \
@@ -57,7 +60,8 @@ findings() { # NAME TRACE KINDS: the export's findings are the report's
 }
 findings net "$net_ctf" "cannot_tell"
 findings story "$tmp/story.ctf" "lost_wakeup stalled stalled"
-findings blocked "$tmp/blocked.ctf" "loop_blocked( [a-z_]+)*"
+findings blocked "$tmp/blocked_after_work.ctf" "loop_blocked( [a-z_]+)*"
+findings leaked "$tmp/leaked_read.ctf" "leaked( [a-z_]+)*"
 
 /usr/bin/python3 - "$tmp" <<'PY'
 import json, sys

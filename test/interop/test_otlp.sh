@@ -10,8 +10,9 @@
 # field survives a round trip through OpenTelemetry's own OTLP protobuf
 # schema (check_otlp.cjs).  The findings (scope mprof.findings) are those
 # `mprof report --json` gives, each field (check_findings.py): net.ctf's
-# cannot_tell, a recorded story's lost wake-up and stalls, a zoo program's
-# blocked loop.
+# cannot_tell, a recorded story's lost wake-up and stalls, the zoo's
+# blocked loop and leaked request (which names the root: what made the
+# request, with no span of its own).
 net_ctf=$2
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/pair.sh"
@@ -22,9 +23,11 @@ cp "$here/package.json" "$here/package-lock.json" "$here/check_otlp.cjs" "$npm_d
 "$here/../../scripts/npm_ci.sh" "$npm_dir" >/dev/null
 "$build/test/trace_gen" gen.ctf overwrite 262144 20 2 >/dev/null
 "$build/test/story" story.ctf
-zoo=$build/examples/zoo/zoo_blocked_after_work
-[ -x "$zoo" ] || fail "$zoo not built: libuv missing? (scripts/deps.sh)"
-"$mprof" record -o blocked.ctf -- "$zoo" >/dev/null 2>&1 || fail "mprof record $zoo"
+for zoo in blocked_after_work leaked_read; do # the zoo's programs
+  [ -x "$build/examples/zoo/zoo_$zoo" ] || fail "zoo_$zoo not built: libuv missing? (scripts/deps.sh)"
+  "$mprof" record -o "$zoo.ctf" -- "$build/examples/zoo/zoo_$zoo" >/dev/null 2>&1 ||
+    fail "mprof record zoo_$zoo"
+done
 
 check() { # NAME TRACE...
   local name=$1
@@ -112,7 +115,8 @@ check net "$net_ctf"
 check gen gen.ctf
 check pair client.ctf late.ctf
 check story story.ctf
-check blocked blocked.ctf
+check blocked blocked_after_work.ctf
+check leaked leaked_read.ctf
 
 findings() { # NAME TRACE KINDS: the export's findings are the report's
   /usr/bin/python3 "$here/check_findings.py" otlp "$mprof" "$2" "$1.json" "$3" "$1.model" \
@@ -120,7 +124,8 @@ findings() { # NAME TRACE KINDS: the export's findings are the report's
 }
 findings net "$net_ctf" "cannot_tell"
 findings story story.ctf "lost_wakeup stalled stalled"
-findings blocked blocked.ctf "loop_blocked( [a-z_]+)*"
+findings blocked blocked_after_work.ctf "loop_blocked( [a-z_]+)*"
+findings leaked leaked_read.ctf "leaked( [a-z_]+)*"
 
 /usr/bin/python3 - pair.json <<'PY' || fail "pair: contents"
 import json, sys
