@@ -96,6 +96,33 @@ fi
 grep -q "bigger than this process may map" "$tmp/out" ||
   fail "ctf in 600 MiB: $(cat "$tmp/out")"
 
+# Every damaged trace, made 5 GiB (sparse) so that it cannot be mapped in
+# 600 MiB: check, stats and dump read its head and packets apart and say
+# exactly what they say of it mapped whole; but a file that does not begin
+# as an mprof trace has no head to map, and says so in its one line.
+for damaged in "$(dirname "$0")"/data/damaged/*.ctf; do
+  cp "$damaged" "$tmp/padded.ctf"
+  truncate -s $((5 << 30)) "$tmp/padded.ctf"
+  for command in check "stats --json" dump; do
+    # shellcheck disable=SC2086 # the command's words
+    code=0 && "$mprof" $command "$tmp/padded.ctf" >"$tmp/whole" 2>&1 || code=$?
+    # shellcheck disable=SC2086
+    limited_code=0 && limited $command "$tmp/padded.ctf" >"$tmp/windowed" 2>&1 ||
+      limited_code=$?
+    if grep -q "not an mprof trace (bad magic)" "$tmp/whole"; then
+      [ "$(grep -c "too big to map whole, and not an mprof trace" \
+        "$tmp/windowed")" = 1 ] && [ "$limited_code" = "$code" ] &&
+        cmp -s <(grep -v '^mprof: ' "$tmp/whole") \
+          <(grep -v '^mprof: ' "$tmp/windowed") ||
+        fail "$command $(basename "$damaged") in 600 MiB: $(cat "$tmp/windowed")"
+      continue
+    fi
+    [ "$code" = "$limited_code" ] && cmp -s "$tmp/whole" "$tmp/windowed" ||
+      fail "$command $(basename "$damaged") in 600 MiB: exit $limited_code, not" \
+        "$code: $(diff "$tmp/whole" "$tmp/windowed" | head -5)"
+  done
+done
+
 # 20 writer threads, 13 ring packets: 7 threads never get one and drop all.
 "$gen" "$tmp/small.ctf" discard 65536 10 20 >"$tmp/gen"
 grep -q "^discarded [1-9]" "$tmp/gen" || fail "the small ring dropped nothing"

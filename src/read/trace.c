@@ -571,6 +571,12 @@ int mprof_trace_open(const char *path, mprof_diag_fn diag, void *context,
   const char *why = unreadable             ? strerror(saved)
                     : !S_ISREG(st.st_mode) ? "not a regular file"
                                            : NULL;
+  size_t size = why ? 0 : (size_t)st.st_size, map_size = size;
+  void *map = size ? mprof__map_trace(fd, size, &map_size) : NULL;
+  if (size && map == MAP_FAILED) {
+    saved = errno;
+    why = "too big to map whole, and not an mprof trace whose head can be";
+  }
   if (why) {
     if (diag) {
       char line[1024];
@@ -581,13 +587,6 @@ int mprof_trace_open(const char *path, mprof_diag_fn diag, void *context,
     }
     if (fd >= 0) close(fd);
     errno = saved;
-    return MPROF_EIO;
-  }
-  size_t size = (size_t)st.st_size;
-  size_t map_size = size;
-  void *map = size ? mprof__map_trace(fd, size, &map_size) : NULL;
-  if (size && map == MAP_FAILED) {
-    close(fd);
     return MPROF_EIO;
   }
   int alive = mprof__writer_alive(fd); /* checked before the copy */

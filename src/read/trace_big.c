@@ -23,17 +23,22 @@
 #include "format.h"
 #include "trace_internal.h"
 
-/* The bytes before the packets of the mprof trace in fd (size bytes):
- * its header's packets_offset, or 0 if it is not an mprof trace or the
- * offset lies outside the file. */
+/* What a damaged header's packets_offset leaves of the file to map: the
+ * first 16 MiB, where the metadata and slot states of a trace lie. */
+#define DAMAGED_HEAD_BYTES ((size_t)16 << 20)
+
+/* The bytes before the packets of the mprof trace in fd (size bytes): its
+ * header's packets_offset (where that lies outside the file, a head of
+ * DAMAGED_HEAD_BYTES at most), or 0 if it is not an mprof trace. */
 static size_t head_bytes(int fd, size_t size) {
   uint8_t header[MPROF__TH_PACKETS_OFFSET + 8];
   if (pread(fd, header, sizeof header, 0) != (ssize_t)sizeof header ||
       memcmp(header, MPROF__TRACE_MAGIC, 8) != 0)
     return 0;
   uint64_t packets_offset = mprof__get_u64(header + MPROF__TH_PACKETS_OFFSET);
-  if (packets_offset < sizeof header || packets_offset > size) return 0;
-  return (size_t)packets_offset;
+  if (packets_offset >= sizeof header && packets_offset <= size)
+    return (size_t)packets_offset;
+  return size < DAMAGED_HEAD_BYTES ? size : DAMAGED_HEAD_BYTES;
 }
 
 void *mprof__map_trace(int fd, size_t size, size_t *map_size) {
