@@ -17,7 +17,26 @@ static void poll_mark_fire(uv_prepare_t *prepare) {
   mprof_suspend();
 }
 
-/* Our prepare handle on loop, unreferenced: it keeps no loop alive. */
+/* libuv runs a loop's prepare handles from the head of its queue, and
+ * uv_prepare_start() puts a handle at the head: a prepare handle the
+ * program started before our mark (Node.js starts its own before
+ * uv_run()) would run after it, and its work would show as the poll.  So
+ * the mark moves to the tail, to run last, right before the poll.  The
+ * links are libuv's queue (void *[2], a struct uv__queue since 1.45): next,
+ * then prev. */
+static void poll_mark_last(uv_loop_t *loop, uv_prepare_t *mark) {
+  void **head = (void **)&loop->prepare_handles;
+  void **link = (void **)&mark->queue;
+  ((void **)link[1])[0] = link[0];
+  ((void **)link[0])[1] = link[1];
+  link[0] = head;
+  link[1] = head[1];
+  ((void **)head[1])[0] = link;
+  head[1] = link;
+}
+
+/* Our prepare handle on loop, unreferenced (it keeps no loop alive), last
+ * of the loop's prepare handles. */
 static uv_prepare_t *poll_mark_new(uv_loop_t *loop) {
   uv_prepare_t *mark = malloc(sizeof *mark);
   if (!mark || REAL->uv_prepare_init(loop, mark)) {
@@ -26,6 +45,7 @@ static uv_prepare_t *poll_mark_new(uv_loop_t *loop) {
   }
   mark->data = (void *)poll_mark_tag;
   REAL->uv_prepare_start(mark, poll_mark_fire);
+  poll_mark_last(loop, mark);
   REAL->uv_unref((uv_handle_t *)mark);
   return mark;
 }
