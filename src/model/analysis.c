@@ -130,38 +130,35 @@ static int arrow_wait(const context_t *c, size_t i, int reads_are_waits,
   return 1;
 }
 
+/* The waits, grouped by waiter (stable: arrows are in time order), each
+ * placed where it belongs as it is made: counted by waiter into
+ * edges_first[t + 2], summed, then placed as the arrows by thread are
+ * (mprof__adjacency_make), so that no unsorted copy is ever made. */
 static int collect_waits(context_t *c) {
-  /* counted first, so that the array is made once (a heap that never
-   * shrinks would keep every smaller copy) */
-  size_t waits = 0, arrows = c->model->view.arrow_count;
-  for (size_t i = 0; i < arrows; i++)
-    waits += c->arrows[i].kind == MPROF_ARROW_TRY_READ;
-  int reads_are_waits = waits == 0 && c->model->legacy;
+  size_t n = c->thread_count, arrows = c->model->view.arrow_count;
+  uint32_t *first = c->edges_first = calloc(n + 2, sizeof *first);
+  if (!first) return MPROF_ENOMEM;
+  int reads_are_waits = 0;
   wait_edge_t edge;
-  if (reads_are_waits)
+  for (size_t i = 0; i < arrows; i++)
+    if (c->arrows[i].kind == MPROF_ARROW_TRY_READ) {
+      first[c->arrows[i].from + 2]++;
+      c->edge_count++;
+    }
+  if (c->edge_count == 0 && c->model->legacy) {
+    reads_are_waits = 1;
     for (size_t i = 0; i < arrows; i++)
-      waits += read_wait(c, &c->arrows[i], &edge);
-  c->edges = malloc((waits ? waits : 1) * sizeof *c->edges);
+      if (read_wait(c, &c->arrows[i], &edge)) {
+        first[edge.waiter + 2]++;
+        c->edge_count++;
+      }
+  }
+  c->edges = malloc((c->edge_count + 1) * sizeof *c->edges);
   if (!c->edges) return MPROF_ENOMEM;
+  for (size_t t = 0; t < n; t++) first[t + 2] += first[t + 1];
   for (size_t i = 0; i < arrows; i++)
     if (arrow_wait(c, i, reads_are_waits, &edge))
-      c->edges[c->edge_count++] = edge;
-  /* group by waiter (stable: arrows were in time order) */
-  size_t n = c->thread_count;
-  c->edges_first = calloc(n + 2, sizeof *c->edges_first);
-  wait_edge_t *sorted = malloc((c->edge_count + 1) * sizeof *sorted);
-  if (!c->edges_first || !sorted) {
-    free(sorted);
-    return MPROF_ENOMEM;
-  }
-  /* placed as the arrows by thread are (mprof__adjacency_make) */
-  uint32_t *first = c->edges_first;
-  for (size_t i = 0; i < c->edge_count; i++) first[c->edges[i].waiter + 2]++;
-  for (size_t t = 0; t < n; t++) first[t + 2] += first[t + 1];
-  for (size_t i = 0; i < c->edge_count; i++)
-    sorted[first[c->edges[i].waiter + 1]++] = c->edges[i];
-  free(c->edges);
-  c->edges = sorted;
+      c->edges[first[edge.waiter + 1]++] = edge;
   return 0;
 }
 
@@ -396,15 +393,18 @@ static int find_lost_wakeups(context_t *c) {
 typedef struct chain_memo_s {
   uint32_t depth; /* links from this edge on; 0: not computed */
   uint32_t next;  /* the edge it continues with, or NO */
-  int visiting;
 } chain_memo_t;
+
+/* The depth of an edge while chains through it are walked. */
+#define CHAIN_VISITING UINT32_MAX
 
 /* Links in the longest chain that starts with edge e. */
 static uint32_t chain_depth(const context_t *c, chain_memo_t *memo, uint32_t e,
                             int depth_left) {
-  if (memo[e].depth) return memo[e].depth;
-  if (memo[e].visiting || depth_left == 0) return 1; /* a cycle: cut it */
-  memo[e].visiting = 1;
+  if (memo[e].depth && memo[e].depth != CHAIN_VISITING) return memo[e].depth;
+  if (memo[e].depth == CHAIN_VISITING || depth_left == 0)
+    return 1; /* a cycle: cut it */
+  memo[e].depth = CHAIN_VISITING;
   const wait_edge_t *edge = &c->edges[e];
   uint32_t best = 0, next = MPROF_NO_THREAD;
   for (uint32_t k = c->edges_first[edge->on]; k < c->edges_first[edge->on + 1];
@@ -417,7 +417,6 @@ static uint32_t chain_depth(const context_t *c, chain_memo_t *memo, uint32_t e,
       next = k;
     }
   }
-  memo[e].visiting = 0;
   memo[e].depth = best + 1;
   memo[e].next = next;
   return best + 1;

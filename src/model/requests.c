@@ -332,6 +332,7 @@ static int group_failures(const mprof_model_t *m, const grouping_t *g,
   const mprof_model_view_t *v = &m->view;
   mprof_request_group_t *group = &out->requests[r];
   group->first_failure = (uint32_t)out->failure_count;
+  if (!g->facts->failed_count) return 0; /* no request failed: none to read */
   for (uint32_t k = g->first[r]; k < g->first[r + 1]; k++) {
     uint32_t t = g->members[k];
     const mprof_thread_t *th = &v->threads[t];
