@@ -22,6 +22,7 @@
 
 #define OPENS 3000
 #define SECONDS_ALLOWED 20
+#define SEEN 20
 
 static const char *dir;
 static volatile int stop;
@@ -103,7 +104,9 @@ int main(int argc, char **argv) {
   pthread_t swapper;
   pthread_create(&swapper, NULL, swap_member, NULL);
   int opened = 0, refused = 0;
-  for (int i = 0; i < OPENS; i++) {
+  /* At least OPENS, and until each way was seen often (the swapper may
+   * wait for a core on a busy machine): the alarm bounds it. */
+  for (int i = 0; i < OPENS || opened < SEEN || refused < SEEN; i++) {
     mprof_trace_set_t set;
     if (mprof_trace_open_merged(manifest, count_refusal, &refused, &set) == 0)
       opened++;
@@ -111,7 +114,6 @@ int main(int argc, char **argv) {
   }
   stop = 1;
   pthread_join(swapper, NULL);
-  if (!opened || !refused) fail("the swap was never seen both ways");
 
   char fifo[4096];
   path_in_dir(fifo, sizeof fifo, "lone.fifo");
