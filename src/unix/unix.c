@@ -12,12 +12,10 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <linux/futex.h>
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/random.h>
@@ -298,6 +296,67 @@ static void trace_fd_close(void) {
   active.fd = -1;
 }
 
+/* --- An earlier trace's removal, away from the program -----------------------
+ *
+ * A new trace takes the name of an earlier run's file, whose removal can
+ * take milliseconds: its dirty pages are dropped and, on ext4 under write
+ * load, its data written out first.  So the old file is held open while
+ * its name is unlinked (which removes only the name), and its last
+ * descriptor is closed by a helper process, a copy of this one made by
+ * clone() without fork()'s handlers: neither the program's start nor its
+ * exit waits for the removal.  The helper's exit signal is none, so the
+ * program's wait() never sees it; it is reaped at the next packet or the
+ * stop, or by init.  It runs with every signal blocked. */
+
+static pid_t remover_pid; /* the helper to reap, or 0 */
+
+/* The helper: waits until the program has closed its own descriptor of the
+ * old file (fds[0]) and the write end of the pipe whose read end is fds[1],
+ * so that its own close of fds[0] is the last, and exits. */
+static int remover_run(void *fds) {
+  const int *fd = fds;
+  int low = fd[0] < fd[1] ? fd[0] : fd[1], high = fd[0] ^ fd[1] ^ low;
+  if (low > 0) syscall(SYS_close_range, 0, low - 1, 0);
+  syscall(SYS_close_range, low + 1, high - 1, 0);
+  syscall(SYS_close_range, high + 1, ~0u, 0);
+  char byte;
+  while (read(fd[1], &byte, 1) < 0 && errno == EINTR) {
+  }
+  close(fd[0]);
+  _exit(0);
+}
+
+/* Reaps a helper that has exited; any recording OS thread may. */
+static void remover_reap(void) {
+  pid_t pid = __atomic_exchange_n(&remover_pid, 0, __ATOMIC_ACQ_REL);
+  if (pid && waitpid(pid, NULL, __WCLONE | WNOHANG) == 0)
+    __atomic_store_n(&remover_pid, pid, __ATOMIC_RELEASE); /* still running */
+}
+
+/* Closes fd, the last descriptor of an unlinked file, in a helper; nonzero
+ * if it did. */
+static int close_in_helper(int fd) {
+  static char stack[16384] __attribute__((aligned(64)));
+  int pipe_fds[2];
+  remover_reap();
+  if (__atomic_load_n(&remover_pid, __ATOMIC_ACQUIRE) ||
+      pipe2(pipe_fds, O_CLOEXEC) < 0)
+    return 0;
+  int fds[2] = {fd, pipe_fds[0]};
+  sigset_t all, before;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &before);
+  pid_t pid = clone(remover_run, stack + sizeof stack, 0, fds);
+  pthread_sigmask(SIG_SETMASK, &before, NULL);
+  close(pipe_fds[0]);
+  if (pid > 0) {
+    __atomic_store_n(&remover_pid, pid, __ATOMIC_RELEASE);
+    close(fd);
+  }
+  close(pipe_fds[1]); /* the helper may close fd now */
+  return pid > 0;
+}
+
 /* A packet's first use (mprof__start_fresh()): its blocks allocated, so
  * that no write into it can meet a full disk.  Its pages are faulted in one
  * by one as events reach them: a page dirtied ahead of need is one more
@@ -305,6 +364,7 @@ static void trace_fd_close(void) {
  * an idle server) wait for when the machine writes back a lot, and a fault
  * costs no more than a page of MADV_POPULATE_WRITE. */
 static int prepare_packet(uint8_t *packet, uint32_t size) {
+  remover_reap();
   int fd = trace_fd();
   if (fd < 0 || allocate(fd, packet - (uint8_t *)active.map, size)) return -1;
   return 0;
@@ -320,98 +380,6 @@ static int is_replaceable(const char *path) {
   errno = EEXIST;
   return 0;
 }
-
-/* --- An earlier trace's removal, away from the program -----------------------
- *
- * A new trace takes the name of an earlier run's file, whose removal can
- * take milliseconds: its dirty pages are dropped and, on ext4 under write
- * load, its data written out first.  So the old file is held open while
- * its name is unlinked (which removes only the name), and its last
- * descriptor is closed by a helper task that shares this process's memory
- * but is no thread of it: neither the program's start nor its exit waits
- * for the removal.  The helper starts a second one and exits at once, so
- * the second, orphaned, is reaped by init and is never the program's
- * child.  Both run with every signal blocked, on stacks of their own, and
- * make raw system calls only (errno is the program's). */
-
-#if defined(__x86_64__)
-#define REMOVER_STACK_BYTES 16384
-
-static char remover_stacks[2][REMOVER_STACK_BYTES] __attribute__((aligned(64)));
-static int remover_fd;
-static atomic_int remover_busy; /* the stacks and remover_fd are in use */
-/* Set once the program's own descriptor of the old file is closed: the
- * second helper's close must be the last. */
-static atomic_int remover_alone;
-
-static inline long raw_syscall4(long number, long a, long b, long c, long d) {
-  register long r10 __asm__("r10") = d;
-  long result;
-  __asm__ volatile("syscall"
-                   : "=a"(result)
-                   : "a"(number), "D"(a), "S"(b), "d"(c), "r"(r10)
-                   : "rcx", "r11", "memory");
-  return result;
-}
-
-/* The second helper: drops its copies of every descriptor, the old file's
- * last, and exits (clone()'s caller code makes the exit call). */
-static int remover_run(void *unused) {
-  (void)unused;
-  long fd = remover_fd;
-  if (fd > 0) raw_syscall4(SYS_close_range, 0, fd - 1, 0, 0);
-  raw_syscall4(SYS_close_range, fd + 1, ~0u, 0, 0);
-  /* A program killed before it closed its own descriptor has closed it by
-   * dying: a second is long enough. */
-  struct timespec second = {1, 0};
-  if (!atomic_load_explicit(&remover_alone, memory_order_acquire))
-    raw_syscall4(SYS_futex, (long)&remover_alone, FUTEX_WAIT_PRIVATE, 0,
-                 (long)&second);
-  raw_syscall4(SYS_close, fd, 0, 0, 0);
-  atomic_store_explicit(&remover_busy, 0, memory_order_release);
-  return 0;
-}
-
-/* The first helper: starts the second and exits. */
-static int remover_start(void *unused) {
-  (void)unused;
-  if (clone(remover_run, remover_stacks[1] + REMOVER_STACK_BYTES, CLONE_VM,
-            NULL) < 0)
-    atomic_store_explicit(&remover_busy, 0, memory_order_release);
-  return 0;
-}
-
-/* Closes fd, the last descriptor of an unlinked file, in a helper task;
- * nonzero if it did.  The helpers copy this process's descriptor table
- * (a program's later dup2() or close() never meets theirs). */
-static int close_in_helper(int fd) {
-  if (atomic_exchange_explicit(&remover_busy, 1, memory_order_acquire))
-    return 0;
-  remover_fd = fd;
-  atomic_store_explicit(&remover_alone, 0, memory_order_relaxed);
-  sigset_t all, before;
-  sigfillset(&all);
-  pthread_sigmask(SIG_SETMASK, &all, &before);
-  int pid = clone(remover_start, remover_stacks[0] + REMOVER_STACK_BYTES,
-                  CLONE_VM, NULL);
-  pthread_sigmask(SIG_SETMASK, &before, NULL);
-  if (pid < 0) {
-    atomic_store_explicit(&remover_busy, 0, memory_order_release);
-    return 0;
-  }
-  close(fd);
-  atomic_store_explicit(&remover_alone, 1, memory_order_release);
-  syscall(SYS_futex, &remover_alone, FUTEX_WAKE_PRIVATE, 1);
-  while (waitpid(pid, NULL, __WCLONE) < 0 && errno == EINTR) {
-  }
-  return 1;
-}
-#else
-static int close_in_helper(int fd) {
-  (void)fd;
-  return 0;
-}
-#endif
 
 /* Removes the file at path, an earlier trace that no live process holds,
  * its last descriptor closed by a helper when it can be.  0, or -1 with
@@ -556,6 +524,7 @@ void mprof_unix_stop(void) {
     active.child_pending = 0;
     mprof_stop(); /* calls the pending start off */
   }
+  remover_reap();
   if (!mprof_is_started() || !active.map) return;
   mprof_stop();
   msync(active.map, active.size, MS_ASYNC);
