@@ -1,7 +1,8 @@
 /* test_record_group.c -- the events the recorder writes in twos, at one
  * instant (src/record/record.h): mprof__create_labelled() (a create and
- * its label beside it in the ring), mprof__resolve_switch() and
- * mprof__switch_label_net().  What each records, read back: the same
+ * its label beside it in the ring), mprof__resolve_switch(),
+ * mprof__switch_label_net(), and the net labels of a request's sent bytes
+ * at its create's time.  What each records, read back: the same
  * events, in order, as the calls they stand for, at one time; a label that
  * dies with its create, in the ring packet that holds it; the resolver
  * named by a packet that the pair opens; both events counted when the
@@ -177,6 +178,32 @@ static void switch_and_net_label_at_one_time(void **state) {
   assert_true(events[s + 3].time_ticks > label->time_ticks);
 }
 
+/* A request's sent bytes, labelled once the call that sent them returned,
+ * at the time of the OS thread's last event: the request's create. */
+static void sent_bytes_take_the_time_of_the_create(void **state) {
+  (void)state;
+  start(MPROF_RING_OVERWRITE);
+  const char *head = "net send udp 10.0.0.2:53 10.0.0.1:4000";
+  size_t n = strlen(head);
+  uint64_t first = create_write();
+  clock_ticks += 5000; /* the system call */
+  mprof__label_net_hash_sent(first, head, n, mprof__label_hash(head, n), 0,
+                             0xabcdef, 40);
+  uint64_t second = create_write();
+  mprof_signal(first);
+  mprof__label_net_sent(second, head, n, mprof__label_hash(head, n), 0, 7, 3);
+  stop_and_read();
+  size_t c = find(MPROF_EVENT_CREATE, first, 0);
+  size_t l = find(MPROF_EVENT_LABEL, first, c + 2);
+  assert_text(&events[l],
+              "net send udp 10.0.0.2:53 10.0.0.1:4000 0000000000abcdef 40");
+  assert_int_equal(events[l].time_ticks, events[c].time_ticks);
+  size_t s = find(MPROF_EVENT_SIGNAL, first, l);
+  l = find(MPROF_EVENT_LABEL, second, s);
+  assert_text(&events[l], "net send udp 10.0.0.2:53 10.0.0.1:4000 7 3");
+  assert_int_equal(events[l].time_ticks, events[s].time_ticks);
+}
+
 /* A pair that opens a new packet: the packet starts with the resolver as
  * its running thread, which the pair then switches away from. */
 static void a_pair_that_opens_a_packet(void **state) {
@@ -217,6 +244,7 @@ int main(void) {
       cmocka_unit_test(create_and_label_in_one_ring_packet),
       cmocka_unit_test(resolve_then_switch_at_one_time),
       cmocka_unit_test(switch_and_net_label_at_one_time),
+      cmocka_unit_test(sent_bytes_take_the_time_of_the_create),
       cmocka_unit_test(a_pair_that_opens_a_packet),
       cmocka_unit_test(dropped_pairs_count_both_events),
   };

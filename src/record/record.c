@@ -216,9 +216,10 @@ COLD static uint8_t *reserve_slow(stream_t *s, cursor_t *c, int names,
   return 0;
 }
 
-static inline uint8_t *reserve(stream_t *s, cursor_t *c, uint32_t id,
-                               uint32_t size) {
-  uint64_t now = clock_now();
+/* reserve() at clock value now, which may be older than the stream's last
+ * event (it is then taken to be that event's time). */
+static inline uint8_t *reserve_at(stream_t *s, cursor_t *c, uint32_t id,
+                                  uint32_t size, uint64_t now) {
   uint8_t *p = c->pos;
   /* No open packet means pos == end == 0, so the size test fails too. */
   if (LIKELY(id < MPROF__ID_EXTENDED &&
@@ -229,6 +230,11 @@ static inline uint8_t *reserve(stream_t *s, cursor_t *c, uint32_t id,
     return p + MPROF__COMPACT_HEADER_SIZE;
   }
   return reserve_slow(s, c, c == &s->names, id, size, now);
+}
+
+static inline uint8_t *reserve(stream_t *s, cursor_t *c, uint32_t id,
+                               uint32_t size) {
+  return reserve_at(s, c, id, size, clock_now());
 }
 
 static inline int fits32(uint64_t v) { return v <= UINT32_MAX; }
@@ -597,9 +603,9 @@ static inline void put_width(uint8_t *p, uint32_t width, uint64_t v) {
  * events it stands for: its counter's increase needs the running thread,
  * which only the ring keeps. */
 static inline __attribute__((always_inline)) void
-emit_net_label(stream_t *s, uint32_t kind, int switching, uint64_t thread,
-               uint32_t string_id, mprof_counter_t counter, uint64_t number,
-               uint64_t length) {
+emit_net_label(stream_t *s, uint32_t kind, int switching, int at_last,
+               uint64_t thread, uint32_t string_id, mprof_counter_t counter,
+               uint64_t number, uint64_t length) {
   int hashed = kind == MPROF__EV_NET_HASH_LABEL;
   int wide =
       !fits32(thread) || (!hashed && number > INT32_MAX) || length > INT32_MAX;
@@ -613,7 +619,8 @@ emit_net_label(stream_t *s, uint32_t kind, int switching, uint64_t thread,
   }
   uint8_t *p = switching
                    ? reserve_group(s, MPROF__EV_SWITCH, GROUP_SWITCH + size, 2)
-                   : reserve(s, &s->ring, id, size);
+               : at_last ? reserve_at(s, &s->ring, id, size, s->ring.last_ts)
+                         : reserve(s, &s->ring, id, size);
   if (!p) return;
   if (switching) p = put_group_thread(s, p, thread, id);
   put_width(p, width, thread);
@@ -643,23 +650,26 @@ COLD static void emit_net_text(stream_t *s, uint32_t kind, uint64_t thread,
                  NAMES_OR_RING);
 }
 
-/* mprof__label_net() and the like, by kind, after a switch to thread if
- * enter: a copy for each, with intern() inlined, the cost of a TCP read or
- * write. */
+/* How a net label is stamped: at the clock's time, after a switch to its
+ * thread at that time, or at the time of the OS thread's last event. */
+enum { NET_NOW, NET_ENTER, NET_AT_LAST };
+
+/* mprof__label_net() and the like, by kind and how: a copy for each, with
+ * intern() inlined, the cost of a TCP read or write. */
 static inline __attribute__((always_inline)) void
-label_net(uint32_t kind, int enter, uint64_t thread, const char *head,
+label_net(uint32_t kind, int how, uint64_t thread, const char *head,
           size_t head_length, uint64_t head_hash, mprof_counter_t counter,
           uint64_t number, uint64_t length) {
   if (UNLIKELY(!is_started())) return;
   stream_t *s = stream_get();
-  int switching = enter && thread != s->current;
+  int switching = how == NET_ENTER && thread != s->current;
   if (switching) s->current = thread;
   uint32_t string_id = head_length + MPROF__NET_LABEL_TAIL <= string_limit()
                            ? intern(s, head, head_length, head_hash)
                            : 0;
   if (LIKELY(string_id)) {
-    emit_net_label(s, kind, switching, thread, string_id, counter, number,
-                   length);
+    emit_net_label(s, kind, switching, how == NET_AT_LAST, thread, string_id,
+                   counter, number, length);
     return;
   }
   if (switching) emit_thread(MPROF__EV_SWITCH, thread);
@@ -669,7 +679,7 @@ label_net(uint32_t kind, int enter, uint64_t thread, const char *head,
 void mprof__label_net(uint64_t thread, const char *head, size_t head_length,
                       uint64_t head_hash, mprof_counter_t counter,
                       uint64_t offset, uint64_t length) {
-  label_net(MPROF__EV_NET_LABEL, 0, thread, head, head_length, head_hash,
+  label_net(MPROF__EV_NET_LABEL, NET_NOW, thread, head, head_length, head_hash,
             counter, offset, length);
 }
 
@@ -677,24 +687,40 @@ void mprof__label_net_hash(uint64_t thread, const char *head,
                            size_t head_length, uint64_t head_hash,
                            mprof_counter_t counter, uint64_t hash,
                            uint64_t length) {
-  label_net(MPROF__EV_NET_HASH_LABEL, 0, thread, head, head_length, head_hash,
-            counter, hash, length);
+  label_net(MPROF__EV_NET_HASH_LABEL, NET_NOW, thread, head, head_length,
+            head_hash, counter, hash, length);
 }
 
 void mprof__switch_label_net(uint64_t thread, const char *head,
                              size_t head_length, uint64_t head_hash,
                              mprof_counter_t counter, uint64_t offset,
                              uint64_t length) {
-  label_net(MPROF__EV_NET_LABEL, 1, thread, head, head_length, head_hash,
-            counter, offset, length);
+  label_net(MPROF__EV_NET_LABEL, NET_ENTER, thread, head, head_length,
+            head_hash, counter, offset, length);
 }
 
 void mprof__switch_label_net_hash(uint64_t thread, const char *head,
                                   size_t head_length, uint64_t head_hash,
                                   mprof_counter_t counter, uint64_t hash,
                                   uint64_t length) {
-  label_net(MPROF__EV_NET_HASH_LABEL, 1, thread, head, head_length, head_hash,
-            counter, hash, length);
+  label_net(MPROF__EV_NET_HASH_LABEL, NET_ENTER, thread, head, head_length,
+            head_hash, counter, hash, length);
+}
+
+void mprof__label_net_sent(uint64_t thread, const char *head,
+                           size_t head_length, uint64_t head_hash,
+                           mprof_counter_t counter, uint64_t offset,
+                           uint64_t length) {
+  label_net(MPROF__EV_NET_LABEL, NET_AT_LAST, thread, head, head_length,
+            head_hash, counter, offset, length);
+}
+
+void mprof__label_net_hash_sent(uint64_t thread, const char *head,
+                                size_t head_length, uint64_t head_hash,
+                                mprof_counter_t counter, uint64_t hash,
+                                uint64_t length) {
+  label_net(MPROF__EV_NET_HASH_LABEL, NET_AT_LAST, thread, head, head_length,
+            head_hash, counter, hash, length);
 }
 
 void mprof__signal(uint64_t target) {

@@ -69,6 +69,16 @@ void mprof__switch_label_net(uint64_t thread, const char *head,
                              mprof_counter_t counter, uint64_t offset,
                              uint64_t length);
 
+/* mprof__label_net() stamped with the time of this OS thread's last event,
+ * without a clock reading: the bytes of a write request that the shim
+ * created just before the system call that sent them.  They are known sent
+ * once the call returns, but left during it, so the request's create
+ * gives the time a peer's receive can never precede. */
+void mprof__label_net_sent(uint64_t thread, const char *head,
+                           size_t head_length, uint64_t head_hash,
+                           mprof_counter_t counter, uint64_t offset,
+                           uint64_t length);
+
 /* mprof__label_net() of the label "HEAD HASH LENGTH", HASH in 16
  * lower-case hex digits: the libuv shim's UDP datagrams (the hash of the
  * payload).  Written as one net_hash_label event. */
@@ -76,6 +86,13 @@ void mprof__label_net_hash(uint64_t thread, const char *head,
                            size_t head_length, uint64_t head_hash,
                            mprof_counter_t counter, uint64_t hash,
                            uint64_t length);
+
+/* mprof__label_net_hash() at the time of this OS thread's last event, as
+ * mprof__label_net_sent(): a datagram send request's. */
+void mprof__label_net_hash_sent(uint64_t thread, const char *head,
+                                size_t head_length, uint64_t head_hash,
+                                mprof_counter_t counter, uint64_t hash,
+                                uint64_t length);
 
 /* mprof_switch(thread), then mprof__label_net_hash(thread, ...), at one
  * instant: a datagram's receive callback entered. */

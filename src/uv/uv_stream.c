@@ -44,16 +44,19 @@ static mprof__uv_net_t *tcp_net(mprof__uv_entry_t *entry, const uv_tcp_t *tcp) {
   return net;
 }
 
-/* "net send tcp ..." on thread: length bytes written to a stream. */
-static void stream_sent(uv_stream_t *stream, uint64_t thread, size_t length) {
+/* "net send tcp ..." on thread: length bytes written to a stream; by a
+ * write request (by_request), at the time of its create. */
+static void stream_sent(uv_stream_t *stream, uint64_t thread, size_t length,
+                        int by_request) {
   mprof__uv_entry_t *handle = mprof__uv_map_get(stream);
   mprof__uv_net_t *net = handle ? tcp_net(handle, (uv_tcp_t *)stream) : NULL;
   if (!net) {
     mprof_counter_increase(mprof__uv_bytes_written, (int64_t)length);
     return;
   }
-  mprof__label_net(thread, net->send.buf, net->send.length, net->send.hash,
-                   mprof__uv_bytes_written, net->sent_bytes, length);
+  (by_request ? mprof__label_net_sent : mprof__label_net)(
+      thread, net->send.buf, net->send.length, net->send.hash,
+      mprof__uv_bytes_written, net->sent_bytes, length);
   net->sent_bytes += length;
 }
 
@@ -151,7 +154,7 @@ static int write_submitted(mprof__uv_entry_t *entry, uv_stream_t *handle,
                            int result) {
   if (entry && result == 0) {
     int saved = errno;
-    stream_sent(handle, entry->thread, mprof__uv_bufs_length(bufs, nbufs));
+    stream_sent(handle, entry->thread, mprof__uv_bufs_length(bufs, nbufs), 1);
     errno = saved;
   }
   return mprof__uv_submitted(entry, result);
@@ -191,7 +194,7 @@ void mprof_uv_pipe_connect(uv_connect_t *req, uv_pipe_t *handle,
 static int try_written(uv_stream_t *handle, int result) {
   if (result > 0 && mprof_is_started()) {
     int saved = errno;
-    stream_sent(handle, mprof__uv_map_thread(handle), (size_t)result);
+    stream_sent(handle, mprof__uv_map_thread(handle), (size_t)result, 0);
     errno = saved;
   }
   return result;

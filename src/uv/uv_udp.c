@@ -93,13 +93,18 @@ static const mprof__uv_text_t *udp_head(uv_udp_t *udp, mprof__uv_net_t *net,
   return head;
 }
 
+/* What a datagram's label stands for: a receive, whose callback it enters
+ * (a switch to the socket's thread at the same instant), a send request's
+ * send, at the time of the request's create, or uv_udp_try_send()'s. */
+enum { UDP_RECEIVED, UDP_SENT, UDP_TRIED };
+
 /* "net DIRECTION udp SOURCE DESTINATION HASH LENGTH" of a datagram to or
  * from sa (NULL: the connected peer), with the counter's increase by its
- * length; the increase alone while an address is unknown.  A receive first
- * switches to the socket's thread, at the same instant. */
-static void udp_label(uint64_t thread, mprof__uv_entry_t *handle, int send,
+ * length; the increase alone while an address is unknown. */
+static void udp_label(uint64_t thread, mprof__uv_entry_t *handle, int how,
                       const struct sockaddr *sa, const uv_buf_t bufs[],
                       unsigned int nbufs, size_t length) {
+  int send = how != UDP_RECEIVED;
   mprof_counter_t counter =
       send ? mprof__uv_bytes_written : mprof__uv_bytes_read;
   mprof__uv_net_t *net = handle ? mprof__uv_net_of(handle) : NULL;
@@ -111,12 +116,10 @@ static void udp_label(uint64_t thread, mprof__uv_entry_t *handle, int send,
     return;
   }
   uint64_t hash = payload_hash(bufs, nbufs, length);
-  if (send)
-    mprof__label_net_hash(thread, head->buf, head->length, head->hash, counter,
-                          hash, length);
-  else
-    mprof__switch_label_net_hash(thread, head->buf, head->length, head->hash,
-                                 counter, hash, length);
+  (how == UDP_RECEIVED ? mprof__switch_label_net_hash
+   : how == UDP_SENT   ? mprof__label_net_hash_sent
+                       : mprof__label_net_hash)(
+      thread, head->buf, head->length, head->hash, counter, hash, length);
 }
 
 int mprof_uv_udp_init_ex(uv_loop_t *loop, uv_udp_t *handle,
@@ -136,10 +139,12 @@ int mprof_uv_udp_init(uv_loop_t *loop, uv_udp_t *handle) {
                                  result);
 }
 
-/* The send's label and counter, once libuv has bound the socket. */
-static void udp_sent(uint64_t thread, uv_udp_t *udp, const uv_buf_t bufs[],
-                     unsigned int nbufs, const struct sockaddr *addr) {
-  udp_label(thread, mprof__uv_map_get(udp), 1, addr, bufs, nbufs,
+/* The send's label and counter (how: UDP_SENT or UDP_TRIED), once libuv
+ * has bound the socket. */
+static void udp_sent(uint64_t thread, int how, uv_udp_t *udp,
+                     const uv_buf_t bufs[], unsigned int nbufs,
+                     const struct sockaddr *addr) {
+  udp_label(thread, mprof__uv_map_get(udp), how, addr, bufs, nbufs,
             mprof__uv_bufs_length(bufs, nbufs));
 }
 
@@ -152,7 +157,7 @@ int mprof_uv_udp_send(uv_udp_send_t *req, uv_udp_t *handle,
                                  entry ? udp_send_done : cb);
   if (entry && result == 0) {
     int saved = errno;
-    udp_sent(entry->thread, handle, bufs, nbufs, addr);
+    udp_sent(entry->thread, UDP_SENT, handle, bufs, nbufs, addr);
     errno = saved;
   }
   return mprof__uv_submitted(entry, result);
@@ -163,7 +168,8 @@ int mprof_uv_udp_try_send(uv_udp_t *handle, const uv_buf_t bufs[],
   int result = REAL->uv_udp_try_send(handle, bufs, nbufs, addr);
   if (result >= 0 && mprof_is_started()) {
     int saved = errno;
-    udp_sent(mprof__uv_map_thread(handle), handle, bufs, nbufs, addr);
+    udp_sent(mprof__uv_map_thread(handle), UDP_TRIED, handle, bufs, nbufs,
+             addr);
     errno = saved;
   }
   return result;
@@ -173,7 +179,7 @@ static void udp_recv_fire(uv_udp_t *udp, ssize_t nread, const uv_buf_t *buf,
                           const struct sockaddr *addr, unsigned flags) {
   mprof__uv_entry_t *entry = mprof__uv_map_get(udp);
   if (nread > 0 && addr) {
-    udp_label(entry->thread, entry, 0, addr, buf, 1, (size_t)nread);
+    udp_label(entry->thread, entry, UDP_RECEIVED, addr, buf, 1, (size_t)nread);
   } else {
     mprof_switch(entry->thread);
     if (nread > 0) mprof_counter_increase(mprof__uv_bytes_read, nread);
