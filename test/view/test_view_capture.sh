@@ -2,8 +2,8 @@
 # test_view_capture.sh -- `mprof view` opens a capture of `mprof watch` on
 # the finding that fired it: the zoo's blocked_often recorded with `mprof
 # record --watch`, its second capture shown with --png (a line "captured
-# by mprof watch: SUMMARY" on stdout, the picture framed on the block, the
-# timer highlighted) and in a window under Xvfb (that line first in the
+# by mprof watch: SUMMARY" on stdout, the picture framed on the block,
+# highlighted) and in a window under Xvfb (that line first in the
 # findings panel, then the block's row; the range the block's, the timer
 # selected); the whole run's trace, no capture, shows no such line.
 #   test_view_capture.sh BUILD   (run under xvfb-run -a)
@@ -40,20 +40,26 @@ PY
 read -r w0 w1 name < <(sed -n 3p "$tmp/want")
 [ "$name" = timer ] || fail "the block's thread at fault is $name, not the timer"
 
-# --png: the line on stdout, the picture framed on the block and the
-# timer highlighted along its line; the whole trace says nothing.
+# highlit PNG: the highlight's colour somewhere down the middle column.
+highlit() {
+  local y
+  for y in $(seq 0 2 $H); do is_colour "$1" $(( W / 2 )) $y $HIGHLIGHT 40 && return 0; done
+  return 1
+}
+
+# --png: the line on stdout, the picture framed on the block (the same
+# pixels as --range gives with its range) and something highlighted;
+# the whole trace says nothing and highlights nothing.
 "$mprof" view --png "$tmp/capture.png" --width $W --height $H "$capture" >"$tmp/png.out"
 [ "$(cat "$tmp/png.out")" = "$(head -1 "$tmp/want")" ] ||
   fail "--png says '$(cat "$tmp/png.out")', not '$(head -1 "$tmp/want")'"
-read -r row y x0 x1 start end < <("$probe" where "$capture" $W $H "$w0" "$w1" 0 timer) ||
-  fail "no timer in the block's range"
-x0=${x0%.*} x1=${x1%.*}
-[ "$x0" -gt 0 ] || x0=0
-[ "$x1" -lt $W ] || x1=$W
-is_colour_near "$tmp/capture.png" $x0 $x1 $(( ${y%.*} - 4 )) $HIGHLIGHT 60 ||
-  fail "--png: the timer is not highlighted along its line (x $x0..$x1, y $y)"
+"$mprof" view --png "$tmp/range.png" --width $W --height $H --range "${w0}ns:${w1}ns" "$capture" >/dev/null
+differ=$("$probe" diff "$tmp/capture.png" "$tmp/range.png" 0 0 $W $H)
+[ "$differ" = 0 ] || fail "--png: $differ pixels differ from the block's range, $w0..$w1 ns"
+highlit "$tmp/capture.png" || fail "--png: nothing highlighted"
 "$mprof" view --png "$tmp/plain.png" --width $W --height $H "$tmp/run/trace.ctf" >"$tmp/plain.out"
 [ ! -s "$tmp/plain.out" ] || fail "--png of the whole trace says: $(cat "$tmp/plain.out")"
+! highlit "$tmp/plain.png" || fail "--png of the whole trace highlights something"
 
 # The window: the panel's first rows, the range and the selection as a
 # click on the block's row gives them, before any input.

@@ -135,8 +135,8 @@ async function testFindingsCapture(context) {
   const [w0, w1] = expectedRange(f);
   check(Math.abs(t0 - w0) <= 1 && Math.abs(t1 - w1) <= 1, `capture: shows [${t0}, ${t1}), not the block's [${w0}, ${w1})`);
   const at = await selectedThread(page);
-  check(at && at.t.name === f.threads[0].name && f.threads[0].name === 'timer',
-    `capture: selects ${JSON.stringify(at && at.t)}, not the timer`);
+  check(at && at.t.id === String(f.threads[0].id) && f.threads[0].name === 'timer',
+    `capture: selects ${JSON.stringify(at && at.t)}, not the timer that blocked, timer#${f.threads[0].id}`);
   await shot(page, 'finding-capture');
   check(page.errors.length === 0, 'capture: no page errors: ' + page.errors);
   await page.close();
