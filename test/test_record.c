@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "mprof.h"
+#include "census_check.h"
 #include "mprof/read.h"
 
 /* A deterministic clock: each reading advances by clock_step ticks. */
@@ -50,7 +51,8 @@ static void count_diag(void *context, const char *message) {
   diag_count++;
 }
 
-/* Read buffer back into rb; fails the test on any diagnostic. */
+/* Read buffer back into rb; fails the test on any diagnostic, or where
+ * the census of a packet counts other events than it delivered. */
 static void read_back(const void *buffer, size_t size) {
   mprof_trace_t *trace;
   memset(&rb, 0, sizeof rb);
@@ -62,7 +64,9 @@ static void read_back(const void *buffer, size_t size) {
   for (size_t i = 0; i < rb.packets; i++) {
     const mprof_packet_info_t *p = mprof_trace_packet(trace, i);
     if (p->events_discarded > rb.discarded) rb.discarded = p->events_discarded;
+    size_t before = rb.count;
     assert_true(mprof_trace_packet_events(trace, i, collect, NULL) >= 0);
+    check_census(trace, i, &rb.events[before], rb.count - before);
   }
   mprof_trace_close(trace);
   assert_int_equal(diag_count, 0);

@@ -628,14 +628,11 @@ static int packet_walk(decoder_t *d, uint32_t stream, uint64_t *counts,
     uint32_t kind = event_class(id, &wide);
     if (kind >= MPROF__EV_COUNT) return -1;
     mprof_event_t payload; /* the rare events: decoded, to be measured */
+    event_begin(d, stream, kind, &payload); /* fields it lacks read as 0 */
     if (decode_payload(d, kind, wide, &payload)) return -1;
     if (wide && bad_thread_id(kind, &payload)) return -1;
     if (is_net_label(kind) && d->net_counter) ++*increases;
-    if (kind == MPROF__EV_STRING && collect) {
-      payload.kind = MPROF_EVENT_STRING;
-      payload.stream = stream;
-      collect(context, &payload);
-    }
+    if (kind == MPROF__EV_STRING && collect) collect(context, &payload);
     counts[kind]++;
   }
   return 0;
