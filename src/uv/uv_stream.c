@@ -133,6 +133,10 @@ int mprof_uv_accept(uv_stream_t *server, uv_stream_t *client) {
 
 static void read_fire(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf) {
   mprof__uv_entry_t *entry = mprof__uv_map_get(stream);
+  if (nread == 0) { /* nothing was there: the buffer given back */
+    ((uv_read_cb)entry->read_cb)(stream, nread, buf);
+    return;
+  }
   if (nread > 0)
     stream_received(entry, stream, (size_t)nread);
   else

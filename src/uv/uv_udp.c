@@ -178,6 +178,10 @@ int mprof_uv_udp_try_send(uv_udp_t *handle, const uv_buf_t bufs[],
 static void udp_recv_fire(uv_udp_t *udp, ssize_t nread, const uv_buf_t *buf,
                           const struct sockaddr *addr, unsigned flags) {
   mprof__uv_entry_t *entry = mprof__uv_map_get(udp);
+  if (nread == 0 && !addr) { /* nothing was there: the buffer given back */
+    ((uv_udp_recv_cb)entry->read_cb)(udp, nread, buf, addr, flags);
+    return;
+  }
   if (nread > 0 && addr) {
     udp_label(entry->thread, entry, UDP_RECEIVED, addr, buf, 1, (size_t)nread);
   } else {
