@@ -7,11 +7,15 @@
 # module, the share of mutants some test killed, and each survivor (a
 # mutant that does not compile is said so and not counted).  Exit 1 when a
 # module has less than 90 % killed.
-#   scripts/mutate.sh WORK_DIR      (the copy: WORK_DIR/src, its build:
-#                                    WORK_DIR/build; reused between runs)
+#   scripts/mutate.sh WORK_DIR [MODULE...]
+#     WORK_DIR: the copy (WORK_DIR/src) and its build (WORK_DIR/build),
+#     reused between runs.  MODULEs (record, decode, snapshot, model,
+#     analysis, exporters): only their mutants, and only their targets
+#     built; none: every module, and the whole tree built.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-work=${1:?usage: mutate.sh WORK_DIR}
+work=${1:?usage: mutate.sh WORK_DIR [MODULE...]}
+shift
 src=$work/src
 build=$work/build
 mkdir -p "$src" "$build"
@@ -21,8 +25,8 @@ declare -A targets=(
   [record]="mprof mprof_static mprof_cli trace_gen env_events clock_sleep clock_back seq_writer seq_check"
   [decode]="mprof_cli test_names_walk"
   [snapshot]="mprof_cli live_reads seq_writer seq_check"
-  [model]="mprof_cli test_model test_model_analysis test_model_trace story"
-  [analysis]="mprof_cli test_model test_model_analysis test_model_trace story"
+  [model]="mprof_cli test_model test_model_analysis test_model_trace story same_instant"
+  [analysis]="mprof_cli test_model test_model_analysis test_model_trace test_analysis_edges story same_instant"
   [exporters]="mprof_cli model_events"
 )
 declare -A tests=(
@@ -30,17 +34,32 @@ declare -A tests=(
   [decode]='^(babeltrace2|legacy_net_ctf|read_names_walk|clock)$'
   [snapshot]='^(live_reads|snapshot_memory)$'
   [model]='^(model|model_analysis|model_trace|report|legacy_net_ctf)$'
-  [analysis]='^(model|model_analysis|model_trace|report|report_top)$'
+  [analysis]='^(model|model_analysis|model_trace|analysis_edges|report|report_top)$'
   [exporters]='^(interop_chrome|interop_otlp)$'
 )
 
-# The tree as it is (tracked and new files), into the copy; built whole,
-# and every test the mutants are held to must pass before any mutant.
+modules=("$@")
+[ ${#modules[@]} -gt 0 ] || modules=(record decode snapshot model analysis exporters)
+chosen_tests=() chosen_targets=()
+for module in "${modules[@]}"; do
+  [ -n "${tests[$module]:-}" ] || { echo "mutate: no module $module" >&2; exit 2; }
+  chosen_tests+=("${tests[$module]}")
+  read -ra module_targets <<<"${targets[$module]}"
+  chosen_targets+=("${module_targets[@]}")
+done
+
+# The tree as it is (tracked and new files), into the copy; built (whole,
+# or the chosen modules' targets), and every test the mutants are held to
+# must pass before any mutant.
 (cd "$here" && git ls-files -z --cached --others --exclude-standard |
    rsync -a --from0 --files-from=- . "$src/") || exit 1
 cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null || exit 1
-cmake --build "$build" -j"$(nproc)" >/dev/null || exit 1
-all_tests=$(IFS='|'; echo "${tests[*]}" | sed 's/\^(//g; s/)\$//g')
+if [ $# -gt 0 ]; then
+  cmake --build "$build" -j"$(nproc)" --target "${chosen_targets[@]}" >/dev/null || exit 1
+else
+  cmake --build "$build" -j"$(nproc)" >/dev/null || exit 1
+fi
+all_tests=$(IFS='|'; echo "${chosen_tests[*]}" | sed 's/\^(//g; s/)\$//g')
 (cd "$build" && ctest -R "^($all_tests)\$" --output-on-failure >"$work/baseline.log" 2>&1) ||
   { echo "mutate: the tests fail without a mutant: $work/baseline.log" >&2; exit 1; }
 
@@ -82,6 +101,7 @@ PY
 declare -A total killed
 survivors=
 while IFS=$'\t' read -r module file index; do
+  [[ " ${modules[*]} " == *" $module "* ]] || continue
   cp "$src/$file" "$work/original"
   if ! apply "$file" "$index"; then
     echo "mutate: mutant $index of $file no longer applies: fix scripts/mutants.txt" >&2
@@ -104,11 +124,10 @@ while IFS=$'\t' read -r module file index; do
   fi
   cp "$work/original" "$src/$file"
 done <"$work/mutants/list"
-# shellcheck disable=SC2048,SC2086
-cmake --build "$build" -j"$(nproc)" --target ${targets[*]} >/dev/null 2>&1
+cmake --build "$build" -j"$(nproc)" --target "${chosen_targets[@]}" >/dev/null 2>&1
 
 low=0
-for module in record decode snapshot model analysis exporters; do
+for module in "${modules[@]}"; do
   k=${killed[$module]:-0} n=${total[$module]:-0}
   [ "$n" -gt 0 ] || continue
   echo "mutate: $module: $k of $n killed ($(( 100 * k / n )) %)"
