@@ -5,7 +5,7 @@
  *
  *   mprof_census_t census;
  *   mprof_census_init(&census);
- *   int damaged = mprof_census_trace(&census, trace, NULL, NULL);
+ *   size_t damaged = mprof_census_trace(&census, trace, NULL, NULL);
  *   printf("%llu events\n", (unsigned long long)census.events);
  *   mprof_census_free(&census);
  *
