@@ -199,36 +199,70 @@ static void text_lost_wakeups(const mprof_model_t *m,
   }
 }
 
-static int by_life(const void *pa, const void *pb) {
-  const mprof_thread_time_t *a = pa, *b = pb;
-  if (a->life_ns != b->life_ns) return a->life_ns > b->life_ns ? -1 : 1;
-  return a->thread < b->thread ? -1 : a->thread > b->thread;
+/* Which of two threads' times comes first: the longer life, then the
+ * lower thread. */
+static int life_before(const mprof_thread_time_t *a,
+                       const mprof_thread_time_t *b) {
+  if (a->life_ns != b->life_ns) return a->life_ns > b->life_ns;
+  return a->thread < b->thread;
 }
 
-/* The `top` longest-lived threads, or all of them for a top of 0 (a sorted
- * copy; NULL on no memory). */
-static mprof_thread_time_t *longest_lived(const mprof_analysis_t *a,
-                                          size_t *count, size_t top) {
+static int by_life(const void *pa, const void *pb) {
+  const mprof_thread_time_t *const *a = pa, *const *b = pb;
+  return life_before(*a, *b) ? -1 : life_before(*b, *a);
+}
+
+/* Restore the heap of `kept` times at i downwards: the one that comes
+ * last at the root. */
+static void sift_latest_down(const mprof_thread_time_t **heap, size_t kept,
+                             size_t i) {
+  for (;;) {
+    size_t l = 2 * i + 1, r = l + 1, last = i;
+    if (l < kept && life_before(heap[last], heap[l])) last = l;
+    if (r < kept && life_before(heap[last], heap[r])) last = r;
+    if (last == i) return;
+    const mprof_thread_time_t *t = heap[i];
+    heap[i] = heap[last];
+    heap[last] = t;
+    i = last;
+  }
+}
+
+/* The `top` longest-lived threads, or all of them for a top of 0, in
+ * order: *count pointers into a->times (NULL on no memory).  A top below
+ * the thread count is kept in a heap while the times go by, so that a
+ * report of millions of threads neither copies nor sorts them all. */
+static const mprof_thread_time_t **longest_lived(const mprof_analysis_t *a,
+                                                 size_t *count, size_t top) {
   size_t n = a->time_count > 1 ? a->time_count - 1 : 0; /* not the root */
-  mprof_thread_time_t *sorted = malloc((n ? n : 1) * sizeof *sorted);
+  size_t kept = top && top < n ? top : n;
+  const mprof_thread_time_t **sorted =
+      malloc((kept ? kept : 1) * sizeof *sorted);
   if (!sorted) return NULL;
-  if (n) memcpy(sorted, a->times + 1, n * sizeof *sorted);
-  qsort(sorted, n, sizeof *sorted, by_life);
-  *count = top && top < n ? top : n;
+  const mprof_thread_time_t *times = a->times + 1;
+  for (size_t i = 0; i < kept; i++) sorted[i] = &times[i];
+  for (size_t i = kept / 2; i-- > 0;) sift_latest_down(sorted, kept, i);
+  for (size_t i = kept; i < n; i++)
+    if (life_before(&times[i], sorted[0])) {
+      sorted[0] = &times[i];
+      sift_latest_down(sorted, kept, 0);
+    }
+  qsort(sorted, kept, sizeof *sorted, by_life);
+  *count = kept;
   return sorted;
 }
 
 static int text_times(const mprof_model_t *m, const mprof_analysis_t *a,
                       size_t top) {
   size_t count;
-  mprof_thread_time_t *sorted = longest_lived(a, &count, top);
+  const mprof_thread_time_t **sorted = longest_lived(a, &count, top);
   if (!sorted) return -1;
   if (top && count == top)
     printf("\nTime per thread (the %zu longest-lived):\n", count);
   else
     printf("\nTime per thread (all %zu, longest-lived first):\n", count);
   for (size_t i = 0; i < count; i++) {
-    const mprof_thread_time_t *t = &sorted[i];
+    const mprof_thread_time_t *t = sorted[i];
     printf("  ");
     cli_put_thread(m, t->thread);
     printf("\n    life ");
@@ -467,11 +501,11 @@ static json_t *json_lost_wakeups(const mprof_model_t *m,
 static json_t *json_times(const mprof_model_t *m, const mprof_analysis_t *a,
                           size_t top) {
   size_t count;
-  mprof_thread_time_t *sorted = longest_lived(a, &count, top);
+  const mprof_thread_time_t **sorted = longest_lived(a, &count, top);
   if (!sorted) return NULL;
   json_t *list = json_array();
   for (size_t i = 0; i < count; i++) {
-    const mprof_thread_time_t *t = &sorted[i];
+    const mprof_thread_time_t *t = sorted[i];
     json_t *on = json_array();
     for (uint32_t k = 0; k < t->wait_count; k++)
       json_array_append_new(

@@ -104,6 +104,21 @@ for t in json.load(sys.stdin)["thread_times"]:
 ' || fail "$trace: a thread time beyond its life"
 done
 
+# --top N: the N longest-lived threads, longest first, as the head of the
+# list of all (ties in thread order, so the same head whatever N).
+"$mprof" report --json --top 0 "$net_ctf" >"$tmp/all.json"
+for top in 1 5 40 1817 5000; do
+  "$mprof" report --json --top "$top" "$net_ctf" >"$tmp/top.json"
+  /usr/bin/python3 - "$tmp/all.json" "$tmp/top.json" "$top" <<'PY' || fail "--top $top"
+import json, sys
+every = json.load(open(sys.argv[1]))["thread_times"]
+head = json.load(open(sys.argv[2]))["thread_times"]
+lives = [t["life_ns"] for t in every]
+assert len(every) == 1817 and lives == sorted(lives, reverse=True), lives[:20]
+assert head == every[:int(sys.argv[3])], [t["thread"] for t in head[:5]]
+PY
+done
+
 # A signal heard by a wait that began at its very instant (a clock that
 # stands still) is not lost; the wait begun after it, never resolved, is
 # stalled.
