@@ -226,6 +226,10 @@ static int group_samples(mprof_model_t *m) {
     m->samples = sorted;
     m->sample_cap = n ? n : 1;
   }
+  /* the samples' counters were for this grouping: their memory goes back
+   * before the analysis asks for its own */
+  free(m->sample_counter);
+  m->sample_counter = NULL;
   m->view.samples = m->samples;
   return sort_counters(m);
 }
@@ -273,7 +277,7 @@ void mprof_model_free(mprof_model_t *m) {
   free(m->row_first);
   free(m->row_thread_start); /* row_thread_maxend, row_threads share it */
   free(m->row_running_first);
-  free(m->running_start); /* running_maxend shares its block */
+  free(m->running_maxend);
   free(m);
 }
 

@@ -334,14 +334,14 @@ static int scatter_spans(const mprof_model_t *m, size_t n, const uint32_t *rows,
   return in_order;
 }
 
-/* The start and prefix-maximum-of-end columns of spans grouped by row. */
-static void span_columns(const mprof_span_t *spans, const uint32_t *first,
-                         uint32_t row_count, int64_t *start, int64_t *maxend) {
+/* The prefix-maximum-of-end column of spans grouped by row (their starts
+ * are read from the spans themselves). */
+static void span_reach(const mprof_span_t *spans, const uint32_t *first,
+                       uint32_t row_count, int64_t *maxend) {
   for (uint32_t r = 0; r < row_count; r++) {
     int64_t reach = INT64_MIN;
     for (uint32_t i = first[r]; i < first[r + 1]; i++) {
       if (spans[i].end_ns > reach) reach = spans[i].end_ns;
-      start[i] = spans[i].start_ns;
       maxend[i] = reach;
     }
   }
@@ -351,10 +351,9 @@ static void span_columns(const mprof_span_t *spans, const uint32_t *first,
  * within each row.  Passes over the spans are what cost (tens of MB, and
  * the sorted copy is fresh memory), so there are as few as can be: clip
  * and count (noting each span's row), the scatter, which checks the
- * order (the sort runs only when a row is out of order), then the
- * columns.  The unsorted array's block (24 bytes a span) then holds the
- * start and prefix-maximum columns (16 bytes a span): no fresh memory
- * for them. */
+ * order (the sort runs only when a row is out of order), then the prefix
+ * maxima of ends.  The unsorted array's block (24 bytes a span) then
+ * holds those (8 bytes a span): no fresh memory for them. */
 static int group_running(mprof_model_t *m) {
   uint32_t rows = m->view.row_count;
   if (!m->running && !(m->running = malloc(sizeof *m->running)))
@@ -381,22 +380,17 @@ static int group_running(mprof_model_t *m) {
   free(fill);
   free(last_start);
   free(span_rows);
-  m->running_start = (int64_t *)(void *)m->running;
-  m->running_maxend = m->running_start + n;
+  m->running_maxend = (int64_t *)(void *)m->running;
   m->running = sorted;
   m->running_cap = n ? n : 1;
   m->view.running_count = n;
   m->view.running = sorted;
   if (!in_order) sort_row_spans(sorted, first, rows);
-  span_columns(sorted, first, rows, m->running_start, m->running_maxend);
-  /* the columns fill 16 of the block's 24 bytes a span: the rest goes back
+  span_reach(sorted, first, rows, m->running_maxend);
+  /* the column fills 8 of the block's 24 bytes a span: the rest goes back
    * to the heap (shrinking keeps the start of a block where it is) */
-  int64_t *columns =
-      realloc(m->running_start, (n ? 2 * n : 1) * sizeof *columns);
-  if (columns) {
-    m->running_start = columns;
-    m->running_maxend = columns + n;
-  }
+  int64_t *column = realloc(m->running_maxend, (n ? n : 1) * sizeof *column);
+  if (column) m->running_maxend = column;
   return 0;
 }
 

@@ -98,7 +98,8 @@ size_t mprof_model_row_running(const mprof_model_t *m, uint32_t row, int64_t t0,
                                int64_t t1, int64_t ns_per_pixel,
                                mprof_lod_item_t *items, size_t max) {
   if (!m->finished || row >= m->view.row_count) return 0;
-  return window(plain(m->running_start), plain(m->running_maxend), NULL,
+  column_t start = {(const char *)&m->running[0].start_ns, sizeof *m->running};
+  return window(start, plain(m->running_maxend), NULL,
                 m->row_running_first[row], m->row_running_first[row + 1], t0,
                 t1, ns_per_pixel, items, max);
 }

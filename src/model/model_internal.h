@@ -89,7 +89,7 @@ struct mprof_model_s {
   int64_t *row_thread_start,
       *row_thread_maxend;      /* one block, with row_threads */
   uint32_t *row_running_first; /* row r: running[first[r] ..r+1) */
-  int64_t *running_start, *running_maxend;
+  int64_t *running_maxend;     /* prefix maximum of their ends, by row */
 
   pyramid_t *pyramids;              /* one per counter */
   struct mprof__placing_s *placing; /* rows given while settling (layout.c) */
