@@ -3,7 +3,9 @@
  *
  * Painting order: idle/GC bands, axis ticks, search and highlight marks,
  * thread lines (failed and stalled in their colours), running spans,
- * arrows, labels and failure texts, counter graphs, the divergence mark.
+ * arrows, labels and failure texts, the name column, counter graphs, the
+ * divergence mark, the edges' "‹ 2 s more".  Picking and comparing are
+ * pick.c, the legend legend.c, the busy range busy.c.
  * Every query is bounded by the viewport's width, so a frame costs
  * O(rows shown * width * log n).
  */
@@ -15,24 +17,25 @@
 const mprof_swatch_t mprof_scene_palette[MPROF_COLOUR_COUNT] = {
     [MPROF_COLOUR_BACKGROUND] = {"background", 0xe8e8e8},
     [MPROF_COLOUR_THREAD] = {"thread", 0x000000},
-    [MPROF_COLOUR_RUNNING] = {"running", 0xffffff},
-    [MPROF_COLOUR_ARROW + MPROF_ARROW_CREATE] = {"create", 0x000000},
-    [MPROF_COLOUR_ARROW + MPROF_ARROW_READ] = {"read", 0x0000ff},
-    [MPROF_COLOUR_ARROW + MPROF_ARROW_READ_FAILED] = {"read_failed", 0xff0000},
-    [MPROF_COLOUR_ARROW + MPROF_ARROW_TRY_READ] = {"try_read", 0xcccc66},
-    [MPROF_COLOUR_ARROW + MPROF_ARROW_RESOLVE] = {"resolve", 0x008000},
-    [MPROF_COLOUR_ARROW + MPROF_ARROW_SIGNAL] = {"signal", 0xff9900},
-    [MPROF_COLOUR_ARROW + MPROF_ARROW_BECOMES] = {"becomes", 0x000000},
-    [MPROF_COLOUR_FAILED] = {"failed", 0xcc0000},
+    [MPROF_COLOUR_RUNNING] = {"running", 0x00897b},
+    [MPROF_COLOUR_ARROW + MPROF_ARROW_CREATE] = {"create", 0x6d4c41},
+    [MPROF_COLOUR_ARROW + MPROF_ARROW_READ] = {"read", 0x1565c0},
+    [MPROF_COLOUR_ARROW + MPROF_ARROW_READ_FAILED] = {"read_failed", 0xd81b60},
+    [MPROF_COLOUR_ARROW + MPROF_ARROW_TRY_READ] = {"try_read", 0x827717},
+    [MPROF_COLOUR_ARROW + MPROF_ARROW_RESOLVE] = {"resolve", 0x2e7d32},
+    [MPROF_COLOUR_ARROW + MPROF_ARROW_SIGNAL] = {"signal", 0xe65100},
+    [MPROF_COLOUR_ARROW + MPROF_ARROW_BECOMES] = {"becomes", 0x5e35b1},
+    [MPROF_COLOUR_FAILED] = {"failed", 0x8e0000},
     [MPROF_COLOUR_STALLED] = {"never resolved", 0xff0000},
     [MPROF_COLOUR_IDLE] = {"idle", 0xb4b4b4},
-    [MPROF_COLOUR_GC] = {"GC", 0xd8b4b4},
+    [MPROF_COLOUR_GC] = {"GC", 0xe0b070},
     [MPROF_COLOUR_TEXT] = {"label", 0x202020},
     [MPROF_COLOUR_AXIS] = {"time axis", 0x606060},
     [MPROF_COLOUR_HIGHLIGHT] = {"highlight", 0x00c0ff},
     [MPROF_COLOUR_MATCH] = {"search match", 0xffee00},
-    [MPROF_COLOUR_COUNTER] = {"counter", 0x7040a0},
-    [MPROF_COLOUR_DIVERGENCE] = {"first divergence", 0xff00ff},
+    [MPROF_COLOUR_COUNTER] = {"counter", 0x880e4f},
+    [MPROF_COLOUR_DIVERGENCE] = {"first divergence", 0xaa00ff},
+    [MPROF_COLOUR_NAMES] = {"names", 0xf6f6f6},
 };
 
 /* Painters read the list as ten 32-bit words per primitive. */
@@ -45,6 +48,9 @@ _Static_assert(sizeof(mprof_prim_t) == 40, "mprof_prim_t is ten words");
 #define DIM_ALPHA 0.3f
 /* Axis ticks are at least this far apart. */
 #define TICK_MIN_PX 80.0
+/* A name in the name column starts this far right of its left edge, and
+ * ends as far left of its right one. */
+#define NAME_PAD_PX 4
 
 struct mprof_scene_s {
   mprof_prim_t *prims;
@@ -105,14 +111,25 @@ const char *mprof_scene_text(const mprof_scene_t *scene) {
 /* --- Coordinates -----------------------------------------------------------
  */
 
+/* The time range's width: right of the name column. */
+static double range_px(const mprof_viewport_t *vp) {
+  return vp->width_px > vp->names_px ? vp->width_px - vp->names_px : 1;
+}
+
 double mprof_scene_x(const mprof_viewport_t *vp, int64_t t_ns) {
-  return (double)(t_ns - vp->t0_ns) * vp->width_px /
-         (double)(vp->t1_ns - vp->t0_ns);
+  return vp->names_px + (double)(t_ns - vp->t0_ns) * range_px(vp) /
+                            (double)(vp->t1_ns - vp->t0_ns);
 }
 
 int64_t mprof_scene_time(const mprof_viewport_t *vp, double x) {
-  return vp->t0_ns +
-         (int64_t)(x * (double)(vp->t1_ns - vp->t0_ns) / vp->width_px);
+  return vp->t0_ns + (int64_t)((x - vp->names_px) *
+                               (double)(vp->t1_ns - vp->t0_ns) / range_px(vp));
+}
+
+/* ns over one pixel of the time range, at least 1. */
+static int64_t ns_per_px(const mprof_viewport_t *vp) {
+  int64_t ns = (int64_t)((double)(vp->t1_ns - vp->t0_ns) / range_px(vp));
+  return ns < 1 ? 1 : ns;
 }
 
 double mprof_scene_row_y(const mprof_viewport_t *vp, uint32_t row) {
@@ -120,10 +137,11 @@ double mprof_scene_row_y(const mprof_viewport_t *vp, uint32_t row) {
          vp->row_height_px / 2.0;
 }
 
-/* x clamped a little outside the viewport (so huge lines stay floats). */
+/* x clamped a little outside the time range (so huge lines stay floats;
+ * the name column is painted over the left end). */
 static float clamp_x(const frame_t *f, int64_t t) {
   double x = mprof_scene_x(f->vp, t);
-  if (x < -10) x = -10;
+  if (x < f->vp->names_px - 10.0) x = f->vp->names_px - 10.0;
   if (x > f->vp->width_px + 10.0) x = f->vp->width_px + 10.0;
   return (float)x;
 }
@@ -233,7 +251,7 @@ static void draw_bands(frame_t *f) {
   while (i < v->band_count && v->bands[i].span.start_ns < f->vp->t1_ns) {
     const mprof_band_t *b = &v->bands[i];
     float x0 = clamp_x(f, b->span.start_ns), x1 = clamp_x(f, b->span.end_ns);
-    if (x1 >= 0) {
+    if (x1 >= f->vp->names_px) {
       if (x1 - x0 < 1) x1 = x0 + 1;
       mprof_prim_t *p = rect(
           f, b->kind == MPROF_BAND_GC ? MPROF_COLOUR_GC : MPROF_COLOUR_IDLE,
@@ -251,7 +269,7 @@ static void draw_bands(frame_t *f) {
 /* A tick step of 1, 2 or 5 times a power of ten ns, at least TICK_MIN_PX. */
 static int64_t tick_step(const frame_t *f) {
   double want =
-      TICK_MIN_PX * (double)(f->vp->t1_ns - f->vp->t0_ns) / f->vp->width_px;
+      TICK_MIN_PX * (double)(f->vp->t1_ns - f->vp->t0_ns) / range_px(f->vp);
   int64_t step = 1;
   static const int mult[] = {1, 2, 5};
   for (;;) {
@@ -262,36 +280,46 @@ static int64_t tick_step(const frame_t *f) {
   }
 }
 
-/* Write t (a multiple of step) as e.g. "1.25 ms" into buf. */
-static void format_time(int64_t t, int64_t step, char *buf) {
-  static const struct {
-    int64_t ns;
-    const char *name;
-  } units[] = {
-      {1000000000, " s"}, {1000000, " ms"}, {1000, " \xc2\xb5s"}, {1, " ns"}};
+/* The units of times shown, largest first. */
+static const struct {
+  int64_t ns;
+  const char *name;
+} units[] = {
+    {1000000000, " s"}, {1000000, " ms"}, {1000, " \xc2\xb5s"}, {1, " ns"}};
+
+/* The largest unit not above mag ns (ns below 1 µs). */
+static size_t unit_for(int64_t mag) {
   size_t u = 0;
-  int64_t mag = t < 0 ? -t : t;
-  if (mag < step) mag = step;
   while (u < 3 && mag < units[u].ns) u++;
-  int decimals = 0;
-  for (int64_t s = units[u].ns; s > 1 && step % s != 0 && decimals < 9; s /= 10)
-    decimals++;
-  int64_t scaled = t, pow10 = 1;
-  for (int d = 0; d < decimals; d++) pow10 *= 10;
-  scaled = t / (units[u].ns / pow10);
+  return u;
+}
+
+/* Write value / 10^decimals, its decimals, then unit u's name into buf. */
+static void write_scaled(int64_t value, int decimals, size_t u, char *buf) {
   char digits[32];
-  size_t n = 0;
-  uint64_t m = scaled < 0 ? (uint64_t)-scaled : (uint64_t)scaled;
+  size_t n = 0, o = 0;
+  uint64_t m = value < 0 ? (uint64_t)-value : (uint64_t)value;
   do {
     digits[n++] = (char)('0' + m % 10);
     if ((int)n == decimals) digits[n++] = '.';
     m /= 10;
   } while (m || (int)n <= decimals);
-  size_t o = 0;
-  if (scaled < 0) buf[o++] = '-';
+  if (value < 0) buf[o++] = '-';
   while (n) buf[o++] = digits[--n];
   for (const char *p = units[u].name; *p; p++) buf[o++] = *p;
   buf[o] = 0;
+}
+
+/* Write t (a multiple of step) as e.g. "1.25 ms" into buf. */
+static void format_time(int64_t t, int64_t step, char *buf) {
+  int64_t mag = t < 0 ? -t : t;
+  size_t u = unit_for(mag < step ? step : mag);
+  int decimals = 0;
+  for (int64_t s = units[u].ns; s > 1 && step % s != 0 && decimals < 9; s /= 10)
+    decimals++;
+  int64_t pow10 = 1;
+  for (int d = 0; d < decimals; d++) pow10 *= 10;
+  write_scaled(t / (units[u].ns / pow10), decimals, u, buf);
 }
 
 /* Ticks at round times of the axis (the trace's times + the scene's axis
@@ -336,7 +364,7 @@ static mprof_colour_t thread_colour(const mprof_thread_t *t) {
 
 /* The label of one thread, if its visible line has room for one. */
 static void thread_label(frame_t *f, uint32_t i, float x0, float x1, float y) {
-  if (x0 < 0) x0 = 0;
+  if (x0 < f->vp->names_px) x0 = (float)f->vp->names_px;
   if (x1 > f->vp->width_px) x1 = (float)f->vp->width_px;
   if (x1 - x0 < MPROF_SCENE_LABEL_MIN_PX || f->vp->row_height_px < 8) return;
   char buf[256];
@@ -452,7 +480,7 @@ static void draw_rows(frame_t *f) {
 
 static float arrow_alpha(const frame_t *f, float length) {
   if (length <= FADE_FROM_PX) return 1;
-  float range = (float)f->vp->width_px - (float)FADE_FROM_PX;
+  float range = (float)range_px(f->vp) - (float)FADE_FROM_PX;
   float a = 1 - (length - (float)FADE_FROM_PX) / (range > 1 ? range : 1);
   return a < MIN_ALPHA ? MIN_ALPHA : a;
 }
@@ -526,7 +554,7 @@ static void counter_scale(const frame_t *f, uint32_t c, int64_t *lo,
 static void draw_counter(frame_t *f, uint32_t c, float top) {
   mprof_scene_t *s = f->scene;
   const mprof_counter_series_t *cs = &f->view->counters[c];
-  uint32_t w = f->vp->width_px;
+  uint32_t w = f->vp->width_px - f->vp->names_px, left = f->vp->names_px;
   if (mprof_model_counter_range(f->model, c, f->vp->t0_ns, f->vp->t1_ns, w,
                                 s->col_min, s->col_max) < 0)
     return;
@@ -537,15 +565,19 @@ static void draw_counter(frame_t *f, uint32_t c, float top) {
   if (span < 1) span = 1;
   double scale = (MPROF_SCENE_COUNTER_PX - 4) / span;
   float bottom = top + MPROF_SCENE_COUNTER_PX - 2;
-  line(f, MPROF_COLOUR_AXIS, MPROF_ROLE_COUNTER, 0, top, (float)w, top, 1, c);
+  line(f, MPROF_COLOUR_AXIS, MPROF_ROLE_COUNTER, 0, top, (float)f->vp->width_px,
+       top, 1, c);
   for (uint32_t x = 0; x < w; x++) {
     float y0 = bottom - (float)(((double)s->col_max[x] - (double)lo) * scale);
     float y1 = bottom - (float)(((double)s->col_min[x] - (double)lo) * scale);
-    mprof_prim_t *p = rect(f, MPROF_COLOUR_COUNTER, MPROF_ROLE_COUNTER,
-                           (float)x, y0, (float)x + 1, y1 + 1);
+    mprof_prim_t *p =
+        rect(f, MPROF_COLOUR_COUNTER, MPROF_ROLE_COUNTER, (float)(left + x), y0,
+             (float)(left + x) + 1, y1 + 1);
     if (p) p->thread = c;
   }
-  text(f, MPROF_COLOUR_COUNTER, MPROF_ROLE_COUNTER, 2, top + 12, (float)w - 4,
+  /* its name in the name column, or over the graph if there is none */
+  float room = left >= 2 * NAME_PAD_PX ? left - 2.0f * NAME_PAD_PX : w - 4.0f;
+  text(f, MPROF_COLOUR_COUNTER, MPROF_ROLE_COUNTER, NAME_PAD_PX, top + 12, room,
        f->view->strings + cs->name, c);
 }
 
@@ -580,7 +612,8 @@ static float pixel_middle(double x) {
 static void draw_divergence(frame_t *f) {
   if (!f->opt->divergence_ns) return;
   double at = mprof_scene_x(f->vp, *f->opt->divergence_ns);
-  if (at < -DIVERGENCE_PX || at > f->vp->width_px + (double)DIVERGENCE_PX)
+  if (at < f->vp->names_px - (double)DIVERGENCE_PX ||
+      at > f->vp->width_px + (double)DIVERGENCE_PX)
     return;
   float x = pixel_middle(at);
   for (uint32_t y = 0; y < f->vp->height_px; y += DASH_PX + GAP_PX) {
@@ -631,6 +664,90 @@ static void merge_runs(mprof_scene_t *s) {
   s->count = kept;
 }
 
+/* --- The name column and the edges ------------------------------------
+ */
+
+/* The baseline of a row's name, below the middle of its row. */
+#define NAME_BASELINE_PX 4
+/* An edge's "‹ 1.95 s more", in a box this wide at the axis's end. */
+#define EDGE_BOX_PX 96
+
+/* The name of the thread of row `row` in view: the earliest one whose
+ * line reaches into the time range (threads of a row do not overlap, so
+ * the one at the left edge if any), as its labels name it. */
+static void row_name(frame_t *f, uint32_t row, float y) {
+  mprof_lod_item_t first;
+  int64_t span = f->vp->t1_ns - f->vp->t0_ns;
+  if (!mprof_model_row_threads(f->model, row, f->vp->t0_ns, f->vp->t1_ns, span,
+                               &first, 1))
+    return;
+  char buf[256];
+  mprof_model_thread_name(f->model, first.first, buf, sizeof buf);
+  text(f, MPROF_COLOUR_TEXT, MPROF_ROLE_NAME, NAME_PAD_PX, y + NAME_BASELINE_PX,
+       (float)f->vp->names_px - 2 * NAME_PAD_PX, buf, first.first);
+}
+
+/* The name column over the rows: its background (over whatever reached
+ * left of the time range), its edge, and each whole row's name. */
+static void draw_names(frame_t *f) {
+  float left = (float)f->vp->names_px, bottom = (float)f->rows_bottom;
+  if (left < 2 * NAME_PAD_PX || bottom <= MPROF_SCENE_AXIS_PX) return;
+  rect(f, MPROF_COLOUR_NAMES, MPROF_ROLE_NAME, 0, MPROF_SCENE_AXIS_PX, left,
+       bottom);
+  /* its edge a rectangle, so that every painter fills the same column */
+  rect(f, MPROF_COLOUR_AXIS, MPROF_ROLE_NAME, left - 1, MPROF_SCENE_AXIS_PX,
+       left, bottom);
+  uint32_t rh = f->vp->row_height_px;
+  if (rh < 8) return;
+  for (uint32_t row = f->vp->scroll_px / rh; row < f->view->row_count; row++) {
+    float y = (float)mprof_scene_row_y(f->vp, row);
+    if (y + rh / 2.0f > bottom) break;
+    if (y - rh / 2.0f >= MPROF_SCENE_AXIS_PX) row_name(f, row, y);
+  }
+}
+
+/* Write ns (>= 0) as e.g. "1.95 s", three digits at most, into buf (16
+ * bytes). */
+static void format_span(int64_t ns, char *buf) {
+  size_t u = unit_for(ns);
+  int64_t hundredths = ns > INT64_MAX / 100
+                           ? ns / units[u].ns * 100
+                           : (ns * 100 + units[u].ns / 2) / units[u].ns;
+  int decimals = hundredths >= 10000 ? 0 : hundredths >= 1000 ? 1 : 2;
+  int64_t shown = hundredths / (decimals == 0 ? 100 : decimals == 1 ? 10 : 1);
+  while (decimals > 0 && shown % 10 == 0) shown /= 10, decimals--;
+  write_scaled(shown, decimals, u, buf);
+}
+
+/* "‹ SPAN more" (or "SPAN more ›") in a box on the axis at x. */
+static void edge_mark(frame_t *f, float x, int64_t beyond_ns, int left) {
+  char span[24], label[40];
+  format_span(beyond_ns, span);
+  size_t n = 0;
+  const char *parts[] = {left ? "\xe2\x80\xb9 " : "", span, " more",
+                         left ? "" : " \xe2\x80\xba"};
+  for (size_t i = 0; i < 4; i++)
+    for (const char *p = parts[i]; *p; p++) label[n++] = *p;
+  label[n] = 0;
+  rect(f, MPROF_COLOUR_BACKGROUND, MPROF_ROLE_EDGE, x, 0, x + EDGE_BOX_PX,
+       MPROF_SCENE_AXIS_PX - 1);
+  text(f, MPROF_COLOUR_TEXT, MPROF_ROLE_EDGE, x + 2, MPROF_SCENE_AXIS_PX - 8,
+       EDGE_BOX_PX - 4, label, MPROF_NO_THREAD);
+}
+
+/* Where the trace goes on past the time range: how much, at that end of
+ * the axis (over its ticks' times). */
+static void draw_edges(frame_t *f) {
+  int64_t end = f->view->duration_ns;
+  if (range_px(f->vp) < 3 * EDGE_BOX_PX) return;
+  if (f->vp->t0_ns > 0)
+    edge_mark(f, (float)f->vp->names_px,
+              f->vp->t0_ns < end ? f->vp->t0_ns : end, 1);
+  if (f->vp->t1_ns < end)
+    edge_mark(f, (float)f->vp->width_px - EDGE_BOX_PX,
+              end - (f->vp->t1_ns > 0 ? f->vp->t1_ns : 0), 0);
+}
+
 /* --- Building
  * ------------------------------------------------------------------ */
 
@@ -664,115 +781,24 @@ int mprof_scene_build(mprof_scene_t *scene, const mprof_model_t *model,
   scene->count = 0;
   scene->text_length = 0;
   scene->failed = 0;
-  if (vp->t1_ns <= vp->t0_ns || vp->width_px == 0 || vp->width_px > 65536 ||
-      vp->row_height_px == 0)
+  if (vp->t1_ns <= vp->t0_ns || vp->width_px <= vp->names_px ||
+      vp->width_px > 65536 || vp->row_height_px == 0)
     return MPROF_EINVAL;
   if (reserve(scene, vp->width_px) < 0) return MPROF_ENOMEM;
   frame_t f = {
       scene, model, mprof_model_view(model), vp, options ? options : &none,
       0,     0};
-  f.ns_per_px = (vp->t1_ns - vp->t0_ns) / vp->width_px;
-  if (f.ns_per_px < 1) f.ns_per_px = 1;
+  f.ns_per_px = ns_per_px(vp);
   f.rows_bottom = vp->height_px - counters_height(f.view, f.opt);
   add_text(&f, "", 0); /* offset 0: the empty text */
   draw_bands(&f);
   draw_axis(&f);
   draw_rows(&f);
   draw_arrows(&f);
+  draw_names(&f);
   draw_counters(&f);
   draw_divergence(&f);
+  draw_edges(&f);
   merge_runs(scene);
   return scene->failed ? MPROF_ENOMEM : 0;
-}
-
-/* --- Picking
- * ------------------------------------------------------------------- */
-
-uint32_t mprof_scene_hit(const mprof_model_t *model, const mprof_viewport_t *vp,
-                         double x, double y) {
-  double row_f = (y - MPROF_SCENE_AXIS_PX + vp->scroll_px) / vp->row_height_px;
-  const mprof_model_view_t *v = mprof_model_view(model);
-  if (row_f < 0 || row_f >= v->row_count || vp->width_px == 0)
-    return MPROF_NO_THREAD;
-  int64_t ns_per_px = (vp->t1_ns - vp->t0_ns) / vp->width_px;
-  if (ns_per_px < 1) ns_per_px = 1;
-  int64_t t = mprof_scene_time(vp, x), reach = ns_per_px * MPROF_SCENE_HIT_PX;
-  mprof_lod_item_t items[16];
-  size_t n = mprof_model_row_threads(model, (uint32_t)row_f, t - reach,
-                                     t + reach + 1, 1, items, 16);
-  uint32_t best = MPROF_NO_THREAD;
-  int64_t best_gap = INT64_MAX;
-  for (size_t k = 0; k < n; k++) {
-    const mprof_thread_t *th = &v->threads[items[k].first];
-    int64_t gap = t < th->start_ns ? th->start_ns - t
-                  : t > th->end_ns ? t - th->end_ns
-                                   : 0;
-    if (gap < best_gap) best = items[k].first, best_gap = gap;
-  }
-  return best;
-}
-
-/* Mark one thread (never the root, which is not drawn). */
-static size_t mark(uint8_t *marks, uint32_t thread, size_t count) {
-  if (thread == MPROF_ROOT_THREAD || thread >= count || marks[thread]) return 0;
-  marks[thread] = 1;
-  return 1;
-}
-
-size_t mprof_scene_touched(const mprof_model_t *model, uint32_t thread,
-                           uint8_t *marks) {
-  const mprof_model_view_t *v = mprof_model_view(model);
-  size_t n = v->thread_count, added = 0;
-  if (thread >= n) return 0;
-  const mprof_thread_t *t = &v->threads[thread];
-  added += mark(marks, thread, n);
-  added += mark(marks, t->creator, n);
-  added += mark(marks, t->becomes, n);
-  for (size_t i = 0; i < n; i++)
-    if (v->threads[i].becomes == thread) added += mark(marks, (uint32_t)i, n);
-  for (size_t i = 0; i < v->arrow_count; i++) {
-    const mprof_arrow_t *a = &v->arrows[i];
-    if (a->from == thread) added += mark(marks, a->to, n);
-    if (a->to == thread) added += mark(marks, a->from, n);
-  }
-  return added;
-}
-
-/* --- Comparing two runs
- * --------------------------------------------------------- */
-
-/* A thread's first label, or "". */
-static const char *first_label(const mprof_model_view_t *v, uint32_t t) {
-  const mprof_thread_t *th = &v->threads[t];
-  return th->label_count ? v->strings + v->labels[th->first_label].text : "";
-}
-
-static int same_end(const mprof_model_view_t *va, uint32_t ta,
-                    const mprof_model_view_t *vb, uint32_t tb) {
-  return va->threads[ta].type == vb->threads[tb].type &&
-         (ta == MPROF_ROOT_THREAD) == (tb == MPROF_ROOT_THREAD) &&
-         strcmp(first_label(va, ta), first_label(vb, tb)) == 0;
-}
-
-static void divergence_side(const mprof_model_view_t *v, size_t i,
-                            int64_t *time_ns, uint32_t *thread) {
-  *time_ns = i < v->arrow_count ? v->arrows[i].time_ns : v->duration_ns;
-  *thread = i < v->arrow_count ? v->arrows[i].to : MPROF_NO_THREAD;
-}
-
-int mprof_scene_diverge(const mprof_model_t *a, const mprof_model_t *b,
-                        mprof_divergence_t *out) {
-  const mprof_model_view_t *va = mprof_model_view(a), *vb = mprof_model_view(b);
-  size_t i = 0;
-  for (; i < va->arrow_count && i < vb->arrow_count; i++) {
-    const mprof_arrow_t *x = &va->arrows[i], *y = &vb->arrows[i];
-    if (x->kind != y->kind || !same_end(va, x->from, vb, y->from) ||
-        !same_end(va, x->to, vb, y->to))
-      break;
-  }
-  if (i == va->arrow_count && i == vb->arrow_count) return 0;
-  out->index = i;
-  divergence_side(va, i, &out->a_time_ns, &out->a_thread);
-  divergence_side(vb, i, &out->b_time_ns, &out->b_thread);
-  return 1;
 }

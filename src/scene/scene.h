@@ -11,8 +11,10 @@
  *
  * Layout of the viewport, top to bottom: the time axis
  * (MPROF_SCENE_AXIS_PX), the thread rows (scrolled by scroll_px), then one
- * graph strip (MPROF_SCENE_COUNTER_PX) per shown counter.  Not installed:
- * the viewers and `mprof html` build it from src/scene/.
+ * graph strip (MPROF_SCENE_COUNTER_PX) per shown counter.  Left to right:
+ * the name column (names_px wide: each row's thread, each strip's
+ * counter, by name; it stays while the time pans), then the time range.
+ * Not installed: the viewers and `mprof html` build it from src/scene/.
  */
 #ifndef MPROF_SCENE_H
 #define MPROF_SCENE_H
@@ -36,10 +38,16 @@ extern "C" {
 #define MPROF_SCENE_LABEL_MIN_PX 16
 /* Hit tests reach this far from a line, in pixels. */
 #define MPROF_SCENE_HIT_PX 8
+/* The name column's width (a pane narrower than four times this gets a
+ * quarter of its width): 20 characters of a 10-11 px font. */
+#define MPROF_SCENE_NAMES_PX 120
 
-/* The one palette: every primitive names one of these; legends list them.
- * The arrow colours follow mprof_arrow_kind_t:
- * MPROF_COLOUR_ARROW + kind. */
+/* The one palette: every primitive names one of these; legends list them
+ * (mprof_scene_legend()).  The arrow colours follow mprof_arrow_kind_t:
+ * MPROF_COLOUR_ARROW + kind.  Each colour a legend shows looks unlike the
+ * others, and each drawn as a line or span has a contrast ratio of at
+ * least 3:1 (WCAG 2) against the background (test_scene_screen.c checks
+ * both). */
 typedef enum mprof_colour_e {
   MPROF_COLOUR_BACKGROUND = 0,
   MPROF_COLOUR_THREAD,  /* a thread's line */
@@ -55,6 +63,7 @@ typedef enum mprof_colour_e {
   MPROF_COLOUR_MATCH,      /* search matches */
   MPROF_COLOUR_COUNTER,    /* counter graphs */
   MPROF_COLOUR_DIVERGENCE, /* compare: where the two traces first differ */
+  MPROF_COLOUR_NAMES,      /* the name column's background */
   MPROF_COLOUR_COUNT
 } mprof_colour_t;
 
@@ -83,7 +92,9 @@ typedef enum mprof_prim_role_e {
   MPROF_ROLE_LABEL,
   MPROF_ROLE_FAILURE,
   MPROF_ROLE_COUNTER,
-  MPROF_ROLE_DIVERGENCE
+  MPROF_ROLE_DIVERGENCE,
+  MPROF_ROLE_NAME, /* the name column: its background, a row's name */
+  MPROF_ROLE_EDGE  /* "‹ 2 s more": the trace goes on past this edge */
 } mprof_prim_role_t;
 
 /* One primitive: ten 32-bit words, so a painter in another language reads
@@ -108,6 +119,8 @@ typedef struct mprof_viewport_s {
   uint32_t width_px, height_px;
   uint32_t scroll_px;     /* rows area scrolled down by this much */
   uint32_t row_height_px; /* > 0 */
+  uint32_t names_px;      /* the name column's width (0: none); the time
+                             range fills the rest */
 } mprof_viewport_t;
 
 typedef struct mprof_scene_options_s {
@@ -166,10 +179,11 @@ const char *mprof_scene_text(const mprof_scene_t *scene);
 void mprof_scene_widen_scale(const mprof_model_t *model, const char *name,
                              int64_t *lo, int64_t *hi);
 
-/* x of time t in the viewport (may be outside 0..width). */
+/* x of time t in the viewport: names_px at t0_ns, width_px at t1_ns (may
+ * be outside them). */
 double mprof_scene_x(const mprof_viewport_t *viewport, int64_t t_ns);
 
-/* Time at x in the viewport. */
+/* Time at x in the viewport (x left of names_px: before t0_ns). */
 int64_t mprof_scene_time(const mprof_viewport_t *viewport, double x);
 
 /* y of the middle of row `row` in the viewport. */
@@ -186,6 +200,30 @@ uint32_t mprof_scene_hit(const mprof_model_t *model,
  * how many threads it marked that were not marked yet. */
 size_t mprof_scene_touched(const mprof_model_t *model, uint32_t thread,
                            uint8_t *marks);
+
+/* The busy part of model's trace, from its first activity to its last,
+ * in *start_ns and *end_ns: what fit shows.  Activity is a thread running,
+ * an arrow, a label or a counter sample; a thread's line alone is not
+ * (a server's listening promise lasts the whole trace).  A lead of
+ * activity is left out when it holds at most 1 % of the activity and is
+ * followed by a gap with none that lasts longer than the busy part after
+ * it (a program's start-up, then seconds asleep, then the burst worth
+ * seeing); a tail likewise.  With no activity, or a single instant of it:
+ * the whole trace, [0, duration_ns].  O(activity), with a histogram of
+ * MPROF_SCENE_BUSY_BINS bins over the trace (the gaps are measured in
+ * bins, the ends found exactly). */
+#define MPROF_SCENE_BUSY_BINS 4096
+void mprof_scene_busy(const mprof_model_t *model, int64_t *start_ns,
+                      int64_t *end_ns);
+
+/* The legend of model: the colours its display lists show, in palette
+ * order, into out (MPROF_COLOUR_COUNT entries are always enough):
+ * "thread" and the endings its threads have (failed, never resolved),
+ * "running" if a thread runs, the arrow kinds it holds, the band kinds,
+ * "counter" if it has counters.  Never the background, texts, the axis,
+ * marks of a selection or search, or the divergence (a compare's, see
+ * mprof_timeline_legend()).  Returns how many. */
+size_t mprof_scene_legend(const mprof_model_t *model, mprof_colour_t *out);
 
 /* Where two traces (a good run and a bad run) first differ. */
 typedef struct mprof_divergence_s {

@@ -21,8 +21,10 @@ typedef struct pane_s {
   uint8_t *highlighted; /* per thread: selected and what it touched */
   uint8_t *matches;     /* per thread: search matches */
   long match_count;
-  uint8_t *counters_shown;      /* per counter */
-  int64_t *scale_lo, *scale_hi; /* compare: shared scales (one block) */
+  uint8_t *counters_shown;            /* per counter */
+  int64_t *scale_lo, *scale_hi;       /* compare: shared scales (one block) */
+  int64_t busy_start, busy_end;       /* mprof_scene_busy(): what fit shows */
+  uint8_t legend[MPROF_COLOUR_COUNT]; /* per colour: in its legend */
 } pane_t;
 
 struct mprof_timeline_s {
@@ -78,6 +80,10 @@ static int pane_init(pane_t *p, const mprof_model_t *model) {
     return MPROF_ENOMEM;
   }
   memset(p->counters_shown, 1, v->counter_count + 1);
+  mprof_scene_busy(model, &p->busy_start, &p->busy_end);
+  mprof_colour_t legend[MPROF_COLOUR_COUNT];
+  size_t n = mprof_scene_legend(model, legend);
+  for (size_t i = 0; i < n; i++) p->legend[legend[i]] = 1;
   return 0;
 }
 
@@ -300,12 +306,19 @@ double mprof_timeline_offset(const mprof_timeline_t *tl, int pane) {
   return valid_pane(tl, pane) ? tl->panes[pane].offset : 0;
 }
 
+/* The name column's width in a pane `width` px wide. */
+static uint32_t names_px(int width) {
+  return width >= 4 * MPROF_SCENE_NAMES_PX ? MPROF_SCENE_NAMES_PX
+                                           : (uint32_t)width / 4;
+}
+
 mprof_viewport_t mprof_timeline_viewport(const mprof_timeline_t *tl, int pane) {
-  mprof_viewport_t vp = {0, 1, 0, 0, 0, MPROF_SCENE_ROW_PX};
+  mprof_viewport_t vp = {0, 1, 0, 0, 0, MPROF_SCENE_ROW_PX, 0};
   if (!valid_pane(tl, pane)) return vp;
   const pane_t *p = &tl->panes[pane];
   vp.t0_ns = (int64_t)(tl->t0 - p->offset);
   vp.t1_ns = (int64_t)(tl->t1 - p->offset);
+  vp.names_px = names_px(p->width);
   vp.width_px = (uint32_t)p->width;
   vp.height_px = (uint32_t)p->height;
   vp.scroll_px = p->scroll > 0 ? (uint32_t)p->scroll : 0;
@@ -332,33 +345,52 @@ void mprof_timeline_fit(mprof_timeline_t *tl) {
   double lo = 0, hi = 1;
   for (int i = 0; i < tl->count; i++) {
     const pane_t *p = &tl->panes[i];
-    double end = p->offset + (double)view_of(p)->duration_ns;
-    if (p->offset < lo) lo = p->offset;
-    if (end > hi) hi = end;
+    double start = p->offset + (double)p->busy_start;
+    double end = p->offset + (double)p->busy_end;
+    lo = i == 0 || start < lo ? start : lo;
+    hi = i == 0 || end > hi ? end : hi;
   }
   double margin = (hi - lo) * MPROF_TIMELINE_FIT_MARGIN;
   mprof_timeline_set_range(tl, lo - margin, hi + margin);
   mprof_timeline_scroll_to(tl, 0);
 }
 
-/* Pane p's width, at least 1 px (a pane not laid out yet). */
-static double width_of(const mprof_timeline_t *tl, int pane) {
-  int w = valid_pane(tl, pane) ? tl->panes[pane].width : 0;
+/* Pane p's time range: where it starts (right of the name column) and
+ * its width, at least 1 px (a pane not laid out yet). */
+static double range_left(const mprof_timeline_t *tl, int pane) {
+  return valid_pane(tl, pane) ? names_px(tl->panes[pane].width) : 0;
+}
+
+static double range_width(const mprof_timeline_t *tl, int pane) {
+  double w = valid_pane(tl, pane) ? tl->panes[pane].width : 0;
+  w -= range_left(tl, pane);
   return w > 0 ? w : 1;
 }
 
 void mprof_timeline_zoom(mprof_timeline_t *tl, int pane, double factor,
                          double x) {
-  double w = width_of(tl, pane), span = tl->t1 - tl->t0;
-  double at = tl->t0 + span * x / w, new_span = span * factor;
+  double w = range_width(tl, pane), span = tl->t1 - tl->t0;
+  double at_px = x - range_left(tl, pane);
+  double at = tl->t0 + span * at_px / w, new_span = span * factor;
   if (new_span < MPROF_TIMELINE_MIN_SPAN_NS)
     new_span = MPROF_TIMELINE_MIN_SPAN_NS;
-  double t0 = at - new_span * x / w;
+  double t0 = at - new_span * at_px / w;
   mprof_timeline_set_range(tl, t0, t0 + new_span);
 }
 
+void mprof_timeline_zoom_middle(mprof_timeline_t *tl, double factor) {
+  double middle = (tl->t0 + tl->t1) / 2, span = (tl->t1 - tl->t0) * factor;
+  if (span < MPROF_TIMELINE_MIN_SPAN_NS) span = MPROF_TIMELINE_MIN_SPAN_NS;
+  mprof_timeline_set_range(tl, middle - span / 2, middle + span / 2);
+}
+
+void mprof_timeline_shift(mprof_timeline_t *tl, double share) {
+  double shift = (tl->t1 - tl->t0) * share;
+  mprof_timeline_set_range(tl, tl->t0 + shift, tl->t1 + shift);
+}
+
 void mprof_timeline_pan(mprof_timeline_t *tl, int pane, double dx, double dy) {
-  double shift = dx * (tl->t1 - tl->t0) / width_of(tl, pane);
+  double shift = dx * (tl->t1 - tl->t0) / range_width(tl, pane);
   mprof_timeline_set_range(tl, tl->t0 - shift, tl->t1 - shift);
   mprof_timeline_scroll_to(tl, mprof_timeline_scroll(tl, pane) - dy);
 }
@@ -492,6 +524,15 @@ int mprof_timeline_build(mprof_timeline_t *tl, int pane) {
   size_t count;
   mprof_scene_prims(p->scene, &count);
   return err ? err : (int)count;
+}
+
+int mprof_timeline_legend(const mprof_timeline_t *tl, int i) {
+  for (int c = 0; c < MPROF_COLOUR_COUNT; c++) {
+    int shown = c == MPROF_COLOUR_DIVERGENCE && tl->diverged;
+    for (int k = 0; k < tl->count; k++) shown |= tl->panes[k].legend[c];
+    if (shown && i-- == 0) return c;
+  }
+  return -1;
 }
 
 const mprof_prim_t *mprof_timeline_prims(const mprof_timeline_t *tl, int pane) {

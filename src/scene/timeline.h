@@ -88,14 +88,22 @@ mprof_viewport_t mprof_timeline_viewport(const mprof_timeline_t *tl, int pane);
 void mprof_timeline_set_range(mprof_timeline_t *tl, double t0, double t1);
 /* Scroll every pane to px, each as far as its last row reaches the top. */
 void mprof_timeline_scroll_to(mprof_timeline_t *tl, double px);
-/* Every trace whole, with MPROF_TIMELINE_FIT_MARGIN each side; no
- * scroll. */
+/* Every trace's busy part (mprof_scene_busy(): its idle lead and tail
+ * left out), all of them on the shared axis, with
+ * MPROF_TIMELINE_FIT_MARGIN of that each side; no scroll. */
 void mprof_timeline_fit(mprof_timeline_t *tl);
 /* Multiply the span by factor (< 1 zooms in), keeping the time under
  * pixel x of pane p in place. */
 void mprof_timeline_zoom(mprof_timeline_t *tl, int pane, double factor,
                          double x);
-/* Move by dx, dy pixels of pane p (the content follows the pointer). */
+/* Multiply the span by factor (< 1 zooms in) around the middle of the
+ * range (keys and buttons). */
+void mprof_timeline_zoom_middle(mprof_timeline_t *tl, double factor);
+/* Move the range by share of its span (0.125: an eighth later). */
+void mprof_timeline_shift(mprof_timeline_t *tl, double share);
+/* Move by dx, dy pixels of pane p (the content follows the pointer).
+ * Pixel x of pane p is on its time range, which starts right of its name
+ * column (mprof_timeline_viewport()'s names_px). */
 void mprof_timeline_pan(mprof_timeline_t *tl, int pane, double dx, double dy);
 
 /* The thread drawn at pixel (x, y) of pane p, or -1. */
@@ -137,6 +145,12 @@ void mprof_timeline_show_counter(mprof_timeline_t *tl, int pane, int counter,
 void mprof_timeline_align(mprof_timeline_t *tl, mprof_align_t how);
 /* Where the two traces first differ, or NULL (one trace, or none). */
 const mprof_divergence_t *mprof_timeline_divergence(const mprof_timeline_t *tl);
+
+/* The i-th entry of the legend (from 0): the colours the panes' legends
+ * hold (mprof_scene_legend()), in palette order, and the first
+ * divergence's when two traces diverge.  Returns an mprof_colour_t, or -1
+ * past the last entry. */
+int mprof_timeline_legend(const mprof_timeline_t *tl, int i);
 
 /* Build pane p's display list.  Returns how many primitives, or a
  * negative mprof error (MPROF_EINVAL: an empty pane, nothing to draw). */

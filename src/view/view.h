@@ -52,8 +52,18 @@ mprof_timeline_t *mprof__view_timeline(mprof_view_doc_t *const *docs, int count,
  * MPROF_ENOMEM. */
 int mprof__view_draw(cairo_t *cr, mprof_timeline_t *tl, int pane);
 
-/* Write the picture of pane p of tl to a PNG file.  Returns 0,
- * MPROF_ENOMEM or MPROF_EIO. */
+/* The legend's height: one line of swatches and names. */
+#define MPROF_VIEW_LEGEND_PX 18
+
+/* Paint tl's legend (mprof_timeline_legend()) on cr, a strip `width` px
+ * wide and MPROF_VIEW_LEGEND_PX tall at cr's origin: each entry a swatch
+ * of its colour and its palette name, in order, as many as fit. */
+void mprof__view_legend_paint(cairo_t *cr, const mprof_timeline_t *tl,
+                              double width);
+
+/* Write the picture of pane p of tl to a PNG file: the pane at the size
+ * tl was told, the legend under it.  Returns 0, MPROF_ENOMEM or
+ * MPROF_EIO. */
 int mprof__view_png(mprof_timeline_t *tl, int pane, const char *png_path);
 
 /* Show each document in its own window (compare: both in one window, one

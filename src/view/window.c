@@ -93,17 +93,30 @@ static void toggle_help(mprof_view_window_t *w) {
     gtk_popover_popup(GTK_POPOVER(w->help));
 }
 
+/* Zoom by factor around the middle of the range, or move the range by
+ * share of its span (keys and buttons). */
+static void zoom_middle(mprof_view_window_t *w, double factor) {
+  mprof_timeline_zoom_middle(w->timeline, factor);
+  w->follow = 0;
+  redraw(w);
+}
+
+static void shift(mprof_view_window_t *w, double share) {
+  mprof_timeline_shift(w->timeline, share);
+  w->follow = 0;
+  redraw(w);
+}
+
 gboolean mprof__view_window_key(mprof_view_window_t *w, guint keyval) {
-  double width = mprof_timeline_viewport(w->timeline, 0).width_px;
-  double middle = width / 2, step = width / 8;
+  double step = mprof_timeline_viewport(w->timeline, 0).width_px / 8.0;
   switch (keyval) {
   case GDK_KEY_plus:
   case GDK_KEY_equal:
-  case GDK_KEY_KP_Add: mprof__view_window_zoom(w, 0, 0.5, middle); break;
+  case GDK_KEY_KP_Add: zoom_middle(w, 0.5); break;
   case GDK_KEY_minus:
-  case GDK_KEY_KP_Subtract: mprof__view_window_zoom(w, 0, 2.0, middle); break;
-  case GDK_KEY_Left: mprof__view_window_pan(w, 0, step, 0); break;
-  case GDK_KEY_Right: mprof__view_window_pan(w, 0, -step, 0); break;
+  case GDK_KEY_KP_Subtract: zoom_middle(w, 2.0); break;
+  case GDK_KEY_Left: shift(w, -0.125); break;
+  case GDK_KEY_Right: shift(w, 0.125); break;
   case GDK_KEY_Up: mprof__view_window_pan(w, 0, 0, step); break;
   case GDK_KEY_Down: mprof__view_window_pan(w, 0, 0, -step); break;
   case GDK_KEY_0:
@@ -401,7 +414,7 @@ static void open_window(mprof_view_doc_t **docs, int count,
   gtk_box_pack_start(GTK_BOX(body), new_side(w), FALSE, FALSE, 0);
   GtkWidget *top = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
   gtk_box_pack_start(GTK_BOX(top), new_toolbar(w), FALSE, FALSE, 0);
-  gtk_box_pack_start(GTK_BOX(top), mprof__view_legend_new(), FALSE, FALSE, 0);
+  gtk_box_pack_start(GTK_BOX(top), mprof__view_legend_new(w), FALSE, FALSE, 0);
   gtk_box_pack_start(GTK_BOX(top), body, TRUE, TRUE, 0);
   gtk_container_add(GTK_CONTAINER(w->window), top);
   char *title = window_title(w);

@@ -67,9 +67,9 @@ char *mprof__view_finding_text(const mprof_view_doc_t *doc, size_t i);
  * with the window (its user data is w). */
 void mprof__view_follow_start(mprof_view_window_t *w);
 
-/* A strip naming the palette's colours: arrows by kind, running, failed,
- * never resolved, bands, highlight and search match (legend.c). */
-GtkWidget *mprof__view_legend_new(void);
+/* A strip naming the colours of what w's traces hold (legend.c,
+ * mprof__view_legend_paint()). */
+GtkWidget *mprof__view_legend_new(mprof_view_window_t *w);
 
 /* Run the actions of the script file path on w (script.c). */
 void mprof__view_script_start(mprof_view_window_t *w, const char *path);

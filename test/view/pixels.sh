@@ -32,7 +32,7 @@ is_colour_near() {
 }
 
 # is_empty PNG X Y: nothing drawn there but the background or a band: a
-# light grey (lines are dark, red, or white where running).
+# light grey (lines are dark or coloured; running is teal).
 is_empty() {
   colour_at "$1" "$2" "$3" | awk '{ exit !($1 == $2 && $2 == $3 && $1 > 170 && $1 < 245) }'
 }

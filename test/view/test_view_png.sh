@@ -2,8 +2,10 @@
 # test_view_png.sh -- `mprof view --png` with no display: the picture of a
 # recorded story (test/story.c) and of a time range of it puts each thread
 # on the row, and between the x, that the scene says (view_probe where),
-# the stalled request red to the trace's end; net.ctf draws; bad command
-# lines are usage errors.
+# the stalled request red to the trace's end; the name column names each
+# row, cut at its edge; a burst after 2 s asleep fills the width; the
+# legend under the picture shows the swatches of what the trace holds and
+# no others; net.ctf draws; bad command lines are usage errors.
 set -euo pipefail
 build=$1
 net_ctf=$2
@@ -65,6 +67,71 @@ expect "stalled 'stuck job' red to the end of the trace" \
   is_colour "$tmp/range.png" $(( ${x1%.*} - 4 )) $(( ${y%.*} - 1 )) $STALLED 90
 expect "and not beyond" is_empty "$tmp/range.png" $(( ${x1%.*} + 6 )) $(( ${y%.*} - 1 ))
 cmp -s "$tmp/all.png" "$tmp/range.png" && fail "the range drew the same picture"
+
+# The name column: each row's name in it (dark pixels from 4 px in, none
+# in the 4 px before its edge line), whole range or panned; a name too
+# long for it is cut there.
+names=$("$probe" fit "$tmp/story.ctf" $W $H | cut -d' ' -f3)
+[ "$names" = 120 ] || fail "the name column is $names px wide in a $W px pane"
+named_row() { # PNG NAME T0 T1
+  where "$2" "$3" "$4"
+  read -r first last < <("$probe" drawn "$1" 0 $(( names - 2 )) $(( ${y%.*} - 6 )) $(( ${y%.*} + 5 )))
+  [ "$first" -ge 2 ] && [ "$first" -le 8 ] && [ "$last" -lt $(( names - 4 )) ] && [ "$last" -gt $(( first + 10 )) ] ||
+    fail "'$2' named in the column of $1 at y $y: dark from x $first to $last"
+}
+for name in "stuck job" "GET /" "disk read"; do
+  named_row "$tmp/all.png" "$name" 0 -1
+  named_row "$tmp/range.png" "$name" $t0 $t1
+done
+"$build/test/web/web_trace" xss "$tmp/xss.ctf"
+"$mprof" view --png "$tmp/xss.png" --width $W --height 200 "$tmp/xss.ctf" || fail "--png of xss"
+read -r row y x0 x1 start end < <("$probe" where "$tmp/xss.ctf" $W 200 0 -1 0 "</script><script>alert(2)</script>")
+read -r first last < <("$probe" drawn "$tmp/xss.png" 0 $(( names - 2 )) $(( ${y%.*} - 6 )) $(( ${y%.*} + 5 )))
+[ "$first" -le 8 ] && [ "$last" -ge $(( names - 16 )) ] && [ "$last" -lt $(( names - 4 )) ] ||
+  fail "a long name filled and cut at the column's edge: dark from x $first to $last of $names"
+
+# A start-up, 2 s asleep, then a burst of requests (web_trace burst): the
+# core's fit range is the busy part (from after the sleep to the last
+# event) and 2 % of it each side, and the burst's rows are drawn across
+# more than 80 % of the picture's width.
+"$build/test/web/web_trace" burst "$tmp/burst.ctf"
+"$mprof" view --png "$tmp/burst.png" --width $W --height 300 "$tmp/burst.ctf" || fail "--png of a burst"
+read -r f0 f1 names busy0 busy1 duration < <("$probe" fit "$tmp/burst.ctf" $W 300)
+awk -v t0="$f0" -v t1="$f1" -v b0="$busy0" -v b1="$busy1" -v d="$duration" 'BEGIN {
+  m = (b1 - b0) * 0.02
+  exit !(b0 > 1.9e9 && b1 - b0 < 1e9 && d - b1 < 1e6 && (t0 - (b0 - m))^2 < 4 && (t1 - (b1 + m))^2 < 4) }' ||
+  fail "the fit of the burst: $f0..$f1 for a busy part of $busy0..$busy1 in $duration ns"
+# (its rows: from the loop's, which the burst's requests are below, to
+# the counter strip)
+top=$("$probe" where "$tmp/burst.ctf" $W 300 0 -1 0 loop | cut -d' ' -f2)
+read -r first last < <("$probe" drawn "$tmp/burst.png" "$names" $W $(( ${top%.*} - 4 )) $(( 300 - 40 )))
+[ "$first" -gt "$names" ] && [ $(( (last - first) * 100 )) -gt $(( 80 * W )) ] ||
+  fail "the burst drawn from x $first to $last of $W"
+
+# The legend under the picture: a swatch of each colour the trace holds
+# (12 x 12 px of it at least), none of the others.
+legend_has() { # PNG HEIGHT RRGGBB...
+  local png=$1 height=$2 colour
+  shift 2
+  for colour; do
+    [ "$("$probe" count "$png" 0 "$height" $W 18 "$colour")" -ge 144 ] || fail "no $colour swatch in the legend of $png"
+  done
+}
+legend_lacks() { # PNG HEIGHT RRGGBB...
+  local png=$1 height=$2 colour
+  shift 2
+  for colour; do
+    [ "$("$probe" count "$png" 0 "$height" $W 18 "$colour")" = 0 ] || fail "a $colour swatch in the legend of $png"
+  done
+}
+THREAD=000000 RUNNING=00897b CREATE=6d4c41 READ=1565c0 READ_FAILED=d81b60 TRY_READ=827717 RESOLVE=2e7d32
+SIGNAL=e65100 BECOMES=5e35b1 FAILED=8e0000 IDLE=b4b4b4 GC=e0b070 COUNTER=880e4f
+legend_has "$tmp/burst.png" 300 $THREAD $RUNNING $CREATE $TRY_READ $RESOLVE $IDLE $COUNTER
+legend_lacks "$tmp/burst.png" 300 $READ $READ_FAILED $SIGNAL $BECOMES $FAILED $STALLED $GC
+legend_has "$tmp/all.png" $H $STALLED $SIGNAL
+legend_lacks "$tmp/all.png" $H $READ_FAILED $BECOMES $FAILED $GC
+legend_has "$tmp/xss.png" 200 $FAILED $READ $COUNTER
+legend_lacks "$tmp/xss.png" 200 $STALLED $SIGNAL $BECOMES $GC
 
 # net.ctf (legacy) draws, with more than the background.
 "$mprof" view --png "$tmp/net.png" --width 600 --height 300 "$net_ctf" || fail "net.ctf"

@@ -11,8 +11,18 @@
  *       the display list the viewer paints for that view (the threads
  *       matching SEARCH marked), a primitive a line: "KIND COLOUR ROLE
  *       THREAD X0 Y0 X1 Y1 ALPHA WIDTH TEXT"
+ *   view_probe fit TRACE W H
+ *       "T0 T1 NAMES_PX BUSY0 BUSY1 DURATION" of the view a window opens
+ *       with in a W x H pane: its range, its name column's width, the
+ *       trace's busy part (mprof_scene_busy()) and its last event's time
  *   view_probe pixel PNG X Y
  *       "R G B" of pixel (X, Y)
+ *   view_probe drawn PNG X0 X1 Y0 Y1
+ *       "FIRST LAST": the first and last x in [X0, X1) of a pixel in rows
+ *       [Y0, Y1) that is not a light grey (the background, a band or a
+ *       tick over them), or "-1 -1"
+ *   view_probe count PNG X Y W H RRGGBB
+ *       how many pixels of the rectangle are that colour
  *   view_probe diff PNG PNG X Y W H
  *       how many pixels of the rectangle differ between the two
  */
@@ -58,6 +68,22 @@ static int where(char **argv) {
   return !found;
 }
 
+static int fit(char **argv) {
+  mprof_view_doc_t *doc;
+  char *args[] = {argv[0], argv[1], argv[2], "0", "-1", "0"};
+  mprof_timeline_t *tl = open_view(args, &doc);
+  if (!tl) return 1;
+  int64_t busy0, busy1;
+  mprof_scene_busy(doc->model, &busy0, &busy1);
+  printf("%.0f %.0f %" PRIu32 " %" PRId64 " %" PRId64 " %" PRId64 "\n",
+         mprof_timeline_t0(tl), mprof_timeline_t1(tl),
+         mprof_timeline_viewport(tl, 0).names_px, busy0, busy1,
+         mprof_model_view(doc->model)->duration_ns);
+  mprof_timeline_free(tl);
+  mprof__view_doc_free(doc);
+  return 0;
+}
+
 static int prims(char **argv, const char *search) {
   mprof_view_doc_t *doc;
   mprof_timeline_t *tl = open_view(argv, &doc);
@@ -100,6 +126,46 @@ static int pixel(char **argv) {
   return p < 0;
 }
 
+/* A light grey: the background, a band, an axis tick over them, the name
+ * column (thread lines are black, or coloured). */
+static int is_light_grey(long p) {
+  long r = p >> 16 & 255, g = p >> 8 & 255, b = p & 255;
+  return r == g && g == b && r > 128;
+}
+
+static int drawn(char **argv) {
+  cairo_surface_t *png = cairo_image_surface_create_from_png(argv[0]);
+  int x0 = atoi(argv[1]), x1 = atoi(argv[2]), y0 = atoi(argv[3]),
+      y1 = atoi(argv[4]), first = -1, last = -1, missing = 0;
+  for (int x = x0; x < x1; x++)
+    for (int y = y0; y < y1; y++) {
+      long p = pixel_at(png, x, y);
+      missing |= p < 0;
+      if (p < 0 || is_light_grey(p)) continue;
+      if (first < 0) first = x;
+      last = x;
+    }
+  cairo_surface_destroy(png);
+  if (!missing) printf("%d %d\n", first, last);
+  return missing;
+}
+
+static int count(char **argv) {
+  cairo_surface_t *png = cairo_image_surface_create_from_png(argv[0]);
+  int x0 = atoi(argv[1]), y0 = atoi(argv[2]), w = atoi(argv[3]),
+      h = atoi(argv[4]);
+  long want = strtol(argv[5], NULL, 16), n = 0, missing = 0;
+  for (int y = y0; y < y0 + h; y++)
+    for (int x = x0; x < x0 + w; x++) {
+      long p = pixel_at(png, x, y);
+      missing += p < 0;
+      n += p == want;
+    }
+  cairo_surface_destroy(png);
+  if (!missing) printf("%ld\n", n);
+  return missing != 0;
+}
+
 static int diff(char **argv) {
   cairo_surface_t *a = cairo_image_surface_create_from_png(argv[0]);
   cairo_surface_t *b = cairo_image_surface_create_from_png(argv[1]);
@@ -122,11 +188,17 @@ int main(int argc, char **argv) {
   if (argc == 9 && !strcmp(argv[1], "where")) return where(argv + 2);
   if ((argc == 8 || argc == 9) && !strcmp(argv[1], "prims"))
     return prims(argv + 2, argc == 9 ? argv[8] : NULL);
+  if (argc == 5 && !strcmp(argv[1], "fit")) return fit(argv + 2);
   if (argc == 5 && !strcmp(argv[1], "pixel")) return pixel(argv + 2);
+  if (argc == 7 && !strcmp(argv[1], "drawn")) return drawn(argv + 2);
+  if (argc == 8 && !strcmp(argv[1], "count")) return count(argv + 2);
   if (argc == 8 && !strcmp(argv[1], "diff")) return diff(argv + 2);
   fprintf(stderr, "usage: view_probe where TRACE W H T0 T1 SCROLL NAME\n"
                   "       view_probe prims TRACE W H T0 T1 SCROLL [SEARCH]\n"
+                  "       view_probe fit TRACE W H\n"
                   "       view_probe pixel PNG X Y\n"
+                  "       view_probe drawn PNG X0 X1 Y0 Y1\n"
+                  "       view_probe count PNG X Y W H RRGGBB\n"
                   "       view_probe diff PNG PNG X Y W H\n");
   return 2;
 }

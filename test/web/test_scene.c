@@ -65,7 +65,7 @@ static void done(void) {
 
 /* 1 px per ns over the whole trace, 20 px rows. */
 static mprof_viewport_t whole(void) {
-  mprof_viewport_t vp = {0, 1200, 1200, 400, 0, 20};
+  mprof_viewport_t vp = {0, 1200, 1200, 400, 0, 20, 0};
   return vp;
 }
 
@@ -127,13 +127,13 @@ static void test_thread_lines(void **state) {
   assert_int_equal((int)p->x1, 900);
   assert_int_equal((int)p->y0, MPROF_SCENE_AXIS_PX + 20 * t2->row + 10);
   assert_int_equal((int)p->y0, (int)mprof_scene_row_y(&vp, t2->row));
-  /* 1 ran 0-400 and 1000-1200: white over its line */
+  /* 1 ran 0-400 and 1000-1200: teal over its line */
   const mprof_prim_t *r = find(MPROF_ROLE_RUNNING, idx(1));
   assert_non_null(r);
   assert_int_equal(r->colour, MPROF_COLOUR_RUNNING);
   assert_int_equal((int)r->x0, 0);
   assert_int_equal((int)r->x1, 400);
-  assert_int_equal(mprof_scene_palette[MPROF_COLOUR_RUNNING].rgb, 0xffffff);
+  assert_int_equal(mprof_scene_palette[MPROF_COLOUR_RUNNING].rgb, 0x00897b);
   done();
 }
 
@@ -163,7 +163,7 @@ static void test_arrows(void **state) {
   assert_int_equal(resolve, 2); /* 2 resolved, 5 failed */
   assert_int_equal(create, 3);  /* 2, 4, 5 by 1; none from the root */
   assert_int_equal(
-      mprof_scene_palette[MPROF_COLOUR_ARROW + MPROF_ARROW_READ].rgb, 0x0000ff);
+      mprof_scene_palette[MPROF_COLOUR_ARROW + MPROF_ARROW_READ].rgb, 0x1565c0);
   done();
 }
 
@@ -171,7 +171,7 @@ static void test_long_arrows_fade(void **state) {
   (void)state;
   story();
   /* zoomed in 10x on the read: its 200 ns arrow is now 2000 px long */
-  mprof_viewport_t vp = {800, 1200, 4000, 400, 0, 20};
+  mprof_viewport_t vp = {800, 1200, 4000, 400, 0, 20, 0};
   size_t n;
   const mprof_prim_t *p = build(&vp, NULL, &n);
   int seen = 0;
@@ -279,7 +279,7 @@ static void test_counters(void **state) {
   feed(events, 100);
   uint8_t shown[1] = {1};
   mprof_scene_options_t opt = {NULL, NULL, shown, NULL};
-  mprof_viewport_t vp = {0, 1000, 100, 200, 0, 20};
+  mprof_viewport_t vp = {0, 1000, 100, 200, 0, 20, 0};
   size_t n, bars = 0;
   const mprof_prim_t *p = build(&vp, &opt, &n);
   float first_top = 0, last_top = 0;
@@ -345,7 +345,7 @@ static void test_counter_scales(void **state) {
   assert_int_equal(mprof_model_view(model)->counter_count, 3);
   uint8_t shown[3] = {1, 1, 1};
   mprof_scene_options_t opt = {NULL, NULL, shown, NULL};
-  mprof_viewport_t vp = {0, 20, 20, 300, 0, 20};
+  mprof_viewport_t vp = {0, 20, 20, 300, 0, 20, 0};
   float level[3];
   counter_levels(&vp, &opt, level);
   assert_true(level[0] > 30);           /* queue#1 fills its strip */
@@ -370,7 +370,7 @@ static void test_counter_scales(void **state) {
 static void test_axis_offset(void **state) {
   (void)state;
   story();
-  mprof_viewport_t vp = {0, 1000, 1000, 200, 0, 20}; /* ticks every 100 ns */
+  mprof_viewport_t vp = {0, 1000, 1000, 200, 0, 20, 0}; /* ticks every 100 ns */
   size_t n;
   build(&vp, NULL, &n);
   assert_true(has_text("100 ns"));
@@ -400,7 +400,7 @@ static void test_bounded(void **state) {
   }
   feed(events, 2 * N);
   free(events);
-  mprof_viewport_t vp = {0, 2000000, 500, 300, 0, 10};
+  mprof_viewport_t vp = {0, 2000000, 500, 300, 0, 10, 0};
   size_t n;
   build(&vp, NULL, &n);
   uint32_t rows = (300 - MPROF_SCENE_AXIS_PX) / 10 + 1;
@@ -430,7 +430,7 @@ static void test_summary_keeps_wide_thread(void **state) {
   feed(events, sizeof events / sizeof events[0]);
   const mprof_model_view_t *v = mprof_model_view(model);
   assert_int_equal(v->threads[idx(1)].row, v->threads[idx(2)].row);
-  mprof_viewport_t vp = {0, 1000, 100, 100, 0, 20}; /* 10 ns per pixel */
+  mprof_viewport_t vp = {0, 1000, 100, 100, 0, 20, 0}; /* 10 ns per pixel */
   size_t n;
   build(&vp, NULL, &n);
   assert_true(has_text("long"));
@@ -493,16 +493,18 @@ static void test_timeline_range(void **state) {
   assert_true(d > 1000);
   assert_float_equal(mprof_timeline_t0(tl), -0.02 * d, 1e-9);
   assert_float_equal(mprof_timeline_t1(tl), 1.02 * d, 1e-9);
-  /* zoom in 2x around x 250: the time there stays */
+  /* the time range is right of the 120 px name column: 880 px; zoom in
+   * 2x around x 340 (a quarter into it): the time there stays */
+  assert_int_equal(mprof_timeline_viewport(tl, 0).names_px, 120);
   double t0 = mprof_timeline_t0(tl), span = mprof_timeline_t1(tl) - t0;
-  mprof_timeline_zoom(tl, 0, 0.5, 250);
+  mprof_timeline_zoom(tl, 0, 0.5, 340);
   assert_float_equal(mprof_timeline_t1(tl) - mprof_timeline_t0(tl), span / 2,
                      1e-9);
   assert_float_equal(mprof_timeline_t0(tl) + span / 2 * 0.25, t0 + span * 0.25,
                      1e-9);
-  /* a drag of 100 px right shows 100 px earlier */
+  /* a drag of 88 px right shows a tenth of the range earlier */
   t0 = mprof_timeline_t0(tl);
-  mprof_timeline_pan(tl, 0, 100, 0);
+  mprof_timeline_pan(tl, 0, 88, 0);
   assert_float_equal(mprof_timeline_t0(tl), t0 - span / 2 / 10, 1e-9);
   mprof_timeline_zoom(tl, 0, 1e-9, 0);
   assert_float_equal(mprof_timeline_t1(tl) - mprof_timeline_t0(tl),

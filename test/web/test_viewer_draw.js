@@ -9,8 +9,8 @@ const path = require('path');
 const { execFileSync } = require('child_process');
 const {
   out, COLOURS, check, FRAME_WINDOW, open, redraw, where, pixel, drag, near, shot, text,
-  pixelRow, BACKGROUND, COUNTER, range, hexRgb, ROLE_BAND, ROLE_AXIS, ROLE_MARK, ROLE_ARROW, COUNTER_STRIP,
-  palette, displayList, covered, counterPixels, toggleCounter
+  pixelRow, BACKGROUND, COUNTER, range, hexRgb, ROLE_BAND, ROLE_AXIS, ROLE_MARK, ROLE_ARROW, ROLE_NAME, COUNTER_STRIP,
+  palette, displayList, covered, counterPixels, toggleCounter, namesPx
 } = require('./viewer_page');
 
 async function testStory(context) {
@@ -24,6 +24,8 @@ async function testStory(context) {
   /* a thread's line is black where it waits */
   const get = await where(page, 'GET /');
   check(get, 'GET / exists');
+  await testNameColumn(page, ['stuck job', 'GET /', 'disk read']);
+  await legendIsDrawn(page, 'story');
   /* findings */
   const findings = await text(page, '#findings');
   check(findings.includes('error stalled: "stuck job"'), 'findings list the stuck job: ' + findings);
@@ -84,20 +86,20 @@ async function testZoom(page) {
   check(Math.abs((a0 + a1) / 2 - (b0 + b1) / 2) < (a1 - a0) * 0.001, 'around the middle');
   /* the wheel zooms around the pointer: the time under it stays */
   const box = await page.evaluate(() => { const r = window.mprofViewer.panes[0].canvas.getBoundingClientRect(); return [r.left, r.top, r.width]; });
-  const px = box[2] * 0.25;
-  const before = b0 + (b1 - b0) * px / box[2];
+  const px = box[2] * 0.25, n = namesPx(box[2]); /* the time range is right of the name column */
+  const before = b0 + (b1 - b0) * (px - n) / (box[2] - n);
   await page.mouse.move(box[0] + px, box[1] + 100);
   for (let i = 0; i < 5; i++) await page.mouse.wheel(0, -100);
   await page.waitForTimeout(100);
   await redraw(page);
   const [c0, c1] = await range();
   check((b1 - b0) / (c1 - c0) > 2, `five wheel steps zoom in (${b1 - b0} -> ${c1 - c0})`);
-  const after = c0 + (c1 - c0) * px / box[2];
+  const after = c0 + (c1 - c0) * (px - n) / (box[2] - n);
   check(Math.abs(after - before) < (c1 - c0) * 0.01, `the time under the pointer stays (${before} vs ${after})`);
   /* dragging right by 200 px shows what was 200 px to the left */
   await drag(page, box[0] + 500, box[1] + 200, 200, 0);
   const [d0, d1] = await range();
-  const shift = (c0 - d0) / ((c1 - c0) / box[2]);
+  const shift = (c0 - d0) / ((c1 - c0) / (box[2] - n));
   check(Math.abs(shift - 200) < 2 && Math.abs((d1 - d0) - (c1 - c0)) < 1, `a 200 px drag pans by 200 px (${shift})`);
   const shown = await text(page, '#range');
   check(/s/.test(shown) && shown.includes('–'), 'the visible range is shown: ' + shown);
@@ -235,10 +237,68 @@ async function testGenerated(context) {
   await page.close();
 }
 
-/* web_trace idle: every arrow kind drawn in the colour of its legend
- * entry, which shows the kind's palette name and colour. */
+/* The name column: each of these threads' rows is named in it (the
+ * display list's text, at the column's left, cut at its edge; dark text
+ * pixels there in the canvas), and stays there while the view is dragged
+ * half its width. */
+async function testNameColumn(page, names) {
+  for (const panned of [false, true]) {
+    if (panned) await drag(page, 600, 200, -300, 0);
+    await redraw(page);
+    const list = (await displayList(page)).filter((p) => p.role === ROLE_NAME && p.text);
+    for (const name of names) {
+      const w = await where(page, name), n = namesPx(w.w);
+      const entry = list.find((p) => p.text === name && Math.abs(p.y0 - (w.y + 4)) < 0.01);
+      check(entry && entry.x0 === 4 && entry.x1 === n - 4, `names${panned ? ' (dragged)' : ''}: '${name}' in the column at `
+        + `its row, y ${w.y + 4}: ${JSON.stringify(entry)}`);
+      const rows = await Promise.all([-4, -2, 0, 2].map((dy) => pixelRow(page, w.y + dy, 0)));
+      const dark = rows.flatMap((r) => r.slice(0, n - 2).map((c, x) => ({ c, x }))).filter((p) => p.c.every((v) => v < 110));
+      check(dark.length > 5 && Math.min(...dark.map((p) => p.x)) >= 3 && Math.max(...dark.map((p) => p.x)) < n - 4,
+        `names: '${name}' painted in the column (${dark.length} dark pixels)`);
+    }
+  }
+  await page.keyboard.press('0');
+  await redraw(page);
+}
+
+/* The legend explains every colour the trace is drawn in, and only what
+ * the trace holds: each colour of the display lists of the fit view cut
+ * in 50 ranges (less the background, texts, the axis, the name column and
+ * the marks of a search or selection) has its entry, by its palette
+ * name, and each entry is one of those or the kind of one of the trace's
+ * arrows (arrows a few ns apart are summed up under the first one's
+ * colour, even zoomed in). */
+async function legendIsDrawn(page, what) {
+  await page.keyboard.press('0');
+  await redraw(page);
+  const { colours, kinds } = await page.evaluate(() => {
+    const v = window.mprofViewer, t0 = v.view.t0, step = (v.view.t1 - t0) / 50, seen = new Set(), kinds = new Set();
+    for (let k = 0; k < 50; k++) {
+      v.setRange(t0 + k * step, t0 + (k + 1) * step);
+      v.redraw();
+      for (const p of v.displayList(0)) seen.add(p.colour);
+    }
+    for (let i = 0, kind; (kind = v.arrowKind(0, i)); i++) kinds.add(kind);
+    return { colours: [...seen], kinds: [...kinds] };
+  });
+  await page.keyboard.press('0');
+  await redraw(page);
+  const pal = await palette(page);
+  const never = new Set(['background', 'label', 'time axis', 'names', 'highlight', 'search match']);
+  const drawn = colours.map((c) => pal[c].name).filter((n) => !never.has(n));
+  const arrows = pal.filter((c) => kinds.includes(c.arrow)).map((c) => c.name);
+  const legend = await page.$$eval('#legend li', (lis) => lis.map((li) => li.textContent));
+  check(drawn.length > 3 && drawn.every((n) => legend.includes(n)) && legend.every((n) => drawn.includes(n) || arrows.includes(n))
+    && new Set(legend).size === legend.length,
+    `legend of ${what}: ${legend.join(', ')}; drawn: ${drawn.sort().join(', ')}; arrow kinds: ${kinds.join(', ')}`);
+}
+
+/* web_trace idle: the legend names what is drawn; every arrow kind drawn
+ * in the colour of its legend entry, which shows the kind's palette name
+ * and colour. */
 async function testLegend(context) {
   const page = await open(context, 'idle/index.html');
+  await legendIsDrawn(page, 'idle');
   const pal = await palette(page);
   const legend = await page.$$eval('#legend li', (lis) => lis.map((li) => ({ name: li.textContent,
     rgb: getComputedStyle(li.querySelector('.swatch')).backgroundColor.match(/\d+/g).slice(0, 3).map(Number) })));
@@ -381,7 +441,7 @@ async function testIdleBand(context) {
   const ticks = (await displayList(page)).filter((p) => p.role === ROLE_AXIS && p.x0 === p.x1).map((p) => p.x0);
   const off = (x) => ticks.every((t) => Math.abs(x - t) > 1.5); /* the ticks' lines cross the rows */
   const inside = row.filter((c, x) => off(x) && x > before.x1 + 1 && x < after.x0 - 1);
-  const outside = row.filter((c, x) => off(x) && (x < before.x1 - 1 || x > after.x0 + 1));
+  const outside = row.filter((c, x) => off(x) && x >= namesPx(before.w) && (x < before.x1 - 1 || x > after.x0 + 1));
   check(after.x0 - before.x1 > 200 && inside.every((c) => close(c, band)),
     `idle: the band's colour ${band} from ${before.x1.toFixed(0)} to ${after.x0.toFixed(0)} px `
     + `(${inside.filter((c) => !close(c, band)).length} pixels not)`);

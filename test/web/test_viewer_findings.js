@@ -64,7 +64,8 @@ function selectedThread(page) {
     const v = window.mprofViewer, p = v.panes[0], i = v.selected(0);
     if (i < 0) return null;
     const t = v.thread(0, i), w = p.canvas.clientWidth, span = v.view.t1 - v.view.t0;
-    const x = (ns) => Math.min(w - 1, Math.max(0, (ns + p.offset - v.view.t0) / span * w));
+    const n = w >= 480 ? 120 : Math.floor(w / 4); /* the name column (viewer_page.js namesPx) */
+    const x = (ns) => Math.min(w - 1, Math.max(n, n + (ns + p.offset - v.view.t0) / span * (w - n)));
     return { t, x: (x(t.start) + x(t.end)) / 2, y: AXIS + t.row * ROW + ROW / 2 - p.scroll };
   }, [AXIS, ROW]);
 }

@@ -77,11 +77,17 @@ async function standInIn(context, size) {
   check(!(await model.evaluate(() => window.mprofViewer.view.firstFrameNative)), at + ': no frame built for this size');
   const list = await displayList(model), pal = await palette(model);
   /* the first twelve rows' first opaque thread lines 8 px long or more
-   * (shorter ones, a few antialiased pixels among others, say little) */
-  const lines = list.filter((p) => p.role === ROLE_THREAD && p.kind === 0 && p.y0 === p.y1 && p.alpha === 1 && p.x1 - p.x0 >= 8)
+   * (shorter ones, a few antialiased pixels among others, say little);
+   * where other threads come within 10 px of a line's start (the threads
+   * of a pixel or less that crowd a trace's start, summed up per pixel
+   * column, which the stand-in's columns are not), its end alone */
+  const threads = list.filter((p) => p.role === ROLE_THREAD && p.kind === 0 && p.y0 === p.y1);
+  const crowded = (l) => threads.some((p) => p !== l && p.y0 === l.y0 && p.x0 < l.x0 && p.x1 > l.x0 - 10);
+  const lines = threads.filter((p) => p.alpha === 1 && p.x1 - p.x0 >= 8)
     .sort((a, b) => a.y0 - b.y0 || a.x0 - b.x0)
     .filter((p, i, all) => i === 0 || all[i - 1].y0 !== p.y0).slice(0, 12)
-    .map((p) => ({ y: Math.round(p.y0) - (p.width >> 1), x0: p.x0, x1: p.x1, rgb: hexRgb(pal[p.colour].rgb) }));
+    .map((p) => ({ y: Math.round(p.y0) - (p.width >> 1), x0: p.x0, x1: p.x1, rgb: hexRgb(pal[p.colour].rgb),
+      crowded: crowded(p) }));
   check(lines.length >= 4 && lines.some((l) => l.x1 - l.x0 > 300),
     at + `: ${lines.length} rows of thread lines in the model's frame, a long one`);
   const alone = await open(context, 'net-frame/index.html', size,
@@ -98,7 +104,7 @@ async function standInIn(context, size) {
   check(seen.length === lines.length, at + `: ${seen.length} of the thread lines seen in the model's frame`);
   lines.forEach((l, i) => {
     const [a, b] = [want.extents[i], got.extents[i]];
-    check(!a || (b && Math.abs(a[0] - b[0]) <= 2 && Math.abs(a[1] - b[1]) <= 2),
+    check(!a || (b && (l.crowded || Math.abs(a[0] - b[0]) <= 2) && Math.abs(a[1] - b[1]) <= 2),
       at + `: the thread line on row y ${l.y} from ${a} (model) / ${b} (stand-in)`);
   });
   const strips = list.filter((p) => p.role === ROLE_COUNTER && p.kind === 0)

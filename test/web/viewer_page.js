@@ -55,14 +55,19 @@ async function open(context, file, viewport = null,
 
 const redraw = (page) => page.evaluate(() => window.mprofViewer.redraw());
 
+/* The name column's width in a pane w px wide (scene.h: 120 px, a
+ * quarter of a pane narrower than 480). */
+const namesPx = (w) => (w >= 480 ? 120 : Math.floor(w / 4));
+
 /* Where thread `name` is drawn in pane `pane`: x of its start, end, middle
- * (clipped to the canvas) and y of its row. */
+ * (clipped to the time range, right of the name column) and y of its
+ * row. */
 async function where(page, name, pane = 0) {
   return page.evaluate(([name, pane, AXIS, ROW]) => {
     const v = window.mprofViewer, p = v.panes[pane], t = v.find(pane, name);
     if (!t) return null;
-    const w = p.canvas.clientWidth, span = v.view.t1 - v.view.t0;
-    const x = (ns) => Math.min(w - 1, Math.max(0, (ns + p.offset - v.view.t0) / span * w));
+    const w = p.canvas.clientWidth, span = v.view.t1 - v.view.t0, n = w >= 480 ? 120 : Math.floor(w / 4); /* namesPx */
+    const x = (ns) => Math.min(w - 1, Math.max(n, n + (ns + p.offset - v.view.t0) / span * (w - n)));
     return { t, x0: x(t.start), x1: x(t.end), xm: (x(t.start) + x(t.end)) / 2,
       y: AXIS + t.row * ROW + ROW / 2 - p.scroll, w, canvasTop: p.canvas.getBoundingClientRect().top,
       canvasLeft: p.canvas.getBoundingClientRect().left };
@@ -177,7 +182,7 @@ async function pixelRow(page, y, pane) {
   }, [y, pane]);
 }
 
-const BACKGROUND = [232, 232, 232], COUNTER = [112, 64, 160];
+const BACKGROUND = [232, 232, 232], COUNTER = [136, 14, 79];
 
 /* Read files chosen next in 256 KiB slices, the preview after the first;
  * with hold, the load waits after its preview until releaseLoad(). */
@@ -212,7 +217,7 @@ async function holdAfterPreview(page) {
 
 const hexRgb = (hex) => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
 
-const ROLE_BAND = 0, ROLE_AXIS = 1, ROLE_MARK = 2, ROLE_ARROW = 5, COUNTER_STRIP = 40;
+const ROLE_BAND = 0, ROLE_AXIS = 1, ROLE_MARK = 2, ROLE_ARROW = 5, ROLE_NAME = 10, COUNTER_STRIP = 40;
 
 /* The palette the page's model draws with (its summary: the wasm's
  * mprof_scene_palette), and the display list of pane 0 as last drawn. */
@@ -274,6 +279,7 @@ module.exports = {
   out, netCtf, only, AXIS, ROW, COLOURS, check, launch, FRAME_WINDOWS, FRAME_WINDOW, open, redraw,
   where, pixel, drag, near, shot, text, canvasPixels, STAND_IN_WINDOWS, ROLE_THREAD, ROLE_COUNTER,
   canvasRows, inkBox, pixelRowOf, pixelRow, BACKGROUND, COUNTER, slices, drawnOn, range,
-  holdAfterPreview, hexRgb, ROLE_BAND, ROLE_AXIS, ROLE_MARK, ROLE_ARROW, COUNTER_STRIP, palette, displayList,
+  holdAfterPreview, hexRgb, ROLE_BAND, ROLE_AXIS, ROLE_MARK, ROLE_ARROW, ROLE_NAME, COUNTER_STRIP, palette, displayList,
+  namesPx,
   covered, counterPixels, toggleCounter
 };

@@ -12,6 +12,8 @@
  *                                  (and runs through a tenth more)
  *   web_trace idle OUT             every arrow kind, an idle hiatus of
  *                                  30 ms, two counters on one scale
+ *   web_trace burst OUT            a start-up, 2 s asleep, then a burst of
+ *                                  200 requests (load's, 8 in flight)
  *
  * xss: a "client" task creates "<img src=x onerror=alert(1)>", which
  * creates "</script><script>alert(2)</script>"; the client waits for both;
@@ -154,18 +156,32 @@ static void idle(void) {
   mprof_resolve(loop);
 }
 
+/* A server as Node runs one: "main" starts "server" (pending to the end),
+ * then the loop sleeps 2 s (an idle band); then a burst of 200 requests
+ * (load()). */
+static void burst(void) {
+  uint64_t main_task = mprof_named_task("main");
+  mprof_switch(main_task);
+  mprof_named_task("server");
+  mprof_suspend();
+  struct timespec asleep = {2, 0};
+  nanosleep(&asleep, NULL);
+  load(2000, 8, 0);
+}
+
 int main(int argc, char **argv) {
   int is_load = argc >= 4 && argc <= 6 && strcmp(argv[1], "load") == 0;
   int is_phases = argc == 4 && strcmp(argv[1], "phases") == 0;
   int is_idle = argc == 3 && strcmp(argv[1], "idle") == 0;
+  int is_burst = argc == 3 && strcmp(argv[1], "burst") == 0;
   long width = argc >= 5 ? atol(argv[4]) : 8;
   long pause_us = argc == 6 ? atol(argv[5]) : 0;
-  if ((!is_load && !is_phases && !is_idle &&
+  if ((!is_load && !is_phases && !is_idle && !is_burst &&
        !(argc == 3 && strcmp(argv[1], "xss") == 0)) ||
       width < 1 || width > MAX_IN_FLIGHT) {
     fprintf(stderr, "usage: web_trace xss OUT | web_trace load OUT EVENTS "
                     "[IN_FLIGHT <= 64 [PAUSE_US]] | web_trace phases OUT "
-                    "EVENTS | web_trace idle OUT\n");
+                    "EVENTS | web_trace idle OUT | web_trace burst OUT\n");
     return 2;
   }
   long events = is_load || is_phases ? atol(argv[3]) : 100;
@@ -179,6 +195,8 @@ int main(int argc, char **argv) {
     phases(events);
   else if (is_idle)
     idle();
+  else if (is_burst)
+    burst();
   else
     xss();
   mprof_unix_stop();

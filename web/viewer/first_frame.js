@@ -65,29 +65,39 @@ function standInFor(frames, w, h) {
   return narrower.length ? narrower.reduce(widest) : tall.reduce(narrowest);
 }
 
+/* The name column's width in a display list u (words): where its
+ * background ends (0: none). */
+function namesWidth(u) {
+  const fl = new Float32Array(u.buffer, 0, u.length);
+  for (let o = 0; o < u.length; o += PRIM_WORDS) if ((u[o + 9] & 15) === ROLE_NAME && u[o + 4] === PRIM_RECT) return fl[o + 2];
+  return 0;
+}
+
 /* Paint frame f's primitives u (words) mapped to a pane of w x h, as a
- * stand-in for the model's frame there: x scaled to the pane's width
- * (the same time range); the counter strips (from the first counter
- * primitive's top down) moved with the pane's bottom edge, and the bands
- * and ticks that end at their top with it; the rows at their y, less
- * what lies wholly below the pane's rows (as the scene leaves it out).
- * Texts keep their size: each is drawn at its mapped anchor, cut to its
- * mapped width. */
+ * stand-in for the model's frame there: x right of the name column
+ * (namesWidth(), taken to be as wide in the pane: it is in any pane 480
+ * px wide or more) scaled to the pane's time range, the column as it is;
+ * the counter strips (from the first counter primitive's top down) moved
+ * with the pane's bottom edge, and the bands, ticks and name column that
+ * end at their top with it; the rows at their y, less what lies wholly
+ * below the pane's rows (as the scene leaves it out).  Texts keep their
+ * size: each is drawn at its mapped anchor, cut to its mapped width. */
 function paintStandIn(ctx, f, u, text, w, h) {
   const fl = new Float32Array(u.buffer, 0, u.length), count = u.length / PRIM_WORDS;
   let top = f.height;
   for (let o = 0; o < u.length; o += PRIM_WORDS) if ((u[o + 9] & 15) === ROLE_COUNTER) top = Math.min(top, fl[o + 1]);
-  const sx = w / f.width, dy = h - f.height, out = new Uint32Array(u.length), of = new Float32Array(out.buffer);
+  const n0 = namesWidth(u), sx = (w - n0) / (f.width - n0), dy = h - f.height;
+  const mapX = (x) => (x < n0 ? x : n0 + (x - n0) * sx), out = new Uint32Array(u.length), of = new Float32Array(out.buffer);
   let n = 0;
   for (let i = 0; i < count; i++) {
     const o = i * PRIM_WORDS, role = u[o + 9] & 15, y = [fl[o + 1], fl[o + 3]];
     if (role === ROLE_COUNTER) y.forEach((v, k) => { y[k] = v + dy; });
-    else if (role === ROLE_BAND || role === ROLE_AXIS) y.forEach((v, k) => { if (v === top) y[k] = v + dy; });
+    else if ((role === ROLE_BAND || role === ROLE_AXIS || role === ROLE_NAME) && u[o + 4] !== PRIM_TEXT) y.forEach((v, k) => { if (v === top) y[k] = v + dy; });
     else if (Math.min(y[0], y[1]) > top + dy) continue;
     out.set(u.subarray(o, o + PRIM_WORDS), n);
-    of[n] = fl[o] * sx;
+    of[n] = mapX(fl[o]);
     of[n + 1] = y[0];
-    of[n + 2] = fl[o + 2] * sx;
+    of[n + 2] = mapX(fl[o + 2]);
     of[n + 3] = y[1];
     n += PRIM_WORDS;
   }

@@ -32,12 +32,12 @@ function onKey(e) {
     if (e.key === 'Enter') nextMatch();
     return;
   }
-  const p = panes[0], w = p ? p.el.clientWidth : 1, row = p ? p.summary.row_px : 0;
+  const p = panes[0], row = p ? p.summary.row_px : 0;
   const actions = {
-    '+': () => zoom(p, ZOOM_STEP, w / 2), '=': () => zoom(p, ZOOM_STEP, w / 2),
-    '-': () => zoom(p, 1 / ZOOM_STEP, w / 2), '0': fit,
-    ArrowLeft: () => pan(p, w / 8, 0),
-    ArrowRight: () => pan(p, -w / 8, 0),
+    '+': () => zoomMiddle(ZOOM_STEP), '=': () => zoomMiddle(ZOOM_STEP),
+    '-': () => zoomMiddle(1 / ZOOM_STEP), '0': fit,
+    ArrowLeft: () => shiftRange(-1 / 8),
+    ArrowRight: () => shiftRange(1 / 8),
     ArrowUp: () => pan(p, 0, row * 4),
     ArrowDown: () => pan(p, 0, -row * 4),
     '/': () => $('search').focus(), n: nextMatch, o: () => $('file').click(),
@@ -113,8 +113,8 @@ function attachPage() {
     openFiles($('file').files);
     $('file').value = ''; /* the same file chosen again opens again */
   });
-  $('zoom-in').addEventListener('click', () => panes[0] && zoom(panes[0], ZOOM_STEP, panes[0].el.clientWidth / 2));
-  $('zoom-out').addEventListener('click', () => panes[0] && zoom(panes[0], 1 / ZOOM_STEP, panes[0].el.clientWidth / 2));
+  $('zoom-in').addEventListener('click', () => panes[0] && zoomMiddle(ZOOM_STEP));
+  $('zoom-out').addEventListener('click', () => panes[0] && zoomMiddle(1 / ZOOM_STEP));
   $('fit').addEventListener('click', fit);
   $('align').addEventListener('change', () => { view.align = $('align').value; align(); });
   $('help-button').addEventListener('click', () => { $('help').hidden = !$('help').hidden; });

@@ -117,16 +117,16 @@ function fillCounters() {
   if (!names.length) box.append(el('span', 'none'));
 }
 
-function fillLegend(entries) {
-  const skip = new Set(['background', 'label', 'time axis']);
+/* The legend: the colours the view state's legend lists (what the
+ * traces shown hold, mprof_timeline_legend()), by their palette names. */
+function fillLegend(palette) {
   const box = $('legend');
   box.replaceChildren();
-  for (const c of entries) {
-    if (skip.has(c.name)) continue;
+  for (let i = 0, c; (c = wasm.mprof_timeline_legend(tl, i)) >= 0; i++) {
     const sw = el('span', undefined, 'swatch');
-    sw.style.background = c.rgb;
+    sw.style.background = palette[c].rgb;
     const li = el('li');
-    li.append(sw, el('span', c.name));
+    li.append(sw, el('span', palette[c].name));
     box.append(li);
   }
 }

@@ -18,7 +18,7 @@
 
 const PRIM_WORDS = 10; /* mprof_prim_t: x0 y0 x1 y1 kind colour alpha width thread role_text */
 const PRIM_RECT = 1, PRIM_TEXT = 2;
-const ROLE_BAND = 0, ROLE_AXIS = 1, ROLE_COUNTER = 8; /* mprof_prim_role_t */
+const ROLE_BAND = 0, ROLE_AXIS = 1, ROLE_COUNTER = 8, ROLE_NAME = 10; /* mprof_prim_role_t */
 const ALIGN = { starts: 0, wall: 1, divergence: 2 }; /* mprof_align_t */
 const ZOOM_STEP = 1.2;
 const FONT = '11px sans-serif';

@@ -42,6 +42,18 @@ function zoom(p, factor, x) {
   requestDraw();
 }
 
+/* Zoom in by factor around the middle of the time range. */
+function zoomMiddle(factor) {
+  wasm.mprof_timeline_zoom_middle(tl, 1 / factor);
+  requestDraw();
+}
+
+/* Move the time range by share of its span (> 0: later). */
+function shiftRange(share) {
+  wasm.mprof_timeline_shift(tl, share);
+  requestDraw();
+}
+
 function pan(p, dxPx, dyPx) {
   measure(p);
   wasm.mprof_timeline_pan(tl, panes.indexOf(p), dxPx, dyPx);
