@@ -23,9 +23,7 @@
 #include "mprof.h"
 #include "mprof/read.h"
 #include "census_check.h"
-
-static uint64_t clock_ticks;
-static uint64_t fake_clock(void) { return clock_ticks += 10; }
+#include "fake_clock_start.h"
 
 static void *buffer_new(size_t size) {
   void *b = aligned_alloc(4096, size);
@@ -36,17 +34,9 @@ static void *buffer_new(size_t size) {
 
 /* Starts recording in buffer, running thread 42. */
 static void start(void *buffer, size_t size, uint32_t packet_size) {
-  mprof_config_t config;
-  memset(&config, 0, sizeof config);
-  config.buffer = buffer;
-  config.size = size;
-  config.packet_size = packet_size;
-  config.clock = fake_clock;
-  config.clock_freq_hz = 1000000000u;
-  config.name = "test_net_label";
-  clock_ticks = 1000;
-  assert_int_equal(mprof_start(&config), 0);
-  mprof_switch(42);
+  assert_int_equal(fake_clock_start(buffer, size, packet_size,
+                                    MPROF_RING_OVERWRITE, "test_net_label"),
+                   0);
 }
 
 /* A new buffer of size bytes, recording (packet_size 0: the default). */
@@ -62,15 +52,15 @@ static mprof_counter_t bytes;
 static void label_net(uint64_t thread, const char *head, uint64_t offset,
                       uint64_t length) {
   size_t n = strlen(head);
-  mprof__label_net(thread, head, n, mprof__label_hash(head, n), bytes, offset,
-                   length);
+  mprof__label_net(MPROF__NET_NOW, thread, head, n, mprof__label_hash(head, n),
+                   bytes, offset, length);
 }
 
 static void label_net_hash(uint64_t thread, const char *head, uint64_t hash,
                            uint64_t length) {
   size_t n = strlen(head);
-  mprof__label_net_hash(thread, head, n, mprof__label_hash(head, n), bytes,
-                        hash, length);
+  mprof__label_net_hash(MPROF__NET_NOW, thread, head, n,
+                        mprof__label_hash(head, n), bytes, hash, length);
 }
 
 /* The labels a trace holds, in decoding order, one array per packet

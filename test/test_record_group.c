@@ -1,12 +1,12 @@
 /* test_record_group.c -- the events the recorder writes in twos, at one
- * instant (src/record/record.h): mprof__create_labelled() (a create and
- * its label beside it in the ring), mprof__resolve_switch(),
- * mprof__switch_label_net(), and the net labels of a request's sent bytes
- * at its create's time.  What each records, read back: the same
- * events, in order, as the calls they stand for, at one time; a label that
- * dies with its create, in the ring packet that holds it; the resolver
- * named by a packet that the pair opens; both events counted when the
- * ring is full.
+ * instant (src/record/record.h): mprof__create_labelled() (a create and its
+ * label beside it in the ring), mprof__resolve_switch(), a net label after
+ * a switch at the same instant (MPROF__NET_ENTER), and a request's sent
+ * bytes at its create's time (MPROF__NET_AT_LAST).  What each records, read
+ * back: the same events, in order, as the calls they stand for, at one
+ * time; a label that dies with its create, in the ring packet that holds
+ * it; the resolver named by a packet that the pair opens; both events
+ * counted when the ring is full.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,14 +19,12 @@
 
 #include "../src/record/record.h"
 #include "mprof.h"
+#include "fake_clock_start.h"
 #include "mprof/read.h"
 
 #define SIZE (256u * 1024u)
 #define PACKET 4096u
 #define MAX_EVENTS 80000
-
-static uint64_t clock_ticks;
-static uint64_t fake_clock(void) { return clock_ticks += 10; }
 
 /* The events read back, packet by packet, each tagged with its packet,
  * its text copied. */
@@ -43,18 +41,8 @@ static void start(mprof_ring_mode_t mode) {
   buffer = aligned_alloc(4096, SIZE);
   assert_non_null(buffer);
   memset(buffer, 0, SIZE);
-  mprof_config_t config;
-  memset(&config, 0, sizeof config);
-  config.buffer = buffer;
-  config.size = SIZE;
-  config.packet_size = PACKET;
-  config.ring_mode = mode;
-  config.clock = fake_clock;
-  config.clock_freq_hz = 1000000000u;
-  config.name = "test_record_group";
-  clock_ticks = 1000;
-  assert_int_equal(mprof_start(&config), 0);
-  mprof_switch(42);
+  assert_int_equal(
+      fake_clock_start(buffer, SIZE, PACKET, mode, "test_record_group"), 0);
 }
 
 /* Stops recording and reads every event back, the string events left
@@ -158,10 +146,10 @@ static void switch_and_net_label_at_one_time(void **state) {
   mprof_counter_t bytes = mprof_counter_make("bytes read");
   const char *head = "net recv tcp 10.0.0.1:80 10.0.0.2:4000";
   size_t n = strlen(head);
-  mprof__switch_label_net(3, head, n, mprof__label_hash(head, n), bytes, 100,
-                          20);
-  mprof__switch_label_net(3, head, n, mprof__label_hash(head, n), bytes, 120,
-                          5); /* running 3 already: the label alone */
+  mprof__label_net(MPROF__NET_ENTER, 3, head, n, mprof__label_hash(head, n),
+                   bytes, 100, 20);
+  mprof__label_net(MPROF__NET_ENTER, 3, head, n, mprof__label_hash(head, n),
+                   bytes, 120, 5); /* running 3 already: the label alone */
   stop_and_read();
   size_t s = find(MPROF_EVENT_SWITCH, 3, 0);
   const mprof_event_t *increase = &events[s + 1], *label = &events[s + 2];
@@ -187,11 +175,12 @@ static void sent_bytes_take_the_time_of_the_create(void **state) {
   size_t n = strlen(head);
   uint64_t first = create_write();
   clock_ticks += 5000; /* the system call */
-  mprof__label_net_hash_sent(first, head, n, mprof__label_hash(head, n), 0,
-                             0xabcdef, 40);
+  mprof__label_net_hash(MPROF__NET_AT_LAST, first, head, n,
+                        mprof__label_hash(head, n), 0, 0xabcdef, 40);
   uint64_t second = create_write();
   mprof_signal(first);
-  mprof__label_net_sent(second, head, n, mprof__label_hash(head, n), 0, 7, 3);
+  mprof__label_net(MPROF__NET_AT_LAST, second, head, n,
+                   mprof__label_hash(head, n), 0, 7, 3);
   stop_and_read();
   size_t c = find(MPROF_EVENT_CREATE, first, 0);
   size_t l = find(MPROF_EVENT_LABEL, first, c + 2);

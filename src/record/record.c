@@ -650,77 +650,42 @@ COLD static void emit_net_text(stream_t *s, uint32_t kind, uint64_t thread,
                  NAMES_OR_RING);
 }
 
-/* How a net label is stamped: at the clock's time, after a switch to its
- * thread at that time, or at the time of the OS thread's last event. */
-enum { NET_NOW, NET_ENTER, NET_AT_LAST };
-
-/* mprof__label_net() and the like, by kind and how: a copy for each, with
- * intern() inlined, the cost of a TCP read or write. */
+/* mprof__label_net() and mprof__label_net_hash(), by kind: a copy for
+ * each, with intern() inlined, the cost of a TCP read or write. */
 static inline __attribute__((always_inline)) void
-label_net(uint32_t kind, int how, uint64_t thread, const char *head,
-          size_t head_length, uint64_t head_hash, mprof_counter_t counter,
-          uint64_t number, uint64_t length) {
+label_net(uint32_t kind, mprof__net_stamp_t how, uint64_t thread,
+          const char *head, size_t head_length, uint64_t head_hash,
+          mprof_counter_t counter, uint64_t number, uint64_t length) {
   if (UNLIKELY(!is_started())) return;
   stream_t *s = stream_get();
-  int switching = how == NET_ENTER && thread != s->current;
+  int switching = how == MPROF__NET_ENTER && thread != s->current;
   if (switching) s->current = thread;
   uint32_t string_id = head_length + MPROF__NET_LABEL_TAIL <= string_limit()
                            ? intern(s, head, head_length, head_hash)
                            : 0;
   if (LIKELY(string_id)) {
-    emit_net_label(s, kind, switching, how == NET_AT_LAST, thread, string_id,
-                   counter, number, length);
+    emit_net_label(s, kind, switching, how == MPROF__NET_AT_LAST, thread,
+                   string_id, counter, number, length);
     return;
   }
   if (switching) emit_thread(MPROF__EV_SWITCH, thread);
   emit_net_text(s, kind, thread, head, head_length, counter, number, length);
 }
 
-void mprof__label_net(uint64_t thread, const char *head, size_t head_length,
-                      uint64_t head_hash, mprof_counter_t counter,
-                      uint64_t offset, uint64_t length) {
-  label_net(MPROF__EV_NET_LABEL, NET_NOW, thread, head, head_length, head_hash,
+void mprof__label_net(mprof__net_stamp_t how, uint64_t thread, const char *head,
+                      size_t head_length, uint64_t head_hash,
+                      mprof_counter_t counter, uint64_t offset,
+                      uint64_t length) {
+  label_net(MPROF__EV_NET_LABEL, how, thread, head, head_length, head_hash,
             counter, offset, length);
 }
 
-void mprof__label_net_hash(uint64_t thread, const char *head,
-                           size_t head_length, uint64_t head_hash,
-                           mprof_counter_t counter, uint64_t hash,
-                           uint64_t length) {
-  label_net(MPROF__EV_NET_HASH_LABEL, NET_NOW, thread, head, head_length,
-            head_hash, counter, hash, length);
-}
-
-void mprof__switch_label_net(uint64_t thread, const char *head,
-                             size_t head_length, uint64_t head_hash,
-                             mprof_counter_t counter, uint64_t offset,
-                             uint64_t length) {
-  label_net(MPROF__EV_NET_LABEL, NET_ENTER, thread, head, head_length,
-            head_hash, counter, offset, length);
-}
-
-void mprof__switch_label_net_hash(uint64_t thread, const char *head,
-                                  size_t head_length, uint64_t head_hash,
-                                  mprof_counter_t counter, uint64_t hash,
-                                  uint64_t length) {
-  label_net(MPROF__EV_NET_HASH_LABEL, NET_ENTER, thread, head, head_length,
-            head_hash, counter, hash, length);
-}
-
-void mprof__label_net_sent(uint64_t thread, const char *head,
-                           size_t head_length, uint64_t head_hash,
-                           mprof_counter_t counter, uint64_t offset,
-                           uint64_t length) {
-  label_net(MPROF__EV_NET_LABEL, NET_AT_LAST, thread, head, head_length,
-            head_hash, counter, offset, length);
-}
-
-void mprof__label_net_hash_sent(uint64_t thread, const char *head,
-                                size_t head_length, uint64_t head_hash,
-                                mprof_counter_t counter, uint64_t hash,
-                                uint64_t length) {
-  label_net(MPROF__EV_NET_HASH_LABEL, NET_AT_LAST, thread, head, head_length,
-            head_hash, counter, hash, length);
+void mprof__label_net_hash(mprof__net_stamp_t how, uint64_t thread,
+                           const char *head, size_t head_length,
+                           uint64_t head_hash, mprof_counter_t counter,
+                           uint64_t hash, uint64_t length) {
+  label_net(MPROF__EV_NET_HASH_LABEL, how, thread, head, head_length, head_hash,
+            counter, hash, length);
 }
 
 void mprof__signal(uint64_t target) {

@@ -40,15 +40,37 @@ uint64_t mprof__label_hash(const char *text, size_t length);
 void mprof__label_hashed(uint64_t thread, const char *label, size_t length,
                          uint64_t hash);
 
+/* When a net label happens (mprof__label_net()). */
+typedef enum mprof__net_stamp_e {
+  MPROF__NET_NOW,    /* now: a clock reading */
+  MPROF__NET_ENTER,  /* now, after mprof_switch(thread) at the same instant:
+                        a read callback entered with its bytes */
+  MPROF__NET_AT_LAST /* at the time of this OS thread's last event, without a
+                        clock reading: the bytes of a write request created
+                        just before the system call that sent them, known
+                        sent once it returned; they left during it, so a
+                        peer's receive never precedes the request's create */
+} mprof__net_stamp_t;
+
 /* mprof_counter_increase(counter, length) (none if counter is 0), then
  * mprof_label() of "HEAD OFFSET LENGTH" (the numbers in decimal), where
  * head (head_length bytes, no NUL needed, of hash head_hash from
  * mprof__label_hash()) repeats and the numbers do not: the libuv shim's TCP
- * reads and writes.  Written as one net_label event (the head interned, the
- * numbers binary), which readers turn back into the same two events. */
-void mprof__label_net(uint64_t thread, const char *head, size_t head_length,
-                      uint64_t head_hash, mprof_counter_t counter,
-                      uint64_t offset, uint64_t length);
+ * reads and writes, stamped as `how` says.  Written as one net_label event
+ * (the head interned, the numbers binary), which readers turn back into
+ * the same two events. */
+void mprof__label_net(mprof__net_stamp_t how, uint64_t thread, const char *head,
+                      size_t head_length, uint64_t head_hash,
+                      mprof_counter_t counter, uint64_t offset,
+                      uint64_t length);
+
+/* mprof__label_net() of the label "HEAD HASH LENGTH", HASH in 16
+ * lower-case hex digits: the libuv shim's UDP datagrams (the hash of the
+ * payload).  Written as one net_hash_label event. */
+void mprof__label_net_hash(mprof__net_stamp_t how, uint64_t thread,
+                           const char *head, size_t head_length,
+                           uint64_t head_hash, mprof_counter_t counter,
+                           uint64_t hash, uint64_t length);
 
 /* mprof_create(type) and mprof__label_hashed() of the new thread, as one
  * reservation with one clock reading: both events in the ring, the label
@@ -61,44 +83,5 @@ uint64_t mprof__create_labelled(mprof_type_t type, const char *label,
 /* mprof_resolve(thread), then mprof_switch(next), at one instant: a
  * request's end, back in its loop. */
 void mprof__resolve_switch(uint64_t thread, uint64_t next);
-
-/* mprof_switch(thread), then mprof__label_net(thread, ...), at one instant:
- * a read callback entered with its bytes. */
-void mprof__switch_label_net(uint64_t thread, const char *head,
-                             size_t head_length, uint64_t head_hash,
-                             mprof_counter_t counter, uint64_t offset,
-                             uint64_t length);
-
-/* mprof__label_net() stamped with the time of this OS thread's last event,
- * without a clock reading: the bytes of a write request that the shim
- * created just before the system call that sent them.  They are known sent
- * once the call returns, but left during it, so the request's create
- * gives the time a peer's receive can never precede. */
-void mprof__label_net_sent(uint64_t thread, const char *head,
-                           size_t head_length, uint64_t head_hash,
-                           mprof_counter_t counter, uint64_t offset,
-                           uint64_t length);
-
-/* mprof__label_net() of the label "HEAD HASH LENGTH", HASH in 16
- * lower-case hex digits: the libuv shim's UDP datagrams (the hash of the
- * payload).  Written as one net_hash_label event. */
-void mprof__label_net_hash(uint64_t thread, const char *head,
-                           size_t head_length, uint64_t head_hash,
-                           mprof_counter_t counter, uint64_t hash,
-                           uint64_t length);
-
-/* mprof__label_net_hash() at the time of this OS thread's last event, as
- * mprof__label_net_sent(): a datagram send request's. */
-void mprof__label_net_hash_sent(uint64_t thread, const char *head,
-                                size_t head_length, uint64_t head_hash,
-                                mprof_counter_t counter, uint64_t hash,
-                                uint64_t length);
-
-/* mprof_switch(thread), then mprof__label_net_hash(thread, ...), at one
- * instant: a datagram's receive callback entered. */
-void mprof__switch_label_net_hash(uint64_t thread, const char *head,
-                                  size_t head_length, uint64_t head_hash,
-                                  mprof_counter_t counter, uint64_t hash,
-                                  uint64_t length);
 
 #endif /* MPROF_RECORD_H */

@@ -54,9 +54,9 @@ static void stream_sent(uv_stream_t *stream, uint64_t thread, size_t length,
     mprof_counter_increase(mprof__uv_bytes_written, (int64_t)length);
     return;
   }
-  (by_request ? mprof__label_net_sent : mprof__label_net)(
-      thread, net->send.buf, net->send.length, net->send.hash,
-      mprof__uv_bytes_written, net->sent_bytes, length);
+  mprof__label_net(by_request ? MPROF__NET_AT_LAST : MPROF__NET_NOW, thread,
+                   net->send.buf, net->send.length, net->send.hash,
+                   mprof__uv_bytes_written, net->sent_bytes, length);
   net->sent_bytes += length;
 }
 
@@ -70,9 +70,9 @@ static void stream_received(mprof__uv_entry_t *handle, uv_stream_t *stream,
     mprof_counter_increase(mprof__uv_bytes_read, (int64_t)length);
     return;
   }
-  mprof__switch_label_net(handle->thread, net->recv.buf, net->recv.length,
-                          net->recv.hash, mprof__uv_bytes_read,
-                          net->received_bytes, length);
+  mprof__label_net(MPROF__NET_ENTER, handle->thread, net->recv.buf,
+                   net->recv.length, net->recv.hash, mprof__uv_bytes_read,
+                   net->received_bytes, length);
   net->received_bytes += length;
 }
 

@@ -93,10 +93,14 @@ static const mprof__uv_text_t *udp_head(uv_udp_t *udp, mprof__uv_net_t *net,
   return head;
 }
 
-/* What a datagram's label stands for: a receive, whose callback it enters
- * (a switch to the socket's thread at the same instant), a send request's
- * send, at the time of the request's create, or uv_udp_try_send()'s. */
-enum { UDP_RECEIVED, UDP_SENT, UDP_TRIED };
+/* What a datagram's label stands for, as it is stamped: a receive, whose
+ * callback it enters, a send request's send, at the time of the request's
+ * create, or uv_udp_try_send()'s. */
+enum {
+  UDP_RECEIVED = MPROF__NET_ENTER,
+  UDP_SENT = MPROF__NET_AT_LAST,
+  UDP_TRIED = MPROF__NET_NOW
+};
 
 /* "net DIRECTION udp SOURCE DESTINATION HASH LENGTH" of a datagram to or
  * from sa (NULL: the connected peer), with the counter's increase by its
@@ -116,10 +120,8 @@ static void udp_label(uint64_t thread, mprof__uv_entry_t *handle, int how,
     return;
   }
   uint64_t hash = payload_hash(bufs, nbufs, length);
-  (how == UDP_RECEIVED ? mprof__switch_label_net_hash
-   : how == UDP_SENT   ? mprof__label_net_hash_sent
-                       : mprof__label_net_hash)(
-      thread, head->buf, head->length, head->hash, counter, hash, length);
+  mprof__label_net_hash((mprof__net_stamp_t)how, thread, head->buf,
+                        head->length, head->hash, counter, hash, length);
 }
 
 int mprof_uv_udp_init_ex(uv_loop_t *loop, uv_udp_t *handle,
