@@ -672,20 +672,32 @@ label_net(uint32_t kind, mprof__net_stamp_t how, uint64_t thread,
   emit_net_text(s, kind, thread, head, head_length, counter, number, length);
 }
 
+/* label_net() of a kind, specialized for how: the shim passes a constant,
+ * each way its own copy, the cost of a TCP read or write. */
+#define LABEL_NET_BY_HOW(kind, how, ...)                                       \
+  do {                                                                         \
+    if ((how) == MPROF__NET_ENTER)                                             \
+      label_net(kind, MPROF__NET_ENTER, __VA_ARGS__);                          \
+    else if ((how) == MPROF__NET_AT_LAST)                                      \
+      label_net(kind, MPROF__NET_AT_LAST, __VA_ARGS__);                        \
+    else                                                                       \
+      label_net(kind, MPROF__NET_NOW, __VA_ARGS__);                            \
+  } while (0)
+
 void mprof__label_net(mprof__net_stamp_t how, uint64_t thread, const char *head,
                       size_t head_length, uint64_t head_hash,
                       mprof_counter_t counter, uint64_t offset,
                       uint64_t length) {
-  label_net(MPROF__EV_NET_LABEL, how, thread, head, head_length, head_hash,
-            counter, offset, length);
+  LABEL_NET_BY_HOW(MPROF__EV_NET_LABEL, how, thread, head, head_length,
+                   head_hash, counter, offset, length);
 }
 
 void mprof__label_net_hash(mprof__net_stamp_t how, uint64_t thread,
                            const char *head, size_t head_length,
                            uint64_t head_hash, mprof_counter_t counter,
                            uint64_t hash, uint64_t length) {
-  label_net(MPROF__EV_NET_HASH_LABEL, how, thread, head, head_length, head_hash,
-            counter, hash, length);
+  LABEL_NET_BY_HOW(MPROF__EV_NET_HASH_LABEL, how, thread, head, head_length,
+                   head_hash, counter, hash, length);
 }
 
 void mprof__signal(uint64_t target) {
