@@ -8,13 +8,26 @@
 /* --- Picking
  * ------------------------------------------------------------------- */
 
+/* Threads of a row do not overlap: the earliest one reaching into the
+ * range is the one at its left edge, if any. */
+uint32_t mprof_scene_row_thread(const mprof_model_t *model,
+                                const mprof_viewport_t *vp, uint32_t row) {
+  mprof_lod_item_t first;
+  int64_t span = vp->t1_ns - vp->t0_ns;
+  return mprof_model_row_threads(model, row, vp->t0_ns, vp->t1_ns, span, &first,
+                                 1)
+             ? first.first
+             : MPROF_NO_THREAD;
+}
+
 uint32_t mprof_scene_hit(const mprof_model_t *model, const mprof_viewport_t *vp,
                          double x, double y) {
   double row_f = (y - MPROF_SCENE_AXIS_PX + vp->scroll_px) / vp->row_height_px;
   const mprof_model_view_t *v = mprof_model_view(model);
-  if (row_f < 0 || row_f >= v->row_count || vp->width_px <= vp->names_px ||
-      x < vp->names_px)
+  if (row_f < 0 || row_f >= v->row_count || vp->width_px <= vp->names_px)
     return MPROF_NO_THREAD;
+  if (x < vp->names_px)
+    return mprof_scene_row_thread(model, vp, (uint32_t)row_f);
   int64_t ns_per_px = mprof_scene_time(vp, vp->names_px + 1.0) - vp->t0_ns;
   if (ns_per_px < 1) ns_per_px = 1;
   int64_t t = mprof_scene_time(vp, x), reach = ns_per_px * MPROF_SCENE_HIT_PX;

@@ -672,19 +672,15 @@ static void merge_runs(mprof_scene_t *s) {
 /* An edge's "‹ 1.95 s more", in a box this wide at the axis's end. */
 #define EDGE_BOX_PX 96
 
-/* The name of the thread of row `row` in view: the earliest one whose
- * line reaches into the time range (threads of a row do not overlap, so
- * the one at the left edge if any), as its labels name it. */
+/* Row `row`'s name: its thread in view's (mprof_scene_row_thread()), as
+ * its labels name it. */
 static void row_name(frame_t *f, uint32_t row, float y) {
-  mprof_lod_item_t first;
-  int64_t span = f->vp->t1_ns - f->vp->t0_ns;
-  if (!mprof_model_row_threads(f->model, row, f->vp->t0_ns, f->vp->t1_ns, span,
-                               &first, 1))
-    return;
+  uint32_t t = mprof_scene_row_thread(f->model, f->vp, row);
+  if (t == MPROF_NO_THREAD) return;
   char buf[256];
-  mprof_model_thread_name(f->model, first.first, buf, sizeof buf);
+  mprof_model_thread_name(f->model, t, buf, sizeof buf);
   text(f, MPROF_COLOUR_TEXT, MPROF_ROLE_NAME, NAME_PAD_PX, y + NAME_BASELINE_PX,
-       (float)f->vp->names_px - 2 * NAME_PAD_PX, buf, first.first);
+       (float)f->vp->names_px - 2 * NAME_PAD_PX, buf, t);
 }
 
 /* The name column over the rows: its background (over whatever reached

@@ -189,8 +189,14 @@ int64_t mprof_scene_time(const mprof_viewport_t *viewport, double x);
 /* y of the middle of row `row` in the viewport. */
 double mprof_scene_row_y(const mprof_viewport_t *viewport, uint32_t row);
 
+/* The thread the name column names in row `row`: the first one whose
+ * line reaches into the viewport's time range, or MPROF_NO_THREAD. */
+uint32_t mprof_scene_row_thread(const mprof_model_t *model,
+                                const mprof_viewport_t *viewport, uint32_t row);
+
 /* The thread drawn nearest to pixel (x, y), within MPROF_SCENE_HIT_PX
- * along its row, or MPROF_NO_THREAD. */
+ * along its row; in the name column, the row's name's
+ * (mprof_scene_row_thread()); or MPROF_NO_THREAD. */
 uint32_t mprof_scene_hit(const mprof_model_t *model,
                          const mprof_viewport_t *viewport, double x, double y);
 

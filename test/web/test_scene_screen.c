@@ -3,9 +3,10 @@
  * fit frames (a burst after seconds of quiet, start-ups and tails left
  * out, empty and busy-all-along traces whole) and the edge's "‹ 2 s
  * more"; the name column (each row's thread in view, sticky while
- * panning, cut to its width); the legend (exactly the kinds a trace
- * holds); the palette (distinct swatches, and lines with a WCAG contrast
- * of 3:1 or more against the background, computed here). */
+ * panning, cut to its width, a click on a name picking its thread); the
+ * legend (exactly the kinds a trace holds); the palette (distinct
+ * swatches, and lines with a WCAG contrast of 3:1 or more against the
+ * background, computed here). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -249,13 +250,15 @@ static void test_name_column(void **state) {
   assert_string_equal(column, "4 46 second\n"
                               "4 46 a request whose name is far longer than "
                               "the column\n");
-  /* a double-click in the column picks nothing */
+  /* a double-click on a name picks the thread it names */
   mprof_timeline_resize(tl, 0, 1000, 300);
   mprof_viewport_t vp = mprof_timeline_viewport(tl, 0);
   assert_int_equal(mprof_timeline_hit(tl, 0, 60, mprof_scene_row_y(&vp, 0)),
+                   (int)mprof_model_find(m, 2));
+  assert_int_equal(mprof_timeline_hit(tl, 0, 60, mprof_scene_row_y(&vp, 1)),
+                   (int)mprof_model_find(m, 3));
+  assert_int_equal(mprof_timeline_hit(tl, 0, 60, mprof_scene_row_y(&vp, 2)),
                    -1);
-  assert_int_not_equal(
-      mprof_timeline_hit(tl, 0, 400, mprof_scene_row_y(&vp, 0)), -1);
   mprof_timeline_free(tl);
   mprof_model_free(m);
 }
