@@ -29,8 +29,8 @@
 
 static const char help[] =
     "usage: mprof record [-o TRACE] [--size N] -- PROGRAM [ARGS...]\n"
-    "       mprof record --watch [RULE]... [-o DIR] [--size N] -- PROGRAM "
-    "[ARGS...]\n"
+    "       mprof record --watch [RULE]... [--before DUR] [--after DUR]\n"
+    "                    [--max N] [-o DIR] [--size N] -- PROGRAM [ARGS...]\n"
     "Run PROGRAM, a dynamically linked libuv program, with the libuv tracing\n"
     "shim preloaded, recording into TRACE, a file (-o; default trace.ctf; %p\n"
     "in it becomes the process id).  A TRACE there already is kept as\n"
@@ -49,6 +49,9 @@ static const char help[] =
     "more rules): -o then names a directory (default: .) that gets the\n"
     "trace of the whole run, DIR/trace.ctf, and the captures,\n"
     "DIR/capture-N.ctf and DIR/capture-N.json, one line each on stdout.\n"
+    "--before, --after and --max are mprof watch's (a capture holds the\n"
+    "ring from --before the finding, default 2s, to --after it, default\n"
+    "0.5s; at most --max captures, default 10).\n"
     "examples:\n"
     "  mprof record -- ./server --port 8080\n"
     "  mprof record -o /tmp/run-%p.ctf --size 64M -- node app.js\n"
@@ -437,17 +440,34 @@ static int pass_tsc_hz(void) {
 /* What the command line asks for. */
 typedef struct record_options_s {
   const char *output, *size; /* -o, --size: NULL unless given */
-  cli_watch_t *watch;        /* --watch, or NULL */
+  cli_watch_t *watch;        /* made by --watch or a watch's limit */
+  const char *limit;         /* a watch's limit given (--before...), or NULL */
+  int watching;              /* --watch given */
 } record_options_t;
+
+/* The watch of o, made at its first option: 0 or an exit code. */
+static int make_watch(record_options_t *o, const char *option) {
+  if (!o->watch && !(o->watch = cli_watch_new("record")))
+    return cli_fail(CLI_FAILED, "record", option, "%s", strerror(ENOMEM));
+  return CLI_OK;
+}
 
 /* A --watch, the watch made at the first, and its rule if one follows:
  * --watch=RULE, or a next word that is no option.  0 or an exit code. */
 static int watch_option(record_options_t *o, int argc, char **argv) {
-  if (!o->watch && !(o->watch = cli_watch_new("record")))
-    return cli_fail(CLI_FAILED, "record", "--watch", "%s", strerror(ENOMEM));
+  int code = make_watch(o, "--watch");
+  if (code) return code;
+  o->watching = 1;
   const char *rule = optarg;
   if (!rule && optind < argc && argv[optind][0] != '-') rule = argv[optind++];
   return rule ? cli_watch_rule(o->watch, "--watch", rule) : CLI_OK;
+}
+
+/* --before, --after or --max (option character c) with its value. */
+static int watch_limit(record_options_t *o, int c, const char *value) {
+  o->limit = c == 'b' ? "--before" : c == 'a' ? "--after" : "--max";
+  int code = make_watch(o, o->limit);
+  return code ? code : cli_watch_limit(o->watch, o->limit, value);
 }
 
 /* 0, -1 once the help is printed, or an exit code after saying why. */
@@ -455,6 +475,9 @@ static int parse_options(record_options_t *o, int argc, char **argv) {
   static const struct option options[] = {{"output", required_argument, 0, 'o'},
                                           {"size", required_argument, 0, 's'},
                                           {"watch", optional_argument, 0, 'w'},
+                                          {"before", required_argument, 0, 'b'},
+                                          {"after", required_argument, 0, 'a'},
+                                          {"max", required_argument, 0, 'm'},
                                           {"help", no_argument, 0, 'h'},
                                           {0, 0, 0, 0}};
   int c, code = CLI_OK;
@@ -467,11 +490,16 @@ static int parse_options(record_options_t *o, int argc, char **argv) {
       o->size = optarg;
     else if (c == 'w')
       code = watch_option(o, argc, argv);
+    else if (c == 'b' || c == 'a' || c == 'm')
+      code = watch_limit(o, c, optarg);
     else if (c == 'h')
       return fputs(help, stdout), -1;
     else
       return cli_option_error("record", argv, "+o:s:h");
   }
+  if (!code && o->limit && !o->watching)
+    return cli_fail(CLI_USAGE, "record", o->limit,
+                    "is a watch's; give --watch too");
   if (!code && optind >= argc)
     return cli_missing("record", "PROGRAM", "-- ./server");
   return code;

@@ -153,6 +153,24 @@ int cli_watch_rule(watch_t *w, const char *option, const char *text) {
                              : 0;
 }
 
+int cli_watch_limit(watch_t *w, const char *option, const char *value) {
+  char *end;
+  long number;
+  int64_t *duration = !strcmp(option, "--before")  ? &w->before_ns
+                      : !strcmp(option, "--after") ? &w->after_ns
+                      : !strcmp(option, "--for")   ? &w->for_ns
+                                                   : NULL;
+  if (duration)
+    return parse_duration(value, duration)
+               ? bad_option(w->command, option, value, "out of range")
+               : 0;
+  number = strtol(value, &end, 10);
+  if (number < 1 || number > INT32_MAX || *end)
+    return bad_option(w->command, option, value, "out of range");
+  w->max = (int)number;
+  return 0;
+}
+
 static int parse_options(watch_t *w, int argc, char **argv) {
   static const struct option options[] = {{"on", required_argument, 0, 'r'},
                                           {"before", required_argument, 0, 'b'},
@@ -169,17 +187,16 @@ static int parse_options(watch_t *w, int argc, char **argv) {
   optind = 1;
   while ((c = getopt_long(argc, argv, "o:h", options, NULL)) != -1) {
     if (c == 'r' && cli_watch_rule(w, "--on", optarg)) return CLI_USAGE;
-    if (c == 'b' && parse_duration(optarg, &w->before_ns))
-      return bad_option("watch", "--before", optarg, "out of range");
-    if (c == 'a' && parse_duration(optarg, &w->after_ns))
-      return bad_option("watch", "--after", optarg, "out of range");
-    if (c == 'f' && parse_duration(optarg, &w->for_ns))
-      return bad_option("watch", "--for", optarg, "out of range");
-    if ((c == 'm' || c == 'p') &&
+    if (strchr("bafm", c) && cli_watch_limit(w,
+                                             c == 'b'   ? "--before"
+                                             : c == 'a' ? "--after"
+                                             : c == 'f' ? "--for"
+                                                        : "--max",
+                                             optarg))
+      return CLI_USAGE;
+    if (c == 'p' &&
         ((number = strtol(optarg, &end, 10)) < 1 || number > INT32_MAX || *end))
-      return bad_option("watch", c == 'm' ? "--max" : "--pid", optarg,
-                        "out of range");
-    if (c == 'm') w->max = (int)number;
+      return bad_option("watch", "--pid", optarg, "out of range");
     if (c == 'p') w->pid = (int)number;
     if (c == 'o') w->dir = optarg;
     if (c == 'h') return fputs(help, stdout), -1;

@@ -18,6 +18,11 @@ void cli_watch_free(cli_watch_t *w);
  * 0, or CLI_USAGE after one line that says it is no rule. */
 int cli_watch_rule(cli_watch_t *w, const char *option, const char *text);
 
+/* Set option ("--before", "--after", "--for": a duration such as 2s or
+ * 500ms; "--max": a count of captures) from its text value, as `mprof
+ * watch` takes it: 0, or CLI_USAGE after one line that says why not. */
+int cli_watch_limit(cli_watch_t *w, const char *option, const char *value);
+
 /* Put the captures into dir, made if it is not there: 0, or CLI_FAILED
  * after one line (it is a file, it cannot be made). */
 int cli_watch_dir(cli_watch_t *w, const char *dir);

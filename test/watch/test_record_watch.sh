@@ -26,6 +26,12 @@ for json in "$out"/often/capture-*.json; do
     fail "${json%.json}.ctf: its report does not name the block"
 done
 
+# --max 1: the first block only; mprof watch's limits are record's too.
+"$mprof" record --size 512K --watch loop_blocked --max 1 --before 1s --after 100ms \
+  -o "$out/max1" -- "$zoo/zoo_blocked_often" > "$out/max1.out" 2> "$out/max1.err" ||
+  fail "record --watch --max 1: exit $?: $(cat "$out/max1.err")"
+[ "$(captures "$out/max1")" = 1 ] || fail "--max 1: $(captures "$out/max1") captures"
+
 # A correct program gives no capture for any error or warning; --watch
 # alone, -o left out: the current directory.
 mkdir -p "$out/ok"
@@ -72,6 +78,10 @@ expect_error() { # CODE PATTERN ARGS...: mprof record ARGS fails so
     fail "record $*: exit $code: $(cat "$out/bad.err")"
 }
 touch "$out/file"
+expect_error 2 "^mprof record: --before: is a watch's; give --watch too\$" \
+  --before 1s -- touch "$out/ran"
+expect_error 2 "^mprof record: --max: '0' is out of range" \
+  --watch --max 0 -- touch "$out/ran"
 expect_error 2 "^mprof record: --watch: 'slow' is no rule; see mprof help watch\$" \
   --watch slow -o "$out/bad" -- touch "$out/ran"
 expect_error 2 "^mprof record: --watch: 'stalled>1 parsec' is no rule" \
