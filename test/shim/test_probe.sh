@@ -64,7 +64,12 @@ head -c 200 "$bin/static_hello" > "$out/cut" && chmod +x "$out/cut"
 plain=$?
 (cd "$out" && "$build/mprof" record -o cut.ctf -- ./cut > /dev/null 2> cut.err.txt)
 recorded=$?
-[ $recorded -eq $plain ] || fail "cut: exited $recorded, plain $plain"
+# (The shell cannot load a sanitizer-built shim: there it fails as such.)
+if [ "$sanitized" = 1 ]; then
+  [ $recorded -ne 0 ] || fail "cut: exited 0"
+else
+  [ $recorded -eq $plain ] || fail "cut: exited $recorded, plain $plain"
+fi
 grep -q "running it untraced" "$out/cut.err.txt" && fail "cut: probed as a program"
 
 [ $status -eq 0 ] && echo "shim_probe: all passed"
