@@ -306,23 +306,47 @@ static void trace_fd_close(void) {
  * clone() without fork()'s handlers: neither the program's start nor its
  * exit waits for the removal.  The helper's exit signal is none, so the
  * program's wait() never sees it; it is reaped at the next packet or the
- * stop, or by init.  It runs with every signal blocked. */
+ * stop, or by init.  It runs with every signal blocked.  The start waits
+ * only until the helper has let go of the new trace (remover_run()); the
+ * program's other mappings stay copied in it for the removal's duration. */
 
 static pid_t remover_pid; /* the helper to reap, or 0 */
 
-/* The helper: waits until the program has closed its own descriptor of the
- * old file (fds[0]) and the write end of the pipe whose read end is fds[1],
- * so that its own close of fds[0] is the last, and exits. */
-static int remover_run(void *fds) {
-  const int *fd = fds;
-  int low = fd[0] < fd[1] ? fd[0] : fd[1], high = fd[0] ^ fd[1] ^ low;
-  if (low > 0) syscall(SYS_close_range, 0, low - 1, 0);
-  syscall(SYS_close_range, low + 1, high - 1, 0);
-  syscall(SYS_close_range, high + 1, ~0u, 0);
-  char byte;
-  while (read(fd[1], &byte, 1) < 0 && errno == EINTR) {
+/* Close every descriptor but the n in keep[], sorted. */
+static void close_all_but(const int *keep, int n) {
+  unsigned from = 0;
+  for (int i = 0; i < n; i++) {
+    if ((unsigned)keep[i] > from)
+      syscall(SYS_close_range, from, (unsigned)keep[i] - 1, 0);
+    from = (unsigned)keep[i] + 1;
   }
-  close(fd[0]);
+  syscall(SYS_close_range, from, ~0u, 0);
+}
+
+/* The helper, given fds: the old file, the read end of the "go" pipe and
+ * the write end of the "ready" pipe.  It drops the new trace's mapping and
+ * closes every other descriptor it was copied with: either would keep the
+ * new trace's file, and so the lock that says its writer lives, open after
+ * the program has died.  It says so by closing "ready", then waits until
+ * the program has closed its own descriptor of the old file and "go", so
+ * that its own close of the old file is the last, and exits. */
+static int remover_run(void *fds) {
+  int keep[3];
+  memcpy(keep, fds, sizeof keep);
+  int old = keep[0], go = keep[1], ready = keep[2];
+  for (int i = 1; i < 3; i++) /* sort the three */
+    for (int j = i; j > 0 && keep[j - 1] > keep[j]; j--) {
+      int t = keep[j];
+      keep[j] = keep[j - 1];
+      keep[j - 1] = t;
+    }
+  if (active.map) munmap(active.map, active.size);
+  close_all_but(keep, 3);
+  close(ready);
+  char byte;
+  while (read(go, &byte, 1) < 0 && errno == EINTR) {
+  }
+  close(old);
   _exit(0);
 }
 
@@ -334,26 +358,36 @@ static void remover_reap(void) {
 }
 
 /* Closes fd, the last descriptor of an unlinked file, in a helper; nonzero
- * if it did. */
+ * if it did.  Waits only until the helper holds nothing else. */
 static int close_in_helper(int fd) {
   static char stack[16384] __attribute__((aligned(64)));
-  int pipe_fds[2];
+  int go[2], ready[2];
   remover_reap();
   if (__atomic_load_n(&remover_pid, __ATOMIC_ACQUIRE) ||
-      pipe2(pipe_fds, O_CLOEXEC) < 0)
+      pipe2(go, O_CLOEXEC) < 0)
     return 0;
-  int fds[2] = {fd, pipe_fds[0]};
+  if (pipe2(ready, O_CLOEXEC) < 0) {
+    close(go[0]);
+    close(go[1]);
+    return 0;
+  }
+  int fds[3] = {fd, go[0], ready[1]};
   sigset_t all, before;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &before);
   pid_t pid = clone(remover_run, stack + sizeof stack, 0, fds);
   pthread_sigmask(SIG_SETMASK, &before, NULL);
-  close(pipe_fds[0]);
+  close(go[0]);
+  close(ready[1]);
   if (pid > 0) {
+    char byte; /* end of file once the helper closed the rest */
+    while (read(ready[0], &byte, 1) < 0 && errno == EINTR) {
+    }
     __atomic_store_n(&remover_pid, pid, __ATOMIC_RELEASE);
     close(fd);
   }
-  close(pipe_fds[1]); /* the helper may close fd now */
+  close(ready[0]);
+  close(go[1]); /* the helper may close fd now */
   return pid > 0;
 }
 
