@@ -43,9 +43,11 @@ async function clickFinding(page, i, f, name) {
   check(!details.includes('idle') && details.includes('in poll') && details.includes('not running'),
     `${name}: its times say in poll and not running: ${details}`);
   await shot(page, `finding-${name.replace(/\W/g, "_")}-${i}`);
-  const box = await pixels(page, at.x - 3, at.y - 3, 7);
+  /* below its line and running spans, where its label's letters (above
+   * them) do not reach */
+  const box = await pixels(page, at.x - 3, at.y + 3, 7);
   check(box.some((c) => near(c, COLOURS.highlight)),
-    `${name}: finding ${i}: its thread is highlighted near (${at.x}, ${at.y - 3}): ${JSON.stringify(box)}`);
+    `${name}: finding ${i}: its thread is highlighted near (${at.x}, ${at.y + 3}): ${JSON.stringify(box)}`);
 }
 
 /* The n pixels of pane 0 from (x, y) rightwards (a short life is a few
