@@ -445,8 +445,8 @@ void mprof__find_start(mprof_trace_t *t, uint64_t header_bytes) {
 
 /* --- Open and close ------------------------------------------------------- */
 
-/* Packets are no longer read from the file (they are decoded where they
- * lie): its descriptor is closed. */
+/* A trace decoded where it lies reads nothing more from its file: its
+ * descriptor is closed. */
 static void forget_file(mprof_trace_t *t) {
   if (t->fd >= 0) close(t->fd);
   t->fd = -1;
