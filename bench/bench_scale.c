@@ -1,6 +1,6 @@
 /* bench_scale.c -- a big trace read in bounded memory: `mprof stats`'s
  * peak RSS and speed, and the sidecar index's build speed per core, each
- * against the model's load of the same trace (or the issue's budget).
+ * against the model's load of the same trace (or a fixed budget).
  *
  *   mprof_bench_scale --mprof MPROF --trace TRACE [--trace TRACE ...]
  *                     [--rounds N] [--load-events N]

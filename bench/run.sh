@@ -18,6 +18,8 @@
 #   threads        events_per_s_nN  Nx_one_thread   ratio >= 0.9 (N <= CPUs)
 #   threads_floor  events_per_s_nN  Nx_one_thread   the machine's own scaling
 #   barectf        ns_per_event     barectf         ratio <= 1
+#   bytes          bytes_per_event  mirage_profile  ratio <= 0.4 (net.ctf's
+#                                                   events recorded again)
 #   lttng_off      ns_per_call      lttng_ust_off   ratio <= 1
 #   decode_model   events_per_s     babeltrace2_dummy  ratio >= 10, value
 #                                                   >= 5e7 (one core)
@@ -31,15 +33,20 @@
 #                                                   least 6x faster; the
 #                                                   speedup is 1 / ratio)
 #   web_net_load   ms_to_first_frame   empty_page_first_paint  (information)
-#   web_net_load   ms_more_than_empty_page  budget_100ms  ratio <= 1: the
-#                                                   issue's "instantly"
+#   web_net_load   ms_more_than_empty_page  budget_100ms  ratio <= 1: shown
+#                                                   "instantly"
 #   web_big_first_frame ms_to_first_frame budget_1500ms ratio <= 1 (10 M
 #                                                   events; first frame: the
 #                                                   preview of the file's start)
 #   web_big_complete ms_to_complete_view single_pass_no_preview (information)
+#   web_big_html_first_frame ms_to_first_frame budget_1500ms ratio <= 1 (the
+#                                                   same trace in mprof html's
+#                                                   slices, from file://)
+#   web_big_html_complete ms_to_complete_view file_picker_complete_view
+#                                                   (information)
 #   web_pan, web_zoom, web_fit  frame_ms_median/p95  budget_16ms  ratio <= 1
 #   web_memory     page_bytes_per_file_byte  budget_3x_file  ratio <= 1
-#                  (baselines are the budgets, but for the two
+#                  (baselines are fixed budgets, but for the two
 #                  measured in the same run: an empty page, a one-pass load)
 #   view_fit, view_pan, view_zoom
 #                  frame_ms,        frame_budget_16ms  ratio <= 1 (mprof view

@@ -11,8 +11,8 @@
  *                            enabling it.  Target ratio <= 1.
  *   lttng      ns_per_event  recording: mprof started (64 MiB overwrite-mode
  *                            trace file) vs the tracepoint enabled in an
- *                            LTTng session.  The issue's target "mprof at
- *                            least 6x faster than LTTng" is ratio <= 1/6
+ *                            LTTng session.  The target, "mprof at least
+ *                            6x faster than LTTng", is ratio <= 1/6
  *                            (0.167); the speedup is 1 / ratio.
  *
  * The LTTng session is a snapshot (flight recorder) session: its channel is

@@ -10,7 +10,7 @@
  * load only), and BIG_VIEWER_DIR, `mprof html BIG_TRACE -o BIG_VIEWER_DIR`,
  * is opened from file:// (its first frame and complete view).  Prints JSON lines
  * {"bench","metric","value","baseline","baseline_value","ratio"} on stdout.
- * The baselines are the issue's budgets (16 ms a frame, 1.5 s to the first
+ * The baselines are fixed budgets (16 ms a frame, 1.5 s to the first
  * frame, 3x the file in memory), stated as such, or measured in this run:
  * the complete view against the same file read in one pass with no preview
  * (a fresh page), and net.ctf's first frame against an empty page's first
