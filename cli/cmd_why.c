@@ -23,7 +23,10 @@ static const char help[] =
     "hop with the span it accounts for, latest first; across OS threads and\n"
     "the processes of a merged trace.  THREAD is an id (TYPE#ID or ID, as\n"
     "mprof report prints it) or text to find in the threads' labels (the\n"
-    "longest-lived match is taken).  --json prints it as one JSON object.\n";
+    "longest-lived match is taken).  --json prints it as one JSON object.\n"
+    "examples:\n"
+    "  mprof why 'ARP response' trace.ctf\n"
+    "  mprof why --json task#42 trace.ctf\n";
 
 /* The words that lead to a hop in the text. */
 static const char *via_words(mprof_why_via_t via) {
