@@ -57,52 +57,6 @@ code=$?
 [ $code = 7 ] && grep -q "got TERM" "$out/exit7.out" ||
   fail "exit status 7 came out as $code: $(cat "$out/exit7.out")"
 
-# SIGTERM to record reaches the program; a bad rule or -o is one line
-# and its exit code before the program starts.
-runs=record
-. "$(dirname "$0")/common.sh"
-
-# Five blocks of 70 ms: a capture each, on the timer, and the whole run.
-"$mprof" record --size 512K --watch loop_blocked -o "$out/often" -- "$zoo/zoo_blocked_often" \
-  > "$out/often.out" 2> "$out/often.err" || fail "record --watch: exit $?: $(cat "$out/often.err")"
-n=$(captures "$out/often")
-[ "$n" -ge 3 ] && [ "$n" -le 5 ] || fail "blocked_often: $n captures for its 5 blocks"
-[ "$(grep -c 'capture-[0-9]*\.ctf: loop_blocked: a callback of \\"timer\\"' "$out/often.out")" = "$n" ] ||
-  fail "blocked_often: not one line per capture: $(cat "$out/often.out")"
-"$mprof" check "$out/often/trace.ctf" > /dev/null || fail "the whole run's trace does not check"
-grep -q 'often/trace.ctf.manifest$' "$out/often.err" || fail "no manifest told: $(cat "$out/often.err")"
-for json in "$out"/often/capture-*.json; do
-  [ -e "$json" ] || continue
-  /usr/bin/python3 "$here/check_capture.py" "$mprof" "$json" loop_blocked timer \
-    "$out/often/trace.ctf" || status=1
-  "$mprof" report "${json%.json}.ctf" | grep -q 'loop_blocked.*a callback of "timer"' ||
-    fail "${json%.json}.ctf: its report does not name the block"
-done
-
-# --max 1: the first block only; mprof watch's limits are record's too.
-"$mprof" record --size 512K --watch loop_blocked --max 1 --before 1s --after 100ms \
-  -o "$out/max1" -- "$zoo/zoo_blocked_often" > "$out/max1.out" 2> "$out/max1.err" ||
-  fail "record --watch --max 1: exit $?: $(cat "$out/max1.err")"
-[ "$(captures "$out/max1")" = 1 ] || fail "--max 1: $(captures "$out/max1") captures"
-
-# A correct program gives no capture for any error or warning; --watch
-# alone, -o left out: the current directory.
-mkdir -p "$out/ok"
-(cd "$out/ok" && "$mprof" record --watch -- "$zoo/zoo_ok_http") > "$out/ok.out" 2> "$out/ok.err" ||
-  fail "record --watch ok_http: exit $?: $(cat "$out/ok.err")"
-[ "$(captures "$out/ok")" = 0 ] && [ ! -s "$out/ok.out" ] || fail "ok_http: a capture: $(cat "$out/ok.out")"
-[ -s "$out/ok/trace.ctf" ] || fail "ok_http: no trace.ctf in the current directory"
-
-# The program's exit status comes through.
-cat > "$out/exit7.sh" <<'SCRIPT'
-#!/bin/sh
-"$1" && exit 7
-SCRIPT
-chmod +x "$out/exit7.sh"
-"$mprof" record --watch -o "$out/exit7" -- "$out/exit7.sh" "$zoo/zoo_ok_dns" > /dev/null 2>&1
-code=$?
-[ $code = 7 ] || fail "exit status 7 came out as $code"
-
 # SIGTERM to record reaches the program, and record ends with it.
 "$mprof" record --watch loop_blocked -o "$out/term" -- "$zoo/zoo_blocked_often" \
   > "$out/term.out" 2> "$out/term.err" &
