@@ -6,6 +6,8 @@
  *   exit-in-callback  the timer that exited, running at the end
  *   no-loop           the timer's thread and nothing run
  *   threads           four loops on four OS threads, a timer each
+ *   stress            test/uv/uv_stress.c: four loops on four OS threads,
+ *                     TCP echoes and async sends from other OS threads
  *   fs, handles, sockets  the modes of test/uv/uv_more.c, run with DIR
  *                     (the paths its labels show)
  * Prints each failed check; exits 1 if any failed. */
@@ -162,6 +164,8 @@ static int64_t counter_final(const char *name) {
 }
 
 /* The TCP labels: per direction, offsets follow on with no gap. */
+#define MAX_FLOWS 32
+
 typedef struct flow_s {
   char source[64], destination[64];
   uint64_t next_send, next_recv;
@@ -171,7 +175,7 @@ typedef struct flow_s {
  * counts the send and the receive labels. */
 static void check_tcp_offsets(size_t flows_expected, uint64_t bytes,
                               size_t *sends_out, size_t *receives_out) {
-  flow_t flows[4];
+  flow_t flows[MAX_FLOWS];
   size_t flow_count = 0, sends = 0, receives = 0;
   for (size_t i = 0; i < view->label_count; i++) {
     char dir[8], source[64], destination[64];
@@ -185,7 +189,7 @@ static void check_tcp_offsets(size_t flows_expected, uint64_t bytes,
       if (!strcmp(flows[f].source, source) &&
           !strcmp(flows[f].destination, destination))
         flow = &flows[f];
-    if (!flow && flow_count < 4) {
+    if (!flow && flow_count < MAX_FLOWS) {
       flow = &flows[flow_count++];
       memset(flow, 0, sizeof *flow);
       strcpy(flow->source, source);
@@ -380,6 +384,41 @@ static void check_threads(void) {
       CHECK(runs_of(t, MPROF_NO_THREAD, &other) >= 4,
             "timer %u: 3 ticks + its close callback", t);
   CHECK(view->stream_count >= 4, "%u streams", view->stream_count);
+}
+
+/* uv_stress.c: 4 loops, each 3 connections of 50 echoes of 100 bytes, and
+ * 2 senders of 200 + 1 async sends.  Each label on the thread it belongs
+ * to: a handle's entry found by another thread, or replaced by a new
+ * handle at the same address, is the one it should be. */
+static void check_stress(void) {
+  static const struct expected_s stress_threads[] = {
+      {MPROF_LOOP, "loop", 4, 4},
+      {MPROF_HANDLE, "tcp", 4 * (1 + 3 * 2), 4 * (1 + 3 * 2)},
+      {MPROF_HANDLE, "async", 4, 4},
+      {MPROF_WRITE, "write", 4 * 3 * 50 * 2, 4 * 3 * 50 * 2},
+  };
+  size_t sends, receives;
+  check_counts(stress_threads, sizeof stress_threads / sizeof *stress_threads);
+  check_tcp_offsets(4 * 3 * 2, 50 * 100, &sends, &receives);
+  CHECK(sends == 4 * 3 * 50 * 2, "%zu net send tcp labels", sends);
+  CHECK(receives >= 4 * 3 * 50 * 2, "%zu net recv tcp labels", receives);
+  for (size_t i = 0; i < view->label_count; i++) {
+    const char *text = view->strings + view->labels[i].text;
+    const char *on = first_label(view->labels[i].thread);
+    if (!strncmp(text, "net send tcp ", 13))
+      CHECK(!strcmp(on, "write"), "%s on \"%s\"", text, on);
+    else if (!strncmp(text, "net recv tcp ", 13))
+      CHECK(!strncmp(on, "tcp", 3), "%s on \"%s\"", text, on);
+  }
+  CHECK(counter_final("uv bytes written") == 4 * 3 * 50 * 100 * 2,
+        "written %" PRId64, counter_final("uv bytes written"));
+  CHECK(counter_final("uv bytes read") == 4 * 3 * 50 * 100 * 2, "read %" PRId64,
+        counter_final("uv bytes read"));
+  for (uint32_t t = 1; t < view->thread_count; t++)
+    if (view->threads[t].type == MPROF_HANDLE &&
+        !strcmp(first_label(t), "async"))
+      CHECK(arrows_to(t, MPROF_ARROW_SIGNAL) == 2 * (200 + 1),
+            "async %u: %zu signals", t, arrows_to(t, MPROF_ARROW_SIGNAL));
 }
 
 /* --- the modes of uv_more.c --- */
@@ -724,8 +763,8 @@ static void check_sockets(void) {
 int main(int argc, char **argv) {
   if (argc != 3 && argc != 4) {
     fprintf(stderr, "usage: check_uv TRACE "
-                    "all|all-ipv4|exit-in-callback|no-loop|threads|fs|handles|"
-                    "sockets [DIR]\n");
+                    "all|all-ipv4|exit-in-callback|no-loop|threads|stress|fs|"
+                    "handles|sockets [DIR]\n");
     return 2;
   }
   if (argc == 4) out_dir = argv[3];
@@ -743,6 +782,8 @@ int main(int argc, char **argv) {
     check_all();
   } else if (!strcmp(argv[2], "threads"))
     check_threads();
+  else if (!strcmp(argv[2], "stress"))
+    check_stress();
   else if (!strcmp(argv[2], "exit-in-callback"))
     check_exit_in_callback();
   else if (!strcmp(argv[2], "fs"))

@@ -1,6 +1,6 @@
-/* uv_check.h -- what the libuv test programs (uv_prog.c, uv_more.c)
- * share: CHECK(call) exits 1 with libuv's message if call returns an
- * error. */
+/* uv_check.h -- what the libuv test programs (uv_prog.c, uv_more.c,
+ * uv_stress.c) share: CHECK(call) exits 1 with libuv's message if call
+ * returns an error. */
 #ifndef UV_CHECK_H
 #define UV_CHECK_H
 
