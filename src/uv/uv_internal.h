@@ -85,6 +85,7 @@ typedef struct mprof__uv_entry_s {
   mprof__uv_fn work_cb;           /* work requests: the pool's part */
   uv_prepare_t *poll_mark;        /* loops: runs just before each poll */
   mprof__uv_net_t *net;           /* IP sockets, once they send or receive */
+  int remembered; /* looked up, so an OS thread may remember it (uv_map.c) */
 } mprof__uv_entry_t;
 
 /* A new entry for key (replacing any old one); NULL if out of memory. */

@@ -2,11 +2,24 @@
  * found by its address: a chained hash table under one lock, since a
  * libuv program may run loops on several OS threads and uv_async_send()
  * and the thread pool reach it from others.  The lock is a spin lock (that
- * yields the CPU while it waits): it is taken several times per read and
- * write, each time for a few loads, where a pthread mutex cost more than
- * the lookup itself.  Entries given back are kept for reuse (up to
+ * yields the CPU while it waits): it is taken twice per write request (its
+ * add and its take), each time for a few loads, where a pthread mutex cost
+ * more than the lookup itself.  Entries given back are kept for reuse (the
+ * last one by the OS thread that gave it back, with no lock, then up to
  * SPARES of them), since a request's entry lives only as long as the
  * request, and malloc and free cost more than the reuse.
+ *
+ * A read or write looks its handle up with no lock: each OS thread
+ * remembers its last lookups (a server's streams, its loop), and a
+ * remembered entry holds until it leaves the map.  An entry that a thread
+ * remembers is marked, and its removal (under the lock) bumps the map's
+ * generation, which makes every thread forget what it remembers.  Request
+ * entries, which come and go with every write, are not looked up but
+ * taken, so their removals leave the memories alone.  This is safe by
+ * libuv's own rule: a handle is used from its loop's OS thread, or with
+ * the program's synchronisation, which orders a lookup after the removal
+ * it must see; uv_async_send(), the exception, reads the map under the
+ * lock (mprof__uv_map_thread()).
  */
 #include <pthread.h>
 #include <sched.h>
@@ -18,11 +31,24 @@
 
 #define BUCKETS 4096
 #define SPARES 256
+#define REMEMBERED 4 /* lookups each OS thread remembers */
 
 static mprof__uv_entry_t *buckets[BUCKETS];
 static mprof__uv_entry_t *spares; /* chained by next */
 static size_t spare_count;
 static atomic_flag locked = ATOMIC_FLAG_INIT;
+
+/* A lookup that an OS thread remembers: valid while generation is the
+ * map's, which starts at 1 so that a slot never filled is never valid. */
+typedef struct remembered_s {
+  const void *key;
+  mprof__uv_entry_t *entry;
+  unsigned long generation;
+} remembered_t;
+
+static atomic_ulong generation = 1;
+static _Thread_local remembered_t remembered[REMEMBERED] MPROF__UV_TLS;
+static _Thread_local unsigned oldest MPROF__UV_TLS; /* % REMEMBERED */
 
 static void lock(void) {
   while (atomic_flag_test_and_set_explicit(&locked, memory_order_acquire))
@@ -45,19 +71,47 @@ static mprof__uv_entry_t **link_of(const void *key) {
   return link;
 }
 
+/* entry leaves the map: what any thread remembers of it is forgotten.
+ * Under the lock. */
+static void forget(const mprof__uv_entry_t *entry) {
+  if (entry && entry->remembered)
+    atomic_fetch_add_explicit(&generation, 1, memory_order_relaxed);
+}
+
 mprof__uv_entry_t *mprof__uv_map_take(const void *key) {
   lock();
   mprof__uv_entry_t **link = link_of(key), *entry = *link;
   if (entry) *link = entry->next;
+  forget(entry);
+  unlock();
+  return entry;
+}
+
+/* key's entry, found under the lock and remembered in memory (one of key
+ * that is out of date), or NULL: in place of this OS thread's oldest. */
+__attribute__((noinline)) static mprof__uv_entry_t *
+get_locked(const void *key, remembered_t *memory) {
+  lock();
+  mprof__uv_entry_t *entry = *link_of(key);
+  if (entry) {
+    entry->remembered = 1;
+    if (!memory) memory = &remembered[oldest++ % REMEMBERED];
+    *memory = (remembered_t){
+        key, entry, atomic_load_explicit(&generation, memory_order_relaxed)};
+  }
   unlock();
   return entry;
 }
 
 mprof__uv_entry_t *mprof__uv_map_get(const void *key) {
-  lock();
-  mprof__uv_entry_t *entry = *link_of(key);
-  unlock();
-  return entry;
+  remembered_t *memory = remembered;
+  for (int i = 0; i < REMEMBERED; i++, memory++)
+    if (memory->key == key)
+      return memory->generation ==
+                     atomic_load_explicit(&generation, memory_order_relaxed)
+                 ? memory->entry
+                 : get_locked(key, memory);
+  return get_locked(key, NULL);
 }
 
 uint64_t mprof__uv_map_thread(const void *key) {
@@ -78,9 +132,36 @@ static mprof__uv_entry_t *spare_take(void) {
   return entry;
 }
 
+/* The entry this OS thread gave back last, kept for its next add with no
+ * turn of the lock: a write's request entry, given back when its callback
+ * returns, serves the next write.  Freed when the thread exits. */
+static _Thread_local mprof__uv_entry_t *recycled MPROF__UV_TLS;
+static _Thread_local int recycled_freed_at_exit MPROF__UV_TLS;
+static pthread_key_t recycled_key;
+static int recycled_key_made;
+
+static void recycled_free(void *unused) {
+  (void)unused;
+  free(recycled);
+  recycled = NULL;
+  recycled_freed_at_exit = 0; /* a later give-back keys it again */
+}
+
+/* Can this thread keep an entry?  Only once its exit will free it. */
+static int recycling(void) {
+  if (!recycled_freed_at_exit && recycled_key_made)
+    recycled_freed_at_exit =
+        pthread_setspecific(recycled_key, &recycled_freed_at_exit) == 0;
+  return recycled_freed_at_exit;
+}
+
 void mprof__uv_map_release(mprof__uv_entry_t *entry) {
   if (!entry) return;
   if (entry->net) free(entry->net);
+  if (!recycled && recycling()) {
+    recycled = entry;
+    return;
+  }
   lock();
   int kept = spare_count < SPARES;
   if (kept) {
@@ -93,10 +174,12 @@ void mprof__uv_map_release(mprof__uv_entry_t *entry) {
 }
 
 mprof__uv_entry_t *mprof__uv_map_add(const void *key, uint64_t thread) {
-  /* One turn of the lock takes a spare and links it in: a request's entry
-   * is added once per request. */
+  /* One turn of the lock takes a spare (unless this thread kept one) and
+   * links it in: a request's entry is added once per request. */
+  mprof__uv_entry_t *entry = recycled;
+  recycled = NULL;
   lock();
-  mprof__uv_entry_t *entry = spare_take();
+  if (!entry) entry = spare_take();
   /* malloc, not calloc: glibc's calloc skips the per-thread cache. */
   if (!entry) {
     unlock();
@@ -109,6 +192,7 @@ mprof__uv_entry_t *mprof__uv_map_add(const void *key, uint64_t thread) {
   mprof__uv_entry_t **link = link_of(key), *old = *link;
   entry->next = old ? old->next : NULL;
   *link = entry;
+  forget(old);
   unlock();
   mprof__uv_map_release(old);
   return entry;
@@ -117,4 +201,5 @@ mprof__uv_entry_t *mprof__uv_map_add(const void *key, uint64_t thread) {
 /* fork() in another OS thread may not leave the lock held in the child. */
 __attribute__((constructor)) static void map_init(void) {
   pthread_atfork(lock, unlock, unlock);
+  recycled_key_made = pthread_key_create(&recycled_key, recycled_free) == 0;
 }
