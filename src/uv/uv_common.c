@@ -19,6 +19,7 @@
 #include "uv_internal.h"
 
 _Thread_local uint64_t mprof__uv_running_loop MPROF__UV_TLS;
+_Thread_local mprof__uv_entry_t *mprof__uv_running_entry MPROF__UV_TLS;
 _Thread_local int mprof__uv_in_wrapped MPROF__UV_TLS;
 
 mprof_counter_t mprof__uv_bytes_read, mprof__uv_bytes_written;
@@ -30,9 +31,9 @@ __attribute__((constructor)) static void counters_init(void) {
 
 /* --- Threads of requests and handles --- */
 
-mprof__uv_entry_t *mprof__uv_entry_add(const void *key, uint64_t thread,
-                                       mprof__uv_fn cb) {
-  mprof__uv_entry_t *entry = mprof__uv_map_add(key, thread);
+mprof__uv_entry_t *mprof__uv_entry_add(const uv_loop_t *loop, const void *key,
+                                       uint64_t thread, mprof__uv_fn cb) {
+  mprof__uv_entry_t *entry = mprof__uv_map_add_request(loop, key, thread);
   if (entry)
     entry->cb = cb;
   else
@@ -45,7 +46,7 @@ mprof__uv_entry_t *mprof__uv_begin(const void *key, mprof_type_t type,
   if (!mprof_is_started()) return NULL;
   mprof__uv_label_t hashed = {label, strlen(label), 0};
   mprof__uv_label_init(&hashed);
-  return mprof__uv_begin_hashed(key, type, &hashed, cb);
+  return mprof__uv_begin_hashed(NULL, key, type, &hashed, cb);
 }
 
 void mprof__uv_label_init(mprof__uv_label_t *label) {

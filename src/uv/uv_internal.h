@@ -73,6 +73,9 @@ typedef struct mprof__uv_net_s {
   struct sockaddr_in6 send_peer, recv_peer; /* UDP; AF_UNSPEC: connected */
 } mprof__uv_net_t;
 
+/* A running loop's own table of write requests (uv_map.c). */
+typedef struct mprof__uv_requests_s mprof__uv_requests_t;
+
 /* What the tracing code keeps about one request, handle or loop. */
 typedef struct mprof__uv_entry_s {
   struct mprof__uv_entry_s *next; /* in its hash chain (uv_map.c) */
@@ -85,11 +88,16 @@ typedef struct mprof__uv_entry_s {
   mprof__uv_fn work_cb;           /* work requests: the pool's part */
   uv_prepare_t *poll_mark;        /* loops: runs just before each poll */
   mprof__uv_net_t *net;           /* IP sockets, once they send or receive */
+  mprof__uv_requests_t *requests; /* loops: write requests while running */
   int remembered; /* looked up, so an OS thread may remember it (uv_map.c) */
 } mprof__uv_entry_t;
 
 /* A new entry for key (replacing any old one); NULL if out of memory. */
 mprof__uv_entry_t *mprof__uv_map_add(const void *key, uint64_t thread);
+/* mprof__uv_map_add() of a request on loop: without a lock when loop is
+ * the one this OS thread runs. */
+mprof__uv_entry_t *mprof__uv_map_add_request(const uv_loop_t *loop,
+                                             const void *key, uint64_t thread);
 /* key's entry, or NULL. */
 mprof__uv_entry_t *mprof__uv_map_get(const void *key);
 /* key's entry, removed from the map (the caller releases it), or NULL. */
@@ -111,8 +119,10 @@ void mprof__uv_map_release(mprof__uv_entry_t *entry);
  * recorder's own (docs/recording.md, "Thread-local storage"). */
 #define MPROF__UV_TLS __attribute__((tls_model("initial-exec")))
 
-/* The thread of the loop that uv_run() runs on this OS thread. */
+/* The thread of the loop that uv_run() runs on this OS thread, and its
+ * entry (NULL: none). */
 extern _Thread_local uint64_t mprof__uv_running_loop MPROF__UV_TLS;
+extern _Thread_local mprof__uv_entry_t *mprof__uv_running_entry MPROF__UV_TLS;
 
 /* Nonzero inside a wrapped libuv call that calls another wrapped one
  * through the PLT, which the shim sees too (uv_tcp_init() and
@@ -124,9 +134,10 @@ extern _Thread_local int mprof__uv_in_wrapped MPROF__UV_TLS;
 /* The counters "uv bytes read" and "uv bytes written". */
 extern mprof_counter_t mprof__uv_bytes_read, mprof__uv_bytes_written;
 
-/* The entry of key, a new thread's, holding cb; NULL if out of memory. */
-mprof__uv_entry_t *mprof__uv_entry_add(const void *key, uint64_t thread,
-                                       mprof__uv_fn cb);
+/* The entry of key, a new thread's, holding cb; NULL if out of memory.
+ * loop: a request's loop, or NULL (mprof__uv_map_add_request()). */
+mprof__uv_entry_t *mprof__uv_entry_add(const uv_loop_t *loop, const void *key,
+                                       uint64_t thread, mprof__uv_fn cb);
 
 /* A new thread for key, created by the current one, with its entry; NULL
  * when not recording (the call then goes through untraced). */
@@ -154,11 +165,13 @@ static inline int mprof__uv_lasting(mprof_type_t type) {
   return type == MPROF_HANDLE || type == MPROF_TIMER || type == MPROF_LOOP;
 }
 
-/* mprof__uv_begin() of a label hashed already: the request kinds that come
- * with every datagram or write, so inline. */
+/* mprof__uv_begin() of a label hashed already, for a request on loop (or
+ * NULL): the request kinds that come with every datagram or write, so
+ * inline. */
 static inline mprof__uv_entry_t *
-mprof__uv_begin_hashed(const void *key, mprof_type_t type,
-                       const mprof__uv_label_t *label, mprof__uv_fn cb) {
+mprof__uv_begin_hashed(const uv_loop_t *loop, const void *key,
+                       mprof_type_t type, const mprof__uv_label_t *label,
+                       mprof__uv_fn cb) {
   int lasting = mprof__uv_lasting(type);
   uint64_t thread = lasting
                         ? mprof_create(type)
@@ -167,7 +180,7 @@ mprof__uv_begin_hashed(const void *key, mprof_type_t type,
   if (thread == MPROF_NONE) return NULL;
   if (lasting)
     mprof__label_hashed(thread, label->text, label->length, label->hash);
-  return mprof__uv_entry_add(key, thread, cb);
+  return mprof__uv_entry_add(loop, key, thread, cb);
 }
 
 /* mprof__uv_begin() with the label "WHAT TARGET" (cut to fit), or "WHAT"

@@ -2,9 +2,9 @@
  * found by its address: a chained hash table under one lock, since a
  * libuv program may run loops on several OS threads and uv_async_send()
  * and the thread pool reach it from others.  The lock is a spin lock (that
- * yields the CPU while it waits): it is taken twice per write request (its
- * add and its take), each time for a few loads, where a pthread mutex cost
- * more than the lookup itself.  Entries given back are kept for reuse (the
+ * yields the CPU while it waits), taken for a few loads each time, where a
+ * pthread mutex cost more than the lookup itself; a read or a write
+ * takes it no more (below).  Entries given back are kept for reuse (the
  * last one by the OS thread that gave it back, with no lock, then up to
  * SPARES of them), since a request's entry lives only as long as the
  * request, and malloc and free cost more than the reuse.
@@ -64,11 +64,35 @@ static size_t bucket_of(const void *key) {
   return (size_t)((k >> 4) ^ (k >> 16)) % BUCKETS;
 }
 
-/* The link pointing at key's entry, or at the NULL ending its chain. */
-static mprof__uv_entry_t **link_of(const void *key) {
-  mprof__uv_entry_t **link = &buckets[bucket_of(key)];
+/* The link in the chain at bucket pointing at key's entry, or at the NULL
+ * ending the chain. */
+static mprof__uv_entry_t **chain_link(mprof__uv_entry_t **bucket,
+                                      const void *key) {
+  mprof__uv_entry_t **link = bucket;
   while (*link && (*link)->key != key) link = &(*link)->next;
   return link;
+}
+
+static mprof__uv_entry_t **link_of(const void *key) {
+  return chain_link(&buckets[bucket_of(key)], key);
+}
+
+/* Puts entry in the chain at bucket, in place of the old entry of its key,
+ * which it returns (or NULL). */
+static mprof__uv_entry_t *chain_put(mprof__uv_entry_t **bucket,
+                                    mprof__uv_entry_t *entry) {
+  mprof__uv_entry_t **link = chain_link(bucket, entry->key), *old = *link;
+  entry->next = old ? old->next : NULL;
+  *link = entry;
+  return old;
+}
+
+/* key's entry, unlinked from the chain at bucket, or NULL. */
+static mprof__uv_entry_t *chain_take(mprof__uv_entry_t **bucket,
+                                     const void *key) {
+  mprof__uv_entry_t **link = chain_link(bucket, key), *entry = *link;
+  if (entry) *link = entry->next;
+  return entry;
 }
 
 /* entry leaves the map: what any thread remembers of it is forgotten.
@@ -78,10 +102,52 @@ static void forget(const mprof__uv_entry_t *entry) {
     atomic_fetch_add_explicit(&generation, 1, memory_order_relaxed);
 }
 
+/* --- The write requests of a running loop ----------------------------------
+ * A loop runs on one OS thread at a time, and its callbacks run within
+ * its uv_run(): a write request submitted while its loop runs on this OS
+ * thread is added, and taken when its callback comes, by the OS thread
+ * that runs the loop.  So such requests (writes and UDP sends) go into a
+ * table of the loop's own, made at the first of them, with no lock; the
+ * others go into the shared map, where a take looks after missing them in
+ * the running loop's table. */
+#define LOOP_BUCKETS 64
+
+struct mprof__uv_requests_s {
+  mprof__uv_entry_t *buckets[LOOP_BUCKETS];
+};
+
+static mprof__uv_entry_t **loop_bucket(mprof__uv_requests_t *requests,
+                                       const void *key) {
+  return &requests->buckets[bucket_of(key) % LOOP_BUCKETS];
+}
+
+/* The running loop's table of requests, made at its first use; NULL if
+ * loop is not the loop this OS thread runs, or out of memory. */
+static mprof__uv_requests_t *running_requests(const uv_loop_t *loop) {
+  mprof__uv_entry_t *running = mprof__uv_running_entry;
+  if (!running || running->key != loop) return NULL;
+  if (!running->requests)
+    running->requests = calloc(1, sizeof *running->requests);
+  return running->requests;
+}
+
+/* Gives back the entries left in a closed loop's table, and the table. */
+__attribute__((noinline, cold)) static void
+requests_release(mprof__uv_requests_t *requests) {
+  for (size_t i = 0; i < LOOP_BUCKETS; i++)
+    while (requests->buckets[i])
+      mprof__uv_map_release(
+          chain_take(&requests->buckets[i], requests->buckets[i]->key));
+  free(requests);
+}
+
 mprof__uv_entry_t *mprof__uv_map_take(const void *key) {
+  mprof__uv_entry_t *running = mprof__uv_running_entry, *entry;
+  if (running && running->requests &&
+      (entry = chain_take(loop_bucket(running->requests, key), key)))
+    return entry;
   lock();
-  mprof__uv_entry_t **link = link_of(key), *entry = *link;
-  if (entry) *link = entry->next;
+  entry = chain_take(&buckets[bucket_of(key)], key);
   forget(entry);
   unlock();
   return entry;
@@ -158,6 +224,7 @@ static int recycling(void) {
 void mprof__uv_map_release(mprof__uv_entry_t *entry) {
   if (!entry) return;
   if (entry->net) free(entry->net);
+  if (entry->requests) requests_release(entry->requests);
   if (!recycled && recycling()) {
     recycled = entry;
     return;
@@ -173,28 +240,42 @@ void mprof__uv_map_release(mprof__uv_entry_t *entry) {
   if (!kept) free(entry);
 }
 
-mprof__uv_entry_t *mprof__uv_map_add(const void *key, uint64_t thread) {
-  /* One turn of the lock takes a spare (unless this thread kept one) and
-   * links it in: a request's entry is added once per request. */
+/* A new entry: the one this OS thread kept, else a spare, else malloc's.
+ * Inlined: a write's request entry is one. */
+__attribute__((always_inline)) static inline mprof__uv_entry_t *
+entry_new(const void *key, uint64_t thread) {
   mprof__uv_entry_t *entry = recycled;
   recycled = NULL;
-  lock();
-  if (!entry) entry = spare_take();
-  /* malloc, not calloc: glibc's calloc skips the per-thread cache. */
   if (!entry) {
-    unlock();
-    entry = malloc(sizeof *entry);
-    if (!entry) return NULL;
     lock();
+    entry = spare_take();
+    unlock();
   }
+  /* malloc, not calloc: glibc's calloc skips the per-thread cache. */
+  if (!entry && !(entry = malloc(sizeof *entry))) return NULL;
   *entry = (mprof__uv_entry_t){.key = key, .thread = thread};
+  return entry;
+}
+
+mprof__uv_entry_t *mprof__uv_map_add(const void *key, uint64_t thread) {
+  mprof__uv_entry_t *entry = entry_new(key, thread);
+  if (!entry) return NULL;
   /* A handle initialised again without a close replaces its old state. */
-  mprof__uv_entry_t **link = link_of(key), *old = *link;
-  entry->next = old ? old->next : NULL;
-  *link = entry;
+  lock();
+  mprof__uv_entry_t *old = chain_put(&buckets[bucket_of(key)], entry);
   forget(old);
   unlock();
   mprof__uv_map_release(old);
+  return entry;
+}
+
+mprof__uv_entry_t *mprof__uv_map_add_request(const uv_loop_t *loop,
+                                             const void *key, uint64_t thread) {
+  mprof__uv_requests_t *requests = running_requests(loop);
+  if (!requests) return mprof__uv_map_add(key, thread);
+  mprof__uv_entry_t *entry = entry_new(key, thread);
+  if (entry)
+    mprof__uv_map_release(chain_put(loop_bucket(requests, key), entry));
   return entry;
 }
 

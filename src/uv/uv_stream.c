@@ -21,8 +21,9 @@ MPROF__UV_REQUEST_DONE(write, uv_write_cb)
 MPROF__UV_REQUEST_DONE(shutdown, uv_shutdown_cb)
 MPROF__UV_REQUEST_DONE(connect, uv_connect_cb)
 
-static mprof__uv_entry_t *begin_write(uv_write_t *req, uv_write_cb cb) {
-  return mprof__uv_begin_hashed(req, MPROF_WRITE, &write_label,
+static mprof__uv_entry_t *begin_write(uv_write_t *req, uv_stream_t *handle,
+                                      uv_write_cb cb) {
+  return mprof__uv_begin_hashed(handle->loop, req, MPROF_WRITE, &write_label,
                                 (mprof__uv_fn)cb);
 }
 
@@ -166,7 +167,7 @@ static int write_submitted(mprof__uv_entry_t *entry, uv_stream_t *handle,
 
 int mprof_uv_write(uv_write_t *req, uv_stream_t *handle, const uv_buf_t bufs[],
                    unsigned int nbufs, uv_write_cb cb) {
-  mprof__uv_entry_t *entry = begin_write(req, cb);
+  mprof__uv_entry_t *entry = begin_write(req, handle, cb);
   if (!entry) return REAL->uv_write(req, handle, bufs, nbufs, cb);
   /* What libuv's uv_write() does, without its call of uv_write2() through
    * the PLT, which would come back into the shim. */
@@ -181,7 +182,7 @@ int mprof_uv_write2(uv_write_t *req, uv_stream_t *handle, const uv_buf_t bufs[],
   /* libuv's uv_write() calls uv_write2(), which the shim sees too. */
   if (cb == write_done)
     return REAL->uv_write2(req, handle, bufs, nbufs, send_handle, cb);
-  mprof__uv_entry_t *entry = begin_write(req, cb);
+  mprof__uv_entry_t *entry = begin_write(req, handle, cb);
   return write_submitted(entry, handle, bufs, nbufs,
                          REAL->uv_write2(req, handle, bufs, nbufs, send_handle,
                                          entry ? write_done : cb));

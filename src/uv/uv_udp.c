@@ -154,7 +154,7 @@ int mprof_uv_udp_send(uv_udp_send_t *req, uv_udp_t *handle,
                       const uv_buf_t bufs[], unsigned int nbufs,
                       const struct sockaddr *addr, uv_udp_send_cb cb) {
   mprof__uv_entry_t *entry = mprof__uv_begin_hashed(
-      req, MPROF_UDP_SEND, &send_label, (mprof__uv_fn)cb);
+      handle->loop, req, MPROF_UDP_SEND, &send_label, (mprof__uv_fn)cb);
   int result = REAL->uv_udp_send(req, handle, bufs, nbufs, addr,
                                  entry ? udp_send_done : cb);
   if (entry && result == 0) {
