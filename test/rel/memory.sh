@@ -49,7 +49,11 @@ fi
 kill -KILL $pid; wait $pid 2>/dev/null || true; pid=
 
 # Errors: one clear line, exit 3 (nothing usable) or 2 (usage).
+# Killed only once it is sleep: the shell's child before its exec would
+# run this script's EXIT trap (and remove $tmp) at the signal.
+is_sleep() { until [ "$(cat /proc/$1/comm 2>/dev/null)" = sleep ]; do sleep 0.01; done; }
 sleep 30 & other=$!
+is_sleep $other
 set +e
 "$mprof" snapshot --pid $other -w "$tmp/x.ctf" 2>"$tmp/err"; code=$?
 kill $other
@@ -66,7 +70,7 @@ kill $other
 # Another user's process: the kernel refuses, the line says why.
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
   setpriv --reuid=65534 --regid=65534 --clear-groups sleep 30 & other=$!
-  sleep 0.2
+  is_sleep $other
   setpriv --reuid=65533 --regid=65533 --clear-groups "$mprof" snapshot --pid $other \
     -w /dev/null 2>"$tmp/err"; code=$?
   kill $other
