@@ -4,6 +4,7 @@
  * program's uv_walk() and closed before the loop is.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>
 
@@ -50,13 +51,35 @@ static uv_prepare_t *poll_mark_new(uv_loop_t *loop) {
   return mark;
 }
 
+/* uv_default_loop() makes the default loop at its first call and is not
+ * thread-safe: loops that first run on several OS threads at once would
+ * each make it.  Our calls take turns. */
+static pthread_mutex_t default_loop_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int is_default_loop(const uv_loop_t *loop) {
+  pthread_mutex_lock(&default_loop_lock);
+  int is_default = loop == REAL->uv_default_loop();
+  pthread_mutex_unlock(&default_loop_lock);
+  return is_default;
+}
+
+/* A fork while another OS thread holds the lock leaves it held in the
+ * child. */
+static void default_loop_lock_reset(void) {
+  pthread_mutex_init(&default_loop_lock, NULL);
+}
+
+__attribute__((constructor)) static void loop_init(void) {
+  pthread_atfork(NULL, NULL, default_loop_lock_reset);
+}
+
 /* The loop's entry, made on its first traced uv_run(). */
 static mprof__uv_entry_t *loop_entry(uv_loop_t *loop) {
   mprof__uv_entry_t *entry = mprof__uv_map_get(loop);
   if (!entry)
-    entry = mprof__uv_begin(
-        loop, MPROF_LOOP,
-        loop == REAL->uv_default_loop() ? "default loop" : "loop", NULL);
+    entry =
+        mprof__uv_begin(loop, MPROF_LOOP,
+                        is_default_loop(loop) ? "default loop" : "loop", NULL);
   if (entry && !entry->poll_mark) entry->poll_mark = poll_mark_new(loop);
   return entry;
 }
