@@ -31,16 +31,6 @@ __attribute__((constructor)) static void counters_init(void) {
 
 /* --- Threads of requests and handles --- */
 
-mprof__uv_entry_t *mprof__uv_entry_add(const uv_loop_t *loop, const void *key,
-                                       uint64_t thread, mprof__uv_fn cb) {
-  mprof__uv_entry_t *entry = mprof__uv_map_add_request(loop, key, thread);
-  if (entry)
-    entry->cb = cb;
-  else
-    mprof_fail(thread, "mprof: out of memory");
-  return entry;
-}
-
 mprof__uv_entry_t *mprof__uv_begin(const void *key, mprof_type_t type,
                                    const char *label, mprof__uv_fn cb) {
   if (!mprof_is_started()) return NULL;
@@ -107,16 +97,6 @@ int mprof__uv_end_request(const mprof__uv_sync_t *sync,
   mprof_switch(sync->caller);
   errno = saved;
   return result;
-}
-
-void mprof__uv_finish(mprof__uv_entry_t *entry, int status) {
-  if (status < 0) {
-    mprof_fail(entry->thread, REAL->uv_err_name(status));
-    mprof_switch(mprof__uv_running_loop);
-  } else {
-    mprof__resolve_switch(entry->thread, mprof__uv_running_loop);
-  }
-  mprof__uv_map_release(entry);
 }
 
 int mprof__uv_handle_inited(uv_loop_t *loop, void *handle,

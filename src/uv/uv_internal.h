@@ -135,9 +135,19 @@ extern _Thread_local int mprof__uv_in_wrapped MPROF__UV_TLS;
 extern mprof_counter_t mprof__uv_bytes_read, mprof__uv_bytes_written;
 
 /* The entry of key, a new thread's, holding cb; NULL if out of memory.
- * loop: a request's loop, or NULL (mprof__uv_map_add_request()). */
-mprof__uv_entry_t *mprof__uv_entry_add(const uv_loop_t *loop, const void *key,
-                                       uint64_t thread, mprof__uv_fn cb);
+ * loop: a request's loop, or NULL (mprof__uv_map_add_request()).  Inlined:
+ * every write makes one. */
+static inline mprof__uv_entry_t *mprof__uv_entry_add(const uv_loop_t *loop,
+                                                     const void *key,
+                                                     uint64_t thread,
+                                                     mprof__uv_fn cb) {
+  mprof__uv_entry_t *entry = mprof__uv_map_add_request(loop, key, thread);
+  if (entry)
+    entry->cb = cb;
+  else
+    mprof_fail(thread, "mprof: out of memory");
+  return entry;
+}
 
 /* A new thread for key, created by the current one, with its entry; NULL
  * when not recording (the call then goes through untraced). */
@@ -219,8 +229,17 @@ static inline int mprof__uv_submitted(mprof__uv_entry_t *entry, int result) {
 int mprof__uv_end_request(const mprof__uv_sync_t *sync,
                           mprof__uv_entry_t *entry, int result);
 
-/* Ends a request's thread after its callback, back on the loop's thread. */
-void mprof__uv_finish(mprof__uv_entry_t *entry, int status);
+/* Ends a request's thread after its callback, back on the loop's thread.
+ * Inlined: every write's ends so. */
+static inline void mprof__uv_finish(mprof__uv_entry_t *entry, int status) {
+  if (status < 0) {
+    mprof_fail(entry->thread, REAL->uv_err_name(status));
+    mprof_switch(mprof__uv_running_loop);
+  } else {
+    mprof__resolve_switch(entry->thread, mprof__uv_running_loop);
+  }
+  mprof__uv_map_release(entry);
+}
 
 /* A handle's thread, from its init on (result: the init's). */
 int mprof__uv_handle_inited(uv_loop_t *loop, void *handle,

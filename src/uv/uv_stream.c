@@ -27,11 +27,11 @@ static mprof__uv_entry_t *begin_write(uv_write_t *req, uv_stream_t *handle,
                                 (mprof__uv_fn)cb);
 }
 
-/* A TCP handle's net part with its two label heads, built once; NULL while
- * an address is unknown. */
-static mprof__uv_net_t *tcp_net(mprof__uv_entry_t *entry, const uv_tcp_t *tcp) {
-  mprof__uv_net_t *net = entry->net;
-  if (net && net->send.length) return net;
+/* tcp_net() the first time: the two label heads built; NULL while an
+ * address is unknown. */
+__attribute__((noinline)) static mprof__uv_net_t *
+tcp_net_build(mprof__uv_entry_t *entry, const uv_tcp_t *tcp) {
+  mprof__uv_net_t *net;
   if (entry->handle_type != UV_TCP || !(net = mprof__uv_net_of(entry)) ||
       !mprof__uv_address_cached(
           &net->local, (mprof__uv_name_fn)REAL->uv_tcp_getsockname, tcp) ||
@@ -43,6 +43,14 @@ static mprof__uv_net_t *tcp_net(mprof__uv_entry_t *entry, const uv_tcp_t *tcp) {
   net->send.hash = mprof__label_hash(net->send.buf, net->send.length);
   net->recv.hash = mprof__label_hash(net->recv.buf, net->recv.length);
   return net;
+}
+
+/* A TCP handle's net part with its two label heads, built once; NULL while
+ * an address is unknown.  Inlined: every read and write asks. */
+static inline mprof__uv_net_t *tcp_net(mprof__uv_entry_t *entry,
+                                       const uv_tcp_t *tcp) {
+  mprof__uv_net_t *net = entry->net;
+  return net && net->send.length ? net : tcp_net_build(entry, tcp);
 }
 
 /* "net send tcp ..." on thread: length bytes written to a stream; by a
