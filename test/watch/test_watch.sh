@@ -102,12 +102,17 @@ wait $recorder
 
 # The trace disappears, is truncated or is replaced while watched: one
 # line, a non-zero exit, and the capture written before stays whole.
-# broken NAME HOW LINE: HOW (a command on the trace) 1 s into the watch.
+# broken NAME HOW LINE: HOW (a command on the trace) once the watch has
+# written its first capture (at most 10 s in).
 broken() {
   record "$1" "$zoo/zoo_blocked_often"
   "$mprof" watch --on loop_blocked -o "$out/$1" "$out/$1.ctf" > "$out/$1.out" 2> "$out/$1.err" &
   watcher=$!
-  sleep 1
+  tries=0
+  until [ "$(captures "$out/$1")" -ge 1 ] || [ $tries -ge 200 ]; do
+    sleep 0.05
+    tries=$((tries + 1))
+  done
   $2 "$out/$1.ctf"
   wait $watcher
   code=$?
