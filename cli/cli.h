@@ -57,6 +57,11 @@ int cli_output_check(const char *command, const char *option, const char *path);
  * 1 if it was so started (the variables are then taken out again). */
 void cli_exec_on_huge_pages(const char *path, char **argv);
 int cli_heap_settle(void);
+/* A duration in text[0 .. end) ("250ms", "1.5us", "2s"; a bare number
+ * counts bare_ns each) into *ns: 0, or -1 if malformed, negative or too
+ * long for an int64_t of ns. */
+int cli_parse_duration(const char *text, const char *end, double bare_ns,
+                       int64_t *ns);
 /* Whether this program runs from the build tree (its helpers are there). */
 int cli_in_build_tree(void);
 

@@ -42,30 +42,12 @@ typedef struct view_args_s {
   mprof_view_options_t options;
 } view_args_t;
 
-/* A time such as 12, 1.5us, 3ms or 2s in ns: 0, or -1 if malformed. */
-static int parse_time(const char *text, const char *end, int64_t *ns) {
-  static const struct {
-    const char *suffix;
-    double scale;
-  } units[] = {{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}, {"", 1}};
-  char *rest;
-  errno = 0;
-  double value = strtod(text, &rest);
-  if (errno || rest == text || value < 0 || value > 9e18) return -1;
-  for (size_t i = 0; i < sizeof units / sizeof *units; i++) {
-    size_t n = strlen(units[i].suffix);
-    if ((size_t)(end - rest) == n && !strncmp(rest, units[i].suffix, n)) {
-      *ns = (int64_t)(value * units[i].scale);
-      return 0;
-    }
-  }
-  return -1;
-}
-
 static int parse_range(const char *text, view_args_t *args) {
   const char *colon = strchr(text, ':');
-  if (!colon || parse_time(text, colon, &args->t0_ns) ||
-      parse_time(colon + 1, colon + 1 + strlen(colon + 1), &args->t1_ns) ||
+  /* a bare number is ns */
+  if (!colon || cli_parse_duration(text, colon, 1, &args->t0_ns) ||
+      cli_parse_duration(colon + 1, colon + 1 + strlen(colon + 1), 1,
+                         &args->t1_ns) ||
       args->t1_ns <= args->t0_ns)
     return -1;
   args->has_range = 1;

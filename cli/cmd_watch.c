@@ -108,22 +108,9 @@ static int64_t monotonic_ns(int clock) {
 
 /* --- The command line ----------------------------------------------------- */
 
-/* "250ms", "2s", "1.5": ns into *out; -1 if it is no duration. */
+/* "250ms", "2s", "1.5" (seconds): ns into *out; -1 if it is no duration. */
 static int parse_duration(const char *text, int64_t *out) {
-  static const struct {
-    const char *unit;
-    double ns;
-  } units[] = {{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}, {"", 1e9}};
-  char *rest;
-  errno = 0;
-  double value = strtod(text, &rest);
-  if (rest == text || errno || !(value >= 0)) return -1;
-  for (size_t i = 0; i < sizeof units / sizeof *units; i++)
-    if (!strcmp(rest, units[i].unit) && value * units[i].ns < 9e18) {
-      *out = (int64_t)(value * units[i].ns);
-      return 0;
-    }
-  return -1;
+  return cli_parse_duration(text, text + strlen(text), 1e9, out);
 }
 
 static int parse_rule(watch_t *w, const char *text) {

@@ -73,6 +73,27 @@ int cli_input_check(const char *command, const char *path) {
   return CLI_OK;
 }
 
+int cli_parse_duration(const char *text, const char *end, double bare_ns,
+                       int64_t *ns) {
+  static const struct {
+    const char *suffix;
+    double scale;
+  } units[] = {{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}};
+  char *rest;
+  errno = 0;
+  double value = strtod(text, &rest);
+  if (errno || rest == text || rest > end || !(value >= 0)) return -1;
+  double scale = rest == end ? bare_ns : 0;
+  for (size_t i = 0; !scale && i < sizeof units / sizeof *units; i++) {
+    size_t n = strlen(units[i].suffix);
+    if ((size_t)(end - rest) == n && !strncmp(rest, units[i].suffix, n))
+      scale = units[i].scale;
+  }
+  if (!scale || value * scale >= 9e18) return -1;
+  *ns = (int64_t)(value * scale);
+  return 0;
+}
+
 void cli_count_problem(void *context, const char *message) {
   int *problems = context;
   (*problems)++;
