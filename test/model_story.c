@@ -48,10 +48,16 @@ void ev(mprof_event_kind_t kind, uint64_t time, uint64_t thread, uint64_t a,
 
 void ev_text(mprof_event_kind_t kind, uint64_t time, uint64_t a,
              const char *text) {
+  ev_text_by(kind, time, 0, a, text);
+}
+
+void ev_text_by(mprof_event_kind_t kind, uint64_t time, uint64_t thread,
+                uint64_t a, const char *text) {
   mprof_event_t e;
   memset(&e, 0, sizeof e);
   e.kind = kind;
   e.time_ticks = time;
+  e.thread = thread;
   e.a = a;
   e.text = text;
   e.text_length = strlen(text);

@@ -22,6 +22,9 @@ void ev(mprof_event_kind_t kind, uint64_t time, uint64_t thread, uint64_t a,
 /* An event with a text (a label, a failure, a counter's name). */
 void ev_text(mprof_event_kind_t kind, uint64_t time, uint64_t a,
              const char *text);
+/* The same, recorded while `thread` runs. */
+void ev_text_by(mprof_event_kind_t kind, uint64_t time, uint64_t thread,
+                uint64_t a, const char *text);
 /* Finish the model; its view. */
 const mprof_model_view_t *finish(void);
 /* The thread of trace id `id` (it must exist). */

@@ -141,15 +141,7 @@ static size_t findings_of(const mprof_analysis_t *a,
 
 /* Fail request `id` at `time` with `error`. */
 static void fail_request(uint64_t time, uint64_t id, const char *error) {
-  mprof_event_t e;
-  memset(&e, 0, sizeof e);
-  e.kind = MPROF_EVENT_FAIL;
-  e.time_ticks = time;
-  e.thread = id;
-  e.a = id;
-  e.text = error;
-  e.text_length = strlen(error);
-  assert_int_equal(mprof_model_add(model, &e), 0);
+  ev_text_by(MPROF_EVENT_FAIL, time, id, id, error);
 }
 
 /* A loop (1) whose timer 2 runs 19.999 ms, then 25 ms, while timer 3

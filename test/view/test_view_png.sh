@@ -6,15 +6,8 @@
 # row, cut at its edge; a burst after 2 s asleep fills the width; the
 # legend under the picture shows the swatches of what the trace holds and
 # no others; net.ctf draws; bad command lines are usage errors.
-set -euo pipefail
-build=$1
+. "$(dirname "$0")/common.sh"
 net_ctf=$2
-mprof=$build/mprof
-probe=$build/test/view/view_probe
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-. "$(dirname "$0")/pixels.sh"
 unset DISPLAY WAYLAND_DISPLAY
 W=1000 H=400
 
