@@ -247,10 +247,13 @@ static int find_in_core(const uint8_t *data, size_t size, found_t *found) {
     Elf64_Phdr ph; /* copied: e_phoff need not be aligned */
     memcpy(&ph, data + eh->e_phoff + (size_t)i * sizeof ph, sizeof ph);
     if (ph.p_type != PT_LOAD || (ph.p_flags && !(ph.p_flags & PF_W)) ||
-        ph.p_offset > size || ph.p_filesz > size - ph.p_offset)
+        ph.p_offset > size)
       continue;
-    search(data + ph.p_offset, ph.p_filesz, ph.p_vaddr, ph.p_offset,
-           ph.p_filesz, found);
+    /* A file cut short (a dump interrupted, a copy that stopped) still
+     * holds the start of its last segment: a trace there is cut. */
+    uint64_t held =
+        ph.p_filesz < size - ph.p_offset ? ph.p_filesz : size - ph.p_offset;
+    search(data + ph.p_offset, held, ph.p_vaddr, ph.p_offset, held, found);
   }
   return 0;
 }
