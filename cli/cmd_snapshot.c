@@ -26,7 +26,8 @@ static const char help[] =
     "dump-guest-memory), and writes it as a trace file.\n"
     "examples:\n"
     "  mprof snapshot /tmp/server.ctf -o now.ctf    (while ./server runs)\n"
-    "  mprof snapshot --pid 4242 -o now.ctf\n";
+    "  mprof snapshot --pid 4242 -o now.ctf\n"
+    "  mprof snapshot --core guest.core -o guest.ctf  (from dump-guest-memory)\n";
 
 /* Writing a trace over itself would truncate the file it is read from. */
 static int same_file(const char *a, const char *b) {
