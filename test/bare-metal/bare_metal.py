@@ -136,7 +136,8 @@ def compiled_sources():
     """The source files of the kernel's compile units, from its DWARF."""
     _, out, _ = run("readelf", "--debug-dump=info", "--dwarf-depth=1", KERNEL64)
     units = re.split(r"DW_TAG_compile_unit", out)[1:]
-    names = [re.search(r"DW_AT_name\s*:.*?: (\S+)$", unit, re.M) for unit in units]
+    names = [re.search(r"DW_AT_name\s*:\s*(?:\([^)]*\):\s*)?(.+?)\s*$", unit, re.M)
+             for unit in units]
     return {os.path.relpath(os.path.join(SOURCE, n.group(1)), SOURCE)
             for n in names if n}
 
