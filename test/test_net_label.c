@@ -5,7 +5,9 @@
  * in their compact and wide forms, when the head falls out of the stream's
  * string table, when it cannot be interned, and through both ways of decoding
  * (per event, and into an array whose texts must outlive the decoding of other
- * packets), also by several OS threads at once.
+ * packets), also by several OS threads at once; and that a head kept with
+ * its string id (mprof__label_net_head()) reads back the same in every
+ * stream and trace.
  */
 #include <inttypes.h>
 #include <pthread.h>
@@ -309,6 +311,54 @@ static void uninternable_heads_fall_back_to_text(void **state) {
   free(b);
 }
 
+/* mprof__label_net_head() of head, as label_net() does. */
+static void label_net_kept(uint64_t thread, mprof__net_head_t *head,
+                           uint64_t offset, uint64_t length) {
+  mprof__label_net_head(MPROF__NET_NOW, thread, head, 0, offset, length);
+}
+
+static mprof__net_head_t kept;
+
+static void *label_kept_elsewhere(void *unused) {
+  (void)unused;
+  label_net_kept(8, &kept, 5, 6);
+  return NULL;
+}
+
+/* A kept head's string id holds only in the stream and the trace that
+ * interned it: another OS thread, or a later trace, defines it again. */
+static void kept_heads_hold_in_their_stream_only(void **state) {
+  (void)state;
+  size_t size = 1 << 20;
+  const char *text = "net send tcp 10.0.0.1:1 10.0.0.2:2";
+  kept = (mprof__net_head_t){
+      text, strlen(text), mprof__label_hash(text, strlen(text)), 0, 0, 0};
+  void *b = recording(size, 0);
+  label_net_kept(7, &kept, 0, 5);
+  pthread_t other;
+  assert_int_equal(pthread_create(&other, NULL, label_kept_elsewhere, NULL), 0);
+  pthread_join(other, NULL);
+  label_net_kept(9, &kept, 11, 1);
+  mprof_stop();
+  read_labels(b, size, 0);
+  assert_int_equal(got.count, 3);
+  assert_int_equal(labels_equal(7, "net send tcp 10.0.0.1:1 10.0.0.2:2 0 5"),
+                   1);
+  assert_int_equal(labels_equal(8, "net send tcp 10.0.0.1:1 10.0.0.2:2 5 6"),
+                   1);
+  assert_int_equal(labels_equal(9, "net send tcp 10.0.0.1:1 10.0.0.2:2 11 1"),
+                   1);
+  memset(b, 0xAB, size);
+  start(b, size, 0);
+  label_net_kept(10, &kept, 12, 3);
+  mprof_stop();
+  read_labels(b, size, 0);
+  assert_int_equal(got.count, 1);
+  assert_int_equal(labels_equal(10, "net send tcp 10.0.0.1:1 10.0.0.2:2 12 3"),
+                   1);
+  free(b);
+}
+
 /* One OS thread's decoding of every packet: how many of its labels have
  * the text that label_net() gave their thread below. */
 typedef struct decoder_arg_s {
@@ -369,6 +419,7 @@ int main(void) {
       cmocka_unit_test(heads_evicted_and_defined_again),
       cmocka_unit_test(uninternable_heads_fall_back_to_text),
       cmocka_unit_test(decoded_by_several_threads_at_once),
+      cmocka_unit_test(kept_heads_hold_in_their_stream_only),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -650,54 +650,84 @@ COLD static void emit_net_text(stream_t *s, uint32_t kind, uint64_t thread,
                  NAMES_OR_RING);
 }
 
-/* mprof__label_net() and mprof__label_net_hash(), by kind: a copy for
- * each, with intern() inlined, the cost of a TCP read or write. */
+/* The string id of a kept head in stream s: its own when it was interned
+ * in s, else interned now (and kept); 0 if it cannot be. */
+static inline __attribute__((always_inline)) uint32_t
+head_id(stream_t *s, mprof__net_head_t *head) {
+  if (LIKELY(head->id && head->instance == s->instance &&
+             head->session == s->session))
+    return head->id;
+  uint32_t id = head->length + MPROF__NET_LABEL_TAIL <= string_limit()
+                    ? intern(s, head->text, head->length, head->hash)
+                    : 0;
+  head->id = id;
+  head->session = s->session;
+  head->instance = s->instance;
+  return id;
+}
+
+/* mprof__label_net_head() and mprof__label_net_hash_head(), by kind: a
+ * copy for each, with intern() inlined, the cost of a TCP read or write. */
 static inline __attribute__((always_inline)) void
-label_net(uint32_t kind, mprof__net_stamp_t how, uint64_t thread,
-          const char *head, size_t head_length, uint64_t head_hash,
-          mprof_counter_t counter, uint64_t number, uint64_t length) {
+label_net_head(uint32_t kind, mprof__net_stamp_t how, uint64_t thread,
+               mprof__net_head_t *head, mprof_counter_t counter,
+               uint64_t number, uint64_t length) {
   if (UNLIKELY(!is_started())) return;
   stream_t *s = stream_get();
   int switching = how == MPROF__NET_ENTER && thread != s->current;
   if (switching) s->current = thread;
-  uint32_t string_id = head_length + MPROF__NET_LABEL_TAIL <= string_limit()
-                           ? intern(s, head, head_length, head_hash)
-                           : 0;
+  uint32_t string_id = head_id(s, head);
   if (LIKELY(string_id)) {
     emit_net_label(s, kind, switching, how == MPROF__NET_AT_LAST, thread,
                    string_id, counter, number, length);
     return;
   }
   if (switching) emit_thread(MPROF__EV_SWITCH, thread);
-  emit_net_text(s, kind, thread, head, head_length, counter, number, length);
+  emit_net_text(s, kind, thread, head->text, head->length, counter, number,
+                length);
 }
 
-/* label_net() of a kind, specialized for how: the shim passes a constant,
- * each way its own copy, the cost of a TCP read or write. */
-#define LABEL_NET_BY_HOW(kind, how, ...)                                       \
+/* label_net_head() of a kind, specialized for how: the shim passes a
+ * constant, each way its own copy, the cost of a TCP read or write. */
+#define LABEL_NET_HEAD_BY_HOW(kind, how, ...)                                  \
   do {                                                                         \
     if ((how) == MPROF__NET_ENTER)                                             \
-      label_net(kind, MPROF__NET_ENTER, __VA_ARGS__);                          \
+      label_net_head(kind, MPROF__NET_ENTER, __VA_ARGS__);                     \
     else if ((how) == MPROF__NET_AT_LAST)                                      \
-      label_net(kind, MPROF__NET_AT_LAST, __VA_ARGS__);                        \
+      label_net_head(kind, MPROF__NET_AT_LAST, __VA_ARGS__);                   \
     else                                                                       \
-      label_net(kind, MPROF__NET_NOW, __VA_ARGS__);                            \
+      label_net_head(kind, MPROF__NET_NOW, __VA_ARGS__);                       \
   } while (0)
+
+void mprof__label_net_head(mprof__net_stamp_t how, uint64_t thread,
+                           mprof__net_head_t *head, mprof_counter_t counter,
+                           uint64_t offset, uint64_t length) {
+  LABEL_NET_HEAD_BY_HOW(MPROF__EV_NET_LABEL, how, thread, head, counter, offset,
+                        length);
+}
+
+void mprof__label_net_hash_head(mprof__net_stamp_t how, uint64_t thread,
+                                mprof__net_head_t *head,
+                                mprof_counter_t counter, uint64_t hash,
+                                uint64_t length) {
+  LABEL_NET_HEAD_BY_HOW(MPROF__EV_NET_HASH_LABEL, how, thread, head, counter,
+                        hash, length);
+}
 
 void mprof__label_net(mprof__net_stamp_t how, uint64_t thread, const char *head,
                       size_t head_length, uint64_t head_hash,
                       mprof_counter_t counter, uint64_t offset,
                       uint64_t length) {
-  LABEL_NET_BY_HOW(MPROF__EV_NET_LABEL, how, thread, head, head_length,
-                   head_hash, counter, offset, length);
+  mprof__net_head_t once = {head, head_length, head_hash, 0, 0, 0};
+  mprof__label_net_head(how, thread, &once, counter, offset, length);
 }
 
 void mprof__label_net_hash(mprof__net_stamp_t how, uint64_t thread,
                            const char *head, size_t head_length,
                            uint64_t head_hash, mprof_counter_t counter,
                            uint64_t hash, uint64_t length) {
-  LABEL_NET_BY_HOW(MPROF__EV_NET_HASH_LABEL, how, thread, head, head_length,
-                   head_hash, counter, hash, length);
+  mprof__net_head_t once = {head, head_length, head_hash, 0, 0, 0};
+  mprof__label_net_hash_head(how, thread, &once, counter, hash, length);
 }
 
 void mprof__signal(uint64_t target) {

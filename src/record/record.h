@@ -72,6 +72,32 @@ void mprof__label_net_hash(mprof__net_stamp_t how, uint64_t thread,
                            uint64_t head_hash, mprof_counter_t counter,
                            uint64_t hash, uint64_t length);
 
+/* A net label head that the caller keeps and labels with again and again
+ * (the libuv shim: each direction of a TCP connection, the last peer of a
+ * UDP socket's), with the string id that an OS thread's trace interned it
+ * as: the next labels of that OS thread reuse the id without looking the
+ * head up.  The caller sets text, length and hash (mprof__label_hash()),
+ * and zeroes id whenever it changes them. */
+typedef struct mprof__net_head_s {
+  const char *text; /* length bytes, no NUL needed */
+  size_t length;
+  uint64_t hash;
+  uint32_t id;       /* 0: none yet */
+  uint64_t session;  /* the trace and */
+  uint64_t instance; /* the stream where id holds */
+} mprof__net_head_t;
+
+/* mprof__label_net() of a kept head. */
+void mprof__label_net_head(mprof__net_stamp_t how, uint64_t thread,
+                           mprof__net_head_t *head, mprof_counter_t counter,
+                           uint64_t offset, uint64_t length);
+
+/* mprof__label_net_hash() of a kept head. */
+void mprof__label_net_hash_head(mprof__net_stamp_t how, uint64_t thread,
+                                mprof__net_head_t *head,
+                                mprof_counter_t counter, uint64_t hash,
+                                uint64_t length);
+
 /* mprof_create(type) and mprof__label_hashed() of the new thread, as one
  * reservation with one clock reading: both events in the ring, the label
  * a label_ref beside its create (docs/FORMAT.md, section 4.3), which dies

@@ -398,10 +398,12 @@ static int close_in_helper(int fd) {
  * an idle server) wait for when the machine writes back a lot, and a fault
  * costs no more than a page of MADV_POPULATE_WRITE. */
 static int prepare_packet(uint8_t *packet, uint32_t size) {
+  int saved = errno; /* recording an event never changes errno */
   remover_reap();
   int fd = trace_fd();
-  if (fd < 0 || allocate(fd, packet - (uint8_t *)active.map, size)) return -1;
-  return 0;
+  int err = fd < 0 || allocate(fd, packet - (uint8_t *)active.map, size);
+  errno = saved;
+  return err ? -1 : 0;
 }
 
 /* Whether what is at path may be replaced by a new trace: only a regular
@@ -566,6 +568,7 @@ void mprof_unix_stop(void) {
 
 /* A forked child's first event: its own trace, PATH.PID. */
 static int start_child_trace(void) {
+  int saved = errno; /* recording an event never changes errno */
   active.child_pending = 0;
   char path[sizeof active.path + 24];
   snprintf(path, sizeof path, "%s.%ld", active.path, (long)getpid());
@@ -577,6 +580,7 @@ static int start_child_trace(void) {
   if (err)
     fprintf(stderr, "mprof: %s: %s (%s); child %ld runs untraced\n", path,
             mprof_strerror(err), strerror(errno), (long)getpid());
+  errno = saved;
   return err;
 }
 

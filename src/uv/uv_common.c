@@ -164,17 +164,19 @@ mprof__uv_net_t *mprof__uv_net_of(mprof__uv_entry_t *entry) {
 }
 
 void mprof__uv_text_put(mprof__uv_text_t *text, const char *part, size_t n) {
-  if (n > sizeof text->buf - text->length) n = sizeof text->buf - text->length;
-  memcpy(text->buf + text->length, part, n);
-  text->length += n;
+  size_t *length = &text->head.length;
+  if (n > sizeof text->buf - *length) n = sizeof text->buf - *length;
+  memcpy(text->buf + *length, part, n);
+  *length += n;
 }
 
 void mprof__uv_text_head(mprof__uv_text_t *text, const char *head,
                          const mprof__uv_address_t *source,
                          const mprof__uv_address_t *destination) {
-  text->length = 0;
+  text->head = (mprof__net_head_t){.text = text->buf};
   mprof__uv_text_put(text, head, strlen(head));
   mprof__uv_text_put(text, source->text, source->length);
   mprof__uv_text_put(text, " ", 1);
   mprof__uv_text_put(text, destination->text, destination->length);
+  text->head.hash = mprof__label_hash(text->buf, text->head.length);
 }

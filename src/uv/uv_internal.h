@@ -10,6 +10,8 @@
 #define MPROF_UV_INTERNAL_H
 
 #define MPROF_UV_NO_MACROS
+#include <stdatomic.h>
+
 #include "mprof/uv.h"
 
 #include "../record/record.h"
@@ -53,12 +55,11 @@ typedef struct mprof__uv_address_s {
   size_t length; /* strlen(text), so a label takes it without a strlen */
 } mprof__uv_address_t;
 
-/* A network label under construction: its text, unterminated,
- * and (TCP label heads) the hash the recorder interns it by. */
+/* A network label head: its text, unterminated, in buf, and what the
+ * recorder keeps of it (mprof__net_head_t: text is buf). */
 typedef struct mprof__uv_text_s {
   char buf[192];
-  size_t length;
-  uint64_t hash;
+  mprof__net_head_t head;
 } mprof__uv_text_t;
 
 /* What an IP socket's handle keeps for its network labels, made at its
@@ -68,7 +69,7 @@ typedef struct mprof__uv_text_s {
  * it was built for (uv_udp.c). */
 typedef struct mprof__uv_net_s {
   mprof__uv_address_t local, peer;
-  mprof__uv_text_t send, recv; /* .length: the head's length */
+  mprof__uv_text_t send, recv; /* head.length 0: not built */
   uint64_t sent_bytes, received_bytes;
   struct sockaddr_in6 send_peer, recv_peer; /* UDP; AF_UNSPEC: connected */
 } mprof__uv_net_t;
@@ -98,8 +99,39 @@ mprof__uv_entry_t *mprof__uv_map_add(const void *key, uint64_t thread);
  * the one this OS thread runs. */
 mprof__uv_entry_t *mprof__uv_map_add_request(const uv_loop_t *loop,
                                              const void *key, uint64_t thread);
-/* key's entry, or NULL. */
-mprof__uv_entry_t *mprof__uv_map_get(const void *key);
+/* A lookup that an OS thread remembers (uv_map.c): valid while generation
+ * is the map's. */
+typedef struct mprof__uv_remembered_s {
+  const void *key;
+  mprof__uv_entry_t *entry;
+  unsigned long generation;
+} mprof__uv_remembered_t;
+
+#define MPROF__UV_REMEMBERED 4 /* lookups each OS thread remembers */
+__attribute__((
+    visibility("hidden"))) extern _Thread_local mprof__uv_remembered_t
+    mprof__uv_remembered[MPROF__UV_REMEMBERED]
+    __attribute__((tls_model("initial-exec")));
+__attribute__((visibility("hidden"))) extern atomic_ulong mprof__uv_generation;
+
+/* key's entry, found under the map's lock and remembered in memory (a
+ * memory of key that is out of date), or (memory NULL) in place of this OS
+ * thread's oldest; NULL if key has none. */
+mprof__uv_entry_t *mprof__uv_map_get_locked(const void *key,
+                                            mprof__uv_remembered_t *memory);
+
+/* key's entry, or NULL: without the lock when this OS thread remembers it.
+ * Inlined: every read and write looks its stream up. */
+static inline mprof__uv_entry_t *mprof__uv_map_get(const void *key) {
+  mprof__uv_remembered_t *memory = mprof__uv_remembered;
+  for (int i = 0; i < MPROF__UV_REMEMBERED; i++, memory++)
+    if (memory->key == key)
+      return memory->generation == atomic_load_explicit(&mprof__uv_generation,
+                                                        memory_order_relaxed)
+                 ? memory->entry
+                 : mprof__uv_map_get_locked(key, memory);
+  return mprof__uv_map_get_locked(key, NULL);
+}
 /* key's entry, removed from the map (the caller releases it), or NULL. */
 mprof__uv_entry_t *mprof__uv_map_take(const void *key);
 /* key's thread, or MPROF_NONE: safe from any OS thread. */
@@ -311,7 +343,7 @@ static inline size_t mprof__uv_bufs_length(const uv_buf_t bufs[],
  * several times as much), from parts whose lengths are known (no strlen). */
 void mprof__uv_text_put(mprof__uv_text_t *text, const char *part, size_t n);
 
-/* text = head ("net DIRECTION PROTOCOL ") "SOURCE DESTINATION". */
+/* text = head ("net DIRECTION PROTOCOL ") "SOURCE DESTINATION", hashed. */
 void mprof__uv_text_head(mprof__uv_text_t *text, const char *head,
                          const mprof__uv_address_t *source,
                          const mprof__uv_address_t *destination);

@@ -31,23 +31,18 @@
 
 #define BUCKETS 4096
 #define SPARES 256
-#define REMEMBERED 4 /* lookups each OS thread remembers */
 
 static mprof__uv_entry_t *buckets[BUCKETS];
 static mprof__uv_entry_t *spares; /* chained by next */
 static size_t spare_count;
 static atomic_flag locked = ATOMIC_FLAG_INIT;
 
-/* A lookup that an OS thread remembers: valid while generation is the
- * map's, which starts at 1 so that a slot never filled is never valid. */
-typedef struct remembered_s {
-  const void *key;
-  mprof__uv_entry_t *entry;
-  unsigned long generation;
-} remembered_t;
-
-static atomic_ulong generation = 1;
-static _Thread_local remembered_t remembered[REMEMBERED] MPROF__UV_TLS;
+/* The lookups each OS thread remembers (mprof__uv_map_get(), inline), valid
+ * while their generation is the map's, which starts at 1 so that a slot
+ * never filled is never valid. */
+atomic_ulong mprof__uv_generation = 1;
+_Thread_local mprof__uv_remembered_t
+    mprof__uv_remembered[MPROF__UV_REMEMBERED] MPROF__UV_TLS;
 static _Thread_local unsigned oldest MPROF__UV_TLS; /* % REMEMBERED */
 
 static void lock(void) {
@@ -99,7 +94,7 @@ static mprof__uv_entry_t *chain_take(mprof__uv_entry_t **bucket,
  * Under the lock. */
 static void forget(const mprof__uv_entry_t *entry) {
   if (entry && entry->remembered)
-    atomic_fetch_add_explicit(&generation, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&mprof__uv_generation, 1, memory_order_relaxed);
 }
 
 /* --- The write requests of a running loop ----------------------------------
@@ -153,31 +148,20 @@ mprof__uv_entry_t *mprof__uv_map_take(const void *key) {
   return entry;
 }
 
-/* key's entry, found under the lock and remembered in memory (one of key
- * that is out of date), or NULL: in place of this OS thread's oldest. */
-__attribute__((noinline)) static mprof__uv_entry_t *
-get_locked(const void *key, remembered_t *memory) {
+mprof__uv_entry_t *mprof__uv_map_get_locked(const void *key,
+                                            mprof__uv_remembered_t *memory) {
   lock();
   mprof__uv_entry_t *entry = *link_of(key);
   if (entry) {
     entry->remembered = 1;
-    if (!memory) memory = &remembered[oldest++ % REMEMBERED];
-    *memory = (remembered_t){
-        key, entry, atomic_load_explicit(&generation, memory_order_relaxed)};
+    if (!memory)
+      memory = &mprof__uv_remembered[oldest++ % MPROF__UV_REMEMBERED];
+    *memory = (mprof__uv_remembered_t){
+        key, entry,
+        atomic_load_explicit(&mprof__uv_generation, memory_order_relaxed)};
   }
   unlock();
   return entry;
-}
-
-mprof__uv_entry_t *mprof__uv_map_get(const void *key) {
-  remembered_t *memory = remembered;
-  for (int i = 0; i < REMEMBERED; i++, memory++)
-    if (memory->key == key)
-      return memory->generation ==
-                     atomic_load_explicit(&generation, memory_order_relaxed)
-                 ? memory->entry
-                 : get_locked(key, memory);
-  return get_locked(key, NULL);
 }
 
 uint64_t mprof__uv_map_thread(const void *key) {

@@ -28,44 +28,47 @@ static mprof__uv_entry_t *begin_write(uv_write_t *req, uv_stream_t *handle,
 }
 
 /* tcp_net() the first time: the two label heads built; NULL while an
- * address is unknown. */
+ * address is unknown.  Keeps errno. */
 __attribute__((noinline)) static mprof__uv_net_t *
 tcp_net_build(mprof__uv_entry_t *entry, const uv_tcp_t *tcp) {
-  mprof__uv_net_t *net;
-  if (entry->handle_type != UV_TCP || !(net = mprof__uv_net_of(entry)) ||
-      !mprof__uv_address_cached(
-          &net->local, (mprof__uv_name_fn)REAL->uv_tcp_getsockname, tcp) ||
-      !mprof__uv_address_cached(
-          &net->peer, (mprof__uv_name_fn)REAL->uv_tcp_getpeername, tcp))
-    return NULL;
-  mprof__uv_text_head(&net->send, "net send tcp ", &net->local, &net->peer);
-  mprof__uv_text_head(&net->recv, "net recv tcp ", &net->peer, &net->local);
-  net->send.hash = mprof__label_hash(net->send.buf, net->send.length);
-  net->recv.hash = mprof__label_hash(net->recv.buf, net->recv.length);
+  int saved = errno;
+  mprof__uv_net_t *net = NULL;
+  if (entry->handle_type == UV_TCP && (net = mprof__uv_net_of(entry)) &&
+      mprof__uv_address_cached(
+          &net->local, (mprof__uv_name_fn)REAL->uv_tcp_getsockname, tcp) &&
+      mprof__uv_address_cached(
+          &net->peer, (mprof__uv_name_fn)REAL->uv_tcp_getpeername, tcp)) {
+    mprof__uv_text_head(&net->send, "net send tcp ", &net->local, &net->peer);
+    mprof__uv_text_head(&net->recv, "net recv tcp ", &net->peer, &net->local);
+  } else {
+    net = NULL;
+  }
+  errno = saved;
   return net;
 }
 
 /* A TCP handle's net part with its two label heads, built once; NULL while
- * an address is unknown.  Inlined: every read and write asks. */
+ * an address is unknown.  Inlined: every read and write asks.  Keeps
+ * errno. */
 static inline mprof__uv_net_t *tcp_net(mprof__uv_entry_t *entry,
                                        const uv_tcp_t *tcp) {
   mprof__uv_net_t *net = entry->net;
-  return net && net->send.length ? net : tcp_net_build(entry, tcp);
+  return net && net->send.head.length ? net : tcp_net_build(entry, tcp);
 }
 
 /* "net send tcp ..." on thread: length bytes written to a stream; by a
- * write request (by_request), at the time of its create. */
-static void stream_sent(uv_stream_t *stream, uint64_t thread, size_t length,
-                        int by_request) {
+ * write request (by_request), at the time of its create.  Keeps errno. */
+static inline void stream_sent(uv_stream_t *stream, uint64_t thread,
+                               size_t length, int by_request) {
   mprof__uv_entry_t *handle = mprof__uv_map_get(stream);
   mprof__uv_net_t *net = handle ? tcp_net(handle, (uv_tcp_t *)stream) : NULL;
   if (!net) {
     mprof_counter_increase(mprof__uv_bytes_written, (int64_t)length);
     return;
   }
-  mprof__label_net(by_request ? MPROF__NET_AT_LAST : MPROF__NET_NOW, thread,
-                   net->send.buf, net->send.length, net->send.hash,
-                   mprof__uv_bytes_written, net->sent_bytes, length);
+  mprof__label_net_head(by_request ? MPROF__NET_AT_LAST : MPROF__NET_NOW,
+                        thread, &net->send.head, mprof__uv_bytes_written,
+                        net->sent_bytes, length);
   net->sent_bytes += length;
 }
 
@@ -79,9 +82,8 @@ static void stream_received(mprof__uv_entry_t *handle, uv_stream_t *stream,
     mprof_counter_increase(mprof__uv_bytes_read, (int64_t)length);
     return;
   }
-  mprof__label_net(MPROF__NET_ENTER, handle->thread, net->recv.buf,
-                   net->recv.length, net->recv.hash, mprof__uv_bytes_read,
-                   net->received_bytes, length);
+  mprof__label_net_head(MPROF__NET_ENTER, handle->thread, &net->recv.head,
+                        mprof__uv_bytes_read, net->received_bytes, length);
   net->received_bytes += length;
 }
 
@@ -162,14 +164,11 @@ int mprof_uv_read_start(uv_stream_t *stream, uv_alloc_cb alloc_cb,
 }
 
 /* After uv_write() or uv_write2(): the bytes and the net label. */
-static int write_submitted(mprof__uv_entry_t *entry, uv_stream_t *handle,
-                           const uv_buf_t bufs[], unsigned int nbufs,
-                           int result) {
-  if (entry && result == 0) {
-    int saved = errno;
+static inline int write_submitted(mprof__uv_entry_t *entry, uv_stream_t *handle,
+                                  const uv_buf_t bufs[], unsigned int nbufs,
+                                  int result) {
+  if (entry && result == 0)
     stream_sent(handle, entry->thread, mprof__uv_bufs_length(bufs, nbufs), 1);
-    errno = saved;
-  }
   return mprof__uv_submitted(entry, result);
 }
 
@@ -205,11 +204,8 @@ void mprof_uv_pipe_connect(uv_connect_t *req, uv_pipe_t *handle,
 
 /* After a try_write: its bytes and the net label, on the handle's thread. */
 static int try_written(uv_stream_t *handle, int result) {
-  if (result > 0 && mprof_is_started()) {
-    int saved = errno;
+  if (result > 0 && mprof_is_started())
     stream_sent(handle, mprof__uv_map_thread(handle), (size_t)result, 0);
-    errno = saved;
-  }
   return result;
 }
 

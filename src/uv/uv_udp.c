@@ -63,12 +63,12 @@ static int same_address(const struct sockaddr *a, const struct sockaddr *b) {
  * direction, so a server answering the client it heard from, or a client
  * talking to one server, builds it once.  NULL while an address is
  * unknown. */
-static const mprof__uv_text_t *udp_head(uv_udp_t *udp, mprof__uv_net_t *net,
-                                        int send, const struct sockaddr *sa) {
+static mprof__uv_text_t *udp_head(uv_udp_t *udp, mprof__uv_net_t *net, int send,
+                                  const struct sockaddr *sa) {
   mprof__uv_text_t *head = send ? &net->send : &net->recv;
   struct sockaddr_in6 *of = send ? &net->send_peer : &net->recv_peer;
-  if (head->length && (sa ? same_address(sa, (const struct sockaddr *)of)
-                          : of->sin6_family == AF_UNSPEC))
+  if (head->head.length && (sa ? same_address(sa, (const struct sockaddr *)of)
+                               : of->sin6_family == AF_UNSPEC))
     return head;
   mprof__uv_address_t address, *peer = &address;
   if (sa)
@@ -76,7 +76,7 @@ static const mprof__uv_text_t *udp_head(uv_udp_t *udp, mprof__uv_net_t *net,
   else if (mprof__uv_address_cached(
                &net->peer, (mprof__uv_name_fn)REAL->uv_udp_getpeername, udp))
     peer = &net->peer;
-  head->length = 0;
+  head->head.length = 0;
   if (!peer->length ||
       !mprof__uv_address_cached(
           &net->local, (mprof__uv_name_fn)REAL->uv_udp_getsockname, udp))
@@ -85,7 +85,6 @@ static const mprof__uv_text_t *udp_head(uv_udp_t *udp, mprof__uv_net_t *net,
     mprof__uv_text_head(head, "net send udp ", &net->local, peer);
   else
     mprof__uv_text_head(head, "net recv udp ", peer, &net->local);
-  head->hash = mprof__label_hash(head->buf, head->length);
   memset(of, 0, sizeof *of);
   if (sa)
     memcpy(of, sa,
@@ -112,7 +111,7 @@ static void udp_label(uint64_t thread, mprof__uv_entry_t *handle, int how,
   mprof_counter_t counter =
       send ? mprof__uv_bytes_written : mprof__uv_bytes_read;
   mprof__uv_net_t *net = handle ? mprof__uv_net_of(handle) : NULL;
-  const mprof__uv_text_t *head =
+  mprof__uv_text_t *head =
       net ? udp_head((uv_udp_t *)handle->key, net, send, sa) : NULL;
   if (!head) {
     if (!send) mprof_switch(thread);
@@ -120,8 +119,8 @@ static void udp_label(uint64_t thread, mprof__uv_entry_t *handle, int how,
     return;
   }
   uint64_t hash = payload_hash(bufs, nbufs, length);
-  mprof__label_net_hash((mprof__net_stamp_t)how, thread, head->buf,
-                        head->length, head->hash, counter, hash, length);
+  mprof__label_net_hash_head((mprof__net_stamp_t)how, thread, &head->head,
+                             counter, hash, length);
 }
 
 int mprof_uv_udp_init_ex(uv_loop_t *loop, uv_udp_t *handle,
