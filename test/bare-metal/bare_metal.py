@@ -91,6 +91,14 @@ class Guest:
                     fail("no %r on the serial port: %r" % (text, self.lines))
                 self.arrived.wait(left)
 
+    def tsc_hz(self):
+        """The TSC's rate the kernel measured, as its first line says."""
+        for _, line in self.lines:
+            found = re.search(r"bare-metal: recording, TSC at (\d+) Hz", line or "")
+            if found:
+                return int(found.group(1))
+        fail("no TSC rate on the serial port: %r" % self.lines)
+
     def message(self):
         line = self.qmp.readline()
         if not line:
@@ -256,15 +264,21 @@ def check_story(trace, t_ready, t_dump):
           % (statistics.median(gaps) / 1e6, traced, host))
 
 
-def check_babeltrace(tmp, trace, t_end):
+def check_babeltrace(tmp, trace, t_end, tsc_hz):
     """babeltrace2 reads the trace (as `mprof ctf` writes it): every event,
     the story's labels and counters, and wall-clock times (the kernel's
-    CMOS clock, 1 s grain) that agree with the host's."""
+    CMOS clock, 1 s grain) that agree with the host's; the clock's rate is
+    the one the kernel measured and printed."""
     count = len(events(trace))
     directory = os.path.join(tmp, os.path.basename(trace) + "-ctf")
     code, _, err = run(MPROF, "ctf", trace, "-o", directory)
     if code != 0:
         fail("mprof ctf: %s" % err)
+    with open(os.path.join(directory, "metadata")) as f:
+        freq = re.search(r"\bfreq = (\d+);", f.read())
+    if not freq or int(freq.group(1)) != tsc_hz:
+        fail("%s: clock rate %s, the kernel measured %d Hz"
+             % (trace, freq and freq.group(1), tsc_hz))
     code, out, err = run("babeltrace2", "--clock-seconds", directory)
     lines = out.splitlines()
     if code != 0 or len(lines) != count:
@@ -364,7 +378,7 @@ def main():
         snapshot(path("story.core"), path("story.ctf"))
         check_clean(path("story.ctf"))
         check_story(path("story.ctf"), t_ready, t_dump)
-        check_babeltrace(tmp, path("story.ctf"), t_dump)
+        check_babeltrace(tmp, path("story.ctf"), t_dump, guest.tsc_hz())
         cut_line = ("the trace at 0x%x runs past the end of the memory dumped "
                     "(300000 of its %d bytes are there); read its first 17 of 63 "
                     "packets" % (trace_buffer, 1 << 20))
@@ -390,7 +404,7 @@ def main():
         guest.close()
         snapshot(path("hang.core"), path("hang.ctf"))
         check_clean(path("hang.ctf"))
-        check_babeltrace(tmp, path("hang.ctf"), t_dump)
+        check_babeltrace(tmp, path("hang.ctf"), t_dump, guest.tsc_hz())
         traced, host = check_hang(path("hang.ctf"), t_ready, t_dump, None)
         print("ok: hang; ready line to dump %.3f s traced, %.3f s on the host"
               % (traced, host))
@@ -410,7 +424,7 @@ def main():
         if line != expected:
             fail("two traces: %r, not %r" % (line, expected))
         check_clean(path("panic.ctf"))
-        check_babeltrace(tmp, path("panic.ctf"), t_panic)
+        check_babeltrace(tmp, path("panic.ctf"), t_panic, guest.tsc_hz())
         traced, host = check_hang(path("panic.ctf"), t_ready, t_panic, PANIC_TICK)
         print("ok: panic; ready line to panic %.3f s traced, %.3f s on the host"
               % (traced, host))
