@@ -417,20 +417,6 @@ int mprof__model_reserve(mprof_model_t *m, const mprof_model_sizes_t *sizes) {
 
 /* --- The event loop ------------------------------------------------------- */
 
-/* An event's clock as model ns: ticks since the first event, held at
- * MODEL_MAX_NS (a damaged clock must not overflow the sums views make of
- * times).  A difference below 2^63 ticks converts as a signed number (one
- * instruction, where an unsigned one takes a branch and several). */
-static inline int64_t event_ns(uint64_t ticks, uint64_t start_ticks,
-                               double ns_per_tick) {
-  if (ticks <= start_ticks) return 0;
-  uint64_t ticks_since = ticks - start_ticks;
-  double since = (int64_t)ticks_since >= 0 ? (double)(int64_t)ticks_since
-                                           : (double)ticks_since;
-  since *= ns_per_tick;
-  return since < (double)MODEL_MAX_NS ? (int64_t)since : MODEL_MAX_NS;
-}
-
 /* Apply one event at t (model ns) on stream s (the model is not
  * finished). */
 static inline int add_event(mprof_model_t *m, const mprof_event_t *ev,
@@ -468,7 +454,7 @@ feed_upto(mprof_model_t *m, mprof__run_t *r, uint64_t limit, feeding_t *f) {
   int err = 0;
   for (; i < count && events[i].time_ticks <= limit; i++) {
     const mprof_event_t *ev = &events[i];
-    int64_t t = event_ns(ev->time_ticks, f->start_ticks, f->ns_per_tick);
+    int64_t t = mprof__event_ns(ev->time_ticks, f->start_ticks, f->ns_per_tick);
     if (!f->s || f->s->id != ev->stream) {
       if (!(f->s = stream_of(m, ev->stream, t))) {
         err = MPROF_ENOMEM;
@@ -488,58 +474,31 @@ feed_upto(mprof_model_t *m, mprof__run_t *r, uint64_t limit, feeding_t *f) {
   return err;
 }
 
-static int run_has(const mprof__run_t *r) { return r->at < r->count; }
+/* The model's feeding as the pair merge's step (inlined there). */
+typedef struct model_feeding_s {
+  mprof_model_t *m;
+  feeding_t f;
+} model_feeding_t;
 
-static uint64_t run_head(const mprof__run_t *r) {
-  return r->events[r->at].time_ticks;
-}
-
-/* The clock of the pair's first event to feed, if it may be fed now. */
-static int pair_first(const mprof__run_t *x, const mprof__run_t *y,
-                      uint64_t *ticks) {
-  if (run_has(x) && (!run_has(y) || run_head(x) <= run_head(y))) {
-    *ticks = run_head(x);
-    return *ticks <= x->last;
-  }
-  *ticks = run_has(y) ? run_head(y) : 0;
-  return run_has(y) && *ticks <= y->last;
+static inline __attribute__((always_inline)) int
+model_feed(void *state, mprof__run_t *r, uint64_t limit) {
+  model_feeding_t *mf = state;
+  return feed_upto(mf->m, r, limit, &mf->f);
 }
 
 int mprof__model_add_pair(mprof_model_t *m, mprof__run_t *x, mprof__run_t *y) {
   if (m->finished) return MPROF_EINVAL;
   uint64_t first;
-  if (!pair_first(x, y, &first)) return 0;
+  if (!mprof__pair_first(x, y, &first)) return 0;
   if (!m->have_base) {
     m->view.start_ticks = first;
     m->have_base = 1;
   }
-  feeding_t f = {m->view.start_ticks, m->ns_per_tick, m->view.duration_ns, NULL,
-                 0};
-  int err = 0;
-  /* By turns: x goes while its clock is at most y's next (x wins ties),
-   * then y while its clock is below x's next.  A run that ends before it
-   * is done ends the call (its next packet may hold earlier events than
-   * the other's), as do two turns in a row that feed nothing.  One loop
-   * for both, so that the event's work is inlined once. */
-  for (int turn = 0, idle = 0; idle < 2; turn ^= 1) {
-    mprof__run_t *r = turn ? y : x, *other = turn ? x : y;
-    uint64_t limit = r->last;
-    if (run_has(other)) {
-      uint64_t next = run_head(other);
-      if (turn && next <= limit)     /* y: below x's next, which is not 0 */
-        limit = next ? next - 1 : 0; /* (x fed its clock-0 events first) */
-      else if (!turn && next < limit)
-        limit = next;
-    } else if (!other->done) {
-      break;
-    }
-    size_t before = f.fed;
-    if ((err = feed_upto(m, r, limit, &f))) break;
-    if (!run_has(r) && !r->done) break;
-    idle = f.fed == before ? idle + 1 : 0;
-  }
-  m->view.duration_ns = f.latest;
-  m->view.events += f.fed;
+  model_feeding_t mf = {
+      m, {m->view.start_ticks, m->ns_per_tick, m->view.duration_ns, NULL, 0}};
+  int err = mprof__pair_turns(&mf, model_feed, x, y);
+  m->view.duration_ns = mf.f.latest;
+  m->view.events += mf.f.fed;
   return err;
 }
 

@@ -238,11 +238,11 @@ static int refill(cursor_t *c) {
                                                              : 0;
 }
 
-/* Feed the top pair's events to the model for as long as they come before
+/* Feed the top pair's events to the sink for as long as they come before
  * every other pair's head (its run), then restore the heap: one heap step
  * per run, not per event. */
-static int feed_run(mprof_model_t *m, cursor_t *cursors, const pair_t *pairs,
-                    head_t *heap, size_t *live) {
+static int feed_run(const mprof__merge_t *merge, cursor_t *cursors,
+                    const pair_t *pairs, head_t *heap, size_t *live) {
   uint32_t top = heap[0].pair;
   const pair_t *p = &pairs[top];
   head_t bound = {UINT64_MAX, NO_HALF, 0}, next;
@@ -257,7 +257,7 @@ static int feed_run(mprof_model_t *m, cursor_t *cursors, const pair_t *pairs,
     mprof__run_t rx = run_of(x, p->half[0], bound);
     mprof__run_t ry =
         y ? run_of(y, p->half[1], bound) : run_of(&none, 0, bound);
-    int err = mprof__model_add_pair(m, &rx, &ry);
+    int err = merge->add_pair(merge->sink, &rx, &ry);
     x->at = rx.at;
     if (y) y->at = ry.at;
     if (err) return err;
@@ -272,8 +272,8 @@ static int feed_run(mprof_model_t *m, cursor_t *cursors, const pair_t *pairs,
   return 0;
 }
 
-/* Feed every event to the model in time order. */
-static int merge_streams(mprof_model_t *m, cursor_t *cursors,
+/* Feed every event to the sink in time order. */
+static int merge_streams(const mprof__merge_t *merge, cursor_t *cursors,
                          const pair_t *pairs, size_t n, head_t *heap) {
   size_t live = 0;
   for (uint32_t i = 0; i < n; i++) {
@@ -284,7 +284,7 @@ static int merge_streams(mprof_model_t *m, cursor_t *cursors,
   }
   for (size_t i = live / 2; i-- > 0;) sift_down(heap, live, i);
   while (live > 0) {
-    int err = feed_run(m, cursors, pairs, heap, &live);
+    int err = feed_run(merge, cursors, pairs, heap, &live);
     if (err) return err;
   }
   return 0;
@@ -306,9 +306,10 @@ static int64_t ticks_ns(uint64_t ticks, uint64_t freq) {
 
 /* Place each trace on the axis: its anchor plus offset, less the
  * earliest of them (returned), so that every base is >= 0.  One trace with
- * no offset keeps its own clock. */
+ * no offset keeps its own clock; otherwise the axis is in ns (*axis_ns). */
 static int64_t place_sources(const mprof_trace_t *const *traces, size_t count,
-                             const int64_t *offsets_ns, source_t *sources) {
+                             const int64_t *offsets_ns, source_t *sources,
+                             int *axis_ns) {
   int64_t origin = INT64_MAX;
   for (size_t i = 0; i < count; i++) {
     int64_t at = add_ns(mprof_trace_info(traces[i])->clock_offset_ns,
@@ -316,6 +317,7 @@ static int64_t place_sources(const mprof_trace_t *const *traces, size_t count,
     if (at < origin) origin = at;
   }
   int alone = count == 1 && (!offsets_ns || offsets_ns[0] == 0);
+  *axis_ns = !alone;
   for (size_t i = 0; i < count; i++) {
     const mprof_trace_info_t *info = mprof_trace_info(traces[i]);
     int64_t at = add_ns(info->clock_offset_ns, offsets_ns ? offsets_ns[i] : 0);
@@ -327,27 +329,32 @@ static int64_t place_sources(const mprof_trace_t *const *traces, size_t count,
 }
 
 /* The wall-clock time of the model's time 0. */
-static int64_t wall_start(const mprof_model_t *m, const source_t *first,
-                          int64_t origin) {
+static int64_t wall_start(const mprof_model_t *m, const mprof__merge_t *merge,
+                          const mprof_trace_t *first) {
   uint64_t ticks = m->view.start_ticks;
-  if (first->freq_hz) /* the axis is in ns */
-    return add_ns(origin, ticks > INT64_MAX ? INT64_MAX : (int64_t)ticks);
-  uint64_t freq = mprof_trace_info(first->trace)->clock_freq_hz;
-  return add_ns(origin, ticks_ns(ticks, freq));
+  if (merge->axis_ns)
+    return add_ns(merge->origin_ns,
+                  ticks > INT64_MAX ? INT64_MAX : (int64_t)ticks);
+  uint64_t freq = mprof_trace_info(first)->clock_freq_hz;
+  return add_ns(merge->origin_ns, ticks_ns(ticks, freq));
 }
 
-/* When the latest of the traces' recordings ended, as model ns (0 where
+/* When the latest of the traces' recordings ended, on the axis (0 where
  * none says). */
-static int64_t recordings_end(const mprof_model_t *m, const source_t *sources,
-                              size_t count) {
+static uint64_t recordings_end(const source_t *sources, size_t count) {
   uint64_t end = 0;
   for (size_t i = 0; i < count; i++) {
     uint64_t ticks = mprof_trace_info(sources[i].trace)->end_ticks;
     if (ticks && move_ticks(&sources[i], ticks) > end)
       end = move_ticks(&sources[i], ticks);
   }
-  if (end <= m->view.start_ticks) return 0;
-  double ns = (double)(end - m->view.start_ticks) * m->ns_per_tick;
+  return end;
+}
+
+int64_t mprof__axis_ns(uint64_t ticks, uint64_t start_ticks,
+                       double ns_per_tick) {
+  if (ticks <= start_ticks) return 0;
+  double ns = (double)(ticks - start_ticks) * ns_per_tick;
   return ns < (double)MODEL_MAX_NS ? (int64_t)ns : MODEL_MAX_NS;
 }
 
@@ -429,42 +436,39 @@ int mprof_model_count(const mprof_trace_t *const *traces, size_t count,
   return 0;
 }
 
-/* mprof_model_feed_many(), telling progress of each packet decoded. */
-static int feed(const mprof_trace_t *const *traces, size_t count,
-                const int64_t *offsets_ns, const mprof_model_sizes_t *sizes,
-                progress_t *progress, mprof_model_t **out) {
+int mprof__merge_traces(const mprof_trace_t *const *traces, size_t count,
+                        const int64_t *offsets_ns, mprof__merge_t *merge) {
   int err = sources_check(traces, count);
   if (err) return err;
   source_t sources[MPROF_MODEL_MAX_TRACES];
-  int64_t origin = place_sources(traces, count, offsets_ns, sources);
+  merge->origin_ns =
+      place_sources(traces, count, offsets_ns, sources, &merge->axis_ns);
+  progress_t progress = {merge->progress, merge->progress_context, 0, 0};
   size_t packets = 0;
   for (size_t i = 0; i < count; i++)
     packets += mprof_trace_packet_count(traces[i]);
-  progress->total = packets;
-  mprof_model_t *m;
+  progress.total = packets;
   const mprof_trace_info_t *first = mprof_trace_info(traces[0]);
-  err = mprof_model_new(sources[0].freq_hz ? 1000000000u : first->clock_freq_hz,
-                        first->legacy, &m);
+  err = merge->begin(merge->sink,
+                     merge->axis_ns ? 1000000000u : first->clock_freq_hz,
+                     first->legacy);
   if (err) return err;
-  /* the sizes are a hint: where memory for them runs short, the arrays
-   * grow as they fill, and the load fails only if that fails too */
-  if (sizes) (void)mprof__model_reserve(m, sizes);
   cursor_t *cursors = malloc((packets ? packets : 1) * sizeof *cursors);
   pair_t *pairs = malloc((packets ? packets : 1) * sizeof *pairs);
   head_t *heap = malloc((packets ? packets : 1) * sizeof *heap);
-  uint64_t discarded = 0;
+  merge->discarded = 0;
   if (!cursors || !pairs || !heap) {
     err = MPROF_ENOMEM;
   } else {
     size_t n = 0, paired = 0;
     for (size_t i = 0; i < count; i++) {
       size_t from = n;
-      n += find_streams(&sources[i], progress, cursors + n);
+      n += find_streams(&sources[i], &progress, cursors + n);
       paired +=
           pair_streams(cursors, (uint32_t)from, (uint32_t)n, pairs + paired);
-      discarded += mprof_trace_info(sources[i].trace)->discarded;
+      merge->discarded += mprof_trace_info(sources[i].trace)->discarded;
     }
-    err = merge_streams(m, cursors, pairs, paired, heap);
+    err = merge_streams(merge, cursors, pairs, paired, heap);
     for (size_t i = 0; i < n; i++) {
       free(cursors[i].events);
       free(cursors[i].scratch);
@@ -473,13 +477,56 @@ static int feed(const mprof_trace_t *const *traces, size_t count,
   free(cursors);
   free(pairs);
   free(heap);
+  merge->end_ticks = recordings_end(sources, count);
+  return err;
+}
+
+/* The model a merge builds: made when the merge begins, with sizes. */
+typedef struct model_sink_s {
+  const mprof_model_sizes_t *sizes;
+  mprof_model_t *m;
+} model_sink_t;
+
+static int model_begin(void *sink, uint64_t clock_freq_hz, int legacy) {
+  model_sink_t *s = sink;
+  int err = mprof_model_new(clock_freq_hz, legacy, &s->m);
+  /* the sizes are a hint: where memory for them runs short, the arrays
+   * grow as they fill, and the load fails only if that fails too */
+  if (!err && s->sizes) (void)mprof__model_reserve(s->m, s->sizes);
+  return err;
+}
+
+static int model_add_pair(void *sink, mprof__run_t *x, mprof__run_t *y) {
+  return mprof__model_add_pair(((model_sink_t *)sink)->m, x, y);
+}
+
+/* mprof_model_feed_many(), telling progress of each packet decoded. */
+static int feed(const mprof_trace_t *const *traces, size_t count,
+                const int64_t *offsets_ns, const mprof_model_sizes_t *sizes,
+                mprof_progress_fn progress, void *progress_context,
+                mprof_model_t **out) {
+  model_sink_t sink = {sizes, NULL};
+  mprof__merge_t merge = {model_begin,
+                          model_add_pair,
+                          &sink,
+                          progress,
+                          progress_context,
+                          0,
+                          0,
+                          0,
+                          0};
+  int err = mprof__merge_traces(traces, count, offsets_ns, &merge);
+  mprof_model_t *m = sink.m;
   if (err) {
     mprof_model_free(m);
     return err;
   }
-  m->view.discarded = discarded;
-  m->view.end_ns = recordings_end(m, sources, count);
-  m->view.wall_start_ns = wall_start(m, &sources[0], origin);
+  m->view.discarded = merge.discarded;
+  m->view.end_ns =
+      merge.end_ticks
+          ? mprof__axis_ns(merge.end_ticks, m->view.start_ticks, m->ns_per_tick)
+          : 0;
+  m->view.wall_start_ns = wall_start(m, &merge, traces[0]);
   *out = m;
   return 0;
 }
@@ -488,8 +535,7 @@ int mprof_model_feed_many(const mprof_trace_t *const *traces, size_t count,
                           const int64_t *offsets_ns,
                           const mprof_model_sizes_t *sizes,
                           mprof_model_t **out) {
-  progress_t nobody = {NULL, NULL, 0, 0};
-  return feed(traces, count, offsets_ns, sizes, &nobody, out);
+  return feed(traces, count, offsets_ns, sizes, NULL, NULL, out);
 }
 
 int mprof_model_load_with(const mprof_trace_t *const *traces, size_t count,
@@ -497,7 +543,6 @@ int mprof_model_load_with(const mprof_trace_t *const *traces, size_t count,
                           mprof_model_t **out) {
   static const mprof_model_load_options_t none = {NULL, NULL, NULL};
   if (!options) options = &none;
-  progress_t progress = {options->progress, options->progress_context, 0, 0};
   /* arrays made near their size at once, from a census of a sample of the
    * packets: grown as they fill, each would be copied (or moved) and
    * touched again */
@@ -505,7 +550,8 @@ int mprof_model_load_with(const mprof_trace_t *const *traces, size_t count,
   census_sizes(traces, count <= MPROF_MODEL_MAX_TRACES ? count : 0,
                CENSUS_STRIDE, &sizes);
   mprof_model_t *m;
-  int err = feed(traces, count, options->offsets_ns, &sizes, &progress, &m);
+  int err = feed(traces, count, options->offsets_ns, &sizes, options->progress,
+                 options->progress_context, &m);
   if (err) return err;
   err = mprof_model_finish(m);
   if (err) {

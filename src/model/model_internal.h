@@ -167,6 +167,106 @@ typedef struct mprof__run_s {
  * failed counts as fed). */
 int mprof__model_add_pair(mprof_model_t *m, mprof__run_t *x, mprof__run_t *y);
 
+/* An event's clock as model ns: ticks since the first event, held at
+ * MODEL_MAX_NS (a damaged clock must not overflow the sums views make of
+ * times).  A difference below 2^63 ticks converts as a signed number (one
+ * instruction, where an unsigned one takes a branch and several). */
+static inline int64_t mprof__event_ns(uint64_t ticks, uint64_t start_ticks,
+                                      double ns_per_tick) {
+  if (ticks <= start_ticks) return 0;
+  uint64_t ticks_since = ticks - start_ticks;
+  double since = (int64_t)ticks_since >= 0 ? (double)(int64_t)ticks_since
+                                           : (double)ticks_since;
+  since *= ns_per_tick;
+  return since < (double)MODEL_MAX_NS ? (int64_t)since : MODEL_MAX_NS;
+}
+
+static inline int mprof__run_has(const mprof__run_t *r) {
+  return r->at < r->count;
+}
+
+static inline uint64_t mprof__run_head(const mprof__run_t *r) {
+  return r->events[r->at].time_ticks;
+}
+
+/* The clock of the pair's first event to feed, if it may be fed now. */
+static inline int mprof__pair_first(const mprof__run_t *x,
+                                    const mprof__run_t *y, uint64_t *ticks) {
+  if (mprof__run_has(x) &&
+      (!mprof__run_has(y) || mprof__run_head(x) <= mprof__run_head(y))) {
+    *ticks = mprof__run_head(x);
+    return *ticks <= x->last;
+  }
+  *ticks = mprof__run_has(y) ? mprof__run_head(y) : 0;
+  return mprof__run_has(y) && *ticks <= y->last;
+}
+
+/* Feed r's events up to the first whose clock is past limit (r->at moves
+ * on).  Returns 0 or an mprof error. */
+typedef int (*mprof__feed_fn)(void *state, mprof__run_t *r, uint64_t limit);
+
+/* Feed a pair's runs merged by clock (on equal clocks x's first), each up
+ * to its own `last`: by turns, x while its clock is at most y's next,
+ * then y while its clock is below x's next.  A run that ends before it
+ * is done ends the call (its next packet may hold earlier events than
+ * the other's), as do two turns in a row that feed nothing.  Inline, so
+ * that the feed's work is inlined in one loop for both runs (the model's
+ * event loop, and the streaming analysis's).  Returns 0 or feed's
+ * error. */
+static inline __attribute__((always_inline)) int
+mprof__pair_turns(void *state, mprof__feed_fn feed, mprof__run_t *x,
+                  mprof__run_t *y) {
+  int err = 0;
+  for (int turn = 0, idle = 0; idle < 2; turn ^= 1) {
+    mprof__run_t *r = turn ? y : x, *other = turn ? x : y;
+    uint64_t limit = r->last;
+    if (mprof__run_has(other)) {
+      uint64_t next = mprof__run_head(other);
+      if (turn && next <= limit)     /* y: below x's next, which is not 0 */
+        limit = next ? next - 1 : 0; /* (x fed its clock-0 events first) */
+      else if (!turn && next < limit)
+        limit = next;
+    } else if (!other->done) {
+      break;
+    }
+    size_t before = r->at;
+    if ((err = feed(state, r, limit))) break;
+    if (!mprof__run_has(r) && !r->done) break;
+    idle = r->at == before ? idle + 1 : 0;
+  }
+  return err;
+}
+
+/* Where the merge of traces (load.c) hands their events, in time order
+ * across streams: the model's event loop (mprof__model_add_pair), or the
+ * streaming analysis's (stream.c).  The caller fills the first five
+ * fields; the merge the rest. */
+typedef struct mprof__merge_s {
+  /* once, before any event: the axis's clock (ticks a second) and whether
+   * the traces are legacy; returns 0 or an mprof error */
+  int (*begin)(void *sink, uint64_t clock_freq_hz, int legacy);
+  /* the events of an OS thread's pair of runs, as mprof__model_add_pair */
+  int (*add_pair)(void *sink, mprof__run_t *x, mprof__run_t *y);
+  void *sink;
+  mprof_progress_fn progress; /* told after each packet (NULL: nobody) */
+  void *progress_context;
+  uint64_t discarded; /* events the recorders lost */
+  uint64_t end_ticks; /* the latest recording's end on the axis, or 0 */
+  int64_t origin_ns;  /* wall-clock ns of the axis's tick 0 (see load.c) */
+  int axis_ns;        /* the axis is in ns (several traces, or an offset) */
+} mprof__merge_t;
+
+/* Merge the traces' events (offsets_ns as for mprof_model_load_many) into
+ * one time order, handed to merge's sink.  Returns 0 or an mprof error
+ * (the sink's, or MPROF_EINVAL / MPROF_ENOMEM). */
+int mprof__merge_traces(const mprof_trace_t *const *traces, size_t count,
+                        const int64_t *offsets_ns, mprof__merge_t *merge);
+
+/* Clock ticks on the axis as ns since start_ticks, held at MODEL_MAX_NS
+ * (0 at or before start_ticks). */
+int64_t mprof__axis_ns(uint64_t ticks, uint64_t start_ticks,
+                       double ns_per_tick);
+
 /* Make the arrays hold sizes' items without growing.  Returns 0 or
  * MPROF_ENOMEM (then the arrays it could not make keep their size, and
  * grow as they fill). */
