@@ -434,7 +434,7 @@ static void emit_counter(uint32_t id, mprof_counter_t counter, int64_t value) {
 int mprof_is_started(void) { return state_now() != STATE_OFF; }
 
 /* A fresh thread id from this OS thread's chunk. */
-static uint64_t mint_id(void) {
+static inline uint64_t mint_id(void) {
   if (UNLIKELY(next_id == id_end)) {
     uint64_t chunk = __atomic_fetch_add(&next_id_chunk, 1, __ATOMIC_RELAXED);
     next_id = chunk * ID_CHUNK + 1;

@@ -237,7 +237,13 @@ entry_new(const void *key, uint64_t thread) {
   }
   /* malloc, not calloc: glibc's calloc skips the per-thread cache. */
   if (!entry && !(entry = malloc(sizeof *entry))) return NULL;
-  *entry = (mprof__uv_entry_t){.key = key, .thread = thread};
+  /* A copy of an empty entry, which compilers write as a few vector
+   * moves, where a compound literal or memset became a rep stos, slow to
+   * start. */
+  static const mprof__uv_entry_t empty;
+  *entry = empty;
+  entry->key = key;
+  entry->thread = thread;
   return entry;
 }
 
@@ -257,9 +263,9 @@ mprof__uv_entry_t *mprof__uv_map_add_request(const uv_loop_t *loop,
                                              const void *key, uint64_t thread) {
   mprof__uv_requests_t *requests = running_requests(loop);
   if (!requests) return mprof__uv_map_add(key, thread);
-  mprof__uv_entry_t *entry = entry_new(key, thread);
-  if (entry)
-    mprof__uv_map_release(chain_put(loop_bucket(requests, key), entry));
+  mprof__uv_entry_t *entry = entry_new(key, thread), *old;
+  if (entry && (old = chain_put(loop_bucket(requests, key), entry)))
+    mprof__uv_map_release(old);
   return entry;
 }
 
