@@ -614,6 +614,51 @@ int mprof_model_analyse_with(const mprof_model_t *model,
 
 void mprof_analysis_free(mprof_analysis_t *analysis);
 
+/* --- Streaming analysis: a trace of any size, in bounded memory ----------- */
+
+/* How mprof_analysis_stream() runs; every field may be 0 (NULL). */
+typedef struct mprof_stream_options_s {
+  mprof_analysis_options_t analysis; /* the detectors' thresholds */
+  size_t top;                 /* the longest-lived threads whose times to keep
+                                 (0: all of them, in memory that grows) */
+  const int64_t *offsets_ns;  /* per trace, as for mprof_model_load_many */
+  mprof_progress_fn progress; /* told after each packet is decoded */
+  void *progress_context;
+  const int *damage; /* the caller's count of damage its reader found,
+                        read once the events are in: above 0, as
+                        analysis.events_missing (NULL: none) */
+} mprof_stream_options_t;
+
+/* What a streaming analysis found.  analysis's thread indexes are into
+ * `named`: a finished model of only the threads the analysis names (with
+ * their labels, creators and endings), whose view holds the whole trace's
+ * events, stream_count, discarded, duration_ns and end_ns.  Filled as by
+ * mprof_model_analyse_with(): the requests (latency percentiles exact up
+ * to 65536 ended requests of a kind, then within 1/128 below; no why
+ * chains: hop_count 0), failures, stalls (without the arrows before
+ * them), the `top` threads' times (times[0] is the root's), and the
+ * findings stalled, leaked and cannot_tell.  Left empty: lost wake-ups,
+ * wait chains and cycles, the critical path, the other findings
+ * (docs/analysis.md, "Streaming"). */
+typedef struct mprof_stream_result_s {
+  mprof_model_t *named;
+  mprof_analysis_t analysis;
+  uint64_t thread_count; /* threads of the whole trace, not the root */
+  uint64_t late;         /* events that named a thread already retired
+                            (0: what is filled is the model's, exactly) */
+} mprof_stream_result_t;
+
+/* Analyse traces (on one time axis, as mprof_model_load_many) in one pass
+ * over their events, in memory bounded by the threads alive at a time,
+ * not by the trace's size.  Returns 0, MPROF_EINVAL (no trace, mixed
+ * legacy and not, a negative threshold) or MPROF_ENOMEM; free *out with
+ * mprof_stream_result_free(). */
+int mprof_analysis_stream(const mprof_trace_t *const *traces, size_t count,
+                          const mprof_stream_options_t *options,
+                          mprof_stream_result_t *out);
+
+void mprof_stream_result_free(mprof_stream_result_t *result);
+
 #ifdef __cplusplus
 }
 #endif

@@ -86,22 +86,28 @@ static int64_t effective_end(const context_t *c, uint32_t i) {
 
 /* --- Waits ---------------------------------------------------------------- */
 
+int64_t mprof__wait_settle(int64_t start_ns, int64_t input_end_ns,
+                           int64_t waiter_end_ns, int64_t read_ns) {
+  int64_t end = input_end_ns < waiter_end_ns ? input_end_ns : waiter_end_ns;
+  if (read_ns < end) end = read_ns;
+  return end > start_ns ? end : start_ns;
+}
+
 int64_t mprof__wait_end(const mprof_model_t *m,
                         const mprof__adjacency_t *adjacency,
                         const mprof_arrow_t *a) {
-  int64_t end = mprof__effective_end(m, a->to);
-  int64_t waiter_end = mprof__effective_end(m, a->from);
-  if (waiter_end < end) end = waiter_end;
+  int64_t read_ns = INT64_MAX;
   const uint32_t *first = adjacency->first;
   for (uint32_t k = first[a->from]; k < first[a->from + 1]; k++) {
     const mprof_arrow_t *r = &m->view.arrows[adjacency->adj[k]];
     if ((r->kind == MPROF_ARROW_READ || r->kind == MPROF_ARROW_READ_FAILED) &&
         r->to == a->from && r->from == a->to && r->time_ns >= a->time_ns) {
-      if (r->time_ns < end) end = r->time_ns;
+      read_ns = r->time_ns;
       break;
     }
   }
-  return end > a->time_ns ? end : a->time_ns;
+  return mprof__wait_settle(a->time_ns, mprof__effective_end(m, a->to),
+                            mprof__effective_end(m, a->from), read_ns);
 }
 
 /* The wait that legacy read arrow `a` stands for (see the top): 1 and
@@ -178,6 +184,15 @@ static int add_wait_time(context_t *c, mprof_thread_time_t *tt, uint32_t on,
   return 0;
 }
 
+int64_t mprof__wait_part(int64_t *covered, int64_t start_ns, int64_t end_ns,
+                         int64_t life_end_ns) {
+  int64_t from = start_ns > *covered ? start_ns : *covered;
+  int64_t to = end_ns < life_end_ns ? end_ns : life_end_ns;
+  if (to <= from) return 0;
+  *covered = to;
+  return to - from;
+}
+
 /* Waiting time of thread t: the union of its waits within its life, each
  * moment counted once, for the wait that began first. */
 static int thread_waiting(context_t *c, uint32_t t, int64_t life_end,
@@ -186,12 +201,10 @@ static int thread_waiting(context_t *c, uint32_t t, int64_t life_end,
   tt->first_wait = (uint32_t)c->out->wait_count;
   for (uint32_t k = c->edges_first[t]; k < c->edges_first[t + 1]; k++) {
     const wait_edge_t *e = &c->edges[k];
-    int64_t from = e->start_ns > covered ? e->start_ns : covered;
-    int64_t to = e->end_ns < life_end ? e->end_ns : life_end;
-    if (to <= from) continue;
-    tt->waiting_ns += to - from;
-    covered = to;
-    if (add_wait_time(c, tt, e->on, to - from)) return MPROF_ENOMEM;
+    int64_t part = mprof__wait_part(&covered, e->start_ns, e->end_ns, life_end);
+    if (!part) continue;
+    tt->waiting_ns += part;
+    if (add_wait_time(c, tt, e->on, part)) return MPROF_ENOMEM;
   }
   return 0;
 }
@@ -213,16 +226,19 @@ static int64_t loop_in_poll(const context_t *c, uint32_t t, int64_t start,
   return sum;
 }
 
+void mprof__split_idle(mprof_thread_time_t *tt, int loop, int64_t poll_ns) {
+  int64_t idle = tt->life_ns - tt->running_ns - tt->waiting_ns;
+  tt->idle_ns = idle > 0 ? idle : 0;
+  if (loop) tt->in_poll_ns = poll_ns < tt->idle_ns ? poll_ns : tt->idle_ns;
+  tt->not_running_ns = tt->idle_ns - tt->in_poll_ns;
+}
+
 /* Split what is left of t's life into in poll and not running. */
 static void split_idle(const context_t *c, uint32_t t, int64_t end,
                        mprof_thread_time_t *tt) {
-  int64_t idle = tt->life_ns - tt->running_ns - tt->waiting_ns;
-  tt->idle_ns = idle > 0 ? idle : 0;
-  if (c->threads[t].type == MPROF_LOOP) {
-    int64_t poll = loop_in_poll(c, t, c->threads[t].start_ns, end);
-    tt->in_poll_ns = poll < tt->idle_ns ? poll : tt->idle_ns;
-  }
-  tt->not_running_ns = tt->idle_ns - tt->in_poll_ns;
+  int loop = c->threads[t].type == MPROF_LOOP;
+  mprof__split_idle(tt, loop,
+                    loop ? loop_in_poll(c, t, c->threads[t].start_ns, end) : 0);
 }
 
 static int thread_times(context_t *c) {

@@ -36,6 +36,36 @@ int64_t mprof__wait_end(const mprof_model_t *m,
                         const mprof__adjacency_t *adjacency,
                         const mprof_arrow_t *a);
 
+/* When a wait begun at start_ns ends: at the read that answered it
+ * (read_ns; INT64_MAX: none), or when its input or its waiter stopped
+ * (their effective ends), whichever came first, and not before it
+ * began. */
+int64_t mprof__wait_settle(int64_t start_ns, int64_t input_end_ns,
+                           int64_t waiter_end_ns, int64_t read_ns);
+
+/* The part of a wait [start_ns, end_ns) within a life ending at
+ * life_end_ns not covered yet by the waits before it (*covered, moved on):
+ * each moment counts once, for the wait that began first. */
+int64_t mprof__wait_part(int64_t *covered, int64_t start_ns, int64_t end_ns,
+                         int64_t life_end_ns);
+
+/* Split what is left of a life (tt's life, running and waiting) into in
+ * poll (poll_ns of it at most, for a loop) and not running. */
+void mprof__split_idle(mprof_thread_time_t *tt, int loop, int64_t poll_ns);
+
+/* The 50th, 90th and 99th percentiles (nearest rank) and the maximum of
+ * values[0..n) into out, the -1s (unknown) left out (-1 each if none is
+ * known); values is reordered (requests.c). */
+void mprof__percentiles(int64_t *values, size_t n, int64_t out[4]);
+
+/* The nearest-rank index of the q-th percentile of n values. */
+size_t mprof__rank_of(size_t n, unsigned q);
+
+/* The kind of request a thread of this type with this first label (NULL:
+ * none) is, as its group's name, into buf (NUL-terminated). */
+void mprof__request_kind_of(const char *label, uint16_t type, char *buf,
+                            size_t size);
+
 /* What a why chain walks (why.c): the arrows by thread, and the messages
  * between the processes of a merged trace by receiver, then time. */
 typedef struct mprof__why_s {

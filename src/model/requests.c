@@ -44,13 +44,10 @@ static int word_is_particular(const char *word, size_t length) {
   return 0;
 }
 
-void mprof__request_kind(const mprof_model_t *m, uint32_t t, char *buf,
-                         size_t size) {
-  const mprof_thread_t *th = &m->view.threads[t];
-  const char *label =
-      th->label_count ? m->view.strings + m->view.labels[th->first_label].text
-                      : mprof_type_name((mprof_type_t)th->type);
+void mprof__request_kind_of(const char *label, uint16_t type, char *buf,
+                            size_t size) {
   size_t n = 0;
+  if (!label) label = mprof_type_name((mprof_type_t)type);
   for (const char *p = label; *p;) {
     while (*p == ' ') p++;
     size_t length = 0;
@@ -63,10 +60,19 @@ void mprof__request_kind(const mprof_model_t *m, uint32_t t, char *buf,
     p += length;
   }
   if (n == 0) {
-    const char *type = mprof_type_name((mprof_type_t)th->type);
-    for (; *type && n + 1 < size; type++) buf[n++] = *type;
+    const char *name = mprof_type_name((mprof_type_t)type);
+    for (; *name && n + 1 < size; name++) buf[n++] = *name;
   }
   buf[n < size ? n : size - 1] = 0;
+}
+
+void mprof__request_kind(const mprof_model_t *m, uint32_t t, char *buf,
+                         size_t size) {
+  const mprof_thread_t *th = &m->view.threads[t];
+  mprof__request_kind_of(
+      th->label_count ? m->view.strings + m->view.labels[th->first_label].text
+                      : NULL,
+      th->type, buf, size);
 }
 
 /* The groups while they are made: each request's group, and per group
@@ -258,16 +264,12 @@ static void select_kth(int64_t *values, size_t n, size_t k) {
   }
 }
 
-/* The nearest-rank index of the q-th percentile of n values. */
-static size_t rank_of(size_t n, unsigned q) {
+size_t mprof__rank_of(size_t n, unsigned q) {
   size_t rank = (n * q + 99) / 100;
   return rank ? rank - 1 : 0;
 }
 
-/* The 50th, 90th and 99th percentiles and the maximum of values[0..n)
- * into out, the -1s (unknown) left out (-1 each if none is known);
- * values is reordered. */
-static void percentiles(int64_t *values, size_t n, int64_t out[4]) {
+void mprof__percentiles(int64_t *values, size_t n, int64_t out[4]) {
   static const unsigned qs[3] = {50, 90, 99};
   size_t kept = 0, from = 0;
   for (size_t i = 0; i < n; i++)
@@ -275,7 +277,7 @@ static void percentiles(int64_t *values, size_t n, int64_t out[4]) {
   for (int i = 0; i < 4; i++) out[i] = -1;
   if (kept == 0) return;
   for (int i = 0; i < 3; i++) {
-    size_t k = rank_of(kept, qs[i]);
+    size_t k = mprof__rank_of(kept, qs[i]);
     select_kth(values + from, kept - from, k - from);
     out[i] = values[k];
     from = k;
@@ -306,7 +308,7 @@ static void group_times(const mprof_model_t *m, const grouping_t *g, uint32_t r,
       group->slowest = g->members[k];
     }
   }
-  percentiles(scratch, n, p);
+  mprof__percentiles(scratch, n, p);
   group->p50_ns = p[0];
   group->p90_ns = p[1];
   group->p99_ns = p[2];
@@ -316,12 +318,12 @@ static void group_times(const mprof_model_t *m, const grouping_t *g, uint32_t r,
   if (!g->facts->queue_ns || group->type != MPROF_WORK) return;
   for (uint32_t k = lo; k < hi; k++)
     scratch[k - lo] = g->facts->queue_ns[g->members[k]];
-  percentiles(scratch, hi - lo, p);
+  mprof__percentiles(scratch, hi - lo, p);
   group->queue_p50_ns = p[0];
   group->queue_max_ns = p[3];
   for (uint32_t k = lo; k < hi; k++)
     scratch[k - lo] = g->facts->run_ns[g->members[k]];
-  percentiles(scratch, hi - lo, p);
+  mprof__percentiles(scratch, hi - lo, p);
   group->run_p50_ns = p[0];
   group->run_max_ns = p[3];
 }

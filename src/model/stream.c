@@ -1,0 +1,706 @@
+/* stream.c -- the analysis of a trace of any size in one pass, in memory
+ * bounded by what is alive at a time (mprof_analysis_stream(),
+ * docs/analysis.md, "Streaming").  Events come in time order across
+ * streams from the model's own merge (load.c) and are applied with the
+ * model's semantics (events.c: merges, threads from before the trace,
+ * time that never goes backwards), to state that is dropped once it can
+ * change nothing the analysis says:
+ *
+ *  - a thread: its record (id, the model's index for it, type, flags,
+ *    start, end, labels, failure, running time, the try_reads it made and
+ *    when each was answered by a read) lives in a table by id while it may
+ *    still change.  A thread that ended waits in a queue of
+ *    STREAM_RETIRE_DELAY endings (later events still name it: the read of
+ *    a resolved promise, the merge into it), then is retired: its time
+ *    and request figures are settled (stream_settle.c), its id goes into
+ *    a bitmap of ids seen (an event that names a retired id is no thread
+ *    from before the trace, but a late reference, counted), and its record
+ *    is freed once nothing the analysis keeps names it;
+ *  - an OS-thread stream: what runs there and since when, an idle band
+ *    open, the idle time so far (a loop's time in poll), whether a loop
+ *    ran there;
+ *  - what the analysis keeps: per kind of request its count, failures and
+ *    a sketch of its lives (exact up to STREAM_EXACT values, then a
+ *    histogram of 1/128 relative width); the `top` longest-lived threads
+ *    with their waits; the threads it names (records kept by reference).
+ *
+ * A should_resolve thread that merged is kept to the end (whether it
+ * stalled is known only then), and so is every thread that never ended.
+ * At the end the kept records are settled in index order, and the named
+ * ones become a small model (the threads the analysis names, with their
+ * labels), so that the same findings code (findings.c) writes the same
+ * text as for the whole model.
+ */
+#include <string.h>
+
+#include "stream_internal.h"
+
+/* --- Records -------------------------------------------------------------- */
+
+static sthread_t root_thread = {.index = MPROF_ROOT_THREAD, .refs = 1};
+
+sthread_t *mprof__stream_root(void) { return &root_thread; }
+
+void mprof__stream_unref(sthread_t *t) {
+  if (!t || t == &root_thread || --t->refs) return;
+  mprof__stream_unref(t->creator);
+  mprof__stream_unref(t->becomes);
+  for (size_t k = 0; k < t->wait_count; k++)
+    mprof__stream_unref(t->waits[k].on);
+  free(t->waits);
+  free(t->overhangs);
+  free(t->poll_at_start.ns);
+  free(t->poll_at_end.ns);
+  free(t->label);
+  free(t->shown);
+  free(t->failure);
+  free(t);
+}
+
+sthread_t *mprof__stream_ref(sthread_t *t) {
+  if (t && t != &root_thread) t->refs++;
+  return t;
+}
+
+static char *copy_text(const char *text, size_t length) {
+  char *s = malloc(length + 1);
+  if (!s) return NULL;
+  memcpy(s, text, length);
+  s[length] = 0;
+  return s;
+}
+
+/* --- Ids: the live table, and the ids retired ----------------------------- */
+
+static size_t id_hash(uint64_t id, size_t cap) {
+  uint64_t h = (id ^ (id >> 29) ^ (id >> 47)) * 0x9e3779b97f4a7c15u;
+  return (size_t)(h >> 20) & (cap - 1);
+}
+
+static size_t id_slot(const stream_t *s, uint64_t id) {
+  size_t i = id_hash(id, s->table_cap);
+  while (s->table[i].thread && s->table[i].id != id)
+    i = (i + 1) & (s->table_cap - 1);
+  return i;
+}
+
+static int table_grow(stream_t *s) {
+  size_t cap = s->table_cap ? s->table_cap * 2 : 1024;
+  slot_t *old = s->table, *grown = calloc(cap, sizeof *grown);
+  if (!grown) return MPROF_ENOMEM;
+  size_t old_cap = s->table_cap;
+  s->table = grown;
+  s->table_cap = cap;
+  for (size_t i = 0; i < old_cap; i++)
+    if (old[i].thread) s->table[id_slot(s, old[i].id)] = old[i];
+  free(old);
+  return 0;
+}
+
+/* Map id to t (a reference is taken; the one it held is dropped). */
+static int table_set(stream_t *s, uint64_t id, sthread_t *t) {
+  if ((s->table_used + 1) * 2 > s->table_cap && table_grow(s))
+    return MPROF_ENOMEM;
+  slot_t *slot = &s->table[id_slot(s, id)];
+  if (!slot->thread) s->table_used++;
+  sthread_t *was = slot->thread;
+  slot->id = id;
+  slot->thread = mprof__stream_ref(t);
+  mprof__stream_unref(was);
+  return 0;
+}
+
+/* Remove id's entry (backward-shift deletion keeps probes unbroken). */
+static void table_remove(stream_t *s, uint64_t id) {
+  size_t i = id_slot(s, id), mask = s->table_cap - 1;
+  if (!s->table[i].thread) return;
+  mprof__stream_unref(s->table[i].thread);
+  s->table[i].thread = NULL;
+  s->table_used--;
+  for (size_t j = (i + 1) & mask; s->table[j].thread; j = (j + 1) & mask) {
+    size_t home = id_hash(s->table[j].id, s->table_cap);
+    if ((j > i && (home <= i || home > j)) ||
+        (j < i && (home <= i && home > j))) {
+      s->table[i] = s->table[j];
+      s->table[j].thread = NULL;
+      i = j;
+    }
+  }
+}
+
+/* The bitmap page of ids id >> RETIRED_PAGE_BITS, made if `make`. */
+static uint64_t *retired_page(stream_t *s, uint64_t id, int make) {
+  uint64_t key = id >> RETIRED_PAGE_BITS;
+  size_t mask = s->page_cap - 1;
+  for (size_t i = s->page_cap ? id_hash(key, s->page_cap) : 0; s->page_cap;
+       i = (i + 1) & mask) {
+    if (!s->pages[i].bits) break;
+    if (s->pages[i].key == key) return s->pages[i].bits;
+  }
+  if (!make) return NULL;
+  if ((s->page_used + 1) * 2 > s->page_cap) {
+    size_t cap = s->page_cap ? s->page_cap * 2 : 64;
+    page_t *grown = calloc(cap, sizeof *grown);
+    if (!grown) return NULL;
+    for (size_t i = 0; i < s->page_cap; i++)
+      if (s->pages[i].bits) {
+        size_t j = id_hash(s->pages[i].key, cap);
+        while (grown[j].bits) j = (j + 1) & (cap - 1);
+        grown[j] = s->pages[i];
+      }
+    free(s->pages);
+    s->pages = grown;
+    s->page_cap = cap;
+  }
+  uint64_t *bits = calloc(RETIRED_PAGE_WORDS, sizeof *bits);
+  if (!bits) return NULL;
+  size_t j = id_hash(key, s->page_cap);
+  while (s->pages[j].bits) j = (j + 1) & (s->page_cap - 1);
+  s->pages[j] = (page_t){key, bits};
+  s->page_used++;
+  return bits;
+}
+
+static int retired_has(stream_t *s, uint64_t id) {
+  uint64_t *bits = retired_page(s, id, 0);
+  uint64_t bit = id & ((1u << RETIRED_PAGE_BITS) - 1);
+  return bits && (bits[bit / 64] >> (bit % 64) & 1);
+}
+
+static int retired_add(stream_t *s, uint64_t id) {
+  uint64_t *bits = retired_page(s, id, 1);
+  uint64_t bit = id & ((1u << RETIRED_PAGE_BITS) - 1);
+  if (!bits) return MPROF_ENOMEM;
+  bits[bit / 64] |= (uint64_t)1 << (bit % 64);
+  return 0;
+}
+
+/* --- Threads -------------------------------------------------------------- */
+
+/* A new record with the model's next index. */
+static sthread_t *thread_new(stream_t *s, uint64_t id, int64_t start_ns,
+                             sthread_t *creator, uint16_t type) {
+  sthread_t *t = calloc(1, sizeof *t);
+  if (!t) return NULL;
+  t->id = id;
+  t->index = s->next_index++;
+  t->start_ns = t->last_seen_ns = start_ns;
+  t->end_ns = INT64_MAX;
+  t->creator = mprof__stream_ref(creator);
+  t->type = type;
+  t->stream = MPROF_NO_THREAD;
+  t->first_run_ns = INT64_MAX;
+  t->queue_ns = t->run_ns = -1;
+  t->refs = 0;
+  return t;
+}
+
+/* Follow merges to where t's line goes on (cut after a thousand hops). */
+sthread_t *mprof__stream_follow(sthread_t *t) {
+  for (int hops = 0; t->becomes && hops < 1000; hops++) t = t->becomes;
+  return t;
+}
+
+/* The record an event's id names, as the model's thread_of(): the root
+ * for none, a new thread from before the trace for an id never seen, NULL
+ * for a retired id (a late reference) or when memory runs out (*err). */
+static sthread_t *thread_of(stream_t *s, uint64_t id, int64_t now, int *err) {
+  if (id == MPROF_NONE) return &root_thread;
+  slot_t *slot = &s->table[id_slot(s, id)];
+  sthread_t *t = slot->thread;
+  if (t && t->becomes) {
+    sthread_t *last = mprof__stream_follow(t);
+    *err = table_set(s, id, last);
+    t = last;
+  } else if (!t) {
+    if (retired_has(s, id)) {
+      s->late++;
+      return NULL;
+    }
+    t = thread_new(s, id, 0, &root_thread, MPROF_UNKNOWN);
+    if (!t || table_set(s, id, t)) {
+      free(t);
+      *err = MPROF_ENOMEM;
+      return NULL;
+    }
+    t->flags |= MPROF_THREAD_PREEXISTING;
+  }
+  if (t->last_seen_ns < now) t->last_seen_ns = now;
+  return t;
+}
+
+int mprof__stream_keep(sthread_t ***list, size_t *count, size_t *cap,
+                       sthread_t *t) {
+  if (mprof__grow(list, cap, *count + 1, sizeof **list)) return MPROF_ENOMEM;
+  (*list)[(*count)++] = mprof__stream_ref(t);
+  return 0;
+}
+
+/* Queue t, which ended, for retirement; retire the oldest ending past the
+ * delay.  A should_resolve thread that merged waits for the end. */
+static int thread_ended(stream_t *s, sthread_t *t) {
+  if (t->type == MPROF_LOOP &&
+      mprof__stream_poll(s, t->end_ns, &t->poll_at_end))
+    return MPROF_ENOMEM;
+  if ((t->flags & MPROF_THREAD_SHOULD_RESOLVE) && t->becomes) return 0;
+  /* a legacy read is a wait if its input ends later: known at the end */
+  if (s->legacy)
+    return mprof__stream_keep(&s->orphans, &s->orphan_count, &s->orphan_cap, t);
+  if (s->ended_count == STREAM_RETIRE_DELAY) {
+    sthread_t *oldest = s->ended[s->ended_first];
+    s->ended[s->ended_first] = mprof__stream_ref(t);
+    s->ended_first = (s->ended_first + 1) % STREAM_RETIRE_DELAY;
+    int err = mprof__stream_retire(s, oldest);
+    mprof__stream_unref(oldest);
+    return err;
+  }
+  s->ended[(s->ended_first + s->ended_count++) % STREAM_RETIRE_DELAY] =
+      mprof__stream_ref(t);
+  return 0;
+}
+
+int mprof__stream_retire(stream_t *s, sthread_t *t) {
+  if (t->settled) return 0;
+  /* a merge that came later may have made it wait for the end */
+  if ((t->flags & MPROF_THREAD_SHOULD_RESOLVE) && t->becomes) return 0;
+  int err = mprof__stream_settle(s, t);
+  slot_t *slot = &s->table[id_slot(s, t->id)];
+  if (slot->thread == t ||
+      (t->becomes && slot->thread == mprof__stream_follow(t)))
+    table_remove(s, t->id);
+  if (!err) err = retired_add(s, t->id);
+  mprof__stream_unref(t->creator);
+  t->creator = NULL;
+  return err;
+}
+
+/* --- Streams -------------------------------------------------------------- */
+
+static ostream_t *stream_of(stream_t *s, uint32_t id, int64_t t) {
+  if (s->last_stream < s->stream_count && s->streams[s->last_stream].id == id)
+    return &s->streams[s->last_stream];
+  for (size_t i = 0; i < s->stream_count; i++)
+    if (s->streams[i].id == id) {
+      s->last_stream = i;
+      return &s->streams[i];
+    }
+  if (mprof__grow(&s->streams, &s->stream_cap, s->stream_count + 1,
+                  sizeof *s->streams))
+    return NULL;
+  ostream_t *o = &s->streams[s->stream_count];
+  memset(o, 0, sizeof *o);
+  o->id = id;
+  o->run_start_ns = o->last_ns = t;
+  o->idle_start_ns = -1;
+  s->last_stream = s->stream_count++;
+  return o;
+}
+
+int mprof__stream_poll(const stream_t *s, int64_t now, poll_t *p) {
+  free(p->ns);
+  p->count = 0;
+  if (!(p->ns = malloc((s->stream_count + 1) * sizeof *p->ns)))
+    return MPROF_ENOMEM;
+  for (size_t i = 0; i < s->stream_count; i++) {
+    const ostream_t *o = &s->streams[i];
+    int64_t open = o->idle_start_ns >= 0 && now > o->idle_start_ns
+                       ? now - o->idle_start_ns
+                       : 0;
+    p->ns[i] = o->idle_ns + open;
+  }
+  p->count = s->stream_count;
+  return 0;
+}
+
+/* Mark o a loop's stream; a stream that ran pool work already changes
+ * what was counted as the pool's (then the figures are not exact). */
+static void mark_loop(stream_t *s, ostream_t *o) {
+  if (!o->loop && o->had_work) s->late++;
+  o->loop = 1;
+}
+
+void mprof__stream_ran(stream_t *s, sthread_t *t, uint32_t stream,
+                       int64_t start, int64_t end) {
+  ostream_t *o = &s->streams[stream];
+  t->running_ns += end - start;
+  if (t->type == MPROF_LOOP) mark_loop(s, o);
+  if (start < t->first_run_ns) {
+    t->first_run_ns = start;
+    t->stream = stream;
+  }
+  if (t->type != MPROF_WORK || o->loop) return;
+  o->had_work = 1;
+  int64_t queued = start - t->start_ns;
+  if (t->run_ns < 0 || queued < t->queue_ns) t->queue_ns = queued;
+  t->run_ns = (t->run_ns < 0 ? 0 : t->run_ns) + end - start;
+}
+
+void mprof__stream_fold(stream_t *s, sthread_t *t, int64_t line_end,
+                        int settle) {
+  size_t kept = 0;
+  for (size_t k = 0; k < t->overhang_count; k++) {
+    span_t x = t->overhangs[k];
+    if (x.end_ns > line_end) {
+      if (!settle) {
+        t->overhangs[kept++] = x;
+        continue;
+      }
+      x.end_ns = line_end;
+    }
+    if (x.start_ns < t->start_ns) x.start_ns = t->start_ns;
+    if (x.end_ns > x.start_ns)
+      mprof__stream_ran(s, t, x.stream, x.start_ns, x.end_ns);
+  }
+  t->overhang_count = kept;
+}
+
+/* A span of t on stream o from start to end closed: counted as the model
+ * clips it to t's line (creation to end).  The line of a thread not
+ * ended yet ends PENDING_TAIL_NS after it was last seen, unless it ends
+ * later: a span past that waits (an overhang) until t is seen again or
+ * settled. */
+static int span_closed(stream_t *s, ostream_t *o, sthread_t *t, int64_t start,
+                       int64_t end) {
+  uint32_t index = (uint32_t)(o - s->streams);
+  if (t == &root_thread) return 0;
+  if (t->settled) { /* ran again once retired */
+    s->late++;
+    return 0;
+  }
+  if (start < t->start_ns) start = t->start_ns;
+  if (t->ending != MPROF_ENDING_PENDING) {
+    int64_t line_end = t->end_ns > t->start_ns ? t->end_ns : t->start_ns;
+    if (end > line_end) end = line_end;
+    if (end > start) mprof__stream_ran(s, t, index, start, end);
+    return 0;
+  }
+  int64_t seen_end = t->last_seen_ns + STREAM_PENDING_TAIL_NS;
+  if (t->overhang_count) mprof__stream_fold(s, t, seen_end, 0);
+  if (end <= seen_end) {
+    if (end > start) mprof__stream_ran(s, t, index, start, end);
+    return 0;
+  }
+  if (mprof__grow(&t->overhangs, &t->overhang_cap, t->overhang_count + 1,
+                  sizeof *t->overhangs))
+    return MPROF_ENOMEM;
+  t->overhangs[t->overhang_count++] = (span_t){start, end, index};
+  return 0;
+}
+
+static void stream_switch(stream_t *s, ostream_t *o, sthread_t *next,
+                          int64_t t) {
+  if (next == o->current) return;
+  if (o->current && t > o->run_start_ns &&
+      span_closed(s, o, o->current, o->run_start_ns, t))
+    s->failed = MPROF_ENOMEM;
+  mprof__stream_unref(o->current);
+  o->current = mprof__stream_ref(next);
+  o->run_start_ns = t;
+}
+
+static void idle_begin(stream_t *s, ostream_t *o, int64_t t) {
+  if (o->idle_start_ns < 0) o->idle_start_ns = t;
+  stream_switch(s, o, NULL, t);
+}
+
+static void idle_end(stream_t *s, ostream_t *o, int64_t t) {
+  if (o->idle_start_ns < 0) return;
+  if (t > o->idle_start_ns) {
+    o->idle_ns += t - o->idle_start_ns;
+    if (!s->legacy) mark_loop(s, o);
+  }
+  o->idle_start_ns = -1;
+}
+
+void mprof__stream_close_streams(stream_t *s) {
+  for (size_t i = 0; i < s->stream_count; i++) {
+    stream_switch(s, &s->streams[i], NULL, s->duration_ns);
+    idle_end(s, &s->streams[i], s->duration_ns);
+  }
+}
+
+/* --- Events --------------------------------------------------------------- */
+
+/* Is there an arrow from `from` to `to` (the model draws none to itself
+ * or to the root)? */
+static int arrow(const sthread_t *from, const sthread_t *to) {
+  return from && to && from != to && from != &root_thread && to != &root_thread;
+}
+
+/* A loop's time in poll counts from its start. */
+static int loop_began(stream_t *s, sthread_t *t, int64_t now) {
+  return t->type == MPROF_LOOP ? mprof__stream_poll(s, now, &t->poll_at_start)
+                               : 0;
+}
+
+static int thread_create(stream_t *s, const mprof_event_t *ev,
+                         sthread_t *creator, int64_t t) {
+  slot_t *slot = &s->table[id_slot(s, ev->a)];
+  sthread_t *child = slot->thread;
+  if (!creator) creator = &root_thread; /* a retired creator */
+  if (child && (child->flags & MPROF_THREAD_PREEXISTING) && !child->becomes) {
+    /* seen before its creation (clocks of two streams disagree) */
+    child->flags &= (uint8_t)~MPROF_THREAD_PREEXISTING;
+    child->start_ns = t; /* what ran before is off its line */
+    child->running_ns = 0;
+    child->overhang_count = 0;
+    child->first_run_ns = INT64_MAX;
+    child->stream = MPROF_NO_THREAD;
+    child->queue_ns = child->run_ns = -1;
+    mprof__stream_unref(child->creator);
+    child->creator = mprof__stream_ref(creator);
+    child->type = (uint16_t)ev->type;
+    if (child->last_seen_ns < t) child->last_seen_ns = t;
+    return loop_began(s, child, t);
+  }
+  /* an id made again: the thread it named stays, unnamed */
+  if (child &&
+      mprof__stream_keep(&s->orphans, &s->orphan_count, &s->orphan_cap, child))
+    return MPROF_ENOMEM;
+  child = thread_new(s, ev->a, t, creator, (uint16_t)ev->type);
+  if (!child || table_set(s, ev->a, child)) {
+    free(child);
+    return MPROF_ENOMEM;
+  }
+  return loop_began(s, child, t);
+}
+
+static int thread_resolve(stream_t *s, const mprof_event_t *ev, int64_t t,
+                          int *err) {
+  sthread_t *target = thread_of(s, ev->a, t, err);
+  if (!target || target == &root_thread ||
+      target->ending != MPROF_ENDING_PENDING)
+    return *err;
+  target->end_ns = t;
+  target->ending = ev->kind == MPROF_EVENT_FAIL ? MPROF_ENDING_FAILED
+                                                : MPROF_ENDING_RESOLVED;
+  if (ev->kind == MPROF_EVENT_FAIL &&
+      !(target->failure = copy_text(ev->text, ev->text_length)))
+    return MPROF_ENOMEM;
+  return thread_ended(s, target);
+}
+
+static int thread_becomes(stream_t *s, const mprof_event_t *ev, int64_t t,
+                          int *err) {
+  sthread_t *old = thread_of(s, ev->a, t, err);
+  sthread_t *next = old ? thread_of(s, ev->b, t, err) : NULL;
+  if (!old || !next || old == next || old == &root_thread ||
+      next == &root_thread || mprof__stream_follow(next) == old)
+    return *err;
+  old->end_ns = t;
+  old->ending = MPROF_ENDING_MERGED;
+  old->becomes = mprof__stream_ref(next);
+  for (size_t i = 0; i < s->stream_count; i++)
+    if (s->streams[i].current == old) stream_switch(s, &s->streams[i], next, t);
+  /* a should_resolve thread that merged is kept to the end */
+  if ((old->flags & MPROF_THREAD_SHOULD_RESOLVE) &&
+      mprof__stream_keep(&s->orphans, &s->orphan_count, &s->orphan_cap, old))
+    return MPROF_ENOMEM;
+  *err = thread_ended(s, old); /* its reference outlives the table's */
+  return *err ? *err : table_set(s, ev->a, next);
+}
+
+static int add_label(sthread_t *t, const mprof_event_t *ev) {
+  if (!t->label) {
+    t->label = copy_text(ev->text, ev->text_length);
+    return t->label ? 0 : MPROF_ENOMEM;
+  }
+  if (t->type != MPROF_HANDLE ||
+      (ev->text_length >= 4 && !memcmp(ev->text, "net ", 4)))
+    return 0;
+  free(t->shown);
+  t->shown = copy_text(ev->text, ev->text_length);
+  return t->shown ? 0 : MPROF_ENOMEM;
+}
+
+/* A wait by waiter on `on` from start_ns: a try_read, until answered
+ * (read_ns INT64_MAX), or a legacy read at read_ns (a wait if `on` ends
+ * after the waiter began: analysis.c's read_wait()). */
+static int wait_add(sthread_t *waiter, sthread_t *on, int64_t start_ns,
+                    int64_t read_ns, int legacy_read) {
+  if (!arrow(waiter, on)) return 0;
+  if (mprof__grow(&waiter->waits, &waiter->wait_cap, waiter->wait_count + 1,
+                  sizeof *waiter->waits))
+    return MPROF_ENOMEM;
+  waiter->waits[waiter->wait_count++] =
+      (swait_t){start_ns, read_ns, mprof__stream_ref(on), legacy_read};
+  return 0;
+}
+
+/* A read by reader of `input` answers the reader's waits on it begun at or
+ * before t, not answered yet. */
+static void wait_answered(sthread_t *reader, const sthread_t *input,
+                          int64_t t) {
+  if (!arrow(input, reader)) return;
+  for (size_t k = reader->wait_count; k-- > 0;) {
+    swait_t *w = &reader->waits[k];
+    if (w->on == input && !w->legacy_read && w->read_ns == INT64_MAX &&
+        w->start_ns <= t)
+      w->read_ns = t;
+  }
+}
+
+/* A legacy read or signal also switched to the thread that went on. */
+static void legacy_switch(stream_t *s, ostream_t *o, sthread_t *next,
+                          int64_t t) {
+  if (!s->legacy || !next || next == &root_thread) return;
+  idle_end(s, o, t);
+  stream_switch(s, o, next, t);
+}
+
+static int apply_event(stream_t *s, const mprof_event_t *ev, ostream_t *o,
+                       int64_t t) {
+  int err = 0;
+  sthread_t *actor = thread_of(s, ev->thread, t, &err), *other;
+  if (err) return err;
+  switch (ev->kind) {
+  case MPROF_EVENT_SWITCH:
+    other = thread_of(s, ev->a, t, &err);
+    if (other == &root_thread) {
+      if (s->legacy)
+        idle_begin(s, o, t);
+      else
+        stream_switch(s, o, NULL, t);
+    } else {
+      idle_end(s, o, t);
+      stream_switch(s, o, other, t);
+    }
+    return err;
+  case MPROF_EVENT_SUSPEND: idle_begin(s, o, t); return 0;
+  case MPROF_EVENT_CREATE: return thread_create(s, ev, actor, t);
+  case MPROF_EVENT_CREATE_BY:
+    other = thread_of(s, ev->b, t, &err);
+    return err ? err : thread_create(s, ev, other, t);
+  case MPROF_EVENT_READ:
+    if (actor == &root_thread) return 0; /* legacy reads by nobody */
+    legacy_switch(s, o, actor, t);
+    other = thread_of(s, ev->a, t, &err);
+    if (err || !actor || !other) return err;
+    wait_answered(actor, other, t);
+    return s->legacy ? wait_add(actor, other, actor->start_ns, t, 1) : 0;
+  case MPROF_EVENT_TRY_READ:
+    other = thread_of(s, ev->a, t, &err);
+    s->try_reads++;
+    return err ? err : wait_add(actor, other, t, INT64_MAX, 0);
+  case MPROF_EVENT_RESOLVE:
+  case MPROF_EVENT_FAIL: return thread_resolve(s, ev, t, &err);
+  case MPROF_EVENT_BECOMES: return thread_becomes(s, ev, t, &err);
+  case MPROF_EVENT_LABEL:
+    other = thread_of(s, ev->a, t, &err);
+    return err || !other || other == &root_thread ? err : add_label(other, ev);
+  case MPROF_EVENT_SIGNAL:
+    other = thread_of(s, ev->a, t, &err);
+    legacy_switch(s, o, other, t);
+    return err;
+  case MPROF_EVENT_SHOULD_RESOLVE:
+    other = thread_of(s, ev->a, t, &err);
+    if (other && other != &root_thread)
+      other->flags |= MPROF_THREAD_SHOULD_RESOLVE;
+    return err;
+  default: return 0; /* counters, strings, GC: no part of the analysis */
+  }
+}
+
+/* Apply one event at t on stream o, as the model's add_event(). */
+static inline int add_event(stream_t *s, const mprof_event_t *ev, ostream_t *o,
+                            int64_t t) {
+  if (!o->current && o->idle_start_ns < 0 && ev->thread != MPROF_NONE &&
+      ev->kind != MPROF_EVENT_SWITCH && !s->legacy) {
+    /* the stream's first event: what ran when its packet began */
+    int err = 0;
+    sthread_t *running = thread_of(s, ev->thread, t, &err);
+    if (err) return err;
+    if (running) {
+      o->current = mprof__stream_ref(running);
+      o->run_start_ns = t;
+    }
+  }
+  return apply_event(s, ev, o, t);
+}
+
+/* Feed r's events up to the first whose clock is past limit (the pair
+ * merge's step, as the model's feed_upto()). */
+static inline __attribute__((always_inline)) int
+stream_feed(void *state, mprof__run_t *r, uint64_t limit) {
+  stream_t *s = state;
+  size_t i = r->at;
+  int err = 0;
+  for (; i < r->count && r->events[i].time_ticks <= limit; i++) {
+    const mprof_event_t *ev = &r->events[i];
+    int64_t t = mprof__event_ns(ev->time_ticks, s->start_ticks, s->ns_per_tick);
+    ostream_t *o = stream_of(s, ev->stream, t);
+    if (!o) {
+      err = MPROF_ENOMEM;
+      break;
+    }
+    if (t < o->last_ns) t = o->last_ns; /* time never goes backwards */
+    o->last_ns = t;
+    if (t > s->duration_ns) s->duration_ns = t;
+    if ((err = add_event(s, ev, o, t)) || (err = s->failed)) {
+      i++;
+      break;
+    }
+  }
+  s->events += i - r->at;
+  r->at = i;
+  return err;
+}
+
+static int stream_add_pair(void *sink, mprof__run_t *x, mprof__run_t *y) {
+  stream_t *s = sink;
+  uint64_t first;
+  if (!mprof__pair_first(x, y, &first)) return 0;
+  if (!s->have_base) {
+    s->start_ticks = first;
+    s->have_base = 1;
+  }
+  return mprof__pair_turns(s, stream_feed, x, y);
+}
+
+static int stream_begin(void *sink, uint64_t clock_freq_hz, int legacy) {
+  stream_t *s = sink;
+  if (!clock_freq_hz) return MPROF_EINVAL;
+  s->clock_freq_hz = clock_freq_hz;
+  s->ns_per_tick = 1e9 / (double)clock_freq_hz;
+  s->legacy = legacy;
+  return 0;
+}
+
+/* --- Entry point ---------------------------------------------------------- */
+
+int mprof_analysis_stream(const mprof_trace_t *const *traces, size_t count,
+                          const mprof_stream_options_t *options,
+                          mprof_stream_result_t *out) {
+  memset(out, 0, sizeof *out);
+  mprof_stream_options_t o;
+  memset(&o, 0, sizeof o);
+  if (options) o = *options;
+  if (o.analysis.loop_blocked_ns < 0 || o.analysis.busy_loop_ns < 0)
+    return MPROF_EINVAL;
+  stream_t *s = calloc(1, sizeof *s);
+  if (!s) return MPROF_ENOMEM;
+  s->top = o.top;
+  s->next_index = 1; /* 0 is the root */
+  int err = table_grow(s);
+  mprof__merge_t merge = {stream_begin,
+                          stream_add_pair,
+                          s,
+                          o.progress,
+                          o.progress_context,
+                          0,
+                          0,
+                          0,
+                          0};
+  if (!err) err = mprof__merge_traces(traces, count, o.offsets_ns, &merge);
+  if (!err) {
+    s->discarded = merge.discarded;
+    s->end_ns = merge.end_ticks ? mprof__axis_ns(merge.end_ticks,
+                                                 s->start_ticks, s->ns_per_tick)
+                                : 0;
+    if (o.damage && *o.damage > 0) o.analysis.events_missing = 1;
+    err = mprof__stream_finish(s, &o.analysis, out);
+  }
+  mprof__stream_free(s);
+  if (err) mprof_stream_result_free(out);
+  return err;
+}

@@ -1,0 +1,216 @@
+/* stream_internal.h -- what the files of the streaming analysis share:
+ * stream.c applies the events to the live state, stream_settle.c settles
+ * what a thread leaves to the analysis and makes the result. */
+#ifndef MPROF_STREAM_INTERNAL_H
+#define MPROF_STREAM_INTERNAL_H
+
+#include "analysis_internal.h"
+
+/* Endings held back before a thread is retired: events that name it
+ * soon after it ended (a read of a resolved promise) find it. */
+#define STREAM_RETIRE_DELAY 65536
+
+/* A thread never resolved ends this long after it was last seen (the
+ * model's finish.c). */
+#define STREAM_PENDING_TAIL_NS 1000
+
+/* Lives kept per kind of request before its sketch turns into a
+ * histogram. */
+#define STREAM_EXACT 65536
+
+/* Ids seen and retired: a bitmap page per 2^15 ids. */
+#define RETIRED_PAGE_BITS 15
+#define RETIRED_PAGE_WORDS ((1u << RETIRED_PAGE_BITS) / 64)
+
+typedef struct sthread_s sthread_t;
+
+/* A running span on a stream (by index) not counted yet. */
+typedef struct span_s {
+  int64_t start_ns, end_ns;
+  uint32_t stream;
+} span_t;
+
+/* Each stream's idle time up to a moment (a loop's time in poll is the
+ * difference of two). */
+typedef struct poll_s {
+  int64_t *ns;
+  size_t count;
+} poll_t;
+
+/* A try_read: from start_ns, answered by a read at read_ns (INT64_MAX:
+ * none yet), on `on` (a reference). */
+typedef struct swait_s {
+  int64_t start_ns, read_ns;
+  sthread_t *on;
+  int legacy_read; /* a legacy read standing for a wait (see stream.c) */
+} swait_t;
+
+/* A thread, counted by reference: the table's, a stream's that runs it, a
+ * merge's, a wait's, a creator's, and what the analysis keeps. */
+struct sthread_s {
+  uint64_t id;
+  uint32_t index; /* the model's index for it */
+  uint32_t refs;
+  sthread_t *creator; /* dropped when retired */
+  sthread_t *becomes;
+  int64_t start_ns, end_ns, last_seen_ns;
+  int64_t running_ns;
+  int64_t first_run_ns;     /* its first span's start */
+  int64_t queue_ns, run_ns; /* work: as the model's facts (-1: none) */
+  uint32_t stream;          /* the stream of its first span, or NO */
+  uint16_t type;
+  uint8_t ending, flags;
+  uint8_t settled; /* its figures are counted */
+  uint32_t named;  /* its index in the result's model (settle's) */
+  char *label, *shown, *failure;
+  swait_t *waits;
+  size_t wait_count, wait_cap;
+  span_t *overhangs; /* spans past its line's end as seen so far */
+  size_t overhang_count, overhang_cap;
+  poll_t poll_at_start, poll_at_end; /* a loop's: when it began, ended */
+};
+
+typedef struct slot_s {
+  uint64_t id;
+  sthread_t *thread; /* NULL: empty */
+} slot_t;
+
+typedef struct page_s {
+  uint64_t key;
+  uint64_t *bits; /* NULL: empty */
+} page_t;
+
+/* An OS-thread stream. */
+typedef struct ostream_s {
+  uint32_t id;
+  sthread_t *current; /* running (a reference), or NULL */
+  int64_t run_start_ns, idle_start_ns, last_ns;
+  int64_t idle_ns; /* idle bands closed so far */
+  uint8_t loop;    /* a loop ran, or slept, there */
+  uint8_t had_work;
+} ostream_t;
+
+/* A histogram of values, 1/128 relative width (exact below 1024). */
+#define SKETCH_BUCKETS (1024 + 54 * 128)
+
+/* Values: exact while few, then a histogram; the maximum always. */
+typedef struct sketch_s {
+  int64_t *values;
+  size_t count, cap;
+  uint64_t *buckets; /* once more than STREAM_EXACT values came */
+  uint64_t total;
+} sketch_t;
+
+/* A kind of request while the trace goes by. */
+typedef struct sgroup_s {
+  char *name;
+  uint16_t type;
+  uint32_t count, failed, pending;
+  uint32_t first; /* its first member's index (the model's order) */
+  sketch_t lives, queues, runs;
+  sthread_t *slowest;
+  int64_t slowest_ns;
+  struct sfailure_s *failures;
+  size_t failure_count, failure_cap;
+} sgroup_t;
+
+typedef struct sfailure_s {
+  char *error;
+  uint32_t count;
+  sthread_t *example; /* the first, by index */
+} sfailure_t;
+
+/* A thread's time, kept among the `top` longest-lived. */
+typedef struct stime_s {
+  sthread_t *thread;
+  mprof_thread_time_t time;
+  mprof_wait_t *waits; /* `on` as references, cast: see settle */
+  sthread_t **on;
+  uint32_t wait_count;
+} stime_t;
+
+typedef struct stream_s {
+  uint64_t clock_freq_hz, start_ticks;
+  double ns_per_tick;
+  int legacy, have_base, finished;
+  int64_t duration_ns, end_ns;
+  uint64_t events, discarded, late, try_reads;
+  int failed; /* memory ran out where no error could be returned */
+  uint32_t next_index;
+  size_t top;
+
+  slot_t *table;
+  size_t table_cap, table_used;
+  page_t *pages;
+  size_t page_cap, page_used;
+  sthread_t *ended[STREAM_RETIRE_DELAY];
+  size_t ended_first, ended_count;
+  sthread_t **orphans; /* kept to the end: threads whose id was made
+                          again, should_resolve threads that merged */
+  size_t orphan_count, orphan_cap;
+
+  ostream_t *streams;
+  size_t stream_count, stream_cap, last_stream;
+
+  sgroup_t *groups;
+  size_t group_count, group_cap;
+  stime_t *times; /* a heap: the one that comes last at the root */
+  size_t time_count, time_cap;
+  sthread_t **pending; /* requests that never ended (settled at the end) */
+  size_t pending_count, pending_cap;
+  sthread_t **stalls; /* pairs: thread, last */
+  size_t stall_count, stall_cap;
+  uint32_t preexisting;
+  sthread_t *first_preexisting;
+} stream_t;
+
+sthread_t *mprof__stream_root(void);
+sthread_t *mprof__stream_ref(sthread_t *t);
+void mprof__stream_unref(sthread_t *t);
+sthread_t *mprof__stream_follow(sthread_t *t);
+
+/* Keep a reference to t in a list (count, cap).  Returns 0 or
+ * MPROF_ENOMEM. */
+int mprof__stream_keep(sthread_t ***list, size_t *count, size_t *cap,
+                       sthread_t *t);
+
+/* Every stream's idle time up to now into *p.  Returns 0 or
+ * MPROF_ENOMEM. */
+int mprof__stream_poll(const stream_t *s, int64_t now, poll_t *p);
+
+/* Retire t: settle it, forget its id.  Returns 0 or MPROF_ENOMEM. */
+int mprof__stream_retire(stream_t *s, sthread_t *t);
+
+/* Count what thread t leaves to the analysis (once).  Returns 0 or
+ * MPROF_ENOMEM. */
+int mprof__stream_settle(stream_t *s, sthread_t *t);
+
+/* Count a span of t on stream [start, end), clipped to t's line: its
+ * running time, its first stream, a loop's stream, a work request's time
+ * in the pool. */
+void mprof__stream_ran(stream_t *s, sthread_t *t, uint32_t stream,
+                       int64_t start, int64_t end);
+
+/* Count t's overhangs that end by line_end; settling, all of them,
+ * clipped to it. */
+void mprof__stream_fold(stream_t *s, sthread_t *t, int64_t line_end,
+                        int settle);
+
+/* Close every stream's span and band at the end of the trace. */
+void mprof__stream_close_streams(stream_t *s);
+
+/* Settle what is left and make *out (stream_settle.c).  Returns 0 or
+ * MPROF_ENOMEM. */
+int mprof__stream_finish(stream_t *s, const mprof_analysis_options_t *options,
+                         mprof_stream_result_t *out);
+
+void mprof__stream_free(stream_t *s);
+
+/* p50, p90, p99 and the maximum of a sketch's values, as
+ * mprof__percentiles() (exact while they were few; then the floor of the
+ * bucket of the rank, within 1/128 below it, and the exact maximum). */
+void mprof__sketch_percentiles(sketch_t *k, int64_t out[4]);
+void mprof__sketch_free(sketch_t *k);
+void mprof__stime_free(stime_t *st);
+
+#endif /* MPROF_STREAM_INTERNAL_H */

@@ -1,0 +1,388 @@
+/* stream_result.c -- the end of the streaming analysis (stream.c): the
+ * threads still kept are settled in index order (stalls found as the
+ * model's finish finds them), the threads the analysis names become a
+ * small model, and the analysis is written against it: requests and
+ * failures, stalls, times, and the findings (findings.c) that need no
+ * more than these. */
+#include <string.h>
+
+#include "stream_internal.h"
+
+static const char STALLED_TEXT[] = "should_resolve thread never resolved";
+
+static int by_index(const void *pa, const void *pb) {
+  const sthread_t *a = *(sthread_t *const *)pa, *b = *(sthread_t *const *)pb;
+  return (a->index > b->index) - (a->index < b->index);
+}
+
+/* A list of references. */
+typedef struct list_s {
+  sthread_t **at;
+  size_t count, cap;
+} list_t;
+
+static int list_push(list_t *l, sthread_t *t) {
+  if (!t || t == mprof__stream_root()) return 0;
+  if (mprof__grow(&l->at, &l->cap, l->count + 1, sizeof *l->at))
+    return MPROF_ENOMEM;
+  l->at[l->count++] = mprof__stream_ref(t);
+  return 0;
+}
+
+/* Sort by index, each once. */
+static void list_sort(list_t *l) {
+  if (l->count > 1) qsort(l->at, l->count, sizeof *l->at, by_index);
+  size_t kept = 0;
+  for (size_t i = 0; i < l->count; i++)
+    if (kept && l->at[kept - 1] == l->at[i])
+      mprof__stream_unref(l->at[i]);
+    else
+      l->at[kept++] = l->at[i];
+  l->count = kept;
+}
+
+static void list_free(list_t *l) {
+  for (size_t i = 0; i < l->count; i++) mprof__stream_unref(l->at[i]);
+  free(l->at);
+}
+
+/* The threads not settled yet: in the table, waiting to retire, made
+ * again, running. */
+static int unsettled(stream_t *s, list_t *l) {
+  int err = 0;
+  for (size_t i = 0; !err && i < s->table_cap; i++)
+    if (s->table[i].thread && !s->table[i].thread->settled)
+      err = list_push(l, s->table[i].thread);
+  for (size_t i = 0; !err && i < s->ended_count; i++)
+    err = list_push(l, s->ended[(s->ended_first + i) % STREAM_RETIRE_DELAY]);
+  for (size_t i = 0; !err && i < s->orphan_count; i++)
+    err = list_push(l, s->orphans[i]);
+  /* merged ones: what they became may be retired, they may not */
+  for (size_t i = 0, n = l->count; !err && i < n; i++)
+    for (sthread_t *t = l->at[i]->becomes; !err && t; t = t->becomes)
+      if (!t->settled) err = list_push(l, t);
+  list_sort(l);
+  return err;
+}
+
+/* The model's settle_endings(): stalls, then the pending tail. */
+static int settle_endings(stream_t *s, list_t *l) {
+  for (size_t i = 0; i < l->count; i++) {
+    sthread_t *t = l->at[i];
+    if (!(t->flags & MPROF_THREAD_SHOULD_RESOLVE)) continue;
+    sthread_t *last = mprof__stream_follow(t);
+    if (last->ending != MPROF_ENDING_PENDING) continue;
+    t->flags |= MPROF_THREAD_STALLED;
+    last->flags |= MPROF_THREAD_STALLED;
+    last->ending = MPROF_ENDING_FAILED;
+    last->end_ns = s->duration_ns;
+    free(last->failure);
+    if (!(last->failure = malloc(sizeof STALLED_TEXT))) return MPROF_ENOMEM;
+    memcpy(last->failure, STALLED_TEXT, sizeof STALLED_TEXT);
+    if (mprof__grow(&s->stalls, &s->stall_cap, s->stall_count + 2,
+                    sizeof *s->stalls))
+      return MPROF_ENOMEM;
+    s->stalls[s->stall_count++] = mprof__stream_ref(t);
+    s->stalls[s->stall_count++] = mprof__stream_ref(last);
+  }
+  for (size_t i = 0; i < l->count; i++) {
+    sthread_t *t = l->at[i];
+    if (t->ending == MPROF_ENDING_PENDING) {
+      int64_t tail = t->last_seen_ns + 1000;
+      t->end_ns = tail < s->duration_ns ? tail : s->duration_ns;
+    }
+    if (t->end_ns < t->start_ns) t->end_ns = t->start_ns;
+    if (t->type == MPROF_LOOP && !t->poll_at_end.ns &&
+        mprof__stream_poll(s, s->end_ns, &t->poll_at_end))
+      return MPROF_ENOMEM;
+  }
+  return 0;
+}
+
+/* --- The model of the threads named --------------------------------------- */
+
+static int named_add_label(mprof_model_t *m, uint32_t thread,
+                           const char *text) {
+  mprof_label_t label = {0, thread, mprof__intern_text(m, text, strlen(text))};
+  return MODEL_PUSH(m, labels, label_cap, label_count, label);
+}
+
+/* One thread of the named model, at index m's count. */
+static int named_add(mprof_model_t *m, sthread_t *t) {
+  size_t n = m->view.thread_count;
+  if (mprof__grow(&m->threads, &m->thread_cap, n + 1, sizeof *m->threads))
+    return MPROF_ENOMEM;
+  mprof_thread_t *th = &m->threads[n];
+  memset(th, 0, sizeof *th);
+  th->id = t->id;
+  th->start_ns = t->start_ns;
+  th->end_ns = t->end_ns;
+  th->last_seen_ns = t->last_seen_ns;
+  th->creator = t->creator ? t->creator->named : MPROF_ROOT_THREAD;
+  if (th->creator == MPROF_NO_THREAD) th->creator = MPROF_ROOT_THREAD;
+  th->becomes = MPROF_NO_THREAD;
+  th->type = t->type;
+  th->ending = t->ending;
+  th->flags = t->flags;
+  th->failure =
+      t->failure ? mprof__intern_text(m, t->failure, strlen(t->failure)) : 0;
+  th->first_label = (uint32_t)m->view.label_count;
+  if (t->label) {
+    if (named_add_label(m, (uint32_t)n, t->label)) return MPROF_ENOMEM;
+    th->label_count++;
+  }
+  if (t->label && t->shown) {
+    if (named_add_label(m, (uint32_t)n, t->shown)) return MPROF_ENOMEM;
+    th->label_count++;
+  }
+  t->named = (uint32_t)n;
+  m->view.thread_count = n + 1;
+  return 0;
+}
+
+/* Every thread the analysis will name, and its creator. */
+static int names_of(stream_t *s, list_t *l) {
+  int err = 0;
+  for (size_t i = 0; !err && i < s->time_count; i++) {
+    err = list_push(l, s->times[i].thread);
+    for (uint32_t k = 0; !err && k < s->times[i].wait_count; k++)
+      err = list_push(l, s->times[i].on[k]);
+  }
+  for (size_t g = 0; !err && g < s->group_count; g++) {
+    err = list_push(l, s->groups[g].slowest);
+    for (size_t f = 0; !err && f < s->groups[g].failure_count; f++)
+      err = list_push(l, s->groups[g].failures[f].example);
+  }
+  for (size_t i = 0; !err && i < s->pending_count; i++)
+    err = list_push(l, s->pending[i]);
+  for (size_t i = 0; !err && i < s->stall_count; i++)
+    err = list_push(l, s->stalls[i]);
+  if (!err) err = list_push(l, s->first_preexisting);
+  for (size_t i = 0, n = l->count; !err && i < n; i++)
+    err = list_push(l, l->at[i]->creator);
+  list_sort(l);
+  return err;
+}
+
+static int named_model(stream_t *s, list_t *l, mprof_model_t **out) {
+  mprof_model_t *m;
+  int err = mprof_model_new(s->clock_freq_hz, s->legacy, &m);
+  for (size_t i = 0; i < l->count; i++) l->at[i]->named = MPROF_NO_THREAD;
+  for (size_t i = 0; !err && i < l->count; i++) err = named_add(m, l->at[i]);
+  if (err) {
+    mprof_model_free(m);
+    return err;
+  }
+  m->finished = 1;
+  m->view.threads = m->threads;
+  m->view.labels = m->labels;
+  m->view.strings = m->strings;
+  m->view.events = s->events;
+  m->view.discarded = s->discarded;
+  m->view.duration_ns = s->duration_ns;
+  m->view.end_ns = s->end_ns;
+  m->view.start_ticks = s->start_ticks;
+  m->view.stream_count = (uint32_t)s->stream_count;
+  *out = m;
+  return 0;
+}
+
+/* --- The analysis --------------------------------------------------------- */
+
+static int by_first(const void *pa, const void *pb) {
+  const sgroup_t *a = pa, *b = pb;
+  return (a->first > b->first) - (a->first < b->first);
+}
+
+static int by_count(const void *pa, const void *pb) {
+  const mprof_request_group_t *a = pa, *b = pb;
+  if (a->count != b->count) return a->count > b->count ? -1 : 1;
+  return (a->name > b->name) - (a->name < b->name);
+}
+
+static int by_example(const void *pa, const void *pb) {
+  const sfailure_t *a = pa, *b = pb;
+  return (a->example->index > b->example->index) -
+         (a->example->index < b->example->index);
+}
+
+/* One kind of request, as the model's group_times() and group_failures(). */
+static int write_group(const mprof_model_t *m, sgroup_t *g, size_t *cap,
+                       mprof_analysis_t *out) {
+  mprof_request_group_t r;
+  memset(&r, 0, sizeof r);
+  r.type = g->type;
+  r.count = g->count;
+  r.failed = g->failed;
+  r.pending = g->pending;
+  r.slowest = g->slowest->named;
+  if (mprof__analysis_text(out, g->name, &r.name)) return MPROF_ENOMEM;
+  int64_t p[4];
+  mprof__sketch_percentiles(&g->lives, p);
+  r.p50_ns = p[0];
+  r.p90_ns = p[1];
+  r.p99_ns = p[2];
+  r.max_ns = p[3];
+  r.queue_p50_ns = r.queue_max_ns = r.run_p50_ns = r.run_max_ns = -1;
+  if (g->type == MPROF_WORK) {
+    mprof__sketch_percentiles(&g->queues, p);
+    r.queue_p50_ns = p[0];
+    r.queue_max_ns = p[3];
+    mprof__sketch_percentiles(&g->runs, p);
+    r.run_p50_ns = p[0];
+    r.run_max_ns = p[3];
+  }
+  if (g->failure_count > 1)
+    qsort(g->failures, g->failure_count, sizeof *g->failures, by_example);
+  r.first_failure = (uint32_t)out->failure_count;
+  r.failure_count = (uint32_t)g->failure_count;
+  for (size_t f = 0; f < g->failure_count; f++) {
+    const sfailure_t *sf = &g->failures[f];
+    if (mprof__grow(&out->failures, cap, out->failure_count + 1,
+                    sizeof *out->failures))
+      return MPROF_ENOMEM;
+    out->failures[out->failure_count++] = (mprof_failure_count_t){
+        mprof__intern_text((mprof_model_t *)m, sf->error, strlen(sf->error)),
+        sf->count, sf->example->named};
+  }
+  out->requests[out->request_count++] = r;
+  return 0;
+}
+
+static int write_requests(stream_t *s, const mprof_model_t *m,
+                          mprof_analysis_t *out) {
+  size_t cap = 0;
+  if (s->group_count > 1)
+    qsort(s->groups, s->group_count, sizeof *s->groups, by_first);
+  out->requests = calloc(s->group_count + 1, sizeof *out->requests);
+  if (!out->requests) return MPROF_ENOMEM;
+  for (size_t g = 0; g < s->group_count; g++)
+    if (write_group(m, &s->groups[g], &cap, out)) return MPROF_ENOMEM;
+  if (out->request_count > 1)
+    qsort(out->requests, out->request_count, sizeof *out->requests, by_count);
+  return 0;
+}
+
+static int write_times(stream_t *s, mprof_analysis_t *out) {
+  size_t waits = 0;
+  for (size_t i = 0; i < s->time_count; i++) waits += s->times[i].wait_count;
+  out->times = calloc(s->time_count + 1, sizeof *out->times);
+  out->waits = malloc((waits + 1) * sizeof *out->waits);
+  if (!out->times || !out->waits) return MPROF_ENOMEM;
+  out->time_count = s->time_count + 1; /* times[0] is the root's */
+  for (size_t i = 0; i < s->time_count; i++) {
+    const stime_t *st = &s->times[i];
+    mprof_thread_time_t *tt = &out->times[i + 1];
+    *tt = st->time;
+    tt->thread = st->thread->named;
+    tt->first_wait = (uint32_t)out->wait_count;
+    tt->wait_count = st->wait_count;
+    for (uint32_t k = 0; k < st->wait_count; k++)
+      out->waits[out->wait_count++] =
+          (mprof_wait_t){st->on[k]->named, st->waits[k].ns};
+  }
+  return 0;
+}
+
+static int write_stalls(stream_t *s, mprof_analysis_t *out) {
+  out->stalls = calloc(s->stall_count / 2 + 1, sizeof *out->stalls);
+  if (!out->stalls) return MPROF_ENOMEM;
+  for (size_t i = 0; i + 1 < s->stall_count; i += 2)
+    out->stalls[out->stall_count++] =
+        (mprof_stall_t){s->stalls[i]->named, s->stalls[i + 1]->named, 0, 0};
+  return 0;
+}
+
+/* The facts findings.c reads, of the named model. */
+static int write_findings(stream_t *s, const mprof_model_t *m,
+                          const mprof_analysis_options_t *options,
+                          mprof_analysis_t *out) {
+  mprof__facts_t facts;
+  memset(&facts, 0, sizeof facts);
+  facts.loop_stream = calloc(m->view.stream_count + 1, 1);
+  facts.pending = malloc((s->pending_count + 1) * sizeof *facts.pending);
+  int err = !facts.loop_stream || !facts.pending ? MPROF_ENOMEM : 0;
+  if (!err && s->pending_count > 1)
+    qsort(s->pending, s->pending_count, sizeof *s->pending, by_index);
+  for (size_t i = 0; !err && i < s->pending_count; i++)
+    facts.pending[facts.pending_count++] = s->pending[i]->named;
+  facts.preexisting = s->preexisting;
+  facts.first_preexisting =
+      s->first_preexisting ? s->first_preexisting->named : 0;
+  mprof_analysis_options_t o = *options;
+  if (!o.loop_blocked_ns) o.loop_blocked_ns = MPROF_LOOP_BLOCKED_NS;
+  if (!o.busy_loop_ns) o.busy_loop_ns = MPROF_BUSY_LOOP_NS;
+  if (!err) err = mprof__find_findings(m, &o, &facts, out);
+  mprof__facts_free(&facts);
+  return err;
+}
+
+int mprof__stream_finish(stream_t *s, const mprof_analysis_options_t *options,
+                         mprof_stream_result_t *out) {
+  list_t left = {NULL, 0, 0}, named = {NULL, 0, 0};
+  if (s->end_ns < s->duration_ns) s->end_ns = s->duration_ns;
+  mprof__stream_close_streams(s);
+  s->finished = 1;
+  int err = unsettled(s, &left);
+  if (!err) err = settle_endings(s, &left);
+  for (size_t i = 0; !err && i < left.count; i++)
+    err = mprof__stream_settle(s, left.at[i]);
+  if (!err) err = names_of(s, &named);
+  if (!err) err = named_model(s, &named, &out->named);
+  mprof_analysis_t *a = &out->analysis;
+  if (!err) err = write_requests(s, out->named, a);
+  if (!err) err = write_times(s, a);
+  if (!err) err = write_stalls(s, a);
+  if (!err) err = write_findings(s, out->named, options, a);
+  a->path_target = MPROF_NO_THREAD;
+  out->thread_count = s->next_index - 1;
+  out->late = s->late;
+  list_free(&left);
+  list_free(&named);
+  return err;
+}
+
+void mprof__stream_free(stream_t *s) {
+  for (size_t i = 0; i < s->table_cap; i++)
+    mprof__stream_unref(s->table[i].thread);
+  free(s->table);
+  for (size_t i = 0; i < s->page_cap; i++) free(s->pages[i].bits);
+  free(s->pages);
+  for (size_t i = 0; i < s->ended_count; i++)
+    mprof__stream_unref(s->ended[(s->ended_first + i) % STREAM_RETIRE_DELAY]);
+  for (size_t i = 0; i < s->orphan_count; i++)
+    mprof__stream_unref(s->orphans[i]);
+  free(s->orphans);
+  for (size_t i = 0; i < s->stream_count; i++)
+    mprof__stream_unref(s->streams[i].current);
+  free(s->streams);
+  for (size_t g = 0; g < s->group_count; g++) {
+    sgroup_t *grp = &s->groups[g];
+    free(grp->name);
+    mprof__sketch_free(&grp->lives);
+    mprof__sketch_free(&grp->queues);
+    mprof__sketch_free(&grp->runs);
+    mprof__stream_unref(grp->slowest);
+    for (size_t f = 0; f < grp->failure_count; f++) {
+      free(grp->failures[f].error);
+      mprof__stream_unref(grp->failures[f].example);
+    }
+    free(grp->failures);
+  }
+  free(s->groups);
+  for (size_t i = 0; i < s->time_count; i++) mprof__stime_free(&s->times[i]);
+  free(s->times);
+  for (size_t i = 0; i < s->pending_count; i++)
+    mprof__stream_unref(s->pending[i]);
+  free(s->pending);
+  for (size_t i = 0; i < s->stall_count; i++) mprof__stream_unref(s->stalls[i]);
+  free(s->stalls);
+  mprof__stream_unref(s->first_preexisting);
+  free(s);
+}
+
+void mprof_stream_result_free(mprof_stream_result_t *r) {
+  mprof_model_free(r->named);
+  mprof_analysis_free(&r->analysis);
+  memset(r, 0, sizeof *r);
+}

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# test_stream.sh -- the streaming analysis (mprof_analysis_stream) says
+# what the model's analysis says, field by field (test/stream_oracle.c),
+# on every trace at hand: the test data (damaged ones too), the recorded
+# story, libuv programs (requests, failures, the pool), trace_gen at
+# sizes where threads are retired while the trace goes by, and merged
+# pairs.
+#
+#   test_stream.sh BUILD DATA_DIR
+. "$(dirname "$0")/command/common.sh"
+data=$2
+oracle=$build/test/stream_oracle
+uv=$build/test/uv
+
+same() {
+  "$oracle" "$@" >"$tmp/out" 2>&1 || fail "$*: $(cat "$tmp/out")"
+  grep -q '^same: ' "$tmp/out" || fail "$*: $(cat "$tmp/out")"
+}
+
+# A damaged trace that cannot be opened at all (exit 3) has nothing to
+# compare.
+for t in "$data"/damaged/*.ctf; do
+  status=0
+  "$oracle" "$t" >"$tmp/out" 2>&1 || status=$?
+  [ $status = 0 ] || [ $status = 3 ] || fail "$t: $(cat "$tmp/out")"
+  [ $status = 3 ] || grep -q '^same: ' "$tmp/out" || fail "$t: $(cat "$tmp/out")"
+done
+
+traces=("$data/net.ctf")
+[ -f "$data/../../../shared/data/net.ctf" ] &&
+  traces+=("$data/../../../shared/data/net.ctf")
+
+"$build/test/story" "$tmp/story.ctf" && traces+=("$tmp/story.ctf")
+for mode in fs handles sockets; do
+  [ -x "$uv/uv_more_traced" ] || break
+  MPROF_TRACE="$tmp/$mode.ctf" "$uv/uv_more_traced" "$tmp" "$mode" \
+    >/dev/null 2>&1 && traces+=("$tmp/$mode.ctf")
+done
+for mode in all threads; do
+  [ -x "$uv/uv_prog_traced" ] || break
+  MPROF_TRACE="$tmp/prog-$mode.ctf" "$uv/uv_prog_traced" "$tmp" "$mode" \
+    >/dev/null 2>&1 && traces+=("$tmp/prog-$mode.ctf")
+done
+# 1 k, 60 k and 900 k events: the last ends more threads than the stream
+# holds back before retiring them
+"$gen" "$tmp/gen-1k.ctf" discard 400000 30 2 >/dev/null
+"$gen" "$tmp/gen-60k.ctf" discard 4000000 2000 2 >/dev/null
+"$gen" "$tmp/gen-900k.ctf" discard 40000000 30000 2 >/dev/null
+"$gen" "$tmp/gen-ring.ctf" overwrite 200000 5000 3 >/dev/null
+traces+=("$tmp/gen-1k.ctf" "$tmp/gen-60k.ctf" "$tmp/gen-900k.ctf"
+  "$tmp/gen-ring.ctf")
+
+for t in "${traces[@]}"; do same "$t"; done
+same "$tmp/story.ctf" "$tmp/gen-60k.ctf"
+same "$data/net.ctf" "$data/net.ctf"
+[ ! -f "$tmp/fs.ctf" ] || same "$tmp/fs.ctf" "$tmp/prog-all.ctf"
+echo "the stream agrees with the model: the damaged traces, ${#traces[@]} more, 3 pairs"
