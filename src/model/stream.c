@@ -72,60 +72,84 @@ static char *copy_text(const char *text, size_t length) {
 
 /* --- Ids: the live table, and the ids retired ----------------------------- */
 
+/* Where an id's probe starts: ids come in runs (the recorder hands each
+ * OS thread chunks of consecutive ids), so consecutive ids go to
+ * consecutive slots, which keeps the live ones (the recent ones) in few
+ * cache lines; high bits are folded in for other chunks and traces. */
 static size_t id_hash(uint64_t id, size_t cap) {
-  uint64_t h = (id ^ (id >> 29) ^ (id >> 47)) * 0x9e3779b97f4a7c15u;
-  return (size_t)(h >> 20) & (cap - 1);
+  return (size_t)(id ^ (id >> 20) ^ (id >> 40) ^ (id >> 56)) & (cap - 1);
 }
 
+/* A removed entry: probes go past it, an insert may take it. */
+static sthread_t tomb;
+
+sthread_t *mprof__stream_slot(const stream_t *s, size_t i) {
+  sthread_t *t = s->table[i].thread;
+  return t == &tomb ? NULL : t;
+}
+
+/* The slot holding id, or where it would go (the first removed entry on
+ * the way, else the empty slot that ends it). */
 static size_t id_slot(const stream_t *s, uint64_t id) {
-  size_t i = id_hash(id, s->table_cap);
-  while (s->table[i].thread && s->table[i].id != id)
-    i = (i + 1) & (s->table_cap - 1);
-  return i;
+  size_t mask = s->table_cap - 1, i = id_hash(id, s->table_cap);
+  size_t free_at = SIZE_MAX;
+  for (; s->table[i].thread; i = (i + 1) & mask) {
+    if (s->table[i].thread == &tomb) {
+      if (free_at == SIZE_MAX) free_at = i;
+    } else if (s->table[i].id == id) {
+      return i;
+    }
+  }
+  return free_at != SIZE_MAX ? free_at : i;
 }
 
-static int table_grow(stream_t *s) {
-  size_t cap = s->table_cap ? s->table_cap * 2 : 1024;
+/* The thread id names in the table, or NULL. */
+static sthread_t *table_get(const stream_t *s, uint64_t id) {
+  return mprof__stream_slot(s, id_slot(s, id));
+}
+
+/* Rebuild the table without its removed entries, twice as big if it is
+ * half full of live ones. */
+static int table_rebuild(stream_t *s) {
+  size_t cap =
+      s->table_used * 4 >= s->table_cap ? s->table_cap * 2 : s->table_cap;
+  if (cap < 1024) cap = 1024;
   slot_t *old = s->table, *grown = calloc(cap, sizeof *grown);
   if (!grown) return MPROF_ENOMEM;
   size_t old_cap = s->table_cap;
   s->table = grown;
   s->table_cap = cap;
+  s->table_tombs = 0;
   for (size_t i = 0; i < old_cap; i++)
-    if (old[i].thread) s->table[id_slot(s, old[i].id)] = old[i];
+    if (old[i].thread && old[i].thread != &tomb)
+      s->table[id_slot(s, old[i].id)] = old[i];
   free(old);
   return 0;
 }
 
 /* Map id to t (a reference is taken; the one it held is dropped). */
 static int table_set(stream_t *s, uint64_t id, sthread_t *t) {
-  if ((s->table_used + 1) * 2 > s->table_cap && table_grow(s))
+  if ((s->table_used + s->table_tombs + 1) * 2 > s->table_cap &&
+      table_rebuild(s))
     return MPROF_ENOMEM;
   slot_t *slot = &s->table[id_slot(s, id)];
-  if (!slot->thread) s->table_used++;
-  sthread_t *was = slot->thread;
+  sthread_t *was = slot->thread == &tomb ? NULL : slot->thread;
+  if (slot->thread == &tomb) s->table_tombs--;
+  if (!was) s->table_used++;
   slot->id = id;
   slot->thread = mprof__stream_ref(t);
   mprof__stream_unref(was);
   return 0;
 }
 
-/* Remove id's entry (backward-shift deletion keeps probes unbroken). */
 static void table_remove(stream_t *s, uint64_t id) {
-  size_t i = id_slot(s, id), mask = s->table_cap - 1;
-  if (!s->table[i].thread) return;
-  mprof__stream_unref(s->table[i].thread);
-  s->table[i].thread = NULL;
+  size_t i = id_slot(s, id);
+  sthread_t *t = mprof__stream_slot(s, i);
+  if (!t || s->table[i].id != id) return;
+  mprof__stream_unref(t);
+  s->table[i].thread = &tomb;
   s->table_used--;
-  for (size_t j = (i + 1) & mask; s->table[j].thread; j = (j + 1) & mask) {
-    size_t home = id_hash(s->table[j].id, s->table_cap);
-    if ((j > i && (home <= i || home > j)) ||
-        (j < i && (home <= i && home > j))) {
-      s->table[i] = s->table[j];
-      s->table[j].thread = NULL;
-      i = j;
-    }
-  }
+  s->table_tombs++;
 }
 
 /* The bitmap page of ids id >> RETIRED_PAGE_BITS, made if `make`. */
@@ -206,8 +230,7 @@ sthread_t *mprof__stream_follow(sthread_t *t) {
  * for a retired id (a late reference) or when memory runs out (*err). */
 static sthread_t *thread_of(stream_t *s, uint64_t id, int64_t now, int *err) {
   if (id == MPROF_NONE) return &root_thread;
-  slot_t *slot = &s->table[id_slot(s, id)];
-  sthread_t *t = slot->thread;
+  sthread_t *t = table_get(s, id);
   if (t && t->becomes) {
     sthread_t *last = mprof__stream_follow(t);
     *err = table_set(s, id, last);
@@ -264,9 +287,8 @@ int mprof__stream_retire(stream_t *s, sthread_t *t) {
   /* a merge that came later may have made it wait for the end */
   if ((t->flags & MPROF_THREAD_SHOULD_RESOLVE) && t->becomes) return 0;
   int err = mprof__stream_settle(s, t);
-  slot_t *slot = &s->table[id_slot(s, t->id)];
-  if (slot->thread == t ||
-      (t->becomes && slot->thread == mprof__stream_follow(t)))
+  sthread_t *named = table_get(s, t->id);
+  if (named == t || (t->becomes && named == mprof__stream_follow(t)))
     table_remove(s, t->id);
   if (!err) err = retired_add(s, t->id);
   mprof__stream_unref(t->creator);
@@ -435,8 +457,7 @@ static int loop_began(stream_t *s, sthread_t *t, int64_t now) {
 
 static int thread_create(stream_t *s, const mprof_event_t *ev,
                          sthread_t *creator, int64_t t) {
-  slot_t *slot = &s->table[id_slot(s, ev->a)];
-  sthread_t *child = slot->thread;
+  sthread_t *child = table_get(s, ev->a);
   if (!creator) creator = &root_thread; /* a retired creator */
   if (child && (child->flags & MPROF_THREAD_PREEXISTING) && !child->becomes) {
     /* seen before its creation (clocks of two streams disagree) */
@@ -681,7 +702,7 @@ int mprof_analysis_stream(const mprof_trace_t *const *traces, size_t count,
   if (!s) return MPROF_ENOMEM;
   s->top = o.top;
   s->next_index = 1; /* 0 is the root */
-  int err = table_grow(s);
+  int err = table_rebuild(s);
   mprof__merge_t merge = {stream_begin,
                           stream_add_pair,
                           s,

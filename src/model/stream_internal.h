@@ -140,7 +140,7 @@ typedef struct stream_s {
   size_t top;
 
   slot_t *table;
-  size_t table_cap, table_used;
+  size_t table_cap, table_used, table_tombs;
   page_t *pages;
   size_t page_cap, page_used;
   sthread_t *ended[STREAM_RETIRE_DELAY];
@@ -165,6 +165,9 @@ typedef struct stream_s {
 } stream_t;
 
 sthread_t *mprof__stream_root(void);
+
+/* The thread in the id table's slot i, or NULL. */
+sthread_t *mprof__stream_slot(const stream_t *s, size_t i);
 sthread_t *mprof__stream_ref(sthread_t *t);
 void mprof__stream_unref(sthread_t *t);
 sthread_t *mprof__stream_follow(sthread_t *t);

@@ -51,8 +51,8 @@ static void list_free(list_t *l) {
 static int unsettled(stream_t *s, list_t *l) {
   int err = 0;
   for (size_t i = 0; !err && i < s->table_cap; i++)
-    if (s->table[i].thread && !s->table[i].thread->settled)
-      err = list_push(l, s->table[i].thread);
+    if (mprof__stream_slot(s, i) && !mprof__stream_slot(s, i)->settled)
+      err = list_push(l, mprof__stream_slot(s, i));
   for (size_t i = 0; !err && i < s->ended_count; i++)
     err = list_push(l, s->ended[(s->ended_first + i) % STREAM_RETIRE_DELAY]);
   for (size_t i = 0; !err && i < s->orphan_count; i++)
@@ -344,7 +344,7 @@ int mprof__stream_finish(stream_t *s, const mprof_analysis_options_t *options,
 
 void mprof__stream_free(stream_t *s) {
   for (size_t i = 0; i < s->table_cap; i++)
-    mprof__stream_unref(s->table[i].thread);
+    mprof__stream_unref(mprof__stream_slot(s, i));
   free(s->table);
   for (size_t i = 0; i < s->page_cap; i++) free(s->pages[i].bits);
   free(s->pages);
