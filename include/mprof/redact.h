@@ -16,6 +16,7 @@
 #define MPROF_REDACT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "read.h"
 
@@ -49,6 +50,12 @@ void mprof_redactor_free(mprof_redactor_t *redactor);
 long mprof_redact_text(mprof_redactor_t *redactor, const char *text,
                        size_t length, const char **out);
 
+/* The redacted form of a datagram's payload hash (a net_hash_label's, the
+ * HASH of "net send udp SRC DST HASH LENGTH"): the hash whose 16 hex digits
+ * are the pseudonym of hash's, so a hash written as a number and as text
+ * stay one.  Returns 0 or MPROF_ENOMEM. */
+int mprof_redact_hash(mprof_redactor_t *redactor, uint64_t hash, uint64_t *out);
+
 /* Write every mapping made so far to path, created with mode 0600, one per
  * line: class, a tab, the original, a tab, the pseudonym, texts with
  * control characters, tabs, backslashes and bytes >= 0x7f as \xHH.
@@ -58,12 +65,15 @@ int mprof_redactor_write_map(const mprof_redactor_t *redactor,
 
 /* Write trace to path (mode 0600; "-": standard output) as a trace of the
  * same format whose strings (labels, interned strings, counter names,
- * failure reasons and the process name) are redacted: the same packets at
- * the same places with the same headers, events and timestamps, the
- * packets made larger if the new strings need it.  Stale bytes, damaged packets
- * (told through diag) and packets that were never written are left out as
- * zeros.  Returns 0, MPROF_EINVAL (a legacy trace, told), MPROF_ENOMEM or
- * MPROF_EIO (told: the file and why). */
+ * failure reasons and the process name) and datagrams' payload hashes are
+ * redacted: the same packets at the same places with the same headers,
+ * events and timestamps, the packets made larger if the new strings need
+ * it, the metadata made anew.  Stale bytes, damaged packets (told through
+ * diag) and packets that were never written are left out as zeros.  A
+ * mirage-profile trace is written as one: its good packets in order, each
+ * as long as its redacted events.  Returns 0, MPROF_EINVAL (a packet would
+ * pass 1 GiB, told), MPROF_ENOMEM or MPROF_EIO (told: the file and
+ * why). */
 int mprof_redact_trace(mprof_redactor_t *redactor, const mprof_trace_t *trace,
                        const char *path, mprof_diag_fn diag, void *context);
 

@@ -70,11 +70,13 @@ typedef enum kind_e {
   KIND_TEXT,      /* a whole text */
   KIND_DIRECTORY, /* a path's directory name */
   KIND_FILE,      /* a path's last name, without its extension */
+  KIND_FILE_WORD, /* the same, in a path that is one word without a digit */
   KIND_IPV4,
   KIND_IPV6,
   KIND_HOST,      /* a DNS name with a digit */
   KIND_HOST_WORD, /* a DNS name without */
   KIND_HASH,      /* 16 hex digits: a datagram's payload hash */
+  KIND_HASH_WORD, /* the same, with no decimal digit among them */
   KIND_LABEL,     /* other text, with a digit, slash, colon or bracket */
   KIND_WORD,      /* other text without */
   KIND_TAKEN      /* a pseudonym handed out: never handed out again */
@@ -82,9 +84,10 @@ typedef enum kind_e {
 
 static const char *const kind_names[] = {
     [KIND_DIRECTORY] = "path", [KIND_FILE] = "path",
-    [KIND_IPV4] = "address",   [KIND_IPV6] = "address",
-    [KIND_HOST] = "name",      [KIND_HOST_WORD] = "name",
-    [KIND_HASH] = "hash",      [KIND_LABEL] = "label",
+    [KIND_FILE_WORD] = "path", [KIND_IPV4] = "address",
+    [KIND_IPV6] = "address",   [KIND_HOST] = "name",
+    [KIND_HOST_WORD] = "name", [KIND_HASH] = "hash",
+    [KIND_HASH_WORD] = "hash", [KIND_LABEL] = "label",
     [KIND_WORD] = "label"};
 
 typedef struct entry_s {
@@ -164,55 +167,83 @@ static const entry_t *lookup(const mprof_redactor_t *r, kind_t kind,
 
 /* --- Pseudonyms ----------------------------------------------------------- */
 
-/* n in four letters, a-z. */
-static void letters(uint64_t n, char *out) {
-  n %= 26 * 26 * 26 * 26;
-  for (int i = 3; i >= 0; i--, n /= 26) out[i] = (char)('a' + n % 26);
-  out[4] = 0;
+/* n in `width` letters, a-z (14 hold every 64-bit n). */
+static void letters(uint64_t n, int width, char *out) {
+  for (int i = width - 1; i >= 0; i--, n /= 26) out[i] = (char)('a' + n % 26);
+  out[width] = 0;
+}
+
+/* How wide the space of candidate `attempt` is: 0 while the short
+ * pseudonyms last (64 tries), 1 then (1024 more), 2 after, where every
+ * 64-bit number is a pseudonym of its own, so the search always ends. */
+static int widening(uint64_t attempt) {
+  return attempt < 64 ? 0 : attempt < 64 + 1024 ? 1 : 2;
+}
+
+/* n in decimal, cut to 6 or 12 digits while the space is narrow. */
+static unsigned long long number(uint64_t n, int wide) {
+  static const uint64_t modulus[] = {1000000, 1000000000000, 0};
+  return (unsigned long long)(modulus[wide] ? n % modulus[wide] : n);
+}
+
+/* An IPv4 pseudonym: the three documentation ranges (RFC 5737) first, then
+ * the benchmarking range 198.18.0.0/15 (RFC 2544), then the reserved
+ * 240.0.0.0/4 (RFC 1112) as they fill up. */
+static void ipv4_candidate(uint64_t n, int wide, char *out) {
+  static const char *const nets[] = {"192.0.2", "198.51.100", "203.0.113"};
+  unsigned i = (unsigned)(n % (wide == 0   ? 768
+                               : wide == 1 ? 131072
+                                           : 1u << 28));
+  if (wide == 0)
+    snprintf(out, 64, "%s.%u", nets[i / 256], i % 256);
+  else if (wide == 1)
+    snprintf(out, 64, "198.%u.%u.%u", 18 + i / 65536, i / 256 % 256, i % 256);
+  else
+    snprintf(out, 64, "%u.%u.%u.%u", 240 + (i >> 24), i >> 16 & 255,
+             i >> 8 & 255, i & 255);
+}
+
+/* 16 hex digits of n, a decimal digit among them (words: none, a-f only). */
+static void hash_candidate(uint64_t n, int word, char *out) {
+  if (word) {
+    for (int i = 0; i < 16; i++, n /= 6) out[i] = (char)('a' + n % 6);
+    out[16] = 0;
+    return;
+  }
+  snprintf(out, 64, "%016llx", (unsigned long long)n);
+  if (!strpbrk(out, "0123456789")) out[15] = (char)('0' + n % 10);
 }
 
 /* Candidate `attempt` for a text of kind whose keyed hash is h, into
- * out[64].  A word without a digit gets a pseudonym without one: the
- * report groups requests by the words of their labels that hold no digit,
- * slash, colon or bracket (mprof__request_kind), so each word must stay on
- * its side of that line. */
+ * out[64].  A word without a digit, slash, colon or bracket gets a
+ * pseudonym without one: the report groups requests by the words of their
+ * labels that hold none (mprof__request_kind, src/model/requests.c), so
+ * each word must stay on its side of that line. */
 static void candidate(kind_t kind, uint64_t h, uint64_t attempt, char *out) {
   uint64_t n = h + attempt;
-  char word[5];
-  letters(n, word);
+  int wide = widening(attempt);
+  char word[15];
+  letters(n, wide == 0 ? 4 : wide == 1 ? 7 : 14, word);
   switch (kind) {
   case KIND_WORD: snprintf(out, 64, "label-%s", word); return;
   case KIND_HOST_WORD: snprintf(out, 64, "h%s.example", word); return;
-  case KIND_DIRECTORY:
-    snprintf(out, 64, "p%llu", (unsigned long long)(n % 1000000));
-    return;
-  case KIND_FILE:
-    snprintf(out, 64, "f%llu", (unsigned long long)(n % 1000000));
-    return;
-  case KIND_HOST:
-    snprintf(out, 64, "h%llu.example", (unsigned long long)(n % 1000000));
-    return;
-  case KIND_HASH: snprintf(out, 64, "%016llx", (unsigned long long)n); return;
+  case KIND_DIRECTORY: snprintf(out, 64, "p%llu", number(n, wide)); return;
+  case KIND_FILE: snprintf(out, 64, "f%llu", number(n, wide)); return;
+  case KIND_FILE_WORD: snprintf(out, 64, "f%s", word); return;
+  case KIND_HOST: snprintf(out, 64, "h%llu.example", number(n, wide)); return;
+  case KIND_HASH:
+  case KIND_HASH_WORD: hash_candidate(n, kind == KIND_HASH_WORD, out); return;
   case KIND_IPV6:
-    snprintf(out, 64, "2001:db8::%x:%x", (unsigned)(n >> 16) & 0xffff,
-             (unsigned)n & 0xffff);
+    if (wide < 2)
+      snprintf(out, 64, "2001:db8::%x:%x", (unsigned)(n >> 16) & 0xffff,
+               (unsigned)n & 0xffff);
+    else
+      snprintf(out, 64, "2001:db8::%x:%x:%x:%x", (unsigned)(n >> 48),
+               (unsigned)(n >> 32) & 0xffff, (unsigned)(n >> 16) & 0xffff,
+               (unsigned)n & 0xffff);
     return;
-  case KIND_IPV4: {
-    /* The three documentation ranges (RFC 5737) first, then the
-     * benchmarking range 198.18.0.0/15 (RFC 2544) if they run out. */
-    static const char *const nets[] = {"192.0.2", "198.51.100", "203.0.113"};
-    if (attempt < 768) {
-      unsigned i = (unsigned)(n % 768);
-      snprintf(out, 64, "%s.%u", nets[i / 256], i % 256);
-    } else {
-      unsigned i = (unsigned)(n % 131072);
-      snprintf(out, 64, "198.%u.%u.%u", 18 + i / 65536, i / 256 % 256, i % 256);
-    }
-    return;
-  }
-  default:
-    snprintf(out, 64, "label-%llu", (unsigned long long)(n % 1000000));
-    return;
+  case KIND_IPV4: ipv4_candidate(n, wide, out); return;
+  default: snprintf(out, 64, "label-%llu", number(n, wide)); return;
   }
 }
 
@@ -342,14 +373,98 @@ static int is_particular(const char *s, size_t n) {
   return 0;
 }
 
-/* A libuv error name (uv_err_name: "ECONNREFUSED", "EAI_NONAME", "EOF"):
- * what went wrong, never what it went wrong with. */
+/* A libuv error name (uv_err_name(), the failure reasons the libuv shim
+ * writes): what went wrong, never what it went wrong with.  Only these:
+ * a word of the program's own in capitals ("EVE") is still a word. */
 static int is_error_name(const char *s, size_t n) {
-  if (n < 2 || n > 32 || s[0] != 'E') return 0;
-  for (size_t i = 1; i < n; i++)
-    if (!((s[i] >= 'A' && s[i] <= 'Z') || is_digit(s[i]) || s[i] == '_'))
-      return 0;
-  return 1;
+  static const char *const names[] = {"E2BIG",
+                                      "EACCES",
+                                      "EADDRINUSE",
+                                      "EADDRNOTAVAIL",
+                                      "EAFNOSUPPORT",
+                                      "EAGAIN",
+                                      "EAI_ADDRFAMILY",
+                                      "EAI_AGAIN",
+                                      "EAI_BADFLAGS",
+                                      "EAI_BADHINTS",
+                                      "EAI_CANCELED",
+                                      "EAI_FAIL",
+                                      "EAI_FAMILY",
+                                      "EAI_MEMORY",
+                                      "EAI_NODATA",
+                                      "EAI_NONAME",
+                                      "EAI_OVERFLOW",
+                                      "EAI_PROTOCOL",
+                                      "EAI_SERVICE",
+                                      "EAI_SOCKTYPE",
+                                      "EALREADY",
+                                      "EBADF",
+                                      "EBUSY",
+                                      "ECANCELED",
+                                      "ECHARSET",
+                                      "ECONNABORTED",
+                                      "ECONNREFUSED",
+                                      "ECONNRESET",
+                                      "EDESTADDRREQ",
+                                      "EEXIST",
+                                      "EFAULT",
+                                      "EFBIG",
+                                      "EFTYPE",
+                                      "EHOSTDOWN",
+                                      "EHOSTUNREACH",
+                                      "EILSEQ",
+                                      "EINTR",
+                                      "EINVAL",
+                                      "EIO",
+                                      "EISCONN",
+                                      "EISDIR",
+                                      "ELOOP",
+                                      "EMFILE",
+                                      "EMLINK",
+                                      "EMSGSIZE",
+                                      "ENAMETOOLONG",
+                                      "ENETDOWN",
+                                      "ENETUNREACH",
+                                      "ENFILE",
+                                      "ENOBUFS",
+                                      "ENODATA",
+                                      "ENODEV",
+                                      "ENOENT",
+                                      "ENOEXEC",
+                                      "ENOMEM",
+                                      "ENONET",
+                                      "ENOPROTOOPT",
+                                      "ENOSPC",
+                                      "ENOSYS",
+                                      "ENOTCONN",
+                                      "ENOTDIR",
+                                      "ENOTEMPTY",
+                                      "ENOTSOCK",
+                                      "ENOTSUP",
+                                      "ENOTTY",
+                                      "ENXIO",
+                                      "EOF",
+                                      "EOVERFLOW",
+                                      "EPERM",
+                                      "EPIPE",
+                                      "EPROTO",
+                                      "EPROTONOSUPPORT",
+                                      "EPROTOTYPE",
+                                      "ERANGE",
+                                      "EREMOTEIO",
+                                      "EROFS",
+                                      "ESHUTDOWN",
+                                      "ESOCKTNOSUPPORT",
+                                      "ESPIPE",
+                                      "ESRCH",
+                                      "ETIMEDOUT",
+                                      "ETXTBSY",
+                                      "EUNATCH",
+                                      "EXDEV",
+                                      "UNKNOWN"};
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+    if (strlen(names[i]) == n && !memcmp(s, names[i], n)) return 1;
+  return 0;
 }
 
 static int kept(const mprof_redactor_t *r, unsigned class) {
@@ -357,9 +472,11 @@ static int kept(const mprof_redactor_t *r, unsigned class) {
 }
 
 /* A path, name by name: "." and ".." and "~" as they are, a directory
- * pN, the last name fN with its extension (1 to 8 letters or digits). */
+ * pN, the last name fN with its extension (1 to 8 letters or digits); a
+ * path that is one word without a digit (data.txt), fxxxx. */
 static void put_path(mprof_redactor_t *r, const char *s, size_t n) {
   if (kept(r, MPROF_REDACT_PATHS)) return put(r, s, n);
+  kind_t file = is_particular(s, n) ? KIND_FILE : KIND_FILE_WORD;
   size_t i = 0;
   while (i < n) {
     if (s[i] == '/') {
@@ -386,7 +503,7 @@ static void put_path(mprof_redactor_t *r, const char *s, size_t n) {
           if (alnum) stem = j;
           break;
         }
-      put_pseudonym(r, KIND_FILE, name, stem);
+      put_pseudonym(r, file, name, stem);
       put(r, name + stem, length - stem);
     }
     i = end;
@@ -411,12 +528,13 @@ static void put_class(mprof_redactor_t *r, kind_t kind, unsigned class,
 
 /* How the arguments after a head are read. */
 typedef enum args_e {
-  ARGS_NONE,   /* none: the head is the whole text */
-  ARGS_ONE,    /* the rest is one argument of any class */
-  ARGS_PATH,   /* the rest is a path */
-  ARGS_HOST,   /* the rest is a host: an address or a DNS name */
-  ARGS_TOKENS, /* words, each an argument (numbers are kept) */
-  ARGS_WORDS   /* a text of the program's own: words, each by its class */
+  ARGS_NONE,     /* none: the head is the whole text */
+  ARGS_TOKENS,   /* words, each of any class (numbers are kept) */
+  ARGS_PATH,     /* words of a path */
+  ARGS_HOST,     /* words of a host: an address or a DNS name */
+  ARGS_DATAGRAM, /* as ARGS_TOKENS, where 16 hex digits are a payload's
+                    hash (even with no letter among them) */
+  ARGS_WORDS     /* a text of the program's own: words, each by its class */
 } args_t;
 
 /* One argument: a number after a head as it is, else by its class. */
@@ -424,7 +542,11 @@ static void put_argument(mprof_redactor_t *r, const char *s, size_t n,
                          args_t args) {
   size_t ip_start, ip_length;
   int v6, particular = is_particular(s, n);
-  if (n == 0 || (args != ARGS_WORDS && all_digits(s, n)))
+  if (n == 0) return;
+  if (args == ARGS_DATAGRAM && is_hex16(s, n))
+    put_class(r, particular ? KIND_HASH : KIND_HASH_WORD,
+              MPROF_REDACT_ADDRESSES, s, n);
+  else if (args != ARGS_WORDS && all_digits(s, n))
     put(r, s, n);
   else if (address_part(s, n, &ip_start, &ip_length, &v6))
     put_address(r, s, n, ip_start, ip_length, v6);
@@ -433,8 +555,6 @@ static void put_argument(mprof_redactor_t *r, const char *s, size_t n,
   else if (is_host(s, n, args == ARGS_HOST))
     put_class(r, particular ? KIND_HOST : KIND_HOST_WORD, MPROF_REDACT_NAMES, s,
               n);
-  else if (args == ARGS_TOKENS && is_hex16(s, n))
-    put_class(r, KIND_HASH, MPROF_REDACT_ADDRESSES, s, n);
   else
     put_class(r, particular ? KIND_LABEL : KIND_WORD, MPROF_REDACT_LABELS, s,
               n);
@@ -449,27 +569,27 @@ static const struct head {
 } heads[] = {
     {"net send tcp", ARGS_TOKENS},
     {"net recv tcp", ARGS_TOKENS},
-    {"net send udp", ARGS_TOKENS},
-    {"net recv udp", ARGS_TOKENS},
-    {"tcp from", ARGS_ONE},
-    {"connect", ARGS_ONE},
+    {"net send udp", ARGS_DATAGRAM},
+    {"net recv udp", ARGS_DATAGRAM},
+    {"tcp from", ARGS_TOKENS},
+    {"connect", ARGS_TOKENS},
     {"getaddrinfo", ARGS_HOST},
-    {"getnameinfo", ARGS_ONE},
+    {"getnameinfo", ARGS_TOKENS},
     {"process", ARGS_PATH},
-    {"signal", ARGS_ONE},
+    {"signal", ARGS_TOKENS},
     {"fs access", ARGS_PATH},
     {"fs chmod", ARGS_PATH},
     {"fs chown", ARGS_PATH},
-    {"fs close", ARGS_ONE},
-    {"fs closedir", ARGS_ONE},
+    {"fs close", ARGS_TOKENS},
+    {"fs closedir", ARGS_TOKENS},
     {"fs copyfile", ARGS_PATH},
-    {"fs fchmod", ARGS_ONE},
-    {"fs fchown", ARGS_ONE},
-    {"fs fdatasync", ARGS_ONE},
-    {"fs fstat", ARGS_ONE},
-    {"fs fsync", ARGS_ONE},
-    {"fs ftruncate", ARGS_ONE},
-    {"fs futime", ARGS_ONE},
+    {"fs fchmod", ARGS_TOKENS},
+    {"fs fchown", ARGS_TOKENS},
+    {"fs fdatasync", ARGS_TOKENS},
+    {"fs fstat", ARGS_TOKENS},
+    {"fs fsync", ARGS_TOKENS},
+    {"fs ftruncate", ARGS_TOKENS},
+    {"fs futime", ARGS_TOKENS},
     {"fs lchown", ARGS_PATH},
     {"fs link", ARGS_PATH},
     {"fs lstat", ARGS_PATH},
@@ -479,22 +599,22 @@ static const struct head {
     {"fs mkstemp", ARGS_PATH},
     {"fs open", ARGS_PATH},
     {"fs opendir", ARGS_PATH},
-    {"fs read", ARGS_ONE},
-    {"fs readdir", ARGS_ONE},
+    {"fs read", ARGS_TOKENS},
+    {"fs readdir", ARGS_TOKENS},
     {"fs readlink", ARGS_PATH},
     {"fs realpath", ARGS_PATH},
     {"fs rename", ARGS_PATH},
     {"fs rmdir", ARGS_PATH},
     {"fs scandir", ARGS_PATH},
-    {"fs sendfile", ARGS_ONE},
+    {"fs sendfile", ARGS_TOKENS},
     {"fs stat", ARGS_PATH},
     {"fs statfs", ARGS_PATH},
     {"fs symlink", ARGS_PATH},
     {"fs unlink", ARGS_PATH},
     {"fs utime", ARGS_PATH},
-    {"fs write", ARGS_ONE},
-    {"fs poll", ARGS_NONE},
-    {"fs event", ARGS_NONE},
+    {"fs write", ARGS_TOKENS},
+    {"fs poll", ARGS_PATH},
+    {"fs event", ARGS_PATH},
     {"udp send", ARGS_NONE},
     {"udp", ARGS_NONE},
     {"tcp", ARGS_NONE},
@@ -502,6 +622,9 @@ static const struct head {
     {"tty", ARGS_NONE},
     {"poll", ARGS_NONE},
     {"timer", ARGS_NONE},
+    {"idle", ARGS_NONE},
+    {"check", ARGS_NONE},
+    {"prepare", ARGS_NONE},
     {"async sender", ARGS_NONE},
     {"async", ARGS_NONE},
     {"default loop", ARGS_NONE},
@@ -525,11 +648,10 @@ static const struct head *find_head(const char *s, size_t n) {
   return NULL;
 }
 
-/* The arguments s[0 .. n) after a head, read as args says. */
+/* The arguments s[0 .. n) after a head, read as args says, word by word
+ * (the words of the report's groups, mprof__request_kind). */
 static void put_arguments(mprof_redactor_t *r, const char *s, size_t n,
                           args_t args) {
-  if (args != ARGS_TOKENS && args != ARGS_WORDS)
-    return put_argument(r, s, n, args);
   for (size_t i = 0; i <= n;) {
     const char *space = memchr(s + i, ' ', n - i);
     size_t end = space ? (size_t)(space - s) : n;
@@ -568,6 +690,17 @@ long mprof_redact_text(mprof_redactor_t *r, const char *text, size_t length,
   }
   *out = known->to;
   return (long)known->to_length;
+}
+
+int mprof_redact_hash(mprof_redactor_t *r, uint64_t hash, uint64_t *out) {
+  char hex[17];
+  snprintf(hex, sizeof hex, "%016llx", (unsigned long long)hash);
+  if (kept(r, MPROF_REDACT_ADDRESSES)) return *out = hash, 0;
+  kind_t kind = is_particular(hex, 16) ? KIND_HASH : KIND_HASH_WORD;
+  const entry_t *e = pseudonym(r, kind, hex, 16);
+  if (!e) return MPROF_ENOMEM;
+  *out = strtoull(e->to, NULL, 16);
+  return 0;
 }
 
 /* --- The redactor --------------------------------------------------------- */
