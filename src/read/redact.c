@@ -2,13 +2,14 @@
  * the input's good packets at their places, each with its own header and
  * its events re-encoded one by one, field by field as the format's event
  * table lays them out, every string replaced by its pseudonym
- * (redact_text.c).  Headers, thread ids, numbers and timestamps are bytes
- * copied, so the clock of every event is the input's; the metadata is the
- * input's with the process name redacted.  Nothing else of the input is
- * copied: stale bytes after a packet's content, damaged packets and damaged
- * tails are left out, so no string reaches the output unredacted.
+ * (redact_text.c), and so is a datagram's payload hash.  Headers, thread
+ * ids, numbers and timestamps are bytes copied, so the clock of every event
+ * is the input's; the metadata is made anew, with the process name
+ * redacted.  Nothing else of the input is copied: stale bytes after a
+ * packet's content, damaged packets and damaged tails are left out, so no
+ * string reaches the output unredacted.
  */
-#define _GNU_SOURCE /* memmem */
+#define _GNU_SOURCE /* strndup */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -33,6 +34,35 @@ static void emit(encoder_t *e, const void *bytes, size_t n) {
   e->size += n;
 }
 
+/* The string at *p (before end), redacted; advances *p.  Returns 0, or -1
+ * (no NUL before end, or out of memory). */
+static int encode_string(encoder_t *e, const uint8_t **p, const uint8_t *end) {
+  const uint8_t *nul = memchr(*p, 0, (size_t)(end - *p));
+  const char *text;
+  if (!nul) return -1;
+  long length =
+      mprof_redact_text(e->r, (const char *)*p, (size_t)(nul - *p), &text);
+  if (length < 0) return -1;
+  emit(e, text, (size_t)length);
+  emit(e, "", 1);
+  *p = nul + 1;
+  return 0;
+}
+
+/* A datagram's payload hash at *p, redacted; advances *p.  Returns 0 or
+ * -1. */
+static int encode_hash(encoder_t *e, const uint8_t **p, const uint8_t *end) {
+  uint64_t hash;
+  uint8_t bytes[8];
+  if ((size_t)(end - *p) < sizeof bytes ||
+      mprof_redact_hash(e->r, mprof__get_u64(*p), &hash))
+    return -1;
+  mprof__put_u64(bytes, hash);
+  emit(e, bytes, sizeof bytes);
+  *p += sizeof bytes;
+  return 0;
+}
+
 /* The bytes of one field of an event at *p (before end), re-encoded;
  * advances *p.  Returns 0, or -1 (it runs past end, or out of memory). */
 static int encode_field(encoder_t *e, const mprof__field_t *f, int wide,
@@ -44,19 +74,8 @@ static int encode_field(encoder_t *e, const mprof__field_t *f, int wide,
   case MPROF__F_TYPE: n = 1; break;
   case MPROF__F_COUNTER:
   case MPROF__F_NAME: n = 2; break;
-  case MPROF__F_HASH: n = 8; break;
-  default: { /* MPROF__F_STRING */
-    const uint8_t *nul = memchr(*p, 0, (size_t)(end - *p));
-    const char *text;
-    if (!nul) return -1;
-    long length =
-        mprof_redact_text(e->r, (const char *)*p, (size_t)(nul - *p), &text);
-    if (length < 0) return -1;
-    emit(e, text, (size_t)length);
-    emit(e, "", 1);
-    *p = nul + 1;
-    return 0;
-  }
+  case MPROF__F_HASH: return encode_hash(e, p, end);
+  default: return encode_string(e, p, end); /* MPROF__F_STRING */
   }
   if ((size_t)(end - *p) < n) return -1;
   emit(e, *p, n);
@@ -107,30 +126,25 @@ static uint64_t encode_packet(mprof_redactor_t *r, const mprof_trace_t *t,
   return e.size;
 }
 
-/* The input's metadata with its process name redacted, into a new string
- * (*length bytes); NULL when out of memory. */
+/* The output's metadata: what the recorder writes (src/format/metadata.c)
+ * for the input's uuid and clock, with the input's process name redacted.
+ * None of the input's text is copied, so a damaged metadata cannot carry
+ * the name, or anything else, through.  A new string (*length bytes), or
+ * NULL when out of memory. */
 static char *redact_metadata(mprof_redactor_t *r, const mprof_trace_t *t,
                              size_t *length) {
-  static const char key[] = "\tprocname = \"";
-  const char *meta = t->info.metadata;
-  size_t size = t->info.metadata_size;
-  const char *at = memmem(meta, size, key, sizeof key - 1);
-  const char *name = at ? at + sizeof key - 1 : meta + size;
-  const char *close =
-      at ? memchr(name, '"', size - (size_t)(name - meta)) : NULL;
-  if (!close) close = name = meta + size;
+  char name[65] = "", *redacted = NULL;
   const char *text = "";
-  long n = close > name
-               ? mprof_redact_text(r, name, (size_t)(close - name), &text)
+  long n = mprof_trace_process_name(t, name, sizeof name) > 0
+               ? mprof_redact_text(r, name, strlen(name), &text)
                : 0;
-  char *out = n < 0 ? NULL : malloc(size + (size_t)n + 1);
-  if (!out) return NULL;
-  size_t head = (size_t)(name - meta), tail = size - (size_t)(close - meta);
-  memcpy(out, meta, head);
-  memcpy(out + head, text, (size_t)n);
-  memcpy(out + head + n, close, tail);
-  *length = head + (size_t)n + tail;
-  out[*length] = 0;
+  if (n < 0 || !(redacted = strndup(text, (size_t)n))) return NULL;
+  mprof__metadata_params_t params = {t->info.uuid, t->info.clock_freq_hz,
+                                     t->info.clock_offset_ns, redacted};
+  *length = mprof__metadata_write(NULL, SIZE_MAX, &params);
+  char *out = malloc(*length + 1);
+  if (out) mprof__metadata_write(out, *length + 1, &params);
+  free(redacted);
   return out;
 }
 
@@ -263,14 +277,92 @@ static int open_output(const char *path) {
   return fd;
 }
 
+/* --- Legacy traces --------------------------------------------------------
+ * A mirage-profile trace is written in its own format: its good packets in
+ * the reader's order, each with its header and its events' bytes as they
+ * are up to the last good event, but every string redacted, and its sizes
+ * set to what it became.  The reader's own decoding finds the strings. */
+
+/* A legacy packet being copied: the input's bytes from `from` on are not
+ * emitted yet. */
+typedef struct legacy_copy_s {
+  encoder_t e;
+  const uint8_t *from;
+  int failed; /* out of memory */
+} legacy_copy_t;
+
+/* An event of the packet, decoded: the bytes up to its string as they
+ * are, then the string redacted.  "__should_resolve" is the format's own
+ * mark, not a label. */
+static int copy_to_string(void *context, const mprof_event_t *ev) {
+  legacy_copy_t *c = context;
+  const char *text;
+  if (!ev->text || ev->kind == MPROF_EVENT_SHOULD_RESOLVE) return 0;
+  long n = mprof_redact_text(c->e.r, ev->text, ev->text_length, &text);
+  if (n < 0) return c->failed = 1;
+  const uint8_t *at = (const uint8_t *)ev->text;
+  emit(&c->e, c->from, (size_t)(at - c->from));
+  emit(&c->e, text, (size_t)n);
+  c->from = at + ev->text_length;
+  return 0;
+}
+
+/* Legacy packet index re-encoded into out (NULL: measured, and its damage
+ * told); returns its bytes, or 0 when out of memory. */
+static uint64_t encode_legacy_packet(mprof_redactor_t *r,
+                                     const mprof_trace_t *t, size_t index,
+                                     uint8_t *out) {
+  const uint8_t *in = t->data + t->packets[index].offset;
+  legacy_copy_t c = {{r, out, 0}, in, 0};
+  mprof__sink_t sink = {copy_to_string, &c, NULL, 0, 0, 0, out != NULL, NULL};
+  uint64_t good_bytes;
+  mprof__legacy_decode(t, index, &sink, &good_bytes);
+  if (c.failed) return 0;
+  emit(&c.e, c.from, (size_t)(in + good_bytes - c.from));
+  if (out) {
+    mprof__put_u32(out + MPROF__LEGACY_PH_SIZE, (uint32_t)(c.e.size * 8));
+    mprof__put_u32(out + MPROF__LEGACY_PH_CONTENT, (uint32_t)(c.e.size * 8));
+  }
+  return c.e.size;
+}
+
+static int write_legacy(mprof_redactor_t *r, const mprof_trace_t *t, int fd) {
+  int err = 0;
+  for (size_t i = 0; !err && i < t->packet_count; i++) {
+    uint64_t size = encode_legacy_packet(r, t, i, NULL);
+    uint8_t *packet = size ? malloc(size) : NULL;
+    if (!packet)
+      err = MPROF_ENOMEM;
+    else if (encode_legacy_packet(r, t, i, packet) != size ||
+             write_all(fd, packet, size))
+      err = MPROF_EIO;
+    free(packet);
+  }
+  return err;
+}
+
+/* --- Either ------------------------------------------------------------- */
+
+/* Close the output fd (if open) after err; returns the error, told. */
+static int close_output(int fd, int err, const char *path, mprof_diag_fn diag,
+                        void *context) {
+  if (fd >= 0 && close(fd) && !err) err = MPROF_EIO;
+  if (err == MPROF_EIO)
+    mprof__diag_to(diag, context, "%s: %s", path, strerror(errno));
+  return err;
+}
+
+static int redact_legacy(mprof_redactor_t *r, const mprof_trace_t *t,
+                         const char *path, mprof_diag_fn diag, void *context) {
+  int fd = open_output(path);
+  int err = fd < 0 ? MPROF_EIO : write_legacy(r, t, fd);
+  return close_output(fd, err, path, diag, context);
+}
+
 int mprof_redact_trace(mprof_redactor_t *r, const mprof_trace_t *t,
                        const char *path, mprof_diag_fn diag, void *context) {
-  if (t->legacy) {
-    mprof__diag_to(diag, context,
-                   "%s: a mirage-profile trace cannot be redacted", t->name);
-    return MPROF_EINVAL;
-  }
   if (mprof__refuse_big(t, "a redaction")) return MPROF_ENOMEM;
+  if (t->legacy) return redact_legacy(r, t, path, diag, context);
   packet_plan_t *plans = calloc(t->packet_count + 1, sizeof *plans);
   size_t metadata_size = 0;
   char *metadata = plans ? redact_metadata(r, t, &metadata_size) : NULL;
@@ -285,12 +377,9 @@ int mprof_redact_trace(mprof_redactor_t *r, const mprof_trace_t *t,
   int fd = err ? -1 : open_output(path);
   if (!err && fd < 0) err = MPROF_EIO;
   if (!err) err = write_trace(r, t, fd, &l, metadata, metadata_size, plans);
-  if (fd >= 0 && close(fd) && !err) err = MPROF_EIO;
-  if (err == MPROF_EIO)
-    mprof__diag_to(diag, context, "%s: %s", path, strerror(errno));
   free(metadata);
   free(plans);
-  return err;
+  return close_output(fd, err, path, diag, context);
 }
 
 int mprof_redact_set(mprof_redactor_t *r, const mprof_trace_set_t *set,

@@ -1,8 +1,10 @@
 /* hostile_prog.c -- a trace full of what must not leave the machine, for
  * test_redact.sh: paths, IPv4 and IPv6 peers (in mprof's own label heads
- * and in the network convention's send/receive labels), DNS names, control
- * characters, a 64 KiB label, a private counter name and failure reason,
- * on two OS threads, with a thread that never resolves (a finding).
+ * and in the network convention's send/receive labels, as text and as the
+ * recorder's net_label and net_hash_label events, whose payload hash is a
+ * number), DNS names, control characters, a 64 KiB label, a private counter
+ * name and failure reason, a word in capitals that is no error name, on two
+ * OS threads, with a thread that never resolves (a finding).
  *
  *   MPROF_TRACE=OUT hostile_prog SECRETS
  *
@@ -13,16 +15,20 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../../src/record/record.h"
 #include "mprof.h"
 
 static FILE *secrets;
 
-/* Note s as a string that the redacted trace must not hold. */
-static void secret(const char *s) {
-  for (const unsigned char *c = (const unsigned char *)s; *c; c++)
-    fprintf(secrets, "%02x", *c);
+/* Note bytes[0 .. n) as bytes that the redacted trace must not hold. */
+static void secret_bytes(const void *bytes, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    fprintf(secrets, "%02x", ((const unsigned char *)bytes)[i]);
   fputc('\n', secrets);
 }
+
+/* Note s as a string that the redacted trace must not hold. */
+static void secret(const char *s) { secret_bytes(s, strlen(s)); }
 
 static const char *const labels[] = {
     "fs open /home/alice/.ssh/id_rsa",
@@ -38,7 +44,34 @@ static const char *const labels[] = {
     "bob's\x1b[31m\x07 session\r\n\x01",
     "mail.bob-private.org",
     "192.168.77.66",
+    "EVE",
+    "fs event /home/alice/inbox",
+    "net send udp [2001:470::98]:4000 [2001:470::99]:53 5eed0fdeadc0ffee 9",
 };
+
+/* A TCP read and a datagram's receipt as the libuv shim records them: one
+ * net_label and one net_hash_label event, their heads interned, the
+ * offset, length and payload hash numbers. */
+static void net_events(void) {
+  static const char tcp[] = "net recv tcp 10.9.8.6:80 10.9.8.7:1234",
+                    udp[] = "net recv udp [2001:470::98]:4000 "
+                            "[2001:470::99]:53";
+  static const uint64_t hash = 0x5eed0fdeadc0ffeeull;
+  uint64_t t = mprof_create(MPROF_REQUEST);
+  mprof_switch(t);
+  mprof__label_net(MPROF__NET_NOW, t, tcp, sizeof tcp - 1,
+                   mprof__label_hash(tcp, sizeof tcp - 1), 0, 0, 10);
+  mprof_resolve(t);
+  t = mprof_create(MPROF_REQUEST);
+  mprof_switch(t);
+  mprof__label_net_hash(MPROF__NET_NOW, t, udp, sizeof udp - 1,
+                        mprof__label_hash(udp, sizeof udp - 1), 0, hash, 9);
+  mprof_resolve(t);
+  mprof_switch(MPROF_NONE);
+  uint8_t le[8];
+  for (int i = 0; i < 8; i++) le[i] = (uint8_t)(hash >> (8 * i));
+  secret_bytes(le, sizeof le);
+}
 
 static void *other_thread(void *arg) {
   (void)arg;
@@ -65,8 +98,10 @@ int main(int argc, char **argv) {
       "deployer",   "10.1.2.3",     "172.16.99.7",  "fe80::dead:beef",
       "alice-corp", "2001:470::77", "2001:470::88", "feedfacecafebeef",
       "hunter2",    "bob's",        "bob-private",  "192.168.77.66",
-      "session"};
+      "session",    "EVE",          "inbox",        "10.9.8.6",
+      "10.9.8.7",   "2001:470::98", "2001:470::99", "5eed0fdeadc0ffee"};
   for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) secret(parts[i]);
+  net_events();
 
   static char big[64 * 1024 + 1];
   memset(big, 'Z', sizeof big - 1);

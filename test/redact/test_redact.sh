@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # test_redact.sh BUILD_DIR -- `mprof redact`: a trace full of private
 # strings (hostile_prog: paths, IPv4 and IPv6 peers, DNS names, control
-# characters, a 64 KiB label) and a libuv program under `mprof record`
-# (uv_prog: files in a private directory, TCP and UDP over loopback) are
-# redacted; then no private string is left in any byte of the output; the
-# report has the same threads, times and findings; babeltrace2 reads it;
-# two processes redacted together still align by their network labels; a
-# damaged packet is told and left out, never copied; the same salt gives
-# the same bytes, another salt other pseudonyms; export --redact and html
+# characters, a 64 KiB label, payload hashes as numbers), a libuv program
+# under `mprof record` (uv_prog: files in a private directory, TCP and UDP
+# over loopback) and mirage-profile traces are redacted; then no private
+# string is left in any byte of the output; the metadata is the
+# recorder's; the report has the same threads, times and findings, and the
+# map turns its texts back into the original's; babeltrace2 reads it;
+# --keep leaves one class and only that one; two processes redacted
+# together still align by their network labels; a damaged packet or
+# metadata is told and left out, never copied; the same salt gives the
+# same bytes, another salt other pseudonyms; export --redact and html
 # --redact leave no private string either; bad input is one line.
 set -euo pipefail
 build=$1
@@ -17,6 +20,16 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 check() { /usr/bin/python3 "$here/redact_check.py" "$@"; }
+# same_analysis NAME ORIGINAL REDACTED [--findings] [MAP]: their reports
+# agree (findings, threads, times; texts one to one); with MAP, the
+# redacted one's texts put back through it are the original's.
+same_analysis() {
+  "$mprof" report --json "$2" >"$1-a.json"
+  "$mprof" report --json "$3" >"$1-b.json"
+  check same-report "$1-a.json" "$1-b.json" ${4:-} || fail "$1: reports differ"
+  [ -z "${5:-}" ] || check unredact "$5" "$1-a.json" "$1-b.json" ||
+    fail "$1: the map does not tell"
+}
 cd "$tmp"
 
 # --- a trace of hostile labels -----------------------------------------------
@@ -30,6 +43,9 @@ check absent secrets.txt h.red || fail "a private string survived"
   fail "modes: $(stat -c %a h.red map.txt)"
 "$mprof" check h.red >/dev/null || fail "check of the redacted trace"
 
+# The metadata is the recorder's, with the process name a pseudonym.
+check metadata h.ctf h.red || fail "metadata"
+
 # What it became: mprof's heads and numbers kept, the arguments replaced
 # by their class, one text one pseudonym in both OS threads' streams.
 "$mprof" dump h.red >dump.txt
@@ -42,6 +58,8 @@ for pattern in \
   '"net send tcp [0-9.]*:5432 [0-9.]*:80 0 100"' \
   '"net send udp \[2001:db8::[0-9a-f:]*\]:4000 \[2001:db8::[0-9a-f:]*\]:53 [0-9a-f]\{16\} 32"' \
   '"label-[a-z]\{4\} /p[0-9]*/f[0-9]*"' \
+  '"fs event /p[0-9]*/p[0-9]*/f[0-9]*"' \
+  'id=[0-9]* text="label-[a-z]\{4\}"' \
   'text="ECONNREFUSED"'; do
   grep -q "$pattern" dump.txt || fail "no $pattern in $(grep text= dump.txt)"
 done
@@ -50,12 +68,15 @@ done
 sent=$(sed -n 's/.*"net send tcp \([^ ]*\) \([^ ]*\) .*/\1 \2/p' dump.txt | head -1)
 received=$(sed -n 's/.*"net recv tcp \([^ ]*\) \([^ ]*\) .*/\2 \1/p' dump.txt | head -1)
 [ "$sent" = "$received" ] || fail "send $sent, receive $received"
-grep -q "^address	10.1.2.3	" map.txt || fail "map: $(cat map.txt)"
+# The payload hash, a number in a net_hash_label event and text in a
+# label, is one pseudonym; the heads' addresses line up as before.
+udp=$(sed -n 's/.*text="net send udp \([^ ]* [^ ]*\) \([0-9a-f]*\) 9".*/\2 \1/p' dump.txt | head -1)
+udp_read=$(sed -n 's/.*text="net recv udp \([^ ]* [^ ]*\) \([0-9a-f]*\) 9".*/\2 \1/p' dump.txt | head -1)
+[ -n "$udp" ] && [ "$udp" = "$udp_read" ] || fail "datagram: sent $udp, received $udp_read"
 
-# The same analysis: findings, threads, times; texts one to one.
-"$mprof" report --json h.ctf >a.json
-"$mprof" report --json h.red >b.json
-check same-report a.json b.json --findings || fail "reports differ"
+# The same analysis; the map says what became what.
+same_analysis hostile h.ctf h.red --findings map.txt
+grep -q "^address	10.1.2.3	" map.txt || fail "map: $(cat map.txt)"
 
 # babeltrace2 reads every event.
 "$mprof" ctf h.red -o h.dir >/dev/null
@@ -77,11 +98,27 @@ grep -q "$(sed -n 's/.*text="\(fs open [^"]*\)".*/\1/p' dump.txt | head -1)" \
 "$mprof" redact h.ctf -o random2.red
 cmp -s random1.red random2.red && fail "no salt: the same pseudonyms twice"
 
-# --keep leaves one class as it was.
-"$mprof" redact --keep paths h.ctf -o paths.red
-"$mprof" dump paths.red >paths.txt
-grep -q '"fs open /home/alice/.ssh/id_rsa"' paths.txt || fail "--keep paths"
-grep -q '10\.1\.2\.3' paths.txt && fail "--keep paths kept addresses"
+# --keep leaves one class as it was, and only that one.
+keep() { # CLASS GONE KEPT...: the dump with --keep CLASS holds no GONE,
+         # and each KEPT
+  local class=$1 gone=$2
+  shift 2
+  "$mprof" redact --keep "$class" h.ctf -o "keep-$class.red"
+  "$mprof" dump "keep-$class.red" >"keep-$class.txt"
+  ! grep -q "$gone" "keep-$class.txt" || fail "--keep $class: $gone"
+  for kept in "$@"; do
+    grep -q "$kept" "keep-$class.txt" || fail "--keep $class: no $kept"
+  done
+}
+keep paths '10\.1\.2\.3\|db\.alice\|session\|5eed0f' \
+  '"fs open /home/alice/.ssh/id_rsa"' '"fs event /home/alice/inbox"'
+keep addresses 'id_rsa\|db\.alice\|session' '"connect 10.1.2.3:5432"' \
+  '"tcp from \[fe80::dead:beef\]:51234"' \
+  '"net recv udp \[2001:470::98\]:4000 \[2001:470::99\]:53 5eed0fdeadc0ffee 9"'
+keep names 'id_rsa\|10\.1\.2\.3\|session\|5eed0f' \
+  '"getaddrinfo db.alice-corp.net"' '"mail.bob-private.org"'
+keep labels 'id_rsa\|10\.1\.2\.3\|db\.alice\|5eed0f' \
+  'text="GET /p[0-9]*/f[0-9]*"' 'text="EVE"' 'procname\|text="dave.s open tickets"'
 
 # --- damage: told, left out, never copied -------------------------------------
 # The 64 KiB label's string event (a names packet) and the failure
@@ -105,12 +142,20 @@ set +e
 code=$?
 set -e
 [ "$code" -eq 1 ] || fail "damaged: exit $code"
-grep -q "damaged.ctf.*packet [0-9]*.*bad packet magic; packet skipped" err.txt || fail "damaged: $(cat err.txt)"
-[ "$(grep -c "damaged.ctf.*unknown event id" err.txt)" -eq 2 ] ||
+grep -q "^mprof: damaged.ctf: packet [0-9]* at offset [0-9]*: bad packet magic; packet skipped$" err.txt ||
   fail "damaged: $(cat err.txt)"
+[ "$(grep -c "^mprof: damaged.ctf: packet [0-9]* at offset [0-9]*: event at offset [0-9]*: unknown event id" err.txt)" -eq 2 ] &&
+  [ "$(wc -l <err.txt)" -eq 3 ] || fail "damaged: $(cat err.txt)"
 check absent secrets.txt damaged.red || fail "damage copied through"
 "$mprof" check damaged.red >/dev/null 2>&1 || [ $? -eq 1 ] ||
   fail "check of the damaged trace's redaction"
+
+# A metadata whose process name cannot be found is not copied either.
+/usr/bin/python3 -c '
+data = open("h.ctf", "rb").read().replace(b"\tprocname = ", b"\tprocnam_ = ", 1)
+open("meta.ctf", "wb").write(data)'
+"$mprof" redact meta.ctf -o meta.red
+check absent secrets.txt meta.red || fail "a damaged metadata copied through"
 
 # --- two processes, redacted together, still align ---------------------------
 "$build/test/interop/netpair" client client.ctf 0
@@ -124,7 +169,36 @@ grep -qx "mprof: align: pair/trace-2.ctf: offset -1000000 ns, messages both ways
 for f in pair/trace-1.ctf pair/trace-2.ctf; do
   grep -q '10\.0\.0\.\|2001:db8::1\]\|0123456789abcdef' "$f" && fail "$f: an address or hash"
 done
-"$mprof" report --json pair >/dev/null || fail "report of the redacted pair"
+printf 'mprof-merge 1\n0 client.ctf\n0 late.ctf\n' >pair.manifest
+same_analysis pair pair.manifest pair
+
+# --- a mirage-profile trace: redacted in its own format ----------------------
+check legacy legacy.ctf legacy_secrets.txt
+"$mprof" redact --map legacy_map.txt legacy.ctf -o legacy.red
+check absent legacy_secrets.txt legacy.red || fail "legacy: a private string survived"
+"$mprof" dump legacy.red >legacy.txt
+grep -q 'should_resolve thread=0 target=2' legacy.txt || fail "legacy: $(cat legacy.txt)"
+same_analysis legacy legacy.ctf legacy.red --findings legacy_map.txt
+"$mprof" ctf legacy.red -o legacy.dir >/dev/null
+[ "$(babeltrace2 legacy.dir | wc -l)" -eq 8 ] || fail "legacy: babeltrace2"
+"$mprof" redact --map net_map.txt "$here/../data/net.ctf" -o net.red
+same_analysis net.ctf "$here/../data/net.ctf" net.red --findings net_map.txt
+# The second packet's header damaged: told, and left out.
+/usr/bin/python3 -c '
+import struct
+data = bytearray(open("legacy.ctf", "rb").read())
+first, = struct.unpack_from("<I", data, 20)
+data[first // 8] ^= 0xff
+open("legacy-damaged.ctf", "wb").write(data)'
+set +e
+"$mprof" redact legacy-damaged.ctf -o legacy-damaged.red 2>err.txt
+code=$?
+set -e
+[ "$code" -eq 1 ] &&
+  grep -qx "mprof: legacy-damaged.ctf: packet 1 at offset [0-9]*: bad packet magic; no good packet after it" err.txt ||
+  fail "legacy damaged: exit $code, $(cat err.txt)"
+check absent legacy_secrets.txt legacy-damaged.red || fail "legacy: damage copied through"
+[ "$("$mprof" dump legacy-damaged.red | wc -l)" -eq 5 ] || fail "legacy: the good packet"
 
 # --- a libuv program under mprof record --------------------------------------
 if [ -x "$build/test/uv/uv_prog_plain" ]; then
@@ -132,17 +206,25 @@ if [ -x "$build/test/uv/uv_prog_plain" ]; then
   "$mprof" record -o u.ctf -- "$build/test/uv/uv_prog_plain" \
     "$tmp/private-frank-dir" all >/dev/null 2>record.txt ||
     fail "record: $(cat record.txt)"
-  printf '%s\n' private-frank-dir 127.0.0.1 uv_prog_plain |
-    /usr/bin/python3 -c 'import sys; [print(l.strip().encode().hex()) for l in sys.stdin]' >uv_secrets.txt
+  # the datagrams' payload hashes too, as text and as the numbers of the
+  # shim's net_hash_label events
+  hashes=$("$mprof" dump u.ctf.manifest | sed -n 's/.*"net [a-z]* udp [^ ]* [^ ]* \([0-9a-f]\{16\}\) [0-9]*".*/\1/p' | sort -u)
+  [ -n "$hashes" ] || fail "uv: no datagram"
+  { printf '%s\n' private-frank-dir 127.0.0.1 uv_prog_plain |
+      /usr/bin/python3 -c 'import sys; [print(l.strip().encode().hex()) for l in sys.stdin]'
+    for h in $hashes; do
+      /usr/bin/python3 -c 'import struct, sys; print(struct.pack("<Q", int(sys.argv[1], 16)).hex())' "$h"
+    done; } >uv_secrets.txt
   check present uv_secrets.txt u.ctf || fail "uv: the search cannot see the secrets"
-  "$mprof" redact u.ctf.manifest -o u.red 2>err.txt || fail "uv: $(cat err.txt)"
+  "$mprof" redact --map u_map.txt u.ctf.manifest -o u.red 2>err.txt || fail "uv: $(cat err.txt)"
   check absent uv_secrets.txt u.red/* || fail "uv: a private string survived"
   "$mprof" dump u.red >udump.txt
+  for h in $hashes; do
+    ! grep -q "$h" udump.txt || fail "uv: the payload hash $h survived"
+  done
   grep -q '"net send tcp [0-9.]*:[0-9]* [0-9.]*:[0-9]* 0 [0-9]*"' udump.txt ||
     fail "uv: no net send label: $(grep 'net ' udump.txt | head -3)"
-  "$mprof" report --json u.ctf.manifest >ua.json
-  "$mprof" report --json u.red >ub.json
-  check same-report ua.json ub.json || fail "uv: reports differ"
+  same_analysis uv u.ctf.manifest u.red "" u_map.txt
 fi
 
 # --- export --redact and html --redact ---------------------------------------
@@ -165,9 +247,6 @@ set +e
 "$mprof" redact missing.ctf -o x.red 2>err.txt; code=$?
 [ "$code" -eq 3 ] && [ "$(wc -l <err.txt)" -eq 1 ] && grep -q missing.ctf err.txt ||
   fail "missing input: exit $code, $(cat err.txt)"
-"$mprof" redact "$here/../data/net.ctf" -o x.red 2>err.txt; code=$?
-[ "$code" -eq 3 ] && grep -q "net.ctf: a mirage-profile trace cannot be redacted" err.txt ||
-  fail "legacy: exit $code, $(cat err.txt)"
 "$mprof" redact h.ctf -o h.ctf 2>err.txt; code=$?
 [ "$code" -eq 2 ] || fail "over its input: exit $code"
 "$mprof" redact --keep secrets h.ctf -o x.red 2>err.txt; code=$?
