@@ -249,14 +249,18 @@ COLD static void emit_wide(uint32_t id, int count, uint64_t a, uint64_t b) {
   commit(&s->ring, p + 8 * count);
 }
 
-/* An event whose payload is one thread id. */
-static inline void emit_thread(uint32_t id, uint64_t thread) {
+/* An event whose payload is one thread id, in stream s. */
+static inline void emit_thread_in(stream_t *s, uint32_t id, uint64_t thread) {
   if (UNLIKELY(!fits32(thread))) return emit_wide(id, 1, thread, 0);
-  stream_t *s = stream_get();
   uint8_t *p = reserve(s, &s->ring, id, 4);
   if (!p) return;
   mprof__put_u32(p, (uint32_t)thread);
   commit(&s->ring, p + 4);
+}
+
+/* An event whose payload is one thread id. */
+static inline void emit_thread(uint32_t id, uint64_t thread) {
+  emit_thread_in(stream_get(), id, thread);
 }
 
 /* An event whose payload is two thread ids. */
@@ -740,7 +744,7 @@ void mprof__switch(uint64_t thread) {
   stream_t *s = stream_get();
   if (thread == s->current) return;
   s->current = thread;
-  emit_thread(MPROF__EV_SWITCH, thread);
+  emit_thread_in(s, MPROF__EV_SWITCH, thread);
 }
 
 void mprof__suspend(void) {

@@ -3,6 +3,8 @@
  * ours, the last thing before each poll.  That handle is hidden from the
  * program's uv_walk() and closed before the loop is.
  */
+#define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stddef.h>
@@ -56,7 +58,19 @@ static uv_prepare_t *poll_mark_new(uv_loop_t *loop) {
  * each make it.  Our calls take turns. */
 static pthread_mutex_t default_loop_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* Does the object that defines libuv's uv_run() hold address? */
+static int in_libuv(const void *address) {
+  Dl_info at, libuv;
+  return dladdr(address, &at) && dladdr((void *)REAL->uv_run, &libuv) &&
+         at.dli_fbase == libuv.dli_fbase;
+}
+
+/* The default loop is a static of libuv's own: a loop elsewhere (in the
+ * program's memory) is not it, and only a loop inside libuv's object is
+ * asked about, which uv_default_loop() then finds made.  So a program
+ * that never uses the default loop gets none from us. */
 static int is_default_loop(const uv_loop_t *loop) {
+  if (!in_libuv(loop)) return 0;
   pthread_mutex_lock(&default_loop_lock);
   int is_default = loop == REAL->uv_default_loop();
   pthread_mutex_unlock(&default_loop_lock);
