@@ -79,6 +79,11 @@ static int redact(const mprof_trace_set_t *set, int plain, const char *output,
                     "would overwrite a trace it "
                     "reads; name another -o");
   }
+  if (map && (is_an_input(set, map) || !strcmp(map, output))) {
+    return cli_fail(CLI_USAGE, "redact", map,
+                    "would overwrite a trace; "
+                    "name another --map");
+  }
   if (!strcmp(output, "-") && (!plain || isatty(STDOUT_FILENO))) {
     return cli_fail(CLI_USAGE, "redact", "-o -",
                     "takes one trace, and "
@@ -183,10 +188,9 @@ int cli_redact_inputs(char **paths, int count, int *problems,
     return CLI_FAILED;
   }
   mprof_redactor_t *r;
-  if (mprof_redactor_new(NULL, 0, 0, &r)) {
-    fputs("mprof redact: no random salt\n", stderr);
-    return CLI_FAILED;
-  }
+  if (mprof_redactor_new(NULL, 0, 0, &r))
+    return cli_fail(CLI_FAILED, cli_command, "--redact",
+                    "no random key to be had");
   int code = CLI_OK;
   for (int i = 0; code == CLI_OK && i < count; i++)
     code = redact_input(r, paths[i], out->dir, i + 1, problems, &out->paths[i]);

@@ -249,6 +249,9 @@ set +e
   fail "missing input: exit $code, $(cat err.txt)"
 "$mprof" redact h.ctf -o h.ctf 2>err.txt; code=$?
 [ "$code" -eq 2 ] || fail "over its input: exit $code"
+"$mprof" redact --map h.ctf h.ctf -o x.red 2>err.txt; code=$?
+[ "$code" -eq 2 ] && grep -qx "mprof redact: h.ctf: would overwrite a trace; name another --map" err.txt ||
+  fail "the map over its input: exit $code, $(cat err.txt)"
 "$mprof" redact --keep secrets h.ctf -o x.red 2>err.txt; code=$?
 [ "$code" -eq 2 ] || fail "--keep secrets: exit $code"
 "$mprof" export --redact missing.ctf -o x.json 2>err.txt; code=$?
