@@ -15,8 +15,10 @@ static const char help[] =
     "$XDG_CACHE_HOME/mprof when its directory cannot be written): per\n"
     "packet its stream, offset, time range and event count, and events per\n"
     "stream in time bins of 2^k ns at every zoom level, which `mprof stats`\n"
-    "reads instead of decoding.  A valid index is kept; a\n"
-    "stale, truncated or damaged one is built again.  One line per trace.\n"
+    "reads instead of decoding.  A valid index is kept; one of the trace\n"
+    "before it grew (still being recorded) is extended, decoding only the\n"
+    "new and changed packets; a stale, truncated or damaged one is built\n"
+    "again.  One line per trace.\n"
     "--threads N: decode on N OS threads (default: one per core).\n"
     "examples:\n"
     "  mprof index trace.ctf\n"
@@ -32,6 +34,7 @@ static const char *found_words(mprof_index_found_t found) {
   switch (found) {
   case MPROF_INDEX_VALID: return "up to date";
   case MPROF_INDEX_BUILT: return "built";
+  case MPROF_INDEX_EXTENDED: return "extended";
   case MPROF_INDEX_UNSAVED: return "built, not saved (no place to write)";
   }
   return "";
@@ -52,6 +55,8 @@ static void put_summary(const char *path, const mprof_index_t *index,
          found_words(found), mprof_index_packet_count(index),
          mprof_index_events(index), mprof_index_stream_count(index), levels,
          finest, top);
+  if (found != MPROF_INDEX_VALID)
+    printf(", %zu packets decoded", mprof_index_packets_decoded(index));
   if (found != MPROF_INDEX_VALID && seconds > 0)
     printf(", %.3f s, %.3g events/s", seconds,
            (double)mprof_index_events(index) / seconds);

@@ -8,8 +8,12 @@
  * count, first and last clock), and its pyramid's every level holds the
  * bins that the decoded events fall in, recounted here; written and read
  * back it is the same, and a byte changed, a cut or another trace's key
- * makes it refused.  The census counts what the events say, and its
- * distinct-thread sketch estimates within its documented error.
+ * makes it refused.  A trace growing packet by packet (a copy of it whose
+ * packets are put back one at a time, each first open and empty, then
+ * whole) is extended at each step to what a fresh build gives, byte for
+ * byte, decoding only the packet that came or changed.  The census counts what
+ * the events say, and its distinct-thread sketch estimates within its
+ * documented error.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -222,6 +226,141 @@ static void index_of_each_trace(void **state) {
   }
 }
 
+/* --- A trace that grows --------------------------------------------------- */
+
+/* The bytes index is written as. */
+static uint8_t *index_bytes(const mprof_index_t *index, size_t *size) {
+  const char *path = temp_path();
+  assert_int_equal(mprof_index_write(index, path), 0);
+  uint8_t *data = file_bytes(path, size);
+  unlink(path);
+  return data;
+}
+
+typedef struct growth_s {
+  uint8_t *whole, *copy; /* the trace, and what of it is put back */
+  size_t size;
+  uint64_t *offsets; /* its packets, in order of their first clock */
+  size_t packets;
+  mprof_index_t *before;
+} growth_t;
+
+static int first_clock_order(const void *a, const void *b) {
+  const mprof_packet_info_t *x = *(const mprof_packet_info_t *const *)a;
+  const mprof_packet_info_t *y = *(const mprof_packet_info_t *const *)b;
+  return x->timestamp_begin < y->timestamp_begin ? -1
+         : x->timestamp_begin > y->timestamp_begin
+             ? 1
+             : (x->offset > y->offset) - (x->offset < y->offset);
+}
+
+/* The trace at path, its packets zeroed in the copy (never written). */
+static int growth_start(const char *path, growth_t *g) {
+  mprof_trace_t *trace;
+  if (mprof_trace_open(path, quiet, NULL, &trace)) return -1;
+  if (mprof_trace_info(trace)->legacy) { /* packets of another layout */
+    mprof_trace_close(trace);
+    return -1;
+  }
+  g->whole = file_bytes(path, &g->size);
+  g->copy = malloc(g->size);
+  memcpy(g->copy, g->whole, g->size);
+  g->packets = mprof_trace_packet_count(trace);
+  const mprof_packet_info_t **order = calloc(g->packets + 1, sizeof *order);
+  g->offsets = calloc(g->packets + 1, sizeof *g->offsets);
+  for (size_t i = 0; i < g->packets; i++)
+    order[i] = mprof_trace_packet(trace, i);
+  qsort(order, g->packets, sizeof *order, first_clock_order);
+  uint32_t packet_size = mprof_trace_info(trace)->packet_size;
+  for (size_t i = 0; i < g->packets; i++) {
+    g->offsets[i] = order[i]->offset;
+    size_t bytes = g->size - order[i]->offset < packet_size
+                       ? g->size - order[i]->offset
+                       : packet_size;
+    memset(g->copy + order[i]->offset, 0, bytes);
+  }
+  free(order);
+  mprof_trace_close(trace);
+  g->before = NULL;
+  return 0;
+}
+
+static void put_u64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
+
+/* Packet k put back as a writer shows it just opened (open: no end, no
+ * events yet) or whole.  Returns whether its bytes changed (a packet
+ * that holds no event is whole once opened). */
+static int put_back(growth_t *g, size_t k, int whole) {
+  uint64_t at = g->offsets[k], bits;
+  memcpy(&bits, g->whole + at + 48, 8);
+  size_t bytes = bits / 8 <= g->size - at ? bits / 8 : g->size - at;
+  if (bytes < 92) bytes = 92;
+  uint8_t *was = malloc(bytes);
+  memcpy(was, g->copy + at, bytes);
+  memcpy(g->copy + at, g->whole + at, whole ? bytes : 92);
+  if (!whole) {
+    memcpy(g->copy + at + 40, g->copy + at + 32, 8); /* end = begin */
+    put_u64(g->copy + at + 48, 92 * 8);
+  }
+  int changed = memcmp(was, g->copy + at, bytes) != 0;
+  free(was);
+  return changed;
+}
+
+/* One step: the copy's index extended from the one before is the fresh
+ * build's, byte for byte, having decoded the changed packets (every
+ * packet when the start or the bins' width moved under the one before). */
+static void growth_step(growth_t *g, uint64_t step, size_t changed) {
+  mprof_trace_t *trace;
+  assert_int_equal(
+      mprof_trace_open_memory(g->copy, g->size, "grown", quiet, NULL, &trace),
+      0);
+  mprof_index_key_t key = {g->size, (int64_t)step, {0}};
+  memcpy(key.uuid, mprof_trace_info(trace)->uuid, 16);
+  mprof_index_t *fresh, *extended;
+  assert_int_equal(mprof_index_build(trace, &key, 2, &fresh), 0);
+  assert_int_equal(mprof_index_extend(g->before, trace, &key, 2, &extended), 0);
+  size_t fresh_size, extended_size;
+  uint8_t *want = index_bytes(fresh, &fresh_size);
+  uint8_t *got = index_bytes(extended, &extended_size);
+  assert_int_equal(extended_size, fresh_size);
+  assert_memory_equal(got, want, fresh_size);
+  unsigned before_log2 = 0, fresh_log2 = 0;
+  if (g->before) mprof_index_level(g->before, 0, &before_log2, NULL);
+  mprof_index_level(fresh, 0, &fresh_log2, NULL);
+  size_t packets = mprof_index_packet_count(fresh);
+  int taken =
+      g->before && before_log2 <= fresh_log2 &&
+      mprof_index_start_ticks(g->before) == mprof_index_start_ticks(fresh);
+  assert_int_equal(mprof_index_packets_decoded(fresh), packets);
+  assert_int_equal(mprof_index_packets_decoded(extended),
+                   taken ? changed : packets);
+  free(want);
+  free(got);
+  mprof_index_free(fresh);
+  mprof_index_free(g->before);
+  g->before = extended;
+  mprof_trace_close(trace);
+}
+
+static void extension_of_each_trace(void **state) {
+  (void)state;
+  for (int i = 0; i < trace_count; i++) {
+    growth_t g;
+    if (growth_start(trace_paths[i], &g)) continue;
+    uint64_t step = 0;
+    for (size_t k = 0; k < g.packets; k++)
+      for (int whole = 0; whole <= 1; whole++) {
+        size_t changed = (size_t)put_back(&g, k, whole);
+        growth_step(&g, ++step, changed);
+      }
+    mprof_index_free(g.before);
+    free(g.whole);
+    free(g.copy);
+    free(g.offsets);
+  }
+}
+
 /* --- The census ----------------------------------------------------------- */
 
 typedef struct tally_s {
@@ -301,6 +440,7 @@ int main(int argc, char **argv) {
   trace_count = argc - 1;
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(index_of_each_trace),
+      cmocka_unit_test(extension_of_each_trace),
       cmocka_unit_test(census_of_each_trace),
       cmocka_unit_test(distinct_threads),
   };

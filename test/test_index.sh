@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test_index.sh -- `mprof index`'s files: an index is built beside its
 # trace, kept while valid, and never believed when stale (the trace
-# changed), cut short or damaged: each is told and built again; two
+# changed), cut short or damaged: each is told and built again; one of a
+# trace that grew is extended; two
 # builders at once leave a good index; a directory that cannot be written
 # sends it to the cache; and `mprof stats` says the same with it as without.
 #
@@ -121,16 +122,49 @@ if [ "$(id -u)" = 0 ] && setpriv --help >/dev/null 2>&1; then
 fi
 
 # A trace still being written is indexed as far as it goes (from a
-# consistent copy of it).
-"$gen" "$tmp/live.ctf" overwrite 262144 100000000 2 >/dev/null &
+# consistent copy of it, its writer stopped meanwhile) and extended as it
+# grows: only the new and changed packets decoded, to what a fresh build
+# gives, byte for byte.  Cut short or replaced, it is built again.
+live=$tmp/live.ctf
+"$gen" "$live" discard 268435456 100000000 2 >/dev/null &
 writer=$!
-"$(dirname "$0")/wait_trace.sh" "$tmp/live.ctf" $writer || fail "live.ctf never began"
-"$mprof" index "$tmp/live.ctf" >"$tmp/out" 2>"$tmp/err" ||
-  fail "live: $(cat "$tmp/out" "$tmp/err")"
-kill $writer
+trap 'kill -KILL $writer 2>/dev/null || true; rm -rf "$tmp"' EXIT
+"$(dirname "$0")/wait_trace.sh" "$live" $writer || fail "live.ctf never began"
+# index_live WORDS [EXIT]: index the live trace, its writer stopped, and
+# expect WORDS and exit status EXIT (0); its line's packets and decoded
+# packets in $packets and $decoded.
+index_live() {
+  sleep 0.05
+  kill -STOP $writer 2>/dev/null || true
+  status=0
+  "$mprof" index "$live" >"$tmp/out" 2>"$tmp/err" || status=$?
+  [ $status = "${2:-0}" ] || fail "live: exit $status: $(cat "$tmp/out" "$tmp/err")"
+  grep -q ": index $1: [1-9][0-9]* packets, [1-9][0-9]* events" "$tmp/out" ||
+    fail "live: not \"$1\": $(cat "$tmp/out" "$tmp/err")"
+  packets=$(sed -n 's/.*: index [a-z]*: \([0-9]*\) packets, .*/\1/p' "$tmp/out")
+  decoded=$(sed -n 's/.*, \([0-9]*\) packets decoded.*/\1/p' "$tmp/out")
+}
+index_live built
+[ "$decoded" = "$packets" ] || fail "live: built decoding $decoded of $packets"
+first=$packets
+kill -CONT $writer
+index_live extended
+[ "$packets" -gt "$first" ] || fail "live: did not grow: $(cat "$tmp/out")"
+[ "$decoded" -ge $((packets - first)) ] && [ "$decoded" -lt "$packets" ] ||
+  fail "live: extended decoding $decoded of $packets: $(cat "$tmp/out")"
+cp "$live.mpidx" "$tmp/extended.mpidx"
+rm "$live.mpidx"
+index_live built
+cmp -s "$live.mpidx" "$tmp/extended.mpidx" ||
+  fail "live: the extended index is not the one built afresh"
+kill -KILL $writer
 wait $writer 2>/dev/null || true
-grep -q ": index built: [1-9][0-9]* packets, [1-9][0-9]* events" "$tmp/out" ||
-  fail "live: $(cat "$tmp/out" "$tmp/err")"
+truncate -s $(($(stat -c %s "$live") / 2)) "$live"
+index_live built 1
+grep -q "not used: stale" "$tmp/err" || fail "live: cut: $(cat "$tmp/err")"
+"$gen" "$live" discard 1048576 1000 1 >/dev/null
+index_live built
+grep -q "not used: stale" "$tmp/err" || fail "live: replaced: $(cat "$tmp/err")"
 
 # Not a trace: one line, a failure.
 echo "not a trace" >"$tmp/junk.ctf"

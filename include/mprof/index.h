@@ -45,8 +45,10 @@ typedef struct mprof_index_packet_s {
   uint64_t first_ticks, last_ticks; /* its events' earliest and latest */
   uint64_t events;                  /* as decoding delivers them */
   uint64_t content_bytes;
-  uint32_t stream;  /* into mprof_index_stream() */
-  uint32_t damaged; /* decoding stopped at damage */
+  uint32_t stream;      /* into mprof_index_stream() */
+  uint32_t damaged;     /* decoding stopped at damage */
+  uint64_t header_hash; /* of its header's fields: another once the packet
+                           grows, closes or is claimed again */
 } mprof_index_packet_t;
 
 typedef struct mprof_index_stream_s {
@@ -72,6 +74,19 @@ int mprof_index_key(const char *path, const mprof_trace_t *trace,
  * core), with key as its key.  Returns 0 or MPROF_ENOMEM. */
 int mprof_index_build(const mprof_trace_t *trace, const mprof_index_key_t *key,
                       unsigned threads, mprof_index_t **out);
+
+/* Build the index of trace as mprof_index_build() does, taking from old,
+ * an index of the same trace file at an earlier time (the recording going
+ * on), every packet found at the same offset with the same header hash and
+ * content size: under the commit protocol (docs/FORMAT.md section 9) its
+ * bytes are those old counted.  Only new and changed packets are decoded
+ * (mprof_index_packets_decoded()); the result is byte for byte what
+ * mprof_index_build() gives.  old is not used at all (every packet is
+ * decoded) unless it has trace's uuid, start and clock, and bins no finer
+ * than trace's need.  Returns 0 or MPROF_ENOMEM. */
+int mprof_index_extend(const mprof_index_t *old, const mprof_trace_t *trace,
+                       const mprof_index_key_t *key, unsigned threads,
+                       mprof_index_t **out);
 
 /* Take an index from its bytes: checked whole (size, checksum, every
  * count and reference) and, if key is not NULL, against key.  Returns 0,
@@ -99,17 +114,21 @@ int mprof_index_path(const char *trace_path, int cache, char *path,
 
 /* What mprof_index_open() did. */
 typedef enum mprof_index_found_e {
-  MPROF_INDEX_VALID,  /* a valid index was there */
-  MPROF_INDEX_BUILT,  /* built, and written */
-  MPROF_INDEX_UNSAVED /* built, but neither place could be written */
+  MPROF_INDEX_VALID,    /* a valid index was there */
+  MPROF_INDEX_BUILT,    /* built, and written */
+  MPROF_INDEX_EXTENDED, /* the trace grew: the index there extended to it,
+                           and written */
+  MPROF_INDEX_UNSAVED   /* built, but neither place could be written */
 } mprof_index_found_t;
 
 /* The index of trace, opened from trace_path: a valid one read from
  * beside it or from the cache, else built (threads as for
  * mprof_index_build) and written beside it, or in the cache when its
- * directory cannot be written.  *found (if not NULL) says which, and
- * *why (if not NULL) why an index there was not believed (NULL: none was
- * there).  Returns 0, MPROF_EIO or MPROF_ENOMEM. */
+ * directory cannot be written.  An index there of the same trace file,
+ * before it grew (same uuid, no smaller, its packets' headers unchanged),
+ * is extended (mprof_index_extend()) rather than built again.  *found (if not
+ * NULL) says which, and *why (if not NULL) why an index there was not believed
+ * (NULL: none was there).  Returns 0, MPROF_EIO or MPROF_ENOMEM. */
 int mprof_index_open(const char *trace_path, const mprof_trace_t *trace,
                      unsigned threads, mprof_index_found_t *found,
                      const char **why, mprof_index_t **out);
@@ -128,6 +147,9 @@ const mprof_index_packet_t *mprof_index_packet(const mprof_index_t *index,
 size_t mprof_index_stream_count(const mprof_index_t *index);
 const mprof_index_stream_t *mprof_index_stream(const mprof_index_t *index,
                                                size_t i);
+/* How many packets were decoded to make index: all of them for a build,
+ * the new and changed ones for an extension, none for an index read. */
+size_t mprof_index_packets_decoded(const mprof_index_t *index);
 /* Every event of the packets. */
 uint64_t mprof_index_events(const mprof_index_t *index);
 /* The clock value bins count from, and the clock's frequency. */

@@ -1,7 +1,9 @@
-/* build.c -- mprof_index_build(): one pass over a trace's packets, split
- * across OS threads, that counts each packet's events and their times
- * and bins them per stream at the pyramid's finest level; the coarser
- * levels are then summed from it.
+/* build.c -- mprof_index_build() and mprof_index_extend(): one pass over
+ * a trace's packets, split across OS threads, that counts each packet's
+ * events and their times and bins them at the pyramid's finest level,
+ * packet by packet; the finest level sums the packets' bins, and the
+ * coarser levels are summed from it.  An extension takes an unchanged
+ * packet's counts and bins from the index before, and decodes the rest.
  *
  * The finest bins are as narrow as keeps their number near FINE_BINS for
  * the whole trace (its streams times its span): a viewer zoomed in further
@@ -22,21 +24,34 @@
 /* Packets a worker takes at once. */
 #define CHUNK 64
 
+/* Where a packet's cells lie: in worker's bins, count from start. */
+typedef struct placed_s {
+  unsigned worker;
+  size_t start, count;
+} placed_t;
+
 /* What all workers share. */
 typedef struct job_s {
   const mprof_trace_t *trace;
   mprof_index_t *index;
   const uint32_t *stream_of; /* per packet, its stream's number */
   double ns_per_tick;
-  size_t next; /* the next packet to take (atomic) */
+  const mprof_index_t *old; /* the index extended, or NULL */
+  const size_t *reuse;      /* per packet, old's same one, or SIZE_MAX */
+  unsigned shift;           /* old's finest bins are 2^shift times finer */
+  placed_t *placed;         /* per packet */
+  size_t next;              /* the next packet to take (atomic) */
+  size_t decoded;           /* packets decoded (atomic) */
 } job_t;
 
-/* One worker: its packets' bins, in the order it made them. */
+/* One worker: its packets' cells, packet after packet. */
 typedef struct worker_s {
   job_t *job;
+  unsigned number;
   pthread_t thread;
   mprof_index_bin_t *bins;
   size_t bin_count, bin_capacity;
+  size_t packet_start;          /* the first cell of the packet counted */
   mprof_pass_t pass;            /* a packet's bytes and events */
   mprof_index_packet_t *packet; /* the one being counted */
   int failed;                   /* out of memory */
@@ -44,12 +59,15 @@ typedef struct worker_s {
 
 /* --- Counting a packet ---------------------------------------------------- */
 
-/* One more event of the packet's stream in bin: added to the last cell if
- * it is that bin's (events come in time order, mostly), else a new one. */
-static void add_to_bin(worker_t *w, uint32_t stream, uint64_t bin) {
-  mprof_index_bin_t *last = w->bin_count ? &w->bins[w->bin_count - 1] : NULL;
-  if (last && last->bin == bin && last->stream == stream) {
-    last->events++;
+/* events more of the packet's stream in bin: added to the packet's last
+ * cell if it is that bin's (events come in time order, mostly), else a
+ * new one. */
+static void add_to_bin(worker_t *w, uint32_t stream, uint64_t bin,
+                       uint64_t events) {
+  mprof_index_bin_t *last =
+      w->bin_count > w->packet_start ? &w->bins[w->bin_count - 1] : NULL;
+  if (last && last->bin == bin) {
+    last->events += events;
     return;
   }
   if (w->bin_count == w->bin_capacity) {
@@ -62,7 +80,7 @@ static void add_to_bin(worker_t *w, uint32_t stream, uint64_t bin) {
     w->bins = bins;
     w->bin_capacity = capacity;
   }
-  w->bins[w->bin_count++] = (mprof_index_bin_t){bin, 1, stream, 0};
+  w->bins[w->bin_count++] = (mprof_index_bin_t){bin, events, stream, 0};
 }
 
 static void note_event(worker_t *w, const mprof_event_t *ev) {
@@ -75,7 +93,7 @@ static void note_event(worker_t *w, const mprof_event_t *ev) {
   uint64_t start = job->index->start_ticks;
   uint64_t ticks = ev->time_ticks > start ? ev->time_ticks - start : 0;
   uint64_t ns = (uint64_t)((double)ticks * job->ns_per_tick);
-  add_to_bin(w, p->stream, ns >> job->index->finest_log2_ns);
+  add_to_bin(w, p->stream, ns >> job->index->finest_log2_ns, 1);
 }
 
 /* A run of the packet's events, counted. */
@@ -83,14 +101,73 @@ static void note_run(void *context, const mprof_event_t *events, size_t count) {
   for (size_t i = 0; i < count; i++) note_event(context, &events[i]);
 }
 
-static void count_packet(worker_t *w, size_t i) {
+static void decode_packet(worker_t *w, size_t i) {
   const mprof_trace_t *t = w->job->trace;
   const mprof_packet_info_t *pk = mprof_trace_packet(t, i);
   mprof_index_packet_t *p = &w->job->index->packets[i];
-  *p = (mprof_index_packet_t){pk->offset,           0, 0, 0, pk->content_bytes,
-                              w->job->stream_of[i], 0};
+  *p = (mprof_index_packet_t){pk->offset,
+                              0,
+                              0,
+                              0,
+                              pk->content_bytes,
+                              w->job->stream_of[i],
+                              0,
+                              mprof__index_header_hash(pk)};
   w->packet = p;
   p->damaged = (uint32_t)mprof_pass_packet(&w->pass, t, i, note_run, w);
+  __atomic_fetch_add(&w->job->decoded, 1, __ATOMIC_RELAXED);
+}
+
+/* Packet i as old packet j counted it, its cells made as wide as ours. */
+static void take_old_packet(worker_t *w, size_t i, size_t j) {
+  const job_t *job = w->job;
+  mprof_index_packet_t *p = &job->index->packets[i];
+  *p = job->old->packets[j];
+  p->stream = job->stream_of[i];
+  for (size_t c = job->old->cell_first[j]; c < job->old->cell_first[j + 1]; c++)
+    add_to_bin(w, p->stream, job->old->cells[c].bin >> job->shift,
+               job->old->cells[c].events);
+}
+
+static int bin_order(const void *a, const void *b) {
+  const mprof_index_bin_t *x = a, *y = b;
+  if (x->stream != y->stream) return x->stream < y->stream ? -1 : 1;
+  return x->bin < y->bin ? -1 : x->bin > y->bin;
+}
+
+/* bins[0 .. n), sorted, with the cells of one (stream, bin) summed into
+ * one.  Returns how many are left. */
+static size_t merge_bins(mprof_index_bin_t *bins, size_t n) {
+  size_t kept = 0;
+  for (size_t i = 0; i < n; i++)
+    if (kept && !bin_order(&bins[kept - 1], &bins[i]))
+      bins[kept - 1].events += bins[i].events;
+    else
+      bins[kept++] = bins[i];
+  return kept;
+}
+
+/* The packet's cells sorted by bin, one per bin. */
+static void sort_packet_cells(worker_t *w) {
+  mprof_index_bin_t *cells = w->bins + w->packet_start;
+  size_t n = w->bin_count - w->packet_start, i = 1;
+  while (i < n && cells[i - 1].bin < cells[i].bin) i++;
+  if (i >= n) return;
+  qsort(cells, n, sizeof *cells, bin_order);
+  w->bin_count = w->packet_start + merge_bins(cells, n);
+}
+
+static void count_packet(worker_t *w, size_t i) {
+  job_t *job = w->job;
+  w->packet_start = w->bin_count;
+  size_t same = job->reuse ? job->reuse[i] : SIZE_MAX;
+  if (same != SIZE_MAX)
+    take_old_packet(w, i, same);
+  else
+    decode_packet(w, i);
+  sort_packet_cells(w);
+  job->placed[i] =
+      (placed_t){w->number, w->packet_start, w->bin_count - w->packet_start};
 }
 
 static void *work(void *context) {
@@ -151,24 +228,6 @@ static unsigned finest_log2_ns(const mprof_trace_t *t, double ns_per_tick,
 
 /* --- The pyramid ---------------------------------------------------------- */
 
-static int bin_order(const void *a, const void *b) {
-  const mprof_index_bin_t *x = a, *y = b;
-  if (x->stream != y->stream) return x->stream < y->stream ? -1 : 1;
-  return x->bin < y->bin ? -1 : x->bin > y->bin;
-}
-
-/* bins[0 .. n), sorted, with the cells of one (stream, bin) summed into
- * one.  Returns how many are left. */
-static size_t merge_bins(mprof_index_bin_t *bins, size_t n) {
-  size_t kept = 0;
-  for (size_t i = 0; i < n; i++)
-    if (kept && !bin_order(&bins[kept - 1], &bins[i]))
-      bins[kept - 1].events += bins[i].events;
-    else
-      bins[kept++] = bins[i];
-  return kept;
-}
-
 /* Whether some stream has more than one bin among bins[0 .. n) (sorted). */
 static int some_stream_spread(const mprof_index_bin_t *bins, size_t n) {
   for (size_t i = 1; i < n; i++)
@@ -203,21 +262,47 @@ static int add_coarser_level(mprof_index_t *index, size_t *capacity) {
   return some_stream_spread(next, kept);
 }
 
-/* Gather the workers' cells into the finest level, then sum the levels
- * above it until each stream has one bin (or bins reach 2^63 ns). */
-static int make_pyramid(mprof_index_t *index, worker_t *workers,
-                        unsigned count) {
-  size_t total = 0;
-  for (unsigned i = 0; i < count; i++) total += workers[i].bin_count;
-  size_t capacity = 2 * total + 1;
-  index->bins = malloc(capacity * sizeof *index->bins);
-  if (!index->bins) return -1;
+/* The workers' cells into the index, packet by packet. */
+static int gather_cells(mprof_index_t *index, const worker_t *workers,
+                        const placed_t *placed) {
+  size_t total = 0, n = 0;
+  for (size_t i = 0; i < index->packet_count; i++) total += placed[i].count;
+  index->cells = malloc((total + 1) * sizeof *index->cells);
+  index->cell_first =
+      malloc((index->packet_count + 1) * sizeof *index->cell_first);
+  if (!index->cells || !index->cell_first) return -1;
+  for (size_t i = 0; i < index->packet_count; i++) {
+    const mprof_index_bin_t *from =
+        workers[placed[i].worker].bins + placed[i].start;
+    index->cell_first[i] = n;
+    for (size_t c = 0; c < placed[i].count; c++)
+      index->cells[n++] = (mprof__index_cell_t){from[c].bin, from[c].events};
+  }
+  index->cell_first[index->packet_count] = index->cell_count = n;
+  return 0;
+}
+
+int mprof__index_finest(const mprof_index_t *index, mprof_index_bin_t **out,
+                        size_t *count) {
   size_t n = 0;
-  for (unsigned i = 0; i < count; i++)
-    for (size_t j = 0; j < workers[i].bin_count; j++)
-      index->bins[n++] = workers[i].bins[j];
-  qsort(index->bins, n, sizeof *index->bins, bin_order);
-  n = merge_bins(index->bins, n);
+  mprof_index_bin_t *bins = malloc((2 * index->cell_count + 1) * sizeof *bins);
+  if (!bins) return -1;
+  for (size_t i = 0; i < index->packet_count; i++)
+    for (size_t c = index->cell_first[i]; c < index->cell_first[i + 1]; c++)
+      bins[n++] =
+          (mprof_index_bin_t){index->cells[c].bin, index->cells[c].events,
+                              index->packets[i].stream, 0};
+  qsort(bins, n, sizeof *bins, bin_order);
+  *out = bins;
+  *count = merge_bins(bins, n);
+  return 0;
+}
+
+/* The finest level, then the levels above it until each stream has one
+ * bin (or bins reach 2^63 ns). */
+static int make_pyramid(mprof_index_t *index) {
+  size_t capacity = 2 * index->cell_count + 1, n;
+  if (mprof__index_finest(index, &index->bins, &n)) return -1;
   index->level_count = 1;
   index->level_first[0] = 0;
   index->level_first[1] = index->bin_count = n;
@@ -243,7 +328,10 @@ static unsigned worker_count(unsigned threads, size_t packets) {
 /* Count every packet on count workers (the first on this thread). */
 static int run_workers(job_t *job, worker_t *workers, unsigned count) {
   unsigned started = 1;
-  for (unsigned i = 0; i < count; i++) workers[i].job = job;
+  for (unsigned i = 0; i < count; i++) {
+    workers[i].job = job;
+    workers[i].number = i;
+  }
   for (; started < count; started++)
     if (pthread_create(&workers[started].thread, NULL, work, &workers[started]))
       break;
@@ -261,8 +349,42 @@ static void sum_events(mprof_index_t *index) {
     index->events += index->packets[i].events;
 }
 
-static int build(const mprof_trace_t *t, mprof_index_t *index,
-                 unsigned threads) {
+/* Whether old's packets can be taken into index: the same trace (uuid),
+ * counted from the same start on the same clock, in bins no wider. */
+static int can_take_from(const mprof_index_t *old, const mprof_index_t *index) {
+  return old && !memcmp(old->key.uuid, index->key.uuid, 16) &&
+         old->start_ticks == index->start_ticks &&
+         old->clock_freq_hz == index->clock_freq_hz &&
+         old->finest_log2_ns <= index->finest_log2_ns;
+}
+
+/* Which packets job takes from old, if any. */
+static int plan_reuse(job_t *job, const mprof_index_t *old, size_t **reuse) {
+  *reuse = NULL;
+  if (!can_take_from(old, job->index)) return 0;
+  *reuse = malloc((job->index->packet_count + 1) * sizeof **reuse);
+  if (!*reuse || mprof__index_reuse(old, job->trace, *reuse)) return -1;
+  job->old = old;
+  job->reuse = *reuse;
+  job->shift = job->index->finest_log2_ns - old->finest_log2_ns;
+  return 0;
+}
+
+/* Count the packets on count workers, the cells gathered. */
+static int count_all(job_t *job, const mprof_index_t *old, unsigned count) {
+  worker_t *workers = calloc(count, sizeof *workers);
+  size_t *reuse = NULL;
+  int err = !workers || plan_reuse(job, old, &reuse) ||
+            run_workers(job, workers, count) ||
+            gather_cells(job->index, workers, job->placed);
+  for (unsigned i = 0; workers && i < count; i++) free(workers[i].bins);
+  free(workers);
+  free(reuse);
+  return err ? -1 : 0;
+}
+
+static int build(const mprof_trace_t *t, const mprof_index_t *old,
+                 mprof_index_t *index, unsigned threads) {
   const mprof_trace_info_t *info = mprof_trace_info(t);
   index->packet_count = mprof_trace_packet_count(t);
   index->start_ticks = info->start_ticks;
@@ -270,34 +392,41 @@ static int build(const mprof_trace_t *t, mprof_index_t *index,
   index->recording = info->recording;
   index->packets = calloc(index->packet_count + 1, sizeof *index->packets);
   uint32_t *stream_of = calloc(index->packet_count + 1, sizeof *stream_of);
-  unsigned count = worker_count(threads, index->packet_count);
-  worker_t *workers = calloc(count, sizeof *workers);
-  int err = !index->packets || !stream_of || !workers ||
+  placed_t *placed = calloc(index->packet_count + 1, sizeof *placed);
+  int err = !index->packets || !stream_of || !placed ||
             number_streams(t, index, stream_of);
-  job_t job = {t, index, stream_of, 1e9 / (double)info->clock_freq_hz, 0};
+  job_t job = {t,    index, stream_of, 1e9 / (double)info->clock_freq_hz,
+               NULL, NULL,  0,         placed,
+               0,    0};
   if (!err) {
     index->finest_log2_ns = finest_log2_ns(
         t, job.ns_per_tick, index->start_ticks, index->stream_count);
-    err = run_workers(&job, workers, count) ||
-          make_pyramid(index, workers, count);
+    err = count_all(&job, old, worker_count(threads, index->packet_count)) ||
+          make_pyramid(index);
   }
   if (!err) sum_events(index);
-  for (unsigned i = 0; workers && i < count; i++) free(workers[i].bins);
-  free(workers);
+  index->packets_decoded = job.decoded;
+  free(placed);
   free(stream_of);
   return err ? MPROF_ENOMEM : 0;
 }
 
-int mprof_index_build(const mprof_trace_t *t, const mprof_index_key_t *key,
-                      unsigned threads, mprof_index_t **out) {
+int mprof_index_extend(const mprof_index_t *old, const mprof_trace_t *t,
+                       const mprof_index_key_t *key, unsigned threads,
+                       mprof_index_t **out) {
   mprof_index_t *index = calloc(1, sizeof *index);
   if (!index) return MPROF_ENOMEM;
   index->key = *key;
-  int err = build(t, index, threads);
+  int err = build(t, old, index, threads);
   if (err) {
     mprof_index_free(index);
     return err;
   }
   *out = index;
   return 0;
+}
+
+int mprof_index_build(const mprof_trace_t *t, const mprof_index_key_t *key,
+                      unsigned threads, mprof_index_t **out) {
+  return mprof_index_extend(NULL, t, key, threads, out);
 }

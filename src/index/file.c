@@ -3,8 +3,9 @@
  * is believed, found beside the trace or in the cache directory.
  *
  * Layout, little-endian: a 128-byte header, then the streams (16 bytes
- * each), the packets (48), the levels (16: first bin, bins) and the bins
- * (24).  The checksum covers every byte, its own field taken as zero.
+ * each), the packets (64), the levels (16: first bin, bins), the bins (24)
+ * and the packets' own finest bins, the cells (16).  The checksum covers
+ * every byte, its own field taken as zero.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -18,12 +19,13 @@
 #include "index_internal.h"
 
 #define MAGIC "MPROFIDX"
-#define VERSION 1
+#define VERSION 2
 #define HEADER_SIZE 128
 #define STREAM_SIZE 16
-#define PACKET_SIZE 48
+#define PACKET_SIZE 64
 #define LEVEL_SIZE 16
 #define BIN_SIZE 24
+#define CELL_SIZE 16
 
 enum { /* header fields' offsets */
        H_VERSION = 8,
@@ -39,7 +41,8 @@ enum { /* header fields' offsets */
        H_CLOCK_FREQ = 88,
        H_FINEST_LOG2 = 96,
        H_EVENTS = 104,
-       H_CHECKSUM = MPROF__INDEX_CHECKSUM_OFFSET
+       H_CHECKSUM = MPROF__INDEX_CHECKSUM_OFFSET,
+       H_CELLS = 120
 };
 
 static uint64_t get64(const uint8_t *p) {
@@ -77,7 +80,7 @@ uint64_t mprof__index_checksum(const uint8_t *data, size_t size) {
 static size_t file_size(const mprof_index_t *x) {
   return HEADER_SIZE + x->stream_count * STREAM_SIZE +
          x->packet_count * PACKET_SIZE + x->level_count * LEVEL_SIZE +
-         x->bin_count * BIN_SIZE;
+         x->bin_count * BIN_SIZE + x->cell_count * CELL_SIZE;
 }
 
 static void put_header(const mprof_index_t *x, uint8_t *h) {
@@ -95,6 +98,7 @@ static void put_header(const mprof_index_t *x, uint8_t *h) {
   put64(h + H_CLOCK_FREQ, x->clock_freq_hz);
   put32(h + H_FINEST_LOG2, x->finest_log2_ns);
   put64(h + H_EVENTS, x->events);
+  put64(h + H_CELLS, x->cell_count);
 }
 
 /* The index's bytes, in a new buffer of file_size(x). */
@@ -116,6 +120,8 @@ static uint8_t *serialise(const mprof_index_t *x) {
     p = put64(p, k->content_bytes);
     p = put32(p, k->stream);
     p = put32(p, k->damaged);
+    p = put64(p, k->header_hash);
+    p = put64(p, x->cell_first[i + 1] - x->cell_first[i]);
   }
   for (size_t k = 0; k < x->level_count; k++) {
     p = put64(p, x->level_first[k]);
@@ -126,6 +132,10 @@ static uint8_t *serialise(const mprof_index_t *x) {
     p = put64(p, x->bins[i].events);
     p = put32(p, x->bins[i].stream);
     p = put32(p, 0);
+  }
+  for (size_t i = 0; i < x->cell_count; i++) {
+    p = put64(p, x->cells[i].bin);
+    p = put64(p, x->cells[i].events);
   }
   put64(data + H_CHECKSUM, mprof__index_checksum(data, size));
   return data;
@@ -151,14 +161,29 @@ int mprof_index_write(const mprof_index_t *x, const char *path) {
 static const char *check_sizes(const uint8_t *h, size_t size) {
   uint64_t streams = get64(h + H_STREAMS), packets = get64(h + H_PACKETS);
   uint64_t levels = get64(h + H_LEVELS), bins = get64(h + H_BINS);
+  uint64_t cells = get64(h + H_CELLS);
   if (levels > MPROF__INDEX_LEVELS_MAX || streams > size / STREAM_SIZE ||
-      packets > size / PACKET_SIZE || bins > size / BIN_SIZE)
+      packets > size / PACKET_SIZE || bins > size / BIN_SIZE ||
+      cells > size / CELL_SIZE)
     return "its counts do not fit its size (truncated?)";
   if (HEADER_SIZE + streams * STREAM_SIZE + packets * PACKET_SIZE +
-          levels * LEVEL_SIZE + bins * BIN_SIZE !=
+          levels * LEVEL_SIZE + bins * BIN_SIZE + cells * CELL_SIZE !=
       size)
     return "its size is not what its counts say (truncated?)";
   return NULL;
+}
+
+int mprof__index_key_equal(const mprof_index_key_t *a,
+                           const mprof_index_key_t *b) {
+  return a->size == b->size && a->mtime_ns == b->mtime_ns &&
+         !memcmp(a->uuid, b->uuid, 16);
+}
+
+static mprof_index_key_t take_key(const uint8_t *data) {
+  mprof_index_key_t key = {
+      get64(data + H_TRACE_SIZE), (int64_t)get64(data + H_TRACE_MTIME), {0}};
+  memcpy(key.uuid, data + H_UUID, 16);
+  return key;
 }
 
 static const char *check_header(const uint8_t *data, size_t size,
@@ -170,18 +195,21 @@ static const char *check_header(const uint8_t *data, size_t size,
   if (why) return why;
   if (get64(data + H_CHECKSUM) != mprof__index_checksum(data, size))
     return "its checksum is wrong (damaged)";
-  if (key && (get64(data + H_TRACE_SIZE) != key->size ||
-              (int64_t)get64(data + H_TRACE_MTIME) != key->mtime_ns ||
-              memcmp(data + H_UUID, key->uuid, 16) != 0))
+  mprof_index_key_t its = take_key(data);
+  if (key && !mprof__index_key_equal(&its, key))
     return "stale: the trace changed since it was built";
+  if (get32(data + H_FLAGS) > 1 || get32(data + H_FINEST_LOG2 + 4))
+    return "its reserved bits are not zero";
   if (get64(data + H_CLOCK_FREQ) == 0 || get32(data + H_FINEST_LOG2) > 63)
     return "bad clock frequency or bin width";
   return NULL;
 }
 
 static const char *take_streams(mprof_index_t *x, const uint8_t **p) {
-  for (size_t i = 0; i < x->stream_count; i++, *p += STREAM_SIZE)
+  for (size_t i = 0; i < x->stream_count; i++, *p += STREAM_SIZE) {
     x->streams[i] = (mprof_index_stream_t){get32(*p), get64(*p + 8)};
+    if (get32(*p + 4)) return "its reserved bits are not zero";
+  }
   return NULL;
 }
 
@@ -191,13 +219,19 @@ static const char *take_packets(mprof_index_t *x, const uint8_t **p) {
     mprof_index_packet_t *k = &x->packets[i];
     *k = (mprof_index_packet_t){get64(q),      get64(q + 8),  get64(q + 16),
                                 get64(q + 24), get64(q + 32), get32(q + 40),
-                                get32(q + 44)};
+                                get32(q + 44), get64(q + 48)};
     if (k->stream >= x->stream_count) return "a packet names no stream";
     if (k->events && k->first_ticks > k->last_ticks)
       return "a packet ends before it begins";
     x->events += k->events;
+    uint64_t cells = get64(q + 56);
+    if (cells > x->cell_count - x->cell_first[i])
+      return "its packets' cells are not its cells";
+    x->cell_first[i + 1] = x->cell_first[i] + cells;
   }
-  return NULL;
+  return x->cell_first[x->packet_count] == x->cell_count
+             ? NULL
+             : "its packets' cells are not its cells";
 }
 
 /* The levels must tile the bins in order, each sorted by (stream, bin),
@@ -220,6 +254,7 @@ static const char *take_bins(mprof_index_t *x, const uint8_t **p) {
   for (size_t i = 0; i < x->bin_count; i++, *p += BIN_SIZE) {
     mprof_index_bin_t *b = &x->bins[i];
     *b = (mprof_index_bin_t){get64(*p), get64(*p + 8), get32(*p + 16), 0};
+    if (get32(*p + 20)) return "its reserved bits are not zero";
     if (b->stream >= x->stream_count) return "a bin names no stream";
     while (i >= x->level_first[level + 1]) level++;
     const mprof_index_bin_t *before = i > x->level_first[level] ? b - 1 : NULL;
@@ -230,11 +265,42 @@ static const char *take_bins(mprof_index_t *x, const uint8_t **p) {
   return NULL;
 }
 
+/* Each packet's cells in order of bin, as many events as it has. */
+static const char *take_cells(mprof_index_t *x, const uint8_t **p) {
+  for (size_t i = 0; i < x->packet_count; i++) {
+    uint64_t left = x->packets[i].events;
+    for (size_t c = x->cell_first[i]; c < x->cell_first[i + 1];
+         c++, *p += CELL_SIZE) {
+      x->cells[c] = (mprof__index_cell_t){get64(*p), get64(*p + 8)};
+      if (c > x->cell_first[i] && x->cells[c - 1].bin >= x->cells[c].bin)
+        return "a packet's cells are out of order";
+      if (x->cells[c].events > left) return "a packet's cells are not its";
+      left -= x->cells[c].events;
+    }
+    if (left) return "a packet's cells are not its";
+  }
+  return NULL;
+}
+
+/* The finest level must be the packets' cells summed. */
+static const char *check_finest(const mprof_index_t *x) {
+  mprof_index_bin_t *want;
+  size_t n;
+  if (!x->level_count) return "it has no levels";
+  if (mprof__index_finest(x, &want, &n)) return "no memory to check it";
+  int same = n == x->level_first[1] && !memcmp(want, x->bins, n * sizeof *want);
+  free(want);
+  return same ? NULL : "its finest bins are not its packets' cells";
+}
+
 static int allocate(mprof_index_t *x) {
   x->streams = calloc(x->stream_count + 1, sizeof *x->streams);
   x->packets = calloc(x->packet_count + 1, sizeof *x->packets);
   x->bins = calloc(x->bin_count + 1, sizeof *x->bins);
-  return x->streams && x->packets && x->bins ? 0 : -1;
+  x->cells = calloc(x->cell_count + 1, sizeof *x->cells);
+  x->cell_first = calloc(x->packet_count + 1, sizeof *x->cell_first);
+  return x->streams && x->packets && x->bins && x->cells && x->cell_first ? 0
+                                                                          : -1;
 }
 
 static const char *take_parts(mprof_index_t *x, const uint8_t *data) {
@@ -243,6 +309,8 @@ static const char *take_parts(mprof_index_t *x, const uint8_t *data) {
   if (!why) why = take_packets(x, &p);
   if (!why) why = take_levels(x, &p);
   if (!why) why = take_bins(x, &p);
+  if (!why) why = take_cells(x, &p);
+  if (!why) why = check_finest(x);
   if (!why && x->events != get64(data + H_EVENTS))
     why = "its event count is not its packets'";
   return why;
@@ -257,14 +325,13 @@ int mprof_index_parse(const void *bytes, size_t size,
   if (problem) return MPROF_EINVAL;
   mprof_index_t *x = calloc(1, sizeof *x);
   if (!x) return MPROF_ENOMEM;
-  x->key.size = get64(data + H_TRACE_SIZE);
-  x->key.mtime_ns = (int64_t)get64(data + H_TRACE_MTIME);
-  memcpy(x->key.uuid, data + H_UUID, 16);
+  x->key = take_key(data);
   x->recording = get32(data + H_FLAGS) & 1;
   x->stream_count = get64(data + H_STREAMS);
   x->packet_count = get64(data + H_PACKETS);
   x->level_count = get64(data + H_LEVELS);
   x->bin_count = get64(data + H_BINS);
+  x->cell_count = get64(data + H_CELLS);
   x->start_ticks = get64(data + H_START_TICKS);
   x->clock_freq_hz = get64(data + H_CLOCK_FREQ);
   x->finest_log2_ns = get32(data + H_FINEST_LOG2);
@@ -322,6 +389,8 @@ void mprof_index_free(mprof_index_t *x) {
   free(x->streams);
   free(x->packets);
   free(x->bins);
+  free(x->cells);
+  free(x->cell_first);
   free(x);
 }
 
@@ -350,6 +419,10 @@ const mprof_index_stream_t *mprof_index_stream(const mprof_index_t *x,
 }
 
 uint64_t mprof_index_events(const mprof_index_t *x) { return x->events; }
+
+size_t mprof_index_packets_decoded(const mprof_index_t *x) {
+  return x->packets_decoded;
+}
 
 uint64_t mprof_index_start_ticks(const mprof_index_t *x) {
   return x->start_ticks;

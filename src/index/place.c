@@ -67,56 +67,77 @@ int mprof_index_path(const char *trace_path, int cache, char *path,
 }
 
 /* Whether index agrees with trace's packets: as many, at the same
- * offsets, of the same sizes. */
+ * offsets, of the same sizes and headers. */
 static int agrees(const mprof_index_t *x, const mprof_trace_t *trace) {
   if (x->packet_count != mprof_trace_packet_count(trace)) return 0;
   for (size_t i = 0; i < x->packet_count; i++) {
     const mprof_packet_info_t *pk = mprof_trace_packet(trace, i);
     if (x->packets[i].offset != pk->offset ||
-        x->packets[i].content_bytes != pk->content_bytes)
+        x->packets[i].content_bytes != pk->content_bytes ||
+        x->packets[i].header_hash != mprof__index_header_hash(pk))
       return 0;
   }
   return 1;
 }
 
-/* The valid index at place (0 beside, 1 cache) of the trace, if there is
- * one: 0, or MPROF_EINVAL with *why (NULL: no file there). */
-static int find_at(const char *trace_path, const mprof_trace_t *trace,
-                   const mprof_index_key_t *key, int place, mprof_index_t **out,
-                   const char **why) {
-  char path[PATH_MAX];
-  *why = NULL;
-  if (mprof_index_path(trace_path, place, path, sizeof path))
-    return MPROF_EINVAL;
-  mprof_index_t *x;
-  if (mprof_index_read(path, key, &x, why)) return MPROF_EINVAL;
-  if (agrees(x, trace)) {
-    *out = x;
-    return 0;
-  }
-  mprof_index_free(x);
-  *why = "its packets are not the trace's";
-  return MPROF_EINVAL;
+/* Whether x, not of key, is of the same trace file before it grew: the
+ * same uuid, no bigger, no newer. */
+static int grew_from(const mprof_index_t *x, const mprof_index_key_t *key) {
+  return !memcmp(x->key.uuid, key->uuid, 16) && x->key.size <= key->size &&
+         x->key.mtime_ns <= key->mtime_ns;
 }
 
-/* The valid index of the trace, beside it or in the cache; *why tells
- * the first one there that was not believed. */
-static int find(const char *trace_path, const mprof_trace_t *trace,
-                const mprof_index_key_t *key, mprof_index_t **out,
-                const char **why) {
-  const char *beside, *cached;
-  int err = find_at(trace_path, trace, key, 0, out, &beside);
-  if (err) err = find_at(trace_path, trace, key, 1, out, &cached);
-  *why = err ? (beside ? beside : cached) : NULL;
-  return err;
+/* What is found where an index may be. */
+typedef struct finding_s {
+  mprof_index_t *valid; /* of the trace as it is */
+  mprof_index_t *grown; /* of the trace before it grew */
+  const char *why;      /* why the first one there is not valid */
+} finding_t;
+
+/* The index at place (0 beside, 1 cache) of the trace, if there is one,
+ * into f.  Returns 0 if it is valid. */
+static int find_at(const char *trace_path, const mprof_trace_t *trace,
+                   const mprof_index_key_t *key, int place, finding_t *f) {
+  char path[PATH_MAX];
+  mprof_index_t *x;
+  const char *why = NULL;
+  if (mprof_index_path(trace_path, place, path, sizeof path) ||
+      mprof_index_read(path, NULL, &x, &why)) {
+    if (!f->why) f->why = why;
+    return -1;
+  }
+  int same_key = mprof__index_key_equal(&x->key, key);
+  if (same_key && agrees(x, trace)) {
+    f->valid = x;
+    return 0;
+  }
+  if (!f->why)
+    f->why = same_key ? "its packets are not the trace's"
+                      : "stale: the trace changed since it was built";
+  if (!f->grown && grew_from(x, key))
+    f->grown = x;
+  else
+    mprof_index_free(x);
+  return -1;
+}
+
+/* The index of the trace, beside it or in the cache. */
+static void find(const char *trace_path, const mprof_trace_t *trace,
+                 const mprof_index_key_t *key, finding_t *f) {
+  *f = (finding_t){NULL, NULL, NULL};
+  if (find_at(trace_path, trace, key, 0, f))
+    find_at(trace_path, trace, key, 1, f);
 }
 
 int mprof_index_find(const char *trace_path, const mprof_trace_t *trace,
                      mprof_index_t **out) {
   mprof_index_key_t key;
-  const char *why;
+  finding_t f;
   if (mprof_index_key(trace_path, trace, &key)) return MPROF_EINVAL;
-  return find(trace_path, trace, &key, out, &why);
+  find(trace_path, trace, &key, &f);
+  mprof_index_free(f.grown);
+  *out = f.valid;
+  return f.valid ? 0 : MPROF_EINVAL;
 }
 
 /* Write index beside the trace, else in the cache.  Returns 0 or -1. */
@@ -136,17 +157,23 @@ int mprof_index_open(const char *trace_path, const mprof_trace_t *trace,
                      unsigned threads, mprof_index_found_t *found,
                      const char **why, mprof_index_t **out) {
   mprof_index_key_t key;
-  const char *problem;
+  finding_t f;
   if (mprof_index_key(trace_path, trace, &key)) return MPROF_EIO;
-  if (why) *why = NULL;
-  if (!find(trace_path, trace, &key, out, &problem)) {
+  find(trace_path, trace, &key, &f);
+  if (why) *why = f.valid || f.grown ? NULL : f.why;
+  if (f.valid) {
+    mprof_index_free(f.grown);
     if (found) *found = MPROF_INDEX_VALID;
+    *out = f.valid;
     return 0;
   }
-  if (why) *why = problem;
-  int err = mprof_index_build(trace, &key, threads, out);
+  int err = mprof_index_extend(f.grown, trace, &key, threads, out);
+  mprof_index_free(f.grown);
   if (err) return err;
   int saved = !save(*out, trace_path);
-  if (found) *found = saved ? MPROF_INDEX_BUILT : MPROF_INDEX_UNSAVED;
+  if (found)
+    *found = !saved    ? MPROF_INDEX_UNSAVED
+             : f.grown ? MPROF_INDEX_EXTENDED
+                       : MPROF_INDEX_BUILT;
   return 0;
 }

@@ -1,10 +1,11 @@
 /* fuzz_index.c -- libFuzzer target over the index reader (mprof/index.h):
  * any bytes, taken as an index file as they are, then again with their
  * checksum made right, so that mutations reach the checks behind it (the
- * counts, the levels, the bins' order and streams).  Nothing may crash or
- * read out of bounds (ASan+UBSan); an index taken must hold what its
- * accessors promise: packets and bins naming streams that exist, levels
- * whose bins are sorted, written and read back the same.
+ * counts, the levels, the bins' order and streams, the packets' own
+ * cells).  Nothing may crash or read out of bounds (ASan+UBSan); an index
+ * taken must hold what its accessors promise: packets and bins naming
+ * streams that exist, levels whose bins are sorted, each packet's cells
+ * in order and holding its events, written and read back the same.
  * `make check` runs it briefly from its seeds (test/fuzz/corpus-index);
  * `make fuzz` runs it at length. */
 #include <stdint.h>
@@ -15,11 +16,26 @@
 
 #include "index_internal.h"
 
+/* Abort unless packet i's cells are in order and hold its events. */
+static void walk_cells(const mprof_index_t *index, size_t i) {
+  uint64_t events = 0;
+  for (size_t c = index->cell_first[i]; c < index->cell_first[i + 1]; c++) {
+    if (c > index->cell_first[i] &&
+        index->cells[c - 1].bin >= index->cells[c].bin)
+      abort();
+    events += index->cells[c].events;
+  }
+  if (events != mprof_index_packet(index, i)->events) abort();
+}
+
 /* Abort unless every reference of the index holds. */
 static void walk(const mprof_index_t *index) {
   size_t streams = mprof_index_stream_count(index);
-  for (size_t i = 0; i < mprof_index_packet_count(index); i++)
+  for (size_t i = 0; i < mprof_index_packet_count(index); i++) {
     if (mprof_index_packet(index, i)->stream >= streams) abort();
+    walk_cells(index, i);
+  }
+  if (index->cell_first[index->packet_count] != index->cell_count) abort();
   for (size_t k = 0; k < mprof_index_level_count(index); k++) {
     const mprof_index_bin_t *bins;
     size_t n = mprof_index_level(index, k, NULL, &bins);
@@ -32,8 +48,23 @@ static void walk(const mprof_index_t *index) {
   }
 }
 
-/* Written out and read back, the index is taken again. */
-static void round_trip(const mprof_index_t *index) {
+/* The whole file at path. */
+static uint8_t *whole_file(const char *path, size_t *size) {
+  FILE *f = fopen(path, "rb");
+  if (!f) abort();
+  fseek(f, 0, SEEK_END);
+  *size = (size_t)ftell(f);
+  rewind(f);
+  uint8_t *data = malloc(*size + 1);
+  if (fread(data, 1, *size, f) != *size) abort();
+  fclose(f);
+  return data;
+}
+
+/* Written out and read back, the index is taken again, and written the
+ * same: every field is kept. */
+static void round_trip(const mprof_index_t *index, const uint8_t *data,
+                       size_t size) {
   char path[64];
   snprintf(path, sizeof path, "/tmp/fuzz_index-%d.mpidx", (int)getpid());
   if (mprof_index_write(index, path)) return;
@@ -42,6 +73,10 @@ static void round_trip(const mprof_index_t *index) {
   if (mprof_index_packet_count(back) != mprof_index_packet_count(index))
     abort();
   mprof_index_free(back);
+  size_t written_size;
+  uint8_t *written = whole_file(path, &written_size);
+  if (written_size != size || memcmp(written, data, size)) abort();
+  free(written);
   unlink(path);
 }
 
@@ -53,7 +88,7 @@ static void take(const uint8_t *data, size_t size) {
     return;
   }
   walk(index);
-  round_trip(index);
+  round_trip(index, data, size);
   mprof_index_free(index);
 }
 
