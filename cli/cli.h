@@ -209,9 +209,15 @@ typedef struct cli_redacted_s {
   char dir[4096];
   char **paths; /* the copies, in the order of the inputs */
   int count;
+  char **names; /* see cli_redacted_name() */
 } cli_redacted_t;
 int cli_redact_inputs(char **paths, int count, int *problems,
                       cli_redacted_t *out);
+/* Name the traces of set, opened from the copies, by their places in the
+ * copies' directory (trace-1.ctf, trace-2.ctf/trace-1.ctf for a merged
+ * trace's member), as an output shows them, rather than by a path under
+ * TMPDIR, which may say whose it is.  Returns an exit code. */
+int cli_redacted_name(cli_redacted_t *redacted, cli_traces_t *set);
 void cli_redacted_remove(cli_redacted_t *redacted);
 
 int cmd_check(int argc, char **argv);

@@ -101,11 +101,13 @@ int cmd_export(int argc, char **argv) {
   cli_progress_t progress;
   cli_progress_start(&progress, "export", 0);
   combine.progress = &progress;
-  cli_redacted_t redacted = {{0}, NULL, 0};
+  cli_redacted_t redacted = {{0}, NULL, 0, NULL};
   if (combine.redact && !(code = cli_redact_inputs(combine.paths, combine.count,
                                                    &problems, &redacted)))
     combine.paths = redacted.paths;
   if (code == CLI_OK) code = cli_combine_load(&combine, &set, &problems, &m);
+  if (code == CLI_OK && combine.redact)
+    code = cli_redacted_name(&redacted, &set);
   if (code == CLI_OK)
     code = export_to(combine.output, combine.format, m, &set, problems > 0);
   cli_progress_finish(&progress);

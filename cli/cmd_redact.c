@@ -198,6 +198,20 @@ int cli_redact_inputs(char **paths, int count, int *problems,
   return code;
 }
 
+int cli_redacted_name(cli_redacted_t *redacted, cli_traces_t *set) {
+  size_t n = strlen(redacted->dir);
+  redacted->names = calloc((size_t)set->count + 1, sizeof *redacted->names);
+  if (!redacted->names)
+    return cli_fail(CLI_FAILED, cli_command, "--redact", "out of memory");
+  for (int i = 0; i < set->count; i++) {
+    char *path = set->paths[i];
+    int inside = !strncmp(path, redacted->dir, n) && path[n] == '/';
+    redacted->names[i] = inside ? path + n + 1 : path;
+  }
+  set->paths = redacted->names;
+  return CLI_OK;
+}
+
 static int remove_entry(const char *path, const struct stat *st, int type,
                         struct FTW *ftw) {
   (void)st, (void)type, (void)ftw;
@@ -210,4 +224,5 @@ void cli_redacted_remove(cli_redacted_t *redacted) {
   for (int i = 0; redacted->paths && i < redacted->count; i++)
     free(redacted->paths[i]);
   free(redacted->paths);
+  free(redacted->names);
 }

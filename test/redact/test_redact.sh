@@ -237,6 +237,12 @@ TMPDIR=$tmp/scratch "$mprof" export --redact h.ctf -o redacted.json 2>err.txt ||
   fail "export --redact: $(cat err.txt)"
 check absent secrets.txt redacted.json || fail "export --redact"
 grep -q '"label-[a-z]\{4\} /p[0-9]*/f[0-9]*"' redacted.json || fail "export --redact: no label"
+# The copies are named by their place, not by TMPDIR, which may say whose.
+grep -q '"process_name","args":{"name":"trace-1.ctf"}' redacted.json &&
+  ! grep -q "$tmp" redacted.json || fail "export --redact: names $(grep -o "$tmp[^\"]*" redacted.json)"
+TMPDIR=$tmp/scratch "$mprof" export --format=otlp --redact h.ctf -o redacted-otlp.json
+check absent secrets.txt redacted-otlp.json || fail "export --format=otlp --redact"
+! grep -q "$tmp" redacted-otlp.json || fail "export --format=otlp --redact: TMPDIR"
 TMPDIR=$tmp/scratch "$mprof" html --redact h.ctf -o page 2>err.txt ||
   fail "html --redact: $(cat err.txt)"
 check absent secrets.txt $(find page -type f) || fail "html --redact"
