@@ -14,8 +14,8 @@
       B's metadata is A's with another process name, a label-xxxx
   redact_check.py legacy OUT SECRETS
       write a mirage-profile trace of two packets whose strings are
-      private (a label, a should_resolve mark, a failure reason, counter
-      names), and those strings to SECRETS
+      private (labels, one of 64 KiB, a should_resolve mark, a failure
+      reason, counter names), and those strings to SECRETS
 """
 import json
 import re
@@ -155,7 +155,7 @@ def metadata(path_a, path_b):
 
 
 LEGACY_SECRETS = ["GET /alice/inbox", "password of erin", "frank's debt",
-                  "grace's quota"]
+                  "grace's quota", "heidi " + "Z" * 65536]
 
 
 def legacy_event(ts, op, *fields):
@@ -179,7 +179,8 @@ def legacy(out_path, secrets_path):
              legacy_event(20, 5, 1, "__should_resolve"),   # label
              legacy_event(30, 5, 1, LEGACY_SECRETS[0]),    # label
              legacy_event(40, 0, 0, 2, -1),
-             legacy_event(50, 3, 0, 2, LEGACY_SECRETS[1])]  # fails
+             legacy_event(50, 3, 0, 2, LEGACY_SECRETS[1]),  # fails
+             legacy_event(55, 5, 2, LEGACY_SECRETS[4])]     # label
     second = [legacy_event(60, 6, 0, 5, LEGACY_SECRETS[2]),  # increase
               legacy_event(70, 11, 0, 9, LEGACY_SECRETS[3]),  # counter
               legacy_event(80, 7, 1)]                          # switch

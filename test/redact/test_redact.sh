@@ -174,13 +174,14 @@ same_analysis pair pair.manifest pair
 
 # --- a mirage-profile trace: redacted in its own format ----------------------
 check legacy legacy.ctf legacy_secrets.txt
+check present legacy_secrets.txt legacy.ctf || fail "legacy: the search cannot see the secrets"
 "$mprof" redact --map legacy_map.txt legacy.ctf -o legacy.red
 check absent legacy_secrets.txt legacy.red || fail "legacy: a private string survived"
 "$mprof" dump legacy.red >legacy.txt
 grep -q 'should_resolve thread=0 target=2' legacy.txt || fail "legacy: $(cat legacy.txt)"
 same_analysis legacy legacy.ctf legacy.red --findings legacy_map.txt
 "$mprof" ctf legacy.red -o legacy.dir >/dev/null
-[ "$(babeltrace2 legacy.dir | wc -l)" -eq 8 ] || fail "legacy: babeltrace2"
+[ "$(babeltrace2 legacy.dir | wc -l)" -eq 9 ] || fail "legacy: babeltrace2"
 "$mprof" redact --map net_map.txt "$here/../data/net.ctf" -o net.red
 same_analysis net.ctf "$here/../data/net.ctf" net.red --findings net_map.txt
 # The second packet's header damaged: told, and left out.
@@ -198,7 +199,7 @@ set -e
   grep -qx "mprof: legacy-damaged.ctf: packet 1 at offset [0-9]*: bad packet magic; no good packet after it" err.txt ||
   fail "legacy damaged: exit $code, $(cat err.txt)"
 check absent legacy_secrets.txt legacy-damaged.red || fail "legacy: damage copied through"
-[ "$("$mprof" dump legacy-damaged.red | wc -l)" -eq 5 ] || fail "legacy: the good packet"
+[ "$("$mprof" dump legacy-damaged.red | wc -l)" -eq 6 ] || fail "legacy: the good packet"
 
 # --- a libuv program under mprof record --------------------------------------
 if [ -x "$build/test/uv/uv_prog_plain" ]; then
