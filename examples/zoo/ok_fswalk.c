@@ -9,9 +9,12 @@
 #include <sys/stat.h>
 #include <uv.h>
 
+/* Room for a path in the tree (the root is a temporary folder). */
+#define PATH_SIZE 600
+
 typedef struct visit_s {
   uv_fs_t req;
-  char path[512];
+  char path[PATH_SIZE];
   uv_file file;
   char buffer[256];
 } visit_t;
@@ -44,10 +47,10 @@ static void opened(uv_fs_t *req) {
 static void listed(uv_fs_t *req) {
   visit_t *v = req->data;
   uv_dirent_t entry;
-  char child[600];
+  char child[PATH_SIZE];
   while (uv_fs_scandir_next(req, &entry) != UV_EOF) {
-    snprintf(child, sizeof child, "%s/%s", v->path, entry.name);
-    visit(child);
+    int n = snprintf(child, sizeof child, "%s/%s", v->path, entry.name);
+    if (n > 0 && (size_t)n < sizeof child) visit(child);
   }
   finished(v);
 }
@@ -71,7 +74,7 @@ static void visit(const char *path) {
 
 /* The tree, made and removed with plain calls: only the walk is async. */
 static void tree(const char *root, int make) {
-  char path[600];
+  char path[PATH_SIZE];
   for (int d = 0; d < 3; d++) {
     snprintf(path, sizeof path, "%s/d%d", root, d);
     if (make) (void)!mkdir(path, 0700);
