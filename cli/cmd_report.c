@@ -1,9 +1,11 @@
 /* cmd_report.c -- `mprof report [--json] [--top N] [--loop-blocked-ms N]
- * TRACE...`: the model's analysis for a person (text) or a script (one
- * JSON object per trace): the findings (most severe first), the requests'
- * latency and failures by kind, stalled should_resolve threads, lost
- * wake-ups, where each thread's time went, the longest wait chains and
- * the critical path. */
+ * [--stream] TRACE...`: the model's analysis for a person (text) or a
+ * script (one JSON object per trace): the findings (most severe first),
+ * the requests' latency and failures by kind, stalled should_resolve
+ * threads, lost wake-ups, where each thread's time went, the longest wait
+ * chains and the critical path.  A trace too big for a model of 256 MiB
+ * is analysed in one pass instead (mprof_analysis_stream), which says
+ * what it leaves out. */
 #include <getopt.h>
 #include <inttypes.h>
 #include <jansson.h>
@@ -14,7 +16,8 @@
 #include "mprof/model.h"
 
 static const char help[] =
-    "usage: mprof report [--json] [--top N] [--loop-blocked-ms N] TRACE...\n"
+    "usage: mprof report [--json] [--top N] [--loop-blocked-ms N] [--stream]\n"
+    "                    TRACE...\n"
     "Analyse traces: the findings, most severe first (docs/analysis.md:\n"
     "lost wake-ups, stalls, callbacks that block their loop for N ms or\n"
     "more (default 20), busy loops, a saturated thread pool, retry storms,\n"
@@ -28,16 +31,37 @@ static const char help[] =
     "longest resolved thread.\n"
     "--json prints one object per trace (JSON lines).  A merged trace\n"
     "(mprof merge) is analysed as one: its processes on one time axis.\n"
+    "A trace whose events would make a model of more than 256 MiB (or any\n"
+    "trace, with --stream) is analysed in one pass, in bounded memory:\n"
+    "then the lost wake-ups, wait chains and cycles, the findings about\n"
+    "loops, the pool, retries and writes, the arrows before each stall\n"
+    "and the critical paths' steps are left out (said so), and latency\n"
+    "percentiles of more than 65536 requests of a kind are within 1/128\n"
+    "below (docs/analysis.md, \"Streaming\").\n"
     "examples:\n"
     "  mprof report trace.ctf.manifest     (what mprof record wrote)\n"
     "  mprof report --json --top 0 trace.ctf | jq .findings\n";
 
 typedef struct report_s {
-  int json;
+  int json, stream;
   size_t top;
   mprof_analysis_options_t options;
   int failed;
 } report_t;
+
+/* What a report prints: the analysis, the model its thread indexes are
+ * into (the whole model, or a streaming analysis's model of the threads
+ * it names), the trace's thread count, and whether it was streamed (what
+ * one pass leaves out is said so). */
+typedef struct shown_s {
+  const mprof_model_t *m;
+  const mprof_analysis_t *a;
+  uint64_t threads;
+  int streamed;
+} shown_t;
+
+/* What one pass leaves out, said where it would be. */
+static const char not_streamed[] = "not computed in one pass";
 
 /* --- Text ----------------------------------------------------------------- */
 
@@ -154,7 +178,9 @@ static void text_requests(const mprof_model_t *m, const mprof_analysis_t *a) {
   }
 }
 
-static void text_stalls(const mprof_model_t *m, const mprof_analysis_t *a) {
+static void text_stalls(const shown_t *shown) {
+  const mprof_model_t *m = shown->m;
+  const mprof_analysis_t *a = shown->a;
   const mprof_thread_t *th = mprof_model_view(m)->threads;
   printf("\nStalled: %zu should_resolve thread%s never resolved\n",
          a->stall_count, a->stall_count == 1 ? "" : "s");
@@ -172,15 +198,21 @@ static void text_stalls(const mprof_model_t *m, const mprof_analysis_t *a) {
     }
     printf(", last seen at ");
     cli_put_duration(th[s->last].last_seen_ns);
-    printf("\n    just before it stalled:\n");
+    printf("\n    just before it stalled:%s%s\n", shown->streamed ? " " : "",
+           shown->streamed ? not_streamed : "");
     for (uint32_t k = 0; k < s->arrow_count; k++)
       put_arrow(m, a->arrow_refs[s->first_arrow + k]);
   }
 }
 
-static void text_lost_wakeups(const mprof_model_t *m,
-                              const mprof_analysis_t *a) {
+static void text_lost_wakeups(const shown_t *shown) {
+  const mprof_model_t *m = shown->m;
+  const mprof_analysis_t *a = shown->a;
   const mprof_model_view_t *v = mprof_model_view(m);
+  if (shown->streamed) {
+    printf("\nLost wake-ups: %s\n", not_streamed);
+    return;
+  }
   printf("\nLost wake-ups: %zu\n", a->lost_wakeup_count);
   for (size_t i = 0; i < a->lost_wakeup_count; i++) {
     const mprof_lost_wakeup_t *l = &a->lost_wakeups[i];
@@ -290,7 +322,13 @@ static int text_times(const mprof_model_t *m, const mprof_analysis_t *a,
   return 0;
 }
 
-static void text_chains(const mprof_model_t *m, const mprof_analysis_t *a) {
+static void text_chains(const shown_t *shown) {
+  const mprof_model_t *m = shown->m;
+  const mprof_analysis_t *a = shown->a;
+  if (shown->streamed) {
+    printf("\nLongest wait chains: %s\n", not_streamed);
+    return;
+  }
   printf("\nLongest wait chains: %zu\n", a->chain_count);
   for (size_t i = 0; i < a->chain_count; i++) {
     const mprof_chain_t *c = &a->chains[i];
@@ -308,7 +346,9 @@ static void text_chains(const mprof_model_t *m, const mprof_analysis_t *a) {
 }
 
 /* Why the slowest request of each kind took as long as it did. */
-static void text_path(const mprof_model_t *m, const mprof_analysis_t *a) {
+static void text_path(const shown_t *shown) {
+  const mprof_model_t *m = shown->m;
+  const mprof_analysis_t *a = shown->a;
   if (!a->request_count) {
     printf("\nCritical path: no requests\n");
     return;
@@ -319,32 +359,41 @@ static void text_path(const mprof_model_t *m, const mprof_analysis_t *a) {
     cli_put_escaped(stdout, a->text + g->name, strlen(a->text + g->name));
     fputs("\": ", stdout);
     cli_put_thread(m, g->slowest);
+    if (shown->streamed) {
+      printf(", its steps %s (mprof why)\n", not_streamed);
+      continue;
+    }
     fputs(", latest first:\n", stdout);
     cli_put_why(m, a->why_hops + g->first_hop, g->hop_count);
   }
 }
 
-static int report_text(const char *path, const mprof_model_t *m,
-                       const mprof_analysis_t *a, size_t top) {
+static int report_text(const char *path, const shown_t *shown, size_t top) {
+  const mprof_model_t *m = shown->m;
+  const mprof_analysis_t *a = shown->a;
   const mprof_model_view_t *v = mprof_model_view(m);
   fputs("mprof report: ", stdout);
   cli_put_escaped(stdout, path, strlen(path));
-  printf("\n  %" PRIu64 " events, %zu threads, %u OS-thread streams, "
+  printf("\n  %" PRIu64 " events, %" PRIu64 " threads, %u OS-thread streams, "
          "%" PRIu64 " events discarded, duration ",
-         v->events, v->thread_count - 1, v->stream_count, v->discarded);
+         v->events, shown->threads, v->stream_count, v->discarded);
   cli_put_duration(v->duration_ns);
   if (v->end_ns > v->duration_ns) {
     fputs(", recording ended at ", stdout);
     cli_put_duration(v->end_ns);
   }
   putchar('\n');
+  if (shown->streamed)
+    printf("  analysed in one pass: lost wake-ups, wait chains and cycles,"
+           " the findings about\n  loops, the pool, retries and writes, and"
+           " critical paths left out\n");
   text_findings(a);
   text_requests(m, a);
-  text_stalls(m, a);
-  text_lost_wakeups(m, a);
+  text_stalls(shown);
+  text_lost_wakeups(shown);
   if (text_times(m, a, top)) return -1;
-  text_chains(m, a);
-  text_path(m, a);
+  text_chains(shown);
+  text_path(shown);
   return 0;
 }
 
@@ -459,7 +508,9 @@ static json_t *json_requests(const mprof_model_t *m,
   return list;
 }
 
-static json_t *json_stalls(const mprof_model_t *m, const mprof_analysis_t *a) {
+static json_t *json_stalls(const shown_t *shown) {
+  const mprof_model_t *m = shown->m;
+  const mprof_analysis_t *a = shown->a;
   const mprof_thread_t *th = mprof_model_view(m)->threads;
   json_t *list = json_array();
   for (size_t i = 0; i < a->stall_count; i++) {
@@ -469,20 +520,23 @@ static json_t *json_stalls(const mprof_model_t *m, const mprof_analysis_t *a) {
       json_array_append_new(before,
                             json_arrow(m, a->arrow_refs[s->first_arrow + k]));
     json_array_append_new(
-        list,
-        json_pack("{s:o, s:o, s:o, s:I, s:I, s:o}", "thread",
-                  cli_json_thread(m, s->thread), "became",
-                  cli_json_thread(m, s->last), "creator",
-                  cli_json_thread(m, th[s->thread].creator), "start_ns",
-                  (json_int_t)th[s->thread].start_ns, "last_seen_ns",
-                  (json_int_t)th[s->last].last_seen_ns, "before", before));
+        list, json_pack("{s:o, s:o, s:o, s:I, s:I, s:o}", "thread",
+                        cli_json_thread(m, s->thread), "became",
+                        cli_json_thread(m, s->last), "creator",
+                        cli_json_thread(m, th[s->thread].creator), "start_ns",
+                        (json_int_t)th[s->thread].start_ns, "last_seen_ns",
+                        (json_int_t)th[s->last].last_seen_ns, "before",
+                        shown->streamed ? (json_decref(before), json_null())
+                                        : before));
   }
   return list;
 }
 
-static json_t *json_lost_wakeups(const mprof_model_t *m,
-                                 const mprof_analysis_t *a) {
+static json_t *json_lost_wakeups(const shown_t *shown) {
+  const mprof_model_t *m = shown->m;
+  const mprof_analysis_t *a = shown->a;
   const mprof_model_view_t *v = mprof_model_view(m);
+  if (shown->streamed) return json_null();
   json_t *list = json_array();
   for (size_t i = 0; i < a->lost_wakeup_count; i++) {
     const mprof_lost_wakeup_t *l = &a->lost_wakeups[i];
@@ -525,7 +579,10 @@ static json_t *json_times(const mprof_model_t *m, const mprof_analysis_t *a,
   return list;
 }
 
-static json_t *json_chains(const mprof_model_t *m, const mprof_analysis_t *a) {
+static json_t *json_chains(const shown_t *shown) {
+  const mprof_model_t *m = shown->m;
+  const mprof_analysis_t *a = shown->a;
+  if (shown->streamed) return json_null();
   json_t *list = json_array();
   for (size_t i = 0; i < a->chain_count; i++) {
     const mprof_chain_t *c = &a->chains[i];
@@ -541,7 +598,9 @@ static json_t *json_chains(const mprof_model_t *m, const mprof_analysis_t *a) {
 }
 
 /* Per kind of request, why its slowest took as long as it did. */
-static json_t *json_path(const mprof_model_t *m, const mprof_analysis_t *a) {
+static json_t *json_path(const shown_t *shown) {
+  const mprof_model_t *m = shown->m;
+  const mprof_analysis_t *a = shown->a;
   json_t *paths = json_array();
   for (size_t r = 0; r < a->request_count; r++) {
     const mprof_request_group_t *g = &a->requests[r];
@@ -550,25 +609,29 @@ static json_t *json_path(const mprof_model_t *m, const mprof_analysis_t *a) {
         json_pack("{s:o, s:o, s:o}", "kind",
                   cli_json_text(a->text + g->name, strlen(a->text + g->name)),
                   "target", cli_json_thread(m, g->slowest), "steps",
-                  cli_json_why(m, a->why_hops + g->first_hop, g->hop_count)));
+                  shown->streamed ? json_null()
+                                  : cli_json_why(m, a->why_hops + g->first_hop,
+                                                 g->hop_count)));
   }
   return paths;
 }
 
-static int report_json(const char *path, const mprof_model_t *m,
-                       const mprof_analysis_t *a, size_t top) {
+static int report_json(const char *path, const shown_t *shown, size_t top) {
+  const mprof_model_t *m = shown->m;
+  const mprof_analysis_t *a = shown->a;
   const mprof_model_view_t *v = mprof_model_view(m);
   json_t *times = json_times(m, a, top);
   json_t *o = json_pack(
       "{s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
       "trace", cli_json_text(path, strlen(path)), "duration_ns",
       (json_int_t)v->duration_ns, "end_ns", (json_int_t)v->end_ns, "events",
-      (json_int_t)v->events, "threads", (json_int_t)(v->thread_count - 1),
-      "streams", (json_int_t)v->stream_count, "discarded",
-      (json_int_t)v->discarded, "findings", json_findings(m, a), "requests",
-      json_requests(m, a), "stalls", json_stalls(m, a), "lost_wakeups",
-      json_lost_wakeups(m, a), "thread_times", times ? times : json_null(),
-      "wait_chains", json_chains(m, a), "critical_path", json_path(m, a));
+      (json_int_t)v->events, "threads", (json_int_t)shown->threads, "streams",
+      (json_int_t)v->stream_count, "discarded", (json_int_t)v->discarded,
+      "findings", json_findings(m, a), "requests", json_requests(m, a),
+      "stalls", json_stalls(shown), "lost_wakeups", json_lost_wakeups(shown),
+      "thread_times", times ? times : json_null(), "wait_chains",
+      json_chains(shown), "critical_path", json_path(shown));
+  if (o && shown->streamed) json_object_set_new(o, "streamed", json_true());
   if (!o || !times) {
     json_decref(o);
     return -1;
@@ -580,6 +643,14 @@ static int report_json(const char *path, const mprof_model_t *m,
 }
 
 /* --- The command ---------------------------------------------------------- */
+
+static void report_print(report_t *r, const char *path, const shown_t *shown) {
+  if (r->json ? report_json(path, shown, r->top)
+              : report_text(path, shown, r->top)) {
+    cli_output_failed("report", "standard output");
+    r->failed = 1;
+  }
+}
 
 /* Analyse and print a model of path, progress told until the analysis is
  * done; damaged: the reader found damage in it (events are missing). */
@@ -595,25 +666,76 @@ static void report_model(report_t *r, const char *path, mprof_model_t *m,
   if (err) {
     cli_fail(0, "report", path, "%s", mprof_strerror(err));
     r->failed = 1;
-  } else {
-    if (r->json ? report_json(path, m, &a, r->top)
-                : report_text(path, m, &a, r->top)) {
-      cli_output_failed("report", "standard output");
-      r->failed = 1;
-    }
-    mprof_analysis_free(&a);
+    return;
   }
+  shown_t shown = {m, &a, mprof_model_view(m)->thread_count - 1, 0};
+  report_print(r, path, &shown);
+  mprof_analysis_free(&a);
+}
+
+/* The model of a trace takes about this many bytes for each byte of its
+ * packets' events (a 1.5 GB trace of 108 M events: 5.3 GB of model and
+ * analysis); past the budget, the report is made in one pass instead. */
+#define MODEL_BYTES_PER_BYTE 6
+#define MODEL_BUDGET ((uint64_t)256 << 20)
+
+/* Should the traces be analysed in one pass: asked to, or too big for a
+ * model within the budget (legacy traces, read whole anyway, never)? */
+static int one_pass(const report_t *r, const mprof_trace_t *const *traces,
+                    size_t count) {
+  uint64_t bytes = 0;
+  for (size_t t = 0; t < count; t++) {
+    if (mprof_trace_info(traces[t])->legacy) return 0;
+    for (size_t i = 0; i < mprof_trace_packet_count(traces[t]); i++)
+      bytes += mprof_trace_packet(traces[t], i)->content_bytes;
+  }
+  return r->stream || bytes > MODEL_BUDGET / MODEL_BYTES_PER_BYTE;
+}
+
+/* The pass's progress, its packets; after the last one, what is left is
+ * the analysis's end (settling what is kept, the findings). */
+static void pass_progress(void *context, size_t done, size_t total) {
+  cli_progress_t *progress = context;
+  cli_progress_packets(progress, done, total);
+  if (done < total) return;
+  cli_progress_phase(progress, "report: analysing", 0, NULL);
+  cli_progress_update(progress, 0);
+}
+
+/* Analyse traces in one pass and print it; problems: the reader's count
+ * of damage, read once the pass is over. */
+static void report_streamed(report_t *r, const char *path,
+                            const mprof_trace_t *const *traces, size_t count,
+                            const int64_t *offsets_ns, cli_progress_t *progress,
+                            const int *problems) {
+  mprof_stream_options_t options = {r->options,    r->top,   offsets_ns,
+                                    pass_progress, progress, problems};
+  mprof_stream_result_t result;
+  int err = mprof_analysis_stream(traces, count, &options, &result);
+  cli_progress_finish(progress);
+  if (err) {
+    cli_fail(0, "report", path, "%s", mprof_strerror(err));
+    r->failed = 1;
+    return;
+  }
+  shown_t shown = {result.named, &result.analysis, result.thread_count, 1};
+  report_print(r, path, &shown);
+  mprof_stream_result_free(&result);
 }
 
 static void report_one(void *context, const char *path, mprof_trace_t *trace,
                        int *problems) {
   report_t *r = context;
+  const mprof_trace_t *const *traces = (const mprof_trace_t *const *)&trace;
   mprof_model_t *m;
   cli_progress_t progress;
   cli_progress_start(&progress, "report", 0);
+  if (one_pass(r, traces, 1)) {
+    report_streamed(r, path, traces, 1, NULL, &progress, problems);
+    return;
+  }
   mprof_model_load_options_t options = {NULL, cli_progress_packets, &progress};
-  int err = mprof_model_load_with((const mprof_trace_t *const *)&trace, 1,
-                                  &options, &m);
+  int err = mprof_model_load_with(traces, 1, &options, &m);
   if (err) {
     cli_progress_finish(&progress);
     cli_fail(0, "report", path, "%s", mprof_strerror(err));
@@ -624,7 +746,8 @@ static void report_one(void *context, const char *path, mprof_trace_t *trace,
   mprof_model_free(m);
 }
 
-/* A merged trace (`mprof merge`): its members as one model. */
+/* A merged trace (`mprof merge`): its members as one model, or in one
+ * pass. */
 static int report_merged(report_t *r, char *path) {
   int problems = 0;
   cli_traces_t set;
@@ -633,8 +756,12 @@ static int report_merged(report_t *r, char *path) {
   cli_progress_start(&progress, "report", 0);
   int code = cli_traces_open(&set, &path, 1, &problems);
   set.progress = &progress;
-  if (code == CLI_OK) code = cli_traces_model(&set, &m);
-  if (code == CLI_OK) report_model(r, path, m, &progress, problems > 0);
+  const mprof_trace_t *const *traces = (const mprof_trace_t *const *)set.traces;
+  if (code == CLI_OK && one_pass(r, traces, (size_t)set.count))
+    report_streamed(r, path, traces, (size_t)set.count, set.offsets_ns,
+                    &progress, &problems);
+  else if (code == CLI_OK && (code = cli_traces_model(&set, &m)) == CLI_OK)
+    report_model(r, path, m, &progress, problems > 0);
   cli_progress_finish(&progress);
   mprof_model_free(m);
   cli_traces_close(&set);
@@ -646,12 +773,13 @@ int cmd_report(int argc, char **argv) {
       {"json", no_argument, 0, 'j'},
       {"top", required_argument, 0, 't'},
       {"loop-blocked-ms", required_argument, 0, 'b'},
+      {"stream", no_argument, 0, 's'},
       {"help", no_argument, 0, 'h'},
       {0, 0, 0, 0}};
-  report_t r = {0, 10, {0, 0, 0}, 0};
+  report_t r = {0, 0, 10, {0, 0, 0}, 0};
   unsigned long blocked_ms;
   int c;
-  while ((c = getopt_long(argc, argv, "jt:b:h", options, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "jt:b:sh", options, NULL)) != -1) {
     char *end;
     switch (c) {
     case 'j': r.json = 1; break;
@@ -674,8 +802,9 @@ int cmd_report(int argc, char **argv) {
       }
       r.options.loop_blocked_ns = (int64_t)blocked_ms * 1000000;
       break;
+    case 's': r.stream = 1; break;
     case 'h': fputs(help, stdout); return CLI_OK;
-    default: return cli_option_error("report", argv, "jt:b:h");
+    default: return cli_option_error("report", argv, "jt:b:sh");
     }
   }
   if (optind >= argc) return cli_missing("report", "TRACE", "trace.ctf");

@@ -41,6 +41,8 @@ for mode in all threads; do
   MPROF_TRACE="$tmp/prog-$mode.ctf" "$uv/uv_prog_traced" "$tmp" "$mode" \
     >/dev/null 2>&1 && traces+=("$tmp/prog-$mode.ctf")
 done
+uv_all=
+[ ! -f "$tmp/prog-all.ctf" ] || uv_all=$tmp/prog-all.ctf
 # 1 k, 60 k and 900 k events: the last ends more threads than the stream
 # holds back before retiring them
 "$gen" "$tmp/gen-1k.ctf" discard 400000 30 2 >/dev/null
@@ -54,4 +56,28 @@ for t in "${traces[@]}"; do same "$t"; done
 same "$tmp/story.ctf" "$tmp/gen-60k.ctf"
 same "$data/net.ctf" "$data/net.ctf"
 [ ! -f "$tmp/fs.ctf" ] || same "$tmp/fs.ctf" "$tmp/prog-all.ctf"
-echo "the stream agrees with the model: the damaged traces, ${#traces[@]} more, 3 pairs"
+
+# mprof report in one pass: said so; the parts it computes print as the
+# model's report prints them, what it leaves out is said to be left out.
+for t in "$tmp/story.ctf" "$tmp/gen-900k.ctf" ${uv_all:+"$uv_all"}; do
+  "$mprof" report "$t" >"$tmp/model.txt"
+  "$mprof" report --stream "$t" >"$tmp/stream.txt"
+  grep -q '^  analysed in one pass: ' "$tmp/stream.txt" ||
+    fail "report --stream $t does not say it is streamed"
+  for part in 2,2 '/^Requests:/,/^Stalled:/' '/^Time per thread/,/^$/'; do
+    cmp -s <(sed -n "${part}p" "$tmp/model.txt") \
+      <(sed -n "${part}p" "$tmp/stream.txt") ||
+      fail "report --stream $t: $part differs: $(diff "$tmp/model.txt" "$tmp/stream.txt")"
+  done
+  grep -q '^Lost wake-ups: not computed in one pass$' "$tmp/stream.txt" ||
+    fail "report --stream $t: lost wake-ups not said to be left out"
+done
+"$mprof" report --stream --json "$tmp/story.ctf" | /usr/bin/python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+assert r["streamed"] is True, "not streamed"
+assert r["lost_wakeups"] is None and r["wait_chains"] is None, "left out"
+assert [f["kind"] for f in r["findings"]] == ["stalled", "stalled"], r["findings"]
+assert r["threads"] == 9 and r["events"] == 52, (r["threads"], r["events"])
+' || fail "report --stream --json of the story"
+echo "the stream agrees with the model: the damaged traces, ${#traces[@]} more, 3 pairs, the report"
