@@ -44,7 +44,7 @@ static const char *const labels[] = {
     "bob's\x1b[31m\x07 session\r\n\x01",
     "mail.bob-private.org",
     "192.168.77.66",
-    "EVE",
+    "EVANGELINE",
     "fs event /home/alice/inbox",
     "net send udp [2001:470::98]:4000 [2001:470::99]:53 5eed0fdeadc0ffee 9",
 };
@@ -98,7 +98,7 @@ int main(int argc, char **argv) {
       "deployer",   "10.1.2.3",     "172.16.99.7",  "fe80::dead:beef",
       "alice-corp", "2001:470::77", "2001:470::88", "feedfacecafebeef",
       "hunter2",    "bob's",        "bob-private",  "192.168.77.66",
-      "session",    "EVE",          "inbox",        "10.9.8.6",
+      "session",    "EVANGELINE",   "inbox",        "10.9.8.6",
       "10.9.8.7",   "2001:470::98", "2001:470::99", "5eed0fdeadc0ffee"};
   for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) secret(parts[i]);
   net_events();
@@ -113,11 +113,11 @@ int main(int argc, char **argv) {
 
   mprof_counter_t c = mprof_counter_make("dave's open tickets");
   mprof_counter_value(c, 7);
-  secret("dave");
+  secret("dave's");
   uint64_t failed = mprof_create(MPROF_REQUEST);
   mprof_label(failed, "connect 10.1.2.3:5432");
-  mprof_fail(failed, "password for erin rejected");
-  secret("erin");
+  mprof_fail(failed, "password for erinsdottir rejected");
+  secret("erinsdottir");
   mprof_fail(mprof_create(MPROF_CONNECT), "ECONNREFUSED");
 
   uint64_t stuck = mprof_create(MPROF_REQUEST);

@@ -118,18 +118,18 @@ keep addresses 'id_rsa\|db\.alice\|session' '"connect 10.1.2.3:5432"' \
 keep names 'id_rsa\|10\.1\.2\.3\|session\|5eed0f' \
   '"getaddrinfo db.alice-corp.net"' '"mail.bob-private.org"'
 keep labels 'id_rsa\|10\.1\.2\.3\|db\.alice\|5eed0f' \
-  'text="GET /p[0-9]*/f[0-9]*"' 'text="EVE"' 'procname\|text="dave.s open tickets"'
+  'text="GET /p[0-9]*/f[0-9]*"' 'text="EVANGELINE"' 'procname\|text="dave.s open tickets"'
 
 # --- damage: told, left out, never copied -------------------------------------
 # The 64 KiB label's string event (a names packet) and the failure
-# naming erin (a ring packet) get an unknown event id; the other thread's
+# naming erinsdottir (a ring packet) get an unknown event id; the other thread's
 # names packet, with its label of a path, a bad magic.
 /usr/bin/python3 - <<'PY'
 import struct
 data = bytearray(open("h.ctf", "rb").read())
 at = data.index(b"carol-")
 data[at - 6] = (data[at - 6] & ~31) | 30      # string: id 15 -> 30
-at = data.index(b"password for erin")
+at = data.index(b"password for erinsdottir")
 data[at - 8] = (data[at - 8] & ~31) | 30      # fail: id 6 -> 30
 size, = struct.unpack_from("<I", data, 24)
 packets, = struct.unpack_from("<Q", data, 56)
