@@ -6,7 +6,8 @@
  * back: the same events, in order, as the calls they stand for, at one
  * time; a label that dies with its create, in the ring packet that holds
  * it; the resolver named by a packet that the pair opens; both events
- * counted when the ring is full.
+ * counted when the ring is full; and the same events from the fast paths
+ * that the TSC clock takes.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -228,14 +229,115 @@ static void dropped_pairs_count_both_events(void **state) {
   assert_int_equal(discarded, before + 4);
 }
 
+#if defined(__x86_64__)
+/* The shim's events of a write and a read, by the calls it makes: a
+ * request created with its label, its bytes sent at that time, its
+ * callback, its end; a read entered with its net label, a datagram's, the
+ * loop's suspend.  The heads are kept, as the shim keeps them, so that
+ * the second time round their string ids are known. */
+static uint64_t shim_calls(mprof_counter_t bytes) {
+  static const char send[] = "net send tcp 10.0.0.1:1 10.0.0.2:2",
+                    recv[] = "net recv tcp 10.0.0.2:2 10.0.0.1:1",
+                    udp[] = "net recv udp 10.0.0.3:3 10.0.0.1:53";
+  mprof__net_head_t heads[3] = {
+      {send, sizeof send - 1, mprof__label_hash(send, sizeof send - 1), 0, 0,
+       0},
+      {recv, sizeof recv - 1, mprof__label_hash(recv, sizeof recv - 1), 0, 0,
+       0},
+      {udp, sizeof udp - 1, mprof__label_hash(udp, sizeof udp - 1), 0, 0, 0}};
+  uint64_t first = MPROF_NONE;
+  for (uint64_t round = 0; round < 3; round++) {
+    uint64_t request = create_write();
+    if (!round) first = request;
+    mprof__label_net_head(MPROF__NET_AT_LAST, request, &heads[0], bytes,
+                          round * 10, 10);
+    mprof_switch(request);
+    mprof__resolve_switch(request, 42);
+    mprof__label_net_head(MPROF__NET_ENTER, 1007, &heads[1], bytes, round * 4,
+                          4);
+    mprof__label_net_head(MPROF__NET_NOW, 1007, &heads[1], 0, round * 4 + 4, 1);
+    mprof_switch(42);
+    mprof__label_net_hash_head(MPROF__NET_ENTER, 1008, &heads[2], bytes,
+                               0x1234 + round, 12);
+    mprof_suspend();
+    mprof_switch(42);
+  }
+  return first;
+}
+
+/* A thread id of shim_calls() whose requests' ids begin at first, as an
+ * index for the requests (ids go on from one trace to the next). */
+static uint64_t request_index(uint64_t id, uint64_t first) {
+  return id >= first && id < first + 3 ? id - first : id;
+}
+
+/* A copy of the events read back, times left out. */
+static mprof_event_t general[MAX_EVENTS];
+static char general_texts[MAX_EVENTS][64];
+
+/* The shim's calls record the same events on the TSC, where they take
+ * their fast paths, as on the test's clock, where they take the general
+ * ones (test_record_group.c's other tests); the events at one instant at
+ * one time. */
+static void fast_paths_record_as_the_general_ones(void **state) {
+  (void)state;
+  start(MPROF_RING_OVERWRITE);
+  mprof_counter_t bytes = mprof_counter_make("bytes");
+  uint64_t general_first = shim_calls(bytes);
+  stop_and_read();
+  size_t general_count = event_count;
+  memcpy(general, events, event_count * sizeof *events);
+  memcpy(general_texts, texts, event_count * sizeof *texts);
+
+  buffer = aligned_alloc(4096, SIZE);
+  assert_non_null(buffer);
+  memset(buffer, 0, SIZE);
+  mprof_config_t config;
+  memset(&config, 0, sizeof config);
+  config.buffer = buffer;
+  config.size = SIZE;
+  config.packet_size = PACKET;
+  config.clock_freq_hz = 1000000000u; /* clock NULL: the TSC */
+  config.name = "test_record_group";
+  assert_int_equal(mprof_start(&config), 0);
+  mprof_switch(42);
+  uint64_t first = shim_calls(bytes);
+  stop_and_read();
+
+  assert_int_equal(event_count, general_count);
+  for (size_t i = 0; i < event_count; i++) {
+    const mprof_event_t *got = &events[i], *want = &general[i];
+    assert_int_equal(got->kind, want->kind);
+    assert_int_equal(request_index(got->thread, first),
+                     request_index(want->thread, general_first));
+    assert_int_equal(request_index(got->a, first),
+                     request_index(want->a, general_first));
+    assert_int_equal(request_index(got->b, first),
+                     request_index(want->b, general_first));
+    assert_int_equal(got->type, want->type);
+    assert_int_equal(got->counter, want->counter);
+    assert_int_equal(got->value, want->value);
+    assert_int_equal(got->text_length, want->text_length);
+    assert_memory_equal(got->text, general_texts[i], got->text_length);
+    /* The test's clock moves at each reading: an event at the time of the
+     * one before was recorded at one instant with it. */
+    if (i && want->time_ticks == general[i - 1].time_ticks)
+      assert_int_equal(got->time_ticks, events[i - 1].time_ticks);
+  }
+}
+#endif
+
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(create_and_label_in_one_ring_packet),
-      cmocka_unit_test(resolve_then_switch_at_one_time),
-      cmocka_unit_test(switch_and_net_label_at_one_time),
-      cmocka_unit_test(sent_bytes_take_the_time_of_the_create),
-      cmocka_unit_test(a_pair_that_opens_a_packet),
-      cmocka_unit_test(dropped_pairs_count_both_events),
+    cmocka_unit_test(create_and_label_in_one_ring_packet),
+    cmocka_unit_test(resolve_then_switch_at_one_time),
+    cmocka_unit_test(switch_and_net_label_at_one_time),
+    cmocka_unit_test(sent_bytes_take_the_time_of_the_create),
+    cmocka_unit_test(a_pair_that_opens_a_packet),
+    cmocka_unit_test(dropped_pairs_count_both_events),
+#if defined(__x86_64__)
+    cmocka_unit_test(fast_paths_record_as_the_general_ones),
+#endif
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -274,6 +274,49 @@ static inline void emit_two_threads(uint32_t id, uint64_t a, uint64_t b) {
   commit(&s->ring, p + 8);
 }
 
+/* --- Fast paths -------------------------------------------------------------
+ * The libuv shim's events of every read and write (switches, a request's
+ * create and end, net labels) first try the case that nearly always
+ * holds: recording on, this OS thread's stream begun, the TSC as the
+ * clock, room in the open packet, ids that fit the compact form.  That
+ * path calls nothing, so that the compiler saves no registers for it;
+ * anything else goes to the event's general path, which starts over. */
+
+/* This OS thread's stream, if an event may take its fast path; else 0. */
+static inline stream_t *fast_stream(void) {
+#if defined(__x86_64__)
+  stream_t *s = &mprof__self;
+  if (LIKELY(state_now() == STATE_ON && s->session == mprof__recorder.session &&
+             mprof__recorder.clock == 0))
+    return s;
+#endif
+  return 0;
+}
+
+/* The fast path's clock: the TSC (fast_stream() said so). */
+static inline uint64_t fast_clock(void) {
+#if defined(__x86_64__)
+  return __builtin_ia32_rdtsc();
+#else
+  return 0;
+#endif
+}
+
+/* Room in the ring's open packet for a compact event of id and `size`
+ * payload bytes at clock value now, its header written: where its payload
+ * goes, or 0 if the general path must make room. */
+static inline uint8_t *fast_reserve(stream_t *s, uint32_t id, uint32_t size,
+                                    uint64_t now) {
+  cursor_t *c = &s->ring;
+  uint8_t *p = c->pos;
+  if (UNLIKELY(now - c->last_ts >= ((uint64_t)1 << MPROF__COMPACT_TS_BITS) ||
+               (uint64_t)(c->end - p) < MPROF__COMPACT_HEADER_SIZE + size))
+    return 0;
+  mprof__put_u32(p, id | (uint32_t)(now << 5));
+  c->last_ts = now;
+  return p + MPROF__COMPACT_HEADER_SIZE;
+}
+
 /* --- Events at one instant --------------------------------------------------
  * The libuv shim records some events in twos: a request's create and its
  * label, a callback's switch and its network label, a resolve and the
@@ -379,16 +422,27 @@ static uint64_t hash_bytes(const char *text, size_t length) {
   return h;
 }
 
+/* The string id of the string of FNV-1a hash `hash` that this stream has
+ * defined, if its table still holds it; else 0. */
+static inline uint32_t interned_id(const stream_t *s, uint64_t hash) {
+  for (uint32_t i = 0; i < INTERN_PROBES; i++) {
+    const interned_t *probe = &s->interned[(hash + i) % INTERN_SLOTS];
+    if (probe->id && probe->hash == hash) return probe->id;
+  }
+  return 0;
+}
+
 /* The string id of text (of FNV-1a hash `hash`) in this stream, defining
  * it in the names area the first time; 0 if it cannot be interned (names
  * area full, ids used up). */
 static inline __attribute__((always_inline)) uint32_t
 intern(stream_t *s, const char *text, size_t length, uint64_t hash) {
+  uint32_t known = interned_id(s, hash);
+  if (known) return known;
   interned_t *slot = NULL;
-  for (uint32_t i = 0; i < INTERN_PROBES; i++) {
+  for (uint32_t i = 0; i < INTERN_PROBES && !slot; i++) {
     interned_t *probe = &s->interned[(hash + i) % INTERN_SLOTS];
-    if (probe->id && probe->hash == hash) return probe->id;
-    if (!slot && !probe->id) slot = probe;
+    if (!probe->id) slot = probe;
   }
   /* All probed slots taken: the newest string replaces the first one. */
   if (!slot) slot = &s->interned[hash % INTERN_SLOTS];
@@ -548,11 +602,23 @@ void mprof__label_hashed(uint64_t thread, const char *label, size_t length,
  * create's header. */
 #define CREATE_LABEL_SIZE (5 + MPROF__COMPACT_HEADER_SIZE + 6)
 
-uint64_t mprof__create_labelled(mprof_type_t type, const char *label,
-                                size_t length, uint64_t hash) {
-  if (UNLIKELY(!is_started())) return MPROF_NONE;
-  stream_t *s = stream_get();
-  uint64_t child = mint_id();
+/* At p, reserved for them: a create of child and its label_ref, committed. */
+static inline void put_create_label(stream_t *s, uint8_t *p, uint64_t child,
+                                    mprof_type_t type, uint32_t string_id) {
+  mprof__put_u32(p, (uint32_t)child);
+  p[4] = (uint8_t)type;
+  p = put_group_header(s, p + 5, MPROF__EV_LABEL_REF);
+  mprof__put_u32(p, (uint32_t)child);
+  mprof__put_u16(p + 4, (uint16_t)string_id);
+  commit(&s->ring, p + 6);
+}
+
+/* mprof__create_labelled() of child, minted, in stream s: its general
+ * path. */
+COLD static uint64_t create_labelled_minted(stream_t *s, uint64_t child,
+                                            mprof_type_t type,
+                                            const char *label, size_t length,
+                                            uint64_t hash) {
   uint32_t string_id =
       length <= string_limit() ? intern(s, label, length, hash) : 0;
   if (UNLIKELY(!string_id || !fits32(child))) {
@@ -561,17 +627,41 @@ uint64_t mprof__create_labelled(mprof_type_t type, const char *label,
     return child;
   }
   uint8_t *p = reserve_group(s, MPROF__EV_CREATE, CREATE_LABEL_SIZE, 2);
-  if (!p) return child;
-  mprof__put_u32(p, (uint32_t)child);
-  p[4] = (uint8_t)type;
-  p = put_group_header(s, p + 5, MPROF__EV_LABEL_REF);
-  mprof__put_u32(p, (uint32_t)child);
-  mprof__put_u16(p + 4, (uint16_t)string_id);
-  commit(&s->ring, p + 6);
+  if (p) put_create_label(s, p, child, type, string_id);
   return child;
 }
 
-void mprof__resolve_switch(uint64_t thread, uint64_t next) {
+uint64_t mprof__create_labelled(mprof_type_t type, const char *label,
+                                size_t length, uint64_t hash) {
+  stream_t *s = fast_stream();
+  if (UNLIKELY(!s)) {
+    if (UNLIKELY(!is_started())) return MPROF_NONE;
+    s = stream_get();
+    return create_labelled_minted(s, mint_id(), type, label, length, hash);
+  }
+  uint64_t child = mint_id();
+  uint32_t string_id = interned_id(s, hash);
+  uint8_t *p;
+  if (LIKELY(string_id && fits32(child) &&
+             (p = fast_reserve(s, MPROF__EV_CREATE, CREATE_LABEL_SIZE,
+                               fast_clock())))) {
+    put_create_label(s, p, child, type, string_id);
+    return child;
+  }
+  return create_labelled_minted(s, child, type, label, length, hash);
+}
+
+/* At p, reserved for them: a resolve of thread and a switch to next,
+ * committed. */
+static inline void put_resolve_switch(stream_t *s, uint8_t *p, uint64_t thread,
+                                      uint64_t next) {
+  p = put_group_thread(s, p, thread, MPROF__EV_SWITCH);
+  mprof__put_u32(p, (uint32_t)next);
+  commit(&s->ring, p + 4);
+}
+
+/* mprof__resolve_switch()'s general path. */
+COLD static void resolve_switch_general(uint64_t thread, uint64_t next) {
   if (UNLIKELY(!is_started())) return;
   stream_t *s = stream_get();
   if (UNLIKELY(next == s->current || !fits32(thread | next))) {
@@ -582,10 +672,20 @@ void mprof__resolve_switch(uint64_t thread, uint64_t next) {
   /* A packet that the resolve opens starts with its resolver running. */
   uint8_t *p = reserve_group(s, MPROF__EV_RESOLVE, GROUP_SWITCH + 4, 2);
   s->current = next;
-  if (!p) return;
-  p = put_group_thread(s, p, thread, MPROF__EV_SWITCH);
-  mprof__put_u32(p, (uint32_t)next);
-  commit(&s->ring, p + 4);
+  if (p) put_resolve_switch(s, p, thread, next);
+}
+
+void mprof__resolve_switch(uint64_t thread, uint64_t next) {
+  stream_t *s = fast_stream();
+  uint8_t *p;
+  if (LIKELY(s && next != s->current && fits32(thread | next) &&
+             (p = fast_reserve(s, MPROF__EV_RESOLVE, GROUP_SWITCH + 4,
+                               fast_clock())))) {
+    s->current = next;
+    put_resolve_switch(s, p, thread, next);
+    return;
+  }
+  resolve_switch_general(thread, next);
 }
 
 uint64_t mprof__label_hash(const char *text, size_t length) {
@@ -670,12 +770,13 @@ head_id(stream_t *s, mprof__net_head_t *head) {
   return id;
 }
 
-/* mprof__label_net_head() and mprof__label_net_hash_head(), by kind: a
- * copy for each, with intern() inlined, the cost of a TCP read or write. */
-static inline __attribute__((always_inline)) void
-label_net_head(uint32_t kind, mprof__net_stamp_t how, uint64_t thread,
-               mprof__net_head_t *head, mprof_counter_t counter,
-               uint64_t number, uint64_t length) {
+/* The general path of mprof__label_net_head() and
+ * mprof__label_net_hash_head(), by kind. */
+COLD static void label_net_head_general(uint32_t kind, mprof__net_stamp_t how,
+                                        uint64_t thread,
+                                        mprof__net_head_t *head,
+                                        mprof_counter_t counter,
+                                        uint64_t number, uint64_t length) {
   if (UNLIKELY(!is_started())) return;
   stream_t *s = stream_get();
   int switching = how == MPROF__NET_ENTER && thread != s->current;
@@ -689,6 +790,46 @@ label_net_head(uint32_t kind, mprof__net_stamp_t how, uint64_t thread,
   if (switching) emit_thread(MPROF__EV_SWITCH, thread);
   emit_net_text(s, kind, thread, head->text, head->length, counter, number,
                 length);
+}
+
+/* mprof__label_net_head() and mprof__label_net_hash_head(), by kind and
+ * stamp (each its own copy): the fast path of a head already interned in
+ * this stream, in the compact form, else the general path. */
+static inline __attribute__((always_inline)) void
+label_net_head(uint32_t kind, mprof__net_stamp_t how, uint64_t thread,
+               mprof__net_head_t *head, mprof_counter_t counter,
+               uint64_t number, uint64_t length) {
+  stream_t *s = fast_stream();
+  int hashed = kind == MPROF__EV_NET_HASH_LABEL;
+  if (LIKELY(s && head->id && head->instance == s->instance &&
+             head->session == s->session && fits32(thread) &&
+             (hashed || number <= INT32_MAX) && length <= INT32_MAX)) {
+    int switching = how == MPROF__NET_ENTER && thread != s->current;
+    uint32_t size = hashed ? 20 : 16;
+    uint8_t *p = switching ? fast_reserve(s, MPROF__EV_SWITCH,
+                                          GROUP_SWITCH + size, fast_clock())
+                 : how == MPROF__NET_AT_LAST
+                     ? fast_reserve(s, kind, size, s->ring.last_ts)
+                     : fast_reserve(s, kind, size, fast_clock());
+    if (LIKELY(p)) {
+      if (switching) {
+        s->current = thread;
+        p = put_group_thread(s, p, thread, kind);
+      }
+      mprof__put_u32(p, (uint32_t)thread);
+      /* The head's string id and the counter, two u16, as one store. */
+      mprof__put_u32(p + 4, (uint32_t)(uint16_t)head->id |
+                                (uint32_t)(uint16_t)counter << 16);
+      if (hashed)
+        mprof__put_u64(p + 8, number);
+      else
+        mprof__put_u32(p + 8, (uint32_t)number);
+      mprof__put_u32(p + size - 4, (uint32_t)length);
+      commit(&s->ring, p + size);
+      return;
+    }
+  }
+  label_net_head_general(kind, how, thread, head, counter, number, length);
 }
 
 /* label_net_head() of a kind, specialized for how: the shim passes a
@@ -739,7 +880,8 @@ void mprof__signal(uint64_t target) {
   emit_thread(MPROF__EV_SIGNAL, target);
 }
 
-void mprof__switch(uint64_t thread) {
+/* mprof__switch()'s general path. */
+COLD static void switch_general(uint64_t thread) {
   if (UNLIKELY(!is_started())) return;
   stream_t *s = stream_get();
   if (thread == s->current) return;
@@ -747,12 +889,39 @@ void mprof__switch(uint64_t thread) {
   emit_thread_in(s, MPROF__EV_SWITCH, thread);
 }
 
-void mprof__suspend(void) {
+void mprof__switch(uint64_t thread) {
+  stream_t *s = fast_stream();
+  uint8_t *p;
+  if (LIKELY(s && fits32(thread))) {
+    if (thread == s->current) return;
+    if (LIKELY(p = fast_reserve(s, MPROF__EV_SWITCH, 4, fast_clock()))) {
+      s->current = thread;
+      mprof__put_u32(p, (uint32_t)thread);
+      commit(&s->ring, p + 4);
+      return;
+    }
+  }
+  switch_general(thread);
+}
+
+/* mprof__suspend()'s general path. */
+COLD static void suspend_general(void) {
   if (UNLIKELY(!is_started())) return;
   stream_t *s = stream_get();
   s->current = MPROF_NONE;
   uint8_t *p = reserve(s, &s->ring, MPROF__EV_SUSPEND, 0);
   if (p) commit(&s->ring, p);
+}
+
+void mprof__suspend(void) {
+  stream_t *s = fast_stream();
+  uint8_t *p;
+  if (LIKELY(s && (p = fast_reserve(s, MPROF__EV_SUSPEND, 0, fast_clock())))) {
+    s->current = MPROF_NONE;
+    commit(&s->ring, p);
+    return;
+  }
+  suspend_general();
 }
 
 void mprof__should_resolve(uint64_t thread) {
