@@ -28,7 +28,9 @@ static const char help[] =
     "           (default 1200 x 800), and the legend under it, for the time\n"
     "           range T0:T1 (default: the busy part, as Fit shows), times\n"
     "           since the first event with a unit: ns, us, ms or s (ns if\n"
-    "           none), e.g. --range 2ms:3.5ms, within the trace\n"
+    "           none), e.g. --range 2ms:3.5ms, within the trace; of a trace\n"
+    "           whose model would take over MPROF_VIEW_BUDGET_MIB (1024)\n"
+    "           MiB, only the packets of the range, found by its index\n"
     "examples:\n"
     "  mprof view trace.ctf\n"
     "  mprof view --png first.png --range 0:5ms trace.ctf\n"
@@ -170,6 +172,35 @@ static int write_png(const view_args_t *args, mprof_view_doc_t *doc) {
   return err;
 }
 
+/* The memory --png --range may take for a model, in bytes: whole, above
+ * it, only the packets of the range are modelled. */
+static uint64_t model_budget(void) {
+  const char *text = getenv("MPROF_VIEW_BUDGET_MIB");
+  char *end;
+  unsigned long long mib = text ? strtoull(text, &end, 10) : 0;
+  return (text && *text && !*end ? mib : 1024) << 20;
+}
+
+/* --png --range of a trace whose model would pass the budget, as the
+ * document of the packets of the range (said on standard error): 0 and
+ * *out NULL where the whole trace is loaded instead, or an mprof error. */
+static int load_window_doc(const char *path, const view_args_t *args,
+                           int *damaged, mprof_view_doc_t **out) {
+  mprof_view_range_t w;
+  uint64_t budget = model_budget();
+  int err = mprof__view_range_doc(path, args->t0_ns, args->t1_ns, budget,
+                                  cli_count_problem, damaged, &w, out);
+  if (err || !*out) return err;
+  fputs("mprof view: ", stderr);
+  cli_put_name(stderr, path);
+  fprintf(stderr,
+          ": its model would take about %llu MiB, over %llu MiB: the range "
+          "drawn from %zu of its %zu packets (its index)\n",
+          (unsigned long long)(w.model_bytes >> 20),
+          (unsigned long long)(budget >> 20), w.packets, w.packets_total);
+  return 0;
+}
+
 /* Trace path (a file, "-" or a merged trace) as a document. */
 static int load_doc(const char *path, int *damaged, mprof_view_doc_t **out) {
   cli_progress_t progress;
@@ -189,7 +220,10 @@ int cmd_view(int argc, char **argv) {
   if (!docs) return CLI_FAILED;
   for (int i = 0; i < count && code == CLI_OK; i++) {
     if ((code = cli_input_check("view", argv[optind + i]))) break;
-    int err = load_doc(argv[optind + i], &damaged, &docs[i]);
+    int err = args.png && args.has_range
+                  ? load_window_doc(argv[optind + i], &args, &damaged, &docs[i])
+                  : 0;
+    if (!err && !docs[i]) err = load_doc(argv[optind + i], &damaged, &docs[i]);
     if (err) {
       fprintf(stderr, "mprof view: %s: %s\n", argv[optind + i],
               mprof_strerror(err));

@@ -156,6 +156,22 @@ uint64_t mprof_index_events(const mprof_index_t *index);
 uint64_t mprof_index_start_ticks(const mprof_index_t *index);
 uint64_t mprof_index_clock_freq_hz(const mprof_index_t *index);
 
+/* The clock of the earliest and the latest event of the packets (0 if
+ * none).  A model of the whole trace counts time from the first
+ * (mprof_model_view()->start_ticks), unless a packet's events come out of
+ * time order. */
+uint64_t mprof_index_first_ticks(const mprof_index_t *index);
+uint64_t mprof_index_last_ticks(const mprof_index_t *index);
+
+/* The packets a model of the trace's part [from_ticks, to_ticks] is built
+ * from (mprof_model_load_packets()): of each ring stream, those whose
+ * events reach into it, and the first after it, whose events end what
+ * runs at its end; and every names packet, which name threads of any
+ * time.  Their numbers (in mprof_trace_packet() order, ascending) into a
+ * new array *packets (free() it) of *count.  Returns 0 or MPROF_ENOMEM. */
+int mprof_index_window(const mprof_index_t *index, uint64_t from_ticks,
+                       uint64_t to_ticks, size_t **packets, size_t *count);
+
 /* The pyramid's levels, finest first: level k's bins are 2^log2_ns ns
  * wide, twice the width of level k - 1's; the last level has one bin per
  * stream.  Its bins, ordered by stream then bin, only those holding

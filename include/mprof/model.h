@@ -237,6 +237,22 @@ int mprof_model_feed_many(const mprof_trace_t *const *traces, size_t count,
                           const mprof_model_sizes_t *sizes,
                           mprof_model_t **out);
 
+/* The model of some of trace's packets, packets[0 .. count) (numbers in
+ * mprof_trace_packet() order, ascending), their events merged in time
+ * order as mprof_model_load() merges a whole trace's, then finished: the
+ * part of a trace too big to model whole that a window shows, its packets
+ * chosen by its index (mprof_index_window() in mprof/index.h).  Time 0 is
+ * the clock value start_ticks: the whole trace's first event
+ * (mprof_index_first_ticks()) puts each event where the whole model
+ * would.  A thread created before the packets is taken as made before the
+ * trace, as in a ring that overwrote its start.  Of the names packets
+ * (labels, should_resolve hints), only the events of threads that the
+ * ring packets' events name are fed: memory is that of the packets'
+ * events, not the trace's.  Returns 0 or MPROF_ENOMEM. */
+int mprof_model_load_packets(const mprof_trace_t *trace, const size_t *packets,
+                             size_t count, uint64_t start_ticks,
+                             mprof_model_t **out);
+
 void mprof_model_free(mprof_model_t *model);
 
 /* The model's arrays (after mprof_model_finish()). */

@@ -1,5 +1,12 @@
 /* open.c -- the view state (timeline.h) the window and --png start from:
- * the documents' models, whole, in panes of a given size. */
+ * the documents' models, whole, in panes of a given size; or, for --png
+ * of a range of a trace too big to model whole, a document of the
+ * packets that range needs, chosen by the trace's index (docs/index.md).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mprof/index.h"
 #include "view.h"
 
 mprof_timeline_t *mprof__view_timeline(mprof_view_doc_t *const *docs, int count,
@@ -13,4 +20,93 @@ mprof_timeline_t *mprof__view_timeline(mprof_view_doc_t *const *docs, int count,
   for (int i = 0; i < count; i++) mprof_timeline_resize(tl, i, width, height);
   mprof_timeline_fit(tl);
   return tl;
+}
+
+/* --- A window of a big trace ---------------------------------------------- */
+
+/* About how many bytes of model a byte of packet content makes (the
+ * events, threads, spans and arrows, and the arrays' room to grow). */
+#define MODEL_BYTES_PER_TRACE_BYTE 4
+
+static uint64_t model_bytes_estimate(const mprof_trace_t *trace) {
+  uint64_t bytes = 0;
+  for (size_t i = 0; i < mprof_trace_packet_count(trace); i++)
+    bytes += mprof_trace_packet(trace, i)->content_bytes;
+  return bytes * MODEL_BYTES_PER_TRACE_BYTE;
+}
+
+static uint64_t ns_ticks(int64_t ns, uint64_t start, uint64_t freq) {
+  double ticks = (double)(ns > 0 ? ns : 0) * (double)freq / 1e9;
+  return start + (uint64_t)ticks;
+}
+
+/* The model of trace's part [t0_ns, t1_ns), from the packets its index
+ * says that part needs (a tick more each side: ns and ticks round). */
+static int load_window(const mprof_trace_t *trace, const mprof_index_t *index,
+                       int64_t t0_ns, int64_t t1_ns, mprof_view_range_t *w,
+                       mprof_model_t **out) {
+  uint64_t start = mprof_index_first_ticks(index);
+  uint64_t freq = mprof_index_clock_freq_hz(index);
+  uint64_t from = ns_ticks(t0_ns, start, freq),
+           to = ns_ticks(t1_ns, start, freq);
+  size_t *packets, count;
+  int err = mprof_index_window(index, from > 0 ? from - 1 : 0, to + 1, &packets,
+                               &count);
+  if (err) return err;
+  w->packets = count;
+  w->packets_total = mprof_index_packet_count(index);
+  w->events = mprof_index_events(index);
+  err = mprof_model_load_packets(trace, packets, count, start, out);
+  free(packets);
+  return err;
+}
+
+static char *copy_text(const char *text) {
+  size_t n = strlen(text) + 1;
+  char *copy = malloc(n);
+  return copy ? memcpy(copy, text, n) : NULL;
+}
+
+/* A document of model, analysed, named after path. */
+static int window_doc(const char *path, mprof_model_t *model,
+                      mprof_view_doc_t **out) {
+  mprof_view_doc_t *doc = calloc(1, sizeof *doc);
+  if (!doc) {
+    mprof_model_free(model);
+    return MPROF_ENOMEM;
+  }
+  doc->model = model;
+  const char *slash = strrchr(path, '/');
+  doc->path = copy_text(path);
+  doc->title = copy_text(slash && slash[1] ? slash + 1 : path);
+  int err = mprof_model_analyse(model, &doc->analysis);
+  if (!err && (!doc->path || !doc->title)) err = MPROF_ENOMEM;
+  if (err) {
+    mprof__view_doc_free(doc);
+    return err;
+  }
+  *out = doc;
+  return 0;
+}
+
+int mprof__view_range_doc(const char *path, int64_t t0_ns, int64_t t1_ns,
+                          uint64_t budget_bytes, mprof_diag_fn diag,
+                          void *diag_context, mprof_view_range_t *window,
+                          mprof_view_doc_t **out) {
+  *out = NULL;
+  memset(window, 0, sizeof *window);
+  if (!strcmp(path, "-") || mprof_trace_is_merged(path)) return 0;
+  mprof_trace_t *trace;
+  int err = mprof_trace_open(path, diag, diag_context, &trace);
+  if (err) return err;
+  window->model_bytes = model_bytes_estimate(trace);
+  mprof_index_t *index = NULL;
+  mprof_model_t *model = NULL;
+  if (window->model_bytes > budget_bytes && !mprof_trace_info(trace)->legacy) {
+    err = mprof_index_open(path, trace, 0, NULL, NULL, &index);
+    if (!err) err = load_window(trace, index, t0_ns, t1_ns, window, &model);
+  }
+  mprof_index_free(index);
+  mprof_trace_close(trace);
+  return err || !model ? err : window_doc(path, model, out);
 }

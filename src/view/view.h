@@ -48,6 +48,25 @@ char *mprof__view_escape(const char *text);
 mprof_timeline_t *mprof__view_timeline(mprof_view_doc_t *const *docs, int count,
                                        int width, int height);
 
+/* What mprof__view_range_doc() found of a trace. */
+typedef struct mprof_view_range_s {
+  uint64_t model_bytes;          /* about what its whole model would take */
+  uint64_t events;               /* all its events, by its index */
+  size_t packets, packets_total; /* decoded for the window, of all */
+} mprof_view_range_t;
+
+/* The document of the part [t0_ns, t1_ns) of the trace file at path
+ * (times since its first event), if its whole model would take more than
+ * budget_bytes: the model of only the packets the trace's index (built if
+ * need be) says that part needs, and the names packets.  *out is NULL
+ * where the whole model fits, or path is not one trace file (standard
+ * input, a merged trace), or is a legacy trace: load it whole.  Problems
+ * in the trace go to diag.  Returns 0 or an mprof error. */
+int mprof__view_range_doc(const char *path, int64_t t0_ns, int64_t t1_ns,
+                          uint64_t budget_bytes, mprof_diag_fn diag,
+                          void *diag_context, mprof_view_range_t *window,
+                          mprof_view_doc_t **out);
+
 /* Paint pane p of tl on cr, at the size tl was told.  Returns 0 or
  * MPROF_ENOMEM. */
 int mprof__view_draw(cairo_t *cr, mprof_timeline_t *tl, int pane);
