@@ -136,16 +136,22 @@ requests_release(mprof__uv_requests_t *requests) {
   free(requests);
 }
 
+/* mprof__uv_map_take() of an entry in the shared map. */
+__attribute__((noinline)) static mprof__uv_entry_t *
+take_shared(const void *key) {
+  lock();
+  mprof__uv_entry_t *entry = chain_take(&buckets[bucket_of(key)], key);
+  forget(entry);
+  unlock();
+  return entry;
+}
+
 mprof__uv_entry_t *mprof__uv_map_take(const void *key) {
   mprof__uv_entry_t *running = mprof__uv_running_entry, *entry;
   if (running && running->requests &&
       (entry = chain_take(loop_bucket(running->requests, key), key)))
     return entry;
-  lock();
-  entry = chain_take(&buckets[bucket_of(key)], key);
-  forget(entry);
-  unlock();
-  return entry;
+  return take_shared(key);
 }
 
 mprof__uv_entry_t *mprof__uv_map_get_locked(const void *key,
@@ -205,8 +211,10 @@ static int recycling(void) {
   return recycled_freed_at_exit;
 }
 
-void mprof__uv_map_release(mprof__uv_entry_t *entry) {
-  if (!entry) return;
+/* mprof__uv_map_release() of an entry that this OS thread cannot keep as
+ * it is. */
+__attribute__((noinline)) static void
+release_general(mprof__uv_entry_t *entry) {
   if (entry->net) free(entry->net);
   if (entry->requests) requests_release(entry->requests);
   if (!recycled && recycling()) {
@@ -224,6 +232,27 @@ void mprof__uv_map_release(mprof__uv_entry_t *entry) {
   if (!kept) free(entry);
 }
 
+void mprof__uv_map_release(mprof__uv_entry_t *entry) {
+  if (!entry) return;
+  /* A request's entry, kept for this OS thread's next one. */
+  if (!entry->net && !entry->requests && !recycled && recycled_freed_at_exit) {
+    recycled = entry;
+    return;
+  }
+  release_general(entry);
+}
+
+/* entry, emptied, for key and thread: a copy of an empty entry, which
+ * compilers write as a few vector moves, where a compound literal or
+ * memset became a rep stos, slow to start. */
+static inline void entry_clear(mprof__uv_entry_t *entry, const void *key,
+                               uint64_t thread) {
+  static const mprof__uv_entry_t empty;
+  *entry = empty;
+  entry->key = key;
+  entry->thread = thread;
+}
+
 /* A new entry: the one this OS thread kept, else a spare, else malloc's.
  * Inlined: a write's request entry is one. */
 __attribute__((always_inline)) static inline mprof__uv_entry_t *
@@ -237,13 +266,7 @@ entry_new(const void *key, uint64_t thread) {
   }
   /* malloc, not calloc: glibc's calloc skips the per-thread cache. */
   if (!entry && !(entry = malloc(sizeof *entry))) return NULL;
-  /* A copy of an empty entry, which compilers write as a few vector
-   * moves, where a compound literal or memset became a rep stos, slow to
-   * start. */
-  static const mprof__uv_entry_t empty;
-  *entry = empty;
-  entry->key = key;
-  entry->thread = thread;
+  entry_clear(entry, key, thread);
   return entry;
 }
 
@@ -259,14 +282,31 @@ mprof__uv_entry_t *mprof__uv_map_add(const void *key, uint64_t thread) {
   return entry;
 }
 
-mprof__uv_entry_t *mprof__uv_map_add_request(const uv_loop_t *loop,
-                                             const void *key, uint64_t thread) {
+/* mprof__uv_map_add_request() but for its common case. */
+__attribute__((noinline)) static mprof__uv_entry_t *
+add_request_general(const uv_loop_t *loop, const void *key, uint64_t thread) {
   mprof__uv_requests_t *requests = running_requests(loop);
   if (!requests) return mprof__uv_map_add(key, thread);
   mprof__uv_entry_t *entry = entry_new(key, thread), *old;
   if (entry && (old = chain_put(loop_bucket(requests, key), entry)))
     mprof__uv_map_release(old);
   return entry;
+}
+
+mprof__uv_entry_t *mprof__uv_map_add_request(const uv_loop_t *loop,
+                                             const void *key, uint64_t thread) {
+  /* The common case: the running loop's table made, an entry kept, none
+   * for key yet. */
+  mprof__uv_entry_t *running = mprof__uv_running_entry, *entry = recycled;
+  mprof__uv_entry_t **link;
+  if (running && running->key == loop && running->requests && entry &&
+      !*(link = chain_link(loop_bucket(running->requests, key), key))) {
+    recycled = NULL;
+    entry_clear(entry, key, thread);
+    *link = entry;
+    return entry;
+  }
+  return add_request_general(loop, key, thread);
 }
 
 /* fork() in another OS thread may not leave the lock held in the child. */
