@@ -79,7 +79,8 @@ typedef enum kind_e {
   KIND_HASH_WORD, /* the same, with no decimal digit among them */
   KIND_LABEL,     /* other text, with a digit, slash, colon or bracket */
   KIND_WORD,      /* other text without */
-  KIND_TAKEN      /* a pseudonym handed out: never handed out again */
+  KIND_TAKEN,     /* a pseudonym handed out: never handed out again */
+  KIND_COUNT
 } kind_t;
 
 static const char *const kind_names[] = {
@@ -101,7 +102,9 @@ struct mprof_redactor_s {
   uint64_t key[2];
   unsigned keep;
   entry_t *entries;
-  size_t capacity, count; /* capacity a power of two */
+  size_t capacity, count;       /* capacity a power of two */
+  uint64_t used[KIND_COUNT][3]; /* pseudonyms handed out, by kind and
+                                   widening */
   /* the text being built by mprof_redact_text */
   char *out;
   size_t out_length, out_capacity;
@@ -176,8 +179,36 @@ static void letters(uint64_t n, int width, char *out) {
 /* How wide the space of candidate `attempt` is: 0 while the short
  * pseudonyms last (64 tries), 1 then (1024 more), 2 after, where every
  * 64-bit number is a pseudonym of its own, so the search always ends. */
+static const uint64_t first_attempt[3] = {0, 64, 64 + 1024};
 static int widening(uint64_t attempt) {
-  return attempt < 64 ? 0 : attempt < 64 + 1024 ? 1 : 2;
+  return attempt < first_attempt[1] ? 0 : attempt < first_attempt[2] ? 1 : 2;
+}
+
+/* How many pseudonyms kind has at widening `wide` (UINT64_MAX: more than
+ * a trace could ask for). */
+static uint64_t room(kind_t kind, int wide) {
+  static const uint64_t words[] = {456976, 8031810176, UINT64_MAX},
+                        numbers[] = {1000000, 1000000000000, UINT64_MAX},
+                        ipv4[] = {768, 131072, 1u << 28};
+  switch (kind) {
+  case KIND_WORD:
+  case KIND_HOST_WORD:
+  case KIND_FILE_WORD: return words[wide];
+  case KIND_IPV4: return ipv4[wide];
+  case KIND_IPV6:
+  case KIND_HASH:
+  case KIND_HASH_WORD: return UINT64_MAX;
+  default: return numbers[wide];
+  }
+}
+
+/* The first attempt worth making for kind: at the first widening that is
+ * less than half taken, so that a search takes a few tries, not a
+ * thousand, once the short pseudonyms are running out. */
+static uint64_t start_attempt(const mprof_redactor_t *r, kind_t kind) {
+  int wide = 0;
+  while (wide < 2 && r->used[kind][wide] >= room(kind, wide) / 2) wide++;
+  return first_attempt[wide];
 }
 
 /* n in decimal, cut to 6 or 12 digits while the space is narrow. */
@@ -255,10 +286,12 @@ static const entry_t *pseudonym(mprof_redactor_t *r, kind_t kind,
   if (known) return known;
   uint64_t h = key_hash(r, kind, text, length);
   char name[64];
-  for (uint64_t attempt = 0;; attempt++) {
+  uint64_t attempt = start_attempt(r, kind);
+  for (;; attempt++) {
     candidate(kind, h, attempt, name);
     if (!lookup(r, KIND_TAKEN, name, strlen(name))) break;
   }
+  r->used[kind][widening(attempt)]++;
   size_t n = strlen(name);
   if (!insert(r, KIND_TAKEN, name, n, "", 0)) return NULL;
   return insert(r, kind, text, length, name, n);

@@ -203,6 +203,21 @@ static void pseudonyms_never_run_out(void **state) {
   r = redactor("s", 0);
   assert_one_to_one(r, 4000, ipv4);
   assert_redacts_to(r, "10.200.0.1", DOC_IPV4 "|198\\.1[89]\\.[0-9]+\\.[0-9]+");
+  /* Once half the 768 documentation addresses are taken, the next go to
+   * 198.18.0.0/15 at once, rather than after 64 tries each. */
+  regex_t doc;
+  assert_int_equal(regcomp(&doc, "^" DOC_IPV4 "$", REG_EXTENDED | REG_NOSUB),
+                   0);
+  size_t documented = 0;
+  for (size_t i = 0; i < 4000; i++) {
+    char text[64], *out;
+    ipv4(i, text);
+    out = redacted(r, text);
+    documented += !regexec(&doc, out, 0, NULL, 0);
+    free(out);
+  }
+  regfree(&doc);
+  assert_int_equal(documented, 768 / 2);
   mprof_redactor_free(r);
 }
 
