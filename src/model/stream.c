@@ -9,13 +9,15 @@
  *  - a thread: its record (id, the model's index for it, type, flags,
  *    start, end, labels, failure, running time, the try_reads it made and
  *    when each was answered by a read) lives in a table by id while it may
- *    still change.  A thread that ended waits in a queue of
- *    STREAM_RETIRE_DELAY endings (later events still name it: the read of
- *    a resolved promise, the merge into it), then is retired: its time
- *    and request figures are settled (stream_settle.c), its id goes into
- *    a bitmap of ids seen (an event that names a retired id is no thread
- *    from before the trace, but a late reference, counted), and its record
- *    is freed once nothing the analysis keeps names it;
+ *    still change.  A thread that ended waits in its OS thread's queue
+ *    for STREAM_RETIRE_EVENTS more events of that OS thread (later events
+ *    still name it: the read of a resolved promise, the merge into it),
+ *    then is retired: its time and request figures are settled
+ *    (stream_settle.c), its id goes into a bitmap of ids seen (an event
+ *    that names a retired id names an inert thread, not one from before
+ *    the trace; where the model would change that thread, the event is a
+ *    late reference, counted), and its record goes back to the pool once
+ *    nothing the analysis keeps names it;
  *  - an OS-thread stream: what runs there and since when, an idle band
  *    open, the idle time so far (a loop's time in poll), whether a loop
  *    ran there;
@@ -39,14 +41,22 @@
 
 static sthread_t root_thread = {.index = MPROF_ROOT_THREAD, .refs = 1};
 
+/* What a retired id names: a thread that ended long ago, inert (its line
+ * is over: what runs it adds nothing, it waits on nothing). */
+static sthread_t retired_thread = {.index = MPROF_NO_THREAD,
+                                   .refs = 1,
+                                   .ending = MPROF_ENDING_RESOLVED,
+                                   .settled = 1};
+
+/* Not a record of the pool: the root, or the retired. */
+static int fixed(const sthread_t *t) {
+  return t == &root_thread || t == &retired_thread;
+}
+
 sthread_t *mprof__stream_root(void) { return &root_thread; }
 
-void mprof__stream_unref(sthread_t *t) {
-  if (!t || t == &root_thread || --t->refs) return;
-  mprof__stream_unref(t->creator);
-  mprof__stream_unref(t->becomes);
-  for (size_t k = 0; k < t->wait_count; k++)
-    mprof__stream_unref(t->waits[k].on);
+/* Free what a record owns (not the records it names). */
+static void record_clear(sthread_t *t) {
   free(t->waits);
   free(t->overhangs);
   free(t->poll_at_start.ns);
@@ -54,11 +64,58 @@ void mprof__stream_unref(sthread_t *t) {
   free(t->label);
   free(t->shown);
   free(t->failure);
-  free(t);
+}
+
+void mprof__stream_unref(sthread_t *t) {
+  if (!t || fixed(t) || --t->refs) return;
+  mprof__stream_unref(t->creator);
+  mprof__stream_unref(t->becomes);
+  for (size_t k = 0; k < t->wait_count; k++)
+    mprof__stream_unref(t->waits[k].on);
+  record_clear(t);
+  pool_t *pool = t->pool;
+  memset(t, 0, sizeof *t);
+  t->pool = pool;
+  t->creator = pool->free; /* the free list's link */
+  pool->free = t;
+}
+
+/* A zeroed record from s's pool, or NULL. */
+static sthread_t *record_new(stream_t *s) {
+  pool_t *pool = &s->pool;
+  sthread_t *t = pool->free;
+  if (t) {
+    pool->free = t->creator;
+    t->creator = NULL;
+    return t;
+  }
+  if (!pool->block_count || pool->used == POOL_BLOCK) {
+    sthread_t *block = calloc(POOL_BLOCK, sizeof *block);
+    if (!block || mprof__grow(&pool->blocks, &pool->block_cap,
+                              pool->block_count + 1, sizeof *pool->blocks)) {
+      free(block);
+      return NULL;
+    }
+    pool->blocks[pool->block_count++] = block;
+    pool->used = 0;
+  }
+  t = &pool->blocks[pool->block_count - 1][pool->used++];
+  t->pool = pool;
+  return t;
+}
+
+void mprof__stream_pool_free(pool_t *pool) {
+  for (size_t b = 0; b < pool->block_count; b++) {
+    size_t n = b + 1 == pool->block_count ? pool->used : POOL_BLOCK;
+    for (size_t i = 0; i < n; i++)
+      if (pool->blocks[b][i].refs) record_clear(&pool->blocks[b][i]);
+    free(pool->blocks[b]);
+  }
+  free(pool->blocks);
 }
 
 sthread_t *mprof__stream_ref(sthread_t *t) {
-  if (t && t != &root_thread) t->refs++;
+  if (t && !fixed(t)) t->refs++;
   return t;
 }
 
@@ -72,12 +129,12 @@ static char *copy_text(const char *text, size_t length) {
 
 /* --- Ids: the live table, and the ids retired ----------------------------- */
 
-/* Where an id's probe starts: ids come in runs (the recorder hands each
- * OS thread chunks of consecutive ids), so consecutive ids go to
- * consecutive slots, which keeps the live ones (the recent ones) in few
- * cache lines; high bits are folded in for other chunks and traces. */
+/* Where an id's probe starts: ids spread over the table (ids come in
+ * runs, a run per OS thread; runs side by side would make long probes
+ * for an id that falls among another run's).  The table holds only the
+ * threads alive and those ended lately, so it stays in cache. */
 static size_t id_hash(uint64_t id, size_t cap) {
-  return (size_t)(id ^ (id >> 20) ^ (id >> 40) ^ (id >> 56)) & (cap - 1);
+  return (size_t)((id * 0x9e3779b97f4a7c15u) >> 32) & (cap - 1);
 }
 
 /* A removed entry: probes go past it, an insert may take it. */
@@ -96,6 +153,8 @@ static size_t id_slot(const stream_t *s, uint64_t id) {
   for (; s->table[i].thread; i = (i + 1) & mask) {
     if (s->table[i].thread == &tomb) {
       if (free_at == SIZE_MAX) free_at = i;
+      /* id's own tombstone: were it in again, it would be before */
+      if (s->table[i].id == id) break;
     } else if (s->table[i].id == id) {
       return i;
     }
@@ -199,12 +258,26 @@ static int retired_add(stream_t *s, uint64_t id) {
   return 0;
 }
 
+/* Is there an arrow from `from` to `to` (the model draws none to itself
+ * or to the root; a retired thread's are past its line)? */
+static int arrow(const sthread_t *from, const sthread_t *to) {
+  return from && to && from != to && !fixed(from) && !fixed(to);
+}
+
+/* An event would change a retired thread (what the model says of it is
+ * then not what the stream says): count it. */
+static int late(stream_t *s, const sthread_t *t) {
+  if (t != &retired_thread) return 0;
+  s->late++;
+  return 1;
+}
+
 /* --- Threads -------------------------------------------------------------- */
 
 /* A new record with the model's next index. */
 static sthread_t *thread_new(stream_t *s, uint64_t id, int64_t start_ns,
                              sthread_t *creator, uint16_t type) {
-  sthread_t *t = calloc(1, sizeof *t);
+  sthread_t *t = record_new(s);
   if (!t) return NULL;
   t->id = id;
   t->index = s->next_index++;
@@ -226,8 +299,8 @@ sthread_t *mprof__stream_follow(sthread_t *t) {
 }
 
 /* The record an event's id names, as the model's thread_of(): the root
- * for none, a new thread from before the trace for an id never seen, NULL
- * for a retired id (a late reference) or when memory runs out (*err). */
+ * for none, a new thread from before the trace for an id never seen, the
+ * retired thread for a retired id, NULL when memory runs out (*err). */
 static sthread_t *thread_of(stream_t *s, uint64_t id, int64_t now, int *err) {
   if (id == MPROF_NONE) return &root_thread;
   sthread_t *t = table_get(s, id);
@@ -236,16 +309,14 @@ static sthread_t *thread_of(stream_t *s, uint64_t id, int64_t now, int *err) {
     *err = table_set(s, id, last);
     t = last;
   } else if (!t) {
-    if (retired_has(s, id)) {
-      s->late++;
-      return NULL;
-    }
+    if (retired_has(s, id)) return &retired_thread;
     t = thread_new(s, id, 0, &root_thread, MPROF_UNKNOWN);
-    if (!t || table_set(s, id, t)) {
-      free(t);
+    if (!t || table_set(s, id, mprof__stream_ref(t))) {
+      mprof__stream_unref(t);
       *err = MPROF_ENOMEM;
       return NULL;
     }
+    mprof__stream_unref(t); /* the table's reference holds it */
     t->flags |= MPROF_THREAD_PREEXISTING;
   }
   if (t->last_seen_ns < now) t->last_seen_ns = now;
@@ -259,9 +330,9 @@ int mprof__stream_keep(sthread_t ***list, size_t *count, size_t *cap,
   return 0;
 }
 
-/* Queue t, which ended, for retirement; retire the oldest ending past the
- * delay.  A should_resolve thread that merged waits for the end. */
-static int thread_ended(stream_t *s, sthread_t *t) {
+/* Queue t, which ended by an event of stream o, for retirement (see
+ * retire_due).  A should_resolve thread that merged waits for the end. */
+static int thread_ended(stream_t *s, ostream_t *o, sthread_t *t) {
   if (t->type == MPROF_LOOP &&
       mprof__stream_poll(s, t->end_ns, &t->poll_at_end))
     return MPROF_ENOMEM;
@@ -269,17 +340,39 @@ static int thread_ended(stream_t *s, sthread_t *t) {
   /* a legacy read is a wait if its input ends later: known at the end */
   if (s->legacy)
     return mprof__stream_keep(&s->orphans, &s->orphan_count, &s->orphan_cap, t);
-  if (s->ended_count == STREAM_RETIRE_DELAY) {
-    sthread_t *oldest = s->ended[s->ended_first];
-    s->ended[s->ended_first] = mprof__stream_ref(t);
-    s->ended_first = (s->ended_first + 1) % STREAM_RETIRE_DELAY;
-    int err = mprof__stream_retire(s, oldest);
-    mprof__stream_unref(oldest);
-    return err;
+  queue_t *q = &o->ended;
+  if (q->count == q->cap) {
+    size_t cap = q->cap ? q->cap * 2 : 256;
+    ending_t *grown = malloc(cap * sizeof *grown);
+    if (!grown) return MPROF_ENOMEM;
+    for (size_t i = 0; i < q->count; i++)
+      grown[i] = q->at[(q->first + i) % q->cap];
+    free(q->at);
+    q->at = grown;
+    q->first = 0;
+    q->cap = cap;
   }
-  s->ended[(s->ended_first + s->ended_count++) % STREAM_RETIRE_DELAY] =
-      mprof__stream_ref(t);
+  q->at[(q->first + q->count++) % q->cap] =
+      (ending_t){mprof__stream_ref(t), o->events};
   return 0;
+}
+
+/* Retire the threads that stream o ended STREAM_RETIRE_EVENTS of its
+ * events ago: what names a thread soon after it ended (a read of a
+ * resolved promise, a merge into it) comes from the OS thread that ended
+ * it, however long that OS thread was kept from running. */
+static int retire_due(stream_t *s, ostream_t *o) {
+  queue_t *q = &o->ended;
+  int err = 0;
+  while (!err && q->count &&
+         o->events - q->at[q->first].at_event >= STREAM_RETIRE_EVENTS) {
+    sthread_t *t = q->at[q->first].thread;
+    q->first = (q->first + 1) % q->cap;
+    q->count--;
+    err = mprof__stream_retire(s, t);
+    mprof__stream_unref(t);
+  }
+  return err;
 }
 
 int mprof__stream_retire(stream_t *s, sthread_t *t) {
@@ -384,12 +477,13 @@ void mprof__stream_fold(stream_t *s, sthread_t *t, int64_t line_end,
 static int span_closed(stream_t *s, ostream_t *o, sthread_t *t, int64_t start,
                        int64_t end) {
   uint32_t index = (uint32_t)(o - s->streams);
-  if (t == &root_thread) return 0;
-  if (t->settled) { /* ran again once retired */
-    s->late++;
+  if (fixed(t)) return 0;
+  if (start < t->start_ns) start = t->start_ns;
+  if (t->settled) { /* ran within its line after it was retired */
+    int64_t line_end = t->end_ns > t->start_ns ? t->end_ns : t->start_ns;
+    if ((end < line_end ? end : line_end) > start) s->late++;
     return 0;
   }
-  if (start < t->start_ns) start = t->start_ns;
   if (t->ending != MPROF_ENDING_PENDING) {
     int64_t line_end = t->end_ns > t->start_ns ? t->end_ns : t->start_ns;
     if (end > line_end) end = line_end;
@@ -443,12 +537,6 @@ void mprof__stream_close_streams(stream_t *s) {
 
 /* --- Events --------------------------------------------------------------- */
 
-/* Is there an arrow from `from` to `to` (the model draws none to itself
- * or to the root)? */
-static int arrow(const sthread_t *from, const sthread_t *to) {
-  return from && to && from != to && from != &root_thread && to != &root_thread;
-}
-
 /* A loop's time in poll counts from its start. */
 static int loop_began(stream_t *s, sthread_t *t, int64_t now) {
   return t->type == MPROF_LOOP ? mprof__stream_poll(s, now, &t->poll_at_start)
@@ -458,7 +546,7 @@ static int loop_began(stream_t *s, sthread_t *t, int64_t now) {
 static int thread_create(stream_t *s, const mprof_event_t *ev,
                          sthread_t *creator, int64_t t) {
   sthread_t *child = table_get(s, ev->a);
-  if (!creator) creator = &root_thread; /* a retired creator */
+  if (late(s, creator)) creator = &root_thread;
   if (child && (child->flags & MPROF_THREAD_PREEXISTING) && !child->becomes) {
     /* seen before its creation (clocks of two streams disagree) */
     child->flags &= (uint8_t)~MPROF_THREAD_PREEXISTING;
@@ -479,15 +567,16 @@ static int thread_create(stream_t *s, const mprof_event_t *ev,
       mprof__stream_keep(&s->orphans, &s->orphan_count, &s->orphan_cap, child))
     return MPROF_ENOMEM;
   child = thread_new(s, ev->a, t, creator, (uint16_t)ev->type);
-  if (!child || table_set(s, ev->a, child)) {
-    free(child);
+  if (!child || table_set(s, ev->a, mprof__stream_ref(child))) {
+    mprof__stream_unref(child);
     return MPROF_ENOMEM;
   }
+  mprof__stream_unref(child); /* the table's reference holds it */
   return loop_began(s, child, t);
 }
 
-static int thread_resolve(stream_t *s, const mprof_event_t *ev, int64_t t,
-                          int *err) {
+static int thread_resolve(stream_t *s, ostream_t *o, const mprof_event_t *ev,
+                          int64_t t, int *err) {
   sthread_t *target = thread_of(s, ev->a, t, err);
   if (!target || target == &root_thread ||
       target->ending != MPROF_ENDING_PENDING)
@@ -498,15 +587,16 @@ static int thread_resolve(stream_t *s, const mprof_event_t *ev, int64_t t,
   if (ev->kind == MPROF_EVENT_FAIL &&
       !(target->failure = copy_text(ev->text, ev->text_length)))
     return MPROF_ENOMEM;
-  return thread_ended(s, target);
+  return thread_ended(s, o, target);
 }
 
-static int thread_becomes(stream_t *s, const mprof_event_t *ev, int64_t t,
-                          int *err) {
+static int thread_becomes(stream_t *s, ostream_t *o, const mprof_event_t *ev,
+                          int64_t t, int *err) {
   sthread_t *old = thread_of(s, ev->a, t, err);
   sthread_t *next = old ? thread_of(s, ev->b, t, err) : NULL;
-  if (!old || !next || old == next || old == &root_thread ||
-      next == &root_thread || mprof__stream_follow(next) == old)
+  if (!old || !next || late(s, old) || late(s, next) || old == next ||
+      old == &root_thread || next == &root_thread ||
+      mprof__stream_follow(next) == old)
     return *err;
   old->end_ns = t;
   old->ending = MPROF_ENDING_MERGED;
@@ -517,7 +607,7 @@ static int thread_becomes(stream_t *s, const mprof_event_t *ev, int64_t t,
   if ((old->flags & MPROF_THREAD_SHOULD_RESOLVE) &&
       mprof__stream_keep(&s->orphans, &s->orphan_count, &s->orphan_cap, old))
     return MPROF_ENOMEM;
-  *err = thread_ended(s, old); /* its reference outlives the table's */
+  *err = thread_ended(s, o, old); /* its reference outlives the table's */
   return *err ? *err : table_set(s, ev->a, next);
 }
 
@@ -604,18 +694,20 @@ static int apply_event(stream_t *s, const mprof_event_t *ev, ostream_t *o,
     s->try_reads++;
     return err ? err : wait_add(actor, other, t, INT64_MAX, 0);
   case MPROF_EVENT_RESOLVE:
-  case MPROF_EVENT_FAIL: return thread_resolve(s, ev, t, &err);
-  case MPROF_EVENT_BECOMES: return thread_becomes(s, ev, t, &err);
+  case MPROF_EVENT_FAIL: return thread_resolve(s, o, ev, t, &err);
+  case MPROF_EVENT_BECOMES: return thread_becomes(s, o, ev, t, &err);
   case MPROF_EVENT_LABEL:
     other = thread_of(s, ev->a, t, &err);
-    return err || !other || other == &root_thread ? err : add_label(other, ev);
+    return err || !other || late(s, other) || other == &root_thread
+               ? err
+               : add_label(other, ev);
   case MPROF_EVENT_SIGNAL:
     other = thread_of(s, ev->a, t, &err);
     legacy_switch(s, o, other, t);
     return err;
   case MPROF_EVENT_SHOULD_RESOLVE:
     other = thread_of(s, ev->a, t, &err);
-    if (other && other != &root_thread)
+    if (other && !late(s, other) && other != &root_thread)
       other->flags |= MPROF_THREAD_SHOULD_RESOLVE;
     return err;
   default: return 0; /* counters, strings, GC: no part of the analysis */
@@ -657,7 +749,9 @@ stream_feed(void *state, mprof__run_t *r, uint64_t limit) {
     if (t < o->last_ns) t = o->last_ns; /* time never goes backwards */
     o->last_ns = t;
     if (t > s->duration_ns) s->duration_ns = t;
-    if ((err = add_event(s, ev, o, t)) || (err = s->failed)) {
+    o->events++;
+    if ((err = add_event(s, ev, o, t)) || (err = s->failed) ||
+        (o->ended.count && (err = retire_due(s, o)))) {
       i++;
       break;
     }

@@ -6,9 +6,10 @@
 
 #include "analysis_internal.h"
 
-/* Endings held back before a thread is retired: events that name it
- * soon after it ended (a read of a resolved promise) find it. */
-#define STREAM_RETIRE_DELAY 65536
+/* Events of the OS thread that ended a thread before it is retired:
+ * events that name it soon after it ended (a read of a resolved promise)
+ * find it. */
+#define STREAM_RETIRE_EVENTS 16384
 
 /* A thread never resolved ends this long after it was last seen (the
  * model's finish.c). */
@@ -23,6 +24,7 @@
 #define RETIRED_PAGE_WORDS ((1u << RETIRED_PAGE_BITS) / 64)
 
 typedef struct sthread_s sthread_t;
+typedef struct pool_s pool_t;
 
 /* A running span on a stream (by index) not counted yet. */
 typedef struct span_s {
@@ -48,6 +50,7 @@ typedef struct swait_s {
 /* A thread, counted by reference: the table's, a stream's that runs it, a
  * merge's, a wait's, a creator's, and what the analysis keeps. */
 struct sthread_s {
+  pool_t *pool; /* where it goes back (NULL: the root) */
   uint64_t id;
   uint32_t index; /* the model's index for it */
   uint32_t refs;
@@ -70,6 +73,15 @@ struct sthread_s {
   poll_t poll_at_start, poll_at_end; /* a loop's: when it began, ended */
 };
 
+/* Records are made in blocks the stream owns: a freed one goes on a list
+ * for the next (still in cache), and the blocks go at once at the end. */
+#define POOL_BLOCK 4096
+struct pool_s {
+  sthread_t *free; /* linked through their creator field */
+  sthread_t **blocks;
+  size_t block_count, block_cap, used; /* used: of the last block */
+};
+
 typedef struct slot_s {
   uint64_t id;
   sthread_t *thread; /* NULL: empty */
@@ -80,6 +92,18 @@ typedef struct page_s {
   uint64_t *bits; /* NULL: empty */
 } page_t;
 
+/* A thread that ended, at a stream's event count. */
+typedef struct ending_s {
+  sthread_t *thread;
+  uint64_t at_event;
+} ending_t;
+
+/* A ring of endings, oldest first, grown as it fills. */
+typedef struct queue_s {
+  ending_t *at;
+  size_t first, count, cap;
+} queue_t;
+
 /* An OS-thread stream. */
 typedef struct ostream_s {
   uint32_t id;
@@ -88,6 +112,8 @@ typedef struct ostream_s {
   int64_t idle_ns; /* idle bands closed so far */
   uint8_t loop;    /* a loop ran, or slept, there */
   uint8_t had_work;
+  uint64_t events; /* its events so far */
+  queue_t ended;   /* threads its events ended, to retire */
 } ostream_t;
 
 /* A histogram of values, 1/128 relative width (exact below 1024). */
@@ -139,12 +165,11 @@ typedef struct stream_s {
   uint32_t next_index;
   size_t top;
 
+  pool_t pool;
   slot_t *table;
   size_t table_cap, table_used, table_tombs;
   page_t *pages;
   size_t page_cap, page_used;
-  sthread_t *ended[STREAM_RETIRE_DELAY];
-  size_t ended_first, ended_count;
   sthread_t **orphans; /* kept to the end: threads whose id was made
                           again, should_resolve threads that merged */
   size_t orphan_count, orphan_cap;
@@ -208,6 +233,9 @@ int mprof__stream_finish(stream_t *s, const mprof_analysis_options_t *options,
                          mprof_stream_result_t *out);
 
 void mprof__stream_free(stream_t *s);
+
+/* Free the records' blocks, and what those still in use own. */
+void mprof__stream_pool_free(pool_t *pool);
 
 /* p50, p90, p99 and the maximum of a sketch's values, as
  * mprof__percentiles() (exact while they were few; then the floor of the

@@ -53,8 +53,11 @@ static int unsettled(stream_t *s, list_t *l) {
   for (size_t i = 0; !err && i < s->table_cap; i++)
     if (mprof__stream_slot(s, i) && !mprof__stream_slot(s, i)->settled)
       err = list_push(l, mprof__stream_slot(s, i));
-  for (size_t i = 0; !err && i < s->ended_count; i++)
-    err = list_push(l, s->ended[(s->ended_first + i) % STREAM_RETIRE_DELAY]);
+  for (size_t k = 0; k < s->stream_count; k++) {
+    const queue_t *q = &s->streams[k].ended;
+    for (size_t i = 0; !err && i < q->count; i++)
+      err = list_push(l, q->at[(q->first + i) % q->cap].thread);
+  }
   for (size_t i = 0; !err && i < s->orphan_count; i++)
     err = list_push(l, s->orphans[i]);
   /* merged ones: what they became may be retired, they may not */
@@ -342,19 +345,14 @@ int mprof__stream_finish(stream_t *s, const mprof_analysis_options_t *options,
   return err;
 }
 
+/* Everything goes at once: the records with their blocks, so that no
+ * reference is dropped one by one. */
 void mprof__stream_free(stream_t *s) {
-  for (size_t i = 0; i < s->table_cap; i++)
-    mprof__stream_unref(mprof__stream_slot(s, i));
   free(s->table);
   for (size_t i = 0; i < s->page_cap; i++) free(s->pages[i].bits);
   free(s->pages);
-  for (size_t i = 0; i < s->ended_count; i++)
-    mprof__stream_unref(s->ended[(s->ended_first + i) % STREAM_RETIRE_DELAY]);
-  for (size_t i = 0; i < s->orphan_count; i++)
-    mprof__stream_unref(s->orphans[i]);
   free(s->orphans);
-  for (size_t i = 0; i < s->stream_count; i++)
-    mprof__stream_unref(s->streams[i].current);
+  for (size_t k = 0; k < s->stream_count; k++) free(s->streams[k].ended.at);
   free(s->streams);
   for (size_t g = 0; g < s->group_count; g++) {
     sgroup_t *grp = &s->groups[g];
@@ -362,22 +360,19 @@ void mprof__stream_free(stream_t *s) {
     mprof__sketch_free(&grp->lives);
     mprof__sketch_free(&grp->queues);
     mprof__sketch_free(&grp->runs);
-    mprof__stream_unref(grp->slowest);
-    for (size_t f = 0; f < grp->failure_count; f++) {
+    for (size_t f = 0; f < grp->failure_count; f++)
       free(grp->failures[f].error);
-      mprof__stream_unref(grp->failures[f].example);
-    }
     free(grp->failures);
   }
   free(s->groups);
-  for (size_t i = 0; i < s->time_count; i++) mprof__stime_free(&s->times[i]);
+  for (size_t i = 0; i < s->time_count; i++) {
+    free(s->times[i].waits);
+    free(s->times[i].on);
+  }
   free(s->times);
-  for (size_t i = 0; i < s->pending_count; i++)
-    mprof__stream_unref(s->pending[i]);
   free(s->pending);
-  for (size_t i = 0; i < s->stall_count; i++) mprof__stream_unref(s->stalls[i]);
   free(s->stalls);
-  mprof__stream_unref(s->first_preexisting);
+  mprof__stream_pool_free(&s->pool);
   free(s);
 }
 
