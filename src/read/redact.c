@@ -7,7 +7,8 @@
  * is the input's; the metadata is made anew, with the process name
  * redacted.  Nothing else of the input is copied: stale bytes after a
  * packet's content, damaged packets and damaged tails are left out, so no
- * string reaches the output unredacted.
+ * string reaches the output unredacted.  A mirage-profile trace is written
+ * in its own format, the same way.
  */
 #define _GNU_SOURCE /* strndup */
 #include <errno.h>
@@ -326,15 +327,16 @@ static uint64_t encode_legacy_packet(mprof_redactor_t *r,
   return c.e.size;
 }
 
+/* Each good packet measured, then written (the texts are redacted by
+ * then, so the second pass makes the same bytes). */
 static int write_legacy(mprof_redactor_t *r, const mprof_trace_t *t, int fd) {
   int err = 0;
   for (size_t i = 0; !err && i < t->packet_count; i++) {
     uint64_t size = encode_legacy_packet(r, t, i, NULL);
     uint8_t *packet = size ? malloc(size) : NULL;
-    if (!packet)
+    if (!packet || !encode_legacy_packet(r, t, i, packet))
       err = MPROF_ENOMEM;
-    else if (encode_legacy_packet(r, t, i, packet) != size ||
-             write_all(fd, packet, size))
+    else if (write_all(fd, packet, size))
       err = MPROF_EIO;
     free(packet);
   }
