@@ -1,6 +1,8 @@
 /* bench_scale.c -- a big trace read in bounded memory: `mprof stats`'s
- * peak RSS and speed, and the sidecar index's build speed per core, each
- * against the model's load of the same trace (or a fixed budget).
+ * and `mprof report`'s peak RSS and speed (a report of a trace this big
+ * is made in one pass), and the sidecar index's build speed per core,
+ * each against the model's load, or its load and analysis, of the same
+ * trace (or a fixed budget).
  *
  *   mprof_bench_scale --mprof MPROF --trace TRACE [--trace TRACE ...]
  *                     [--rounds N] [--load-events N]
@@ -12,6 +14,8 @@
  *
  *   stats_NAME  peak_rss_bytes         budget_512MiB  ratio <= 1
  *   stats_NAME  events_per_s           model_load     (the census's pass)
+ *   report_NAME peak_rss_bytes         budget_512MiB  (mprof report --stream)
+ *   report_NAME events_per_s           model_report   (load and analysis)
  *   index_NAME  events_per_s_per_core  model_load     (one OS thread)
  *   index_NAME  events_per_s_nN        Nx_one_thread  (every core)
  */
@@ -64,14 +68,15 @@ static void parse(int argc, char **argv, options_t *o) {
     usage(argv[0]);
 }
 
-/* `mprof stats --json trace` run once: its wall seconds and peak RSS. */
-static int run_stats(const char *mprof, const char *trace, double *seconds,
-                     double *rss_bytes) {
+/* `mprof COMMAND OPTION trace` run once, its output dropped: its wall
+ * seconds and peak RSS. */
+static int run_mprof(const char *mprof, const char *command, const char *option,
+                     const char *trace, double *seconds, double *rss_bytes) {
   uint64_t start = bench_now_ns();
   pid_t pid = fork();
   if (pid == 0) {
     if (!freopen("/dev/null", "w", stdout)) _exit(127);
-    execl(mprof, mprof, "stats", "--json", trace, (char *)NULL);
+    execl(mprof, mprof, command, option, trace, (char *)NULL);
     _exit(127);
   }
   int status;
@@ -84,12 +89,18 @@ static int run_stats(const char *mprof, const char *trace, double *seconds,
   return 0;
 }
 
-/* Seconds to load trace's model; -1 if it cannot. */
-static double load_seconds(const mprof_trace_t *trace) {
+/* Seconds to load trace's model, and to load and analyse it (what
+ * `mprof report` does with a model) into *report; -1 if it cannot. */
+static double load_seconds(const mprof_trace_t *trace, double *report) {
   mprof_model_t *model;
+  mprof_analysis_t analysis;
   uint64_t start = bench_now_ns();
+  *report = -1;
   if (mprof_model_load(trace, &model)) return -1;
   double seconds = (double)(bench_now_ns() - start) / 1e9;
+  int err = mprof_model_analyse(model, &analysis);
+  *report = err ? -1 : (double)(bench_now_ns() - start) / 1e9;
+  if (!err) mprof_analysis_free(&analysis);
   mprof_model_free(model);
   return seconds;
 }
@@ -116,27 +127,38 @@ static void size_name(uint64_t events, char *name, size_t size) {
     snprintf(name, size, "%.0fM", (double)events / 1e6);
 }
 
-/* Every line of one trace; *load_rate is the model's load rate, measured
- * here if the trace is small enough, else the one before. */
-static int bench_trace(const options_t *o, const char *path,
-                       double *load_rate) {
+/* Every line of one trace; *load_rate is the model's load rate, and
+ * *report_rate its load and analysis's, measured here if the trace is
+ * small enough, else the one before. */
+static int bench_trace(const options_t *o, const char *path, double *load_rate,
+                       double *report_rate) {
   mprof_trace_t *trace;
   if (mprof_trace_open(path, NULL, NULL, &trace)) return -1;
   double index1[BENCH_MAX_ROUNDS], indexn[BENCH_MAX_ROUNDS];
   double stats[BENCH_MAX_ROUNDS], rss[BENCH_MAX_ROUNDS];
-  double load[BENCH_MAX_ROUNDS];
+  double report[BENCH_MAX_ROUNDS], report_rss[BENCH_MAX_ROUNDS];
+  double load[BENCH_MAX_ROUNDS], model_report[BENCH_MAX_ROUNDS];
   uint64_t events = 0;
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   int loads = 0;
   for (int r = 0; r < o->rounds; r++) {
     index1[r] = index_seconds(trace, 1, &events);
     indexn[r] = index_seconds(trace, (unsigned)cores, &events);
-    if (run_stats(o->mprof, path, &stats[r], &rss[r])) return -1;
-    if (events <= o->load_events) load[loads++] = load_seconds(trace);
+    if (run_mprof(o->mprof, "stats", "--json", path, &stats[r], &rss[r]) ||
+        run_mprof(o->mprof, "report", "--stream", path, &report[r],
+                  &report_rss[r]))
+      return -1;
+    if (events <= o->load_events) {
+      load[loads] = load_seconds(trace, &model_report[loads]);
+      loads++;
+    }
   }
   mprof_trace_close(trace);
   double e = (double)events;
-  if (loads) *load_rate = e / bench_median(load, loads);
+  if (loads) {
+    *load_rate = e / bench_median(load, loads);
+    *report_rate = e / bench_median(model_report, loads);
+  }
   const char *load_name = loads ? "model_load" : "model_load_smaller_trace";
   char name[16], bench[32], metric[32];
   size_name(events, name, sizeof name);
@@ -147,6 +169,12 @@ static int bench_trace(const options_t *o, const char *path,
              "budget_512MiB", BUDGET_BYTES);
   bench_json(bench, "events_per_s", e / bench_median(stats, o->rounds),
              load_name, *load_rate);
+  snprintf(bench, sizeof bench, "report_%s", name);
+  bench_json(bench, "peak_rss_bytes", bench_median(report_rss, o->rounds),
+             "budget_512MiB", BUDGET_BYTES);
+  bench_json(bench, "events_per_s", e / bench_median(report, o->rounds),
+             loads ? "model_report" : "model_report_smaller_trace",
+             *report_rate);
   snprintf(bench, sizeof bench, "index_%s", name);
   double one = e / bench_median(index1, o->rounds);
   bench_json(bench, "events_per_s_per_core", one, load_name, *load_rate);
@@ -159,11 +187,12 @@ static int bench_trace(const options_t *o, const char *path,
 int main(int argc, char **argv) {
   options_t o;
   parse(argc, argv, &o);
-  double load_rate = 0;
+  double load_rate = 0, report_rate = 0;
   int failed = 0;
   for (int i = 0; i < o.trace_count; i++)
-    if (bench_trace(&o, o.traces[i], &load_rate)) {
-      bench_note("%s: cannot be read, or mprof stats failed", o.traces[i]);
+    if (bench_trace(&o, o.traces[i], &load_rate, &report_rate)) {
+      bench_note("%s: cannot be read, or mprof stats or report failed",
+                 o.traces[i]);
       failed = 1;
     }
   return failed;
