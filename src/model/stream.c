@@ -162,6 +162,13 @@ static size_t id_slot(const stream_t *s, uint64_t id) {
   return free_at != SIZE_MAX ? free_at : i;
 }
 
+/* The table's (or the retired) answer for id is no longer what thread_of()
+ * remembers of it. */
+static void forget_recent(stream_t *s, uint64_t id) {
+  recent_t *r = &s->recent[id % STREAM_RECENT];
+  if (r->id == id) r->thread = NULL;
+}
+
 /* The thread id names in the table, or NULL. */
 static sthread_t *table_get(const stream_t *s, uint64_t id) {
   return mprof__stream_slot(s, id_slot(s, id));
@@ -188,6 +195,7 @@ static int table_rebuild(stream_t *s) {
 
 /* Map id to t (a reference is taken; the one it held is dropped). */
 static int table_set(stream_t *s, uint64_t id, sthread_t *t) {
+  forget_recent(s, id);
   if ((s->table_used + s->table_tombs + 1) * 2 > s->table_cap &&
       table_rebuild(s))
     return MPROF_ENOMEM;
@@ -202,6 +210,7 @@ static int table_set(stream_t *s, uint64_t id, sthread_t *t) {
 }
 
 static void table_remove(stream_t *s, uint64_t id) {
+  forget_recent(s, id);
   size_t i = id_slot(s, id);
   sthread_t *t = mprof__stream_slot(s, i);
   if (!t || s->table[i].id != id) return;
@@ -303,13 +312,18 @@ sthread_t *mprof__stream_follow(sthread_t *t) {
  * retired thread for a retired id, NULL when memory runs out (*err). */
 static sthread_t *thread_of(stream_t *s, uint64_t id, int64_t now, int *err) {
   if (id == MPROF_NONE) return &root_thread;
-  sthread_t *t = table_get(s, id);
+  recent_t *r = &s->recent[id % STREAM_RECENT];
+  sthread_t *t = r->id == id && r->thread ? r->thread : table_get(s, id);
+  if (t == &retired_thread) return t;
   if (t && t->becomes) {
     sthread_t *last = mprof__stream_follow(t);
     *err = table_set(s, id, last);
     t = last;
   } else if (!t) {
-    if (retired_has(s, id)) return &retired_thread;
+    if (retired_has(s, id)) {
+      *r = (recent_t){id, &retired_thread};
+      return &retired_thread;
+    }
     t = thread_new(s, id, 0, &root_thread, MPROF_UNKNOWN);
     if (!t || table_set(s, id, mprof__stream_ref(t))) {
       mprof__stream_unref(t);
@@ -319,6 +333,7 @@ static sthread_t *thread_of(stream_t *s, uint64_t id, int64_t now, int *err) {
     mprof__stream_unref(t); /* the table's reference holds it */
     t->flags |= MPROF_THREAD_PREEXISTING;
   }
+  if (!t->becomes) *r = (recent_t){id, t};
   if (t->last_seen_ns < now) t->last_seen_ns = now;
   return t;
 }

@@ -87,6 +87,13 @@ typedef struct slot_s {
   sthread_t *thread; /* NULL: empty */
 } slot_t;
 
+/* What thread_of() found for an id lately (thread NULL: nothing). */
+#define STREAM_RECENT 64
+typedef struct recent_s {
+  uint64_t id;
+  sthread_t *thread;
+} recent_t;
+
 typedef struct page_s {
   uint64_t key;
   uint64_t *bits; /* NULL: empty */
@@ -166,6 +173,7 @@ typedef struct stream_s {
   size_t top;
 
   pool_t pool;
+  recent_t recent[STREAM_RECENT]; /* by id modulo STREAM_RECENT */
   slot_t *table;
   size_t table_cap, table_used, table_tombs;
   page_t *pages;
