@@ -255,15 +255,21 @@ caller_resolve(const void *address) {
   return real;
 }
 
-/* The real libuv for a call from address: inlined into every interposed
- * function, so that a cached caller costs a few compares and no call. */
+/* The real libuv for a call from address, if its caller is cached; else
+ * NULL.  Inlined into every interposed function: a few compares. */
 __attribute__((always_inline)) static inline const mprof__uv_real_t *
-caller_real(const void *address) {
+caller_cached(const void *address) {
   uintptr_t at = (uintptr_t)address;
   int n = atomic_load_explicit(&caller_count, memory_order_acquire);
   for (int i = 0; i < n; i++)
     if (at >= callers[i].low && at < callers[i].high) return callers[i].real;
-  return caller_resolve(address);
+  return NULL;
+}
+
+/* The real libuv for a call from address. */
+static const mprof__uv_real_t *caller_real(const void *address) {
+  const mprof__uv_real_t *real = caller_cached(address);
+  return real ? real : caller_resolve(address);
 }
 
 /* A fork while another thread resolves leaves the lock held in the child. */
@@ -287,23 +293,47 @@ const mprof__uv_real_t *mprof__uv_real(void) {
   return first ? first : &no_libuv;
 }
 
-/* The interposed libuv functions: each sets the table for its caller, and
- * puts back the one of the call it is nested in (a callback's wrapped call
- * inside uv_run()) when it returns. */
+/* The return address of the interposed call that went on to its
+ * forward_NAME() below. */
+static _Thread_local const void *forwarded_from
+    __attribute__((tls_model("initial-exec")));
+
+/* The interposed libuv functions.  A call nested in one for the same libuv
+ * (a callback's call inside uv_run(), as most are) goes straight on to its
+ * wrapper, with no register saved; any other goes through forward_NAME(),
+ * which sets the table for its caller and puts back the one of the call
+ * it is nested in when it returns. */
 #define MPROF__UV_FORWARD(ret, name, params, args)                             \
-  ret name params {                                                            \
+  __attribute__((noinline)) static ret forward_##name params {                 \
     const mprof__uv_real_t *outer = current;                                   \
-    current = caller_real(__builtin_return_address(0));                        \
+    current = caller_real(forwarded_from);                                     \
     ret result = mprof_##name args;                                            \
     current = outer;                                                           \
     return result;                                                             \
+  }                                                                            \
+  ret name params {                                                            \
+    const void *from = __builtin_return_address(0);                            \
+    const mprof__uv_real_t *real = current;                                    \
+    if (real && caller_cached(from) == real) return mprof_##name args;         \
+    forwarded_from = from;                                                     \
+    return forward_##name args;                                                \
   }
 #define MPROF__UV_FORWARD_VOID(ret, name, params, args)                        \
-  ret name params {                                                            \
+  __attribute__((noinline)) static ret forward_##name params {                 \
     const mprof__uv_real_t *outer = current;                                   \
-    current = caller_real(__builtin_return_address(0));                        \
+    current = caller_real(forwarded_from);                                     \
     mprof_##name args;                                                         \
     current = outer;                                                           \
+  }                                                                            \
+  ret name params {                                                            \
+    const void *from = __builtin_return_address(0);                            \
+    const mprof__uv_real_t *real = current;                                    \
+    if (real && caller_cached(from) == real) {                                 \
+      mprof_##name args;                                                       \
+      return;                                                                  \
+    }                                                                          \
+    forwarded_from = from;                                                     \
+    forward_##name args;                                                       \
   }
 #define MPROF__UV_FORWARD_FS(ret, name, params, args, target)                  \
   MPROF__UV_FORWARD(ret, name, params, args)
