@@ -209,12 +209,16 @@ static int table_set(stream_t *s, uint64_t id, sthread_t *t) {
   return 0;
 }
 
-static void table_remove(stream_t *s, uint64_t id) {
+/* Remove id's entry if it names t, or what t became. */
+static void table_remove(stream_t *s, uint64_t id, const sthread_t *t) {
   forget_recent(s, id);
   size_t i = id_slot(s, id);
-  sthread_t *t = mprof__stream_slot(s, i);
-  if (!t || s->table[i].id != id) return;
-  mprof__stream_unref(t);
+  sthread_t *named = mprof__stream_slot(s, i);
+  if (!named || s->table[i].id != id ||
+      (named != t &&
+       !(t->becomes && named == mprof__stream_follow((sthread_t *)t))))
+    return;
+  mprof__stream_unref(named);
   s->table[i].thread = &tomb;
   s->table_used--;
   s->table_tombs++;
@@ -395,9 +399,7 @@ int mprof__stream_retire(stream_t *s, sthread_t *t) {
   /* a merge that came later may have made it wait for the end */
   if ((t->flags & MPROF_THREAD_SHOULD_RESOLVE) && t->becomes) return 0;
   int err = mprof__stream_settle(s, t);
-  sthread_t *named = table_get(s, t->id);
-  if (named == t || (t->becomes && named == mprof__stream_follow(t)))
-    table_remove(s, t->id);
+  table_remove(s, t->id, t);
   if (!err) err = retired_add(s, t->id);
   mprof__stream_unref(t->creator);
   t->creator = NULL;
