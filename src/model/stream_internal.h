@@ -245,6 +245,10 @@ void mprof__stream_free(stream_t *s);
 /* Free the records' blocks, and what those still in use own. */
 void mprof__stream_pool_free(pool_t *pool);
 
+/* Add a value (below 0: unknown, left out).  Returns 0 or
+ * MPROF_ENOMEM. */
+int mprof__sketch_add(sketch_t *k, int64_t v);
+
 /* p50, p90, p99 and the maximum of a sketch's values, as
  * mprof__percentiles() (exact while they were few; then the floor of the
  * bucket of the rank, within 1/128 below it, and the exact maximum). */

@@ -26,7 +26,7 @@ static int64_t bucket_floor(size_t b) {
   return (int64_t)((128 + m) << (e - 7));
 }
 
-static int sketch_add(sketch_t *k, int64_t v) {
+int mprof__sketch_add(sketch_t *k, int64_t v) {
   if (v < 0) return 0;
   k->total++;
   if (!k->buckets && k->count < STREAM_EXACT) {
@@ -251,7 +251,7 @@ static int count_request(stream_t *s, sthread_t *t, int finished) {
   if (never_ends(t))
     g->pending++;
   else
-    err = sketch_add(&g->lives, t->end_ns - t->start_ns);
+    err = mprof__sketch_add(&g->lives, t->end_ns - t->start_ns);
   int64_t life = effective_end(s, t, finished) - t->start_ns;
   if (life > g->slowest_ns ||
       (life == g->slowest_ns && t->index < g->slowest->index)) {
@@ -265,7 +265,8 @@ static int count_request(stream_t *s, sthread_t *t, int finished) {
     err = group_failure(g, t);
   }
   if (!err && t->type == MPROF_WORK && t->run_ns >= 0)
-    err = sketch_add(&g->queues, t->queue_ns) || sketch_add(&g->runs, t->run_ns)
+    err = mprof__sketch_add(&g->queues, t->queue_ns) ||
+                  mprof__sketch_add(&g->runs, t->run_ns)
               ? MPROF_ENOMEM
               : 0;
   return err;
