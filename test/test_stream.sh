@@ -2,9 +2,9 @@
 # test_stream.sh -- the streaming analysis (mprof_analysis_stream) says
 # what the model's analysis says, field by field (test/stream_oracle.c),
 # on every trace at hand: the test data (damaged ones too), the recorded
-# story, libuv programs (requests, failures, the pool), trace_gen at
-# sizes where threads are retired while the trace goes by, and merged
-# pairs.
+# story, libuv programs (requests, failures, the pool) and the zoo's
+# (requests leaked), trace_gen at sizes where threads are retired while
+# the trace goes by, and merged pairs.
 #
 #   test_stream.sh BUILD DATA_DIR
 . "$(dirname "$0")/command/common.sh"
@@ -43,6 +43,17 @@ for mode in all threads; do
 done
 uv_all=
 [ ! -f "$tmp/prog-all.ctf" ] || uv_all=$tmp/prog-all.ctf
+# the zoo's programs (examples/zoo): requests leaked, failed and retried,
+# a saturated pool, a write backlog, blocked loops
+for name in leaked_read pool_saturated retry_storm write_backlog \
+  blocked_after_work ok_fswalk ok_slow_work; do
+  program=$build/examples/zoo/zoo_$name
+  [ -x "$program" ] || continue
+  size=$(awk '$1 == "size" { print $2 }' \
+    "$(dirname "$0")/../examples/zoo/$name.expect")
+  timeout 20 "$mprof" record -o "$tmp/zoo-$name.ctf" --size "${size:-8M}" \
+    -- "$program" >/dev/null 2>&1 && traces+=("$tmp/zoo-$name.ctf")
+done
 # 1 k, 60 k and 900 k events: the last ends more threads than the stream
 # holds back before retiring them
 "$gen" "$tmp/gen-1k.ctf" discard 400000 30 2 >/dev/null
