@@ -22,7 +22,7 @@
 #define MAX_COUNTERS 4096u
 #define MAX_STRING_ID 65535u
 
-recorder_t mprof__recorder;
+recorder_t mprof__recorder = {.fast_session = NO_FAST_SESSION};
 int mprof__recording; /* see mprof.h; release-stored by start and stop */
 static uint64_t next_id_chunk; /* atomic: chunks of thread ids handed out */
 static uint32_t counter_count; /* atomic: counters made */
@@ -277,8 +277,9 @@ static inline void emit_two_threads(uint32_t id, uint64_t a, uint64_t b) {
 /* --- Fast paths -------------------------------------------------------------
  * The libuv shim's events of every read and write (switches, a request's
  * create and end, net labels) first try the case that nearly always
- * holds: recording on, this OS thread's stream begun, the TSC as the
- * clock, room in the open packet, ids that fit the compact form.  That
+ * holds: recording on with the TSC as the clock and this OS thread's
+ * stream begun (one test: recorder_t.fast_session), room in the open
+ * packet, ids that fit the compact form.  That
  * path calls nothing, so that the compiler saves no registers for it;
  * anything else goes to the event's general path, which starts over. */
 
@@ -286,8 +287,8 @@ static inline void emit_two_threads(uint32_t id, uint64_t a, uint64_t b) {
 static inline stream_t *fast_stream(void) {
 #if defined(__x86_64__)
   stream_t *s = &mprof__self;
-  if (LIKELY(state_now() == STATE_ON && s->session == mprof__recorder.session &&
-             mprof__recorder.clock == 0))
+  if (LIKELY(s->session ==
+             __atomic_load_n(&mprof__recorder.fast_session, __ATOMIC_RELAXED)))
     return s;
 #endif
   return 0;

@@ -73,7 +73,16 @@ typedef struct recorder_s {
   uint32_t (*os_thread_id)(void);
   void (*on_new_stream)(void);
   int (*prepare_packet)(uint8_t *packet, uint32_t size);
+  /* The session while recording is on with the TSC as its clock, else
+   * NO_FAST_SESSION: a stream begun in it may take the events' fast
+   * paths (record.c) on this one test.  Atomic, relaxed: a stream that
+   * matches began after the start it synchronised with. */
+  uint64_t fast_session;
 } recorder_t;
+
+/* recorder_t.fast_session when no stream may take a fast path: no
+ * session has that number, and a stream never begun has 0. */
+#define NO_FAST_SESSION UINT64_MAX
 
 /* The values of mprof__recording.  PENDING: a forked child's trace starts
  * at its first event (mprof__start_pending()); STARTING while it does.
@@ -85,6 +94,10 @@ INTERNAL extern recorder_t mprof__recorder;
 /* This OS thread's stream. */
 INTERNAL extern _Thread_local stream_t mprof__self
     __attribute__((tls_model("initial-exec")));
+
+static inline void fast_session_set(uint64_t session) {
+  __atomic_store_n(&mprof__recorder.fast_session, session, __ATOMIC_RELAXED);
+}
 
 static inline int state_now(void) {
   return __atomic_load_n(&mprof__recording, __ATOMIC_ACQUIRE);

@@ -137,6 +137,7 @@ static int start(const mprof_config_t *config,
   mprof__recorder.session++;
   mprof__put_u32(mprof__recorder.header + MPROF__TH_STATE,
                  MPROF__STATE_RECORDING);
+  fast_session_set(config->clock ? NO_FAST_SESSION : mprof__recorder.session);
   __atomic_store_n(&mprof__recording, STATE_ON, __ATOMIC_RELEASE);
   mprof__replay_counter_names();
   return 0;
@@ -155,6 +156,7 @@ void mprof_stop(void) {
                                   __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) ||
       state != STATE_ON)
     return; /* a pending start is called off; it wrote nothing */
+  fast_session_set(NO_FAST_SESSION);
   mprof_thread_exit();
   __atomic_store_n(&mprof__recording, STATE_OFF, __ATOMIC_RELEASE);
   mprof__put_u64(mprof__recorder.header + MPROF__TH_END_TICKS, clock_now());
@@ -163,6 +165,7 @@ void mprof_stop(void) {
 }
 
 void mprof__forget_after_fork(void) {
+  fast_session_set(NO_FAST_SESSION);
   __atomic_store_n(&mprof__recording, STATE_OFF, __ATOMIC_RELEASE);
   mprof__self.session = 0;
   mprof__self.ring.packet = mprof__self.ring.pos = mprof__self.ring.end = 0;
