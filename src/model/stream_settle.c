@@ -177,6 +177,16 @@ static void sift_up(stime_t *heap, size_t i) {
   }
 }
 
+/* Could a thread of this life (and index) be among the top
+ * longest-lived?  Most are not: their times are not worked out. */
+static int may_keep_time(const stream_t *s, const sthread_t *t,
+                         int64_t life_ns) {
+  if (!s->top || s->time_count < s->top) return 1;
+  const stime_t *last = &s->times[0];
+  if (life_ns != last->time.life_ns) return life_ns > last->time.life_ns;
+  return t->index < last->thread->index;
+}
+
 /* Keep st among the top longest-lived (all for a top of 0). */
 static int keep_time(stream_t *s, stime_t *st) {
   if (!s->top || s->time_count < s->top) {
@@ -277,14 +287,16 @@ int mprof__stream_settle(stream_t *s, sthread_t *t) {
   mprof__stream_fold(s, t, t->end_ns > t->start_ns ? t->end_ns : t->start_ns,
                      1);
   t->settled = 1;
-  int finished = s->finished;
-  stime_t st;
-  int err = thread_time(s, t, finished, &st);
-  if (err) {
-    mprof__stime_free(&st);
-    return err;
+  int finished = s->finished, err = 0;
+  if (may_keep_time(s, t, effective_end(s, t, finished) - t->start_ns)) {
+    stime_t st;
+    err = thread_time(s, t, finished, &st);
+    if (err) {
+      mprof__stime_free(&st);
+      return err;
+    }
+    err = keep_time(s, &st);
   }
-  err = keep_time(s, &st);
   if (!err && mprof__is_request_type(t->type) &&
       t->ending != MPROF_ENDING_MERGED)
     err = count_request(s, t, finished);
