@@ -7,8 +7,10 @@
  * time; a label that dies with its create, in the ring packet that holds
  * it; the resolver named by a packet that the pair opens; both events
  * counted when the ring is full; and the same events from the fast paths
- * that the TSC clock takes.
+ * that the TSC clock takes, which stop with the recording.
  */
+#define _POSIX_C_SOURCE 200809L /* pthread barriers */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -271,6 +273,38 @@ static uint64_t request_index(uint64_t id, uint64_t first) {
   return id >= first && id < first + 3 ? id - first : id;
 }
 
+/* How many events read back name thread t, as theirs or as the running
+ * one. */
+static size_t mentions(uint64_t t) {
+  size_t n = 0;
+  for (size_t i = 0; i < event_count; i++)
+    n += events[i].a == t || events[i].b == t || events[i].thread == t;
+  return n;
+}
+
+/* How many events read back are of kind. */
+static size_t count_of(mprof_event_kind_t kind) {
+  size_t n = 0;
+  for (size_t i = 0; i < event_count; i++) n += events[i].kind == kind;
+  return n;
+}
+
+/* start() on the TSC, where the shim's calls take their fast paths. */
+static void tsc_start(void) {
+  buffer = aligned_alloc(4096, SIZE);
+  assert_non_null(buffer);
+  memset(buffer, 0, SIZE);
+  mprof_config_t config;
+  memset(&config, 0, sizeof config);
+  config.buffer = buffer;
+  config.size = SIZE;
+  config.packet_size = PACKET;
+  config.clock_freq_hz = 1000000000u; /* clock NULL: the TSC */
+  config.name = "test_record_group";
+  assert_int_equal(mprof_start(&config), 0);
+  mprof_switch(42);
+}
+
 /* A copy of the events read back, times left out. */
 static mprof_event_t general[MAX_EVENTS];
 static char general_texts[MAX_EVENTS][64];
@@ -289,18 +323,7 @@ static void fast_paths_record_as_the_general_ones(void **state) {
   memcpy(general, events, event_count * sizeof *events);
   memcpy(general_texts, texts, event_count * sizeof *texts);
 
-  buffer = aligned_alloc(4096, SIZE);
-  assert_non_null(buffer);
-  memset(buffer, 0, SIZE);
-  mprof_config_t config;
-  memset(&config, 0, sizeof config);
-  config.buffer = buffer;
-  config.size = SIZE;
-  config.packet_size = PACKET;
-  config.clock_freq_hz = 1000000000u; /* clock NULL: the TSC */
-  config.name = "test_record_group";
-  assert_int_equal(mprof_start(&config), 0);
-  mprof_switch(42);
+  tsc_start();
   uint64_t first = shim_calls(bytes);
   stop_and_read();
 
@@ -325,6 +348,52 @@ static void fast_paths_record_as_the_general_ones(void **state) {
       assert_int_equal(got->time_ticks, events[i - 1].time_ticks);
   }
 }
+
+static pthread_barrier_t stopping, stopped;
+
+/* Another OS thread's events, before and after the stop. */
+static void *record_around_the_stop(void *unused) {
+  (void)unused;
+  mprof_switch(5);
+  pthread_barrier_wait(&stopping);
+  pthread_barrier_wait(&stopped);
+  mprof_switch(6);
+  mprof__resolve_switch(6, 42);
+  mprof_suspend();
+  return NULL;
+}
+
+/* Once recording stops, the fast paths of every OS thread record
+ * nothing: not into the stopped trace, which keeps what came before, nor
+ * into the next one. */
+static void fast_paths_stop_with_the_recording(void **state) {
+  (void)state;
+  assert_int_equal(pthread_barrier_init(&stopping, NULL, 2), 0);
+  assert_int_equal(pthread_barrier_init(&stopped, NULL, 2), 0);
+  tsc_start();
+  pthread_t other;
+  assert_int_equal(pthread_create(&other, NULL, record_around_the_stop, NULL),
+                   0);
+  pthread_barrier_wait(&stopping);
+  mprof_stop();
+  pthread_barrier_wait(&stopped);
+  pthread_join(other, NULL);
+  void *first = buffer;
+  tsc_start();
+  mprof_switch(7);
+  void *next = buffer;
+  buffer = first;
+  stop_and_read();
+  find(MPROF_EVENT_SWITCH, 5, 0);
+  assert_int_equal(mentions(6) + mentions(7), 0);
+  buffer = next;
+  stop_and_read();
+  find(MPROF_EVENT_SWITCH, 7, 0);
+  assert_int_equal(mentions(5) + mentions(6), 0);
+  assert_int_equal(count_of(MPROF_EVENT_SUSPEND), 0);
+  pthread_barrier_destroy(&stopping);
+  pthread_barrier_destroy(&stopped);
+}
 #endif
 
 int main(void) {
@@ -337,6 +406,7 @@ int main(void) {
     cmocka_unit_test(dropped_pairs_count_both_events),
 #if defined(__x86_64__)
     cmocka_unit_test(fast_paths_record_as_the_general_ones),
+    cmocka_unit_test(fast_paths_stop_with_the_recording),
 #endif
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
