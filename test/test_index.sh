@@ -58,13 +58,13 @@ data = bytearray(open(path, "rb").read())
 streams, packets = struct.unpack_from("<QQ", data, 48)
 freq = struct.unpack_from("<Q", data, 88)[0]
 at = 128 + 16 * streams
-last = max(struct.unpack_from("<Q", data, at + 48 * i + 16)[0]
+last = max(struct.unpack_from("<Q", data, at + 64 * i + 16)[0]
            for i in range(packets))
 struct.pack_into("<Q", data, at + 16, last + freq)
 struct.pack_into("<Q", data, 112, 0)
 h = 0xcbf29ce484222325
-for byte in data:
-    h = ((h ^ byte) * 0x100000001b3) & 0xffffffffffffffff
+for (word,) in struct.iter_unpack("<Q", data):
+    h = ((h ^ word) * 0x100000001b3) & 0xffffffffffffffff
 struct.pack_into("<Q", data, 112, h)
 open(path, "wb").write(data)
 PY

@@ -282,6 +282,15 @@ static int gather_cells(mprof_index_t *index, const worker_t *workers,
   return 0;
 }
 
+/* Whether bins[0 .. n) are sorted already: a stream's packets come in
+ * time order, each with its cells sorted, so they mostly are, and a sort
+ * would take a serial n log n where this takes n. */
+static int in_order(const mprof_index_bin_t *bins, size_t n) {
+  for (size_t i = 1; i < n; i++)
+    if (bin_order(&bins[i - 1], &bins[i]) > 0) return 0;
+  return 1;
+}
+
 int mprof__index_finest(const mprof_index_t *index, mprof_index_bin_t **out,
                         size_t *count) {
   size_t n = 0;
@@ -292,7 +301,7 @@ int mprof__index_finest(const mprof_index_t *index, mprof_index_bin_t **out,
       bins[n++] =
           (mprof_index_bin_t){index->cells[c].bin, index->cells[c].events,
                               index->packets[i].stream, 0};
-  qsort(bins, n, sizeof *bins, bin_order);
+  if (!in_order(bins, n)) qsort(bins, n, sizeof *bins, bin_order);
   *out = bins;
   *count = merge_bins(bins, n);
   return 0;

@@ -66,11 +66,19 @@ static uint8_t *put32(uint8_t *p, uint32_t v) {
   return p + 4;
 }
 
+/* FNV-1a taken a little-endian 64-bit word at a time: a byte at a time,
+ * its chain of multiplies held the 52 MB index of a 100 M-event trace 50
+ * ms on one core, while every other core waited.  Bytes past the last
+ * whole word go in as one word more. */
 uint64_t mprof__index_checksum(const uint8_t *data, size_t size) {
   uint64_t h = 0xcbf29ce484222325u;
-  for (size_t i = 0; i < size; i++) {
-    uint8_t byte = i - H_CHECKSUM < 8 ? 0 : data[i];
-    h = (h ^ byte) * 0x100000001b3u;
+  size_t i = 0;
+  for (; i + 8 <= size; i += 8)
+    h = (h ^ (i == H_CHECKSUM ? 0 : get64(data + i))) * 0x100000001b3u;
+  if (i < size) {
+    uint8_t tail[8] = {0};
+    memcpy(tail, data + i, size - i);
+    h = (h ^ get64(tail)) * 0x100000001b3u;
   }
   return h;
 }

@@ -57,7 +57,8 @@ int mprof__index_key_equal(const mprof_index_key_t *a,
 /* The hash of a packet's header's fields (FNV-1a). */
 uint64_t mprof__index_header_hash(const mprof_packet_info_t *packet);
 
-/* The checksum of an index file's bytes (file.c): FNV-1a, 64 bits, its
+/* The checksum of an index file's bytes (file.c): FNV-1a, 64 bits, over
+ * its little-endian 64-bit words, its
  * own field read as zeros. */
 uint64_t mprof__index_checksum(const uint8_t *data, size_t size);
 
