@@ -89,24 +89,41 @@ static int window_doc(const char *path, mprof_model_t *model,
   return 0;
 }
 
+static void quiet(void *context, const char *message) {
+  (void)context;
+  (void)message;
+}
+
+/* Whether the trace at path is one whose whole model would take more
+ * than budget_bytes (*bytes, about): its problems are told once, by
+ * whichever load follows. */
+static int over_budget(const char *path, uint64_t budget_bytes,
+                       uint64_t *bytes) {
+  mprof_trace_t *trace;
+  if (mprof_trace_open(path, quiet, NULL, &trace)) return 0;
+  *bytes = model_bytes_estimate(trace);
+  int legacy = mprof_trace_info(trace)->legacy;
+  mprof_trace_close(trace);
+  return *bytes > budget_bytes && !legacy;
+}
+
 int mprof__view_range_doc(const char *path, int64_t t0_ns, int64_t t1_ns,
                           uint64_t budget_bytes, mprof_diag_fn diag,
                           void *diag_context, mprof_view_range_t *window,
                           mprof_view_doc_t **out) {
   *out = NULL;
   memset(window, 0, sizeof *window);
-  if (!strcmp(path, "-") || mprof_trace_is_merged(path)) return 0;
+  if (!strcmp(path, "-") || mprof_trace_is_merged(path) ||
+      !over_budget(path, budget_bytes, &window->model_bytes))
+    return 0;
   mprof_trace_t *trace;
   int err = mprof_trace_open(path, diag, diag_context, &trace);
   if (err) return err;
-  window->model_bytes = model_bytes_estimate(trace);
   mprof_index_t *index = NULL;
   mprof_model_t *model = NULL;
-  if (window->model_bytes > budget_bytes && !mprof_trace_info(trace)->legacy) {
-    err = mprof_index_open(path, trace, 0, NULL, NULL, &index);
-    if (!err) err = load_window(trace, index, t0_ns, t1_ns, window, &model);
-  }
+  err = mprof_index_open(path, trace, 0, NULL, NULL, &index);
+  if (!err) err = load_window(trace, index, t0_ns, t1_ns, window, &model);
   mprof_index_free(index);
   mprof_trace_close(trace);
-  return err || !model ? err : window_doc(path, model, out);
+  return err ? err : window_doc(path, model, out);
 }
