@@ -34,7 +34,9 @@ window=$rss
 grep -q ": its model would take about [1-9][0-9]* MiB, over 16 MiB: the range \
 drawn from [1-9][0-9]* of its [1-9][0-9]* packets (its index)$" "$tmp/err" ||
   fail "not drawn from the index: $(cat "$tmp/err")"
-[ $((window * 3)) -lt $whole ] ||
+# A sanitizer's shadow memory is not the program's: the peaks are
+# compared in the plain build only.
+[ "${MPROF_TEST_SANITIZED:-0}" = 1 ] || [ $((window * 3)) -lt $whole ] ||
   fail "the window's view took $window KiB, the whole one's $whole KiB"
 echo "ok: the window's model is the whole one's there; view peaks at \
 $window KiB from the index, $whole KiB whole"

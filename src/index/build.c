@@ -149,8 +149,9 @@ static size_t merge_bins(mprof_index_bin_t *bins, size_t n) {
 
 /* The packet's cells sorted by bin, one per bin. */
 static void sort_packet_cells(worker_t *w) {
-  mprof_index_bin_t *cells = w->bins + w->packet_start;
   size_t n = w->bin_count - w->packet_start, i = 1;
+  if (n < 2) return; /* and bins may be NULL yet */
+  mprof_index_bin_t *cells = w->bins + w->packet_start;
   while (i < n && cells[i - 1].bin < cells[i].bin) i++;
   if (i >= n) return;
   qsort(cells, n, sizeof *cells, bin_order);
@@ -272,10 +273,9 @@ static int gather_cells(mprof_index_t *index, const worker_t *workers,
       malloc((index->packet_count + 1) * sizeof *index->cell_first);
   if (!index->cells || !index->cell_first) return -1;
   for (size_t i = 0; i < index->packet_count; i++) {
-    const mprof_index_bin_t *from =
-        workers[placed[i].worker].bins + placed[i].start;
+    const mprof_index_bin_t *from = workers[placed[i].worker].bins;
     index->cell_first[i] = n;
-    for (size_t c = 0; c < placed[i].count; c++)
+    for (size_t c = placed[i].start; c < placed[i].start + placed[i].count; c++)
       index->cells[n++] = (mprof__index_cell_t){from[c].bin, from[c].events};
   }
   index->cell_first[index->packet_count] = index->cell_count = n;
