@@ -40,181 +40,13 @@ static inline int is_started(void) {
   return state != STATE_OFF && mprof__start_pending_now();
 }
 
-/* --- Packets -------------------------------------------------------------- */
-
-/* Events up to event_end exist: a release store of content_size. */
-static inline void commit(cursor_t *c, uint8_t *event_end) {
-  c->pos = event_end;
-  __atomic_store_n((uint64_t *)(c->packet + MPROF__PH_CONTENT_SIZE),
-                   (uint64_t)(event_end - c->packet) * 8, __ATOMIC_RELEASE);
-}
-
-/* A packet's first claim: its memory made ready by the platform (see
- * mprof__start_fresh()).  One that cannot be stays claimed, never used. */
-static int packet_ready(uint32_t slot) {
-  return !mprof__recorder.prepare_packet ||
-         mprof__recorder.prepare_packet(mprof__recorder.packets +
-                                            (uint64_t)slot *
-                                                mprof__recorder.packet_size,
-                                        mprof__recorder.packet_size) == 0;
-}
-
-/* Claim a free packet in [first, first+count) for this stream.  Returns its
- * index, or -1 if none is free (discard mode full, names area full, or every
- * ring packet held by another OS thread). */
-static int64_t claim_slot(uint32_t first, uint32_t count, int overwrite,
-                          uint32_t claims_field) {
-  uint64_t *claims = (uint64_t *)(mprof__recorder.header + claims_field);
-  for (uint32_t attempt = 0; attempt < count; attempt++) {
-    if (!overwrite && __atomic_load_n(claims, __ATOMIC_RELAXED) >= count)
-      return -1;
-    uint64_t ticket = __atomic_fetch_add(claims, 1, __ATOMIC_RELAXED);
-    if (!overwrite && ticket >= count) return -1;
-    uint32_t slot = first + (uint32_t)(ticket % count);
-    uint64_t state =
-        __atomic_load_n(&mprof__recorder.slots[slot], __ATOMIC_RELAXED);
-    if (state & MPROF__SLOT_BUSY) continue;
-    uint64_t next = ((state >> MPROF__SLOT_GEN_SHIFT) + 1)
-                        << MPROF__SLOT_GEN_SHIFT |
-                    MPROF__SLOT_BUSY | MPROF__SLOT_INIT;
-    if (__atomic_compare_exchange_n(&mprof__recorder.slots[slot], &state, next,
-                                    0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED) &&
-        (state >> MPROF__SLOT_GEN_SHIFT || packet_ready(slot)))
-      return slot;
-  }
-  return -1;
-}
-
-static void write_packet_header(stream_t *s, cursor_t *c, uint32_t stream_id,
-                                uint64_t now) {
-  uint8_t *p = c->packet;
-  mprof__put_u32(p + MPROF__PH_MAGIC, MPROF__PACKET_MAGIC);
-  bytes_copy(p + MPROF__PH_UUID, mprof__recorder.uuid, 16);
-  mprof__put_u32(p + MPROF__PH_STREAM_ID, stream_id);
-  mprof__put_u64(p + MPROF__PH_STREAM_INSTANCE, s->instance);
-  mprof__put_u64(p + MPROF__PH_TIMESTAMP_BEGIN, now);
-  mprof__put_u64(p + MPROF__PH_TIMESTAMP_END, now);
-  mprof__put_u64(p + MPROF__PH_PACKET_SIZE,
-                 (uint64_t)mprof__recorder.packet_size * 8);
-  mprof__put_u64(p + MPROF__PH_SEQ_NUM, c->next_seq++);
-  /* Drops are counted in the ring stream only: names-area events that do
-   * not fit go to the ring instead. */
-  mprof__put_u64(p + MPROF__PH_DISCARDED,
-                 stream_id == MPROF__STREAM_RING ? s->discarded : 0);
-  mprof__put_u64(p + MPROF__PH_CURRENT_THREAD, s->current);
-  mprof__put_u32(p + MPROF__PH_OS_THREAD_ID, s->os_thread_id);
-  c->pos = p + MPROF__PACKET_HEADER_SIZE;
-  c->end = p + mprof__recorder.packet_size;
-  c->last_ts = now;
-  commit(c, c->pos);
-}
-
-/* Give a full (or finished) packet back; readers may now see it whole. */
-static void close_packet(cursor_t *c) {
-  if (!c->packet) return;
-  mprof__put_u64(c->packet + MPROF__PH_TIMESTAMP_END, c->last_ts);
-  uint64_t *slot = &mprof__recorder.slots[c->slot];
-  uint64_t state = __atomic_load_n(slot, __ATOMIC_RELAXED);
-  __atomic_store_n(slot, state & ~(uint64_t)MPROF__SLOT_BUSY, __ATOMIC_RELEASE);
-  c->packet = c->pos = c->end = 0;
-}
-
-/* Open a new packet for cursor c.  The old one is closed only once the new
- * one is ready (INIT cleared): until then it stays BUSY, so no other OS
- * thread can reuse it, and a process killed in between still holds this
- * stream's newest events.  A stream that runs out of packets keeps its last
- * packet and counts what it drops in that packet's events_discarded. */
-static int open_packet(stream_t *s, cursor_t *c, int names, uint64_t now) {
-  int64_t slot =
-      names ? claim_slot(mprof__recorder.ring_count,
-                         mprof__recorder.names_count, 0, MPROF__TH_NAMES_CLAIMS)
-            : claim_slot(0, mprof__recorder.ring_count,
-                         mprof__recorder.ring_mode == MPROF_RING_OVERWRITE,
-                         MPROF__TH_RING_CLAIMS);
-  if (slot < 0) return -1;
-  cursor_t old = *c;
-  c->slot = (uint32_t)slot;
-  c->packet =
-      mprof__recorder.packets + (uint64_t)slot * mprof__recorder.packet_size;
-  write_packet_header(s, c, names ? MPROF__STREAM_NAMES : MPROF__STREAM_RING,
-                      now);
-  uint64_t *state = &mprof__recorder.slots[slot];
-  __atomic_store_n(state,
-                   __atomic_load_n(state, __ATOMIC_RELAXED) &
-                       ~(uint64_t)MPROF__SLOT_INIT,
-                   __ATOMIC_RELEASE);
-  close_packet(&old);
-  return 0;
-}
-
-/* Count a dropped event in the stream's ring packet, or, for an OS thread
- * that never got one (discard mode, the ring used up before it started),
- * in the trace header, which all such threads share. */
-static void count_discarded(stream_t *s) {
-  s->discarded++;
-  if (s->ring.packet)
-    mprof__put_u64(s->ring.packet + MPROF__PH_DISCARDED, s->discarded);
-  else
-    __atomic_fetch_add(
-        (uint64_t *)(mprof__recorder.header + MPROF__TH_ORPHAN_DISCARDED), 1,
-        __ATOMIC_RELAXED);
-}
-
-/* --- Streams -------------------------------------------------------------- */
-
-/* First event of this OS thread in this session: take a stream number. */
-COLD static void stream_begin(stream_t *s) {
-  uint64_t current = s->session ? s->current : MPROF_NONE;
-  bytes_zero((uint8_t *)s, sizeof *s);
-  s->session = mprof__recorder.session;
-  s->current = current;
-  s->instance = __atomic_fetch_add(
-      (uint32_t *)(mprof__recorder.header + MPROF__TH_STREAM_COUNT), 1,
-      __ATOMIC_RELAXED);
-  if (mprof__recorder.os_thread_id)
-    s->os_thread_id = mprof__recorder.os_thread_id();
-  if (mprof__recorder.on_new_stream) mprof__recorder.on_new_stream();
-}
-
 static inline stream_t *stream_get(void) {
   stream_t *s = &mprof__self;
-  if (UNLIKELY(s->session != mprof__recorder.session)) stream_begin(s);
+  if (UNLIKELY(s->session != mprof__recorder.session)) mprof__stream_begin(s);
   return s;
 }
 
 /* --- Events --------------------------------------------------------------- */
-
-/* Reserve room for an event of `size` payload bytes in cursor c and write
- * its header.  Returns where the payload goes, or 0 if the event is dropped
- * (counted).  The slow path handles new packets and extended headers. */
-COLD static uint8_t *reserve_slow(stream_t *s, cursor_t *c, int names,
-                                  uint32_t id, uint32_t size, uint64_t now) {
-  if (now < c->last_ts) now = c->last_ts; /* never let time run backwards */
-  for (int tries = 0; tries < 2; tries++) {
-    if (c->packet) {
-      int compact = id < MPROF__ID_EXTENDED &&
-                    now - c->last_ts < ((uint64_t)1 << MPROF__COMPACT_TS_BITS);
-      uint32_t header =
-          compact ? MPROF__COMPACT_HEADER_SIZE : MPROF__EXTENDED_HEADER_SIZE;
-      if ((uint64_t)(c->end - c->pos) >= header + size) {
-        uint8_t *p = c->pos;
-        if (compact) {
-          mprof__put_u32(p, id | (uint32_t)(now << 5));
-        } else {
-          p[0] = MPROF__ID_EXTENDED;
-          mprof__put_u32(p + 1, id);
-          mprof__put_u64(p + 5, now);
-        }
-        c->last_ts = now;
-        return p + header;
-      }
-    }
-    if (open_packet(s, c, names, now) < 0) break;
-  }
-  if (names) return 0; /* caller falls back to the ring */
-  count_discarded(s);
-  return 0;
-}
 
 /* reserve() at clock value now, which may be older than the stream's last
  * event (it is then taken to be that event's time). */
@@ -229,7 +61,7 @@ static inline uint8_t *reserve_at(stream_t *s, cursor_t *c, uint32_t id,
     c->last_ts = now;
     return p + MPROF__COMPACT_HEADER_SIZE;
   }
-  return reserve_slow(s, c, c == &s->names, id, size, now);
+  return mprof__reserve_slow(s, c, c == &s->names, id, size, now);
 }
 
 static inline uint8_t *reserve(stream_t *s, cursor_t *c, uint32_t id,
@@ -331,7 +163,7 @@ static inline uint8_t *fast_reserve(stream_t *s, uint32_t id, uint32_t size,
 /* The events of a group after its first, dropped with it (reserve()
  * counted the first). */
 COLD static void count_group_discarded(stream_t *s, int events) {
-  while (--events > 0) count_discarded(s);
+  while (--events > 0) mprof__count_discarded(s);
 }
 
 /* Room in the ring for `events` events at one instant, the first of id
@@ -971,8 +803,8 @@ uint64_t mprof_discarded(void) { return mprof__self.discarded; }
 void mprof_thread_exit(void) {
   if (state_now() != STATE_ON || mprof__self.session != mprof__recorder.session)
     return;
-  close_packet(&mprof__self.ring);
-  close_packet(&mprof__self.names);
+  mprof__close_packet(&mprof__self.ring);
+  mprof__close_packet(&mprof__self.names);
   mprof__self.session = 0;
 }
 

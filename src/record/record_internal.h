@@ -119,7 +119,32 @@ static inline void bytes_zero(uint8_t *to, size_t n) {
   for (size_t i = 0; i < n; i++) to[i] = 0;
 }
 
+/* Events up to event_end exist: a release store of content_size. */
+static inline void commit(cursor_t *c, uint8_t *event_end) {
+  c->pos = event_end;
+  __atomic_store_n((uint64_t *)(c->packet + MPROF__PH_CONTENT_SIZE),
+                   (uint64_t)(event_end - c->packet) * 8, __ATOMIC_RELEASE);
+}
+
 /* --- record_start.c --- */
+
+/* A stream's first event in this session: its stream number taken. */
+INTERNAL COLD void mprof__stream_begin(stream_t *s);
+
+/* Room for an event of `size` payload bytes in cursor c (names: the
+ * names area's) at clock value now, its header written, when the open
+ * packet has none or the header must be extended: where the payload goes,
+ * or 0 if the event is dropped (counted, but in the names area, whose
+ * caller falls back to the ring). */
+INTERNAL COLD uint8_t *mprof__reserve_slow(stream_t *s, cursor_t *c, int names,
+                                           uint32_t id, uint32_t size,
+                                           uint64_t now);
+
+/* A full (or finished) packet given back: readers may now see it whole. */
+INTERNAL void mprof__close_packet(cursor_t *c);
+
+/* A dropped event, counted. */
+INTERNAL void mprof__count_discarded(stream_t *s);
 
 /* The first event after mprof__start_pending(): runs the start (one OS
  * thread; the others wait for it); nonzero if recording is on. */
