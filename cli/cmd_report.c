@@ -34,8 +34,8 @@ static const char help[] =
     "A trace whose events would make a model of more than 256 MiB (or any\n"
     "trace, with --stream) is analysed in one pass, in bounded memory:\n"
     "then the lost wake-ups, wait chains and cycles, the findings about\n"
-    "loops, the pool, retries and writes, the arrows before each stall\n"
-    "and the critical paths' steps are left out (said so), and latency\n"
+    "loops, the pool, retries and writes and the critical paths' steps\n"
+    "are left out (said so), and latency\n"
     "percentiles of more than 65536 requests of a kind are within 1/128\n"
     "below (docs/analysis.md, \"Streaming\").\n"
     "examples:\n"
@@ -198,8 +198,7 @@ static void text_stalls(const shown_t *shown) {
     }
     printf(", last seen at ");
     cli_put_duration(th[s->last].last_seen_ns);
-    printf("\n    just before it stalled:%s%s\n", shown->streamed ? " " : "",
-           shown->streamed ? not_streamed : "");
+    printf("\n    just before it stalled:\n");
     for (uint32_t k = 0; k < s->arrow_count; k++)
       put_arrow(m, a->arrow_refs[s->first_arrow + k]);
   }
@@ -520,14 +519,13 @@ static json_t *json_stalls(const shown_t *shown) {
       json_array_append_new(before,
                             json_arrow(m, a->arrow_refs[s->first_arrow + k]));
     json_array_append_new(
-        list, json_pack("{s:o, s:o, s:o, s:I, s:I, s:o}", "thread",
-                        cli_json_thread(m, s->thread), "became",
-                        cli_json_thread(m, s->last), "creator",
-                        cli_json_thread(m, th[s->thread].creator), "start_ns",
-                        (json_int_t)th[s->thread].start_ns, "last_seen_ns",
-                        (json_int_t)th[s->last].last_seen_ns, "before",
-                        shown->streamed ? (json_decref(before), json_null())
-                                        : before));
+        list,
+        json_pack("{s:o, s:o, s:o, s:I, s:I, s:o}", "thread",
+                  cli_json_thread(m, s->thread), "became",
+                  cli_json_thread(m, s->last), "creator",
+                  cli_json_thread(m, th[s->thread].creator), "start_ns",
+                  (json_int_t)th[s->thread].start_ns, "last_seen_ns",
+                  (json_int_t)th[s->last].last_seen_ns, "before", before));
   }
   return list;
 }

@@ -89,12 +89,28 @@ static void same_requests(const sides_t *s) {
   }
 }
 
+/* Arrow x of the model and y of the stream's. */
+static void same_arrow(const sides_t *s, const char *what, size_t i, uint32_t x,
+                       uint32_t y) {
+  const mprof_arrow_t *ax = &mprof_model_view(s->m)->arrows[x];
+  const mprof_arrow_t *ay = &mprof_model_view(s->n)->arrows[y];
+  SAME(what, i, ax->time_ns, ay->time_ns);
+  SAME(what, i, ax->kind, ay->kind);
+  same_thread(s, what, i, ax->from, ay->from);
+  same_thread(s, what, i, ax->to, ay->to);
+}
+
 static void same_stalls(const sides_t *s) {
   SAME("stalls", 0, s->a->stall_count, s->b->stall_count);
   for (size_t i = 0; !failed && i < s->a->stall_count; i++) {
-    same_thread(s, "stalled", i, s->a->stalls[i].thread,
-                s->b->stalls[i].thread);
-    same_thread(s, "stalled as", i, s->a->stalls[i].last, s->b->stalls[i].last);
+    const mprof_stall_t *x = &s->a->stalls[i], *y = &s->b->stalls[i];
+    same_thread(s, "stalled", i, x->thread, y->thread);
+    same_thread(s, "stalled as", i, x->last, y->last);
+    SAME("arrows before the stall", i, x->arrow_count, y->arrow_count);
+    for (uint32_t k = 0; !failed && k < x->arrow_count; k++)
+      same_arrow(s, "arrow before the stall", k,
+                 s->a->arrow_refs[x->first_arrow + k],
+                 s->b->arrow_refs[y->first_arrow + k]);
   }
 }
 
@@ -160,8 +176,6 @@ static void same_findings(const sides_t *s) {
     const mprof_finding_t *y = &s->b->findings[j++];
     SAME("finding kind", i, x->kind, y->kind);
     SAME("severity", i, x->severity, y->severity);
-    /* a stall's summary is the same; its evidence (arrows) the stream
-     * does not keep */
     same_text("summary", i, s->a->text + x->summary, s->b->text + y->summary);
     SAME("finding start", i, x->start_ns, y->start_ns);
     SAME("finding end", i, x->end_ns, y->end_ns);
@@ -171,6 +185,18 @@ static void same_findings(const sides_t *s) {
       same_thread(s, "finding thread", k,
                   s->a->finding_threads[x->first_thread + k],
                   s->b->finding_threads[y->first_thread + k]);
+    SAME("evidence", i, x->evidence_count, y->evidence_count);
+    for (uint32_t k = 0; !failed && k < x->evidence_count; k++) {
+      const mprof_evidence_t *ex = &s->a->evidence[x->first_evidence + k];
+      const mprof_evidence_t *ey = &s->b->evidence[y->first_evidence + k];
+      SAME("evidence kind", k, ex->kind, ey->kind);
+      same_thread(s, "evidence thread", k, ex->thread, ey->thread);
+      SAME("evidence count", k, ex->count, ey->count);
+      SAME("evidence start", k, ex->start_ns, ey->start_ns);
+      SAME("evidence end", k, ex->end_ns, ey->end_ns);
+      if (ex->kind == MPROF_EVIDENCE_ARROW)
+        same_arrow(s, "evidence arrow", k, ex->arrow, ey->arrow);
+    }
   }
   SAME("findings", 0, j, s->b->finding_count);
 }

@@ -651,9 +651,9 @@ typedef struct mprof_stream_options_s {
  * events, stream_count, discarded, duration_ns and end_ns.  Filled as by
  * mprof_model_analyse_with(): the requests (latency percentiles exact up
  * to 65536 ended requests of a kind, then within 1/128 below; no why
- * chains: hop_count 0), failures, stalls (without the arrows before
- * them), the `top` threads' times (times[0] is the root's), and the
- * findings stalled, leaked and cannot_tell.  Left empty: lost wake-ups,
+ * chains: hop_count 0), failures, stalls (the arrows before them in
+ * named's arrows), the `top` threads' times (times[0] is the root's),
+ * and the findings stalled, leaked and cannot_tell.  Left empty: lost wake-ups,
  * wait chains and cycles, the critical path, the other findings
  * (docs/analysis.md, "Streaming"). */
 typedef struct mprof_stream_result_s {

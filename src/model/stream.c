@@ -8,8 +8,9 @@
  *
  *  - a thread: its record (id, the model's index for it, type, flags,
  *    start, end, labels, failure, running time, the try_reads it made and
- *    when each was answered by a read) lives in a table by id while it may
- *    still change.  A thread that ended waits in its OS thread's queue
+ *    when each was answered by a read, its last MPROF_STALL_CONTEXT
+ *    arrows: a stall's context) lives in a table by id while it may still
+ *    change.  A thread that ended waits in its OS thread's queue
  *    for STREAM_RETIRE_EVENTS more events of that OS thread (later events
  *    still name it: the read of a resolved promise, the merge into it),
  *    then is retired: its time and request figures are settled
@@ -72,6 +73,7 @@ void mprof__stream_unref(sthread_t *t) {
   mprof__stream_unref(t->becomes);
   for (size_t k = 0; k < t->wait_count; k++)
     mprof__stream_unref(t->waits[k].on);
+  mprof__stream_ring_clear(t);
   record_clear(t);
   pool_t *pool = t->pool;
   memset(t, 0, sizeof *t);
@@ -285,6 +287,65 @@ static int late(stream_t *s, const sthread_t *t) {
   return 1;
 }
 
+static uint32_t ring_size(const sthread_t *t) {
+  return t->ring_count < MPROF_STALL_CONTEXT ? t->ring_count
+                                             : MPROF_STALL_CONTEXT;
+}
+
+void mprof__stream_ring_clear(sthread_t *t) {
+  uint32_t n = ring_size(t);
+  t->ring_count = 0;
+  for (uint32_t k = 0; t->pinned && k < n; k++)
+    mprof__stream_unref(t->ring[k].other);
+}
+
+/* Only a stall's rings hold their arrows' other ends (most threads never
+ * stall, and a reference an arrow costs): t may stall (it should resolve,
+ * or such a thread became it), so its ring's ends are kept from now on.
+ * An end already gone back to the pool (a record of another index there
+ * now) is lost: counted late. */
+static void pin(stream_t *s, sthread_t *t) {
+  if (t->pinned || fixed(t)) return;
+  t->pinned = 1;
+  for (uint32_t k = 0; k < ring_size(t); k++) {
+    sarrow_t *a = &t->ring[k];
+    if (a->other->index == a->other_index)
+      mprof__stream_ref(a->other);
+    else
+      s->late++;
+  }
+}
+
+/* Keep an arrow in t's ring: a thread that ended, and cannot stall, keeps
+ * none. */
+static void ring_push(sthread_t *t, int64_t time_ns, uint64_t seq,
+                      sthread_t *other, uint32_t kind, int leaves) {
+  if (t->settled || (t->ending != MPROF_ENDING_PENDING && !t->pinned)) return;
+  sarrow_t *slot = &t->ring[t->ring_count++ % MPROF_STALL_CONTEXT];
+  if (t->pinned && t->ring_count > MPROF_STALL_CONTEXT)
+    mprof__stream_unref(slot->other);
+  *slot = (sarrow_t){time_ns,      seq,           other,
+                     other->index, (uint8_t)kind, (uint8_t)leaves};
+  if (t->pinned) mprof__stream_ref(other);
+}
+
+/* An arrow the model draws: kept at both ends, for a stall's context.
+ * One to a retired thread would be in the context of a stall that the
+ * model shows, not here: counted late. */
+static void note_arrow(stream_t *s, mprof_arrow_kind_t kind, sthread_t *from,
+                       sthread_t *to, int64_t t) {
+  if (!arrow(from, to)) {
+    if (from && to && from != to &&
+        ((from == &retired_thread && !fixed(to)) ||
+         (to == &retired_thread && !fixed(from))))
+      s->late++;
+    return;
+  }
+  uint64_t seq = s->arrows++;
+  ring_push(from, t, seq, to, kind, 1);
+  ring_push(to, t, seq, from, kind, 0);
+}
+
 /* --- Threads -------------------------------------------------------------- */
 
 /* A new record with the model's next index. */
@@ -403,6 +464,7 @@ int mprof__stream_retire(stream_t *s, sthread_t *t) {
   if (!err) err = retired_add(s, t->id);
   mprof__stream_unref(t->creator);
   t->creator = NULL;
+  mprof__stream_ring_clear(t);
   return err;
 }
 
@@ -577,6 +639,7 @@ static int thread_create(stream_t *s, const mprof_event_t *ev,
     child->creator = mprof__stream_ref(creator);
     child->type = (uint16_t)ev->type;
     if (child->last_seen_ns < t) child->last_seen_ns = t;
+    note_arrow(s, MPROF_ARROW_CREATE, creator, child, t);
     return loop_began(s, child, t);
   }
   /* an id made again: the thread it named stays, unnamed */
@@ -589,12 +652,14 @@ static int thread_create(stream_t *s, const mprof_event_t *ev,
     return MPROF_ENOMEM;
   }
   mprof__stream_unref(child); /* the table's reference holds it */
+  note_arrow(s, MPROF_ARROW_CREATE, creator, child, t);
   return loop_began(s, child, t);
 }
 
-static int thread_resolve(stream_t *s, ostream_t *o, const mprof_event_t *ev,
-                          int64_t t, int *err) {
+static int thread_resolve(stream_t *s, ostream_t *o, sthread_t *resolver,
+                          const mprof_event_t *ev, int64_t t, int *err) {
   sthread_t *target = thread_of(s, ev->a, t, err);
+  note_arrow(s, MPROF_ARROW_RESOLVE, resolver, target, t);
   if (!target || target == &root_thread ||
       target->ending != MPROF_ENDING_PENDING)
     return *err;
@@ -615,6 +680,8 @@ static int thread_becomes(stream_t *s, ostream_t *o, const mprof_event_t *ev,
       old == &root_thread || next == &root_thread ||
       mprof__stream_follow(next) == old)
     return *err;
+  note_arrow(s, MPROF_ARROW_BECOMES, old, next, t);
+  if (old->pinned) pin(s, next); /* it may be what a stall became */
   old->end_ns = t;
   old->ending = MPROF_ENDING_MERGED;
   old->becomes = mprof__stream_ref(next);
@@ -704,14 +771,17 @@ static int apply_event(stream_t *s, const mprof_event_t *ev, ostream_t *o,
     legacy_switch(s, o, actor, t);
     other = thread_of(s, ev->a, t, &err);
     if (err || !actor || !other) return err;
+    note_arrow(s, MPROF_ARROW_READ, other, actor, t);
     wait_answered(actor, other, t);
     return s->legacy ? wait_add(actor, other, actor->start_ns, t, 1) : 0;
   case MPROF_EVENT_TRY_READ:
     other = thread_of(s, ev->a, t, &err);
     s->try_reads++;
-    return err ? err : wait_add(actor, other, t, INT64_MAX, 0);
+    if (err) return err;
+    note_arrow(s, MPROF_ARROW_TRY_READ, actor, other, t);
+    return wait_add(actor, other, t, INT64_MAX, 0);
   case MPROF_EVENT_RESOLVE:
-  case MPROF_EVENT_FAIL: return thread_resolve(s, o, ev, t, &err);
+  case MPROF_EVENT_FAIL: return thread_resolve(s, o, actor, ev, t, &err);
   case MPROF_EVENT_BECOMES: return thread_becomes(s, o, ev, t, &err);
   case MPROF_EVENT_LABEL:
     other = thread_of(s, ev->a, t, &err);
@@ -721,11 +791,14 @@ static int apply_event(stream_t *s, const mprof_event_t *ev, ostream_t *o,
   case MPROF_EVENT_SIGNAL:
     other = thread_of(s, ev->a, t, &err);
     legacy_switch(s, o, other, t);
+    if (!err) note_arrow(s, MPROF_ARROW_SIGNAL, actor, other, t);
     return err;
   case MPROF_EVENT_SHOULD_RESOLVE:
     other = thread_of(s, ev->a, t, &err);
-    if (other && !late(s, other) && other != &root_thread)
+    if (other && !late(s, other) && other != &root_thread) {
       other->flags |= MPROF_THREAD_SHOULD_RESOLVE;
+      pin(s, other);
+    }
     return err;
   default: return 0; /* counters, strings, GC: no part of the analysis */
   }

@@ -26,6 +26,19 @@
 typedef struct sthread_s sthread_t;
 typedef struct pool_s pool_t;
 
+/* An arrow, kept in the rings of the threads at its ends (a stall's
+ * context: the last arrows of the stalled thread), as seen from one end:
+ * the other end, its index then, whether the arrow leaves this one.  seq
+ * orders arrows as the model numbers them. */
+typedef struct sarrow_s {
+  int64_t time_ns;
+  uint64_t seq;
+  sthread_t *other;     /* in a pinned ring, a reference (see stream.c) */
+  uint32_t other_index; /* its index when the arrow was made */
+  uint8_t kind;         /* mprof_arrow_kind_t */
+  uint8_t leaves;       /* the ring's own thread is the arrow's source */
+} sarrow_t;
+
 /* A running span on a stream (by index) not counted yet. */
 typedef struct span_s {
   int64_t start_ns, end_ns;
@@ -64,10 +77,13 @@ struct sthread_s {
   uint16_t type;
   uint8_t ending, flags;
   uint8_t settled; /* its figures are counted */
+  uint8_t pinned;  /* its ring holds its arrows' ends (it may stall) */
   uint32_t named;  /* its index in the result's model (settle's) */
   char *label, *shown, *failure;
   swait_t *waits;
   size_t wait_count, wait_cap;
+  sarrow_t ring[MPROF_STALL_CONTEXT]; /* its latest arrows */
+  uint32_t ring_count;                /* arrows it was at an end of */
   span_t *overhangs; /* spans past its line's end as seen so far */
   size_t overhang_count, overhang_cap;
   poll_t poll_at_start, poll_at_end; /* a loop's: when it began, ended */
@@ -167,7 +183,7 @@ typedef struct stream_s {
   double ns_per_tick;
   int legacy, have_base, finished;
   int64_t duration_ns, end_ns;
-  uint64_t events, discarded, late, try_reads;
+  uint64_t events, discarded, late, try_reads, arrows;
   int failed; /* memory ran out where no error could be returned */
   uint32_t next_index;
   size_t top;
@@ -204,6 +220,9 @@ sthread_t *mprof__stream_slot(const stream_t *s, size_t i);
 sthread_t *mprof__stream_ref(sthread_t *t);
 void mprof__stream_unref(sthread_t *t);
 sthread_t *mprof__stream_follow(sthread_t *t);
+
+/* Drop t's ring of arrows (the references it holds). */
+void mprof__stream_ring_clear(sthread_t *t);
 
 /* Keep a reference to t in a list (count, cap).  Returns 0 or
  * MPROF_ENOMEM. */

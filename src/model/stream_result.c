@@ -158,8 +158,13 @@ static int names_of(stream_t *s, list_t *l) {
   }
   for (size_t i = 0; !err && i < s->pending_count; i++)
     err = list_push(l, s->pending[i]);
-  for (size_t i = 0; !err && i < s->stall_count; i++)
+  for (size_t i = 0; !err && i < s->stall_count; i++) {
+    const sthread_t *t = s->stalls[i];
     err = list_push(l, s->stalls[i]);
+    for (uint32_t k = 0; !err && k < t->ring_count && k < MPROF_STALL_CONTEXT;
+         k++)
+      err = list_push(l, t->ring[k].other);
+  }
   if (!err) err = list_push(l, s->first_preexisting);
   for (size_t i = 0, n = l->count; !err && i < n; i++)
     err = list_push(l, l->at[i]->creator);
@@ -287,12 +292,80 @@ static int write_times(stream_t *s, mprof_analysis_t *out) {
   return 0;
 }
 
-static int write_stalls(stream_t *s, mprof_analysis_t *out) {
+/* An arrow of a stall's context, with both its ends. */
+typedef struct picked_s {
+  int64_t time_ns;
+  uint64_t seq;
+  sthread_t *from, *to;
+  uint32_t kind;
+} picked_t;
+
+static int by_seq(const void *pa, const void *pb) {
+  const picked_t *a = pa, *b = pb;
+  return (a->seq > b->seq) - (a->seq < b->seq);
+}
+
+/* Add t's ring to picked (count). */
+static void ring_of(sthread_t *t, picked_t *picked, size_t *count) {
+  for (uint32_t k = 0; k < t->ring_count && k < MPROF_STALL_CONTEXT; k++) {
+    const sarrow_t *a = &t->ring[k];
+    picked[(*count)++] =
+        (picked_t){a->time_ns, a->seq, a->leaves ? t : a->other,
+                   a->leaves ? a->other : t, a->kind};
+  }
+}
+
+/* The model's settle_arrows(): a read of a thread that failed (not by
+ * stalling) carries the exception. */
+static uint32_t arrow_kind(const picked_t *a) {
+  if (a->kind == MPROF_ARROW_READ && a->from->ending == MPROF_ENDING_FAILED &&
+      !(a->from->flags & MPROF_THREAD_STALLED))
+    return MPROF_ARROW_READ_FAILED;
+  return a->kind;
+}
+
+/* A stall's context, as the model's stall_context(): the last arrows of
+ * the thread and of what it became, in order, each once, the last
+ * MPROF_STALL_CONTEXT; as arrows of the named model. */
+static int stall_context(mprof_model_t *m, sthread_t *t, sthread_t *last,
+                         mprof_stall_t *stall, size_t *cap_refs,
+                         mprof_analysis_t *out) {
+  picked_t picked[2 * MPROF_STALL_CONTEXT];
+  size_t count = 0, unique = 0;
+  ring_of(t, picked, &count);
+  if (last != t) ring_of(last, picked, &count);
+  qsort(picked, count, sizeof *picked, by_seq);
+  for (size_t i = 0; i < count; i++)
+    if (!unique || picked[unique - 1].seq != picked[i].seq)
+      picked[unique++] = picked[i];
+  size_t from = unique > MPROF_STALL_CONTEXT ? unique - MPROF_STALL_CONTEXT : 0;
+  stall->first_arrow = (uint32_t)out->arrow_ref_count;
+  stall->arrow_count = (uint32_t)(unique - from);
+  for (size_t i = from; i < unique; i++) {
+    mprof_arrow_t a = {picked[i].time_ns, picked[i].from->named,
+                       picked[i].to->named, arrow_kind(&picked[i]), 0};
+    uint32_t index = (uint32_t)m->view.arrow_count;
+    if (MODEL_PUSH(m, arrows, arrow_cap, arrow_count, a) ||
+        mprof__grow(&out->arrow_refs, cap_refs, out->arrow_ref_count + 1,
+                    sizeof *out->arrow_refs))
+      return MPROF_ENOMEM;
+    out->arrow_refs[out->arrow_ref_count++] = index;
+  }
+  m->view.arrows = m->arrows;
+  return 0;
+}
+
+static int write_stalls(stream_t *s, mprof_model_t *m, mprof_analysis_t *out) {
+  size_t cap_refs = 0;
   out->stalls = calloc(s->stall_count / 2 + 1, sizeof *out->stalls);
   if (!out->stalls) return MPROF_ENOMEM;
-  for (size_t i = 0; i + 1 < s->stall_count; i += 2)
-    out->stalls[out->stall_count++] =
-        (mprof_stall_t){s->stalls[i]->named, s->stalls[i + 1]->named, 0, 0};
+  for (size_t i = 0; i + 1 < s->stall_count; i += 2) {
+    mprof_stall_t stall = {s->stalls[i]->named, s->stalls[i + 1]->named, 0, 0};
+    if (stall_context(m, s->stalls[i], s->stalls[i + 1], &stall, &cap_refs,
+                      out))
+      return MPROF_ENOMEM;
+    out->stalls[out->stall_count++] = stall;
+  }
   return 0;
 }
 
@@ -335,7 +408,7 @@ int mprof__stream_finish(stream_t *s, const mprof_analysis_options_t *options,
   mprof_analysis_t *a = &out->analysis;
   if (!err) err = write_requests(s, out->named, a);
   if (!err) err = write_times(s, a);
-  if (!err) err = write_stalls(s, a);
+  if (!err) err = write_stalls(s, out->named, a);
   if (!err) err = write_findings(s, out->named, options, a);
   a->path_target = MPROF_NO_THREAD;
   out->thread_count = s->next_index - 1;
