@@ -72,8 +72,8 @@ int mprof_redactor_write_map(const mprof_redactor_t *redactor,
  * diag) and packets that were never written are left out as zeros.  A
  * mirage-profile trace is written as one: its good packets in order, each
  * as long as its redacted events.  Returns 0, MPROF_EINVAL (a packet would
- * pass 1 GiB, told), MPROF_ENOMEM or MPROF_EIO (told: the file and
- * why). */
+ * pass 1 GiB, a mirage-profile one 512 MiB, told; no file is written),
+ * MPROF_ENOMEM or MPROF_EIO (told: the file and why). */
 int mprof_redact_trace(mprof_redactor_t *redactor, const mprof_trace_t *trace,
                        const char *path, mprof_diag_fn diag, void *context);
 

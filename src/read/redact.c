@@ -327,16 +327,32 @@ static uint64_t encode_legacy_packet(mprof_redactor_t *r,
   return c.e.size;
 }
 
-/* Each good packet measured, then written (the texts are redacted by
- * then, so the second pass makes the same bytes). */
-static int write_legacy(mprof_redactor_t *r, const mprof_trace_t *t, int fd) {
+/* The most a legacy packet may hold: its header gives its size in bits in
+ * 32 bits. */
+#define LEGACY_MAX_PACKET_BYTES (UINT32_MAX / 8)
+
+/* Each good packet measured into sizes (its texts redacted, its damage
+ * told).  Returns 0, MPROF_ENOMEM, or MPROF_EINVAL: a packet would pass
+ * LEGACY_MAX_PACKET_BYTES. */
+static int plan_legacy(mprof_redactor_t *r, const mprof_trace_t *t,
+                       uint64_t *sizes) {
+  for (size_t i = 0; i < t->packet_count; i++) {
+    if (!(sizes[i] = encode_legacy_packet(r, t, i, NULL))) return MPROF_ENOMEM;
+    if (sizes[i] > LEGACY_MAX_PACKET_BYTES) return MPROF_EINVAL;
+  }
+  return 0;
+}
+
+/* Each good packet written, as plan_legacy() measured it (the texts are
+ * redacted by then, so this pass makes the same bytes). */
+static int write_legacy(mprof_redactor_t *r, const mprof_trace_t *t, int fd,
+                        const uint64_t *sizes) {
   int err = 0;
   for (size_t i = 0; !err && i < t->packet_count; i++) {
-    uint64_t size = encode_legacy_packet(r, t, i, NULL);
-    uint8_t *packet = size ? malloc(size) : NULL;
+    uint8_t *packet = malloc(sizes[i]);
     if (!packet || !encode_legacy_packet(r, t, i, packet))
       err = MPROF_ENOMEM;
-    else if (write_all(fd, packet, size))
+    else if (write_all(fd, packet, sizes[i]))
       err = MPROF_EIO;
     free(packet);
   }
@@ -354,10 +370,19 @@ static int close_output(int fd, int err, const char *path, mprof_diag_fn diag,
   return err;
 }
 
+/* Measured whole before the output is opened, so that a packet too big
+ * for the format leaves no file behind. */
 static int redact_legacy(mprof_redactor_t *r, const mprof_trace_t *t,
                          const char *path, mprof_diag_fn diag, void *context) {
-  int fd = open_output(path);
-  int err = fd < 0 ? MPROF_EIO : write_legacy(r, t, fd);
+  uint64_t *sizes = calloc(t->packet_count + 1, sizeof *sizes);
+  int err = sizes ? plan_legacy(r, t, sizes) : MPROF_ENOMEM;
+  if (err == MPROF_EINVAL)
+    mprof__diag_to(diag, context, "%s: a packet would exceed %u MiB", path,
+                   (LEGACY_MAX_PACKET_BYTES + 1) >> 20);
+  int fd = err ? -1 : open_output(path);
+  if (!err && fd < 0) err = MPROF_EIO;
+  if (!err) err = write_legacy(r, t, fd, sizes);
+  free(sizes);
   return close_output(fd, err, path, diag, context);
 }
 
