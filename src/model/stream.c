@@ -34,6 +34,7 @@
  * labels), so that the same findings code (findings.c) writes the same
  * text as for the whole model.
  */
+#include <stddef.h>
 #include <string.h>
 
 #include "stream_internal.h"
@@ -76,7 +77,7 @@ void mprof__stream_unref(sthread_t *t) {
   mprof__stream_ring_clear(t);
   record_clear(t);
   pool_t *pool = t->pool;
-  memset(t, 0, sizeof *t);
+  memset(t, 0, offsetof(sthread_t, ring));
   t->pool = pool;
   t->creator = pool->free; /* the free list's link */
   pool->free = t;

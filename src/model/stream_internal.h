@@ -82,11 +82,12 @@ struct sthread_s {
   char *label, *shown, *failure;
   swait_t *waits;
   size_t wait_count, wait_cap;
-  sarrow_t ring[MPROF_STALL_CONTEXT]; /* its latest arrows */
-  uint32_t ring_count;                /* arrows it was at an end of */
-  span_t *overhangs; /* spans past its line's end as seen so far */
+  uint32_t ring_count; /* arrows it was at an end of */
+  span_t *overhangs;   /* spans past its line's end as seen so far */
   size_t overhang_count, overhang_cap;
   poll_t poll_at_start, poll_at_end; /* a loop's: when it began, ended */
+  /* last, not cleared when the record is made again (ring_count is) */
+  sarrow_t ring[MPROF_STALL_CONTEXT]; /* its latest arrows */
 };
 
 /* Records are made in blocks the stream owns: a freed one goes on a list
