@@ -293,16 +293,16 @@ const mprof__uv_real_t *mprof__uv_real(void) {
   return first ? first : &no_libuv;
 }
 
-/* The return address of the interposed call that went on to its
- * forward_NAME() below. */
+/* The return address of the interposed call that goes on to its
+ * forward_NAME() below, set on this OS thread just before. */
 static _Thread_local const void *forwarded_from
     __attribute__((tls_model("initial-exec")));
 
 /* The interposed libuv functions.  A call nested in one for the same libuv
  * (a callback's call inside uv_run(), as most are) goes straight on to its
- * wrapper, with no register saved; any other goes through forward_NAME(),
- * which sets the table for its caller and puts back the one of the call
- * it is nested in when it returns. */
+ * wrapper, with no table to set and put back; any other goes through
+ * forward_NAME(), which sets the table for its caller and puts back the
+ * one of the call it is nested in when it returns. */
 #define MPROF__UV_FORWARD(ret, name, params, args)                             \
   __attribute__((noinline)) static ret forward_##name params {                 \
     const mprof__uv_real_t *outer = current;                                   \
