@@ -21,23 +21,15 @@ static const char *file_name(const char *path) {
   return slash && slash[1] ? slash + 1 : path;
 }
 
-int mprof__view_doc_load(const char *path, mprof_diag_fn diag,
-                         void *diag_context, mprof_progress_fn progress,
-                         void *progress_context, mprof_view_doc_t **out) {
+int mprof__view_doc_make(const char *path, mprof_model_t *model,
+                         mprof_view_doc_t **out) {
   mprof_view_doc_t *doc = calloc(1, sizeof *doc);
-  if (!doc) return MPROF_ENOMEM;
-  mprof_trace_set_t set;
-  int err = mprof_trace_open_merged(path, diag, diag_context, &set);
-  if (err) {
-    free(doc);
-    return err;
+  if (!doc) {
+    mprof_model_free(model);
+    return MPROF_ENOMEM;
   }
-  mprof_model_load_options_t options = {set.offsets_ns, progress,
-                                        progress_context};
-  err = mprof_model_load_with((const mprof_trace_t *const *)set.traces,
-                              set.count, &options, &doc->model);
-  mprof_trace_set_close(&set);
-  if (!err) err = mprof_model_analyse(doc->model, &doc->analysis);
+  doc->model = model;
+  int err = mprof_model_analyse(model, &doc->analysis);
   doc->path = copy_string(path);
   doc->title = copy_string(file_name(path));
   if (!err && (!doc->path || !doc->title)) err = MPROF_ENOMEM;
@@ -47,6 +39,21 @@ int mprof__view_doc_load(const char *path, mprof_diag_fn diag,
   }
   *out = doc;
   return 0;
+}
+
+int mprof__view_doc_load(const char *path, mprof_diag_fn diag,
+                         void *diag_context, mprof_progress_fn progress,
+                         void *progress_context, mprof_view_doc_t **out) {
+  mprof_trace_set_t set;
+  int err = mprof_trace_open_merged(path, diag, diag_context, &set);
+  if (err) return err;
+  mprof_model_load_options_t options = {set.offsets_ns, progress,
+                                        progress_context};
+  mprof_model_t *model;
+  err = mprof_model_load_with((const mprof_trace_t *const *)set.traces,
+                              set.count, &options, &model);
+  mprof_trace_set_close(&set);
+  return err ? err : mprof__view_doc_make(path, model, out);
 }
 
 void mprof__view_doc_free(mprof_view_doc_t *doc) {

@@ -61,34 +61,6 @@ static int load_window(const mprof_trace_t *trace, const mprof_index_t *index,
   return err;
 }
 
-static char *copy_text(const char *text) {
-  size_t n = strlen(text) + 1;
-  char *copy = malloc(n);
-  return copy ? memcpy(copy, text, n) : NULL;
-}
-
-/* A document of model, analysed, named after path. */
-static int window_doc(const char *path, mprof_model_t *model,
-                      mprof_view_doc_t **out) {
-  mprof_view_doc_t *doc = calloc(1, sizeof *doc);
-  if (!doc) {
-    mprof_model_free(model);
-    return MPROF_ENOMEM;
-  }
-  doc->model = model;
-  const char *slash = strrchr(path, '/');
-  doc->path = copy_text(path);
-  doc->title = copy_text(slash && slash[1] ? slash + 1 : path);
-  int err = mprof_model_analyse(model, &doc->analysis);
-  if (!err && (!doc->path || !doc->title)) err = MPROF_ENOMEM;
-  if (err) {
-    mprof__view_doc_free(doc);
-    return err;
-  }
-  *out = doc;
-  return 0;
-}
-
 static void quiet(void *context, const char *message) {
   (void)context;
   (void)message;
@@ -125,5 +97,5 @@ int mprof__view_range_doc(const char *path, int64_t t0_ns, int64_t t1_ns,
   if (!err) err = load_window(trace, index, t0_ns, t1_ns, window, &model);
   mprof_index_free(index);
   mprof_trace_close(trace);
-  return err ? err : window_doc(path, model, out);
+  return err ? err : mprof__view_doc_make(path, model, out);
 }

@@ -35,6 +35,10 @@ typedef struct mprof_view_doc_s {
 int mprof__view_doc_load(const char *path, mprof_diag_fn diag,
                          void *diag_context, mprof_progress_fn progress,
                          void *progress_context, mprof_view_doc_t **out);
+/* The document of model (taken: freed if this fails), analysed, named
+ * after path.  Returns 0 or a negative mprof error. */
+int mprof__view_doc_make(const char *path, mprof_model_t *model,
+                         mprof_view_doc_t **out);
 void mprof__view_doc_free(mprof_view_doc_t *doc);
 
 /* text from a trace, shown as text: valid UTF-8 kept, control characters,
