@@ -34,7 +34,7 @@ static const char help[] =
     "A trace whose events would make a model of more than 256 MiB (or any\n"
     "trace, with --stream) is analysed in one pass, in bounded memory:\n"
     "then the lost wake-ups, wait chains and cycles, the findings about\n"
-    "loops, the pool, retries and writes and the critical paths' steps\n"
+    "loops, the pool and retries and the critical paths' steps\n"
     "are left out (said so), and latency\n"
     "percentiles of more than 65536 requests of a kind are within 1/128\n"
     "below (docs/analysis.md, \"Streaming\").\n"
@@ -384,7 +384,7 @@ static int report_text(const char *path, const shown_t *shown, size_t top) {
   putchar('\n');
   if (shown->streamed)
     printf("  analysed in one pass: lost wake-ups, wait chains and cycles,"
-           " the findings about\n  loops, the pool, retries and writes, and"
+           " the findings about\n  loops, the pool and retries, and"
            " critical paths left out\n");
   text_findings(a);
   text_requests(m, a);

@@ -161,7 +161,8 @@ static void same_times(const sides_t *s, size_t top) {
 /* The findings of the kinds the stream makes, in order. */
 static int streamed_kind(uint32_t kind) {
   return kind == MPROF_FINDING_STALLED || kind == MPROF_FINDING_LEAKED ||
-         kind == MPROF_FINDING_CANNOT_TELL;
+         kind == MPROF_FINDING_CANNOT_TELL ||
+         kind == MPROF_FINDING_WRITE_BACKLOG;
 }
 
 static void same_findings(const sides_t *s) {

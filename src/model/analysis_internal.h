@@ -97,6 +97,25 @@ int mprof__is_request_type(uint16_t type);
 void mprof__request_kind(const mprof_model_t *m, uint32_t t, char *buf,
                          size_t size);
 
+/* A write request: from its creation to its end (the recording's end if
+ * it never ended). */
+typedef struct mprof__write_s {
+  int64_t start_ns, end_ns;
+  uint32_t thread;
+} mprof__write_t;
+
+/* A write backlog is this many writes pending at once (at least). */
+#define BACKLOG_WRITES 64
+
+/* The most writes pending at once (peak), first at `at`, and the writes
+ * pending then (and maybe more), by start: found already where the facts
+ * carry it (a streaming analysis). */
+typedef struct mprof__backlog_s {
+  const mprof__write_t *writes;
+  size_t count, peak;
+  int64_t at;
+} mprof__backlog_t;
+
 /* What the parts read of the loops and the thread pool, found once. */
 typedef struct mprof__facts_s {
   uint8_t *loop_stream;       /* by stream index: a loop ran there (a loop
@@ -117,6 +136,7 @@ typedef struct mprof__facts_s {
   uint32_t *writes;
   size_t write_count;                      /* write and udp send requests */
   uint32_t preexisting, first_preexisting; /* threads from before the trace */
+  const mprof__backlog_t *backlog;         /* NULL: found from writes */
 } mprof__facts_t;
 
 /* Find the facts of a model.  Returns 0 or MPROF_ENOMEM. */

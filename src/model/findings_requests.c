@@ -10,9 +10,8 @@
  * within STORM_RETRY_NS of the failure before. */
 #define STORM_FAILURES 5
 #define STORM_RETRY_NS 1000000000
-/* A write backlog: this many writes pending at once, each pending this
- * long in all. */
-#define BACKLOG_WRITES 64
+/* A write backlog: BACKLOG_WRITES (analysis_internal.h) writes pending at
+ * once, each pending this long in all. */
 #define BACKLOG_AGE_NS 100000000
 
 /* --- The thread pool ------------------------------------------------------ */
@@ -314,10 +313,7 @@ int mprof__find_storms(finder_t *f) {
 
 /* --- Write backlogs ------------------------------------------------------- */
 
-typedef struct write_s {
-  int64_t start_ns, end_ns; /* end: the trace's end if it never ended */
-  uint32_t thread;
-} write_t;
+typedef mprof__write_t write_t;
 
 static int by_write_start(const void *pa, const void *pb) {
   const write_t *a = pa, *b = pb;
@@ -355,10 +351,27 @@ static int backlog(finder_t *f, const write_t *writes, size_t n, size_t peak,
   return err ? err : mprof__finding_commit(f);
 }
 
-/* The most writes pending at once, and when (the first time): a backlog
- * if BACKLOG_WRITES or more of them stayed pending BACKLOG_AGE_NS or more
- * in all (a burst that drains at once is none). */
+/* Of the writes pending at the peak, those that stayed pending
+ * BACKLOG_AGE_NS or more in all: a backlog if BACKLOG_WRITES or more (a
+ * burst that drains at once is none). */
+static int judge_backlog(finder_t *f, const write_t *writes, size_t n,
+                         size_t peak, int64_t at) {
+  if (peak < BACKLOG_WRITES) return 0;
+  size_t stuck = 0, oldest = n;
+  for (size_t k = 0; k < n && writes[k].start_ns <= at; k++)
+    if (writes[k].end_ns > at &&
+        writes[k].end_ns - writes[k].start_ns >= BACKLOG_AGE_NS) {
+      if (!stuck++) oldest = k;
+    }
+  return stuck >= BACKLOG_WRITES ? backlog(f, writes, n, peak, at, oldest) : 0;
+}
+
+/* The most writes pending at once, and when (the first time), judged. */
 int mprof__find_backlog(finder_t *f) {
+  const mprof__backlog_t *found = f->facts->backlog;
+  if (found)
+    return judge_backlog(f, found->writes, found->count, found->peak,
+                         found->at);
   size_t n = f->facts->write_count;
   if (n < BACKLOG_WRITES) return 0;
   write_t *writes = malloc(n * sizeof *writes);
@@ -384,16 +397,7 @@ int mprof__find_backlog(finder_t *f) {
       at = writes[k].start_ns;
     }
   }
-  if (!err && peak >= BACKLOG_WRITES) {
-    /* of the writes pending then, those that stayed pending long */
-    size_t stuck = 0, oldest = n;
-    for (size_t k = 0; k < n && writes[k].start_ns <= at; k++)
-      if (writes[k].end_ns > at &&
-          writes[k].end_ns - writes[k].start_ns >= BACKLOG_AGE_NS) {
-        if (!stuck++) oldest = k;
-      }
-    if (stuck >= BACKLOG_WRITES) err = backlog(f, writes, n, peak, at, oldest);
-  }
+  if (!err) err = judge_backlog(f, writes, n, peak, at);
   free(writes);
   free(ends);
   return err;

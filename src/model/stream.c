@@ -414,6 +414,7 @@ int mprof__stream_keep(sthread_t ***list, size_t *count, size_t *cap,
 /* Queue t, which ended by an event of stream o, for retirement (see
  * retire_due).  A should_resolve thread that merged waits for the end. */
 static int thread_ended(stream_t *s, ostream_t *o, sthread_t *t) {
+  if (mprof__stream_is_write(t->type)) s->writes_pending--;
   if (t->type == MPROF_LOOP &&
       mprof__stream_poll(s, t->end_ns, &t->poll_at_end))
     return MPROF_ENOMEM;
@@ -623,6 +624,38 @@ static int loop_began(stream_t *s, sthread_t *t, int64_t now) {
                                : 0;
 }
 
+/* Drop the writes made since the peak that ended (none of them can be
+ * pending at a later peak). */
+static void writes_prune(stream_t *s) {
+  size_t kept = s->write_at_count;
+  for (size_t k = s->write_at_count; k < s->write_count; k++)
+    if (s->writes[k]->ending == MPROF_ENDING_PENDING)
+      s->writes[kept++] = s->writes[k];
+    else
+      mprof__stream_unref(s->writes[k]);
+  s->write_count = kept;
+}
+
+/* A write made at t (write_backlog, as findings_requests.c sweeps them):
+ * a new peak of writes pending keeps those pending now. */
+static int write_began(stream_t *s, sthread_t *w, int64_t t) {
+  if (!mprof__stream_is_write(w->type)) return 0;
+  s->write_total++;
+  if (mprof__stream_keep(&s->writes, &s->write_count, &s->write_cap, w))
+    return MPROF_ENOMEM;
+  if (++s->writes_pending > s->write_peak) {
+    s->write_peak = s->writes_pending;
+    s->write_at = t;
+    s->write_at_count = 0; /* then all pending now are kept as it */
+    writes_prune(s);
+    s->write_at_count = s->write_count;
+  } else if (s->write_count >
+             2 * (s->write_at_count + s->writes_pending) + 64) {
+    writes_prune(s);
+  }
+  return 0;
+}
+
 static int thread_create(stream_t *s, const mprof_event_t *ev,
                          sthread_t *creator, int64_t t) {
   sthread_t *child = table_get(s, ev->a);
@@ -641,7 +674,8 @@ static int thread_create(stream_t *s, const mprof_event_t *ev,
     child->type = (uint16_t)ev->type;
     if (child->last_seen_ns < t) child->last_seen_ns = t;
     note_arrow(s, MPROF_ARROW_CREATE, creator, child, t);
-    return loop_began(s, child, t);
+    return loop_began(s, child, t) || write_began(s, child, t) ? MPROF_ENOMEM
+                                                               : 0;
   }
   /* an id made again: the thread it named stays, unnamed */
   if (child &&
@@ -654,7 +688,7 @@ static int thread_create(stream_t *s, const mprof_event_t *ev,
   }
   mprof__stream_unref(child); /* the table's reference holds it */
   note_arrow(s, MPROF_ARROW_CREATE, creator, child, t);
-  return loop_began(s, child, t);
+  return loop_began(s, child, t) || write_began(s, child, t) ? MPROF_ENOMEM : 0;
 }
 
 static int thread_resolve(stream_t *s, ostream_t *o, sthread_t *resolver,

@@ -208,6 +208,15 @@ typedef struct stream_s {
   size_t time_count, time_cap;
   sthread_t **pending; /* requests that never ended (settled at the end) */
   size_t pending_count, pending_cap;
+  /* writes (write_backlog): how many there were, how many pending now;
+   * the most pending at once, first at write_at; the writes pending then
+   * (the first write_at_count of writes, by start) and those made since
+   * (the ones that ended dropped now and then) */
+  uint64_t write_total;
+  size_t writes_pending, write_peak, write_at_count;
+  int64_t write_at;
+  sthread_t **writes;
+  size_t write_count, write_cap;
   sthread_t **stalls; /* pairs: thread, last */
   size_t stall_count, stall_cap;
   uint32_t preexisting;
@@ -251,6 +260,11 @@ void mprof__stream_ran(stream_t *s, sthread_t *t, uint32_t stream,
  * clipped to it. */
 void mprof__stream_fold(stream_t *s, sthread_t *t, int64_t line_end,
                         int settle);
+
+/* Is a thread of this type a write (write_backlog's)? */
+static inline int mprof__stream_is_write(uint16_t type) {
+  return type == MPROF_WRITE || type == MPROF_UDP_SEND;
+}
 
 /* Close every stream's span and band at the end of the trace. */
 void mprof__stream_close_streams(stream_t *s);

@@ -166,6 +166,9 @@ static int names_of(stream_t *s, list_t *l) {
       err = list_push(l, t->ring[k].other);
   }
   if (!err) err = list_push(l, s->first_preexisting);
+  /* the writes pending at the peak, which write_backlog may name */
+  for (size_t i = 0; !err && i < s->write_at_count; i++)
+    err = list_push(l, s->writes[i]);
   for (size_t i = 0, n = l->count; !err && i < n; i++)
     err = list_push(l, l->at[i]->creator);
   list_sort(l);
@@ -369,6 +372,18 @@ static int write_stalls(stream_t *s, mprof_model_t *m, mprof_analysis_t *out) {
   return 0;
 }
 
+/* The writes pending at the peak, by start, as findings_requests.c's
+ * sweep finds them (write_backlog judges them). */
+static mprof__write_t *backlog_writes(const stream_t *s) {
+  mprof__write_t *writes = malloc((s->write_at_count + 1) * sizeof *writes);
+  for (size_t i = 0; writes && i < s->write_at_count; i++) {
+    const sthread_t *w = s->writes[i];
+    int64_t end = w->ending == MPROF_ENDING_PENDING ? s->end_ns : w->end_ns;
+    writes[i] = (mprof__write_t){w->start_ns, end, w->named};
+  }
+  return writes;
+}
+
 /* The facts findings.c reads, of the named model. */
 static int write_findings(stream_t *s, const mprof_model_t *m,
                           const mprof_analysis_options_t *options,
@@ -382,6 +397,14 @@ static int write_findings(stream_t *s, const mprof_model_t *m,
     qsort(s->pending, s->pending_count, sizeof *s->pending, by_index);
   for (size_t i = 0; !err && i < s->pending_count; i++)
     facts.pending[facts.pending_count++] = s->pending[i]->named;
+  mprof__write_t *writes = NULL;
+  mprof__backlog_t backlog = {NULL, s->write_at_count, s->write_peak,
+                              s->write_at};
+  if (!err && s->write_total >= BACKLOG_WRITES) {
+    if (!(writes = backlog_writes(s))) err = MPROF_ENOMEM;
+    backlog.writes = writes;
+    facts.backlog = &backlog;
+  }
   facts.preexisting = s->preexisting;
   facts.first_preexisting =
       s->first_preexisting ? s->first_preexisting->named : 0;
@@ -390,6 +413,7 @@ static int write_findings(stream_t *s, const mprof_model_t *m,
   if (!o.busy_loop_ns) o.busy_loop_ns = MPROF_BUSY_LOOP_NS;
   if (!err) err = mprof__find_findings(m, &o, &facts, out);
   mprof__facts_free(&facts);
+  free(writes);
   return err;
 }
 
@@ -444,6 +468,7 @@ void mprof__stream_free(stream_t *s) {
   }
   free(s->times);
   free(s->pending);
+  free(s->writes);
   free(s->stalls);
   mprof__stream_pool_free(&s->pool);
   free(s);
