@@ -50,10 +50,10 @@ static sthread_t retired_thread = {.index = MPROF_NO_THREAD,
                                    .ending = MPROF_ENDING_RESOLVED,
                                    .settled = 1};
 
-/* Not a record of the pool: the root, or the retired. */
-static int fixed(const sthread_t *t) {
-  return t == &root_thread || t == &retired_thread;
-}
+/* Not a record of the pool: the root, or the retired (the only records
+ * with no pool: one load, where two address compares cost more on the
+ * path every reference takes). */
+static inline int fixed(const sthread_t *t) { return !t->pool; }
 
 sthread_t *mprof__stream_root(void) { return &root_thread; }
 
@@ -373,14 +373,12 @@ sthread_t *mprof__stream_follow(sthread_t *t) {
   return t;
 }
 
-/* The record an event's id names, as the model's thread_of(): the root
- * for none, a new thread from before the trace for an id never seen, the
- * retired thread for a retired id, NULL when memory runs out (*err). */
-static sthread_t *thread_of(stream_t *s, uint64_t id, int64_t now, int *err) {
-  if (id == MPROF_NONE) return &root_thread;
-  recent_t *r = &s->recent[id % STREAM_RECENT];
-  sthread_t *t = r->id == id && r->thread ? r->thread : table_get(s, id);
-  if (t == &retired_thread) return t;
+/* thread_of() for an id not remembered lately: looked up, merges
+ * followed, a retired id or one never seen; kept out of line, so that the
+ * common case inlines where it is used. */
+static __attribute__((noinline)) sthread_t *
+thread_of_rare(stream_t *s, uint64_t id, recent_t *r, int *err) {
+  sthread_t *t = table_get(s, id);
   if (t && t->becomes) {
     sthread_t *last = mprof__stream_follow(t);
     *err = table_set(s, id, last);
@@ -399,7 +397,20 @@ static sthread_t *thread_of(stream_t *s, uint64_t id, int64_t now, int *err) {
     mprof__stream_unref(t); /* the table's reference holds it */
     t->flags |= MPROF_THREAD_PREEXISTING;
   }
-  if (!t->becomes) *r = (recent_t){id, t};
+  *r = (recent_t){id, t};
+  return t;
+}
+
+/* The record an event's id names, as the model's thread_of(): the root
+ * for none, a new thread from before the trace for an id never seen, the
+ * retired thread for a retired id, NULL when memory runs out (*err). */
+static inline sthread_t *thread_of(stream_t *s, uint64_t id, int64_t now,
+                                   int *err) {
+  if (id == MPROF_NONE) return &root_thread;
+  recent_t *r = &s->recent[id % STREAM_RECENT];
+  sthread_t *t = r->thread;
+  if (!t || r->id != id || t->becomes) t = thread_of_rare(s, id, r, err);
+  if (!t || fixed(t)) return t;
   if (t->last_seen_ns < now) t->last_seen_ns = now;
   return t;
 }
