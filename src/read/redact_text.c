@@ -300,6 +300,7 @@ static const entry_t *pseudonym(mprof_redactor_t *r, kind_t kind,
 /* --- Building the redacted text ------------------------------------------- */
 
 static void put(mprof_redactor_t *r, const char *text, size_t length) {
+  if (!length) return; /* r->out may be NULL yet */
   if (r->out_length + length > r->out_capacity) {
     size_t capacity = (r->out_length + length) * 2 + 64;
     char *out = realloc(r->out, capacity);
