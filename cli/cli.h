@@ -173,6 +173,9 @@ void cli_traces_close(cli_traces_t *set);
 /* Add an --offset NAME=+-NS (NAME: a trace's path or file name); returns
  * an exit code, saying why on stderr. */
 int cli_traces_offset(cli_traces_t *set, const char *spec);
+/* Does name[0 .. length) name the trace at path: the path itself, or its
+ * file name? */
+int cli_names_trace(const char *name, size_t length, const char *path);
 /* Their model (mprof_model_load_many, telling set->progress); returns an
  * exit code. */
 int cli_traces_model(const cli_traces_t *set, mprof_model_t **out);
@@ -209,10 +212,15 @@ typedef struct cli_redacted_s {
   char dir[4096];
   char **paths; /* the copies, in the order of the inputs */
   int count;
-  char **names; /* see cli_redacted_name() */
+  char **names;                          /* see cli_redacted_name() */
+  char *offsets[MPROF_MODEL_MAX_TRACES]; /* see cli_redacted_offsets() */
 } cli_redacted_t;
 int cli_redact_inputs(char **paths, int count, int *problems,
                       cli_redacted_t *out);
+/* The --offset NAME=NS of combine whose NAME names one of its inputs (its
+ * path or file name) made to name that input's copy, as the traces are
+ * opened from the copies.  Returns an exit code. */
+int cli_redacted_offsets(cli_redacted_t *redacted, cli_combine_t *combine);
 /* Name the traces of set, opened from the copies, by their places in the
  * copies' directory (trace-1.ctf, trace-2.ctf/trace-1.ctf for a merged
  * trace's member), as an output shows them, rather than by a path under

@@ -101,9 +101,11 @@ int cmd_export(int argc, char **argv) {
   cli_progress_t progress;
   cli_progress_start(&progress, "export", 0);
   combine.progress = &progress;
-  cli_redacted_t redacted = {{0}, NULL, 0, NULL};
-  if (combine.redact && !(code = cli_redact_inputs(combine.paths, combine.count,
-                                                   &problems, &redacted)))
+  cli_redacted_t redacted = {.count = 0};
+  if (combine.redact &&
+      !(code = cli_redact_inputs(combine.paths, combine.count, &problems,
+                                 &redacted)) &&
+      !(code = cli_redacted_offsets(&redacted, &combine)))
     combine.paths = redacted.paths;
   if (code == CLI_OK) code = cli_combine_load(&combine, &set, &problems, &m);
   if (code == CLI_OK && combine.redact)

@@ -625,7 +625,7 @@ int cmd_html(int argc, char **argv) {
                     "write, as mprof html %s -o trace-html",
                     traces[0].path);
   char *paths[2] = {(char *)traces[0].path, (char *)traces[1].path};
-  cli_redacted_t redacted = {{0}, NULL, 0, NULL};
+  cli_redacted_t redacted = {.count = 0};
   int err = redact && cli_redact_inputs(paths, count, &problems, &redacted);
   for (int i = 0; redact && !err && i < count; i++)
     traces[i].path = redacted.paths[i];

@@ -212,6 +212,30 @@ int cli_redacted_name(cli_redacted_t *redacted, cli_traces_t *set) {
   return CLI_OK;
 }
 
+/* The copy's path with spec's "=NS", into a new string (NULL: out of
+ * memory). */
+static char *copy_offset(const char *copy, const char *equals) {
+  size_t size = strlen(copy) + strlen(equals) + 1;
+  char *spec = malloc(size);
+  if (spec) snprintf(spec, size, "%s%s", copy, equals);
+  return spec;
+}
+
+int cli_redacted_offsets(cli_redacted_t *redacted, cli_combine_t *combine) {
+  for (int i = 0; i < combine->offset_count; i++) {
+    const char *spec = combine->offsets[i], *equals = strrchr(spec, '=');
+    for (int k = 0; equals && k < redacted->count; k++) {
+      if (!cli_names_trace(spec, (size_t)(equals - spec), combine->paths[k]))
+        continue;
+      if (!(redacted->offsets[i] = copy_offset(redacted->paths[k], equals)))
+        return cli_fail(CLI_FAILED, cli_command, "--offset", "out of memory");
+      combine->offsets[i] = redacted->offsets[i];
+      break;
+    }
+  }
+  return CLI_OK;
+}
+
 static int remove_entry(const char *path, const struct stat *st, int type,
                         struct FTW *ftw) {
   (void)st, (void)type, (void)ftw;
@@ -225,4 +249,5 @@ void cli_redacted_remove(cli_redacted_t *redacted) {
     free(redacted->paths[i]);
   free(redacted->paths);
   free(redacted->names);
+  for (int i = 0; i < MPROF_MODEL_MAX_TRACES; i++) free(redacted->offsets[i]);
 }

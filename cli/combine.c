@@ -38,8 +38,7 @@ void cli_traces_close(cli_traces_t *set) {
   memset(set, 0, sizeof *set);
 }
 
-/* Does NAME name trace path: the path itself, or its file name? */
-static int names_trace(const char *name, size_t length, const char *path) {
+int cli_names_trace(const char *name, size_t length, const char *path) {
   const char *slash = strrchr(path, '/');
   const char *base = slash ? slash + 1 : path;
   return (strlen(path) == length && !memcmp(path, name, length)) ||
@@ -55,7 +54,7 @@ int cli_traces_offset(cli_traces_t *set, const char *spec) {
     return cli_fail(CLI_USAGE, cli_command, "--offset",
                     "%s: give NAME=+NS or NAME=-NS", spec);
   for (int i = 0; i < set->count; i++)
-    if (names_trace(spec, (size_t)(equals - spec), set->paths[i])) {
+    if (cli_names_trace(spec, (size_t)(equals - spec), set->paths[i])) {
       set->offsets_ns[i] += ns;
       return CLI_OK;
     }

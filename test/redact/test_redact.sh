@@ -241,6 +241,19 @@ grep -q '"label-[a-z]\{4\} /p[0-9]*/f[0-9]*"' redacted.json || fail "export --re
 # The copies are named by their place, not by TMPDIR, which may say whose.
 grep -q '"process_name","args":{"name":"trace-1.ctf"}' redacted.json &&
   ! grep -q "$tmp" redacted.json || fail "export --redact: names $(grep -o "$tmp[^\"]*" redacted.json)"
+# --offset names an input as given, though the traces are read from
+# their copies: the second trace's events start 1 ms after the first's.
+cp h.ctf h2.ctf
+TMPDIR=$tmp/scratch "$mprof" export --redact --offset h2.ctf=+1000000 \
+  h.ctf h2.ctf -o offset.json 2>err.txt || fail "export --redact --offset: $(cat err.txt)"
+/usr/bin/python3 - offset.json <<'PY' || fail "export --redact --offset: not 1 ms later"
+import json, sys
+first = {}
+for e in json.load(open(sys.argv[1]))["traceEvents"]:
+    if e["ph"] != "M":
+        first[e["pid"]] = min(first.get(e["pid"], e["ts"]), e["ts"])
+sys.exit(first != {1: 0.0, 2: 1000.0})
+PY
 TMPDIR=$tmp/scratch "$mprof" export --format=otlp --redact h.ctf -o redacted-otlp.json
 check absent secrets.txt redacted-otlp.json || fail "export --format=otlp --redact"
 ! grep -q "$tmp" redacted-otlp.json || fail "export --format=otlp --redact: TMPDIR"
