@@ -33,11 +33,10 @@ static const char help[] =
     "(mprof merge) is analysed as one: its processes on one time axis.\n"
     "A trace whose events would make a model of more than 256 MiB (or any\n"
     "trace, with --stream) is analysed in one pass, in bounded memory:\n"
-    "then the lost wake-ups, wait chains and cycles, the findings about\n"
-    "loops, the pool and retries and the critical paths' steps\n"
-    "are left out (said so), and latency\n"
-    "percentiles of more than 65536 requests of a kind are within 1/128\n"
-    "below (docs/analysis.md, \"Streaming\").\n"
+    "then the wait chains and cycles, the findings about loops, the\n"
+    "pool and retries and the critical paths' steps are left out (said\n"
+    "so), and latency percentiles of more than 65536 requests of a kind\n"
+    "are within 1/128 below (docs/analysis.md, \"Streaming\").\n"
     "examples:\n"
     "  mprof report trace.ctf.manifest     (what mprof record wrote)\n"
     "  mprof report --json --top 0 trace.ctf | jq .findings\n";
@@ -204,14 +203,9 @@ static void text_stalls(const shown_t *shown) {
   }
 }
 
-static void text_lost_wakeups(const shown_t *shown) {
-  const mprof_model_t *m = shown->m;
-  const mprof_analysis_t *a = shown->a;
+static void text_lost_wakeups(const mprof_model_t *m,
+                              const mprof_analysis_t *a) {
   const mprof_model_view_t *v = mprof_model_view(m);
-  if (shown->streamed) {
-    printf("\nLost wake-ups: %s\n", not_streamed);
-    return;
-  }
   printf("\nLost wake-ups: %zu\n", a->lost_wakeup_count);
   for (size_t i = 0; i < a->lost_wakeup_count; i++) {
     const mprof_lost_wakeup_t *l = &a->lost_wakeups[i];
@@ -383,13 +377,13 @@ static int report_text(const char *path, const shown_t *shown, size_t top) {
   }
   putchar('\n');
   if (shown->streamed)
-    printf("  analysed in one pass: lost wake-ups, wait chains and cycles,"
-           " the findings about\n  loops, the pool and retries, and"
-           " critical paths left out\n");
+    printf("  analysed in one pass: wait chains and cycles, the findings"
+           " about loops, the pool\n  and retries, and critical paths left"
+           " out\n");
   text_findings(a);
   text_requests(m, a);
   text_stalls(shown);
-  text_lost_wakeups(shown);
+  text_lost_wakeups(m, a);
   if (text_times(m, a, top)) return -1;
   text_chains(shown);
   text_path(shown);
@@ -530,11 +524,9 @@ static json_t *json_stalls(const shown_t *shown) {
   return list;
 }
 
-static json_t *json_lost_wakeups(const shown_t *shown) {
-  const mprof_model_t *m = shown->m;
-  const mprof_analysis_t *a = shown->a;
+static json_t *json_lost_wakeups(const mprof_model_t *m,
+                                 const mprof_analysis_t *a) {
   const mprof_model_view_t *v = mprof_model_view(m);
-  if (shown->streamed) return json_null();
   json_t *list = json_array();
   for (size_t i = 0; i < a->lost_wakeup_count; i++) {
     const mprof_lost_wakeup_t *l = &a->lost_wakeups[i];
@@ -626,7 +618,7 @@ static int report_json(const char *path, const shown_t *shown, size_t top) {
       (json_int_t)v->events, "threads", (json_int_t)shown->threads, "streams",
       (json_int_t)v->stream_count, "discarded", (json_int_t)v->discarded,
       "findings", json_findings(m, a), "requests", json_requests(m, a),
-      "stalls", json_stalls(shown), "lost_wakeups", json_lost_wakeups(shown),
+      "stalls", json_stalls(shown), "lost_wakeups", json_lost_wakeups(m, a),
       "thread_times", times ? times : json_null(), "wait_chains",
       json_chains(shown), "critical_path", json_path(shown));
   if (o && shown->streamed) json_object_set_new(o, "streamed", json_true());

@@ -114,6 +114,17 @@ static void same_stalls(const sides_t *s) {
   }
 }
 
+static void same_lost_wakeups(const sides_t *s) {
+  SAME("lost wake-ups", 0, s->a->lost_wakeup_count, s->b->lost_wakeup_count);
+  for (size_t i = 0; !failed && i < s->a->lost_wakeup_count; i++) {
+    const mprof_lost_wakeup_t *x = &s->a->lost_wakeups[i];
+    const mprof_lost_wakeup_t *y = &s->b->lost_wakeups[i];
+    same_thread(s, "lost wake-up's condition", i, x->condition, y->condition);
+    same_thread(s, "lost wake-up's waiter", i, x->waiter, y->waiter);
+    same_arrow(s, "lost wake-up's signal", i, x->signal_arrow, y->signal_arrow);
+  }
+}
+
 /* The report's order: the longer life, then the lower index. */
 static const mprof_analysis_t *sorting;
 static int by_life(const void *pa, const void *pb) {
@@ -160,8 +171,8 @@ static void same_times(const sides_t *s, size_t top) {
 
 /* The findings of the kinds the stream makes, in order. */
 static int streamed_kind(uint32_t kind) {
-  return kind == MPROF_FINDING_STALLED || kind == MPROF_FINDING_LEAKED ||
-         kind == MPROF_FINDING_CANNOT_TELL ||
+  return kind == MPROF_FINDING_LOST_WAKEUP || kind == MPROF_FINDING_STALLED ||
+         kind == MPROF_FINDING_LEAKED || kind == MPROF_FINDING_CANNOT_TELL ||
          kind == MPROF_FINDING_WRITE_BACKLOG;
 }
 
@@ -237,6 +248,7 @@ int main(int argc, char **argv) {
   SAME("end", 0, v->end_ns, w->end_ns);
   same_requests(&s);
   same_stalls(&s);
+  same_lost_wakeups(&s);
   same_times(&s, 10);
   same_findings(&s);
   if (!failed)

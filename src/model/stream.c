@@ -57,9 +57,18 @@ static inline int fixed(const sthread_t *t) { return !t->pool; }
 
 sthread_t *mprof__stream_root(void) { return &root_thread; }
 
+void mprof__stream_waits_clear(sthread_t *t) {
+  for (size_t k = 0; k < t->wait_count; k++) {
+    mprof__stream_unref(t->waits[k].on);
+    mprof__stream_unref(t->waits[k].sig.from);
+  }
+  free(t->waits);
+  t->waits = NULL;
+  t->wait_count = t->wait_cap = 0;
+}
+
 /* Free what a record owns (not the records it names). */
 static void record_clear(sthread_t *t) {
-  free(t->waits);
   free(t->overhangs);
   free(t->poll_at_start.ns);
   free(t->poll_at_end.ns);
@@ -72,8 +81,9 @@ void mprof__stream_unref(sthread_t *t) {
   if (!t || fixed(t) || --t->refs) return;
   mprof__stream_unref(t->creator);
   mprof__stream_unref(t->becomes);
-  for (size_t k = 0; k < t->wait_count; k++)
-    mprof__stream_unref(t->waits[k].on);
+  mprof__stream_unref(t->signal.from);
+  mprof__stream_unref(t->at_creation.from);
+  mprof__stream_waits_clear(t);
   mprof__stream_ring_clear(t);
   record_clear(t);
   pool_t *pool = t->pool;
@@ -345,6 +355,10 @@ static void note_arrow(stream_t *s, mprof_arrow_kind_t kind, sthread_t *from,
   uint64_t seq = s->arrows++;
   ring_push(from, t, seq, to, kind, 1);
   ring_push(to, t, seq, from, kind, 0);
+  if (kind == MPROF_ARROW_SIGNAL) { /* to's latest, for lost wake-ups */
+    mprof__stream_unref(to->signal.from);
+    to->signal = (ssignal_t){t, seq, mprof__stream_ref(from), !to->waiters};
+  }
 }
 
 /* --- Threads -------------------------------------------------------------- */
@@ -426,6 +440,10 @@ int mprof__stream_keep(sthread_t ***list, size_t *count, size_t *cap,
  * retire_due).  A should_resolve thread that merged waits for the end. */
 static int thread_ended(stream_t *s, ostream_t *o, sthread_t *t) {
   if (mprof__stream_is_write(t->type)) s->writes_pending--;
+  /* no longer waiting on what made it, nor on what it try_read */
+  if (t->creator && !fixed(t->creator)) t->creator->waiters--;
+  for (size_t k = 0; k < t->wait_count; k++)
+    if (t->waits[k].counted) t->waits[k].on->waiters--;
   if (t->type == MPROF_LOOP &&
       mprof__stream_poll(s, t->end_ns, &t->poll_at_end))
     return MPROF_ENOMEM;
@@ -667,6 +685,17 @@ static int write_began(stream_t *s, sthread_t *w, int64_t t) {
   return 0;
 }
 
+/* A thread made by creator waits on it from now on, as far as lost
+ * wake-ups go (analysis.c's anyone_waiting()), and a wait of it on its
+ * creator began after the creator's latest signal. */
+static void made_by(sthread_t *child, sthread_t *creator) {
+  if (fixed(creator)) return;
+  creator->waiters++;
+  mprof__stream_unref(child->at_creation.from);
+  child->at_creation = creator->signal;
+  mprof__stream_ref(child->at_creation.from);
+}
+
 static int thread_create(stream_t *s, const mprof_event_t *ev,
                          sthread_t *creator, int64_t t) {
   sthread_t *child = table_get(s, ev->a);
@@ -685,6 +714,7 @@ static int thread_create(stream_t *s, const mprof_event_t *ev,
     child->type = (uint16_t)ev->type;
     if (child->last_seen_ns < t) child->last_seen_ns = t;
     note_arrow(s, MPROF_ARROW_CREATE, creator, child, t);
+    made_by(child, creator);
     return loop_began(s, child, t) || write_began(s, child, t) ? MPROF_ENOMEM
                                                                : 0;
   }
@@ -699,6 +729,7 @@ static int thread_create(stream_t *s, const mprof_event_t *ev,
   }
   mprof__stream_unref(child); /* the table's reference holds it */
   note_arrow(s, MPROF_ARROW_CREATE, creator, child, t);
+  made_by(child, creator);
   return loop_began(s, child, t) || write_began(s, child, t) ? MPROF_ENOMEM : 0;
 }
 
@@ -728,6 +759,7 @@ static int thread_becomes(stream_t *s, ostream_t *o, const mprof_event_t *ev,
     return *err;
   note_arrow(s, MPROF_ARROW_BECOMES, old, next, t);
   if (old->pinned) pin(s, next); /* it may be what a stall became */
+  int was_pending = old->ending == MPROF_ENDING_PENDING;
   old->end_ns = t;
   old->ending = MPROF_ENDING_MERGED;
   old->becomes = mprof__stream_ref(next);
@@ -737,7 +769,9 @@ static int thread_becomes(stream_t *s, ostream_t *o, const mprof_event_t *ev,
   if ((old->flags & MPROF_THREAD_SHOULD_RESOLVE) &&
       mprof__stream_keep(&s->orphans, &s->orphan_count, &s->orphan_cap, old))
     return MPROF_ENOMEM;
-  *err = thread_ended(s, o, old); /* its reference outlives the table's */
+  /* its reference outlives the table's (one that ended before is queued
+   * already) */
+  *err = was_pending ? thread_ended(s, o, old) : 0;
   return *err ? *err : table_set(s, ev->a, next);
 }
 
@@ -763,8 +797,18 @@ static int wait_add(sthread_t *waiter, sthread_t *on, int64_t start_ns,
   if (mprof__grow(&waiter->waits, &waiter->wait_cap, waiter->wait_count + 1,
                   sizeof *waiter->waits))
     return MPROF_ENOMEM;
-  waiter->waits[waiter->wait_count++] =
-      (swait_t){start_ns, read_ns, mprof__stream_ref(on), legacy_read};
+  int first = !legacy_read;
+  for (size_t k = 0; first && k < waiter->wait_count; k++)
+    if (waiter->waits[k].on == on && !waiter->waits[k].legacy_read) first = 0;
+  swait_t w = {start_ns,    read_ns, mprof__stream_ref(on),
+               legacy_read, first,   {0, 0, NULL, 0}};
+  if (!legacy_read) on->waited_for = 1;
+  if (first) { /* it waits on `on` from now on (lost wake-ups) */
+    on->waiters++;
+    w.sig = on->signal;
+    mprof__stream_ref(w.sig.from);
+  }
+  waiter->waits[waiter->wait_count++] = w;
   return 0;
 }
 

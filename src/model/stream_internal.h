@@ -52,12 +52,27 @@ typedef struct poll_s {
   size_t count;
 } poll_t;
 
+/* The latest signal a thread had received at some moment: when, from
+ * whom (a reference; NULL: none), the arrow's seq, and whether nobody
+ * waited on the thread then (a lost wake-up's signal, if a wait that
+ * never ends began after it). */
+typedef struct ssignal_s {
+  int64_t time_ns;
+  uint64_t seq;
+  sthread_t *from;
+  int nobody;
+} ssignal_t;
+
 /* A try_read: from start_ns, answered by a read at read_ns (INT64_MAX:
- * none yet), on `on` (a reference). */
+ * none yet), on `on` (a reference).  The first of the waiter's on `on`
+ * counts it among on's waiters (counted), and notes on's latest signal
+ * then (sig). */
 typedef struct swait_s {
   int64_t start_ns, read_ns;
   sthread_t *on;
   int legacy_read; /* a legacy read standing for a wait (see stream.c) */
+  int counted;
+  ssignal_t sig;
 } swait_t;
 
 /* A thread, counted by reference: the table's, a stream's that runs it, a
@@ -83,7 +98,13 @@ struct sthread_s {
   swait_t *waits;
   size_t wait_count, wait_cap;
   uint32_t ring_count; /* arrows it was at an end of */
-  span_t *overhangs;   /* spans past its line's end as seen so far */
+  /* lost wake-ups: its latest signal; its creator's when it was made;
+   * how many threads wait on it now (it made them, or they try_read it);
+   * whether some thread try_read it */
+  ssignal_t signal, at_creation;
+  uint32_t waiters;
+  uint8_t waited_for;
+  span_t *overhangs; /* spans past its line's end as seen so far */
   size_t overhang_count, overhang_cap;
   poll_t poll_at_start, poll_at_end; /* a loop's: when it began, ended */
   /* last, not cleared when the record is made again (ring_count is) */
@@ -217,7 +238,9 @@ typedef struct stream_s {
   int64_t write_at;
   sthread_t **writes;
   size_t write_count, write_cap;
-  sthread_t **stalls; /* pairs: thread, last */
+  sthread_t **stalls;   /* pairs: thread, last */
+  struct slost_s *lost; /* lost wake-ups, by waiter */
+  size_t lost_count, lost_cap;
   size_t stall_count, stall_cap;
   uint32_t preexisting;
   sthread_t *first_preexisting;
@@ -230,6 +253,16 @@ sthread_t *mprof__stream_slot(const stream_t *s, size_t i);
 sthread_t *mprof__stream_ref(sthread_t *t);
 void mprof__stream_unref(sthread_t *t);
 sthread_t *mprof__stream_follow(sthread_t *t);
+
+/* A lost wake-up: the condition, its signal nobody waited for, the wait
+ * that began after it and never ended. */
+typedef struct slost_s {
+  sthread_t *condition, *waiter;
+  ssignal_t signal;
+} slost_t;
+
+/* Drop t's waits (the references they hold). */
+void mprof__stream_waits_clear(sthread_t *t);
 
 /* Drop t's ring of arrows (the references it holds). */
 void mprof__stream_ring_clear(sthread_t *t);

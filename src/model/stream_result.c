@@ -102,6 +102,48 @@ static int settle_endings(stream_t *s, list_t *l) {
   return 0;
 }
 
+/* --- Lost wake-ups ---------------------------------------------------------
+ */
+
+/* What w noted of condition's latest signal when it began waiting on it
+ * (made by it, or its first try_read of it), or NULL if it never did. */
+static const ssignal_t *signal_at_wait(const sthread_t *w,
+                                       const sthread_t *condition) {
+  if (w->creator == condition) return &w->at_creation;
+  for (size_t k = 0; k < w->wait_count; k++)
+    if (w->waits[k].on == condition && w->waits[k].counted)
+      return &w->waits[k].sig;
+  return NULL;
+}
+
+/* A wait of w that never ends, on a condition whose latest signal before
+ * it found nobody waiting: analysis.c's find_lost_wakeups() for one
+ * thread, from what the stream noted at the wait's start and at the
+ * signal. */
+static int find_lost_wakeup(stream_t *s, sthread_t *w) {
+  if (w->ending != MPROF_ENDING_PENDING && !(w->flags & MPROF_THREAD_STALLED))
+    return 0;
+  sthread_t *creator = w->creator, *candidates[2] = {NULL, NULL};
+  if (creator && creator != mprof__stream_root() &&
+      (creator->type == MPROF_CONDITION || w->waited_for))
+    candidates[0] = creator;
+  for (size_t k = w->wait_count; k-- > 0 && !candidates[1];)
+    if (!w->waits[k].legacy_read) candidates[1] = w->waits[k].on;
+  for (int k = 0; k < 2; k++) {
+    const ssignal_t *sig =
+        candidates[k] ? signal_at_wait(w, candidates[k]) : NULL;
+    if (!sig || !sig->from || !sig->nobody) continue;
+    if (mprof__grow(&s->lost, &s->lost_cap, s->lost_count + 1, sizeof *s->lost))
+      return MPROF_ENOMEM;
+    slost_t *l = &s->lost[s->lost_count++];
+    *l =
+        (slost_t){mprof__stream_ref(candidates[k]), mprof__stream_ref(w), *sig};
+    mprof__stream_ref(l->signal.from);
+    break;
+  }
+  return 0;
+}
+
 /* --- The model of the threads named --------------------------------------- */
 
 static int named_add_label(mprof_model_t *m, uint32_t thread,
@@ -166,6 +208,12 @@ static int names_of(stream_t *s, list_t *l) {
       err = list_push(l, t->ring[k].other);
   }
   if (!err) err = list_push(l, s->first_preexisting);
+  for (size_t i = 0; !err && i < s->lost_count; i++)
+    err = list_push(l, s->lost[i].condition) ||
+                  list_push(l, s->lost[i].waiter) ||
+                  list_push(l, s->lost[i].signal.from)
+              ? MPROF_ENOMEM
+              : 0;
   /* the writes pending at the peak, which write_backlog may name */
   for (size_t i = 0; !err && i < s->write_at_count; i++)
     err = list_push(l, s->writes[i]);
@@ -372,6 +420,24 @@ static int write_stalls(stream_t *s, mprof_model_t *m, mprof_analysis_t *out) {
   return 0;
 }
 
+/* The lost wake-ups, their signals as arrows of the named model. */
+static int write_lost_wakeups(stream_t *s, mprof_model_t *m,
+                              mprof_analysis_t *out) {
+  out->lost_wakeups = calloc(s->lost_count + 1, sizeof *out->lost_wakeups);
+  if (!out->lost_wakeups) return MPROF_ENOMEM;
+  for (size_t i = 0; i < s->lost_count; i++) {
+    const slost_t *l = &s->lost[i];
+    mprof_arrow_t a = {l->signal.time_ns, l->signal.from->named,
+                       l->condition->named, MPROF_ARROW_SIGNAL, 0};
+    uint32_t index = (uint32_t)m->view.arrow_count;
+    if (MODEL_PUSH(m, arrows, arrow_cap, arrow_count, a)) return MPROF_ENOMEM;
+    m->view.arrows = m->arrows;
+    out->lost_wakeups[out->lost_wakeup_count++] =
+        (mprof_lost_wakeup_t){l->condition->named, index, l->waiter->named};
+  }
+  return 0;
+}
+
 /* The writes pending at the peak, by start, as findings_requests.c's
  * sweep finds them (write_backlog judges them). */
 static mprof__write_t *backlog_writes(const stream_t *s) {
@@ -426,6 +492,8 @@ int mprof__stream_finish(stream_t *s, const mprof_analysis_options_t *options,
   int err = unsettled(s, &left);
   if (!err) err = settle_endings(s, &left);
   for (size_t i = 0; !err && i < left.count; i++)
+    err = find_lost_wakeup(s, left.at[i]);
+  for (size_t i = 0; !err && i < left.count; i++)
     err = mprof__stream_settle(s, left.at[i]);
   if (!err) err = names_of(s, &named);
   if (!err) err = named_model(s, &named, &out->named);
@@ -433,6 +501,7 @@ int mprof__stream_finish(stream_t *s, const mprof_analysis_options_t *options,
   if (!err) err = write_requests(s, out->named, a);
   if (!err) err = write_times(s, a);
   if (!err) err = write_stalls(s, out->named, a);
+  if (!err) err = write_lost_wakeups(s, out->named, a);
   if (!err) err = write_findings(s, out->named, options, a);
   a->path_target = MPROF_NO_THREAD;
   out->thread_count = s->next_index - 1;
@@ -470,6 +539,7 @@ void mprof__stream_free(stream_t *s) {
   free(s->pending);
   free(s->writes);
   free(s->stalls);
+  free(s->lost);
   mprof__stream_pool_free(&s->pool);
   free(s);
 }

@@ -311,10 +311,6 @@ int mprof__stream_settle(stream_t *s, sthread_t *t) {
     err =
         mprof__stream_keep(&s->pending, &s->pending_count, &s->pending_cap, t);
   }
-  for (size_t k = 0; k < t->wait_count; k++)
-    mprof__stream_unref(t->waits[k].on);
-  free(t->waits);
-  t->waits = NULL;
-  t->wait_count = t->wait_cap = 0;
+  mprof__stream_waits_clear(t);
   return err;
 }
