@@ -38,5 +38,22 @@ drawn from [1-9][0-9]* of its [1-9][0-9]* packets (its index)$" "$tmp/err" ||
 # compared in the plain build only.
 [ "${MPROF_TEST_SANITIZED:-0}" = 1 ] || [ $((window * 3)) -lt $whole ] ||
   fail "the window's view took $window KiB, the whole one's $whole KiB"
+
+# A range past what a fast clock can count (3 GHz: 8e9 s is 2.4e19 ticks,
+# past 2^64) reaches to the clock's end, so every packet is drawn.
+"$gen" "$tmp/fast.ctf" discard 1048576 1000 1 >/dev/null
+/usr/bin/python3 - "$tmp/fast.ctf" <<'PY'
+import struct, sys
+data = bytearray(open(sys.argv[1], "rb").read())
+at = data.index(b"freq = 1000000000;")
+data[at:at + 18] = b"freq = 3000000000;"
+struct.pack_into("<Q", data, 64, 3000000000)  # the header's clock rate
+open(sys.argv[1], "wb").write(data)
+PY
+MPROF_VIEW_BUDGET_MIB=0 "$mprof" view --png "$tmp/fast.png" \
+  --range 0:8000000000s "$tmp/fast.ctf" 2>"$tmp/err" ||
+  fail "view of a range past the clock: $(cat "$tmp/err")"
+grep -q "the range drawn from \([0-9]*\) of its \1 packets (its index)$" "$tmp/err" ||
+  fail "a range past the clock: $(cat "$tmp/err")"
 echo "ok: the window's model is the whole one's there; view peaks at \
 $window KiB from the index, $whole KiB whole"

@@ -35,9 +35,13 @@ static uint64_t model_bytes_estimate(const mprof_trace_t *trace) {
   return bytes * MODEL_BYTES_PER_TRACE_BYTE;
 }
 
+/* The clock value ns after start; a time past the clock's range (a fast
+ * clock, a range given far past the trace) is the clock's end. */
 static uint64_t ns_ticks(int64_t ns, uint64_t start, uint64_t freq) {
   double ticks = (double)(ns > 0 ? ns : 0) * (double)freq / 1e9;
-  return start + (uint64_t)ticks;
+  if (!(ticks < 0x1p64)) return UINT64_MAX;
+  uint64_t after = (uint64_t)ticks;
+  return after > UINT64_MAX - start ? UINT64_MAX : start + after;
 }
 
 /* The model of trace's part [t0_ns, t1_ns), from the packets its index
@@ -50,8 +54,8 @@ static int load_window(const mprof_trace_t *trace, const mprof_index_t *index,
   uint64_t from = ns_ticks(t0_ns, start, freq),
            to = ns_ticks(t1_ns, start, freq);
   size_t *packets, count;
-  int err = mprof_index_window(index, from > 0 ? from - 1 : 0, to + 1, &packets,
-                               &count);
+  int err = mprof_index_window(index, from > 0 ? from - 1 : 0,
+                               to < UINT64_MAX ? to + 1 : to, &packets, &count);
   if (err) return err;
   w->packets = count;
   w->packets_total = mprof_index_packet_count(index);
