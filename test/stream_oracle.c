@@ -114,6 +114,19 @@ static void same_stalls(const sides_t *s) {
   }
 }
 
+static void same_cycles(const sides_t *s) {
+  SAME("wait cycles", 0, s->a->cycle_count, s->b->cycle_count);
+  for (size_t i = 0; !failed && i < s->a->cycle_count; i++) {
+    const mprof_chain_t *x = &s->a->cycles[i], *y = &s->b->cycles[i];
+    SAME("cycle length", i, x->length, y->length);
+    SAME("cycle start", i, x->start_ns, y->start_ns);
+    SAME("cycle end", i, x->end_ns, y->end_ns);
+    for (uint32_t k = 0; !failed && k < x->length; k++)
+      same_thread(s, "cycle member", k, s->a->chain_threads[x->first + k],
+                  s->b->chain_threads[y->first + k]);
+  }
+}
+
 static void same_lost_wakeups(const sides_t *s) {
   SAME("lost wake-ups", 0, s->a->lost_wakeup_count, s->b->lost_wakeup_count);
   for (size_t i = 0; !failed && i < s->a->lost_wakeup_count; i++) {
@@ -171,7 +184,8 @@ static void same_times(const sides_t *s, size_t top) {
 
 /* The findings of the kinds the stream makes, in order. */
 static int streamed_kind(uint32_t kind) {
-  return kind == MPROF_FINDING_LOST_WAKEUP || kind == MPROF_FINDING_STALLED ||
+  return kind == MPROF_FINDING_LOST_WAKEUP ||
+         kind == MPROF_FINDING_WAIT_CYCLE || kind == MPROF_FINDING_STALLED ||
          kind == MPROF_FINDING_LEAKED || kind == MPROF_FINDING_CANNOT_TELL ||
          kind == MPROF_FINDING_WRITE_BACKLOG;
 }
@@ -249,6 +263,7 @@ int main(int argc, char **argv) {
   same_requests(&s);
   same_stalls(&s);
   same_lost_wakeups(&s);
+  same_cycles(&s);
   same_times(&s, 10);
   same_findings(&s);
   if (!failed)

@@ -31,6 +31,7 @@ traces=("$data/net.ctf")
   traces+=("$data/../../../shared/data/net.ctf")
 
 "$build/test/story" "$tmp/story.ctf" && traces+=("$tmp/story.ctf")
+"$build/test/cycle_story" "$tmp/cycles.ctf" && traces+=("$tmp/cycles.ctf")
 for mode in fs handles sockets; do
   [ -x "$uv/uv_more_traced" ] || break
   MPROF_TRACE="$tmp/$mode.ctf" "$uv/uv_more_traced" "$tmp" "$mode" \

@@ -104,6 +104,11 @@ struct sthread_s {
   ssignal_t signal, at_creation;
   uint32_t waiters;
   uint8_t waited_for;
+  /* wait cycles, at the end: what its latest wait open then waits on,
+   * since when, and the walk's mark */
+  sthread_t *next_wait;
+  int64_t since_ns;
+  uint8_t walk;
   span_t *overhangs; /* spans past its line's end as seen so far */
   size_t overhang_count, overhang_cap;
   poll_t poll_at_start, poll_at_end; /* a loop's: when it began, ended */
@@ -241,6 +246,10 @@ typedef struct stream_s {
   sthread_t **stalls;   /* pairs: thread, last */
   struct slost_s *lost; /* lost wake-ups, by waiter */
   size_t lost_count, lost_cap;
+  mprof_chain_t *cycles; /* wait cycles: members in cycle_threads */
+  size_t cycle_count, cycle_cap;
+  sthread_t **cycle_threads;
+  size_t cycle_thread_count, cycle_thread_cap;
   size_t stall_count, stall_cap;
   uint32_t preexisting;
   sthread_t *first_preexisting;

@@ -144,6 +144,62 @@ static int find_lost_wakeup(stream_t *s, sthread_t *w) {
   return 0;
 }
 
+/* --- Wait cycles ---------------------------------------------------------- */
+
+/* The cycles of waits open at the end, as analysis.c's find_cycles():
+ * each thread that never ended points to what its latest wait still open
+ * at the end waits on (the threads that never ended are all kept to the
+ * end, with their waits), and a walk along them that comes back to
+ * itself is a cycle; into s->cycles (members in s->cycle_threads). */
+static int find_cycles(stream_t *s, const list_t *l) {
+  for (size_t i = 0; i < l->count; i++) {
+    sthread_t *t = l->at[i];
+    t->next_wait = NULL;
+    t->walk = 0;
+    if (t->ending != MPROF_ENDING_PENDING && !(t->flags & MPROF_THREAD_STALLED))
+      continue;
+    int64_t end = s->end_ns; /* it never ends: its effective end */
+    for (size_t k = 0; k < t->wait_count; k++) {
+      const swait_t *w = &t->waits[k];
+      int64_t on_end = w->on->ending == MPROF_ENDING_PENDING ||
+                               (w->on->flags & MPROF_THREAD_STALLED)
+                           ? s->end_ns
+                           : w->on->end_ns;
+      if (w->legacy_read ||
+          mprof__wait_settle(w->start_ns, on_end, end, w->read_ns) < end)
+        continue;
+      t->next_wait = w->on;
+      t->since_ns = w->start_ns;
+    }
+  }
+  for (size_t i = 0; i < l->count && s->cycle_count < MPROF_CHAIN_LIMIT; i++) {
+    sthread_t *u = l->at[i];
+    while (u && !u->walk) {
+      u->walk = 1;
+      u = u->next_wait;
+    }
+    if (u && u->walk == 1) {
+      sthread_t *w = u;
+      size_t first = s->cycle_thread_count;
+      mprof_chain_t cycle = {(uint32_t)first, 0, 0, s->end_ns};
+      do {
+        if (mprof__stream_keep(&s->cycle_threads, &s->cycle_thread_count,
+                               &s->cycle_thread_cap, w))
+          return MPROF_ENOMEM;
+        if (w->since_ns > cycle.start_ns) cycle.start_ns = w->since_ns;
+        cycle.length++;
+        w = w->next_wait;
+      } while (w != u && cycle.length < 10000);
+      if (mprof__grow(&s->cycles, &s->cycle_cap, s->cycle_count + 1,
+                      sizeof *s->cycles))
+        return MPROF_ENOMEM;
+      s->cycles[s->cycle_count++] = cycle;
+    }
+    for (u = l->at[i]; u && u->walk == 1; u = u->next_wait) u->walk = 2;
+  }
+  return 0;
+}
+
 /* --- The model of the threads named --------------------------------------- */
 
 static int named_add_label(mprof_model_t *m, uint32_t thread,
@@ -208,6 +264,8 @@ static int names_of(stream_t *s, list_t *l) {
       err = list_push(l, t->ring[k].other);
   }
   if (!err) err = list_push(l, s->first_preexisting);
+  for (size_t i = 0; !err && i < s->cycle_thread_count; i++)
+    err = list_push(l, s->cycle_threads[i]);
   for (size_t i = 0; !err && i < s->lost_count; i++)
     err = list_push(l, s->lost[i].condition) ||
                   list_push(l, s->lost[i].waiter) ||
@@ -438,6 +496,20 @@ static int write_lost_wakeups(stream_t *s, mprof_model_t *m,
   return 0;
 }
 
+/* The wait cycles, their members as threads of the named model. */
+static int write_cycles(const stream_t *s, mprof_analysis_t *out) {
+  out->cycles = malloc((s->cycle_count + 1) * sizeof *out->cycles);
+  out->chain_threads =
+      malloc((s->cycle_thread_count + 1) * sizeof *out->chain_threads);
+  if (!out->cycles || !out->chain_threads) return MPROF_ENOMEM;
+  for (size_t i = 0; i < s->cycle_thread_count; i++)
+    out->chain_threads[i] = s->cycle_threads[i]->named;
+  out->chain_thread_count = s->cycle_thread_count;
+  memcpy(out->cycles, s->cycles, s->cycle_count * sizeof *out->cycles);
+  out->cycle_count = s->cycle_count;
+  return 0;
+}
+
 /* The writes pending at the peak, by start, as findings_requests.c's
  * sweep finds them (write_backlog judges them). */
 static mprof__write_t *backlog_writes(const stream_t *s) {
@@ -493,6 +565,7 @@ int mprof__stream_finish(stream_t *s, const mprof_analysis_options_t *options,
   if (!err) err = settle_endings(s, &left);
   for (size_t i = 0; !err && i < left.count; i++)
     err = find_lost_wakeup(s, left.at[i]);
+  if (!err) err = find_cycles(s, &left);
   for (size_t i = 0; !err && i < left.count; i++)
     err = mprof__stream_settle(s, left.at[i]);
   if (!err) err = names_of(s, &named);
@@ -502,6 +575,7 @@ int mprof__stream_finish(stream_t *s, const mprof_analysis_options_t *options,
   if (!err) err = write_times(s, a);
   if (!err) err = write_stalls(s, out->named, a);
   if (!err) err = write_lost_wakeups(s, out->named, a);
+  if (!err) err = write_cycles(s, a);
   if (!err) err = write_findings(s, out->named, options, a);
   a->path_target = MPROF_NO_THREAD;
   out->thread_count = s->next_index - 1;
@@ -540,6 +614,8 @@ void mprof__stream_free(stream_t *s) {
   free(s->writes);
   free(s->stalls);
   free(s->lost);
+  free(s->cycles);
+  free(s->cycle_threads);
   mprof__stream_pool_free(&s->pool);
   free(s);
 }
