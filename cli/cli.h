@@ -51,6 +51,9 @@ int cli_input_check(const char *command, const char *path);
  * directory exists and is writable, and path is not a directory itself.
  * 0, or CLI_FAILED after one line that says why and what to do. */
 int cli_output_check(const char *command, const char *option, const char *path);
+/* Whether paths a and b name one existing file (neither "-"): writing one
+ * would truncate the other. */
+int cli_same_file(const char *a, const char *b);
 /* Start path with argv, its heap on huge pages (GLIBC_TUNABLES), unless
  * the user set GLIBC_TUNABLES or mprof cannot start a program so; returns
  * only if it did not.  The program calls cli_heap_settle() first thing:

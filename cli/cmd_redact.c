@@ -60,12 +60,8 @@ static int keep_class(const char *name, unsigned *keep) {
 /* Whether output is one of the inputs (writing it would truncate what is
  * being read). */
 static int is_an_input(const mprof_trace_set_t *set, const char *output) {
-  struct stat so, si;
-  if (stat(output, &so)) return 0;
   for (size_t i = 0; i < set->count; i++)
-    if (!stat(set->paths[i], &si) && si.st_dev == so.st_dev &&
-        si.st_ino == so.st_ino)
-      return 1;
+    if (cli_same_file(set->paths[i], output)) return 1;
   return 0;
 }
 
@@ -99,6 +95,13 @@ static int redact(const mprof_trace_set_t *set, int plain, const char *output,
                 ? mprof_redact_trace(r, set->traces[0], output,
                                      cli_count_problem, problems)
                 : mprof_redact_set(r, set, output, cli_count_problem, problems);
+  /* A map named as the output in other words (./out.ctf, a link) is only
+   * seen once the output is there; the output is left as it is. */
+  if (!err && map && cli_same_file(map, output)) {
+    mprof_redactor_free(r);
+    return cli_fail(CLI_USAGE, "redact", map,
+                    "is the output; name another --map");
+  }
   if (!err && map && mprof_redactor_write_map(r, map)) {
     cli_fail(0, "redact", map, "%s", strerror(errno));
     err = MPROF_EIO;

@@ -29,15 +29,8 @@ static const char help[] =
     "  mprof snapshot --pid 4242 -o now.ctf\n"
     "  mprof snapshot --core guest.core -o guest.ctf  (from dump-guest-memory)\n";
 
-/* Writing a trace over itself would truncate the file it is read from. */
-static int same_file(const char *a, const char *b) {
-  struct stat sa, sb;
-  return strcmp(a, "-") && strcmp(b, "-") && !stat(a, &sa) && !stat(b, &sb) &&
-         sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-}
-
 static int save(mprof_trace_t *trace, const char *path, const char *output) {
-  if (same_file(path, output)) {
+  if (cli_same_file(path, output)) {
     fprintf(stderr, "mprof snapshot: %s: would overwrite the trace itself\n",
             output);
     return -1;

@@ -56,6 +56,12 @@ int cli_output_check(const char *command, const char *option,
   return code;
 }
 
+int cli_same_file(const char *a, const char *b) {
+  struct stat sa, sb;
+  return strcmp(a, "-") && strcmp(b, "-") && !stat(a, &sa) && !stat(b, &sb) &&
+         sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 static const char *output_name(const char *path) {
   if (!strcmp(path, "-")) return "stdin";
   const char *slash = strrchr(path, '/');

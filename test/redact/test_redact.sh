@@ -272,6 +272,12 @@ set +e
 "$mprof" redact --map h.ctf h.ctf -o x.red 2>err.txt; code=$?
 [ "$code" -eq 2 ] && grep -qx "mprof redact: h.ctf: would overwrite a trace; name another --map" err.txt ||
   fail "the map over its input: exit $code, $(cat err.txt)"
+# The output named again in other words: the map is refused, the
+# redacted trace left as it is.
+"$mprof" redact --map ./x.red h.ctf -o x.red 2>err.txt; code=$?
+[ "$code" -eq 2 ] && grep -qx "mprof redact: ./x.red: is the output; name another --map" err.txt &&
+  "$mprof" check x.red >/dev/null ||
+  fail "the map over the output: exit $code, $(cat err.txt)"
 "$mprof" redact --keep secrets h.ctf -o x.red 2>err.txt; code=$?
 [ "$code" -eq 2 ] || fail "--keep secrets: exit $code"
 "$mprof" export --redact missing.ctf -o x.json 2>err.txt; code=$?
