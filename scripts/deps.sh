@@ -20,6 +20,7 @@ packages=(
   gdb                                   # gcore: mprof snapshot --core's test
   qemu-system-x86                       # the bare-metal kernel's test (TCG, no KVM)
   strace                                # export_closed counts the writes that fail
+  time                                  # /usr/bin/time: index_window's peak RSS
   bind9 bind9-dnsutils knot-resolver    # test/real: Debian programs that link
   neovim lua5.1 lua-luv python3-uvloop  #   libuv, run under mprof record
 )
