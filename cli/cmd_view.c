@@ -178,7 +178,8 @@ static uint64_t model_budget(void) {
   const char *text = getenv("MPROF_VIEW_BUDGET_MIB");
   char *end;
   unsigned long long mib = text ? strtoull(text, &end, 10) : 0;
-  return (text && *text && !*end ? mib : 1024) << 20;
+  if (!text || !*text || *end) mib = 1024;
+  return mib > UINT64_MAX >> 20 ? UINT64_MAX : (uint64_t)mib << 20;
 }
 
 /* --png --range of a trace whose model would pass the budget, as the

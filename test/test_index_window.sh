@@ -55,5 +55,9 @@ MPROF_VIEW_BUDGET_MIB=0 "$mprof" view --png "$tmp/fast.png" \
   fail "view of a range past the clock: $(cat "$tmp/err")"
 grep -q "the range drawn from \([0-9]*\) of its \1 packets (its index)$" "$tmp/err" ||
   fail "a range past the clock: $(cat "$tmp/err")"
+# A budget of 2^44 MiB, 2^64 bytes, is more than any model: no window.
+MPROF_VIEW_BUDGET_MIB=17592186044416 "$mprof" view --png "$tmp/fast.png" \
+  --range 0:1s "$tmp/fast.ctf" 2>"$tmp/err" || fail "a budget of 2^44 MiB: $(cat "$tmp/err")"
+! grep -q "its index" "$tmp/err" || fail "a budget of 2^44 MiB: $(cat "$tmp/err")"
 echo "ok: the window's model is the whole one's there; view peaks at \
 $window KiB from the index, $whole KiB whole"
