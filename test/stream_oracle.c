@@ -187,7 +187,8 @@ static int streamed_kind(uint32_t kind) {
   return kind == MPROF_FINDING_LOST_WAKEUP ||
          kind == MPROF_FINDING_WAIT_CYCLE || kind == MPROF_FINDING_STALLED ||
          kind == MPROF_FINDING_LEAKED || kind == MPROF_FINDING_CANNOT_TELL ||
-         kind == MPROF_FINDING_WRITE_BACKLOG;
+         kind == MPROF_FINDING_WRITE_BACKLOG ||
+         kind == MPROF_FINDING_RETRY_STORM;
 }
 
 static void same_findings(const sides_t *s) {

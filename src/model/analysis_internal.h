@@ -116,6 +116,22 @@ typedef struct mprof__backlog_s {
   int64_t at;
 } mprof__backlog_t;
 
+/* Failures in a row of one kind of request, with one error, each made
+ * again soon after the one before failed (a retry storm's run). */
+typedef struct mprof__storm_s {
+  char kind[128];
+  uint32_t error;       /* string offset of the failure text */
+  uint32_t first, last; /* thread indexes */
+  uint32_t count;
+  int64_t last_end_ns;
+} mprof__storm_t;
+
+/* Failed request t (made by creator, from start_ns to end_ns), the next
+ * of its kind and error in creation order, goes on the storm's run or
+ * begins another; *worst keeps the longest run (findings_requests.c). */
+void mprof__storm_step(mprof__storm_t *run, mprof__storm_t *worst, uint32_t t,
+                       uint32_t creator, int64_t start_ns, int64_t end_ns);
+
 /* What the parts read of the loops and the thread pool, found once. */
 typedef struct mprof__facts_s {
   uint8_t *loop_stream;       /* by stream index: a loop ran there (a loop
@@ -137,6 +153,9 @@ typedef struct mprof__facts_s {
   size_t write_count;                      /* write and udp send requests */
   uint32_t preexisting, first_preexisting; /* threads from before the trace */
   const mprof__backlog_t *backlog;         /* NULL: found from writes */
+  const mprof__storm_t *storms; /* the longest run of each kind and error,
+                                   found already; NULL: from failed */
+  size_t storm_count;
 } mprof__facts_t;
 
 /* Find the facts of a model.  Returns 0 or MPROF_ENOMEM. */

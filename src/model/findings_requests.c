@@ -216,15 +216,7 @@ int mprof__find_leaked(finder_t *f) {
 
 /* --- Retry storms --------------------------------------------------------- */
 
-/* Failures in a row of one kind of request, with one error, each made
- * again soon after the one before failed. */
-typedef struct storm_s {
-  char kind[128];
-  uint32_t error;       /* model string offset of the failure text */
-  uint32_t first, last; /* thread indexes */
-  uint32_t count;
-  int64_t last_end_ns;
-} storm_t;
+typedef mprof__storm_t storm_t;
 
 static int retry_storm(finder_t *f, const storm_t *st) {
   const mprof_thread_t *first = &f->v->threads[st->first];
@@ -264,14 +256,33 @@ static size_t storm_of(const finder_t *f, const storm_t *storms, size_t n,
   return n;
 }
 
+void mprof__storm_step(storm_t *run, storm_t *worst, uint32_t t,
+                       uint32_t creator, int64_t start_ns, int64_t end_ns) {
+  /* a retry is made by the attempt before it (in its callback, before it
+   * ended) or after that one failed, and soon after */
+  if (!run->count || !(creator == run->last || start_ns >= run->last_end_ns) ||
+      start_ns - run->last_end_ns > STORM_RETRY_NS) {
+    run->first = t;
+    run->count = 0;
+  }
+  run->count++;
+  run->last = t;
+  run->last_end_ns = end_ns;
+  if (run->count > worst->count) *worst = *run;
+}
+
 /* The failed requests (in creation order): a kind that failed
  * STORM_FAILURES times in a row with one error, each made again within
  * STORM_RETRY_NS of the one before, is a storm; its longest run is told
- * once. */
+ * once (the runs found already, where the facts carry them). */
 int mprof__find_storms(finder_t *f) {
+  int err = 0;
+  for (size_t i = 0; !err && i < f->facts->storm_count; i++)
+    if (f->facts->storms[i].count >= STORM_FAILURES)
+      err = retry_storm(f, &f->facts->storms[i]);
+  if (f->facts->storms) return err;
   storm_t *storms = NULL, *worst = NULL;
   size_t count = 0, cap = 0, worst_cap = 0;
-  int err = 0;
   char kind[128];
   for (size_t k = 0; !err && k < f->facts->failed_count; k++) {
     uint32_t t = f->facts->failed[k];
@@ -290,19 +301,8 @@ int mprof__find_storms(finder_t *f) {
       worst[i] = storms[i];
       count++;
     }
-    storm_t *st = &storms[i];
-    /* a retry is made by the attempt before it (in its callback, before
-     * it ended) or after that one failed, and soon after */
-    if (!st->count ||
-        !(th->creator == st->last || th->start_ns >= st->last_end_ns) ||
-        th->start_ns - st->last_end_ns > STORM_RETRY_NS) {
-      st->first = t;
-      st->count = 0;
-    }
-    st->count++;
-    st->last = t;
-    st->last_end_ns = th->end_ns;
-    if (st->count > worst[i].count) worst[i] = *st;
+    mprof__storm_step(&storms[i], &worst[i], t, th->creator, th->start_ns,
+                      th->end_ns);
   }
   for (size_t i = 0; !err && i < count; i++)
     if (worst[i].count >= STORM_FAILURES) err = retry_storm(f, &worst[i]);

@@ -39,261 +39,17 @@
 
 #include "stream_internal.h"
 
-/* --- Records -------------------------------------------------------------- */
-
-static sthread_t root_thread = {.index = MPROF_ROOT_THREAD, .refs = 1};
-
-/* What a retired id names: a thread that ended long ago, inert (its line
- * is over: what runs it adds nothing, it waits on nothing). */
-static sthread_t retired_thread = {.index = MPROF_NO_THREAD,
-                                   .refs = 1,
-                                   .ending = MPROF_ENDING_RESOLVED,
-                                   .settled = 1};
-
-/* Not a record of the pool: the root, or the retired (the only records
- * with no pool: one load, where two address compares cost more on the
- * path every reference takes). */
-static inline int fixed(const sthread_t *t) { return !t->pool; }
-
-sthread_t *mprof__stream_root(void) { return &root_thread; }
-
-void mprof__stream_waits_clear(sthread_t *t) {
-  for (size_t k = 0; k < t->wait_count; k++) {
-    mprof__stream_unref(t->waits[k].on);
-    mprof__stream_unref(t->waits[k].sig.from);
-  }
-  free(t->waits);
-  t->waits = NULL;
-  t->wait_count = t->wait_cap = 0;
-}
-
-/* Free what a record owns (not the records it names). */
-static void record_clear(sthread_t *t) {
-  free(t->overhangs);
-  free(t->poll_at_start.ns);
-  free(t->poll_at_end.ns);
-  free(t->label);
-  free(t->shown);
-  free(t->failure);
-}
-
-void mprof__stream_unref(sthread_t *t) {
-  if (!t || fixed(t) || --t->refs) return;
-  mprof__stream_unref(t->creator);
-  mprof__stream_unref(t->becomes);
-  mprof__stream_unref(t->signal.from);
-  mprof__stream_unref(t->at_creation.from);
-  mprof__stream_waits_clear(t);
-  mprof__stream_ring_clear(t);
-  record_clear(t);
-  pool_t *pool = t->pool;
-  memset(t, 0, offsetof(sthread_t, ring));
-  t->pool = pool;
-  t->creator = pool->free; /* the free list's link */
-  pool->free = t;
-}
-
-/* A zeroed record from s's pool, or NULL. */
-static sthread_t *record_new(stream_t *s) {
-  pool_t *pool = &s->pool;
-  sthread_t *t = pool->free;
-  if (t) {
-    pool->free = t->creator;
-    t->creator = NULL;
-    return t;
-  }
-  if (!pool->block_count || pool->used == POOL_BLOCK) {
-    sthread_t *block = calloc(POOL_BLOCK, sizeof *block);
-    if (!block || mprof__grow(&pool->blocks, &pool->block_cap,
-                              pool->block_count + 1, sizeof *pool->blocks)) {
-      free(block);
-      return NULL;
-    }
-    pool->blocks[pool->block_count++] = block;
-    pool->used = 0;
-  }
-  t = &pool->blocks[pool->block_count - 1][pool->used++];
-  t->pool = pool;
-  return t;
-}
-
-void mprof__stream_pool_free(pool_t *pool) {
-  for (size_t b = 0; b < pool->block_count; b++) {
-    size_t n = b + 1 == pool->block_count ? pool->used : POOL_BLOCK;
-    for (size_t i = 0; i < n; i++)
-      if (pool->blocks[b][i].refs) record_clear(&pool->blocks[b][i]);
-    free(pool->blocks[b]);
-  }
-  free(pool->blocks);
-}
-
-sthread_t *mprof__stream_ref(sthread_t *t) {
-  if (t && !fixed(t)) t->refs++;
-  return t;
-}
-
-static char *copy_text(const char *text, size_t length) {
-  char *s = malloc(length + 1);
-  if (!s) return NULL;
-  memcpy(s, text, length);
-  s[length] = 0;
-  return s;
-}
-
-/* --- Ids: the live table, and the ids retired ----------------------------- */
-
-/* Where an id's probe starts: ids spread over the table (ids come in
- * runs, a run per OS thread; runs side by side would make long probes
- * for an id that falls among another run's).  The table holds only the
- * threads alive and those ended lately, so it stays in cache. */
-static size_t id_hash(uint64_t id, size_t cap) {
-  return (size_t)((id * 0x9e3779b97f4a7c15u) >> 32) & (cap - 1);
-}
-
-/* A removed entry: probes go past it, an insert may take it. */
-static sthread_t tomb;
-
-sthread_t *mprof__stream_slot(const stream_t *s, size_t i) {
-  sthread_t *t = s->table[i].thread;
-  return t == &tomb ? NULL : t;
-}
-
-/* The slot holding id, or where it would go (the first removed entry on
- * the way, else the empty slot that ends it). */
-static size_t id_slot(const stream_t *s, uint64_t id) {
-  size_t mask = s->table_cap - 1, i = id_hash(id, s->table_cap);
-  size_t free_at = SIZE_MAX;
-  for (; s->table[i].thread; i = (i + 1) & mask) {
-    if (s->table[i].thread == &tomb) {
-      if (free_at == SIZE_MAX) free_at = i;
-      /* id's own tombstone: were it in again, it would be before */
-      if (s->table[i].id == id) break;
-    } else if (s->table[i].id == id) {
-      return i;
-    }
-  }
-  return free_at != SIZE_MAX ? free_at : i;
-}
-
-/* The table's (or the retired) answer for id is no longer what thread_of()
- * remembers of it. */
-static void forget_recent(stream_t *s, uint64_t id) {
-  recent_t *r = &s->recent[id % STREAM_RECENT];
-  if (r->id == id) r->thread = NULL;
-}
-
-/* The thread id names in the table, or NULL. */
-static sthread_t *table_get(const stream_t *s, uint64_t id) {
-  return mprof__stream_slot(s, id_slot(s, id));
-}
-
-/* Rebuild the table without its removed entries, twice as big if it is
- * half full of live ones. */
-static int table_rebuild(stream_t *s) {
-  size_t cap =
-      s->table_used * 4 >= s->table_cap ? s->table_cap * 2 : s->table_cap;
-  if (cap < 1024) cap = 1024;
-  slot_t *old = s->table, *grown = calloc(cap, sizeof *grown);
-  if (!grown) return MPROF_ENOMEM;
-  size_t old_cap = s->table_cap;
-  s->table = grown;
-  s->table_cap = cap;
-  s->table_tombs = 0;
-  for (size_t i = 0; i < old_cap; i++)
-    if (old[i].thread && old[i].thread != &tomb)
-      s->table[id_slot(s, old[i].id)] = old[i];
-  free(old);
-  return 0;
-}
-
-/* Map id to t (a reference is taken; the one it held is dropped). */
-static int table_set(stream_t *s, uint64_t id, sthread_t *t) {
-  forget_recent(s, id);
-  if ((s->table_used + s->table_tombs + 1) * 2 > s->table_cap &&
-      table_rebuild(s))
-    return MPROF_ENOMEM;
-  slot_t *slot = &s->table[id_slot(s, id)];
-  sthread_t *was = slot->thread == &tomb ? NULL : slot->thread;
-  if (slot->thread == &tomb) s->table_tombs--;
-  if (!was) s->table_used++;
-  slot->id = id;
-  slot->thread = mprof__stream_ref(t);
-  mprof__stream_unref(was);
-  return 0;
-}
-
-/* Remove id's entry if it names t, or what t became. */
-static void table_remove(stream_t *s, uint64_t id, const sthread_t *t) {
-  forget_recent(s, id);
-  size_t i = id_slot(s, id);
-  sthread_t *named = mprof__stream_slot(s, i);
-  if (!named || s->table[i].id != id ||
-      (named != t &&
-       !(t->becomes && named == mprof__stream_follow((sthread_t *)t))))
-    return;
-  mprof__stream_unref(named);
-  s->table[i].thread = &tomb;
-  s->table_used--;
-  s->table_tombs++;
-}
-
-/* The bitmap page of ids id >> RETIRED_PAGE_BITS, made if `make`. */
-static uint64_t *retired_page(stream_t *s, uint64_t id, int make) {
-  uint64_t key = id >> RETIRED_PAGE_BITS;
-  size_t mask = s->page_cap - 1;
-  for (size_t i = s->page_cap ? id_hash(key, s->page_cap) : 0; s->page_cap;
-       i = (i + 1) & mask) {
-    if (!s->pages[i].bits) break;
-    if (s->pages[i].key == key) return s->pages[i].bits;
-  }
-  if (!make) return NULL;
-  if ((s->page_used + 1) * 2 > s->page_cap) {
-    size_t cap = s->page_cap ? s->page_cap * 2 : 64;
-    page_t *grown = calloc(cap, sizeof *grown);
-    if (!grown) return NULL;
-    for (size_t i = 0; i < s->page_cap; i++)
-      if (s->pages[i].bits) {
-        size_t j = id_hash(s->pages[i].key, cap);
-        while (grown[j].bits) j = (j + 1) & (cap - 1);
-        grown[j] = s->pages[i];
-      }
-    free(s->pages);
-    s->pages = grown;
-    s->page_cap = cap;
-  }
-  uint64_t *bits = calloc(RETIRED_PAGE_WORDS, sizeof *bits);
-  if (!bits) return NULL;
-  size_t j = id_hash(key, s->page_cap);
-  while (s->pages[j].bits) j = (j + 1) & (s->page_cap - 1);
-  s->pages[j] = (page_t){key, bits};
-  s->page_used++;
-  return bits;
-}
-
-static int retired_has(stream_t *s, uint64_t id) {
-  uint64_t *bits = retired_page(s, id, 0);
-  uint64_t bit = id & ((1u << RETIRED_PAGE_BITS) - 1);
-  return bits && (bits[bit / 64] >> (bit % 64) & 1);
-}
-
-static int retired_add(stream_t *s, uint64_t id) {
-  uint64_t *bits = retired_page(s, id, 1);
-  uint64_t bit = id & ((1u << RETIRED_PAGE_BITS) - 1);
-  if (!bits) return MPROF_ENOMEM;
-  bits[bit / 64] |= (uint64_t)1 << (bit % 64);
-  return 0;
-}
-
 /* Is there an arrow from `from` to `to` (the model draws none to itself
  * or to the root; a retired thread's are past its line)? */
 static int arrow(const sthread_t *from, const sthread_t *to) {
-  return from && to && from != to && !fixed(from) && !fixed(to);
+  return from && to && from != to && !mprof__stream_fixed(from) &&
+         !mprof__stream_fixed(to);
 }
 
 /* An event would change a retired thread (what the model says of it is
  * then not what the stream says): count it. */
 static int late(stream_t *s, const sthread_t *t) {
-  if (t != &retired_thread) return 0;
+  if (t != STREAM_RETIRED) return 0;
   s->late++;
   return 1;
 }
@@ -316,7 +72,7 @@ void mprof__stream_ring_clear(sthread_t *t) {
  * An end already gone back to the pool (a record of another index there
  * now) is lost: counted late. */
 static void pin(stream_t *s, sthread_t *t) {
-  if (t->pinned || fixed(t)) return;
+  if (t->pinned || mprof__stream_fixed(t)) return;
   t->pinned = 1;
   for (uint32_t k = 0; k < ring_size(t); k++) {
     sarrow_t *a = &t->ring[k];
@@ -347,8 +103,8 @@ static void note_arrow(stream_t *s, mprof_arrow_kind_t kind, sthread_t *from,
                        sthread_t *to, int64_t t) {
   if (!arrow(from, to)) {
     if (from && to && from != to &&
-        ((from == &retired_thread && !fixed(to)) ||
-         (to == &retired_thread && !fixed(from))))
+        ((from == STREAM_RETIRED && !mprof__stream_fixed(to)) ||
+         (to == STREAM_RETIRED && !mprof__stream_fixed(from))))
       s->late++;
     return;
   }
@@ -366,7 +122,7 @@ static void note_arrow(stream_t *s, mprof_arrow_kind_t kind, sthread_t *from,
 /* A new record with the model's next index. */
 static sthread_t *thread_new(stream_t *s, uint64_t id, int64_t start_ns,
                              sthread_t *creator, uint16_t type) {
-  sthread_t *t = record_new(s);
+  sthread_t *t = mprof__stream_record_new(s);
   if (!t) return NULL;
   t->id = id;
   t->index = s->next_index++;
@@ -392,18 +148,18 @@ sthread_t *mprof__stream_follow(sthread_t *t) {
  * common case inlines where it is used. */
 static __attribute__((noinline)) sthread_t *
 thread_of_rare(stream_t *s, uint64_t id, recent_t *r, int *err) {
-  sthread_t *t = table_get(s, id);
+  sthread_t *t = mprof__stream_table_get(s, id);
   if (t && t->becomes) {
     sthread_t *last = mprof__stream_follow(t);
-    *err = table_set(s, id, last);
+    *err = mprof__stream_table_set(s, id, last);
     t = last;
   } else if (!t) {
-    if (retired_has(s, id)) {
-      *r = (recent_t){id, &retired_thread};
-      return &retired_thread;
+    if (mprof__stream_retired_has(s, id)) {
+      *r = (recent_t){id, STREAM_RETIRED};
+      return STREAM_RETIRED;
     }
-    t = thread_new(s, id, 0, &root_thread, MPROF_UNKNOWN);
-    if (!t || table_set(s, id, mprof__stream_ref(t))) {
+    t = thread_new(s, id, 0, STREAM_ROOT, MPROF_UNKNOWN);
+    if (!t || mprof__stream_table_set(s, id, mprof__stream_ref(t))) {
       mprof__stream_unref(t);
       *err = MPROF_ENOMEM;
       return NULL;
@@ -420,11 +176,11 @@ thread_of_rare(stream_t *s, uint64_t id, recent_t *r, int *err) {
  * retired thread for a retired id, NULL when memory runs out (*err). */
 static inline sthread_t *thread_of(stream_t *s, uint64_t id, int64_t now,
                                    int *err) {
-  if (id == MPROF_NONE) return &root_thread;
+  if (id == MPROF_NONE) return STREAM_ROOT;
   recent_t *r = &s->recent[id % STREAM_RECENT];
   sthread_t *t = r->thread;
   if (!t || r->id != id || t->becomes) t = thread_of_rare(s, id, r, err);
-  if (!t || fixed(t)) return t;
+  if (!t || mprof__stream_fixed(t)) return t;
   if (t->last_seen_ns < now) t->last_seen_ns = now;
   return t;
 }
@@ -441,9 +197,10 @@ int mprof__stream_keep(sthread_t ***list, size_t *count, size_t *cap,
 static int thread_ended(stream_t *s, ostream_t *o, sthread_t *t) {
   if (mprof__stream_is_write(t->type)) s->writes_pending--;
   /* no longer waiting on what made it, nor on what it try_read */
-  if (t->creator && !fixed(t->creator)) t->creator->waiters--;
+  if (t->creator && !mprof__stream_fixed(t->creator)) t->creator->waiters--;
   for (size_t k = 0; k < t->wait_count; k++)
     if (t->waits[k].counted) t->waits[k].on->waiters--;
+  if (mprof__stream_request_ended(s, t)) return MPROF_ENOMEM;
   if (t->type == MPROF_LOOP &&
       mprof__stream_poll(s, t->end_ns, &t->poll_at_end))
     return MPROF_ENOMEM;
@@ -491,8 +248,8 @@ int mprof__stream_retire(stream_t *s, sthread_t *t) {
   /* a merge that came later may have made it wait for the end */
   if ((t->flags & MPROF_THREAD_SHOULD_RESOLVE) && t->becomes) return 0;
   int err = mprof__stream_settle(s, t);
-  table_remove(s, t->id, t);
-  if (!err) err = retired_add(s, t->id);
+  mprof__stream_table_remove(s, t->id, t);
+  if (!err) err = mprof__stream_retired_add(s, t->id);
   mprof__stream_unref(t->creator);
   t->creator = NULL;
   mprof__stream_ring_clear(t);
@@ -587,7 +344,7 @@ void mprof__stream_fold(stream_t *s, sthread_t *t, int64_t line_end,
 static int span_closed(stream_t *s, ostream_t *o, sthread_t *t, int64_t start,
                        int64_t end) {
   uint32_t index = (uint32_t)(o - s->streams);
-  if (fixed(t)) return 0;
+  if (mprof__stream_fixed(t)) return 0;
   if (start < t->start_ns) start = t->start_ns;
   if (t->settled) { /* ran within its line after it was retired */
     int64_t line_end = t->end_ns > t->start_ns ? t->end_ns : t->start_ns;
@@ -689,7 +446,7 @@ static int write_began(stream_t *s, sthread_t *w, int64_t t) {
  * wake-ups go (analysis.c's anyone_waiting()), and a wait of it on its
  * creator began after the creator's latest signal. */
 static void made_by(sthread_t *child, sthread_t *creator) {
-  if (fixed(creator)) return;
+  if (mprof__stream_fixed(creator)) return;
   creator->waiters++;
   mprof__stream_unref(child->at_creation.from);
   child->at_creation = creator->signal;
@@ -698,8 +455,8 @@ static void made_by(sthread_t *child, sthread_t *creator) {
 
 static int thread_create(stream_t *s, const mprof_event_t *ev,
                          sthread_t *creator, int64_t t) {
-  sthread_t *child = table_get(s, ev->a);
-  if (late(s, creator)) creator = &root_thread;
+  sthread_t *child = mprof__stream_table_get(s, ev->a);
+  if (late(s, creator)) creator = STREAM_ROOT;
   if (child && (child->flags & MPROF_THREAD_PREEXISTING) && !child->becomes) {
     /* seen before its creation (clocks of two streams disagree) */
     child->flags &= (uint8_t)~MPROF_THREAD_PREEXISTING;
@@ -715,36 +472,41 @@ static int thread_create(stream_t *s, const mprof_event_t *ev,
     if (child->last_seen_ns < t) child->last_seen_ns = t;
     note_arrow(s, MPROF_ARROW_CREATE, creator, child, t);
     made_by(child, creator);
-    return loop_began(s, child, t) || write_began(s, child, t) ? MPROF_ENOMEM
-                                                               : 0;
+    return loop_began(s, child, t) || write_began(s, child, t) ||
+                   mprof__stream_request_made(s, child)
+               ? MPROF_ENOMEM
+               : 0;
   }
   /* an id made again: the thread it named stays, unnamed */
   if (child &&
       mprof__stream_keep(&s->orphans, &s->orphan_count, &s->orphan_cap, child))
     return MPROF_ENOMEM;
   child = thread_new(s, ev->a, t, creator, (uint16_t)ev->type);
-  if (!child || table_set(s, ev->a, mprof__stream_ref(child))) {
+  if (!child || mprof__stream_table_set(s, ev->a, mprof__stream_ref(child))) {
     mprof__stream_unref(child);
     return MPROF_ENOMEM;
   }
   mprof__stream_unref(child); /* the table's reference holds it */
   note_arrow(s, MPROF_ARROW_CREATE, creator, child, t);
   made_by(child, creator);
-  return loop_began(s, child, t) || write_began(s, child, t) ? MPROF_ENOMEM : 0;
+  return loop_began(s, child, t) || write_began(s, child, t) ||
+                 mprof__stream_request_made(s, child)
+             ? MPROF_ENOMEM
+             : 0;
 }
 
 static int thread_resolve(stream_t *s, ostream_t *o, sthread_t *resolver,
                           const mprof_event_t *ev, int64_t t, int *err) {
   sthread_t *target = thread_of(s, ev->a, t, err);
   note_arrow(s, MPROF_ARROW_RESOLVE, resolver, target, t);
-  if (!target || target == &root_thread ||
+  if (!target || target == STREAM_ROOT ||
       target->ending != MPROF_ENDING_PENDING)
     return *err;
   target->end_ns = t;
   target->ending = ev->kind == MPROF_EVENT_FAIL ? MPROF_ENDING_FAILED
                                                 : MPROF_ENDING_RESOLVED;
   if (ev->kind == MPROF_EVENT_FAIL &&
-      !(target->failure = copy_text(ev->text, ev->text_length)))
+      !(target->failure = mprof__stream_copy_text(ev->text, ev->text_length)))
     return MPROF_ENOMEM;
   return thread_ended(s, o, target);
 }
@@ -754,7 +516,7 @@ static int thread_becomes(stream_t *s, ostream_t *o, const mprof_event_t *ev,
   sthread_t *old = thread_of(s, ev->a, t, err);
   sthread_t *next = old ? thread_of(s, ev->b, t, err) : NULL;
   if (!old || !next || late(s, old) || late(s, next) || old == next ||
-      old == &root_thread || next == &root_thread ||
+      old == STREAM_ROOT || next == STREAM_ROOT ||
       mprof__stream_follow(next) == old)
     return *err;
   note_arrow(s, MPROF_ARROW_BECOMES, old, next, t);
@@ -772,19 +534,19 @@ static int thread_becomes(stream_t *s, ostream_t *o, const mprof_event_t *ev,
   /* its reference outlives the table's (one that ended before is queued
    * already) */
   *err = was_pending ? thread_ended(s, o, old) : 0;
-  return *err ? *err : table_set(s, ev->a, next);
+  return *err ? *err : mprof__stream_table_set(s, ev->a, next);
 }
 
 static int add_label(sthread_t *t, const mprof_event_t *ev) {
   if (!t->label) {
-    t->label = copy_text(ev->text, ev->text_length);
+    t->label = mprof__stream_copy_text(ev->text, ev->text_length);
     return t->label ? 0 : MPROF_ENOMEM;
   }
   if (t->type != MPROF_HANDLE ||
       (ev->text_length >= 4 && !memcmp(ev->text, "net ", 4)))
     return 0;
   free(t->shown);
-  t->shown = copy_text(ev->text, ev->text_length);
+  t->shown = mprof__stream_copy_text(ev->text, ev->text_length);
   return t->shown ? 0 : MPROF_ENOMEM;
 }
 
@@ -828,7 +590,7 @@ static void wait_answered(sthread_t *reader, const sthread_t *input,
 /* A legacy read or signal also switched to the thread that went on. */
 static void legacy_switch(stream_t *s, ostream_t *o, sthread_t *next,
                           int64_t t) {
-  if (!s->legacy || !next || next == &root_thread) return;
+  if (!s->legacy || !next || next == STREAM_ROOT) return;
   idle_end(s, o, t);
   stream_switch(s, o, next, t);
 }
@@ -841,7 +603,7 @@ static int apply_event(stream_t *s, const mprof_event_t *ev, ostream_t *o,
   switch (ev->kind) {
   case MPROF_EVENT_SWITCH:
     other = thread_of(s, ev->a, t, &err);
-    if (other == &root_thread) {
+    if (other == STREAM_ROOT) {
       if (s->legacy)
         idle_begin(s, o, t);
       else
@@ -857,7 +619,7 @@ static int apply_event(stream_t *s, const mprof_event_t *ev, ostream_t *o,
     other = thread_of(s, ev->b, t, &err);
     return err ? err : thread_create(s, ev, other, t);
   case MPROF_EVENT_READ:
-    if (actor == &root_thread) return 0; /* legacy reads by nobody */
+    if (actor == STREAM_ROOT) return 0; /* legacy reads by nobody */
     legacy_switch(s, o, actor, t);
     other = thread_of(s, ev->a, t, &err);
     if (err || !actor || !other) return err;
@@ -875,7 +637,7 @@ static int apply_event(stream_t *s, const mprof_event_t *ev, ostream_t *o,
   case MPROF_EVENT_BECOMES: return thread_becomes(s, o, ev, t, &err);
   case MPROF_EVENT_LABEL:
     other = thread_of(s, ev->a, t, &err);
-    return err || !other || late(s, other) || other == &root_thread
+    return err || !other || late(s, other) || other == STREAM_ROOT
                ? err
                : add_label(other, ev);
   case MPROF_EVENT_SIGNAL:
@@ -885,7 +647,7 @@ static int apply_event(stream_t *s, const mprof_event_t *ev, ostream_t *o,
     return err;
   case MPROF_EVENT_SHOULD_RESOLVE:
     other = thread_of(s, ev->a, t, &err);
-    if (other && !late(s, other) && other != &root_thread) {
+    if (other && !late(s, other) && other != STREAM_ROOT) {
       other->flags |= MPROF_THREAD_SHOULD_RESOLVE;
       pin(s, other);
     }
@@ -976,7 +738,7 @@ int mprof_analysis_stream(const mprof_trace_t *const *traces, size_t count,
   if (!s) return MPROF_ENOMEM;
   s->top = o.top;
   s->next_index = 1; /* 0 is the root */
-  int err = table_rebuild(s);
+  int err = mprof__stream_table_rebuild(s);
   mprof__merge_t merge = {stream_begin,
                           stream_add_pair,
                           s,

@@ -205,6 +205,26 @@ typedef struct stime_s {
   uint32_t wait_count;
 } stime_t;
 
+/* A min-heap of threads by index (a failed request's creator beside it). */
+typedef struct heap_entry_s {
+  sthread_t *thread, *creator;
+} heap_entry_t;
+
+typedef struct heap_s {
+  heap_entry_t *at;
+  size_t count, cap;
+} heap_t;
+
+/* A retry storm of one kind and error while the trace goes by: its run
+ * and longest run (findings_requests.c's, by the model's indexes), and
+ * the threads they name. */
+typedef struct sstorm_s {
+  char *error;
+  mprof__storm_t run, worst;
+  sthread_t *run_first, *run_last, *run_creator;
+  sthread_t *worst_first, *worst_last, *worst_creator;
+} sstorm_t;
+
 typedef struct stream_s {
   uint64_t clock_freq_hz, start_ticks;
   double ns_per_tick;
@@ -246,6 +266,12 @@ typedef struct stream_s {
   sthread_t **stalls;   /* pairs: thread, last */
   struct slost_s *lost; /* lost wake-ups, by waiter */
   size_t lost_count, lost_cap;
+  /* retry storms: failed requests wait (by index) until no request made
+   * before them may still fail; then they go on their storms */
+  heap_t failures, requests_pending;
+  size_t pending_requests; /* requests not ended */
+  sstorm_t *storms;
+  size_t storm_count, storm_cap;
   mprof_chain_t *cycles; /* wait cycles: members in cycle_threads */
   size_t cycle_count, cycle_cap;
   sthread_t **cycle_threads;
@@ -255,7 +281,36 @@ typedef struct stream_s {
   sthread_t *first_preexisting;
 } stream_t;
 
-sthread_t *mprof__stream_root(void);
+/* The root, and what a retired id names (a thread that ended long ago,
+ * inert: its line is over, what runs it adds nothing, it waits on
+ * nothing); records of no pool (stream_table.c). */
+extern sthread_t mprof__stream_root_thread, mprof__stream_retired_thread;
+#define STREAM_ROOT (&mprof__stream_root_thread)
+#define STREAM_RETIRED (&mprof__stream_retired_thread)
+
+/* Not a record of the pool: the root, or the retired (the only records
+ * with no pool: one load, where two address compares cost more on the
+ * path every reference takes). */
+static inline int mprof__stream_fixed(const sthread_t *t) { return !t->pool; }
+
+/* A zeroed record from s's pool, or NULL. */
+sthread_t *mprof__stream_record_new(stream_t *s);
+
+/* A NUL-terminated copy of text, or NULL. */
+char *mprof__stream_copy_text(const char *text, size_t length);
+
+/* The table of ids: the thread id names, or NULL; map id to t (a
+ * reference taken, the one it held dropped; 0 or MPROF_ENOMEM); remove
+ * id's entry if it names t or what t became; rebuild it without its
+ * removed entries (0 or MPROF_ENOMEM). */
+sthread_t *mprof__stream_table_get(const stream_t *s, uint64_t id);
+int mprof__stream_table_set(stream_t *s, uint64_t id, sthread_t *t);
+void mprof__stream_table_remove(stream_t *s, uint64_t id, const sthread_t *t);
+int mprof__stream_table_rebuild(stream_t *s);
+
+/* The ids retired: is id one; add it (0 or MPROF_ENOMEM). */
+int mprof__stream_retired_has(stream_t *s, uint64_t id);
+int mprof__stream_retired_add(stream_t *s, uint64_t id);
 
 /* The thread in the id table's slot i, or NULL. */
 sthread_t *mprof__stream_slot(const stream_t *s, size_t i);
@@ -269,6 +324,15 @@ typedef struct slost_s {
   sthread_t *condition, *waiter;
   ssignal_t signal;
 } slost_t;
+
+/* Feed the failed requests that may go to their storms now (all of
+ * them: at the end).  Returns 0 or MPROF_ENOMEM. */
+int mprof__stream_storms(stream_t *s, int all);
+
+/* A request was made; one ended (a failure waits for its storm).  Each
+ * returns 0 or MPROF_ENOMEM. */
+int mprof__stream_request_made(stream_t *s, sthread_t *t);
+int mprof__stream_request_ended(stream_t *s, sthread_t *t);
 
 /* Drop t's waits (the references they hold). */
 void mprof__stream_waits_clear(sthread_t *t);

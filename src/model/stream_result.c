@@ -22,7 +22,7 @@ typedef struct list_s {
 } list_t;
 
 static int list_push(list_t *l, sthread_t *t) {
-  if (!t || t == mprof__stream_root()) return 0;
+  if (!t || t == STREAM_ROOT) return 0;
   if (mprof__grow(&l->at, &l->cap, l->count + 1, sizeof *l->at))
     return MPROF_ENOMEM;
   l->at[l->count++] = mprof__stream_ref(t);
@@ -124,7 +124,7 @@ static int find_lost_wakeup(stream_t *s, sthread_t *w) {
   if (w->ending != MPROF_ENDING_PENDING && !(w->flags & MPROF_THREAD_STALLED))
     return 0;
   sthread_t *creator = w->creator, *candidates[2] = {NULL, NULL};
-  if (creator && creator != mprof__stream_root() &&
+  if (creator && creator != STREAM_ROOT &&
       (creator->type == MPROF_CONDITION || w->waited_for))
     candidates[0] = creator;
   for (size_t k = w->wait_count; k-- > 0 && !candidates[1];)
@@ -264,6 +264,16 @@ static int names_of(stream_t *s, list_t *l) {
       err = list_push(l, t->ring[k].other);
   }
   if (!err) err = list_push(l, s->first_preexisting);
+  for (size_t i = 0; !err && i < s->storm_count; i++) {
+    sstorm_t *st = &s->storms[i];
+    if (!st->worst_first) continue;
+    /* a retired first gave its creator back: the storm names it */
+    if (!st->worst_first->creator)
+      st->worst_first->creator = mprof__stream_ref(st->worst_creator);
+    err = list_push(l, st->worst_first) || list_push(l, st->worst_last)
+              ? MPROF_ENOMEM
+              : 0;
+  }
   for (size_t i = 0; !err && i < s->cycle_thread_count; i++)
     err = list_push(l, s->cycle_threads[i]);
   for (size_t i = 0; !err && i < s->lost_count; i++)
@@ -535,6 +545,19 @@ static int write_findings(stream_t *s, const mprof_model_t *m,
     qsort(s->pending, s->pending_count, sizeof *s->pending, by_index);
   for (size_t i = 0; !err && i < s->pending_count; i++)
     facts.pending[facts.pending_count++] = s->pending[i]->named;
+  mprof__storm_t *storms = malloc((s->storm_count + 1) * sizeof *storms);
+  if (!storms) err = MPROF_ENOMEM;
+  for (size_t i = 0; !err && i < s->storm_count; i++) {
+    const sstorm_t *st = &s->storms[i];
+    storms[i] = st->worst;
+    if (!st->worst_first) continue;
+    storms[i].first = st->worst_first->named;
+    storms[i].last = st->worst_last->named;
+    storms[i].error =
+        mprof__intern_text((mprof_model_t *)m, st->error, strlen(st->error));
+  }
+  facts.storms = storms;
+  facts.storm_count = err ? 0 : s->storm_count;
   mprof__write_t *writes = NULL;
   mprof__backlog_t backlog = {NULL, s->write_at_count, s->write_peak,
                               s->write_at};
@@ -552,6 +575,7 @@ static int write_findings(stream_t *s, const mprof_model_t *m,
   if (!err) err = mprof__find_findings(m, &o, &facts, out);
   mprof__facts_free(&facts);
   free(writes);
+  free(storms);
   return err;
 }
 
@@ -566,6 +590,7 @@ int mprof__stream_finish(stream_t *s, const mprof_analysis_options_t *options,
   for (size_t i = 0; !err && i < left.count; i++)
     err = find_lost_wakeup(s, left.at[i]);
   if (!err) err = find_cycles(s, &left);
+  if (!err) err = mprof__stream_storms(s, 1);
   for (size_t i = 0; !err && i < left.count; i++)
     err = mprof__stream_settle(s, left.at[i]);
   if (!err) err = names_of(s, &named);
@@ -616,6 +641,10 @@ void mprof__stream_free(stream_t *s) {
   free(s->lost);
   free(s->cycles);
   free(s->cycle_threads);
+  free(s->failures.at);
+  free(s->requests_pending.at);
+  for (size_t i = 0; i < s->storm_count; i++) free(s->storms[i].error);
+  free(s->storms);
   mprof__stream_pool_free(&s->pool);
   free(s);
 }

@@ -314,3 +314,145 @@ int mprof__stream_settle(stream_t *s, sthread_t *t) {
   mprof__stream_waits_clear(t);
   return err;
 }
+
+/* --- Retry storms --------------------------------------------------------- */
+
+static int heap_before(const heap_entry_t *a, const heap_entry_t *b) {
+  return a->thread->index < b->thread->index;
+}
+
+static int heap_push(heap_t *h, sthread_t *t, sthread_t *creator) {
+  if (mprof__grow(&h->at, &h->cap, h->count + 1, sizeof *h->at))
+    return MPROF_ENOMEM;
+  size_t i = h->count++;
+  h->at[i] = (heap_entry_t){mprof__stream_ref(t), mprof__stream_ref(creator)};
+  while (i && heap_before(&h->at[i], &h->at[(i - 1) / 2])) {
+    heap_entry_t tmp = h->at[i];
+    h->at[i] = h->at[(i - 1) / 2];
+    h->at[(i - 1) / 2] = tmp;
+    i = (i - 1) / 2;
+  }
+  return 0;
+}
+
+static void heap_sift(heap_t *h, size_t i) {
+  for (;;) {
+    size_t l = 2 * i + 1, r = l + 1, first = i;
+    if (l < h->count && heap_before(&h->at[l], &h->at[first])) first = l;
+    if (r < h->count && heap_before(&h->at[r], &h->at[first])) first = r;
+    if (first == i) return;
+    heap_entry_t tmp = h->at[i];
+    h->at[i] = h->at[first];
+    h->at[first] = tmp;
+    i = first;
+  }
+}
+
+/* Take the top off (its references are the caller's). */
+static heap_entry_t heap_pop(heap_t *h) {
+  heap_entry_t top = h->at[0];
+  h->at[0] = h->at[--h->count];
+  heap_sift(h, 0);
+  return top;
+}
+
+/* Drop the requests that ended from the heap of those pending (done now
+ * and then, so that one request pending long does not keep every later
+ * one in it). */
+static void pending_compact(heap_t *h) {
+  size_t kept = 0;
+  for (size_t i = 0; i < h->count; i++)
+    if (h->at[i].thread->ending == MPROF_ENDING_PENDING)
+      h->at[kept++] = h->at[i];
+    else
+      mprof__stream_unref(h->at[i].thread);
+  h->count = kept;
+  for (size_t i = kept / 2; i-- > 0;) heap_sift(h, i);
+}
+
+/* Set *slot to a reference to t. */
+static void hold(sthread_t **slot, sthread_t *t) {
+  mprof__stream_ref(t);
+  mprof__stream_unref(*slot);
+  *slot = t;
+}
+
+/* Failed request t (made by creator) goes on its kind and error's storm,
+ * in creation order, as findings_requests.c's mprof__find_storms(). */
+static int storm_feed(stream_t *s, sthread_t *t, sthread_t *creator) {
+  char kind[128];
+  const char *error = t->failure ? t->failure : "";
+  mprof__request_kind_of(t->label, t->type, kind, sizeof kind);
+  size_t i = 0;
+  while (i < s->storm_count && (strcmp(s->storms[i].run.kind, kind) ||
+                                strcmp(s->storms[i].error, error)))
+    i++;
+  if (i == s->storm_count) {
+    size_t length = strlen(error) + 1;
+    if (mprof__grow(&s->storms, &s->storm_cap, i + 1, sizeof *s->storms))
+      return MPROF_ENOMEM;
+    sstorm_t *st = &s->storms[i];
+    memset(st, 0, sizeof *st);
+    memcpy(st->run.kind, kind, sizeof kind);
+    memcpy(st->worst.kind, kind, sizeof kind);
+    if (!(st->error = malloc(length))) return MPROF_ENOMEM;
+    memcpy(st->error, error, length);
+    s->storm_count++;
+  }
+  sstorm_t *st = &s->storms[i];
+  uint32_t longest = st->worst.count;
+  mprof__storm_step(&st->run, &st->worst, t->index, creator->index, t->start_ns,
+                    t->end_ns);
+  if (st->run.count == 1) {
+    hold(&st->run_first, t);
+    hold(&st->run_creator, creator);
+  }
+  hold(&st->run_last, t);
+  if (st->worst.count != longest) {
+    hold(&st->worst_first, st->run_first);
+    hold(&st->worst_last, st->run_last);
+    hold(&st->worst_creator, st->run_creator);
+  }
+  return 0;
+}
+
+int mprof__stream_storms(stream_t *s, int all) {
+  heap_t *pending = &s->requests_pending;
+  if (pending->count > 4096 && pending->count > 2 * s->pending_requests)
+    pending_compact(pending);
+  int err = 0;
+  while (!err && s->failures.count) {
+    const sthread_t *next = s->failures.at[0].thread;
+    while (pending->count &&
+           pending->at[0].thread->ending != MPROF_ENDING_PENDING) {
+      heap_entry_t done = heap_pop(pending);
+      mprof__stream_unref(done.thread);
+    }
+    if (!all && pending->count && pending->at[0].thread->index < next->index) {
+      /* a request made before it may fail yet; past a bound, it goes on
+       * anyway, and may be out of order */
+      if (s->failures.count <= STREAM_EXACT) break;
+      s->late++;
+    }
+    heap_entry_t e = heap_pop(&s->failures);
+    err = storm_feed(s, e.thread, e.creator);
+    mprof__stream_unref(e.thread);
+    mprof__stream_unref(e.creator);
+  }
+  return err;
+}
+
+int mprof__stream_request_made(stream_t *s, sthread_t *t) {
+  if (!mprof__is_request_type(t->type)) return 0;
+  s->pending_requests++;
+  return heap_push(&s->requests_pending, t, NULL);
+}
+
+int mprof__stream_request_ended(stream_t *s, sthread_t *t) {
+  if (!mprof__is_request_type(t->type)) return 0;
+  s->pending_requests--;
+  if (t->ending == MPROF_ENDING_FAILED &&
+      heap_push(&s->failures, t, t->creator ? t->creator : STREAM_ROOT))
+    return MPROF_ENOMEM;
+  return mprof__stream_storms(s, 0);
+}

@@ -1,0 +1,245 @@
+/* stream_table.c -- the streaming analysis's records (stream.c): made in
+ * blocks the stream owns and counted by reference; the table of the live
+ * ones by id, and the bitmap of the ids retired. */
+#include <stddef.h>
+#include <string.h>
+
+#include "stream_internal.h"
+
+/* --- Records -------------------------------------------------------------- */
+
+sthread_t mprof__stream_root_thread = {.index = MPROF_ROOT_THREAD, .refs = 1};
+
+/* What a retired id names: a thread that ended long ago, inert (its line
+ * is over: what runs it adds nothing, it waits on nothing). */
+sthread_t mprof__stream_retired_thread = {.index = MPROF_NO_THREAD,
+                                          .refs = 1,
+                                          .ending = MPROF_ENDING_RESOLVED,
+                                          .settled = 1};
+
+void mprof__stream_waits_clear(sthread_t *t) {
+  for (size_t k = 0; k < t->wait_count; k++) {
+    mprof__stream_unref(t->waits[k].on);
+    mprof__stream_unref(t->waits[k].sig.from);
+  }
+  free(t->waits);
+  t->waits = NULL;
+  t->wait_count = t->wait_cap = 0;
+}
+
+/* Free what a record owns (not the records it names). */
+static void record_clear(sthread_t *t) {
+  free(t->overhangs);
+  free(t->poll_at_start.ns);
+  free(t->poll_at_end.ns);
+  free(t->label);
+  free(t->shown);
+  free(t->failure);
+}
+
+void mprof__stream_unref(sthread_t *t) {
+  if (!t || mprof__stream_fixed(t) || --t->refs) return;
+  mprof__stream_unref(t->creator);
+  mprof__stream_unref(t->becomes);
+  mprof__stream_unref(t->signal.from);
+  mprof__stream_unref(t->at_creation.from);
+  mprof__stream_waits_clear(t);
+  mprof__stream_ring_clear(t);
+  record_clear(t);
+  pool_t *pool = t->pool;
+  memset(t, 0, offsetof(sthread_t, ring));
+  t->pool = pool;
+  t->creator = pool->free; /* the free list's link */
+  pool->free = t;
+}
+
+/* A zeroed record from s's pool, or NULL. */
+sthread_t *mprof__stream_record_new(stream_t *s) {
+  pool_t *pool = &s->pool;
+  sthread_t *t = pool->free;
+  if (t) {
+    pool->free = t->creator;
+    t->creator = NULL;
+    return t;
+  }
+  if (!pool->block_count || pool->used == POOL_BLOCK) {
+    sthread_t *block = calloc(POOL_BLOCK, sizeof *block);
+    if (!block || mprof__grow(&pool->blocks, &pool->block_cap,
+                              pool->block_count + 1, sizeof *pool->blocks)) {
+      free(block);
+      return NULL;
+    }
+    pool->blocks[pool->block_count++] = block;
+    pool->used = 0;
+  }
+  t = &pool->blocks[pool->block_count - 1][pool->used++];
+  t->pool = pool;
+  return t;
+}
+
+void mprof__stream_pool_free(pool_t *pool) {
+  for (size_t b = 0; b < pool->block_count; b++) {
+    size_t n = b + 1 == pool->block_count ? pool->used : POOL_BLOCK;
+    for (size_t i = 0; i < n; i++)
+      if (pool->blocks[b][i].refs) record_clear(&pool->blocks[b][i]);
+    free(pool->blocks[b]);
+  }
+  free(pool->blocks);
+}
+
+sthread_t *mprof__stream_ref(sthread_t *t) {
+  if (t && !mprof__stream_fixed(t)) t->refs++;
+  return t;
+}
+
+char *mprof__stream_copy_text(const char *text, size_t length) {
+  char *s = malloc(length + 1);
+  if (!s) return NULL;
+  memcpy(s, text, length);
+  s[length] = 0;
+  return s;
+}
+
+/* --- Ids: the live table, and the ids retired ----------------------------- */
+
+/* Where an id's probe starts: ids spread over the table (ids come in
+ * runs, a run per OS thread; runs side by side would make long probes
+ * for an id that falls among another run's).  The table holds only the
+ * threads alive and those ended lately, so it stays in cache. */
+static size_t id_hash(uint64_t id, size_t cap) {
+  return (size_t)((id * 0x9e3779b97f4a7c15u) >> 32) & (cap - 1);
+}
+
+/* A removed entry: probes go past it, an insert may take it. */
+static sthread_t tomb;
+
+sthread_t *mprof__stream_slot(const stream_t *s, size_t i) {
+  sthread_t *t = s->table[i].thread;
+  return t == &tomb ? NULL : t;
+}
+
+/* The slot holding id, or where it would go (the first removed entry on
+ * the way, else the empty slot that ends it). */
+static size_t id_slot(const stream_t *s, uint64_t id) {
+  size_t mask = s->table_cap - 1, i = id_hash(id, s->table_cap);
+  size_t free_at = SIZE_MAX;
+  for (; s->table[i].thread; i = (i + 1) & mask) {
+    if (s->table[i].thread == &tomb) {
+      if (free_at == SIZE_MAX) free_at = i;
+      /* id's own tombstone: were it in again, it would be before */
+      if (s->table[i].id == id) break;
+    } else if (s->table[i].id == id) {
+      return i;
+    }
+  }
+  return free_at != SIZE_MAX ? free_at : i;
+}
+
+/* The table's (or the retired) answer for id is no longer what thread_of()
+ * remembers of it. */
+static void forget_recent(stream_t *s, uint64_t id) {
+  recent_t *r = &s->recent[id % STREAM_RECENT];
+  if (r->id == id) r->thread = NULL;
+}
+
+/* The thread id names in the table, or NULL. */
+sthread_t *mprof__stream_table_get(const stream_t *s, uint64_t id) {
+  return mprof__stream_slot(s, id_slot(s, id));
+}
+
+/* Rebuild the table without its removed entries, twice as big if it is
+ * half full of live ones. */
+int mprof__stream_table_rebuild(stream_t *s) {
+  size_t cap =
+      s->table_used * 4 >= s->table_cap ? s->table_cap * 2 : s->table_cap;
+  if (cap < 1024) cap = 1024;
+  slot_t *old = s->table, *grown = calloc(cap, sizeof *grown);
+  if (!grown) return MPROF_ENOMEM;
+  size_t old_cap = s->table_cap;
+  s->table = grown;
+  s->table_cap = cap;
+  s->table_tombs = 0;
+  for (size_t i = 0; i < old_cap; i++)
+    if (old[i].thread && old[i].thread != &tomb)
+      s->table[id_slot(s, old[i].id)] = old[i];
+  free(old);
+  return 0;
+}
+
+/* Map id to t (a reference is taken; the one it held is dropped). */
+int mprof__stream_table_set(stream_t *s, uint64_t id, sthread_t *t) {
+  forget_recent(s, id);
+  if ((s->table_used + s->table_tombs + 1) * 2 > s->table_cap &&
+      mprof__stream_table_rebuild(s))
+    return MPROF_ENOMEM;
+  slot_t *slot = &s->table[id_slot(s, id)];
+  sthread_t *was = slot->thread == &tomb ? NULL : slot->thread;
+  if (slot->thread == &tomb) s->table_tombs--;
+  if (!was) s->table_used++;
+  slot->id = id;
+  slot->thread = mprof__stream_ref(t);
+  mprof__stream_unref(was);
+  return 0;
+}
+
+/* Remove id's entry if it names t, or what t became. */
+void mprof__stream_table_remove(stream_t *s, uint64_t id, const sthread_t *t) {
+  forget_recent(s, id);
+  size_t i = id_slot(s, id);
+  sthread_t *named = mprof__stream_slot(s, i);
+  if (!named || s->table[i].id != id ||
+      (named != t &&
+       !(t->becomes && named == mprof__stream_follow((sthread_t *)t))))
+    return;
+  mprof__stream_unref(named);
+  s->table[i].thread = &tomb;
+  s->table_used--;
+  s->table_tombs++;
+}
+
+/* The bitmap page of ids id >> RETIRED_PAGE_BITS, made if `make`. */
+static uint64_t *retired_page(stream_t *s, uint64_t id, int make) {
+  uint64_t key = id >> RETIRED_PAGE_BITS;
+  size_t mask = s->page_cap - 1;
+  for (size_t i = s->page_cap ? id_hash(key, s->page_cap) : 0; s->page_cap;
+       i = (i + 1) & mask) {
+    if (!s->pages[i].bits) break;
+    if (s->pages[i].key == key) return s->pages[i].bits;
+  }
+  if (!make) return NULL;
+  if ((s->page_used + 1) * 2 > s->page_cap) {
+    size_t cap = s->page_cap ? s->page_cap * 2 : 64;
+    page_t *grown = calloc(cap, sizeof *grown);
+    if (!grown) return NULL;
+    for (size_t i = 0; i < s->page_cap; i++)
+      if (s->pages[i].bits) {
+        size_t j = id_hash(s->pages[i].key, cap);
+        while (grown[j].bits) j = (j + 1) & (cap - 1);
+        grown[j] = s->pages[i];
+      }
+    free(s->pages);
+    s->pages = grown;
+    s->page_cap = cap;
+  }
+  uint64_t *bits = calloc(RETIRED_PAGE_WORDS, sizeof *bits);
+  if (!bits) return NULL;
+  size_t j = id_hash(key, s->page_cap);
+  while (s->pages[j].bits) j = (j + 1) & (s->page_cap - 1);
+  s->pages[j] = (page_t){key, bits};
+  s->page_used++;
+  return bits;
+}
+
+int mprof__stream_retired_has(stream_t *s, uint64_t id) {
+  uint64_t *bits = retired_page(s, id, 0);
+  uint64_t bit = id & ((1u << RETIRED_PAGE_BITS) - 1);
+  return bits && (bits[bit / 64] >> (bit % 64) & 1);
+}
+
+int mprof__stream_retired_add(stream_t *s, uint64_t id) {
+  uint64_t *bits = retired_page(s, id, 1);
+  uint64_t bit = id & ((1u << RETIRED_PAGE_BITS) - 1);
+  if (!bits) return MPROF_ENOMEM;
+  bits[bit / 64] |= (uint64_t)1 << (bit % 64);
+  return 0;
+}
