@@ -188,7 +188,8 @@ static int streamed_kind(uint32_t kind) {
          kind == MPROF_FINDING_WAIT_CYCLE || kind == MPROF_FINDING_STALLED ||
          kind == MPROF_FINDING_LEAKED || kind == MPROF_FINDING_CANNOT_TELL ||
          kind == MPROF_FINDING_WRITE_BACKLOG ||
-         kind == MPROF_FINDING_RETRY_STORM;
+         kind == MPROF_FINDING_RETRY_STORM ||
+         kind == MPROF_FINDING_POOL_SATURATED;
 }
 
 static void same_findings(const sides_t *s) {

@@ -654,9 +654,10 @@ typedef struct mprof_stream_options_s {
  * chains: hop_count 0), failures, stalls (the arrows before them in
  * named's arrows), the `top` threads' times (times[0] is the root's),
  * the lost wake-ups, the wait cycles, and the findings lost_wakeup,
- * wait_cycle, stalled, retry_storm, write_backlog, leaked and
- * cannot_tell.  Left empty: wait chains, the critical path, the other
- * findings (docs/analysis.md, "Streaming"). */
+ * wait_cycle, stalled, pool_saturated, retry_storm, write_backlog,
+ * leaked and cannot_tell.  Left empty: wait chains, the critical path,
+ * the findings loop_blocked and busy_loop (docs/analysis.md,
+ * "Streaming"). */
 typedef struct mprof_stream_result_s {
   mprof_model_t *named;
   mprof_analysis_t analysis;

@@ -132,6 +132,41 @@ typedef struct mprof__storm_s {
 void mprof__storm_step(mprof__storm_t *run, mprof__storm_t *worst, uint32_t t,
                        uint32_t creator, int64_t start_ns, int64_t end_ns);
 
+/* A work request that waited in the pool's queue longer than it ran. */
+typedef struct mprof__late_s {
+  int64_t created_ns, queue_ns, run_ns;
+  uint32_t thread;
+  void *ref; /* the caller's, moved along with it */
+} mprof__late_t;
+
+/* A saturated pool: its size (OS threads that ran work), how many
+ * requests were late, when the first of them was made and the last ran,
+ * and the longest waits first (queue desc, then thread; up to
+ * POOL_LONGEST). */
+#define POOL_LONGEST 8
+#define POOL_LATE_NS 1000000 /* a late request waited this long at least */
+typedef struct mprof__pool_s {
+  uint32_t size;
+  size_t late_count;
+  int64_t start_ns, end_ns;
+  mprof__late_t longest[POOL_LONGEST];
+  size_t longest_count;
+} mprof__pool_t;
+
+/* Does late a come before b (the longer queue wait, then the lower
+ * thread)? */
+static inline int mprof__late_before(const mprof__late_t *a,
+                                     const mprof__late_t *b) {
+  if (a->queue_ns != b->queue_ns) return a->queue_ns > b->queue_ns;
+  return a->thread < b->thread;
+}
+
+/* Count a late request into p (findings_requests.c); the one left out
+ * of the longest (it, or one it put out) into *dropped: returns whether
+ * one was. */
+int mprof__pool_add(mprof__pool_t *p, const mprof__late_t *late,
+                    mprof__late_t *dropped);
+
 /* What the parts read of the loops and the thread pool, found once. */
 typedef struct mprof__facts_s {
   uint8_t *loop_stream;       /* by stream index: a loop ran there (a loop
@@ -156,6 +191,8 @@ typedef struct mprof__facts_s {
   const mprof__storm_t *storms; /* the longest run of each kind and error,
                                    found already; NULL: from failed */
   size_t storm_count;
+  const mprof__pool_t *pool; /* the pool's late work found already
+                                (NULL: from queue_ns and run_ns) */
 } mprof__facts_t;
 
 /* Find the facts of a model.  Returns 0 or MPROF_ENOMEM. */

@@ -16,24 +16,10 @@
 
 /* --- The thread pool ------------------------------------------------------ */
 
-/* A work request that waited in the queue longer than it ran. */
-typedef struct late_s {
-  int64_t queue_ns;
-  uint32_t thread;
-} late_t;
-
 typedef struct pool_s {
   const int64_t *queue_ns, *run_ns; /* by thread (the facts') */
   uint32_t size;                    /* OS threads the pool's work ran on */
-  late_t *late;
-  size_t late_count;
 } pool_t;
-
-static int by_queue_desc(const void *pa, const void *pb) {
-  const late_t *a = pa, *b = pb;
-  if (a->queue_ns != b->queue_ns) return a->queue_ns > b->queue_ns ? -1 : 1;
-  return (a->thread > b->thread) - (a->thread < b->thread);
-}
 
 /* OS threads (streams) off the loops that ran work. */
 static uint32_t pool_size(const finder_t *f, const pool_t *p) {
@@ -52,20 +38,11 @@ static uint32_t pool_size(const finder_t *f, const pool_t *p) {
   return size;
 }
 
-static int pool_saturated(finder_t *f, pool_t *p) {
-  qsort(p->late, p->late_count, sizeof *p->late, by_queue_desc);
-  uint32_t worst = p->late[0].thread;
-  int64_t start = INT64_MAX, end = 0;
-  for (size_t k = 0; k < p->late_count; k++) {
-    uint32_t t = p->late[k].thread;
-    const mprof_thread_t *th = &f->v->threads[t];
-    if (th->start_ns < start) start = th->start_ns;
-    int64_t ran = th->start_ns + p->queue_ns[t] + p->run_ns[t];
-    if (ran > end) end = ran;
-  }
+static int pool_saturated(finder_t *f, const mprof__pool_t *p) {
+  const mprof__late_t *worst = &p->longest[0];
   mprof__finding_begin(f, MPROF_FINDING_POOL_SATURATED, MPROF_SEVERITY_WARNING,
-                       start, end);
-  f->current.value_ns = p->queue_ns[worst];
+                       p->start_ns, p->end_ns);
+  f->current.value_ns = worst->queue_ns;
   mprof__put_uint(&f->text, (uint64_t)p->late_count);
   mprof__put(&f->text,
              " work requests waited in the thread pool's queue longer than"
@@ -73,25 +50,47 @@ static int pool_saturated(finder_t *f, pool_t *p) {
   mprof__put_uint(&f->text, p->size);
   mprof__put(&f->text, p->size == 1 ? " thread" : " threads");
   mprof__put(&f->text, "); the longest, ");
-  mprof__put_thread(&f->text, f->m, worst);
+  mprof__put_thread(&f->text, f->m, worst->thread);
   mprof__put(&f->text, ", waited ");
-  mprof__put_duration(&f->text, p->queue_ns[worst]);
+  mprof__put_duration(&f->text, worst->queue_ns);
   mprof__put(&f->text, " to run ");
-  mprof__put_duration(&f->text, p->run_ns[worst]);
+  mprof__put_duration(&f->text, worst->run_ns);
   int err = 0;
-  for (size_t k = 0; !err && k < p->late_count && k < FINDING_EVIDENCE / 2;
-       k++) {
-    uint32_t t = p->late[k].thread;
-    int64_t created = f->v->threads[t].start_ns, ran = created + p->queue_ns[t];
-    err = mprof__finding_thread(f, t);
+  for (size_t k = 0; !err && k < p->longest_count; k++) {
+    const mprof__late_t *l = &p->longest[k];
+    int64_t ran = l->created_ns + l->queue_ns;
+    err = mprof__finding_thread(f, l->thread);
     if (!err)
-      err = mprof__finding_evidence(f, MPROF_EVIDENCE_QUEUED, t,
-                                    MPROF_NO_THREAD, 1, created, ran);
+      err = mprof__finding_evidence(f, MPROF_EVIDENCE_QUEUED, l->thread,
+                                    MPROF_NO_THREAD, 1, l->created_ns, ran);
     if (!err)
-      err = mprof__finding_evidence(f, MPROF_EVIDENCE_RAN, t, MPROF_NO_THREAD,
-                                    1, ran, ran + p->run_ns[t]);
+      err = mprof__finding_evidence(f, MPROF_EVIDENCE_RAN, l->thread,
+                                    MPROF_NO_THREAD, 1, ran, ran + l->run_ns);
   }
   return err ? err : mprof__finding_commit(f);
+}
+
+int mprof__pool_add(mprof__pool_t *p, const mprof__late_t *late,
+                    mprof__late_t *dropped) {
+  if (!p->late_count || late->created_ns < p->start_ns)
+    p->start_ns = late->created_ns;
+  int64_t ran = late->created_ns + late->queue_ns + late->run_ns;
+  if (!p->late_count || ran > p->end_ns) p->end_ns = ran;
+  p->late_count++;
+  size_t k =
+      p->longest_count < POOL_LONGEST ? p->longest_count++ : POOL_LONGEST;
+  int full = k == POOL_LONGEST;
+  if (full) {
+    if (!mprof__late_before(late, &p->longest[k - 1])) {
+      *dropped = *late;
+      return 1;
+    }
+    *dropped = p->longest[--k];
+  }
+  for (; k > 0 && mprof__late_before(late, &p->longest[k - 1]); k--)
+    p->longest[k] = p->longest[k - 1];
+  p->longest[k] = *late;
+  return full;
 }
 
 static int by_time(const void *pa, const void *pb) {
@@ -140,27 +139,34 @@ static size_t count_between(const int64_t *sorted, size_t n, int64_t from,
  * many such jobs as the pool has threads or more: the pool is too small
  * for what is asked of it. */
 int mprof__find_pool(finder_t *f) {
+  const mprof__pool_t *found = f->facts->pool;
+  if (found)
+    return found->size && found->late_count >= found->size
+               ? pool_saturated(f, found)
+               : 0;
   size_t n = f->v->thread_count, started = 0;
   pool_t p;
   memset(&p, 0, sizeof p);
   p.queue_ns = f->facts->queue_ns;
   p.run_ns = f->facts->run_ns;
   if (!p.queue_ns) return 0; /* no work ran */
-  p.late = malloc((n + 1) * sizeof *p.late);
-  int err = p.late ? 0 : MPROF_ENOMEM;
-  if (!err) p.size = pool_size(f, &p);
-  int64_t *starts = err || !p.size ? NULL : pool_starts(f, &p, &started);
-  if (!err && p.size && !starts) err = MPROF_ENOMEM;
+  p.size = pool_size(f, &p);
+  int64_t *starts = !p.size ? NULL : pool_starts(f, &p, &started);
+  if (p.size && !starts) return MPROF_ENOMEM;
+  mprof__pool_t late;
+  mprof__late_t dropped;
+  memset(&late, 0, sizeof late);
+  late.size = p.size;
   for (uint32_t t = 1; starts && t < n; t++) {
     int64_t created = f->v->threads[t].start_ns, queue = p.queue_ns[t];
-    if (p.run_ns[t] >= 0 && queue > p.run_ns[t] && queue >= 1000000 &&
+    if (p.run_ns[t] >= 0 && queue > p.run_ns[t] && queue >= POOL_LATE_NS &&
         count_between(starts, started, created, created + queue) >= p.size)
-      p.late[p.late_count++] = (late_t){queue, t};
+      (void)mprof__pool_add(
+          &late, &(mprof__late_t){created, queue, p.run_ns[t], t, NULL},
+          &dropped);
   }
-  if (!err && p.size && p.late_count >= p.size) err = pool_saturated(f, &p);
   free(starts);
-  free(p.late);
-  return err;
+  return p.size && late.late_count >= p.size ? pool_saturated(f, &late) : 0;
 }
 
 /* --- Requests left pending ------------------------------------------------ */

@@ -370,6 +370,17 @@ static int span_closed(stream_t *s, ostream_t *o, sthread_t *t, int64_t start,
   return 0;
 }
 
+/* Work that starts to run off a loop's stream for the first time: the
+ * pool's first runs since it was made are those it waited through
+ * (findings_requests.c's count_between()). */
+static void pool_first_run(stream_t *s, const ostream_t *o, sthread_t *t) {
+  if (t->type != MPROF_WORK || o->loop || t->pool_started ||
+      mprof__stream_fixed(t))
+    return;
+  t->pool_started = 1;
+  t->between = s->first_runs++ - t->runs_before;
+}
+
 static void stream_switch(stream_t *s, ostream_t *o, sthread_t *next,
                           int64_t t) {
   if (next == o->current) return;
@@ -379,6 +390,7 @@ static void stream_switch(stream_t *s, ostream_t *o, sthread_t *next,
   mprof__stream_unref(o->current);
   o->current = mprof__stream_ref(next);
   o->run_start_ns = t;
+  if (next) pool_first_run(s, o, next);
 }
 
 static void idle_begin(stream_t *s, ostream_t *o, int64_t t) {
@@ -668,6 +680,7 @@ static inline int add_event(stream_t *s, const mprof_event_t *ev, ostream_t *o,
     if (running) {
       o->current = mprof__stream_ref(running);
       o->run_start_ns = t;
+      pool_first_run(s, o, running);
     }
   }
   return apply_event(s, ev, o, t);

@@ -15,6 +15,10 @@
  * model's finish.c). */
 #define STREAM_PENDING_TAIL_NS 1000
 
+/* Late work is kept apart by how many first runs came while it waited,
+ * up to this (a pool of more threads is not told exactly). */
+#define POOL_BETWEEN 256
+
 /* Lives kept per kind of request before its sketch turns into a
  * histogram. */
 #define STREAM_EXACT 65536
@@ -109,6 +113,11 @@ struct sthread_s {
   sthread_t *next_wait;
   int64_t since_ns;
   uint8_t walk;
+  /* pool_saturated (work): the pool's first runs when it was made, and
+   * while it waited to run first (between); whether it ran there yet */
+  uint64_t runs_before;
+  uint64_t between;
+  uint8_t pool_started;
   span_t *overhangs; /* spans past its line's end as seen so far */
   size_t overhang_count, overhang_cap;
   poll_t poll_at_start, poll_at_end; /* a loop's: when it began, ended */
@@ -272,7 +281,13 @@ typedef struct stream_s {
   size_t pending_requests; /* requests not ended */
   sstorm_t *storms;
   size_t storm_count, storm_cap;
-  mprof_chain_t *cycles; /* wait cycles: members in cycle_threads */
+  /* pool_saturated: work's first runs in the pool so far; the late work
+   * by how many first runs came while it waited (capped), each kept as
+   * findings_requests.c counts it (the longest with a reference) */
+  uint64_t first_runs;
+  mprof__pool_t *late_by;  /* POOL_BETWEEN of them, made when needed */
+  mprof__pool_t saturated; /* at the end: the pool's size, its late */
+  mprof_chain_t *cycles;   /* wait cycles: members in cycle_threads */
   size_t cycle_count, cycle_cap;
   sthread_t **cycle_threads;
   size_t cycle_thread_count, cycle_thread_cap;

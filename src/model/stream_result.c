@@ -144,6 +144,43 @@ static int find_lost_wakeup(stream_t *s, sthread_t *w) {
   return 0;
 }
 
+/* --- The pool --------------------------------------------------------------
+ */
+
+/* The pool's size (OS threads off the loops that ran work) and its late
+ * work: those that waited through as many first runs as it has threads,
+ * or more, into s->saturated (their references moved there). */
+static void pool_of(stream_t *s) {
+  memset(&s->saturated, 0, sizeof s->saturated);
+  for (size_t i = 0; i < s->stream_count; i++)
+    if (s->streams[i].had_work && !s->streams[i].loop) s->saturated.size++;
+  if (s->saturated.size >= POOL_BETWEEN) s->late++; /* not told apart */
+  for (size_t b = 0; s->late_by && b < POOL_BETWEEN; b++) {
+    mprof__pool_t *by = &s->late_by[b];
+    for (size_t k = 0; k < by->longest_count; k++) {
+      mprof__late_t dropped;
+      if (b < s->saturated.size || !s->saturated.size)
+        mprof__stream_unref(by->longest[k].ref);
+      else if (mprof__pool_add(&s->saturated, &by->longest[k], &dropped))
+        mprof__stream_unref(dropped.ref);
+    }
+    by->longest_count = 0;
+  }
+  size_t count = 0;
+  int64_t start = 0, end = 0;
+  for (size_t b = s->saturated.size;
+       s->late_by && s->saturated.size && b < POOL_BETWEEN; b++) {
+    const mprof__pool_t *by = &s->late_by[b];
+    if (!by->late_count) continue;
+    if (!count || by->start_ns < start) start = by->start_ns;
+    if (!count || by->end_ns > end) end = by->end_ns;
+    count += by->late_count;
+  }
+  s->saturated.late_count = count;
+  s->saturated.start_ns = start;
+  s->saturated.end_ns = end;
+}
+
 /* --- Wait cycles ---------------------------------------------------------- */
 
 /* The cycles of waits open at the end, as analysis.c's find_cycles():
@@ -264,6 +301,8 @@ static int names_of(stream_t *s, list_t *l) {
       err = list_push(l, t->ring[k].other);
   }
   if (!err) err = list_push(l, s->first_preexisting);
+  for (size_t k = 0; !err && k < s->saturated.longest_count; k++)
+    err = list_push(l, s->saturated.longest[k].ref);
   for (size_t i = 0; !err && i < s->storm_count; i++) {
     sstorm_t *st = &s->storms[i];
     if (!st->worst_first) continue;
@@ -557,6 +596,10 @@ static int write_findings(stream_t *s, const mprof_model_t *m,
         mprof__intern_text((mprof_model_t *)m, st->error, strlen(st->error));
   }
   facts.storms = storms;
+  mprof__pool_t pool = s->saturated;
+  for (size_t k = 0; k < pool.longest_count; k++)
+    pool.longest[k].thread = ((const sthread_t *)pool.longest[k].ref)->named;
+  facts.pool = &pool;
   facts.storm_count = err ? 0 : s->storm_count;
   mprof__write_t *writes = NULL;
   mprof__backlog_t backlog = {NULL, s->write_at_count, s->write_peak,
@@ -593,6 +636,7 @@ int mprof__stream_finish(stream_t *s, const mprof_analysis_options_t *options,
   if (!err) err = mprof__stream_storms(s, 1);
   for (size_t i = 0; !err && i < left.count; i++)
     err = mprof__stream_settle(s, left.at[i]);
+  if (!err) pool_of(s); /* once every thread is settled */
   if (!err) err = names_of(s, &named);
   if (!err) err = named_model(s, &named, &out->named);
   mprof_analysis_t *a = &out->analysis;
@@ -641,6 +685,7 @@ void mprof__stream_free(stream_t *s) {
   free(s->lost);
   free(s->cycles);
   free(s->cycle_threads);
+  free(s->late_by);
   free(s->failures.at);
   free(s->requests_pending.at);
   for (size_t i = 0; i < s->storm_count; i++) free(s->storms[i].error);

@@ -282,6 +282,24 @@ static int count_request(stream_t *s, sthread_t *t, int finished) {
   return err;
 }
 
+/* Work that waited in the pool's queue longer than it ran (and a
+ * millisecond at least), kept by how many first runs it waited through:
+ * the pool's size, known at the end, says which count. */
+static int count_late_work(stream_t *s, sthread_t *t) {
+  if (t->type != MPROF_WORK || t->run_ns < 0 || t->queue_ns <= t->run_ns ||
+      t->queue_ns < POOL_LATE_NS)
+    return 0;
+  if (!s->late_by && !(s->late_by = calloc(POOL_BETWEEN, sizeof *s->late_by)))
+    return MPROF_ENOMEM;
+  size_t b = t->between < POOL_BETWEEN ? t->between : POOL_BETWEEN - 1;
+  mprof__late_t late = {t->start_ns, t->queue_ns, t->run_ns, t->index, t},
+                dropped;
+  mprof__stream_ref(t);
+  if (mprof__pool_add(&s->late_by[b], &late, &dropped))
+    mprof__stream_unref(dropped.ref);
+  return 0;
+}
+
 int mprof__stream_settle(stream_t *s, sthread_t *t) {
   if (t->settled) return 0;
   mprof__stream_fold(s, t, t->end_ns > t->start_ns ? t->end_ns : t->start_ns,
@@ -300,6 +318,7 @@ int mprof__stream_settle(stream_t *s, sthread_t *t) {
   if (!err && mprof__is_request_type(t->type) &&
       t->ending != MPROF_ENDING_MERGED)
     err = count_request(s, t, finished);
+  if (!err) err = count_late_work(s, t);
   if (t->flags & MPROF_THREAD_PREEXISTING) {
     if (!s->preexisting++ || t->index < s->first_preexisting->index) {
       mprof__stream_unref(s->first_preexisting);
@@ -443,6 +462,7 @@ int mprof__stream_storms(stream_t *s, int all) {
 }
 
 int mprof__stream_request_made(stream_t *s, sthread_t *t) {
+  t->runs_before = s->first_runs;
   if (!mprof__is_request_type(t->type)) return 0;
   s->pending_requests++;
   return heap_push(&s->requests_pending, t, NULL);
