@@ -221,8 +221,9 @@ typedef struct cli_redacted_s {
 int cli_redact_inputs(char **paths, int count, int *problems,
                       cli_redacted_t *out);
 /* The --offset NAME=NS of combine whose NAME names one of its inputs (its
- * path or file name) made to name that input's copy, as the traces are
- * opened from the copies.  Returns an exit code. */
+ * path or file name; not a merged trace, whose members are named) made to
+ * name that input's copy, as the traces are opened from the copies.
+ * Returns an exit code. */
 int cli_redacted_offsets(cli_redacted_t *redacted, cli_combine_t *combine);
 /* Name the traces of set, opened from the copies, by their places in the
  * copies' directory (trace-1.ctf, trace-2.ctf/trace-1.ctf for a merged

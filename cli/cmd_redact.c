@@ -228,7 +228,8 @@ int cli_redacted_offsets(cli_redacted_t *redacted, cli_combine_t *combine) {
   for (int i = 0; i < combine->offset_count; i++) {
     const char *spec = combine->offsets[i], *equals = strrchr(spec, '=');
     for (int k = 0; equals && k < redacted->count; k++) {
-      if (!cli_names_trace(spec, (size_t)(equals - spec), combine->paths[k]))
+      if (!cli_names_trace(spec, (size_t)(equals - spec), combine->paths[k]) ||
+          mprof_trace_is_merged(combine->paths[k]))
         continue;
       if (!(redacted->offsets[i] = copy_offset(redacted->paths[k], equals)))
         return cli_fail(CLI_FAILED, cli_command, "--offset", "out of memory");
