@@ -38,10 +38,24 @@ static int id_order(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
+/* Whether sorted ids[0 .. count) holds id (a search of our own: the
+ * model calls nothing of the C library but memory and strings). */
+static int ids_hold(const uint64_t *ids, size_t count, uint64_t id) {
+  size_t lo = 0, hi = count;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (ids[mid] < id)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < count && ids[lo] == id;
+}
+
 static int names_known_thread(const parts_t *s, const mprof_event_t *ev) {
   if (ev->kind != MPROF_EVENT_LABEL && ev->kind != MPROF_EVENT_SHOULD_RESOLVE)
     return 1;
-  return bsearch(&ev->a, s->ids, s->id_count, sizeof *s->ids, id_order) != NULL;
+  return ids_hold(s->ids, s->id_count, ev->a);
 }
 
 /* Keep of a names packet's events only those of threads the ring packets
