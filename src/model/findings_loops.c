@@ -5,7 +5,7 @@
  * stretches worth a look; only their spans are put in time order. */
 #include <string.h>
 
-#include "findings_internal.h"
+#include "findings_loops.h"
 
 /* A loop is judged busy or not window by window: a busy window has this
  * many iterations at least (20,000 a second: a loop that sleeps in its
@@ -152,56 +152,370 @@ static void mark_loops(finder_t *f, const timeline_t *tl) {
   }
 }
 
-/* Is the loop there (running itself, or in its poll) during item i? */
-static int loop_present(const finder_t *f, const item_t *i) {
-  return i->thread == MPROF_NO_THREAD || f->is_loop[i->thread];
+/* --- The judgement, item by item (findings_loops.h) ----------------------- */
+
+/* Is thread `type` with first label `label` a handle of one of these
+ * kinds? */
+static int handle_kind(uint16_t type, const char *label,
+                       const char *const *kinds) {
+  if (type != MPROF_HANDLE || !label) return 0;
+  for (; *kinds; kinds++)
+    if (!strcmp(label, *kinds)) return 1;
+  return 0;
 }
 
-/* The callbacks that ran after items[end] and before the loop's next poll
- * waited while the loop was held: name them. */
-static int waiting_meanwhile(finder_t *f, const item_t *items, size_t end,
-                             size_t hi, int64_t held_from, uint32_t *waited) {
+/* A callback of a timer, or of an idle, prepare or check handle, does no
+ * I/O (it keeps a loop iterating by itself).  A prepare handle's callback
+ * runs just before the poll: the tracer's mark of the poll (where the
+ * idle band begins) may come before it, so the poll lasts until the first
+ * callback of another kind. */
+void mprof__loop_kinds(uint16_t type, const char *label,
+                       mprof__loop_item_t *item) {
+  static const char *const alone[] = {"idle", "prepare", "check", NULL};
+  static const char *const before[] = {"prepare", NULL};
+  item->spins_alone = type == MPROF_TIMER || handle_kind(type, label, alone);
+  item->before_poll = (uint8_t)handle_kind(type, label, before);
+}
+
+void mprof__loop_scan_init(mprof__loop_scan_t *scan,
+                           const mprof_analysis_options_t *options,
+                           mprof__loop_thread_t loop) {
+  memset(scan, 0, sizeof *scan);
+  scan->blocked_ns = options->loop_blocked_ns;
+  scan->busy_ns = options->busy_loop_ns;
+  scan->loop = loop;
+  scan->loop_end_ns = scan->run_start_ns = -1;
+  scan->streak_start_ns = scan->window_ns = scan->poll_start_ns = -1;
+}
+
+/* The scan keeps thread t; lets it go. */
+static void keep(const mprof__loop_scan_t *scan, mprof__loop_thread_t t) {
+  if (scan->hold && t.ref) scan->hold(t.ref, 1);
+}
+
+static void let_go(const mprof__loop_scan_t *scan, mprof__loop_thread_t t) {
+  if (scan->hold && t.ref) scan->hold(t.ref, 0);
+}
+
+/* Let go of what a finding names. */
+static void found_let_go(const mprof__loop_scan_t *scan,
+                         const mprof__loop_finding_t *lf) {
+  let_go(scan, lf->loop);
+  for (uint32_t k = 0; k < lf->ran_count; k++) let_go(scan, lf->ran[k].thread);
+  for (uint32_t k = 0; k < lf->waited_count; k++)
+    let_go(scan, lf->waited[k].thread);
+  for (uint32_t k = 0; k < lf->spinner_count; k++)
+    let_go(scan, lf->spinners[k].thread);
+}
+
+void mprof__loop_scan_free(mprof__loop_scan_t *scan) {
+  let_go(scan, scan->loop);
+  for (uint32_t k = 0; k < scan->ran_count; k++)
+    let_go(scan, scan->ran[k].thread);
+  for (size_t k = 0; k < scan->touched_count; k++)
+    if (scan->touched[k].runs > 1) let_go(scan, scan->touched[k].thread);
+  for (size_t k = 0; k < scan->found_count; k++)
+    found_let_go(scan, &scan->found[k]);
+  free(scan->touched);
+  free(scan->slots);
+  free(scan->found);
+  memset(scan, 0, sizeof *scan);
+}
+
+/* A new finding of kind over [start, end] naming the current loop.
+ * Returns it, or NULL. */
+static mprof__loop_finding_t *found_new(mprof__loop_scan_t *scan,
+                                        mprof_finding_kind_t kind,
+                                        int64_t start, int64_t end) {
+  if (mprof__grow(&scan->found, &scan->found_cap, scan->found_count + 1,
+                  sizeof *scan->found))
+    return NULL;
+  mprof__loop_finding_t *lf = &scan->found[scan->found_count++];
+  memset(lf, 0, sizeof *lf);
+  *lf = (mprof__loop_finding_t){
+      .kind = kind, .start_ns = start, .end_ns = end, .loop = scan->loop};
+  keep(scan, lf->loop);
+  return lf;
+}
+
+/* --- loop_blocked --------------------------------------------------------- */
+
+/* The run of callbacks ended: one that began where the loop handed over
+ * and held it the threshold is a block, which then collects the
+ * callbacks that wait until the loop's next poll. */
+static int run_end(mprof__loop_scan_t *scan) {
+  int64_t start = scan->run_start_ns, end = scan->run_end_ns;
+  scan->run_start_ns = -1;
+  if (start < 0 || start != scan->loop_end_ns || end - start < scan->blocked_ns)
+    return 0;
+  mprof__loop_finding_t *lf =
+      found_new(scan, MPROF_FINDING_LOOP_BLOCKED, start, end);
+  if (!lf) return MPROF_ENOMEM;
+  memcpy(lf->ran, scan->ran, scan->ran_count * sizeof *scan->ran);
+  lf->ran_count = scan->ran_count;
+  for (uint32_t k = 0; k < lf->ran_count; k++) keep(scan, lf->ran[k].thread);
+  lf->last_thread = scan->run_last;
+  return 0;
+}
+
+/* Callback `item` ran after the blocks still collecting and before the
+ * loop's next poll: each names it once (a finding names so many threads
+ * at most, the loop and the one at fault among them). */
+static void waited_add(const mprof__loop_scan_t *scan,
+                       mprof__loop_finding_t *lf,
+                       const mprof__loop_item_t *item) {
+  if (item->loop || item->thread.index == lf->last_thread) return;
+  for (uint32_t k = 0; k < lf->waited_count; k++)
+    if (lf->waited[k].thread.index == item->thread.index) return;
+  if (lf->waited_count == FINDING_THREADS + 2) return;
+  int64_t from = item->thread_start_ns > lf->start_ns ? item->thread_start_ns
+                                                      : lf->start_ns;
+  lf->waited[lf->waited_count++] =
+      (mprof__loop_span_t){item->thread, from, item->start_ns};
+  keep(scan, item->thread);
+}
+
+static void collect_waited(mprof__loop_scan_t *scan,
+                           const mprof__loop_item_t *item) {
+  if (item->thread.index == MPROF_NO_THREAD) {
+    scan->collecting_from = scan->found_count;
+    return;
+  }
+  for (size_t k = scan->collecting_from; k < scan->found_count; k++)
+    if (scan->found[k].kind == MPROF_FINDING_LOOP_BLOCKED)
+      waited_add(scan, &scan->found[k], item);
+}
+
+/* A run of callbacks goes on, span after span, while the loop is away. */
+static void run_step(mprof__loop_scan_t *scan, const mprof__loop_item_t *item) {
+  if (scan->run_start_ns < 0) {
+    scan->run_start_ns = item->start_ns;
+    for (uint32_t k = 0; k < scan->ran_count; k++)
+      let_go(scan, scan->ran[k].thread);
+    scan->ran_count = 0;
+  }
+  scan->run_end_ns = item->end_ns;
+  scan->run_last = item->thread.index;
+  if (scan->ran_count < FINDING_EVIDENCE) {
+    scan->ran[scan->ran_count++] =
+        (mprof__loop_span_t){item->thread, item->start_ns, item->end_ns};
+    keep(scan, item->thread);
+  }
+}
+
+/* --- busy_loop ------------------------------------------------------------ */
+
+/* The streak's entry for thread t (made if new).  Returns it, or NULL. */
+static mprof__loop_runs_t *touched_of(mprof__loop_scan_t *scan,
+                                      mprof__loop_thread_t t) {
+  if (scan->touched_count * 2 >= scan->slot_cap) {
+    size_t cap = scan->slot_cap ? scan->slot_cap * 2 : 64;
+    uint32_t *slots = calloc(cap, sizeof *slots);
+    if (!slots) return NULL;
+    for (size_t i = 0; i < scan->touched_count; i++) {
+      size_t h = scan->touched[i].thread.index * 2654435761u & (cap - 1);
+      while (slots[h]) h = (h + 1) & (cap - 1);
+      slots[h] = (uint32_t)i + 1;
+    }
+    free(scan->slots);
+    scan->slots = slots;
+    scan->slot_cap = cap;
+  }
+  size_t h = t.index * 2654435761u & (scan->slot_cap - 1);
+  for (; scan->slots[h]; h = (h + 1) & (scan->slot_cap - 1))
+    if (scan->touched[scan->slots[h] - 1].thread.index == t.index)
+      return &scan->touched[scan->slots[h] - 1];
+  if (mprof__grow(&scan->touched, &scan->touched_cap, scan->touched_count + 1,
+                  sizeof *scan->touched))
+    return NULL;
+  scan->slots[h] = (uint32_t)++scan->touched_count;
+  scan->touched[scan->touched_count - 1] = (mprof__loop_runs_t){t, 0};
+  return &scan->touched[scan->touched_count - 1];
+}
+
+/* Does a come before b among the spinners (more runs, then the first
+ * touched)? */
+static int spins_more(const mprof__loop_runs_t *a, const mprof__loop_runs_t *b,
+                      size_t ia, size_t ib) {
+  return a->runs != b->runs ? a->runs > b->runs : ia < ib;
+}
+
+/* The streak's spinners: the threads that ran in half its iterations or
+ * more, most runs first, three at most. */
+static void pick_spinners(const mprof__loop_scan_t *scan,
+                          mprof__loop_finding_t *lf) {
+  size_t best[3], n = 0;
+  for (size_t i = 0; i < scan->touched_count; i++) {
+    size_t at = n < 3 ? n++ : 3;
+    while (at > 0 && spins_more(&scan->touched[i], &scan->touched[best[at - 1]],
+                                i, best[at - 1])) {
+      if (at < 3) best[at] = best[at - 1];
+      at--;
+    }
+    if (at < 3) best[at] = i;
+  }
+  for (size_t k = 0; k < n; k++) {
+    const mprof__loop_runs_t *r = &scan->touched[best[k]];
+    if ((uint64_t)r->runs * 2 < scan->polls) break;
+    lf->spinners[lf->spinner_count++] = *r;
+    keep(scan, r->thread);
+  }
+}
+
+/* The busy windows are over: a finding if they last long enough. */
+static int streak_end(mprof__loop_scan_t *scan) {
   int err = 0;
-  for (size_t k = end + 1; !err && k < hi && items[k].thread != MPROF_NO_THREAD;
-       k++) {
-    uint32_t t = items[k].thread;
-    if (loop_present(f, &items[k]) || t == items[end].thread) continue;
-    const mprof_thread_t *th = &f->v->threads[t];
-    int64_t from = th->start_ns > held_from ? th->start_ns : held_from;
-    uint32_t before = f->current.thread_count;
-    err = mprof__finding_thread(f, t);
-    if (!err && f->current.thread_count > before) {
-      (*waited)++;
-      err =
-          mprof__finding_evidence(f, MPROF_EVIDENCE_PENDING, t, MPROF_NO_THREAD,
-                                  1, from, items[k].start_ns);
+  if (scan->streak_start_ns >= 0 &&
+      scan->streak_end_ns - scan->streak_start_ns >= scan->busy_ns) {
+    mprof__loop_finding_t *lf =
+        found_new(scan, MPROF_FINDING_BUSY_LOOP, scan->streak_start_ns,
+                  scan->streak_end_ns);
+    if (lf) {
+      lf->polls = scan->polls;
+      lf->empty = scan->empty;
+      pick_spinners(scan, lf);
+    } else {
+      err = MPROF_ENOMEM;
     }
   }
+  if (scan->slot_cap)
+    memset(scan->slots, 0, scan->slot_cap * sizeof *scan->slots);
+  for (size_t k = 0; k < scan->touched_count; k++)
+    if (scan->touched[k].runs > 1) let_go(scan, scan->touched[k].thread);
+  scan->touched_count = 0;
+  scan->polls = scan->empty = 0;
+  scan->streak_start_ns = -1;
   return err;
 }
 
-/* items[first..last] ran from the loop's hand back to it, too long. */
-static int loop_blocked(finder_t *f, const item_t *items, size_t first,
-                        size_t last, size_t hi, uint32_t loop) {
-  int64_t start = items[first].start_ns, end = items[last].end_ns;
+/* The window that began at window_ns ends at now: busy (iterations
+ * enough, nine in ten with no I/O) it joins the streak; else the streak
+ * is over. */
+static int window_end(mprof__loop_scan_t *scan, int64_t now) {
+  int err = 0;
+  if (scan->window_ns < 0) return 0;
+  if (scan->window_polls >= BUSY_MIN_ITERATIONS &&
+      (uint64_t)scan->window_empty * 10 >= (uint64_t)scan->window_polls * 9) {
+    if (scan->streak_start_ns < 0) scan->streak_start_ns = scan->window_ns;
+    scan->streak_end_ns = now;
+    scan->polls += scan->window_polls;
+    scan->empty += scan->window_empty;
+  } else {
+    err = streak_end(scan);
+  }
+  scan->window_ns = -1;
+  return err;
+}
+
+/* A poll of the loop that began at start, in the current window (or the
+ * first of a new one). */
+static int streak_poll(mprof__loop_scan_t *scan, int64_t start) {
+  int err = 0;
+  if (scan->window_ns >= 0 && start - scan->window_ns >= BUSY_WINDOW_NS)
+    err = window_end(scan, start);
+  if (scan->window_ns < 0) {
+    scan->window_ns = start;
+    scan->window_polls = scan->window_empty = 0;
+  }
+  scan->window_polls++;
+  scan->window_empty += !scan->productive;
+  scan->productive = 0;
+  return err;
+}
+
+/* A callback began where the loop handed over.  An iteration's poll is
+ * its idle band; callbacks of prepare handles right after the band still
+ * come before the poll. */
+static int callback_ran(mprof__loop_scan_t *scan,
+                        const mprof__loop_item_t *item) {
+  int err = 0;
+  if (scan->poll_start_ns >= 0 && !item->before_poll) {
+    err = streak_poll(scan, scan->poll_start_ns);
+    scan->poll_start_ns = -1;
+  }
+  if (err || scan->window_ns < 0) return err;
+  if (!item->spins_alone) scan->productive = 1;
+  mprof__loop_runs_t *r = touched_of(scan, item->thread);
+  if (!r) return MPROF_ENOMEM;
+  /* kept from its second run: one that ran once is no spinner (a busy
+   * streak has 1000 iterations or more), and most callbacks run once */
+  if (++r->runs == 2) keep(scan, r->thread);
+  return 0;
+}
+
+/* --- A scan --------------------------------------------------------------- */
+
+/* Callbacks that held the loop at least the threshold (a run of spans of
+ * other threads that begins where the loop handed over and goes on, span
+ * after span, until the loop is back), and stretches where the loop went
+ * round and round, never sleeping in its poll, its iterations doing no
+ * I/O. */
+int mprof__loop_scan_item(mprof__loop_scan_t *scan,
+                          const mprof__loop_item_t *item) {
+  int band = item->thread.index == MPROF_NO_THREAD;
+  int present = band || item->loop;
+  int err = 0;
+  if (scan->run_start_ns >= 0 &&
+      (present || item->start_ns != scan->run_end_ns))
+    err = run_end(scan);
+  if (scan->collecting_from < scan->found_count) collect_waited(scan, item);
+  if (err) return err;
+  if (!present) {
+    run_step(scan, item);
+    return item->start_ns == scan->loop_end_ns ? callback_ran(scan, item) : 0;
+  }
+  if (band) {
+    if (scan->poll_start_ns >= 0) err = streak_poll(scan, scan->poll_start_ns);
+    scan->poll_start_ns = item->start_ns;
+  } else {
+    let_go(scan, scan->loop);
+    scan->loop = item->thread;
+    keep(scan, scan->loop);
+  }
+  scan->loop_end_ns = item->end_ns;
+  return err;
+}
+
+int mprof__loop_scan_end(mprof__loop_scan_t *scan) {
+  int err = scan->run_start_ns >= 0 ? run_end(scan) : 0;
+  scan->collecting_from = scan->found_count;
+  if (!err) err = window_end(scan, scan->loop_end_ns);
+  if (!err) err = streak_end(scan);
+  return err;
+}
+
+/* --- Writing a finding ---------------------------------------------------- */
+
+static int write_blocked(finder_t *f, const mprof__loop_finding_t *lf) {
+  int64_t start = lf->start_ns, end = lf->end_ns;
+  uint32_t culprit = lf->ran[0].thread.index;
   mprof__finding_begin(f, MPROF_FINDING_LOOP_BLOCKED, MPROF_SEVERITY_WARNING,
                        start, end);
   f->current.value_ns = end - start;
-  int err = mprof__finding_thread(f, items[first].thread);
-  if (!err) err = mprof__finding_thread(f, loop);
-  for (size_t k = first; !err && k <= last; k++)
-    err = mprof__finding_evidence(f, MPROF_EVIDENCE_RAN, items[k].thread,
-                                  MPROF_NO_THREAD, 1, items[k].start_ns,
-                                  items[k].end_ns);
+  int err = mprof__finding_thread(f, culprit);
+  if (!err) err = mprof__finding_thread(f, lf->loop.index);
+  for (uint32_t k = 0; !err && k < lf->ran_count; k++)
+    err = mprof__finding_evidence(f, MPROF_EVIDENCE_RAN,
+                                  lf->ran[k].thread.index, MPROF_NO_THREAD, 1,
+                                  lf->ran[k].start_ns, lf->ran[k].end_ns);
   uint32_t waited = 0;
-  if (!err) err = waiting_meanwhile(f, items, last, hi, start, &waited);
+  for (uint32_t k = 0; !err && k < lf->waited_count; k++) {
+    const mprof__loop_span_t *w = &lf->waited[k];
+    uint32_t before = f->current.thread_count;
+    err = mprof__finding_thread(f, w->thread.index);
+    if (!err && f->current.thread_count > before) {
+      waited++;
+      err = mprof__finding_evidence(f, MPROF_EVIDENCE_PENDING, w->thread.index,
+                                    MPROF_NO_THREAD, 1, w->start_ns, w->end_ns);
+    }
+  }
   /* a block nothing waited for (a program's start-up work) delayed
    * nothing that the trace shows */
   if (!waited) f->current.severity = MPROF_SEVERITY_INFO;
   mprof__put(&f->text, "a callback of ");
-  mprof__put_thread(&f->text, f->m, items[first].thread);
+  mprof__put_thread(&f->text, f->m, culprit);
   mprof__put(&f->text, " held ");
-  mprof__put_thread(&f->text, f->m, loop);
+  mprof__put_thread(&f->text, f->m, lf->loop.index);
   mprof__put(&f->text, " for ");
   mprof__put_duration(&f->text, end - start);
   mprof__put(&f->text, " at ");
@@ -211,6 +525,46 @@ static int loop_blocked(finder_t *f, const item_t *items, size_t first,
   mprof__put(&f->text, waited == 1 ? " callback waited" : " callbacks waited");
   return err ? err : mprof__finding_commit(f);
 }
+
+static int write_busy(finder_t *f, const mprof__loop_finding_t *lf) {
+  mprof__finding_begin(f, MPROF_FINDING_BUSY_LOOP, MPROF_SEVERITY_WARNING,
+                       lf->start_ns, lf->end_ns);
+  f->current.value_ns = lf->end_ns - lf->start_ns;
+  mprof__put_thread(&f->text, f->m, lf->loop.index);
+  mprof__put(&f->text, " never slept in its poll for ");
+  mprof__put_duration(&f->text, lf->end_ns - lf->start_ns);
+  mprof__put(&f->text, " from ");
+  mprof__put_duration(&f->text, lf->start_ns);
+  mprof__put(&f->text, " (");
+  mprof__put_uint(&f->text, lf->polls);
+  mprof__put(&f->text, " iterations, ");
+  mprof__put_uint(&f->text, lf->empty);
+  mprof__put(&f->text, " with no I/O): ");
+  int err = 0;
+  for (uint32_t k = 0; !err && k < lf->spinner_count; k++) {
+    const mprof__loop_runs_t *sp = &lf->spinners[k];
+    if (k) mprof__put(&f->text, ", ");
+    mprof__put_thread(&f->text, f->m, sp->thread.index);
+    mprof__put(&f->text, " ran ");
+    mprof__put_uint(&f->text, sp->runs);
+    mprof__put(&f->text, " times");
+    err = mprof__finding_thread(f, sp->thread.index);
+    if (!err)
+      err = mprof__finding_evidence(f, MPROF_EVIDENCE_SPUN, sp->thread.index,
+                                    MPROF_NO_THREAD, sp->runs, lf->start_ns,
+                                    lf->end_ns);
+  }
+  if (!err) err = mprof__finding_thread(f, lf->loop.index);
+  return err ? err : mprof__finding_commit(f);
+}
+
+int mprof__loop_finding_write(finder_t *f, const mprof__loop_finding_t *lf) {
+  if (lf->loop.index == MPROF_NO_THREAD) return 0;
+  return lf->kind == MPROF_FINDING_LOOP_BLOCKED ? write_blocked(f, lf)
+                                                : write_busy(f, lf);
+}
+
+/* --- The model's timelines ------------------------------------------------ */
 
 /* The first loop thread that runs in items[lo..hi), or NO (a timeline cut
  * to the places worth a look may begin with a band). */
@@ -222,215 +576,36 @@ static uint32_t first_loop(const finder_t *f, const item_t *items, size_t lo,
   return MPROF_NO_THREAD;
 }
 
-/* Callbacks on one loop stream (items[lo..hi)) that held the loop at
- * least the threshold: a run of spans of other threads that begins where
- * the loop handed over and goes on, span after span, until the loop is
- * back. */
-static int find_blocked(finder_t *f, const item_t *items, size_t lo,
-                        size_t hi) {
-  int64_t loop_end = -1;
-  uint32_t loop = first_loop(f, items, lo, hi);
-  for (size_t i = lo; i < hi;) {
-    if (loop_present(f, &items[i])) {
-      loop_end = items[i].end_ns;
-      if (items[i].thread != MPROF_NO_THREAD) loop = items[i].thread;
-      i++;
-      continue;
-    }
-    size_t last = i;
-    while (last + 1 < hi && !loop_present(f, &items[last + 1]) &&
-           items[last + 1].start_ns == items[last].end_ns)
-      last++;
-    if (loop != MPROF_NO_THREAD && items[i].start_ns == loop_end &&
-        items[last].end_ns - items[i].start_ns >= f->options->loop_blocked_ns) {
-      int err = loop_blocked(f, items, i, last, hi, loop);
-      if (err) return err;
-    }
-    i = last + 1;
-  }
-  return 0;
+/* A timeline's item as the scan sees it. */
+static mprof__loop_item_t scan_item(const finder_t *f, const item_t *it) {
+  mprof__loop_item_t item = {
+      it->start_ns, it->end_ns, 0, {it->thread, NULL}, 0, 0, 0};
+  if (it->thread == MPROF_NO_THREAD) return item;
+  const mprof_thread_t *th = &f->v->threads[it->thread];
+  item.thread_start_ns = th->start_ns;
+  item.loop = f->is_loop[it->thread];
+  mprof__loop_kinds(th->type,
+                    th->label_count
+                        ? f->v->strings + f->v->labels[th->first_label].text
+                        : NULL,
+                    &item);
+  return item;
 }
 
-/* Is thread t a handle of one of these kinds (its first label)? */
-static int handle_kind(const finder_t *f, uint32_t t,
-                       const char *const *kinds) {
-  const mprof_thread_t *th = &f->v->threads[t];
-  if (th->type != MPROF_HANDLE || !th->label_count) return 0;
-  const char *label = f->v->strings + f->v->labels[th->first_label].text;
-  for (; *kinds; kinds++)
-    if (!strcmp(label, *kinds)) return 1;
-  return 0;
-}
-
-/* Does a callback of thread t do no I/O: a timer, or an idle, prepare or
- * check handle (what keeps a loop iterating by itself)? */
-static int spins_alone(const finder_t *f, uint32_t t) {
-  static const char *const kinds[] = {"idle", "prepare", "check", NULL};
-  return f->v->threads[t].type == MPROF_TIMER || handle_kind(f, t, kinds);
-}
-
-/* A prepare handle's callback runs just before the poll: the tracer's
- * mark of the poll (where the idle band begins) may come before it, so
- * the poll lasts until the first callback of another kind. */
-static int runs_before_poll(const finder_t *f, uint32_t t) {
-  static const char *const kinds[] = {"prepare", NULL};
-  return handle_kind(f, t, kinds);
-}
-
-/* The busy windows of one loop, one after the other, and the window
- * being judged. */
-typedef struct streak_s {
-  int64_t start_ns, end_ns; /* the busy windows so far (start -1: none) */
-  uint32_t polls, empty;    /* their iterations, those with no I/O callback */
-  int64_t window_ns;        /* the window's start, or -1 */
-  uint32_t window_polls, window_empty;
-  int productive;    /* the current iteration ran an I/O callback */
-  uint32_t *touched; /* threads whose runs[] it raised */
-  size_t touched_count, touched_cap;
-  uint32_t loop;
-} streak_t;
-
-static int by_runs_desc(const finder_t *f, uint32_t a, uint32_t b) {
-  return f->runs[a] > f->runs[b];
-}
-
-/* The streak's spinners (threads that ran in half its iterations or
- * more), most runs first, into the current finding. */
-static int name_spinners(finder_t *f, streak_t *s) {
-  for (size_t i = 1; i < s->touched_count; i++)
-    for (size_t j = i;
-         j > 0 && by_runs_desc(f, s->touched[j], s->touched[j - 1]); j--) {
-      uint32_t tmp = s->touched[j];
-      s->touched[j] = s->touched[j - 1];
-      s->touched[j - 1] = tmp;
-    }
+/* Judge one stream's timeline and write its findings. */
+static int scan_timeline(finder_t *f, const timeline_t *tl) {
+  mprof__loop_scan_t scan;
+  mprof__loop_thread_t loop = {first_loop(f, tl->items, 0, tl->count), NULL};
+  mprof__loop_scan_init(&scan, f->options, loop);
   int err = 0;
-  for (size_t i = 0; !err && i < s->touched_count && i < 3; i++) {
-    uint32_t t = s->touched[i];
-    if (f->runs[t] * 2 < s->polls) break;
-    if (i) mprof__put(&f->text, ", ");
-    mprof__put_thread(&f->text, f->m, t);
-    mprof__put(&f->text, " ran ");
-    mprof__put_uint(&f->text, f->runs[t]);
-    mprof__put(&f->text, " times");
-    err = mprof__finding_thread(f, t);
-    if (!err)
-      err = mprof__finding_evidence(f, MPROF_EVIDENCE_SPUN, t, MPROF_NO_THREAD,
-                                    f->runs[t], s->start_ns, s->end_ns);
+  for (size_t i = 0; !err && i < tl->count; i++) {
+    mprof__loop_item_t item = scan_item(f, &tl->items[i]);
+    err = mprof__loop_scan_item(&scan, &item);
   }
-  return err;
-}
-
-static int busy_loop(finder_t *f, streak_t *s) {
-  mprof__finding_begin(f, MPROF_FINDING_BUSY_LOOP, MPROF_SEVERITY_WARNING,
-                       s->start_ns, s->end_ns);
-  f->current.value_ns = s->end_ns - s->start_ns;
-  mprof__put_thread(&f->text, f->m, s->loop);
-  mprof__put(&f->text, " never slept in its poll for ");
-  mprof__put_duration(&f->text, s->end_ns - s->start_ns);
-  mprof__put(&f->text, " from ");
-  mprof__put_duration(&f->text, s->start_ns);
-  mprof__put(&f->text, " (");
-  mprof__put_uint(&f->text, s->polls);
-  mprof__put(&f->text, " iterations, ");
-  mprof__put_uint(&f->text, s->empty);
-  mprof__put(&f->text, " with no I/O): ");
-  int err = name_spinners(f, s);
-  if (!err) err = mprof__finding_thread(f, s->loop);
-  return err ? err : mprof__finding_commit(f);
-}
-
-/* The busy windows are over: a finding if they last long enough. */
-static int streak_end(finder_t *f, streak_t *s) {
-  int err = 0;
-  if (s->start_ns >= 0 && s->loop != MPROF_NO_THREAD &&
-      s->end_ns - s->start_ns >= f->options->busy_loop_ns)
-    err = busy_loop(f, s);
-  for (size_t i = 0; i < s->touched_count; i++) f->runs[s->touched[i]] = 0;
-  s->touched_count = 0;
-  s->polls = s->empty = 0;
-  s->start_ns = -1;
-  return err;
-}
-
-/* The window that began at s->window_ns ends at now: busy (iterations
- * enough, nine in ten with no I/O) it joins the streak; else the streak
- * is over. */
-static int window_end(finder_t *f, streak_t *s, int64_t now) {
-  int err = 0;
-  if (s->window_ns < 0) return 0;
-  if (s->window_polls >= BUSY_MIN_ITERATIONS &&
-      (uint64_t)s->window_empty * 10 >= (uint64_t)s->window_polls * 9) {
-    if (s->start_ns < 0) s->start_ns = s->window_ns;
-    s->end_ns = now;
-    s->polls += s->window_polls;
-    s->empty += s->window_empty;
-  } else {
-    err = streak_end(f, s);
-  }
-  s->window_ns = -1;
-  return err;
-}
-
-/* A callback of t began in the streak. */
-static int streak_run(finder_t *f, streak_t *s, uint32_t t) {
-  if (!spins_alone(f, t)) s->productive = 1;
-  if (f->runs[t]++ == 0) {
-    if (mprof__grow(&s->touched, &s->touched_cap, s->touched_count + 1,
-                    sizeof *s->touched))
-      return MPROF_ENOMEM;
-    s->touched[s->touched_count++] = t;
-  }
-  return 0;
-}
-
-/* A poll of the loop that began at start, in the current window (or the
- * first of a new one). */
-static int streak_poll(finder_t *f, streak_t *s, int64_t start) {
-  int err = 0;
-  if (s->window_ns >= 0 && start - s->window_ns >= BUSY_WINDOW_NS)
-    err = window_end(f, s, start);
-  if (s->window_ns < 0) {
-    s->window_ns = start;
-    s->window_polls = s->window_empty = 0;
-  }
-  s->window_polls++;
-  s->window_empty += !s->productive;
-  s->productive = 0;
-  return err;
-}
-
-/* Stretches of one loop stream (items[lo..hi)) where the loop went round
- * and round, never sleeping in its poll, and its iterations did no I/O.
- * An iteration's poll is its idle band; callbacks of prepare handles
- * right after the band still come before the poll. */
-static int find_busy(finder_t *f, const item_t *items, size_t lo, size_t hi) {
-  streak_t s;
-  memset(&s, 0, sizeof s);
-  s.loop = first_loop(f, items, lo, hi);
-  s.start_ns = s.window_ns = -1;
-  int err = 0;
-  int64_t loop_end = -1, poll_start = -1;
-  for (size_t i = lo; !err && i < hi; i++) {
-    const item_t *it = &items[i];
-    if (it->thread == MPROF_NO_THREAD) {
-      if (poll_start >= 0) err = streak_poll(f, &s, poll_start);
-      poll_start = it->start_ns;
-      loop_end = it->end_ns;
-    } else if (loop_present(f, it)) {
-      s.loop = it->thread;
-      loop_end = it->end_ns;
-    } else if (it->start_ns == loop_end) {
-      if (poll_start >= 0 && !runs_before_poll(f, it->thread)) {
-        err = streak_poll(f, &s, poll_start);
-        poll_start = -1;
-      }
-      if (!err && s.window_ns >= 0) err = streak_run(f, &s, it->thread);
-    }
-  }
-  if (!err) err = window_end(f, &s, loop_end);
-  if (!err) err = streak_end(f, &s);
-  free(s.touched);
+  if (!err) err = mprof__loop_scan_end(&scan);
+  for (size_t k = 0; !err && k < scan.found_count; k++)
+    err = mprof__loop_finding_write(f, &scan.found[k]);
+  mprof__loop_scan_free(&scan);
   return err;
 }
 
@@ -460,8 +635,8 @@ static int presence_at(finder_t *f, presence_t *p, ranges_t *r, int64_t start,
   return err;
 }
 
-/* A band of stream: a window of 50 ms crowded with bands is a range. */
-static int band_at(finder_t *f, presence_t *p, ranges_t *r, uint32_t stream,
+/* A band of stream: are the latest 50 ms crowded with bands? */
+static int crowded(finder_t *f, presence_t *p, uint32_t stream,
                    const mprof_span_t *band) {
   const mprof_band_t *bands = f->v->bands;
   p->bands_in_window++;
@@ -472,16 +647,17 @@ static int band_at(finder_t *f, presence_t *p, ranges_t *r, uint32_t stream,
       p->bands_in_window--;
     p->window_first++;
   }
-  if (p->bands_in_window < BUSY_MIN_ITERATIONS) return 0;
-  return range_add(r, bands[p->window_first].span.start_ns, band->end_ns);
+  return p->bands_in_window >= BUSY_MIN_ITERATIONS;
 }
 
 /* The stretches of a stream worth the detectors' look, into *r: gaps
- * between the loop's presences as long as a blocked loop, and windows
- * crowded with polls.  A cheap walk (the loop's own spans and the bands
- * are in order already) that spares a big trace's loops a timeline of
- * all their spans.  A stream whose loop is from before the trace is
- * looked at whole. */
+ * between the loop's presences as long as a blocked loop.  A cheap walk
+ * (the loop's own spans and the bands are in order already) that spares
+ * a big trace's loops a timeline of all their spans.  A stream whose loop
+ * is from before the trace, or that has 50 ms crowded with polls (it may
+ * be busy), is looked at whole: busy windows follow one another from the
+ * stream's first poll, so that a timeline cut would judge other windows
+ * than the whole one (and than the streaming analysis). */
 static int places_to_look(finder_t *f, uint32_t stream, ranges_t *r) {
   const mprof_model_view_t *v = f->v;
   const mprof_model_t *m = f->m;
@@ -511,7 +687,10 @@ static int places_to_look(finder_t *f, uint32_t stream, ranges_t *r) {
     } else {
       const mprof_span_t *band = &v->bands[b++].span;
       err = presence_at(f, &p, r, band->start_ns, band->end_ns, 1);
-      if (!err) err = band_at(f, &p, r, stream, band);
+      if (!err && crowded(f, &p, stream, band)) {
+        r->count = 0;
+        return range_add(r, 0, INT64_MAX);
+      }
     }
   }
   if (!err && p.gap_from_ns >= 0) err = range_add(r, p.gap_from_ns, INT64_MAX);
@@ -542,9 +721,8 @@ int mprof__find_in_loops(finder_t *f) {
     free(ranges.at);
     if (!err) {
       mark_loops(f, &tl);
-      err = find_blocked(f, tl.items, 0, tl.count);
+      err = scan_timeline(f, &tl);
     }
-    if (!err) err = find_busy(f, tl.items, 0, tl.count);
     free(tl.items);
   }
   free(f->runs);
