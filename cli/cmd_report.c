@@ -33,10 +33,9 @@ static const char help[] =
     "(mprof merge) is analysed as one: its processes on one time axis.\n"
     "A trace whose events would make a model of more than 256 MiB (or any\n"
     "trace, with --stream) is analysed in one pass, in bounded memory:\n"
-    "then the wait chains, the findings about loops (loop_blocked,\n"
-    "busy_loop) and the critical paths' steps are left out (said so), and\n"
-    "latency percentiles of more than 65536 requests of a kind are within\n"
-    "1/128 below (docs/analysis.md, \"Streaming\").\n"
+    "then the wait chains and the critical paths' steps are left out (said\n"
+    "so), and latency percentiles of more than 65536 requests of a kind\n"
+    "are within 1/128 below (docs/analysis.md, \"Streaming\").\n"
     "examples:\n"
     "  mprof report trace.ctf.manifest     (what mprof record wrote)\n"
     "  mprof report --json --top 0 trace.ctf | jq .findings\n";
@@ -377,8 +376,8 @@ static int report_text(const char *path, const shown_t *shown, size_t top) {
   }
   putchar('\n');
   if (shown->streamed)
-    printf("  analysed in one pass: wait chains, the findings about loops"
-           " and critical paths\n  left out\n");
+    printf("  analysed in one pass: wait chains and critical paths left"
+           " out\n");
   text_findings(a);
   text_requests(m, a);
   text_stalls(shown);

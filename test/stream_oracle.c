@@ -189,7 +189,8 @@ static int streamed_kind(uint32_t kind) {
          kind == MPROF_FINDING_LEAKED || kind == MPROF_FINDING_CANNOT_TELL ||
          kind == MPROF_FINDING_WRITE_BACKLOG ||
          kind == MPROF_FINDING_RETRY_STORM ||
-         kind == MPROF_FINDING_POOL_SATURATED;
+         kind == MPROF_FINDING_POOL_SATURATED ||
+         kind == MPROF_FINDING_LOOP_BLOCKED || kind == MPROF_FINDING_BUSY_LOOP;
 }
 
 static void same_findings(const sides_t *s) {
@@ -227,6 +228,13 @@ static void same_findings(const sides_t *s) {
     }
   }
   SAME("findings", 0, j, s->b->finding_count);
+}
+
+static size_t count_kind(const mprof_analysis_t *a, uint32_t kind) {
+  size_t n = 0;
+  for (size_t i = 0; i < a->finding_count; i++)
+    n += a->findings[i].kind == kind;
+  return n;
 }
 
 int main(int argc, char **argv) {
@@ -270,8 +278,10 @@ int main(int argc, char **argv) {
   same_findings(&s);
   if (!failed)
     printf("same: %" PRIu64 " events, %zu request kinds, %zu stalls, %zu "
-           "findings\n",
-           v->events, a.request_count, a.stall_count, r.analysis.finding_count);
+           "findings, %zu loop_blocked, %zu busy_loop\n",
+           v->events, a.request_count, a.stall_count, r.analysis.finding_count,
+           count_kind(&r.analysis, MPROF_FINDING_LOOP_BLOCKED),
+           count_kind(&r.analysis, MPROF_FINDING_BUSY_LOOP));
   mprof_stream_result_free(&r);
   mprof_analysis_free(&a);
   mprof_model_free(m);

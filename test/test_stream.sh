@@ -45,9 +45,11 @@ done
 uv_all=
 [ ! -f "$tmp/prog-all.ctf" ] || uv_all=$tmp/prog-all.ctf
 # the zoo's programs (examples/zoo): requests leaked, failed and retried,
-# a saturated pool, a write backlog, blocked loops
+# a saturated pool, a write backlog, blocked loops, a busy loop, loops
+# one after the other on one OS thread
 for name in leaked_read pool_saturated retry_storm write_backlog \
-  blocked_after_work ok_fswalk ok_slow_work; do
+  blocked_after_work blocked_often busy_idle ok_multiloop ok_fswalk \
+  ok_slow_work; do
   program=$build/examples/zoo/zoo_$name
   [ -x "$program" ] || continue
   size=$(awk '$1 == "size" { print $2 }' \
@@ -65,6 +67,17 @@ traces+=("$tmp/gen-1k.ctf" "$tmp/gen-60k.ctf" "$tmp/gen-900k.ctf"
   "$tmp/gen-ring.ctf")
 
 for t in "${traces[@]}"; do same "$t"; done
+# the loop findings were there to compare: the model's (the stream's
+# agreed), as many as the zoo's programs make
+loops() {
+  [ -x "$build/examples/zoo/zoo_$1" ] || return 0
+  [ -f "$tmp/zoo-$1.ctf" ] || fail "zoo $1 was not recorded"
+  "$oracle" "$tmp/zoo-$1.ctf" | grep -q ", $2 loop_blocked, $3 busy_loop\$" ||
+    fail "zoo $1: not $2 loop_blocked and $3 busy_loop: $("$oracle" "$tmp/zoo-$1.ctf")"
+}
+loops blocked_often 5 0
+loops blocked_after_work 1 0
+loops busy_idle 0 1
 same "$tmp/story.ctf" "$tmp/gen-60k.ctf"
 same "$data/net.ctf" "$data/net.ctf"
 [ ! -f "$tmp/fs.ctf" ] || same "$tmp/fs.ctf" "$tmp/prog-all.ctf"
@@ -74,7 +87,10 @@ same "$data/net.ctf" "$data/net.ctf"
 # a merged trace too: its members at the manifest's offsets
 "$mprof" merge "$tmp/story.ctf" "$tmp/gen-60k.ctf" -o "$tmp/merged" >/dev/null ||
   fail "mprof merge"
-for t in "$tmp/story.ctf" "$tmp/gen-900k.ctf" "$tmp/merged" ${uv_all:+"$uv_all"}; do
+blocked=
+[ ! -f "$tmp/zoo-blocked_often.ctf" ] || blocked=$tmp/zoo-blocked_often.ctf
+for t in "$tmp/story.ctf" "$tmp/gen-900k.ctf" "$tmp/merged" ${uv_all:+"$uv_all"} \
+  ${blocked:+"$blocked"}; do
   "$mprof" report "$t" >"$tmp/model.txt"
   "$mprof" report --stream "$t" >"$tmp/stream.txt"
   grep -q '^  analysed in one pass: ' "$tmp/stream.txt" ||

@@ -274,6 +274,7 @@ static ostream_t *stream_of(stream_t *s, uint32_t id, int64_t t) {
   o->id = id;
   o->run_start_ns = o->last_ns = t;
   o->idle_start_ns = -1;
+  o->span_preexisting = MPROF_NO_THREAD;
   s->last_stream = s->stream_count++;
   return o;
 }
@@ -384,9 +385,11 @@ static void pool_first_run(stream_t *s, const ostream_t *o, sthread_t *t) {
 static void stream_switch(stream_t *s, ostream_t *o, sthread_t *next,
                           int64_t t) {
   if (next == o->current) return;
-  if (o->current && t > o->run_start_ns &&
-      span_closed(s, o, o->current, o->run_start_ns, t))
-    s->failed = MPROF_ENOMEM;
+  if (o->current && t > o->run_start_ns) {
+    if (span_closed(s, o, o->current, o->run_start_ns, t))
+      s->failed = MPROF_ENOMEM;
+    mprof__stream_loop_span(s, o, o->current, o->run_start_ns, t);
+  }
   mprof__stream_unref(o->current);
   o->current = mprof__stream_ref(next);
   o->run_start_ns = t;
@@ -402,6 +405,7 @@ static void idle_end(stream_t *s, ostream_t *o, int64_t t) {
   if (o->idle_start_ns < 0) return;
   if (t > o->idle_start_ns) {
     o->idle_ns += t - o->idle_start_ns;
+    mprof__stream_loop_band(s, o, o->idle_start_ns, t);
     if (!s->legacy) mark_loop(s, o);
   }
   o->idle_start_ns = -1;
@@ -750,6 +754,7 @@ int mprof_analysis_stream(const mprof_trace_t *const *traces, size_t count,
   stream_t *s = calloc(1, sizeof *s);
   if (!s) return MPROF_ENOMEM;
   s->top = o.top;
+  s->options = o.analysis;
   s->next_index = 1; /* 0 is the root */
   int err = mprof__stream_table_rebuild(s);
   mprof__merge_t merge = {stream_begin,

@@ -4,7 +4,7 @@
 #ifndef MPROF_STREAM_INTERNAL_H
 #define MPROF_STREAM_INTERNAL_H
 
-#include "analysis_internal.h"
+#include "findings_loops.h"
 
 /* Events of the OS thread that ended a thread before it is retired:
  * events that name it soon after it ended (a read of a resolved promise)
@@ -163,6 +163,21 @@ typedef struct queue_s {
   size_t first, count, cap;
 } queue_t;
 
+/* A thread from before the trace, by index, and the idle bands of a
+ * stream it ran right up to. */
+typedef struct sleeper_s {
+  uint32_t index;
+  uint32_t runs;
+} sleeper_t;
+
+/* A span (of thread, a reference) or an idle band (thread NULL) of a
+ * stream held back from its loop scan until the spans before it are cut
+ * as the model cuts them. */
+typedef struct held_s {
+  int64_t start_ns, end_ns;
+  sthread_t *thread;
+} held_t;
+
 /* An OS-thread stream. */
 typedef struct ostream_s {
   uint32_t id;
@@ -171,8 +186,22 @@ typedef struct ostream_s {
   int64_t idle_ns; /* idle bands closed so far */
   uint8_t loop;    /* a loop ran, or slept, there */
   uint8_t had_work;
-  uint64_t events; /* its events so far */
-  queue_t ended;   /* threads its events ended, to retire */
+  uint64_t events;          /* its events so far */
+  queue_t ended;            /* threads its events ended, to retire */
+  mprof__loop_scan_t *scan; /* its loop findings (stream_loops.c) */
+  sthread_t *first_loop;    /* the first loop thread that ran there */
+  held_t *held; /* spans and bands held back from the scan, in order */
+  size_t held_first, held_count, held_cap;
+  uint8_t loop_doubt; /* one went on before its end was known */
+  /* threads from before the trace that ran up to an idle band here (the
+   * model may take one for a loop: its creation, and type, are lost),
+   * how often; the idle bands; the latest span's end, and its thread's
+   * index if that is from before the trace (else MPROF_NO_THREAD) */
+  sleeper_t *sleepers;
+  size_t sleeper_count, sleeper_cap;
+  uint64_t bands;
+  int64_t span_end_ns;
+  uint32_t span_preexisting;
 } ostream_t;
 
 /* A histogram of values, 1/128 relative width (exact below 1024). */
@@ -235,6 +264,7 @@ typedef struct sstorm_s {
 } sstorm_t;
 
 typedef struct stream_s {
+  mprof_analysis_options_t options;
   uint64_t clock_freq_hz, start_ticks;
   double ns_per_tick;
   int legacy, have_base, finished;
@@ -396,6 +426,25 @@ int mprof__stream_finish(stream_t *s, const mprof_analysis_options_t *options,
                          mprof_stream_result_t *out);
 
 void mprof__stream_free(stream_t *s);
+
+/* The loop findings (stream_loops.c): a span of t on o closed; an idle
+ * band of o closed (memory running out sets s->failed); every scan's end
+ * (0 or MPROF_ENOMEM); visit each thread the findings name (the first
+ * error visit returns); write the findings, the threads as the named
+ * model's, once every thread is settled, counting late the streams whose
+ * findings may not be the model's (0 or MPROF_ENOMEM); free the scans. */
+void mprof__stream_loop_span(stream_t *s, ostream_t *o, sthread_t *t,
+                             int64_t start, int64_t end);
+void mprof__stream_loop_band(stream_t *s, ostream_t *o, int64_t start,
+                             int64_t end);
+int mprof__stream_loops_end(stream_t *s);
+int mprof__stream_loop_threads(const stream_t *s,
+                               int (*visit)(void *, sthread_t *),
+                               void *context);
+int mprof__stream_loops_write(stream_t *s, const mprof_model_t *m,
+                              const mprof_analysis_options_t *options,
+                              mprof_analysis_t *out);
+void mprof__stream_loops_free(stream_t *s);
 
 /* Free the records' blocks, and what those still in use own. */
 void mprof__stream_pool_free(pool_t *pool);

@@ -279,6 +279,8 @@ static int named_add(mprof_model_t *m, sthread_t *t) {
 }
 
 /* Every thread the analysis will name, and its creator. */
+static int push_named(void *list, sthread_t *t) { return list_push(list, t); }
+
 static int names_of(stream_t *s, list_t *l) {
   int err = 0;
   for (size_t i = 0; !err && i < s->time_count; i++) {
@@ -315,6 +317,7 @@ static int names_of(stream_t *s, list_t *l) {
   }
   for (size_t i = 0; !err && i < s->cycle_thread_count; i++)
     err = list_push(l, s->cycle_threads[i]);
+  if (!err) err = mprof__stream_loop_threads(s, push_named, l);
   for (size_t i = 0; !err && i < s->lost_count; i++)
     err = list_push(l, s->lost[i].condition) ||
                   list_push(l, s->lost[i].waiter) ||
@@ -615,6 +618,8 @@ static int write_findings(stream_t *s, const mprof_model_t *m,
   mprof_analysis_options_t o = *options;
   if (!o.loop_blocked_ns) o.loop_blocked_ns = MPROF_LOOP_BLOCKED_NS;
   if (!o.busy_loop_ns) o.busy_loop_ns = MPROF_BUSY_LOOP_NS;
+  /* the loops' first: the other findings join them, then all are sorted */
+  if (!err) err = mprof__stream_loops_write(s, m, &o, out);
   if (!err) err = mprof__find_findings(m, &o, &facts, out);
   mprof__facts_free(&facts);
   free(writes);
@@ -630,6 +635,7 @@ int mprof__stream_finish(stream_t *s, const mprof_analysis_options_t *options,
   s->finished = 1;
   int err = unsettled(s, &left);
   if (!err) err = settle_endings(s, &left);
+  if (!err) err = mprof__stream_loops_end(s);
   for (size_t i = 0; !err && i < left.count; i++)
     err = find_lost_wakeup(s, left.at[i]);
   if (!err) err = find_cycles(s, &left);
@@ -661,6 +667,7 @@ void mprof__stream_free(stream_t *s) {
   for (size_t i = 0; i < s->page_cap; i++) free(s->pages[i].bits);
   free(s->pages);
   free(s->orphans);
+  mprof__stream_loops_free(s);
   for (size_t k = 0; k < s->stream_count; k++) free(s->streams[k].ended.at);
   free(s->streams);
   for (size_t g = 0; g < s->group_count; g++) {
