@@ -557,7 +557,8 @@ static int write_cycles(const stream_t *s, mprof_analysis_t *out) {
   for (size_t i = 0; i < s->cycle_thread_count; i++)
     out->chain_threads[i] = s->cycle_threads[i]->named;
   out->chain_thread_count = s->cycle_thread_count;
-  memcpy(out->cycles, s->cycles, s->cycle_count * sizeof *out->cycles);
+  if (s->cycle_count) /* memcpy() must not be given the NULL of none */
+    memcpy(out->cycles, s->cycles, s->cycle_count * sizeof *out->cycles);
   out->cycle_count = s->cycle_count;
   return 0;
 }
