@@ -305,28 +305,37 @@ static void tsc_start(void) {
   mprof_switch(42);
 }
 
+/* The shim's calls for writes: a request's create minted before the call
+ * that sends its bytes, recorded after it with its label and (TCP) its
+ * net label, the label and head kept; and a pipe's, without a head.
+ * Returns the first request. */
+static uint64_t sent_calls(mprof_counter_t bytes) {
+  static const char send[] = "net send tcp 10.0.0.1:1 10.0.0.2:2";
+  mprof__net_head_t label = {"write", 5, mprof__label_hash("write", 5),
+                             0,       0, 0};
+  mprof__net_head_t head = {
+      send, sizeof send - 1, mprof__label_hash(send, sizeof send - 1), 0, 0, 0};
+  uint64_t first = MPROF_NONE;
+  for (uint64_t round = 0; round < 3; round++) {
+    uint64_t at;
+    uint64_t request = mprof__mint(&at);
+    if (!round) first = request;
+    mprof__create_sent(at, request, MPROF_WRITE, &label,
+                       round == 2 ? NULL : &head, bytes, round * 10, 10);
+    mprof_switch(request);
+    mprof__resolve_switch(request, 42);
+  }
+  return first;
+}
+
 /* A copy of the events read back, times left out. */
 static mprof_event_t general[MAX_EVENTS];
 static char general_texts[MAX_EVENTS][64];
 
-/* The shim's calls record the same events on the TSC, where they take
- * their fast paths, as on the test's clock, where they take the general
- * ones (test_record_group.c's other tests); the events at one instant at
- * one time. */
-static void fast_paths_record_as_the_general_ones(void **state) {
-  (void)state;
-  start(MPROF_RING_OVERWRITE);
-  mprof_counter_t bytes = mprof_counter_make("bytes");
-  uint64_t general_first = shim_calls(bytes);
-  stop_and_read();
-  size_t general_count = event_count;
-  memcpy(general, events, event_count * sizeof *events);
-  memcpy(general_texts, texts, event_count * sizeof *texts);
-
-  tsc_start();
-  uint64_t first = shim_calls(bytes);
-  stop_and_read();
-
+/* The events read back (requests' ids from first on) are those in
+ * general (from general_first on). */
+static void assert_as_general(uint64_t first, size_t general_count,
+                              uint64_t general_first) {
   assert_int_equal(event_count, general_count);
   for (size_t i = 0; i < event_count; i++) {
     const mprof_event_t *got = &events[i], *want = &general[i];
@@ -347,6 +356,63 @@ static void fast_paths_record_as_the_general_ones(void **state) {
     if (i && want->time_ticks == general[i - 1].time_ticks)
       assert_int_equal(got->time_ticks, events[i - 1].time_ticks);
   }
+}
+
+/* calls() records the same events on the TSC, where the shim's calls take
+ * their fast paths, as on the test's clock, where they take the general
+ * ones (test_record_group.c's other tests); the events at one instant at
+ * one time. */
+static void assert_fast_as_general(uint64_t (*calls)(mprof_counter_t)) {
+  start(MPROF_RING_OVERWRITE);
+  mprof_counter_t bytes = mprof_counter_make("bytes");
+  uint64_t general_first = calls(bytes);
+  stop_and_read();
+  size_t general_count = event_count;
+  memcpy(general, events, event_count * sizeof *events);
+  memcpy(general_texts, texts, event_count * sizeof *texts);
+
+  tsc_start();
+  uint64_t first = calls(bytes);
+  stop_and_read();
+  assert_as_general(first, general_count, general_first);
+}
+
+static void fast_paths_record_as_the_general_ones(void **state) {
+  (void)state;
+  assert_fast_as_general(shim_calls);
+}
+
+/* A sent request's create, label and net label: one instant, in order,
+ * the bytes counted; without a head its create and label alone.  The
+ * same on the fast path. */
+static void a_sent_request_is_three_events_at_one_time(void **state) {
+  (void)state;
+  start(MPROF_RING_OVERWRITE);
+  mprof_counter_t bytes = mprof_counter_make("bytes");
+  uint64_t first = sent_calls(bytes);
+  stop_and_read();
+  for (uint64_t round = 0; round < 3; round++) {
+    size_t c = find(MPROF_EVENT_CREATE, first + round, 0);
+    const mprof_event_t *create = &events[c];
+    assert_int_equal(create->type, MPROF_WRITE);
+    assert_int_equal(create->thread, 42);
+    assert_int_equal(events[c + 1].kind, MPROF_EVENT_LABEL);
+    assert_int_equal(events[c + 1].a, first + round);
+    assert_text(&events[c + 1], "write");
+    assert_int_equal(events[c + 1].time_ticks, create->time_ticks);
+    if (round == 2) {
+      assert_int_equal(events[c + 2].kind, MPROF_EVENT_SWITCH);
+      continue;
+    }
+    const mprof_event_t *increase = &events[c + 2], *label = &events[c + 3];
+    assert_int_equal(increase->kind, MPROF_EVENT_COUNTER_INCREASE);
+    assert_int_equal(increase->value, 10);
+    assert_int_equal(label->a, first + round);
+    assert_text(label, round ? "net send tcp 10.0.0.1:1 10.0.0.2:2 10 10"
+                             : "net send tcp 10.0.0.1:1 10.0.0.2:2 0 10");
+    assert_int_equal(label->time_ticks, create->time_ticks);
+  }
+  assert_fast_as_general(sent_calls);
 }
 
 static pthread_barrier_t stopping, stopped;
@@ -406,6 +472,7 @@ int main(void) {
     cmocka_unit_test(dropped_pairs_count_both_events),
 #if defined(__x86_64__)
     cmocka_unit_test(fast_paths_record_as_the_general_ones),
+    cmocka_unit_test(a_sent_request_is_three_events_at_one_time),
     cmocka_unit_test(fast_paths_stop_with_the_recording),
 #endif
   };

@@ -435,15 +435,16 @@ void mprof__label_hashed(uint64_t thread, const char *label, size_t length,
  * create's header. */
 #define CREATE_LABEL_SIZE (5 + MPROF__COMPACT_HEADER_SIZE + 6)
 
-/* At p, reserved for them: a create of child and its label_ref, committed. */
-static inline void put_create_label(stream_t *s, uint8_t *p, uint64_t child,
-                                    mprof_type_t type, uint32_t string_id) {
+/* At p, reserved for them: a create of child and its label_ref.  Returns
+ * where they end. */
+static inline uint8_t *put_create_label(stream_t *s, uint8_t *p, uint64_t child,
+                                        mprof_type_t type, uint32_t string_id) {
   mprof__put_u32(p, (uint32_t)child);
   p[4] = (uint8_t)type;
   p = put_group_header(s, p + 5, MPROF__EV_LABEL_REF);
   mprof__put_u32(p, (uint32_t)child);
   mprof__put_u16(p + 4, (uint16_t)string_id);
-  commit(&s->ring, p + 6);
+  return p + 6;
 }
 
 /* mprof__create_labelled() of child, minted, in stream s: its general
@@ -460,7 +461,7 @@ COLD static uint64_t create_labelled_minted(stream_t *s, uint64_t child,
     return child;
   }
   uint8_t *p = reserve_group(s, MPROF__EV_CREATE, CREATE_LABEL_SIZE, 2);
-  if (p) put_create_label(s, p, child, type, string_id);
+  if (p) commit(&s->ring, put_create_label(s, p, child, type, string_id));
   return child;
 }
 
@@ -478,7 +479,7 @@ uint64_t mprof__create_labelled(mprof_type_t type, const char *label,
   if (LIKELY(string_id && fits32(child) &&
              (p = fast_reserve(s, MPROF__EV_CREATE, CREATE_LABEL_SIZE,
                                fast_clock())))) {
-    put_create_label(s, p, child, type, string_id);
+    commit(&s->ring, put_create_label(s, p, child, type, string_id));
     return child;
   }
   return create_labelled_minted(s, child, type, label, length, hash);
@@ -587,14 +588,20 @@ COLD static void emit_net_text(stream_t *s, uint32_t kind, uint64_t thread,
                  NAMES_OR_RING);
 }
 
+/* Does a kept head's string id hold in stream s? */
+static inline int head_id_holds(const stream_t *s,
+                                const mprof__net_head_t *head) {
+  return head->id && head->instance == s->instance &&
+         head->session == s->session;
+}
+
 /* The string id of a kept head in stream s: its own when it was interned
- * in s, else interned now (and kept); 0 if it cannot be. */
+ * in s, else interned now (and kept); 0 if it cannot be, or if tail more
+ * bytes after it would pass the string limit. */
 static inline __attribute__((always_inline)) uint32_t
-head_id(stream_t *s, mprof__net_head_t *head) {
-  if (LIKELY(head->id && head->instance == s->instance &&
-             head->session == s->session))
-    return head->id;
-  uint32_t id = head->length + MPROF__NET_LABEL_TAIL <= string_limit()
+head_id(stream_t *s, mprof__net_head_t *head, size_t tail) {
+  if (LIKELY(head_id_holds(s, head))) return head->id;
+  uint32_t id = head->length + tail <= string_limit()
                     ? intern(s, head->text, head->length, head->hash)
                     : 0;
   head->id = id;
@@ -614,7 +621,7 @@ COLD static void label_net_head_general(uint32_t kind, mprof__net_stamp_t how,
   stream_t *s = stream_get();
   int switching = how == MPROF__NET_ENTER && thread != s->current;
   if (switching) s->current = thread;
-  uint32_t string_id = head_id(s, head);
+  uint32_t string_id = head_id(s, head, MPROF__NET_LABEL_TAIL);
   if (LIKELY(string_id)) {
     emit_net_label(s, kind, switching, how == MPROF__NET_AT_LAST, thread,
                    string_id, counter, number, length);
@@ -623,6 +630,26 @@ COLD static void label_net_head_general(uint32_t kind, mprof__net_stamp_t how,
   if (switching) emit_thread(MPROF__EV_SWITCH, thread);
   emit_net_text(s, kind, thread, head->text, head->length, counter, number,
                 length);
+}
+
+/* At p, the payload of a compact net_label (hashed: net_hash_label) event
+ * of a head's string id, which the caller checked fits; returns its end. */
+static inline uint8_t *put_net_label(uint8_t *p, int hashed, uint64_t thread,
+                                     uint32_t string_id,
+                                     mprof_counter_t counter, uint64_t number,
+                                     uint64_t length) {
+  mprof__put_u32(p, (uint32_t)thread);
+  /* The head's string id and the counter, two u16, as one store. */
+  mprof__put_u32(p + 4, (uint32_t)(uint16_t)string_id |
+                            (uint32_t)(uint16_t)counter << 16);
+  if (hashed) {
+    mprof__put_u64(p + 8, number);
+    p += 4;
+  } else {
+    mprof__put_u32(p + 8, (uint32_t)number);
+  }
+  mprof__put_u32(p + 12, (uint32_t)length);
+  return p + 16;
 }
 
 /* mprof__label_net_head() and mprof__label_net_hash_head(), by kind and
@@ -634,8 +661,7 @@ label_net_head(uint32_t kind, mprof__net_stamp_t how, uint64_t thread,
                uint64_t number, uint64_t length) {
   stream_t *s = fast_stream();
   int hashed = kind == MPROF__EV_NET_HASH_LABEL;
-  if (LIKELY(s && head->id && head->instance == s->instance &&
-             head->session == s->session && fits32(thread) &&
+  if (LIKELY(s && head_id_holds(s, head) && fits32(thread) &&
              (hashed || number <= INT32_MAX) && length <= INT32_MAX)) {
     int switching = how == MPROF__NET_ENTER && thread != s->current;
     uint32_t size = hashed ? 20 : 16;
@@ -649,16 +675,8 @@ label_net_head(uint32_t kind, mprof__net_stamp_t how, uint64_t thread,
         s->current = thread;
         p = put_group_thread(s, p, thread, kind);
       }
-      mprof__put_u32(p, (uint32_t)thread);
-      /* The head's string id and the counter, two u16, as one store. */
-      mprof__put_u32(p + 4, (uint32_t)(uint16_t)head->id |
-                                (uint32_t)(uint16_t)counter << 16);
-      if (hashed)
-        mprof__put_u64(p + 8, number);
-      else
-        mprof__put_u32(p + 8, (uint32_t)number);
-      mprof__put_u32(p + size - 4, (uint32_t)length);
-      commit(&s->ring, p + size);
+      commit(&s->ring, put_net_label(p, hashed, thread, head->id, counter,
+                                     number, length));
       return;
     }
   }
@@ -706,6 +724,58 @@ void mprof__label_net_hash(mprof__net_stamp_t how, uint64_t thread,
                            uint64_t hash, uint64_t length) {
   mprof__net_head_t once = {head, head_length, head_hash, 0, 0, 0};
   mprof__label_net_hash_head(how, thread, &once, counter, hash, length);
+}
+
+uint64_t mprof__mint(uint64_t *at) {
+  if (LIKELY(fast_stream())) {
+    *at = fast_clock();
+    return mint_id();
+  }
+  *at = 0;
+  return is_started() ? mint_id() : MPROF_NONE;
+}
+
+/* Bytes of a create, its label_ref and a compact net_label, after the
+ * create's header. */
+#define CREATE_SENT_SIZE (CREATE_LABEL_SIZE + MPROF__COMPACT_HEADER_SIZE + 16)
+
+/* mprof__create_sent()'s general path: the create and its label at the
+ * clock's reading now, the net label at their time. */
+COLD static void create_sent_general(uint64_t child, mprof_type_t type,
+                                     mprof__net_head_t *label,
+                                     mprof__net_head_t *head,
+                                     mprof_counter_t counter, uint64_t offset,
+                                     uint64_t length) {
+  if (UNLIKELY(!is_started())) return;
+  stream_t *s = stream_get();
+  head_id(s, label, 0); /* kept for the fast path of the next */
+  create_labelled_minted(s, child, type, label->text, label->length,
+                         label->hash);
+  if (head)
+    label_net_head_general(MPROF__EV_NET_LABEL, MPROF__NET_AT_LAST, child, head,
+                           counter, offset, length);
+}
+
+void mprof__create_sent(uint64_t at, uint64_t child, mprof_type_t type,
+                        mprof__net_head_t *label, mprof__net_head_t *head,
+                        mprof_counter_t counter, uint64_t offset,
+                        uint64_t length) {
+  stream_t *s = fast_stream();
+  uint8_t *p;
+  if (LIKELY(at && s && head_id_holds(s, label) && fits32(child) &&
+             (!head || (head_id_holds(s, head) && offset <= INT32_MAX &&
+                        length <= INT32_MAX)) &&
+             (p = fast_reserve(s, MPROF__EV_CREATE,
+                               head ? CREATE_SENT_SIZE : CREATE_LABEL_SIZE,
+                               at)))) {
+    p = put_create_label(s, p, child, type, label->id);
+    if (head)
+      p = put_net_label(put_group_header(s, p, MPROF__EV_NET_LABEL), 0, child,
+                        head->id, counter, offset, length);
+    commit(&s->ring, p);
+    return;
+  }
+  create_sent_general(child, type, label, head, counter, offset, length);
 }
 
 void mprof__signal(uint64_t target) {

@@ -106,6 +106,22 @@ void mprof__label_net_hash_head(mprof__net_stamp_t how, uint64_t thread,
 uint64_t mprof__create_labelled(mprof_type_t type, const char *label,
                                 size_t length, uint64_t hash);
 
+/* A thread id for a create that mprof__create_sent() records after the
+ * call it stands for, and in *at the time it takes (0: none, the create
+ * takes the time it is recorded at); MPROF_NONE when not recording. */
+uint64_t mprof__mint(uint64_t *at);
+
+/* child's create (minted by mprof__mint(), which gave at) by the current
+ * thread, its label (a kept string, as a net label head is kept) and, when
+ * head is not NULL, mprof__label_net_head() of child with head, counter,
+ * offset and length: one reservation at time at.  A request submitted by a
+ * call that sends its bytes (the libuv shim's writes), recorded once the
+ * call returned, as if made before it. */
+void mprof__create_sent(uint64_t at, uint64_t child, mprof_type_t type,
+                        mprof__net_head_t *label, mprof__net_head_t *head,
+                        mprof_counter_t counter, uint64_t offset,
+                        uint64_t length);
+
 /* mprof_resolve(thread), then mprof_switch(next), at one instant: a
  * request's end, back in its loop. */
 void mprof__resolve_switch(uint64_t thread, uint64_t next);

@@ -10,22 +10,25 @@
 #include "../record/record.h"
 #include "uv_internal.h"
 
-/* The label of every write request. */
+/* The label of every write request, hashed once for the process, and
+ * kept per OS thread with the string id its trace interned it as. */
 static mprof__uv_label_t write_label = MPROF__UV_LABEL("write");
+static _Thread_local mprof__net_head_t write_head MPROF__UV_TLS;
 
 __attribute__((constructor)) static void write_label_init(void) {
   mprof__uv_label_init(&write_label);
 }
 
+static inline mprof__net_head_t *write_head_get(void) {
+  if (__builtin_expect(!write_head.text, 0))
+    write_head = (mprof__net_head_t){
+        write_label.text, write_label.length, write_label.hash, 0, 0, 0};
+  return &write_head;
+}
+
 MPROF__UV_REQUEST_DONE(write, uv_write_cb)
 MPROF__UV_REQUEST_DONE(shutdown, uv_shutdown_cb)
 MPROF__UV_REQUEST_DONE(connect, uv_connect_cb)
-
-static mprof__uv_entry_t *begin_write(uv_write_t *req, uv_stream_t *handle,
-                                      uv_write_cb cb) {
-  return mprof__uv_begin_hashed(handle->loop, req, MPROF_WRITE, &write_label,
-                                (mprof__uv_fn)cb);
-}
 
 /* tcp_net() the first time: the two label heads built; NULL while an
  * address is unknown.  Keeps errno. */
@@ -56,19 +59,23 @@ static inline mprof__uv_net_t *tcp_net(mprof__uv_entry_t *entry,
   return net && net->send.head.length ? net : tcp_net_build(entry, tcp);
 }
 
-/* "net send tcp ..." on thread: length bytes written to a stream; by a
- * write request (by_request), at the time of its create.  Keeps errno. */
-static inline void stream_sent(uv_stream_t *stream, uint64_t thread,
-                               size_t length, int by_request) {
+/* A stream's TCP net part with its label heads; NULL for other streams
+ * and while an address is unknown.  Keeps errno. */
+static inline mprof__uv_net_t *stream_net(uv_stream_t *stream) {
   mprof__uv_entry_t *handle = mprof__uv_map_get(stream);
-  mprof__uv_net_t *net = handle ? tcp_net(handle, (uv_tcp_t *)stream) : NULL;
+  return handle ? tcp_net(handle, (uv_tcp_t *)stream) : NULL;
+}
+
+/* "net send tcp ..." on thread, now: length bytes written to a stream.
+ * Keeps errno. */
+static void stream_sent(uv_stream_t *stream, uint64_t thread, size_t length) {
+  mprof__uv_net_t *net = stream_net(stream);
   if (!net) {
     mprof_counter_increase(mprof__uv_bytes_written, (int64_t)length);
     return;
   }
-  mprof__label_net_head(by_request ? MPROF__NET_AT_LAST : MPROF__NET_NOW,
-                        thread, &net->send.head, mprof__uv_bytes_written,
-                        net->sent_bytes, length);
+  mprof__label_net_head(MPROF__NET_NOW, thread, &net->send.head,
+                        mprof__uv_bytes_written, net->sent_bytes, length);
   net->sent_bytes += length;
 }
 
@@ -163,23 +170,52 @@ int mprof_uv_read_start(uv_stream_t *stream, uv_alloc_cb alloc_cb,
   return REAL->uv_read_start(stream, alloc_cb, entry ? read_fire : read_cb);
 }
 
-/* After uv_write() or uv_write2(): the bytes and the net label. */
-static inline int write_submitted(mprof__uv_entry_t *entry, uv_stream_t *handle,
-                                  const uv_buf_t bufs[], unsigned int nbufs,
-                                  int result) {
-  if (entry && result == 0)
-    stream_sent(handle, entry->thread, mprof__uv_bufs_length(bufs, nbufs), 1);
+/* A write request's thread, after the call that submitted it (result):
+ * its create, label and (sent) net label, at the time minted before the
+ * call, as one reservation; or its failure.  Keeps result and errno. */
+static inline int write_submitted(mprof__uv_entry_t *entry, uint64_t at,
+                                  uv_stream_t *handle, const uv_buf_t bufs[],
+                                  unsigned int nbufs, int result) {
+  size_t length = mprof__uv_bufs_length(bufs, nbufs);
+  mprof__uv_net_t *net = result == 0 ? stream_net(handle) : NULL;
+  mprof__create_sent(at, entry->thread, MPROF_WRITE, write_head_get(),
+                     net ? &net->send.head : NULL, mprof__uv_bytes_written,
+                     net ? net->sent_bytes : 0, length);
+  if (net)
+    net->sent_bytes += length;
+  else if (result == 0)
+    mprof_counter_increase(mprof__uv_bytes_written, (int64_t)length);
   return mprof__uv_submitted(entry, result);
+}
+
+/* A write request's entry, its thread minted (its create recorded by
+ * write_submitted()) and the time of its create in *at; NULL when not
+ * recording, or out of memory (the thread made and failed).  Keeps errno. */
+static inline mprof__uv_entry_t *write_begin(uv_write_t *req,
+                                             uv_stream_t *handle,
+                                             uv_write_cb cb, uint64_t *at) {
+  uint64_t thread = mprof__mint(at);
+  if (thread == MPROF_NONE) return NULL;
+  mprof__uv_entry_t *entry =
+      mprof__uv_map_add_request(handle->loop, req, thread);
+  if (entry) {
+    entry->cb = (mprof__uv_fn)cb;
+    return entry;
+  }
+  mprof__create_sent(*at, thread, MPROF_WRITE, write_head_get(), NULL, 0, 0, 0);
+  mprof_fail(thread, "mprof: out of memory");
+  return NULL;
 }
 
 int mprof_uv_write(uv_write_t *req, uv_stream_t *handle, const uv_buf_t bufs[],
                    unsigned int nbufs, uv_write_cb cb) {
-  mprof__uv_entry_t *entry = begin_write(req, handle, cb);
+  uint64_t at;
+  mprof__uv_entry_t *entry = write_begin(req, handle, cb, &at);
   if (!entry) return REAL->uv_write(req, handle, bufs, nbufs, cb);
   /* What libuv's uv_write() does, without its call of uv_write2() through
    * the PLT, which would come back into the shim. */
   return write_submitted(
-      entry, handle, bufs, nbufs,
+      entry, at, handle, bufs, nbufs,
       REAL->uv_write2(req, handle, bufs, nbufs, NULL, write_done));
 }
 
@@ -189,10 +225,12 @@ int mprof_uv_write2(uv_write_t *req, uv_stream_t *handle, const uv_buf_t bufs[],
   /* libuv's uv_write() calls uv_write2(), which the shim sees too. */
   if (cb == write_done)
     return REAL->uv_write2(req, handle, bufs, nbufs, send_handle, cb);
-  mprof__uv_entry_t *entry = begin_write(req, handle, cb);
-  return write_submitted(entry, handle, bufs, nbufs,
-                         REAL->uv_write2(req, handle, bufs, nbufs, send_handle,
-                                         entry ? write_done : cb));
+  uint64_t at;
+  mprof__uv_entry_t *entry = write_begin(req, handle, cb, &at);
+  if (!entry) return REAL->uv_write2(req, handle, bufs, nbufs, send_handle, cb);
+  return write_submitted(
+      entry, at, handle, bufs, nbufs,
+      REAL->uv_write2(req, handle, bufs, nbufs, send_handle, write_done));
 }
 
 void mprof_uv_pipe_connect(uv_connect_t *req, uv_pipe_t *handle,
@@ -205,7 +243,7 @@ void mprof_uv_pipe_connect(uv_connect_t *req, uv_pipe_t *handle,
 /* After a try_write: its bytes and the net label, on the handle's thread. */
 static int try_written(uv_stream_t *handle, int result) {
   if (result > 0 && mprof_is_started())
-    stream_sent(handle, mprof__uv_map_thread(handle), (size_t)result, 0);
+    stream_sent(handle, mprof__uv_map_thread(handle), (size_t)result);
   return result;
 }
 
