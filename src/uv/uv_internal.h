@@ -263,13 +263,18 @@ int mprof__uv_end_request(const mprof__uv_sync_t *sync,
 
 /* Ends a request's thread after its callback, back on the loop's thread.
  * Inlined: every write's ends so. */
-static inline void mprof__uv_finish(mprof__uv_entry_t *entry, int status) {
+static inline void mprof__uv_end(uint64_t thread, int status) {
   if (status < 0) {
-    mprof_fail(entry->thread, REAL->uv_err_name(status));
+    mprof_fail(thread, REAL->uv_err_name(status));
     mprof_switch(mprof__uv_running_loop);
   } else {
-    mprof__resolve_switch(entry->thread, mprof__uv_running_loop);
+    mprof__resolve_switch(thread, mprof__uv_running_loop);
   }
+}
+
+/* mprof__uv_end() of a request's entry, then the entry given back. */
+static inline void mprof__uv_finish(mprof__uv_entry_t *entry, int status) {
+  mprof__uv_end(entry->thread, status);
   mprof__uv_map_release(entry);
 }
 

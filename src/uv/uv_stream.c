@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "../record/record.h"
 #include "uv_internal.h"
@@ -26,7 +27,33 @@ static inline mprof__net_head_t *write_head_get(void) {
   return &write_head;
 }
 
-MPROF__UV_REQUEST_DONE(write, uv_write_cb)
+/* What a traced write request carries in its reserved fields, which
+ * libuv 1.x sets aside for itself and never uses: its thread and the
+ * program's callback.  Its end then needs no entry in the map: a write
+ * costs no lookup and no allocation. */
+typedef struct write_mark_s {
+  uint64_t thread;
+  uv_write_cb cb;
+} write_mark_t;
+
+_Static_assert(sizeof(write_mark_t) <= sizeof(((uv_write_t *)0)->reserved),
+               "a write's mark fits its request's reserved fields");
+
+static inline void write_mark(uv_write_t *req, uint64_t thread,
+                              uv_write_cb cb) {
+  write_mark_t mark = {thread, cb};
+  memcpy(req->reserved, &mark, sizeof mark);
+}
+
+/* A traced write's end: its callback on its thread, then its thread's. */
+static void write_done(uv_write_t *req, int status) {
+  write_mark_t mark;
+  memcpy(&mark, req->reserved, sizeof mark);
+  mprof_switch(mark.thread);
+  if (mark.cb) mark.cb(req, status);
+  mprof__uv_end(mark.thread, status);
+}
+
 MPROF__UV_REQUEST_DONE(shutdown, uv_shutdown_cb)
 MPROF__UV_REQUEST_DONE(connect, uv_connect_cb)
 
@@ -173,49 +200,35 @@ int mprof_uv_read_start(uv_stream_t *stream, uv_alloc_cb alloc_cb,
 /* A write request's thread, after the call that submitted it (result):
  * its create, label and (sent) net label, at the time minted before the
  * call, as one reservation; or its failure.  Keeps result and errno. */
-static inline int write_submitted(mprof__uv_entry_t *entry, uint64_t at,
+static inline int write_submitted(uint64_t thread, uint64_t at,
                                   uv_stream_t *handle, const uv_buf_t bufs[],
                                   unsigned int nbufs, int result) {
   size_t length = mprof__uv_bufs_length(bufs, nbufs);
   mprof__uv_net_t *net = result == 0 ? stream_net(handle) : NULL;
-  mprof__create_sent(at, entry->thread, MPROF_WRITE, write_head_get(),
+  mprof__create_sent(at, thread, MPROF_WRITE, write_head_get(),
                      net ? &net->send.head : NULL, mprof__uv_bytes_written,
                      net ? net->sent_bytes : 0, length);
   if (net)
     net->sent_bytes += length;
   else if (result == 0)
     mprof_counter_increase(mprof__uv_bytes_written, (int64_t)length);
-  return mprof__uv_submitted(entry, result);
-}
-
-/* A write request's entry, its thread minted (its create recorded by
- * write_submitted()) and the time of its create in *at; NULL when not
- * recording, or out of memory (the thread made and failed).  Keeps errno. */
-static inline mprof__uv_entry_t *write_begin(uv_write_t *req,
-                                             uv_stream_t *handle,
-                                             uv_write_cb cb, uint64_t *at) {
-  uint64_t thread = mprof__mint(at);
-  if (thread == MPROF_NONE) return NULL;
-  mprof__uv_entry_t *entry =
-      mprof__uv_map_add_request(handle->loop, req, thread);
-  if (entry) {
-    entry->cb = (mprof__uv_fn)cb;
-    return entry;
+  if (result < 0) {
+    int saved = errno;
+    mprof_fail(thread, REAL->uv_err_name(result));
+    errno = saved;
   }
-  mprof__create_sent(*at, thread, MPROF_WRITE, write_head_get(), NULL, 0, 0, 0);
-  mprof_fail(thread, "mprof: out of memory");
-  return NULL;
+  return result;
 }
 
 int mprof_uv_write(uv_write_t *req, uv_stream_t *handle, const uv_buf_t bufs[],
                    unsigned int nbufs, uv_write_cb cb) {
-  uint64_t at;
-  mprof__uv_entry_t *entry = write_begin(req, handle, cb, &at);
-  if (!entry) return REAL->uv_write(req, handle, bufs, nbufs, cb);
+  uint64_t at, thread = mprof__mint(&at);
+  if (thread == MPROF_NONE) return REAL->uv_write(req, handle, bufs, nbufs, cb);
+  write_mark(req, thread, cb);
   /* What libuv's uv_write() does, without its call of uv_write2() through
    * the PLT, which would come back into the shim. */
   return write_submitted(
-      entry, at, handle, bufs, nbufs,
+      thread, at, handle, bufs, nbufs,
       REAL->uv_write2(req, handle, bufs, nbufs, NULL, write_done));
 }
 
@@ -225,11 +238,12 @@ int mprof_uv_write2(uv_write_t *req, uv_stream_t *handle, const uv_buf_t bufs[],
   /* libuv's uv_write() calls uv_write2(), which the shim sees too. */
   if (cb == write_done)
     return REAL->uv_write2(req, handle, bufs, nbufs, send_handle, cb);
-  uint64_t at;
-  mprof__uv_entry_t *entry = write_begin(req, handle, cb, &at);
-  if (!entry) return REAL->uv_write2(req, handle, bufs, nbufs, send_handle, cb);
+  uint64_t at, thread = mprof__mint(&at);
+  if (thread == MPROF_NONE)
+    return REAL->uv_write2(req, handle, bufs, nbufs, send_handle, cb);
+  write_mark(req, thread, cb);
   return write_submitted(
-      entry, at, handle, bufs, nbufs,
+      thread, at, handle, bufs, nbufs,
       REAL->uv_write2(req, handle, bufs, nbufs, send_handle, write_done));
 }
 

@@ -410,6 +410,12 @@ static void check_stress(void) {
     else if (!strncmp(text, "net recv tcp ", 13))
       CHECK(!strncmp(on, "tcp", 3), "%s on \"%s\"", text, on);
   }
+  size_t other;
+  for (uint32_t t = 1; t < view->thread_count; t++)
+    if (view->threads[t].type == MPROF_WRITE)
+      CHECK(runs_of(t, MPROF_NO_THREAD, &other) == 1,
+            "write %u: its callback ran %zu times on its thread", t,
+            runs_of(t, MPROF_NO_THREAD, &other));
   CHECK(counter_final("uv bytes written") == 4 * 3 * 50 * 100 * 2,
         "written %" PRId64, counter_final("uv bytes written"));
   CHECK(counter_final("uv bytes read") == 4 * 3 * 50 * 100 * 2, "read %" PRId64,
