@@ -200,9 +200,9 @@ int mprof_uv_read_start(uv_stream_t *stream, uv_alloc_cb alloc_cb,
 /* A write request's thread, after the call that submitted it (result):
  * its create, label and (sent) net label, at the time minted before the
  * call, as one reservation; or its failure.  Keeps result and errno. */
-static inline int write_submitted(uint64_t thread, uint64_t at,
-                                  uv_stream_t *handle, const uv_buf_t bufs[],
-                                  unsigned int nbufs, int result) {
+static inline __attribute__((always_inline)) int
+write_submitted(uint64_t thread, uint64_t at, uv_stream_t *handle,
+                const uv_buf_t bufs[], unsigned int nbufs, int result) {
   size_t length = mprof__uv_bufs_length(bufs, nbufs);
   mprof__uv_net_t *net = result == 0 ? stream_net(handle) : NULL;
   mprof__create_sent(at, thread, MPROF_WRITE, write_head_get(),
