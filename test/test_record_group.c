@@ -1,8 +1,9 @@
-/* test_record_group.c -- the events the recorder writes in twos, at one
- * instant (src/record/record.h): mprof__create_labelled() (a create and its
- * label beside it in the ring), mprof__resolve_switch(), a net label after
- * a switch at the same instant (MPROF__NET_ENTER), and a request's sent
- * bytes at its create's time (MPROF__NET_AT_LAST).  What each records, read
+/* test_record_group.c -- the events the recorder writes in twos and
+ * threes, at one instant (src/record/record.h): mprof__create_labelled()
+ * (a create and its label beside it in the ring), mprof__resolve_switch(),
+ * a net label after a switch at the same instant (MPROF__NET_ENTER), and
+ * a request's sent bytes at its create's time (MPROF__NET_AT_LAST, or with
+ * its create and label in mprof__create_sent()).  What each records, read
  * back: the same events, in order, as the calls they stand for, at one
  * time; a label that dies with its create, in the ring packet that holds
  * it; the resolver named by a packet that the pair opens; both events
