@@ -469,6 +469,19 @@ static void made_by(sthread_t *child, sthread_t *creator) {
   mprof__stream_ref(child->at_creation.from);
 }
 
+/* What follows a thread's creation, whether its id is new or was seen
+ * before: the create arrow, its wait on its creator, and what its type
+ * begins (a loop, a write, a request).  Returns 0 or MPROF_ENOMEM. */
+static int child_made(stream_t *s, sthread_t *child, sthread_t *creator,
+                      int64_t t) {
+  note_arrow(s, MPROF_ARROW_CREATE, creator, child, t);
+  made_by(child, creator);
+  return loop_began(s, child, t) || write_began(s, child, t) ||
+                 mprof__stream_request_made(s, child)
+             ? MPROF_ENOMEM
+             : 0;
+}
+
 static int thread_create(stream_t *s, const mprof_event_t *ev,
                          sthread_t *creator, int64_t t) {
   sthread_t *child = mprof__stream_table_get(s, ev->a);
@@ -486,12 +499,7 @@ static int thread_create(stream_t *s, const mprof_event_t *ev,
     child->creator = mprof__stream_ref(creator);
     child->type = (uint16_t)ev->type;
     if (child->last_seen_ns < t) child->last_seen_ns = t;
-    note_arrow(s, MPROF_ARROW_CREATE, creator, child, t);
-    made_by(child, creator);
-    return loop_began(s, child, t) || write_began(s, child, t) ||
-                   mprof__stream_request_made(s, child)
-               ? MPROF_ENOMEM
-               : 0;
+    return child_made(s, child, creator, t);
   }
   /* an id made again: the thread it named stays, unnamed */
   if (child &&
@@ -503,12 +511,7 @@ static int thread_create(stream_t *s, const mprof_event_t *ev,
     return MPROF_ENOMEM;
   }
   mprof__stream_unref(child); /* the table's reference holds it */
-  note_arrow(s, MPROF_ARROW_CREATE, creator, child, t);
-  made_by(child, creator);
-  return loop_began(s, child, t) || write_began(s, child, t) ||
-                 mprof__stream_request_made(s, child)
-             ? MPROF_ENOMEM
-             : 0;
+  return child_made(s, child, creator, t);
 }
 
 static int thread_resolve(stream_t *s, ostream_t *o, sthread_t *resolver,
