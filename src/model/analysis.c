@@ -649,6 +649,11 @@ static int request_chains(context_t *c) {
 
 /* --- Entry points --------------------------------------------------------- */
 
+void mprof__analysis_defaults(mprof_analysis_options_t *o) {
+  if (!o->loop_blocked_ns) o->loop_blocked_ns = MPROF_LOOP_BLOCKED_NS;
+  if (!o->busy_loop_ns) o->busy_loop_ns = MPROF_BUSY_LOOP_NS;
+}
+
 int mprof_model_analyse(const mprof_model_t *m, mprof_analysis_t *out) {
   return mprof_model_analyse_with(m, NULL, out);
 }
@@ -661,8 +666,7 @@ int mprof_model_analyse_with(const mprof_model_t *m,
       options ? *options : (mprof_analysis_options_t){0, 0, 0};
   if (!m->finished || o.loop_blocked_ns < 0 || o.busy_loop_ns < 0)
     return MPROF_EINVAL;
-  if (!o.loop_blocked_ns) o.loop_blocked_ns = MPROF_LOOP_BLOCKED_NS;
-  if (!o.busy_loop_ns) o.busy_loop_ns = MPROF_BUSY_LOOP_NS;
+  mprof__analysis_defaults(&o);
   context_t c;
   memset(&c, 0, sizeof c);
   c.model = m;

@@ -58,6 +58,9 @@ void mprof__split_idle(mprof_thread_time_t *tt, int loop, int64_t poll_ns);
  * known); values is reordered (requests.c). */
 void mprof__percentiles(int64_t *values, size_t n, int64_t out[4]);
 
+/* The thresholds an analysis takes where options leave them 0. */
+void mprof__analysis_defaults(mprof_analysis_options_t *o);
+
 /* The nearest-rank index of the q-th percentile of n values. */
 size_t mprof__rank_of(size_t n, unsigned q);
 

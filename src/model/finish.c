@@ -8,13 +8,6 @@
 
 #include "model_internal.h"
 
-/* A thread that is never resolved ends this long after it was last seen:
- * it was most likely collected unseen, and mirage-trace-viewer ends it the
- * same way, so that both draw a trace alike. */
-#define PENDING_TAIL_NS 1000
-
-static const char STALLED_TEXT[] = "should_resolve thread never resolved";
-
 /* A hinted thread i that never resolved (following merges) is stalled:
  * its line ends failed at the end of the trace.  Returns the thread whose
  * line it ended, or MPROF_NO_THREAD. */
@@ -27,7 +20,7 @@ static uint32_t settle_stall(mprof_model_t *m, uint32_t i, int64_t end) {
   th[last].ending = MPROF_ENDING_FAILED;
   th[last].end_ns = end;
   th[last].failure =
-      mprof__intern_text(m, STALLED_TEXT, sizeof STALLED_TEXT - 1);
+      mprof__intern_text(m, MODEL_STALLED_TEXT, sizeof MODEL_STALLED_TEXT - 1);
   m->failed_threads++;
   return last;
 }
@@ -77,7 +70,7 @@ static void settle_endings(mprof_model_t *m) {
           settle_stall(m, (uint32_t)i, end) < from)
         placing = 0; /* it ended a thread placed already */
       if (t->ending == MPROF_ENDING_PENDING) {
-        int64_t tail = t->last_seen_ns + PENDING_TAIL_NS;
+        int64_t tail = t->last_seen_ns + MODEL_PENDING_TAIL_NS;
         t->end_ns = tail < end ? tail : end;
       }
       if (t->end_ns < t->start_ns) t->end_ns = t->start_ns;

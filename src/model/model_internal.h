@@ -17,6 +17,14 @@
 /* A thread's row until the layout gives it one. */
 #define MODEL_ROW_UNPLACED UINT32_MAX
 
+/* A thread that is never resolved ends this long after it was last seen:
+ * it was most likely collected unseen, and mirage-trace-viewer ends it the
+ * same way, so that both draw a trace alike. */
+#define MODEL_PENDING_TAIL_NS 1000
+
+/* The failure of a should_resolve thread that never resolved. */
+#define MODEL_STALLED_TEXT "should_resolve thread never resolved"
+
 /* Texts remembered for interning once (intern.c). */
 #define MODEL_TEXT_CACHE 64
 

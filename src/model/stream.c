@@ -339,7 +339,7 @@ void mprof__stream_fold(stream_t *s, sthread_t *t, int64_t line_end,
 
 /* A span of t on stream o from start to end closed: counted as the model
  * clips it to t's line (creation to end).  The line of a thread not
- * ended yet ends PENDING_TAIL_NS after it was last seen, unless it ends
+ * ended yet ends MODEL_PENDING_TAIL_NS after it was last seen, unless it ends
  * later: a span past that waits (an overhang) until t is seen again or
  * settled. */
 static int span_closed(stream_t *s, ostream_t *o, sthread_t *t, int64_t start,
@@ -358,7 +358,7 @@ static int span_closed(stream_t *s, ostream_t *o, sthread_t *t, int64_t start,
     if (end > start) mprof__stream_ran(s, t, index, start, end);
     return 0;
   }
-  int64_t seen_end = t->last_seen_ns + STREAM_PENDING_TAIL_NS;
+  int64_t seen_end = t->last_seen_ns + MODEL_PENDING_TAIL_NS;
   if (t->overhang_count) mprof__stream_fold(s, t, seen_end, 0);
   if (end <= seen_end) {
     if (end > start) mprof__stream_ran(s, t, index, start, end);
@@ -754,6 +754,7 @@ int mprof_analysis_stream(const mprof_trace_t *const *traces, size_t count,
   if (options) o = *options;
   if (o.analysis.loop_blocked_ns < 0 || o.analysis.busy_loop_ns < 0)
     return MPROF_EINVAL;
+  mprof__analysis_defaults(&o.analysis);
   stream_t *s = calloc(1, sizeof *s);
   if (!s) return MPROF_ENOMEM;
   s->top = o.top;

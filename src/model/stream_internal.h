@@ -11,10 +11,6 @@
  * find it. */
 #define STREAM_RETIRE_EVENTS 16384
 
-/* A thread never resolved ends this long after it was last seen (the
- * model's finish.c). */
-#define STREAM_PENDING_TAIL_NS 1000
-
 /* Late work is kept apart by how many first runs came while it waited,
  * up to this (a pool of more threads is not told exactly). */
 #define POOL_BETWEEN 256

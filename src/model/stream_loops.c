@@ -24,10 +24,7 @@ static mprof__loop_scan_t *scan_of(stream_t *s, ostream_t *o, int presence) {
     s->failed = MPROF_ENOMEM;
     return NULL;
   }
-  mprof_analysis_options_t options = s->options;
-  if (!options.loop_blocked_ns) options.loop_blocked_ns = MPROF_LOOP_BLOCKED_NS;
-  if (!options.busy_loop_ns) options.busy_loop_ns = MPROF_BUSY_LOOP_NS;
-  mprof__loop_scan_init(o->scan, &options,
+  mprof__loop_scan_init(o->scan, &s->options,
                         (mprof__loop_thread_t){MPROF_NO_THREAD, NULL});
   o->scan->hold = hold;
   return o->scan;
@@ -76,12 +73,12 @@ static void feed_band(stream_t *s, ostream_t *o, int64_t start, int64_t end) {
 }
 
 /* The end of t's line as the model cuts its spans: a thread not ended is
- * seen until PENDING_TAIL_NS after it was last seen (or later, if it is
+ * seen until MODEL_PENDING_TAIL_NS after it was last seen (or later, if it is
  * seen again: at the end, when settle_endings() has ended it). */
 static int64_t line_end(const sthread_t *t) {
   if (t->ending != MPROF_ENDING_PENDING)
     return t->end_ns > t->start_ns ? t->end_ns : t->start_ns;
-  return t->last_seen_ns + STREAM_PENDING_TAIL_NS;
+  return t->last_seen_ns + MODEL_PENDING_TAIL_NS;
 }
 
 static void feed_span(stream_t *s, ostream_t *o, sthread_t *t, int64_t start,

@@ -8,8 +8,6 @@
 
 #include "stream_internal.h"
 
-static const char STALLED_TEXT[] = "should_resolve thread never resolved";
-
 static int by_index(const void *pa, const void *pb) {
   const sthread_t *a = *(sthread_t *const *)pa, *b = *(sthread_t *const *)pb;
   return (a->index > b->index) - (a->index < b->index);
@@ -80,8 +78,9 @@ static int settle_endings(stream_t *s, list_t *l) {
     last->ending = MPROF_ENDING_FAILED;
     last->end_ns = s->duration_ns;
     free(last->failure);
-    if (!(last->failure = malloc(sizeof STALLED_TEXT))) return MPROF_ENOMEM;
-    memcpy(last->failure, STALLED_TEXT, sizeof STALLED_TEXT);
+    last->failure = mprof__stream_copy_text(MODEL_STALLED_TEXT,
+                                            sizeof MODEL_STALLED_TEXT - 1);
+    if (!last->failure) return MPROF_ENOMEM;
     if (mprof__grow(&s->stalls, &s->stall_cap, s->stall_count + 2,
                     sizeof *s->stalls))
       return MPROF_ENOMEM;
@@ -91,7 +90,7 @@ static int settle_endings(stream_t *s, list_t *l) {
   for (size_t i = 0; i < l->count; i++) {
     sthread_t *t = l->at[i];
     if (t->ending == MPROF_ENDING_PENDING) {
-      int64_t tail = t->last_seen_ns + 1000;
+      int64_t tail = t->last_seen_ns + MODEL_PENDING_TAIL_NS;
       t->end_ns = tail < s->duration_ns ? tail : s->duration_ns;
     }
     if (t->end_ns < t->start_ns) t->end_ns = t->start_ns;
@@ -616,12 +615,9 @@ static int write_findings(stream_t *s, const mprof_model_t *m,
   facts.preexisting = s->preexisting;
   facts.first_preexisting =
       s->first_preexisting ? s->first_preexisting->named : 0;
-  mprof_analysis_options_t o = *options;
-  if (!o.loop_blocked_ns) o.loop_blocked_ns = MPROF_LOOP_BLOCKED_NS;
-  if (!o.busy_loop_ns) o.busy_loop_ns = MPROF_BUSY_LOOP_NS;
   /* the loops' first: the other findings join them, then all are sorted */
-  if (!err) err = mprof__stream_loops_write(s, m, &o, out);
-  if (!err) err = mprof__find_findings(m, &o, &facts, out);
+  if (!err) err = mprof__stream_loops_write(s, m, options, out);
+  if (!err) err = mprof__find_findings(m, options, &facts, out);
   mprof__facts_free(&facts);
   free(writes);
   free(storms);

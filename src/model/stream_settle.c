@@ -223,9 +223,7 @@ static sgroup_t *group_of(stream_t *s, const sthread_t *t) {
   g->type = t->type;
   g->first = t->index;
   g->slowest_ns = -1;
-  size_t length = strlen(name) + 1;
-  if (!(g->name = malloc(length))) return NULL;
-  memcpy(g->name, name, length);
+  if (!(g->name = mprof__stream_copy_text(name, strlen(name)))) return NULL;
   s->group_count++;
   return g;
 }
@@ -236,10 +234,8 @@ static int group_failure(sgroup_t *g, sthread_t *t) {
   if (f == g->failure_count) {
     if (mprof__grow(&g->failures, &g->failure_cap, f + 1, sizeof *g->failures))
       return MPROF_ENOMEM;
-    size_t length = strlen(t->failure) + 1;
-    char *error = malloc(length);
+    char *error = mprof__stream_copy_text(t->failure, strlen(t->failure));
     if (!error) return MPROF_ENOMEM;
-    memcpy(error, t->failure, length);
     g->failures[g->failure_count++] = (sfailure_t){error, 0, NULL};
   }
   sfailure_t *fc = &g->failures[f];
@@ -407,15 +403,14 @@ static int storm_feed(stream_t *s, sthread_t *t, sthread_t *creator) {
                                 strcmp(s->storms[i].error, error)))
     i++;
   if (i == s->storm_count) {
-    size_t length = strlen(error) + 1;
     if (mprof__grow(&s->storms, &s->storm_cap, i + 1, sizeof *s->storms))
       return MPROF_ENOMEM;
     sstorm_t *st = &s->storms[i];
     memset(st, 0, sizeof *st);
     memcpy(st->run.kind, kind, sizeof kind);
     memcpy(st->worst.kind, kind, sizeof kind);
-    if (!(st->error = malloc(length))) return MPROF_ENOMEM;
-    memcpy(st->error, error, length);
+    if (!(st->error = mprof__stream_copy_text(error, strlen(error))))
+      return MPROF_ENOMEM;
     s->storm_count++;
   }
   sstorm_t *st = &s->storms[i];
