@@ -57,18 +57,12 @@ typedef struct packet_figures_s {
 
 static void figures_from_index(const mprof_index_t *index,
                                packet_figures_t *f) {
-  int any = 0;
   f->packets = mprof_index_packet_count(index);
-  f->bytes = f->first_ticks = f->last_ticks = 0;
-  for (size_t i = 0; i < f->packets; i++) {
-    const mprof_index_packet_t *p = mprof_index_packet(index, i);
-    f->bytes += p->content_bytes;
-    if (!p->events) continue;
-    if (!any || p->first_ticks < f->first_ticks)
-      f->first_ticks = p->first_ticks;
-    if (!any || p->last_ticks > f->last_ticks) f->last_ticks = p->last_ticks;
-    any = 1;
-  }
+  f->bytes = 0;
+  for (size_t i = 0; i < f->packets; i++)
+    f->bytes += mprof_index_packet(index, i)->content_bytes;
+  f->first_ticks = mprof_index_first_ticks(index);
+  f->last_ticks = mprof_index_last_ticks(index);
 }
 
 static void packet_figures(const char *path, const mprof_trace_t *trace,
