@@ -48,19 +48,29 @@ static inline stream_t *stream_get(void) {
 
 /* --- Events --------------------------------------------------------------- */
 
+/* Room in cursor c's open packet for a compact event of id and `size`
+ * payload bytes at clock value now, its header written: where its payload
+ * goes, or 0 if the general path must make room (an extended id, a clock
+ * past the compact header's reach, or no room). */
+static inline uint8_t *reserve_compact(cursor_t *c, uint32_t id, uint32_t size,
+                                       uint64_t now) {
+  uint8_t *p = c->pos;
+  /* No open packet means pos == end == 0, so the size test fails too. */
+  if (UNLIKELY(id >= MPROF__ID_EXTENDED ||
+               now - c->last_ts >= ((uint64_t)1 << MPROF__COMPACT_TS_BITS) ||
+               (uint64_t)(c->end - p) < MPROF__COMPACT_HEADER_SIZE + size))
+    return 0;
+  mprof__put_u32(p, id | (uint32_t)(now << 5));
+  c->last_ts = now;
+  return p + MPROF__COMPACT_HEADER_SIZE;
+}
+
 /* reserve() at clock value now, which may be older than the stream's last
  * event (it is then taken to be that event's time). */
 static inline uint8_t *reserve_at(stream_t *s, cursor_t *c, uint32_t id,
                                   uint32_t size, uint64_t now) {
-  uint8_t *p = c->pos;
-  /* No open packet means pos == end == 0, so the size test fails too. */
-  if (LIKELY(id < MPROF__ID_EXTENDED &&
-             now - c->last_ts < ((uint64_t)1 << MPROF__COMPACT_TS_BITS) &&
-             (uint64_t)(c->end - p) >= MPROF__COMPACT_HEADER_SIZE + size)) {
-    mprof__put_u32(p, id | (uint32_t)(now << 5));
-    c->last_ts = now;
-    return p + MPROF__COMPACT_HEADER_SIZE;
-  }
+  uint8_t *p = reserve_compact(c, id, size, now);
+  if (LIKELY(p != 0)) return p;
   return mprof__reserve_slow(s, c, c == &s->names, id, size, now);
 }
 
@@ -135,19 +145,10 @@ static inline uint64_t fast_clock(void) {
 #endif
 }
 
-/* Room in the ring's open packet for a compact event of id and `size`
- * payload bytes at clock value now, its header written: where its payload
- * goes, or 0 if the general path must make room. */
+/* reserve_compact() in the ring. */
 static inline uint8_t *fast_reserve(stream_t *s, uint32_t id, uint32_t size,
                                     uint64_t now) {
-  cursor_t *c = &s->ring;
-  uint8_t *p = c->pos;
-  if (UNLIKELY(now - c->last_ts >= ((uint64_t)1 << MPROF__COMPACT_TS_BITS) ||
-               (uint64_t)(c->end - p) < MPROF__COMPACT_HEADER_SIZE + size))
-    return 0;
-  mprof__put_u32(p, id | (uint32_t)(now << 5));
-  c->last_ts = now;
-  return p + MPROF__COMPACT_HEADER_SIZE;
+  return reserve_compact(&s->ring, id, size, now);
 }
 
 /* --- Events at one instant --------------------------------------------------
