@@ -271,12 +271,14 @@ static inline uint32_t interned_id(const stream_t *s, uint64_t hash) {
  * area full, ids used up). */
 static inline __attribute__((always_inline)) uint32_t
 intern(stream_t *s, const char *text, size_t length, uint64_t hash) {
-  uint32_t known = interned_id(s, hash);
-  if (known) return known;
-  interned_t *slot = NULL;
-  for (uint32_t i = 0; i < INTERN_PROBES && !slot; i++) {
+  interned_t *slot = NULL; /* the first free slot probed */
+  for (uint32_t i = 0; i < INTERN_PROBES; i++) {
     interned_t *probe = &s->interned[(hash + i) % INTERN_SLOTS];
-    if (!probe->id) slot = probe;
+    if (!probe->id) {
+      if (!slot) slot = probe;
+    } else if (probe->hash == hash) {
+      return probe->id;
+    }
   }
   /* All probed slots taken: the newest string replaces the first one. */
   if (!slot) slot = &s->interned[hash % INTERN_SLOTS];
