@@ -266,16 +266,12 @@ static int plan_packets(mprof_redactor_t *r, const mprof_trace_t *t,
   return 0;
 }
 
-/* The output file, mode 0600 (a copy of standard output for "-"), or -1
- * (errno set). */
-static int open_output(const char *path) {
-  if (!strcmp(path, "-")) return dup(STDOUT_FILENO);
-  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd >= 0 && fchmod(fd, 0600)) {
-    close(fd);
-    return -1;
-  }
-  return fd;
+/* The output, written under a temporary name and renamed over path once
+ * whole (mprof_output_open()): a redaction that fails part way leaves
+ * path as it was.  Its descriptor, or -1 (errno set). */
+static int open_output(mprof_output_t *out, const char *path) {
+  if (mprof_output_open(out, path)) return -1;
+  return fileno(out->f);
 }
 
 /* --- Legacy traces --------------------------------------------------------
@@ -361,10 +357,11 @@ static int write_legacy(mprof_redactor_t *r, const mprof_trace_t *t, int fd,
 
 /* --- Either ------------------------------------------------------------- */
 
-/* Close the output fd (if open) after err; returns the error, told. */
-static int close_output(int fd, int err, const char *path, mprof_diag_fn diag,
-                        void *context) {
-  if (fd >= 0 && close(fd) && !err) err = MPROF_EIO;
+/* Finish the output (if opened) after err: renamed into place when err is
+ * 0, else removed.  Returns the error, told. */
+static int close_output(mprof_output_t *out, int fd, int err, const char *path,
+                        mprof_diag_fn diag, void *context) {
+  if (fd >= 0 && mprof_output_close(out, !err) && !err) err = MPROF_EIO;
   if (err == MPROF_EIO)
     mprof__diag_to(diag, context, "%s: %s", path, strerror(errno));
   return err;
@@ -379,11 +376,12 @@ static int redact_legacy(mprof_redactor_t *r, const mprof_trace_t *t,
   if (err == MPROF_EINVAL)
     mprof__diag_to(diag, context, "%s: a packet would exceed %u MiB", path,
                    (LEGACY_MAX_PACKET_BYTES + 1) >> 20);
-  int fd = err ? -1 : open_output(path);
+  mprof_output_t out;
+  int fd = err ? -1 : open_output(&out, path);
   if (!err && fd < 0) err = MPROF_EIO;
   if (!err) err = write_legacy(r, t, fd, sizes);
   free(sizes);
-  return close_output(fd, err, path, diag, context);
+  return close_output(&out, fd, err, path, diag, context);
 }
 
 int mprof_redact_trace(mprof_redactor_t *r, const mprof_trace_t *t,
@@ -401,12 +399,13 @@ int mprof_redact_trace(mprof_redactor_t *r, const mprof_trace_t *t,
     mprof__diag_to(diag, context, "%s: a packet would exceed 1 GiB", path);
     err = MPROF_EINVAL;
   }
-  int fd = err ? -1 : open_output(path);
+  mprof_output_t out;
+  int fd = err ? -1 : open_output(&out, path);
   if (!err && fd < 0) err = MPROF_EIO;
   if (!err) err = write_trace(r, t, fd, &l, metadata, metadata_size, plans);
   free(metadata);
   free(plans);
-  return close_output(fd, err, path, diag, context);
+  return close_output(&out, fd, err, path, diag, context);
 }
 
 int mprof_redact_set(mprof_redactor_t *r, const mprof_trace_set_t *set,

@@ -278,6 +278,14 @@ set +e
 [ "$code" -eq 2 ] && grep -qx "mprof redact: ./x.red: is the output; name another --map" err.txt &&
   "$mprof" check x.red >/dev/null ||
   fail "the map over the output: exit $code, $(cat err.txt)"
+# A write that fails part way (the file size limit: EFBIG) leaves the
+# earlier output as it was and no temporary file.
+cp x.red before.red
+(trap '' XFSZ; ulimit -f 8; "$mprof" redact h.ctf -o x.red) 2>err.txt; code=$?
+[ "$code" -eq 3 ] && [ "$(wc -l <err.txt)" -eq 1 ] && grep -q 'x.red: File too large' err.txt ||
+  fail "a failed write: exit $code, $(cat err.txt)"
+cmp -s x.red before.red || fail "a failed write changed the earlier output"
+[ -z "$(ls -a | grep '^\.x\.red\.')" ] || fail "a temporary file left: $(ls -a)"
 "$mprof" redact --keep secrets h.ctf -o x.red 2>err.txt; code=$?
 [ "$code" -eq 2 ] || fail "--keep secrets: exit $code"
 "$mprof" export --redact missing.ctf -o x.json 2>err.txt; code=$?
