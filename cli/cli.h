@@ -196,6 +196,10 @@ typedef struct cli_combine_s {
   char **paths;
   int count;
   cli_progress_t *progress; /* for the set, or NULL */
+  /* The redacted copies paths names (--redact), or NULL: the traces are
+   * named as the copies (cli_redacted_name()) from the moment they are
+   * opened, so that no line says where the copies are. */
+  struct cli_redacted_s *redacted;
 } cli_combine_t;
 /* Parse it (help: print help, set ->help); returns an exit code.  example:
  * the arguments of a command line that works, told when TRACE is missing. */

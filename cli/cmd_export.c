@@ -105,11 +105,11 @@ int cmd_export(int argc, char **argv) {
   if (combine.redact &&
       !(code = cli_redact_inputs(combine.paths, combine.count, &problems,
                                  &redacted)) &&
-      !(code = cli_redacted_offsets(&redacted, &combine)))
+      !(code = cli_redacted_offsets(&redacted, &combine))) {
     combine.paths = redacted.paths;
+    combine.redacted = &redacted;
+  }
   if (code == CLI_OK) code = cli_combine_load(&combine, &set, &problems, &m);
-  if (code == CLI_OK && combine.redact)
-    code = cli_redacted_name(&redacted, &set);
   if (code == CLI_OK)
     code = export_to(combine.output, combine.format, m, &set, problems > 0);
   cli_progress_finish(&progress);

@@ -164,6 +164,8 @@ int cli_combine_load(const cli_combine_t *combine, cli_traces_t *set,
   set->progress = combine->progress;
   for (int i = 0; code == CLI_OK && i < combine->offset_count; i++)
     code = cli_traces_offset(set, combine->offsets[i]);
+  if (code == CLI_OK && combine->redacted)
+    code = cli_redacted_name(combine->redacted, set);
   if (code == CLI_OK) code = cli_traces_model(set, model);
   if (code == CLI_OK && combine->align) code = cli_traces_align(set, model);
   return code;

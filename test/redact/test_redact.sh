@@ -166,6 +166,12 @@ check absent secrets.txt meta.red || fail "a damaged metadata copied through"
 "$mprof" export --align pair/trace-1.ctf pair/trace-2.ctf -o /dev/null 2>align.txt
 grep -qx "mprof: align: pair/trace-2.ctf: offset -1000000 ns, messages both ways (16 messages allow \[-1050000, -950000\])" align.txt ||
   fail "aligned: $(cat align.txt)"
+# Redacted on the fly, the lines name the copies as the output does, never
+# by their temporary paths.
+"$mprof" export --redact --align client.ctf late.ctf -o /dev/null 2>align.txt
+[ "$(cat align.txt)" = "mprof: align: trace-1.ctf: offset +0 ns, the reference
+mprof: align: trace-2.ctf: offset -1000000 ns, messages both ways (16 messages allow [-1050000, -950000])" ] ||
+  fail "export --redact --align: $(cat align.txt)"
 for f in pair/trace-1.ctf pair/trace-2.ctf; do
   grep -q '10\.0\.0\.\|2001:db8::1\]\|0123456789abcdef' "$f" && fail "$f: an address or hash"
 done
