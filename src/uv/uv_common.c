@@ -19,7 +19,6 @@
 #include "uv_internal.h"
 
 _Thread_local uint64_t mprof__uv_running_loop MPROF__UV_TLS;
-_Thread_local mprof__uv_entry_t *mprof__uv_running_entry MPROF__UV_TLS;
 _Thread_local int mprof__uv_in_wrapped MPROF__UV_TLS;
 
 mprof_counter_t mprof__uv_bytes_read, mprof__uv_bytes_written;
@@ -31,12 +30,35 @@ __attribute__((constructor)) static void counters_init(void) {
 
 /* --- Threads of requests and handles --- */
 
+/* Do threads of type live as long as a handle or a loop?  Their labels
+ * must outlive the ring, in the names area.  Requests' labels go into the
+ * ring with their creates (mprof__create_labelled()). */
+static int lasting(mprof_type_t type) {
+  return type == MPROF_HANDLE || type == MPROF_TIMER || type == MPROF_LOOP;
+}
+
+/* A new thread of type labelled label, created by the current one;
+ * MPROF_NONE when not recording. */
+static uint64_t thread_begin(mprof_type_t type, const char *label) {
+  size_t length = strlen(label);
+  uint64_t hash = mprof__label_hash(label, length);
+  if (!lasting(type)) return mprof__create_labelled(type, label, length, hash);
+  uint64_t thread = mprof_create(type);
+  if (thread != MPROF_NONE) mprof__label_hashed(thread, label, length, hash);
+  return thread;
+}
+
 mprof__uv_entry_t *mprof__uv_begin(const void *key, mprof_type_t type,
                                    const char *label, mprof__uv_fn cb) {
   if (!mprof_is_started()) return NULL;
-  mprof__uv_label_t hashed = {label, strlen(label), 0};
-  mprof__uv_label_init(&hashed);
-  return mprof__uv_begin_hashed(NULL, key, type, &hashed, cb);
+  uint64_t thread = thread_begin(type, label);
+  if (thread == MPROF_NONE) return NULL;
+  mprof__uv_entry_t *entry = mprof__uv_map_add(key, thread);
+  if (entry)
+    entry->cb = cb;
+  else
+    mprof_fail(thread, "mprof: out of memory");
+  return entry;
 }
 
 void mprof__uv_label_init(mprof__uv_label_t *label) {
@@ -78,9 +100,15 @@ mprof__uv_entry_t *mprof__uv_begin_request(mprof__uv_sync_t *sync,
   return NULL;
 }
 
+void mprof__uv_request_failed(uint64_t thread, int result) {
+  int saved = errno;
+  mprof_fail(thread, REAL->uv_err_name(result));
+  errno = saved;
+}
+
 int mprof__uv_start_failed(mprof__uv_entry_t *entry, int result) {
   int saved = errno;
-  mprof_fail(entry->thread, REAL->uv_err_name(result));
+  mprof__uv_request_failed(entry->thread, result);
   mprof__uv_map_release(mprof__uv_map_take(entry->key));
   errno = saved;
   return result;

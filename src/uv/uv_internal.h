@@ -11,6 +11,7 @@
 
 #define MPROF_UV_NO_MACROS
 #include <stdatomic.h>
+#include <string.h>
 
 #include "mprof/uv.h"
 
@@ -74,9 +75,6 @@ typedef struct mprof__uv_net_s {
   struct sockaddr_in6 send_peer, recv_peer; /* UDP; AF_UNSPEC: connected */
 } mprof__uv_net_t;
 
-/* A running loop's own table of write requests (uv_map.c). */
-typedef struct mprof__uv_requests_s mprof__uv_requests_t;
-
 /* What the tracing code keeps about one request, handle or loop. */
 typedef struct mprof__uv_entry_s {
   struct mprof__uv_entry_s *next; /* in its hash chain (uv_map.c) */
@@ -89,16 +87,11 @@ typedef struct mprof__uv_entry_s {
   mprof__uv_fn work_cb;           /* work requests: the pool's part */
   uv_prepare_t *poll_mark;        /* loops: runs just before each poll */
   mprof__uv_net_t *net;           /* IP sockets, once they send or receive */
-  mprof__uv_requests_t *requests; /* loops: write requests while running */
   int remembered; /* looked up, so an OS thread may remember it (uv_map.c) */
 } mprof__uv_entry_t;
 
 /* A new entry for key (replacing any old one); NULL if out of memory. */
 mprof__uv_entry_t *mprof__uv_map_add(const void *key, uint64_t thread);
-/* mprof__uv_map_add() of a request on loop: without a lock when loop is
- * the one this OS thread runs. */
-mprof__uv_entry_t *mprof__uv_map_add_request(const uv_loop_t *loop,
-                                             const void *key, uint64_t thread);
 /* A lookup that an OS thread remembers (uv_map.c): valid while generation
  * is the map's. */
 typedef struct mprof__uv_remembered_s {
@@ -151,10 +144,8 @@ void mprof__uv_map_release(mprof__uv_entry_t *entry);
  * recorder's own (docs/recording.md, "Thread-local storage"). */
 #define MPROF__UV_TLS __attribute__((tls_model("initial-exec")))
 
-/* The thread of the loop that uv_run() runs on this OS thread, and its
- * entry (NULL: none). */
+/* The thread of the loop that uv_run() runs on this OS thread. */
 extern _Thread_local uint64_t mprof__uv_running_loop MPROF__UV_TLS;
-extern _Thread_local mprof__uv_entry_t *mprof__uv_running_entry MPROF__UV_TLS;
 
 /* Nonzero inside a wrapped libuv call that calls another wrapped one
  * through the PLT, which the shim sees too (uv_tcp_init() and
@@ -165,21 +156,6 @@ extern _Thread_local int mprof__uv_in_wrapped MPROF__UV_TLS;
 
 /* The counters "uv bytes read" and "uv bytes written". */
 extern mprof_counter_t mprof__uv_bytes_read, mprof__uv_bytes_written;
-
-/* The entry of key, a new thread's, holding cb; NULL if out of memory.
- * loop: a request's loop, or NULL (mprof__uv_map_add_request()).  Inlined:
- * every write makes one. */
-static inline mprof__uv_entry_t *mprof__uv_entry_add(const uv_loop_t *loop,
-                                                     const void *key,
-                                                     uint64_t thread,
-                                                     mprof__uv_fn cb) {
-  mprof__uv_entry_t *entry = mprof__uv_map_add_request(loop, key, thread);
-  if (entry)
-    entry->cb = cb;
-  else
-    mprof_fail(thread, "mprof: out of memory");
-  return entry;
-}
 
 /* A new thread for key, created by the current one, with its entry; NULL
  * when not recording (the call then goes through untraced). */
@@ -200,30 +176,44 @@ typedef struct mprof__uv_label_s {
 /* Hashes label, once. */
 void mprof__uv_label_init(mprof__uv_label_t *label);
 
-/* Do threads of type live as long as a handle or a loop?  Their labels
- * must outlive the ring, in the names area.  Requests' labels go into the
- * ring with their creates (mprof__create_labelled()). */
-static inline int mprof__uv_lasting(mprof_type_t type) {
-  return type == MPROF_HANDLE || type == MPROF_TIMER || type == MPROF_LOOP;
+/* What a traced request that comes with every message (a write, a UDP
+ * send) carries in its reserved fields, which libuv 1.x sets aside for
+ * itself and never uses: its thread and the program's callback.  Its end
+ * then needs no entry in the map: no lookup, no allocation, no lock.
+ * Each kind asserts that the mark fits its request. */
+typedef struct mprof__uv_mark_s {
+  uint64_t thread;
+  mprof__uv_fn cb;
+} mprof__uv_mark_t;
+
+static inline void mprof__uv_mark_put(void *reserved, uint64_t thread,
+                                      mprof__uv_fn cb) {
+  mprof__uv_mark_t mark = {thread, cb};
+  memcpy(reserved, &mark, sizeof mark);
 }
 
-/* mprof__uv_begin() of a label hashed already, for a request on loop (or
- * NULL): the request kinds that come with every datagram or write, so
- * inline. */
-static inline mprof__uv_entry_t *
-mprof__uv_begin_hashed(const uv_loop_t *loop, const void *key,
-                       mprof_type_t type, const mprof__uv_label_t *label,
-                       mprof__uv_fn cb) {
-  int lasting = mprof__uv_lasting(type);
-  uint64_t thread = lasting
-                        ? mprof_create(type)
-                        : mprof__create_labelled(type, label->text,
-                                                 label->length, label->hash);
-  if (thread == MPROF_NONE) return NULL;
-  if (lasting)
-    mprof__label_hashed(thread, label->text, label->length, label->hash);
-  return mprof__uv_entry_add(loop, key, thread, cb);
+static inline mprof__uv_mark_t mprof__uv_mark_get(const void *reserved) {
+  mprof__uv_mark_t mark;
+  memcpy(&mark, reserved, sizeof mark);
+  return mark;
 }
+
+/* The callback of a marked request kind (req, status): the program's
+ * callback on the request's thread, then its end. */
+#define MPROF__UV_MARKED_DONE(kind, cb_type)                                   \
+  _Static_assert(sizeof(mprof__uv_mark_t) <=                                   \
+                     sizeof(((uv_##kind##_t *)0)->reserved),                   \
+                 "a mark fits the reserved fields of uv_" #kind "_t");         \
+  static void kind##_done(uv_##kind##_t *req, int status) {                    \
+    mprof__uv_mark_t mark = mprof__uv_mark_get(req->reserved);                 \
+    mprof_switch(mark.thread);                                                 \
+    if (mark.cb) ((cb_type)mark.cb)(req, status);                              \
+    mprof__uv_end(mark.thread, status);                                        \
+  }
+
+/* A marked request's thread failed at its submission with result (< 0):
+ * ends it.  Keeps errno. */
+void mprof__uv_request_failed(uint64_t thread, int result);
 
 /* mprof__uv_begin() with the label "WHAT TARGET" (cut to fit), or "WHAT"
  * when target is NULL. */

@@ -102,14 +102,11 @@ int mprof_uv_run(uv_loop_t *loop, uv_run_mode mode) {
   mprof__uv_entry_t *entry = mprof_is_started() ? loop_entry(loop) : NULL;
   if (!entry) return REAL->uv_run(loop, mode);
   uint64_t outer = mprof__uv_running_loop, before = mprof_current();
-  mprof__uv_entry_t *outer_entry = mprof__uv_running_entry;
   mprof__uv_running_loop = entry->thread;
-  mprof__uv_running_entry = entry;
   mprof_switch(entry->thread);
   int result = REAL->uv_run(loop, mode);
   int saved = errno;
   mprof__uv_running_loop = outer;
-  mprof__uv_running_entry = outer_entry;
   mprof_switch(before);
   errno = saved;
   return result;

@@ -14,8 +14,10 @@
  * remembered entry holds until it leaves the map.  An entry that a thread
  * remembers is marked, and its removal (under the lock) bumps the map's
  * generation, which makes every thread forget what it remembers.  Request
- * entries, which come and go with every write, are not looked up but
- * taken, so their removals leave the memories alone.  This is safe by
+ * entries, which live as long as their requests, are not looked up but
+ * taken, so their removals leave the memories alone.  Writes and UDP
+ * sends, a request per message, have none: their requests carry their
+ * mark (uv_internal.h).  This is safe by
  * libuv's own rule: a handle is used from its loop's OS thread, or with
  * the program's synchronisation, which orders a lookup after the removal
  * it must see; uv_async_send(), the exception, reads the map under the
@@ -97,61 +99,12 @@ static void forget(const mprof__uv_entry_t *entry) {
     atomic_fetch_add_explicit(&mprof__uv_generation, 1, memory_order_relaxed);
 }
 
-/* --- The write requests of a running loop ----------------------------------
- * A loop runs on one OS thread at a time, and its callbacks run within
- * its uv_run(): a write request submitted while its loop runs on this OS
- * thread is added, and taken when its callback comes, by the OS thread
- * that runs the loop.  So such requests (writes and UDP sends) go into a
- * table of the loop's own, made at the first of them, with no lock; the
- * others go into the shared map, where a take looks after missing them in
- * the running loop's table. */
-#define LOOP_BUCKETS 64
-
-struct mprof__uv_requests_s {
-  mprof__uv_entry_t *buckets[LOOP_BUCKETS];
-};
-
-static mprof__uv_entry_t **loop_bucket(mprof__uv_requests_t *requests,
-                                       const void *key) {
-  return &requests->buckets[bucket_of(key) % LOOP_BUCKETS];
-}
-
-/* The running loop's table of requests, made at its first use; NULL if
- * loop is not the loop this OS thread runs, or out of memory. */
-static mprof__uv_requests_t *running_requests(const uv_loop_t *loop) {
-  mprof__uv_entry_t *running = mprof__uv_running_entry;
-  if (!running || running->key != loop) return NULL;
-  if (!running->requests)
-    running->requests = calloc(1, sizeof *running->requests);
-  return running->requests;
-}
-
-/* Gives back the entries left in a closed loop's table, and the table. */
-__attribute__((noinline, cold)) static void
-requests_release(mprof__uv_requests_t *requests) {
-  for (size_t i = 0; i < LOOP_BUCKETS; i++)
-    while (requests->buckets[i])
-      mprof__uv_map_release(
-          chain_take(&requests->buckets[i], requests->buckets[i]->key));
-  free(requests);
-}
-
-/* mprof__uv_map_take() of an entry in the shared map. */
-__attribute__((noinline)) static mprof__uv_entry_t *
-take_shared(const void *key) {
+mprof__uv_entry_t *mprof__uv_map_take(const void *key) {
   lock();
   mprof__uv_entry_t *entry = chain_take(&buckets[bucket_of(key)], key);
   forget(entry);
   unlock();
   return entry;
-}
-
-mprof__uv_entry_t *mprof__uv_map_take(const void *key) {
-  mprof__uv_entry_t *running = mprof__uv_running_entry, *entry;
-  if (running && running->requests &&
-      (entry = chain_take(loop_bucket(running->requests, key), key)))
-    return entry;
-  return take_shared(key);
 }
 
 mprof__uv_entry_t *mprof__uv_map_get_locked(const void *key,
@@ -189,8 +142,8 @@ static mprof__uv_entry_t *spare_take(void) {
 }
 
 /* The entry this OS thread gave back last, kept for its next add with no
- * turn of the lock: a write's request entry, given back when its callback
- * returns, serves the next write.  Freed when the thread exits. */
+ * turn of the lock: a request's entry, given back when its callback
+ * returns, serves the next request.  Freed when the thread exits. */
 static _Thread_local mprof__uv_entry_t *recycled MPROF__UV_TLS;
 static _Thread_local int recycled_freed_at_exit MPROF__UV_TLS;
 static pthread_key_t recycled_key;
@@ -216,7 +169,6 @@ static int recycling(void) {
 __attribute__((noinline)) static void
 release_general(mprof__uv_entry_t *entry) {
   if (entry->net) free(entry->net);
-  if (entry->requests) requests_release(entry->requests);
   if (!recycled && recycling()) {
     recycled = entry;
     return;
@@ -235,7 +187,7 @@ release_general(mprof__uv_entry_t *entry) {
 void mprof__uv_map_release(mprof__uv_entry_t *entry) {
   if (!entry) return;
   /* A request's entry, kept for this OS thread's next one. */
-  if (!entry->net && !entry->requests && !recycled && recycled_freed_at_exit) {
+  if (!entry->net && !recycled && recycled_freed_at_exit) {
     recycled = entry;
     return;
   }
@@ -253,10 +205,8 @@ static inline void entry_clear(mprof__uv_entry_t *entry, const void *key,
   entry->thread = thread;
 }
 
-/* A new entry: the one this OS thread kept, else a spare, else malloc's.
- * Inlined: a write's request entry is one. */
-__attribute__((always_inline)) static inline mprof__uv_entry_t *
-entry_new(const void *key, uint64_t thread) {
+/* A new entry: the one this OS thread kept, else a spare, else malloc's. */
+static mprof__uv_entry_t *entry_new(const void *key, uint64_t thread) {
   mprof__uv_entry_t *entry = recycled;
   recycled = NULL;
   if (!entry) {
@@ -280,33 +230,6 @@ mprof__uv_entry_t *mprof__uv_map_add(const void *key, uint64_t thread) {
   unlock();
   mprof__uv_map_release(old);
   return entry;
-}
-
-/* mprof__uv_map_add_request() but for its common case. */
-__attribute__((noinline)) static mprof__uv_entry_t *
-add_request_general(const uv_loop_t *loop, const void *key, uint64_t thread) {
-  mprof__uv_requests_t *requests = running_requests(loop);
-  if (!requests) return mprof__uv_map_add(key, thread);
-  mprof__uv_entry_t *entry = entry_new(key, thread), *old;
-  if (entry && (old = chain_put(loop_bucket(requests, key), entry)))
-    mprof__uv_map_release(old);
-  return entry;
-}
-
-mprof__uv_entry_t *mprof__uv_map_add_request(const uv_loop_t *loop,
-                                             const void *key, uint64_t thread) {
-  /* The common case: the running loop's table made, an entry kept, none
-   * for key yet. */
-  mprof__uv_entry_t *running = mprof__uv_running_entry, *entry = recycled;
-  mprof__uv_entry_t **link;
-  if (running && running->key == loop && running->requests && entry &&
-      !*(link = chain_link(loop_bucket(running->requests, key), key))) {
-    recycled = NULL;
-    entry_clear(entry, key, thread);
-    *link = entry;
-    return entry;
-  }
-  return add_request_general(loop, key, thread);
 }
 
 /* fork() in another OS thread may not leave the lock held in the child. */

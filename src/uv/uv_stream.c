@@ -27,32 +27,8 @@ static inline mprof__net_head_t *write_head_get(void) {
   return &write_head;
 }
 
-/* What a traced write request carries in its reserved fields, which
- * libuv 1.x sets aside for itself and never uses: its thread and the
- * program's callback.  Its end then needs no entry in the map: a write
- * costs no lookup and no allocation. */
-typedef struct write_mark_s {
-  uint64_t thread;
-  uv_write_cb cb;
-} write_mark_t;
-
-_Static_assert(sizeof(write_mark_t) <= sizeof(((uv_write_t *)0)->reserved),
-               "a write's mark fits its request's reserved fields");
-
-static inline void write_mark(uv_write_t *req, uint64_t thread,
-                              uv_write_cb cb) {
-  write_mark_t mark = {thread, cb};
-  memcpy(req->reserved, &mark, sizeof mark);
-}
-
-/* A traced write's end: its callback on its thread, then its thread's. */
-static void write_done(uv_write_t *req, int status) {
-  write_mark_t mark;
-  memcpy(&mark, req->reserved, sizeof mark);
-  mprof_switch(mark.thread);
-  if (mark.cb) mark.cb(req, status);
-  mprof__uv_end(mark.thread, status);
-}
+/* A traced write carries its mark (uv_internal.h). */
+MPROF__UV_MARKED_DONE(write, uv_write_cb)
 
 MPROF__UV_REQUEST_DONE(shutdown, uv_shutdown_cb)
 MPROF__UV_REQUEST_DONE(connect, uv_connect_cb)
@@ -212,11 +188,7 @@ write_submitted(uint64_t thread, uint64_t at, uv_stream_t *handle,
     net->sent_bytes += length;
   else if (result == 0)
     mprof_counter_increase(mprof__uv_bytes_written, (int64_t)length);
-  if (result < 0) {
-    int saved = errno;
-    mprof_fail(thread, REAL->uv_err_name(result));
-    errno = saved;
-  }
+  if (result < 0) mprof__uv_request_failed(thread, result);
   return result;
 }
 
@@ -224,7 +196,7 @@ int mprof_uv_write(uv_write_t *req, uv_stream_t *handle, const uv_buf_t bufs[],
                    unsigned int nbufs, uv_write_cb cb) {
   uint64_t at, thread = mprof__mint(&at);
   if (thread == MPROF_NONE) return REAL->uv_write(req, handle, bufs, nbufs, cb);
-  write_mark(req, thread, cb);
+  mprof__uv_mark_put(req->reserved, thread, (mprof__uv_fn)cb);
   /* What libuv's uv_write() does, without its call of uv_write2() through
    * the PLT, which would come back into the shim. */
   return write_submitted(
@@ -241,7 +213,7 @@ int mprof_uv_write2(uv_write_t *req, uv_stream_t *handle, const uv_buf_t bufs[],
   uint64_t at, thread = mprof__mint(&at);
   if (thread == MPROF_NONE)
     return REAL->uv_write2(req, handle, bufs, nbufs, send_handle, cb);
-  write_mark(req, thread, cb);
+  mprof__uv_mark_put(req->reserved, thread, (mprof__uv_fn)cb);
   return write_submitted(
       thread, at, handle, bufs, nbufs,
       REAL->uv_write2(req, handle, bufs, nbufs, send_handle, write_done));

@@ -11,7 +11,8 @@
 #include "../record/record.h"
 #include "uv_internal.h"
 
-MPROF__UV_REQUEST_DONE(udp_send, uv_udp_send_cb)
+/* A traced send carries its mark (uv_internal.h). */
+MPROF__UV_MARKED_DONE(udp_send, uv_udp_send_cb)
 
 /* The label of every send request. */
 static mprof__uv_label_t send_label = MPROF__UV_LABEL("udp send");
@@ -152,16 +153,20 @@ static void udp_sent(uint64_t thread, int how, uv_udp_t *udp,
 int mprof_uv_udp_send(uv_udp_send_t *req, uv_udp_t *handle,
                       const uv_buf_t bufs[], unsigned int nbufs,
                       const struct sockaddr *addr, uv_udp_send_cb cb) {
-  mprof__uv_entry_t *entry = mprof__uv_begin_hashed(
-      handle->loop, req, MPROF_UDP_SEND, &send_label, (mprof__uv_fn)cb);
-  int result = REAL->uv_udp_send(req, handle, bufs, nbufs, addr,
-                                 entry ? udp_send_done : cb);
-  if (entry && result == 0) {
-    int saved = errno;
-    udp_sent(entry->thread, UDP_SENT, handle, bufs, nbufs, addr);
-    errno = saved;
+  uint64_t thread = mprof__create_labelled(MPROF_UDP_SEND, send_label.text,
+                                           send_label.length, send_label.hash);
+  if (thread == MPROF_NONE)
+    return REAL->uv_udp_send(req, handle, bufs, nbufs, addr, cb);
+  mprof__uv_mark_put(req->reserved, thread, (mprof__uv_fn)cb);
+  int result = REAL->uv_udp_send(req, handle, bufs, nbufs, addr, udp_send_done);
+  if (result < 0) {
+    mprof__uv_request_failed(thread, result);
+    return result;
   }
-  return mprof__uv_submitted(entry, result);
+  int saved = errno;
+  udp_sent(thread, UDP_SENT, handle, bufs, nbufs, addr);
+  errno = saved;
+  return result;
 }
 
 int mprof_uv_udp_try_send(uv_udp_t *handle, const uv_buf_t bufs[],
