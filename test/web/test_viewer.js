@@ -7,7 +7,8 @@
  * that are HTML or script, the legend, counter toggles, idle bands, the
  * keys the help lists, a pane drawn again when its size changes, the
  * desktop viewer's display list for the same trace, size and view, and
- * the findings panel against `mprof report --json`.
+ * the findings panel against `mprof report --json`, a big trace read by
+ * its index.
  *
  *   node test_viewer.js ARTIFACTS NET_CTF [TEST...]   (run by test_viewer.sh;
  *   TEST: run only the tests of these names)
@@ -20,6 +21,7 @@ const { testNet, testFirstFrame, testStandIn, testStdin, testOpenFile, testProgr
 const { testStory, testXss, testGenerated, testCompare, testCompareRuns, testLegend, testCounters, testIdleBand,
   testKeys, testPaneResize, testSameLayout } = require('./test_viewer_draw');
 const { testFindingsHung, testFindingsRetry, testFindingsCapture } = require('./test_viewer_findings');
+const { testBigDensity, testBigWindow, testBigIndexRejected } = require('./test_viewer_big');
 
 (async () => {
   const { context, profile } = await launch();
@@ -33,7 +35,8 @@ const { testFindingsHung, testFindingsRetry, testFindingsCapture } = require('./
     ['legend', testLegend], ['counter toggles', testCounters], ['idle band', testIdleBand], ['keys', testKeys],
     ['pane resize', testPaneResize], ['same layout', testSameLayout],
     ['findings (hung run)', testFindingsHung], ['findings (retries)', testFindingsRetry],
-    ['findings (capture)', testFindingsCapture]]) {
+    ['findings (capture)', testFindingsCapture], ['big: density', testBigDensity], ['big: window', testBigWindow],
+    ['big: index not believed', testBigIndexRejected]]) {
     if (only.length && !only.includes(name)) continue;
     try {
       await run(context);

@@ -2,7 +2,8 @@
 # test_viewer.sh -- the browser viewer in Debian's Chromium, driven by
 # Playwright (test_viewer.js): net.ctf, a recorded story, a trace_gen trace,
 # HTML labels, two traces compared, findings of recorded programs, a
-# capture of `mprof watch` opened on what fired it.  Screenshots stay in BUILD/test/web/artifacts.
+# capture of `mprof watch` opened on what fired it, a trace read by its
+# index.  Screenshots stay in BUILD/test/web/artifacts.
 #   test_viewer.sh BUILD SOURCE NET_CTF
 set -euo pipefail
 build=$1 source=$2 net_ctf=$3
@@ -60,6 +61,15 @@ packet=$(od -An -tu4 -j24 -N4 "$out/phases.ctf" | tr -d ' ')
 head -c $((packets + 14 * packet + 777)) "$out/phases.ctf" >"$out/damaged.ctf"
 printf 'BAD!' | dd of="$out/damaged.ctf" bs=1 seek=$((packets + 5 * packet)) conv=notrunc status=none
 "$mprof" stats --json "$out/damaged.ctf" >"$out/damaged.json" 2>"$out/damaged.txt" || true
+# a trace of two OS threads 100 ms apart, read by its index (forced by the
+# page's settings): its events as dump tells them, its index, another
+# trace's, and its own with a byte changed
+"$build/test/web/web_trace" streams "$out/streams.ctf" 100000
+"$mprof" dump "$out/streams.ctf" >"$out/streams.txt"
+"$mprof" index "$out/streams.ctf" >/dev/null
+"$mprof" index "$out/phases.ctf" >/dev/null
+cp "$out/streams.ctf.mpidx" "$out/streams-damaged.mpidx"
+printf '\001' | dd of="$out/streams-damaged.mpidx" bs=1 seek=200 conv=notrunc status=none
 # findings the report knows: the demo's hung run (a lost wake-up, then the
 # stall), a zoo program whose connects are refused and made again
 "$source/test/view/arp_hung.sh" "$build" "$out/arp-hung.ctf"
@@ -78,4 +88,4 @@ printf 'BAD!' | dd of="$out/damaged.ctf" bs=1 seek=$((packets + 5 * packet)) con
   awk '$2 != "string" && $2 != "counter_name" && $2 != "label" && !seen { print $1; seen = 1 }' >"$out/capture-first.txt"
 "$mprof" html "$out/run/capture-2.ctf" -o "$out/capture"
 "$mprof" html "$out/run/trace.ctf" -o "$out/run-trace"
-NODE_PATH=$npm_dir/node_modules node "$source/test/web/test_viewer.js" "$out" "$net_ctf"
+MPROF=$mprof NODE_PATH=$npm_dir/node_modules node "$source/test/web/test_viewer.js" "$out" "$net_ctf"

@@ -14,6 +14,10 @@
  *                                  30 ms, two counters on one scale
  *   web_trace burst OUT            a start-up, 2 s asleep, then a burst of
  *                                  200 requests (load's, 8 in flight)
+ *   web_trace streams OUT EVENTS   two OS threads one after the other,
+ *                                  about EVENTS events each, 100 ms
+ *                                  apart: "first N" tasks on the first,
+ *                                  "second N" tasks on the second
  *
  * xss: a "client" task creates "<img src=x onerror=alert(1)>", which
  * creates "</script><script>alert(2)</script>"; the client waits for both;
@@ -21,6 +25,7 @@
  * a counter is named "<i>c</i>".
  */
 #define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -169,24 +174,64 @@ static void burst(void) {
   load(2000, 8, 0);
 }
 
+/* Tasks named "NAME N" of 10 events each, 8 in flight, about `events`
+ * events in all, then a wait of 100 ms. */
+typedef struct named_load_s {
+  const char *name;
+  long events;
+} named_load_t;
+
+static void *named_load(void *context) {
+  const named_load_t *l = context;
+  uint64_t flight[8] = {0};
+  for (long i = 0; i * 10 < l->events; i++) {
+    uint64_t *slot = &flight[i % 8];
+    if (*slot) mprof_resolve(*slot);
+    char name[64];
+    snprintf(name, sizeof name, "%s %ld", l->name, i);
+    *slot = mprof_named_task(name);
+    uint64_t io = mprof_create(MPROF_WAIT);
+    mprof_switch(*slot);
+    mprof_try_read(io);
+    mprof_suspend();
+    mprof_resolve(io);
+  }
+  for (int i = 0; i < 8; i++)
+    if (flight[i]) mprof_resolve(flight[i]);
+  struct timespec gap = {0, 100000000};
+  nanosleep(&gap, NULL);
+  return NULL;
+}
+
+/* "first" tasks on this OS thread, then "second" ones on another. */
+static int streams(long events) {
+  named_load_t first = {"first", events}, second = {"second", events};
+  named_load(&first);
+  pthread_t other;
+  if (pthread_create(&other, NULL, named_load, &second)) return 1;
+  return pthread_join(other, NULL);
+}
+
 int main(int argc, char **argv) {
   int is_load = argc >= 4 && argc <= 6 && strcmp(argv[1], "load") == 0;
   int is_phases = argc == 4 && strcmp(argv[1], "phases") == 0;
   int is_idle = argc == 3 && strcmp(argv[1], "idle") == 0;
   int is_burst = argc == 3 && strcmp(argv[1], "burst") == 0;
+  int is_streams = argc == 4 && strcmp(argv[1], "streams") == 0;
   long width = argc >= 5 ? atol(argv[4]) : 8;
   long pause_us = argc == 6 ? atol(argv[5]) : 0;
-  if ((!is_load && !is_phases && !is_idle && !is_burst &&
+  if ((!is_load && !is_phases && !is_idle && !is_burst && !is_streams &&
        !(argc == 3 && strcmp(argv[1], "xss") == 0)) ||
       width < 1 || width > MAX_IN_FLIGHT) {
     fprintf(stderr, "usage: web_trace xss OUT | web_trace load OUT EVENTS "
                     "[IN_FLIGHT <= 64 [PAUSE_US]] | web_trace phases OUT "
-                    "EVENTS | web_trace idle OUT | web_trace burst OUT\n");
+                    "EVENTS | web_trace idle OUT | web_trace burst OUT | "
+                    "web_trace streams OUT EVENTS\n");
     return 2;
   }
-  long events = is_load || is_phases ? atol(argv[3]) : 100;
+  long events = is_load || is_phases || is_streams ? atol(argv[3]) : 100;
   mprof_unix_options_t opt = {.path = argv[2],
-                              .size = (size_t)events * 24 + (8u << 20),
+                              .size = (size_t)events * 48 + (8u << 20),
                               .ring_mode = MPROF_RING_DISCARD};
   if (mprof_unix_start(&opt)) return 1;
   if (is_load)
@@ -197,8 +242,10 @@ int main(int argc, char **argv) {
     idle();
   else if (is_burst)
     burst();
-  else
+  else if (!is_streams)
     xss();
+  else if (streams(events))
+    return 1;
   mprof_unix_stop();
   return 0;
 }

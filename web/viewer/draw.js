@@ -15,6 +15,7 @@ function drawNow() {
 }
 
 function drawAll() {
+  if (big && big.mode === 'density') { drawDensity(); return; }
   const start = performance.now();
   for (const p of panes) drawPane(p);
   view.lastFrameMs = performance.now() - start;

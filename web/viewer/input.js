@@ -45,7 +45,7 @@ function onKey(e) {
     Escape: () => { $('help').hidden = true; for (const p of panes) select(p, -1); },
   };
   const action = actions[e.key];
-  if (!action || !panes.length && e.key !== '?' && e.key !== 'o') return;
+  if (!action || !panes.length && !big && e.key !== '?' && e.key !== 'o') return;
   e.preventDefault();
   action();
 }
@@ -64,9 +64,12 @@ function nextMatch() {
   if (next >= 0) reveal(p, next);
 }
 
-/* Open one or two files (compare). */
+/* Open one or two files (compare), or a big trace by its index
+ * (big_open.js), given with it or not. */
 function openFiles(files) {
-  const list = [...files].slice(0, 2);
+  const given = bigFiles([...files]);
+  if (given) { openBig(fileSource(given.trace), given.index, performance.now()); return; }
+  const list = [...files].filter((f) => !f.name.endsWith('.mpidx')).slice(0, 2);
   if (!list.length) return;
   openSources(list.map((f) => ({ name: f.name, size: f.size,
     slices: (preview) => fileSlices(f, preview ? reading.preview : reading.slice) })), performance.now());
@@ -82,6 +85,7 @@ async function openSources(sources, openedAt, shells = []) {
   Object.assign(view, { openedAt, openToFrameMs: undefined, openToCompleteMs: undefined,
     timing: {}, previewTried: false, previewFit: null });
   status('opening ' + sources.map((f) => f.name).join(', ') + '…');
+  closeBig();
   closePanes(shells); /* their memory first */
   const preview = sources.length === 1 && reading.preview > 0;
   const onSlice = preview ? (ptr, have) => previewSlice(sources[0].name, sources[0].size, ptr, have, shells[0]) : null;
@@ -113,8 +117,8 @@ function attachPage() {
     openFiles($('file').files);
     $('file').value = ''; /* the same file chosen again opens again */
   });
-  $('zoom-in').addEventListener('click', () => panes[0] && zoomMiddle(ZOOM_STEP));
-  $('zoom-out').addEventListener('click', () => panes[0] && zoomMiddle(1 / ZOOM_STEP));
+  $('zoom-in').addEventListener('click', () => (panes[0] || big) && zoomMiddle(ZOOM_STEP));
+  $('zoom-out').addEventListener('click', () => (panes[0] || big) && zoomMiddle(1 / ZOOM_STEP));
   $('fit').addEventListener('click', fit);
   $('align').addEventListener('change', () => { view.align = $('align').value; align(); });
   $('help-button').addEventListener('click', () => { $('help').hidden = !$('help').hidden; });

@@ -36,7 +36,12 @@ const view = { lastFrameMs: 0, frames: 0, analysed: false, divergence: null,
  * shown while the rest is read.  `gate`, if set, is a promise each slice
  * after the preview waits for (tests hold a load there).  Embedded slices
  * (scriptSlices()): `scriptsAhead` scripts load ahead. */
-const reading = { slice: 32 << 20, preview: 4 << 20, gate: null, scriptsAhead: 3 };
+const reading = { slice: 32 << 20, preview: 4 << 20, gate: null, scriptsAhead: 3,
+  /* A file of `bigFrom` bytes or more (its whole model would take more
+   * than 1.5 GiB) is read by its index (big_open.js), and a window of it
+   * modelled once its packets' content is at most `windowBudget` bytes
+   * (the model takes about four times that). */
+  bigFrom: 512 << 20, windowBudget: 64 << 20 };
 const $ = (id) => document.getElementById(id);
 /* The range shown, on the first trace's time axis (the view state's). */
 Object.defineProperties(view, {

@@ -31,4 +31,8 @@ window.mprofViewer = {
   arrowKind: (i, arrow) => cString(wasm.mprof_web_arrow_kind(panes[i].handle, arrow)),
   setRange, scrollTo, redraw: drawAll, reading,
   wasmMemoryBytes: () => wasm.memory.buffer.byteLength,
+  /* the big trace open by its index (big_open.js), or null */
+  big: () => big && { mode: big.mode, indexFrom: big.indexFrom, indexRejected: big.indexRejected, reads: big.reads,
+    headSize: big.headSize, packetSize: big.packetSize, summary: big.summary, window: big.window, busy: big.busy,
+    t0: big.t0, t1: big.t1, density: big.lastDensity },
 };

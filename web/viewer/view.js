@@ -26,17 +26,20 @@ function scrollTo(px) {
 }
 
 function setRange(t0, t1) {
+  if (big) return bigViewChange('setRange', t0, t1);
   wasm.mprof_timeline_set_range(tl, t0, t1);
   requestDraw();
 }
 
 function fit() {
+  if (big) return bigViewChange('fit');
   wasm.mprof_timeline_fit(tl);
   requestDraw();
 }
 
 /* Zoom in by factor around x (CSS px) of pane p. */
 function zoom(p, factor, x) {
+  if (big) return bigViewChange('zoom', p, factor, x);
   measure(p);
   wasm.mprof_timeline_zoom(tl, panes.indexOf(p), 1 / factor, x);
   requestDraw();
@@ -44,17 +47,20 @@ function zoom(p, factor, x) {
 
 /* Zoom in by factor around the middle of the time range. */
 function zoomMiddle(factor) {
+  if (big) return bigViewChange('zoomMiddle', factor);
   wasm.mprof_timeline_zoom_middle(tl, 1 / factor);
   requestDraw();
 }
 
 /* Move the time range by share of its span (> 0: later). */
 function shiftRange(share) {
+  if (big) return bigViewChange('shiftRange', share);
   wasm.mprof_timeline_shift(tl, share);
   requestDraw();
 }
 
 function pan(p, dxPx, dyPx) {
+  if (big) return bigViewChange('pan', p, dxPx, dyPx);
   measure(p);
   wasm.mprof_timeline_pan(tl, panes.indexOf(p), dxPx, dyPx);
   requestDraw();

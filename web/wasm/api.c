@@ -83,6 +83,14 @@ static mprof_web_t *open_web(uint8_t *bytes, size_t size, int own) {
   return w;
 }
 
+mprof_web_t *mprof_web_of_model(mprof_model_t *model, int err) {
+  mprof_web_t *w = err ? NULL : calloc(1, sizeof *w);
+  last_error = err ? err : w ? 0 : MPROF_ENOMEM;
+  if (!w) mprof_model_free(model);
+  if (w) w->model = model;
+  return w;
+}
+
 mprof_web_t *mprof_web_open(uint8_t *bytes, size_t size) {
   return open_web(bytes, size, 1);
 }

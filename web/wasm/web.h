@@ -56,6 +56,54 @@ const char *mprof_web_thread(mprof_web_t *w, int thread);
 const char *mprof_web_findings(mprof_web_t *w);
 const char *mprof_web_diverge(mprof_web_t *a, const mprof_web_t *b);
 
+/* One open trace of model (finished), which it then owns; NULL (the model
+ * freed) if err is not 0 or memory runs out, mprof_web_last_error() set. */
+mprof_web_t *mprof_web_of_model(mprof_model_t *model, int err);
+
+/* --- A trace bigger than the page's memory (big.c) ------------------------
+ *
+ * Read by its index: the page gives the trace's head (the bytes before its
+ * first packet) and either the index `mprof index` wrote (checked against
+ * the trace) or images of its slots a stretch at a time, indexed here;
+ * then the density of any range comes from the index alone, and the model
+ * of a window from an image of the packets the index names for it.
+ * Offsets and sizes in the file are doubles (exact below 2^53 bytes). */
+typedef struct mprof_web_big_s mprof_web_big_t;
+
+/* NULL if the head is not an mprof trace's, or memory ran out. */
+mprof_web_big_t *mprof_web_big_new(const uint8_t *head, size_t head_size,
+                                   double file_size);
+void mprof_web_big_close(mprof_web_big_t *b);
+uint32_t mprof_web_big_packet_size(const mprof_web_big_t *b);
+/* Take the index file's bytes (the caller's) if it is good and of this
+ * trace (its size and uuid; its modification time as the page knows it,
+ * to the ms: mtime_ms, or < 0 for not known): "" if taken, else why not. */
+const char *mprof_web_big_use_index(mprof_web_big_t *b, const uint8_t *bytes,
+                                    size_t size, double mtime_ms);
+/* An image of `slots` slots, the head in front, for the page to copy
+ * packets into, slot k at head_size + k x packet size; NULL if memory ran
+ * out.  mprof_web_big_index_image() and mprof_web_big_open_window() free
+ * it. */
+uint8_t *mprof_web_big_image(const mprof_web_big_t *b, size_t slots);
+/* Index the packets of an image of the file's slots from file_offset on.
+ * Returns 0 or an error. */
+int mprof_web_big_index_image(mprof_web_big_t *b, uint8_t *image, size_t slots,
+                              double file_offset);
+/* {duration (ns), events, packets, rows, indexes} */
+const char *mprof_web_big_summary(mprof_web_big_t *b);
+/* The rows of the density: the ring streams, by instance (ascending). */
+size_t mprof_web_big_row_count(const mprof_web_big_t *b);
+double mprof_web_big_row(const mprof_web_big_t *b, size_t row);
+/* Events per row per column of [t0_ns, t1_ns] cut into `columns`
+ * (row-major), from the index alone; valid until the next call. */
+float *mprof_web_big_density(mprof_web_big_t *b, double t0_ns, double t1_ns,
+                             size_t columns);
+size_t mprof_web_big_window(mprof_web_big_t *b, double t0_ns, double t1_ns);
+const double *mprof_web_big_window_offsets(const mprof_web_big_t *b);
+double mprof_web_big_window_bytes(const mprof_web_big_t *b);
+mprof_web_t *mprof_web_big_open_window(mprof_web_big_t *b, uint8_t *image,
+                                       size_t slots);
+
 /* --- JSON (json.c) ----------------------------------------------------------
  */
 

@@ -1,0 +1,135 @@
+/* test_viewer_big.js -- a big trace read by its index (web/viewer/big_open.js,
+ * big_view.js, web/wasm/big.c), forced on a trace of 13 MB (streams.ctf:
+ * "first N" tasks on one OS thread, 100 ms idle, then "second N" tasks on
+ * another) by the page's own settings: reading.bigFrom 0, and a window
+ * budget that the whole trace's packets exceed.  The oracles are `mprof
+ * dump` (when each stream has events, when each task lives) and `mprof
+ * view --png --range` over its budget (how many packets the native index
+ * names for a window).  MPROF: the mprof command. */
+'use strict';
+const fs = require('fs');
+const path = require('path');
+const { spawnSync } = require('child_process');
+const { check, open, out } = require('./viewer_page');
+
+const TRACE = path.join(out, 'streams.ctf');
+const BUDGET = 1000000; /* bytes of packets a window may read: the whole trace has ~1.6 MB */
+
+/* `mprof dump`'s events: per stream their times (ns; not the names
+ * streams' strings), and per task its name and life. */
+function dumped() {
+  const streams = {}, tasks = new Map();
+  for (const line of fs.readFileSync(path.join(out, 'streams.txt'), 'utf8').split('\n')) {
+    const [t, stream, kind] = line.split(' '), ns = Number(t);
+    if (!kind || kind === 'string') continue;
+    (streams[stream] || (streams[stream] = [])).push(ns);
+    const id = /(?:child|target)=(\d+)/.exec(line);
+    if (!id) continue;
+    const task = tasks.get(id[1]) || { start: ns, end: Infinity };
+    tasks.set(id[1], task);
+    if (kind === 'label') task.name = /text="(.*)"/.exec(line)[1];
+    if (kind === 'resolve') task.end = ns;
+  }
+  return { streams, tasks: [...tasks.values()].filter((t) => t.name) };
+}
+
+/* A page with the big trace opened from files (the trace, and an index
+ * if given), once its first frame is drawn. */
+async function openBig(context, files) {
+  const page = await open(context, 'net/index.html');
+  await page.evaluate((budget) => Object.assign(window.mprofViewer.reading, { bigFrom: 0, windowBudget: budget }), BUDGET);
+  await page.setInputFiles('#file', files);
+  await page.waitForFunction(() => window.mprofViewer.big() && window.mprofViewer.big().density, null, { timeout: 30000 });
+  return page;
+}
+
+const bigState = (page) => page.evaluate(() => window.mprofViewer.big());
+
+/* The first frame, from the index alone: a row per stream, named; in
+ * each row, events in a column where dump has events of that stream, and
+ * none where it has none, within two columns (the bins are up to a column
+ * wide and round to the clock). */
+function checkDensity(b, streams) {
+  const d = b.density, perColumn = (d.t1 - d.t0) / d.columns;
+  check(JSON.stringify(d.rows) === '["stream 0","stream 1"]', 'a row per ring stream, named: ' + d.rows);
+  d.rows.forEach((row, r) => {
+    const dump = new Array(d.columns).fill(0);
+    for (const ns of streams[row.split(' ')[1]]) dump[Math.min(d.columns - 1, Math.floor((ns - d.t0) / perColumn))]++;
+    const near = (a, c) => a.slice(Math.max(0, c - 2), c + 3).some((n) => n > 0);
+    const page = d.counts.slice(r * d.columns, (r + 1) * d.columns);
+    for (let c = 0; c < d.columns; c++) {
+      if (page[c] > 0) check(near(dump, c), `${row}: events drawn at column ${c}, where it has none`);
+      if (dump[c] > 0) check(near(page, c), `${row}: no events drawn at column ${c}, where it has ${dump[c]}`);
+    }
+    check(page.filter((n) => n > 0).length > 10, `${row}: events in more than 10 columns`);
+  });
+  const total = d.counts.reduce((a, n) => a + n, 0);
+  check(Math.abs(total - 140000) < 1400, 'the ring streams\' 140000 events, within the last bin\'s cut: ' + total);
+}
+
+/* The trace alone: its index is built here from one slice of its slots,
+ * the first frame drawn from it (and the window budget keeps the model
+ * out). */
+async function testBigDensity(context) {
+  const page = await openBig(context, [TRACE]);
+  const b = await bigState(page), { streams } = dumped();
+  check(b.mode === 'density' && b.indexFrom === 'built', 'an index built in the page, a density shown: ' + b.mode);
+  const slots = Math.floor((fs.statSync(TRACE).size - b.headSize) / b.packetSize);
+  check(JSON.stringify(b.reads.slice(2)) === JSON.stringify([[b.headSize, b.headSize + slots * b.packetSize]]),
+    'the header, the head, then the slots once: ' + JSON.stringify(b.reads));
+  check(b.summary.events === 180000 && b.summary.packets === 28, 'the index counts the trace: ' + JSON.stringify(b.summary));
+  checkDensity(b, streams);
+  check(/streams.ctf: 180000 events in 28 packets, 2 streams/.test(await page.textContent('#status')), 'the status says what');
+  await page.close();
+}
+
+/* The trace with its .mpidx: nothing but the head read for the first
+ * frame; zoomed into the second stream's tasks, the model of the packets
+ * its index names for the window, read one run of adjacent slots at a
+ * time: the tasks alive there, by their names, on rows. */
+async function testBigWindow(context) {
+  const page = await openBig(context, [TRACE, TRACE + '.mpidx']);
+  let b = await bigState(page);
+  check(b.indexFrom === 'file' && b.reads.length === 2, 'the index given is used, no packet read: ' + JSON.stringify(b.reads));
+  const { streams, tasks } = dumped();
+  checkDensity(b, streams);
+  const second = streams['1'], t0 = second[Math.floor(second.length * 0.4)], t1 = t0 + 200000;
+  await page.evaluate(([t0, t1]) => window.mprofViewer.setRange(t0, t1), [t0, t1]);
+  await page.waitForFunction(() => window.mprofViewer.big().mode === 'window' && !window.mprofViewer.big().busy);
+  await page.evaluate(() => window.mprofViewer.redraw());
+  b = await bigState(page);
+  const w = b.window, reads = b.reads.slice(2), slot = (at) => (at - b.headSize) / b.packetSize;
+  check(reads.every(([a, z]) => Number.isInteger(slot(a)) && Number.isInteger(slot(z))), 'whole slots read: ' + JSON.stringify(reads));
+  const read = reads.reduce((n, [a, z]) => n + slot(z) - slot(a), 0);
+  const native = spawnSync(process.env.MPROF, ['view', '--png', path.join(out, 'streams-window.png'), '--range',
+    `${w.t0}:${w.t1}`, TRACE], { env: { ...process.env, MPROF_VIEW_BUDGET_MIB: '0' }, encoding: 'utf8' });
+  const named = /drawn from (\d+) of its (\d+) packets/.exec(native.stderr);
+  check(named && read === w.packets && read === Number(named[1]) && read < Number(named[2]),
+    `the packets the index names for ${w.t0}-${w.t1} ns, and no more: read ${read}, mprof view: ${named && named[0]}`);
+  const shown = await page.evaluate(() => window.mprofViewer.displayList(0).filter((p) => p.text).map((p) => p.text));
+  const names = shown.filter((t) => /^(first|second) \d+$/.test(t)), slack = 1000;
+  const alive = new Set(tasks.filter((t) => t.start <= t1 + slack && t.end >= t0 - slack).map((t) => t.name));
+  check(names.length >= 10 && names.every((n) => alive.has(n)), `the tasks alive in the range, by name: ${names.slice(0, 12)}`);
+  const rows = await page.evaluate(() => window.mprofViewer.panes[0].summary.rows);
+  check(rows > 1, 'on rows of their own: ' + rows);
+  /* back out to the whole trace: over the budget, the density again */
+  await page.click('#fit');
+  b = await bigState(page);
+  check(b.mode === 'density' && b.t0 === 0, 'Fit shows the whole trace from its index: ' + b.mode);
+  await page.close();
+}
+
+/* An index not of this trace (another trace's), and this trace's index
+ * damaged (one byte changed): neither is believed; the index is built
+ * here, and the first frame is the same. */
+async function testBigIndexRejected(context) {
+  for (const [index, what] of [['phases.ctf.mpidx', /size|uuid|key|stale|trace/i], ['streams-damaged.mpidx', /checksum/i]]) {
+    const page = await openBig(context, [TRACE, path.join(out, index)]);
+    const b = await bigState(page);
+    check(b.indexFrom === 'built' && what.test(b.indexRejected || ''), `${index} is not believed: ${b.indexRejected}`);
+    checkDensity(b, dumped().streams);
+    await page.close();
+  }
+}
+
+module.exports = { testBigDensity, testBigWindow, testBigIndexRejected };

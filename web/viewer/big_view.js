@@ -1,0 +1,225 @@
+/* big_view.js -- what a big trace (big_open.js) shows: from its index
+ * alone, the events per stream over the range shown (the density: one
+ * row per ring stream, one column per pixel); and once the packets the
+ * index names for the range fit reading.windowBudget bytes, the model of
+ * those packets, drawn as any trace is (its threads, rows, arrows), its
+ * time axis the whole trace's.  The range is the page's (big.t0, big.t1);
+ * the model's window is a little wider than the range it was built for,
+ * so that a pan stays in it; a range that leaves it asks for another
+ * window, or the density. */
+
+const DENSITY = { names: 120, axis: 22, row: 18, colour: '#3465a4' };
+
+/* Show [t0, t1] of the big trace: in the window's model while it holds
+ * the range; else, if the range's packets fit the budget, in the model
+ * shown so far (or the density) until they are read and modelled; else
+ * in the density. */
+function showBig(t0, t1) {
+  Object.assign(big, { t0, t1: t0 + Math.max(t1 - t0, MIN_SPAN_NS) });
+  const inWindow = big.mode === 'window';
+  if (inWindow && covers(big.window, big)) { followRange(); return; }
+  const plan = windowPlan(big);
+  if (!plan && inWindow) { showDensity(big.t0, big.t1); return; }
+  if (inWindow) followRange(); else requestDraw();
+  if (plan) loadWindow(plan);
+}
+
+const MIN_SPAN_NS = 10;
+const covers = (w, range) => w && w.t0 <= range.t0 && range.t1 <= w.t1;
+
+function followRange() {
+  wasm.mprof_timeline_set_range(tl, big.t0, big.t1);
+  requestDraw();
+}
+
+/* The density of [t0, t1] in a pane of its own. */
+function showDensity(t0, t1) {
+  closePanes();
+  const shell = paneShell(big.name);
+  $('panes').replaceChildren(shell.el);
+  Object.assign(big, { mode: 'density', window: null, shell, t0, t1 });
+  attachDensityInput(shell);
+  status(`${big.name}: ${big.summary.events} events in ${big.summary.packets} packets, `
+    + `${big.rows.length} streams, drawn from its index (zoom in for threads)`);
+  drawNow();
+}
+
+/* The density's pane drawn (drawAll()). */
+function drawDensity() {
+  const { ctx, w, h } = sizeCanvas(big.shell);
+  const columns = Math.max(1, Math.floor(w - DENSITY.names)), rows = big.rows.length;
+  const ptr = wasm.mprof_web_big_density(big.handle, big.t0, big.t1, columns);
+  const counts = new Float32Array(wasm.memory.buffer, ptr, rows * columns);
+  const max = counts.reduce((m, c) => Math.max(m, c), 0);
+  ctx.globalAlpha = 1;
+  ctx.fillStyle = '#ffffff';
+  ctx.fillRect(0, 0, w, h);
+  ctx.fillStyle = DENSITY.colour;
+  for (let r = 0; r < rows; r++) {
+    const y = DENSITY.axis + r * DENSITY.row;
+    for (let c = 0; c < columns; c++) {
+      const n = counts[r * columns + c];
+      if (n <= 0) continue;
+      ctx.globalAlpha = 0.2 + 0.8 * Math.log1p(n) / Math.log1p(max);
+      ctx.fillRect(DENSITY.names + c, y + 2, 1, DENSITY.row - 4);
+    }
+  }
+  ctx.globalAlpha = 1;
+  drawDensityFrame(ctx, w, h);
+  big.lastDensity = { columns, rows: big.rows.map((r) => `stream ${r}`), counts: Array.from(counts), t0: big.t0, t1: big.t1 };
+  if (view.openedAt !== undefined) { /* the first frame of the trace opened */
+    firstFrameDrawn(view.openedAt);
+    view.openToCompleteMs = view.openToFrameMs;
+    view.openedAt = undefined;
+  }
+  showRange(big.t0, big.t1);
+}
+
+/* The stream names and the time axis. */
+function drawDensityFrame(ctx, w, h) {
+  ctx.font = FONT;
+  ctx.fillStyle = '#f4f4f4';
+  ctx.fillRect(0, 0, DENSITY.names, h);
+  ctx.fillStyle = '#202020';
+  big.rows.forEach((r, i) => fitText(ctx, `stream ${r}`, 4, DENSITY.axis + i * DENSITY.row + 13, DENSITY.names - 8));
+  const span = big.t1 - big.t0, width = w - DENSITY.names, step = Math.pow(10, Math.floor(Math.log10(span / 5)));
+  for (let t = Math.ceil(big.t0 / step) * step; t <= big.t1; t += step) {
+    const x = DENSITY.names + (t - big.t0) / span * width;
+    ctx.fillRect(x, DENSITY.axis - 6, 1, 6);
+    fitText(ctx, formatNs(t), x + 2, DENSITY.axis - 8, 80);
+  }
+}
+
+/* The packets [t0, t1] needs: {count, bytes, offsets}. */
+function windowPackets(t0, t1) {
+  const count = wasm.mprof_web_big_window(big.handle, t0, t1);
+  const offsets = Array.from(new Float64Array(wasm.memory.buffer, wasm.mprof_web_big_window_offsets(big.handle), count));
+  return { count, bytes: wasm.mprof_web_big_window_bytes(big.handle), offsets };
+}
+
+/* The window to model for big's range: the range widened by half each
+ * side if its packets fit the budget, else the range if they do, else
+ * null.  {t0, t1, packets, bytes, offsets}. */
+function windowPlan(b) {
+  const span = b.t1 - b.t0, w = { t0: Math.max(0, Math.floor(b.t0 - span / 2)), t1: Math.ceil(b.t1 + span / 2) };
+  let p = windowPackets(w.t0, w.t1);
+  if (p.bytes > reading.windowBudget) {
+    Object.assign(w, { t0: Math.floor(b.t0), t1: Math.ceil(b.t1) });
+    p = windowPackets(w.t0, w.t1);
+  }
+  return p.bytes > reading.windowBudget ? null : Object.assign(w, { packets: p.count, bytes: p.bytes, offsets: p.offsets });
+}
+
+/* Read a window's packets and show their model.  One window is read at
+ * a time; the range may have moved on when it is in, and is looked at
+ * again then. */
+async function loadWindow(plan) {
+  const b = big;
+  if (b.busy) { b.pending = true; return; }
+  b.busy = true;
+  try {
+    const handle = await readWindow(b, plan.offsets);
+    if (big !== b) { wasm.mprof_web_close(handle); return; }
+    showWindow(handle, plan);
+  } catch (e) {
+    if (big === b) status(`${b.name}: cannot read the packets of ${formatNs(plan.t0)} – ${formatNs(plan.t1)}: ${e.message}`);
+  } finally {
+    b.busy = false;
+  }
+  if (big === b && (b.pending || !covers(b.window, b))) {
+    b.pending = false;
+    showBig(b.t0, b.t1);
+  }
+}
+
+/* The model of the packets at offsets, read a run of adjacent ones at a
+ * time into an image. */
+async function readWindow(b, offsets) {
+  const sorted = [...offsets].sort((x, y) => x - y), parts = [];
+  for (let i = 0; i < sorted.length;) {
+    let j = i + 1;
+    while (j < sorted.length && sorted[j] === sorted[j - 1] + b.packetSize) j++;
+    parts.push(await bigRead(b, sorted[i], sorted[j - 1] + b.packetSize));
+    i = j;
+  }
+  const image = wasm.mprof_web_big_image(b.handle, sorted.length);
+  if (!image) throw new Error('out of memory');
+  let at = image + b.headSize;
+  for (const part of parts) {
+    wasmBytes(at, part.length).set(part);
+    at += part.length;
+  }
+  const handle = wasm.mprof_web_big_open_window(b.handle, image, sorted.length);
+  if (!handle) throw new Error(cString(wasm.mprof_web_strerror(wasm.mprof_web_last_error())));
+  return handle;
+}
+
+/* The window's model shown in a pane, at the range shown. */
+function showWindow(handle, w) {
+  closePanes();
+  const p = makePane(handle, big.name);
+  Object.assign(big, { mode: 'window', window: { t0: w.t0, t1: w.t1, packets: w.packets, bytes: w.bytes } });
+  showPanes([p]);
+  status(`${big.name}: ${formatNs(w.t0)} – ${formatNs(w.t1)}: ${p.summary.threads} threads, `
+    + `${p.summary.events} events from ${w.packets} packets (${Math.round(w.bytes / 1024)} KiB)`);
+  $('findings').replaceChildren(el('span', 'of the whole trace: mprof report'));
+  wasm.mprof_timeline_set_range(tl, big.t0, big.t1);
+  drawNow();
+}
+
+/* Input on the density's pane: drag pans, the wheel zooms. */
+function attachDensityInput(shell) {
+  const c = shell.canvas;
+  let drag = null;
+  c.addEventListener('mousedown', (e) => { drag = e.clientX; });
+  window.addEventListener('mouseup', () => { drag = null; });
+  window.addEventListener('mousemove', (e) => {
+    if (drag === null || !big || big.shell !== shell) return;
+    bigPan(e.clientX - drag);
+    drag = e.clientX;
+  });
+  c.addEventListener('wheel', (e) => {
+    e.preventDefault();
+    bigZoom(e.deltaY < 0 ? ZOOM_STEP : 1 / ZOOM_STEP, e.clientX - c.getBoundingClientRect().left);
+  }, { passive: false });
+}
+
+/* The time at x (CSS px) of the density's pane, and its ns per px. */
+function densityScale(x) {
+  const width = Math.max(1, big.shell.el.clientWidth - DENSITY.names), perPx = (big.t1 - big.t0) / width;
+  return { at: big.t0 + (x - DENSITY.names) * perPx, perPx };
+}
+
+function bigZoom(factor, x) {
+  const { at } = densityScale(x), share = (at - big.t0) / (big.t1 - big.t0), span = (big.t1 - big.t0) / factor;
+  showBig(at - share * span, at - share * span + span);
+}
+
+function bigPan(dx) {
+  const { perPx } = densityScale(0);
+  showBig(big.t0 - dx * perPx, big.t1 - dx * perPx);
+}
+
+/* The view's changes (view.js) while a big trace is open: the range is
+ * the page's; in a window, rows scroll in it and the range follows it. */
+function bigViewChange(what, ...args) {
+  const span = big.t1 - big.t0, mid = (big.t0 + big.t1) / 2;
+  const inWindow = big.mode === 'window';
+  const changes = {
+    fit: () => showBig(0, Math.max(1, big.summary.duration)),
+    setRange: (t0, t1) => showBig(t0, t1),
+    zoomMiddle: (f) => showBig(mid - span / 2 / f, mid + span / 2 / f),
+    shiftRange: (share) => showBig(big.t0 + span * share, big.t1 + span * share),
+    zoom: (p, f, x) => (inWindow ? followTimeline(() => wasm.mprof_timeline_zoom(tl, 0, 1 / f, x)) : bigZoom(f, x)),
+    pan: (p, dx, dy) => (inWindow ? followTimeline(() => wasm.mprof_timeline_pan(tl, 0, dx, dy)) : bigPan(dx)),
+  };
+  changes[what](...args);
+}
+
+/* A change made by the view state (measured on the window's pane), then
+ * shown as the page's range. */
+function followTimeline(change) {
+  measure(panes[0]);
+  change();
+  showBig(view.t0, view.t1);
+}
