@@ -23,8 +23,11 @@
 #include <string.h>
 
 #include "format.h"
-#include "mprof/index.h"
+#include "index_internal.h"
 #include "web.h"
+
+/* Bins a stretch indexed here keeps per stream, at its finest. */
+#define STRETCH_BINS 1024
 
 /* The index of the packets of one stretch of the file's slots (or of
  * them all), and where that stretch starts in the file. */
@@ -204,6 +207,37 @@ uint8_t *mprof_web_big_image(const mprof_web_big_t *b, size_t slots) {
   return image_new(b, slots);
 }
 
+/* Let go of what a stretch's index holds that the page never reads, so
+ * that the stretches of a trace of any size fit: its packets' cells
+ * (what an extension reuses) and its levels finer than a STRETCH_BINS-th
+ * of its span (a window that narrow is drawn from its model, unless its
+ * packets are over the budget, and then its density is that coarse). */
+static void coarsen(mprof_index_t *x) {
+  free(x->cells);
+  free(x->cell_first);
+  x->cells = NULL;
+  x->cell_first = NULL;
+  x->cell_count = 0;
+  double span_ns =
+      (double)(mprof_index_last_ticks(x) - mprof_index_first_ticks(x)) * 1e9 /
+      (double)x->clock_freq_hz;
+  size_t k = 0;
+  while (k + 1 < x->level_count &&
+         (double)((uint64_t)1 << (x->finest_log2_ns + k)) * STRETCH_BINS <
+             span_ns)
+    k++;
+  size_t from = x->level_first[k];
+  memmove(x->bins, x->bins + from, (x->bin_count - from) * sizeof *x->bins);
+  x->bin_count -= from;
+  mprof_index_bin_t *kept =
+      realloc(x->bins, (x->bin_count + 1) * sizeof *x->bins);
+  if (kept) x->bins = kept;
+  for (size_t level = k; level <= x->level_count; level++)
+    x->level_first[level - k] = x->level_first[level] - from;
+  x->level_count -= k;
+  x->finest_log2_ns += (unsigned)k;
+}
+
 int mprof_web_big_index_image(mprof_web_big_t *b, uint8_t *image, size_t slots,
                               double file_offset) {
   mprof_trace_t *trace;
@@ -214,6 +248,7 @@ int mprof_web_big_index_image(mprof_web_big_t *b, uint8_t *image, size_t slots,
     err = mprof_index_build(trace, &key, 1, &index);
     mprof_trace_close(trace);
   }
+  if (!err) coarsen(index);
   free(image);
   return err ? err : add_stretch(b, index, (uint64_t)file_offset);
 }
