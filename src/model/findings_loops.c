@@ -305,6 +305,14 @@ static void run_step(mprof__loop_scan_t *scan, const mprof__loop_item_t *item) {
 
 /* --- busy_loop ------------------------------------------------------------ */
 
+/* Where thread index's slot is looked for: threads made one after
+ * another run one after another, so sixteen such share a cache line of
+ * slots, and the lines spread by a hash. */
+static size_t touched_hash(uint32_t index, size_t cap) {
+  size_t line = (uint32_t)((index >> 4) * 2654435761u);
+  return (line << 4 | (index & 15)) & (cap - 1);
+}
+
 /* The streak's entry for thread t (made if new).  Returns it, or NULL. */
 static mprof__loop_runs_t *touched_of(mprof__loop_scan_t *scan,
                                       mprof__loop_thread_t t) {
@@ -313,7 +321,7 @@ static mprof__loop_runs_t *touched_of(mprof__loop_scan_t *scan,
     uint32_t *slots = calloc(cap, sizeof *slots);
     if (!slots) return NULL;
     for (size_t i = 0; i < scan->touched_count; i++) {
-      size_t h = scan->touched[i].thread.index * 2654435761u & (cap - 1);
+      size_t h = touched_hash(scan->touched[i].thread.index, cap);
       while (slots[h]) h = (h + 1) & (cap - 1);
       slots[h] = (uint32_t)i + 1;
     }
@@ -321,7 +329,7 @@ static mprof__loop_runs_t *touched_of(mprof__loop_scan_t *scan,
     scan->slots = slots;
     scan->slot_cap = cap;
   }
-  size_t h = t.index * 2654435761u & (scan->slot_cap - 1);
+  size_t h = touched_hash(t.index, scan->slot_cap);
   for (; scan->slots[h]; h = (h + 1) & (scan->slot_cap - 1))
     if (scan->touched[scan->slots[h] - 1].thread.index == t.index)
       return &scan->touched[scan->slots[h] - 1];

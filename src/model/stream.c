@@ -213,17 +213,18 @@ static int thread_ended(stream_t *s, ostream_t *o, sthread_t *t) {
     size_t cap = q->cap ? q->cap * 2 : 256;
     ending_t *grown = malloc(cap * sizeof *grown);
     if (!grown) return MPROF_ENOMEM;
-    for (size_t i = 0; i < q->count; i++)
-      grown[i] = q->at[(q->first + i) % q->cap];
+    for (size_t i = 0; i < q->count; i++) grown[i] = *mprof__queue_at(q, i);
     free(q->at);
     q->at = grown;
     q->first = 0;
     q->cap = cap;
   }
-  q->at[(q->first + q->count++) % q->cap] =
-      (ending_t){mprof__stream_ref(t), o->events};
+  *mprof__queue_at(q, q->count++) = (ending_t){mprof__stream_ref(t), o->events};
   return 0;
 }
+
+/* How many threads ahead of the one retiring now a record is fetched. */
+#define RETIRE_AHEAD 8
 
 /* Retire the threads that stream o ended STREAM_RETIRE_EVENTS of its
  * events ago: what names a thread soon after it ended (a read of a
@@ -235,7 +236,13 @@ static int retire_due(stream_t *s, ostream_t *o) {
   while (!err && q->count &&
          o->events - q->at[q->first].at_event >= STREAM_RETIRE_EVENTS) {
     sthread_t *t = q->at[q->first].thread;
-    q->first = (q->first + 1) % q->cap;
+    if (q->count > RETIRE_AHEAD) { /* its record is in cache by then */
+      const char *ahead =
+          (const char *)mprof__queue_at(q, RETIRE_AHEAD)->thread;
+      for (size_t line = 0; line < sizeof(sthread_t); line += 64)
+        __builtin_prefetch(ahead + line, 1);
+    }
+    q->first = (q->first + 1) & (q->cap - 1);
     q->count--;
     err = mprof__stream_retire(s, t);
     mprof__stream_unref(t);

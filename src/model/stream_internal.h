@@ -76,47 +76,51 @@ typedef struct swait_s {
 } swait_t;
 
 /* A thread, counted by reference: the table's, a stream's that runs it, a
- * merge's, a wait's, a creator's, and what the analysis keeps. */
+ * merge's, a wait's, a creator's, and what the analysis keeps.  Thousands
+ * are alive at a time, most of them out of cache when they retire: what
+ * retiring and freeing a record read comes first, in a line of its own,
+ * and a record begins a line. */
 struct sthread_s {
-  pool_t *pool; /* where it goes back (NULL: the root) */
+  _Alignas(64) pool_t *pool; /* where it goes back (NULL: the root) */
+  sthread_t *creator;        /* dropped when retired */
+  sthread_t *becomes;
+  swait_t *waits;
   uint64_t id;
   uint32_t index; /* the model's index for it */
   uint32_t refs;
-  sthread_t *creator; /* dropped when retired */
-  sthread_t *becomes;
-  int64_t start_ns, end_ns, last_seen_ns;
-  int64_t running_ns;
-  int64_t first_run_ns;     /* its first span's start */
-  int64_t queue_ns, run_ns; /* work: as the model's facts (-1: none) */
-  uint32_t stream;          /* the stream of its first span, or NO */
+  uint32_t wait_count;
+  uint32_t ring_count; /* arrows it was at an end of */
   uint16_t type;
   uint8_t ending, flags;
   uint8_t settled; /* its figures are counted */
   uint8_t pinned;  /* its ring holds its arrows' ends (it may stall) */
-  uint32_t named;  /* its index in the result's model (settle's) */
-  char *label, *shown, *failure;
-  swait_t *waits;
-  size_t wait_count, wait_cap;
-  uint32_t ring_count; /* arrows it was at an end of */
+  /* whether some thread try_read it; whether it ran in the pool yet
+   * (pool_saturated, work) */
+  uint8_t waited_for, pool_started;
+  int64_t start_ns, end_ns, last_seen_ns;
+  int64_t running_ns;
+  int64_t first_run_ns;     /* its first span's start */
+  int64_t queue_ns, run_ns; /* work: as the model's facts (-1: none) */
+  uint32_t overhang_count;
+  uint32_t stream; /* the stream of its first span, or NO */
   /* lost wake-ups: its latest signal; its creator's when it was made;
-   * how many threads wait on it now (it made them, or they try_read it);
-   * whether some thread try_read it */
+   * how many threads wait on it now (it made them, or they try_read it) */
   ssignal_t signal, at_creation;
+  char *label, *shown, *failure;
+  span_t *overhangs; /* spans past its line's end as seen so far */
+  size_t overhang_cap, wait_cap;
   uint32_t waiters;
-  uint8_t waited_for;
+  uint32_t named; /* its index in the result's model (settle's) */
+  poll_t poll_at_start, poll_at_end; /* a loop's: when it began, ended */
   /* wait cycles, at the end: what its latest wait open then waits on,
    * since when, and the walk's mark */
   sthread_t *next_wait;
   int64_t since_ns;
-  uint8_t walk;
   /* pool_saturated (work): the pool's first runs when it was made, and
-   * while it waited to run first (between); whether it ran there yet */
+   * while it waited to run first (between) */
   uint64_t runs_before;
   uint64_t between;
-  uint8_t pool_started;
-  span_t *overhangs; /* spans past its line's end as seen so far */
-  size_t overhang_count, overhang_cap;
-  poll_t poll_at_start, poll_at_end; /* a loop's: when it began, ended */
+  uint8_t walk;
   /* last, not cleared when the record is made again (ring_count is) */
   sarrow_t ring[MPROF_STALL_CONTEXT]; /* its latest arrows */
 };
@@ -153,11 +157,17 @@ typedef struct ending_s {
   uint64_t at_event;
 } ending_t;
 
-/* A ring of endings, oldest first, grown as it fills. */
+/* A ring of endings, oldest first, grown as it fills (cap a power of
+ * two). */
 typedef struct queue_s {
   ending_t *at;
   size_t first, count, cap;
 } queue_t;
+
+/* The ith ending of q from its oldest. */
+static inline ending_t *mprof__queue_at(const queue_t *q, size_t i) {
+  return &q->at[(q->first + i) & (q->cap - 1)];
+}
 
 /* A thread from before the trace, by index, and the idle bands of a
  * stream it ran right up to. */
@@ -273,9 +283,10 @@ typedef struct stream_s {
   pool_t pool;
   recent_t recent[STREAM_RECENT]; /* by id modulo STREAM_RECENT */
   slot_t *table;
-  size_t table_cap, table_used, table_tombs;
+  size_t table_cap, table_used;
   page_t *pages;
   size_t page_cap, page_used;
+  page_t last_page;    /* the page of the id retired last */
   sthread_t **orphans; /* kept to the end: threads whose id was made
                           again, should_resolve threads that merged */
   size_t orphan_count, orphan_cap;

@@ -54,7 +54,7 @@ static int unsettled(stream_t *s, list_t *l) {
   for (size_t k = 0; k < s->stream_count; k++) {
     const queue_t *q = &s->streams[k].ended;
     for (size_t i = 0; !err && i < q->count; i++)
-      err = list_push(l, q->at[(q->first + i) % q->cap].thread);
+      err = list_push(l, mprof__queue_at(q, i)->thread);
   }
   for (size_t i = 0; !err && i < s->orphan_count; i++)
     err = list_push(l, s->orphans[i]);

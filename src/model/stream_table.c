@@ -63,7 +63,8 @@ sthread_t *mprof__stream_record_new(stream_t *s) {
     return t;
   }
   if (!pool->block_count || pool->used == POOL_BLOCK) {
-    sthread_t *block = calloc(POOL_BLOCK, sizeof *block);
+    sthread_t *block = aligned_alloc(64, POOL_BLOCK * sizeof *block);
+    if (block) memset(block, 0, POOL_BLOCK * sizeof *block);
     if (!block || mprof__grow(&pool->blocks, &pool->block_cap,
                               pool->block_count + 1, sizeof *pool->blocks)) {
       free(block);
@@ -102,37 +103,45 @@ char *mprof__stream_copy_text(const char *text, size_t length) {
 
 /* --- Ids: the live table, and the ids retired ----------------------------- */
 
-/* Where an id's probe starts: ids spread over the table (ids come in
- * runs, a run per OS thread; runs side by side would make long probes
- * for an id that falls among another run's).  The table holds only the
- * threads alive and those ended lately, so it stays in cache. */
+/* A key spread over a table of cap slots (ids come in runs, a run per OS
+ * thread; runs side by side would make long probes for an id that falls
+ * among another run's).  The table holds only the threads alive and those
+ * ended lately, so it stays in cache. */
 static size_t id_hash(uint64_t id, size_t cap) {
   return (size_t)((id * 0x9e3779b97f4a7c15u) >> 32) & (cap - 1);
 }
 
-/* A removed entry: probes go past it, an insert may take it. */
-static sthread_t tomb;
-
-sthread_t *mprof__stream_slot(const stream_t *s, size_t i) {
-  sthread_t *t = s->table[i].thread;
-  return t == &tomb ? NULL : t;
+/* Where an id's slot is looked for: an OS thread makes its ids one after
+ * another and names its latest ones most, so four ids in a row share a
+ * cache line of slots, and the lines spread by id_hash(). */
+static size_t slot_hash(uint64_t id, size_t cap) {
+  return (id_hash(id >> 2, cap) << 2 | (size_t)(id & 3)) & (cap - 1);
 }
 
-/* The slot holding id, or where it would go (the first removed entry on
- * the way, else the empty slot that ends it). */
+sthread_t *mprof__stream_slot(const stream_t *s, size_t i) {
+  return s->table[i].thread;
+}
+
+/* The slot holding id, or the empty one where it would go. */
 static size_t id_slot(const stream_t *s, uint64_t id) {
-  size_t mask = s->table_cap - 1, i = id_hash(id, s->table_cap);
-  size_t free_at = SIZE_MAX;
-  for (; s->table[i].thread; i = (i + 1) & mask) {
-    if (s->table[i].thread == &tomb) {
-      if (free_at == SIZE_MAX) free_at = i;
-      /* id's own tombstone: were it in again, it would be before */
-      if (s->table[i].id == id) break;
-    } else if (s->table[i].id == id) {
-      return i;
+  size_t mask = s->table_cap - 1, i = slot_hash(id, s->table_cap);
+  while (s->table[i].thread && s->table[i].id != id) i = (i + 1) & mask;
+  return i;
+}
+
+/* Empty slot i, moving back the entries after it whose probes pass it (no
+ * removed entries are left for probes to go past, and the table needs no
+ * rebuilding while it does not grow). */
+static void slot_clear(stream_t *s, size_t i) {
+  size_t mask = s->table_cap - 1;
+  for (size_t j = (i + 1) & mask; s->table[j].thread; j = (j + 1) & mask) {
+    size_t home = slot_hash(s->table[j].id, s->table_cap);
+    if (((j - home) & mask) >= ((j - i) & mask)) {
+      s->table[i] = s->table[j];
+      i = j;
     }
   }
-  return free_at != SIZE_MAX ? free_at : i;
+  s->table[i] = (slot_t){0, NULL};
 }
 
 /* The table's (or the retired) answer for id is no longer what thread_of()
@@ -147,21 +156,21 @@ sthread_t *mprof__stream_table_get(const stream_t *s, uint64_t id) {
   return mprof__stream_slot(s, id_slot(s, id));
 }
 
-/* Rebuild the table without its removed entries, twice as big if it is
- * half full of live ones. */
+/* Make the table twice as big if it is half full (the first one at the
+ * start). */
 int mprof__stream_table_rebuild(stream_t *s) {
   size_t cap =
-      s->table_used * 4 >= s->table_cap ? s->table_cap * 2 : s->table_cap;
+      s->table_used * 2 >= s->table_cap ? s->table_cap * 2 : s->table_cap;
   if (cap < 1024) cap = 1024;
-  slot_t *old = s->table, *grown = calloc(cap, sizeof *grown);
+  if (cap == s->table_cap) return 0;
+  slot_t *old = s->table, *grown = aligned_alloc(64, cap * sizeof *grown);
   if (!grown) return MPROF_ENOMEM;
+  memset(grown, 0, cap * sizeof *grown);
   size_t old_cap = s->table_cap;
   s->table = grown;
   s->table_cap = cap;
-  s->table_tombs = 0;
   for (size_t i = 0; i < old_cap; i++)
-    if (old[i].thread && old[i].thread != &tomb)
-      s->table[id_slot(s, old[i].id)] = old[i];
+    if (old[i].thread) s->table[id_slot(s, old[i].id)] = old[i];
   free(old);
   return 0;
 }
@@ -169,12 +178,10 @@ int mprof__stream_table_rebuild(stream_t *s) {
 /* Map id to t (a reference is taken; the one it held is dropped). */
 int mprof__stream_table_set(stream_t *s, uint64_t id, sthread_t *t) {
   forget_recent(s, id);
-  if ((s->table_used + s->table_tombs + 1) * 2 > s->table_cap &&
-      mprof__stream_table_rebuild(s))
+  if ((s->table_used + 1) * 2 > s->table_cap && mprof__stream_table_rebuild(s))
     return MPROF_ENOMEM;
   slot_t *slot = &s->table[id_slot(s, id)];
-  sthread_t *was = slot->thread == &tomb ? NULL : slot->thread;
-  if (slot->thread == &tomb) s->table_tombs--;
+  sthread_t *was = slot->thread;
   if (!was) s->table_used++;
   slot->id = id;
   slot->thread = mprof__stream_ref(t);
@@ -191,15 +198,13 @@ void mprof__stream_table_remove(stream_t *s, uint64_t id, const sthread_t *t) {
       (named != t &&
        !(t->becomes && named == mprof__stream_follow((sthread_t *)t))))
     return;
-  mprof__stream_unref(named);
-  s->table[i].thread = &tomb;
+  slot_clear(s, i);
   s->table_used--;
-  s->table_tombs++;
+  mprof__stream_unref(named);
 }
 
-/* The bitmap page of ids id >> RETIRED_PAGE_BITS, made if `make`. */
-static uint64_t *retired_page(stream_t *s, uint64_t id, int make) {
-  uint64_t key = id >> RETIRED_PAGE_BITS;
+/* retired_page() when the page is not the last one used. */
+static uint64_t *retired_page_find(stream_t *s, uint64_t key, int make) {
   size_t mask = s->page_cap - 1;
   for (size_t i = s->page_cap ? id_hash(key, s->page_cap) : 0; s->page_cap;
        i = (i + 1) & mask) {
@@ -227,6 +232,16 @@ static uint64_t *retired_page(stream_t *s, uint64_t id, int make) {
   while (s->pages[j].bits) j = (j + 1) & (s->page_cap - 1);
   s->pages[j] = (page_t){key, bits};
   s->page_used++;
+  return bits;
+}
+
+/* The bitmap page of ids id >> RETIRED_PAGE_BITS, made if `make`. */
+static uint64_t *retired_page(stream_t *s, uint64_t id, int make) {
+  uint64_t key = id >> RETIRED_PAGE_BITS;
+  /* ids retire in runs: most fall in the page the last one did */
+  if (s->last_page.bits && s->last_page.key == key) return s->last_page.bits;
+  uint64_t *bits = retired_page_find(s, key, make);
+  if (bits) s->last_page = (page_t){key, bits};
   return bits;
 }
 
