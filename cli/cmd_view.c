@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../src/capture/capture.h"
+#include "../src/scene/cells.h"
 #include "../src/view/view.h"
 #include "cli.h"
 
@@ -30,7 +31,9 @@ static const char help[] =
     "           since the first event with a unit: ns, us, ms or s (ns if\n"
     "           none), e.g. --range 2ms:3.5ms, within the trace; of a trace\n"
     "           whose model would take over MPROF_VIEW_BUDGET_MIB (1024)\n"
-    "           MiB, only the packets of the range, found by its index\n"
+    "           MiB, only the packets of the range, found by its index; or\n"
+    "           with no range, the whole trace from a summary made in one\n"
+    "           pass\n"
     "examples:\n"
     "  mprof view trace.ctf\n"
     "  mprof view --png first.png --range 0:5ms trace.ctf\n"
@@ -202,6 +205,34 @@ static int load_window_doc(const char *path, const view_args_t *args,
   return 0;
 }
 
+/* --png of the whole of a trace whose model would pass the budget, drawn
+ * from its summary, made in one pass (said on standard error): *drawn 0
+ * where the whole trace is loaded instead.  Returns 0 or an mprof
+ * error. */
+static int write_whole_png(const char *path, const view_args_t *args,
+                           int *damaged, int *drawn) {
+  uint64_t budget = model_budget(), model_bytes = 0;
+  mprof_cells_t *cells;
+  int err =
+      mprof__view_whole_cells(path, budget, args->width, args->height,
+                              cli_count_problem, damaged, &model_bytes, &cells);
+  *drawn = cells != NULL;
+  if (err || !cells) return err;
+  fputs("mprof view: ", stderr);
+  cli_put_name(stderr, path);
+  fprintf(stderr,
+          ": its model would take about %llu MiB, over %llu MiB: drawn from "
+          "its %llu events in one pass\n",
+          (unsigned long long)(model_bytes >> 20),
+          (unsigned long long)(budget >> 20),
+          (unsigned long long)cells->events);
+  err = mprof__view_png_cells(cells, args->width, args->height, args->png);
+  mprof_cells_free(cells);
+  if (err)
+    fprintf(stderr, "mprof view: %s: %s\n", args->png, mprof_strerror(err));
+  return err;
+}
+
 /* Trace path (a file, "-" or a merged trace) as a document. */
 static int load_doc(const char *path, int *damaged, mprof_view_doc_t **out) {
   cli_progress_t progress;
@@ -221,6 +252,14 @@ int cmd_view(int argc, char **argv) {
   if (!docs) return CLI_FAILED;
   for (int i = 0; i < count && code == CLI_OK; i++) {
     if ((code = cli_input_check("view", argv[optind + i]))) break;
+    int drawn = 0;
+    if (args.png && !args.has_range &&
+        write_whole_png(argv[optind + i], &args, &damaged, &drawn))
+      code = CLI_FAILED;
+    if (drawn || code) {
+      free(docs);
+      return code == CLI_OK && damaged ? CLI_DAMAGED : code;
+    }
     int err = args.png && args.has_range
                   ? load_window_doc(argv[optind + i], &args, &damaged, &docs[i])
                   : 0;

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "scene.h"
+#include "scene_internal.h"
 
 const mprof_swatch_t mprof_scene_palette[MPROF_COLOUR_COUNT] = {
     [MPROF_COLOUR_BACKGROUND] = {"background", 0xe8e8e8},
@@ -51,30 +51,6 @@ _Static_assert(sizeof(mprof_prim_t) == 40, "mprof_prim_t is ten words");
 /* A name in the name column starts this far right of its left edge, and
  * ends as far left of its right one. */
 #define NAME_PAD_PX 4
-
-struct mprof_scene_s {
-  mprof_prim_t *prims;
-  size_t count, capacity;
-  char *text;
-  size_t text_length, text_capacity;
-  mprof_lod_item_t *items;    /* query answers, width_px * 2 */
-  int64_t *col_min, *col_max; /* counter columns, width_px */
-  size_t item_capacity;
-  int failed;          /* an allocation failed during the build */
-  int64_t axis_offset; /* see mprof_scene_compare() */
-  const int64_t *counter_lo, *counter_hi; /* likewise */
-};
-
-/* What one build reads. */
-typedef struct frame_s {
-  mprof_scene_t *scene;
-  const mprof_model_t *model;
-  const mprof_model_view_t *view;
-  const mprof_viewport_t *vp;
-  const mprof_scene_options_t *opt;
-  int64_t ns_per_px;
-  double rows_bottom; /* rows end here; counter strips below */
-} frame_t;
 
 int mprof_scene_new(mprof_scene_t **out) {
   *out = calloc(1, sizeof **out);
@@ -139,7 +115,7 @@ double mprof_scene_row_y(const mprof_viewport_t *vp, uint32_t row) {
 
 /* x clamped a little outside the time range (so huge lines stay floats;
  * the name column is painted over the left end). */
-static float clamp_x(const frame_t *f, int64_t t) {
+float mprof__scene_clamp_x(const frame_t *f, int64_t t) {
   double x = mprof_scene_x(f->vp, t);
   if (x < f->vp->names_px - 10.0) x = f->vp->names_px - 10.0;
   if (x > f->vp->width_px + 10.0) x = f->vp->width_px + 10.0;
@@ -173,9 +149,9 @@ static mprof_prim_t *emit(frame_t *f, mprof_prim_kind_t kind,
   return p;
 }
 
-static void line(frame_t *f, mprof_colour_t colour, mprof_prim_role_t role,
-                 float x0, float y0, float x1, float y1, float width,
-                 uint32_t thread) {
+void mprof__scene_line(frame_t *f, mprof_colour_t colour,
+                       mprof_prim_role_t role, float x0, float y0, float x1,
+                       float y1, float width, uint32_t thread) {
   mprof_prim_t *p = emit(f, MPROF_PRIM_LINE, colour, role);
   if (!p) return;
   p->x0 = x0, p->y0 = y0, p->x1 = x1, p->y1 = y1;
@@ -183,9 +159,9 @@ static void line(frame_t *f, mprof_colour_t colour, mprof_prim_role_t role,
   p->thread = thread;
 }
 
-static mprof_prim_t *rect(frame_t *f, mprof_colour_t colour,
-                          mprof_prim_role_t role, float x0, float y0, float x1,
-                          float y1) {
+mprof_prim_t *mprof__scene_rect(frame_t *f, mprof_colour_t colour,
+                                mprof_prim_role_t role, float x0, float y0,
+                                float x1, float y1) {
   mprof_prim_t *p = emit(f, MPROF_PRIM_RECT, colour, role);
   if (p) p->x0 = x0, p->y0 = y0, p->x1 = x1, p->y1 = y1;
   return p;
@@ -215,9 +191,9 @@ static uint32_t add_text(frame_t *f, const char *text, size_t length) {
   return at;
 }
 
-static void text(frame_t *f, mprof_colour_t colour, mprof_prim_role_t role,
-                 float x, float y, float max_width, const char *str,
-                 uint32_t thread) {
+void mprof__scene_text(frame_t *f, mprof_colour_t colour,
+                       mprof_prim_role_t role, float x, float y,
+                       float max_width, const char *str, uint32_t thread) {
   uint32_t at = add_text(f, str, (size_t)-1);
   mprof_prim_t *p = emit(f, MPROF_PRIM_TEXT, colour, role);
   if (!p) return;
@@ -250,10 +226,11 @@ static void draw_bands(frame_t *f) {
   if (i > 0) i--;
   while (i < v->band_count && v->bands[i].span.start_ns < f->vp->t1_ns) {
     const mprof_band_t *b = &v->bands[i];
-    float x0 = clamp_x(f, b->span.start_ns), x1 = clamp_x(f, b->span.end_ns);
+    float x0 = mprof__scene_clamp_x(f, b->span.start_ns),
+          x1 = mprof__scene_clamp_x(f, b->span.end_ns);
     if (x1 >= f->vp->names_px) {
       if (x1 - x0 < 1) x1 = x0 + 1;
-      mprof_prim_t *p = rect(
+      mprof_prim_t *p = mprof__scene_rect(
           f, b->kind == MPROF_BAND_GC ? MPROF_COLOUR_GC : MPROF_COLOUR_IDLE,
           MPROF_ROLE_BAND, x0, MPROF_SCENE_AXIS_PX, x1, (float)f->rows_bottom);
       if (p) p->alpha = 0.6f;
@@ -324,7 +301,7 @@ static void format_time(int64_t t, int64_t step, char *buf) {
 
 /* Ticks at round times of the axis (the trace's times + the scene's axis
  * offset). */
-static void draw_axis(frame_t *f) {
+void mprof__scene_axis(frame_t *f) {
   int64_t step = tick_step(f), offset = f->scene->axis_offset, t0, t1;
   if (__builtin_add_overflow(f->vp->t0_ns, offset, &t0) ||
       __builtin_add_overflow(f->vp->t1_ns, offset, &t1) ||
@@ -335,12 +312,14 @@ static void draw_axis(frame_t *f) {
   for (; t < t1; t += step) {
     float x = (float)mprof_scene_x(f->vp, t - offset);
     char buf[48];
-    line(f, MPROF_COLOUR_AXIS, MPROF_ROLE_AXIS, x, MPROF_SCENE_AXIS_PX - 6, x,
-         (float)f->rows_bottom, 1, MPROF_NO_THREAD);
+    mprof__scene_line(f, MPROF_COLOUR_AXIS, MPROF_ROLE_AXIS, x,
+                      MPROF_SCENE_AXIS_PX - 6, x, (float)f->rows_bottom, 1,
+                      MPROF_NO_THREAD);
     if (f->scene->count) f->scene->prims[f->scene->count - 1].alpha = 0.3f;
     format_time(t, step, buf);
-    text(f, MPROF_COLOUR_AXIS, MPROF_ROLE_AXIS, x + 2, MPROF_SCENE_AXIS_PX - 8,
-         (float)TICK_MIN_PX - 4, buf, MPROF_NO_THREAD);
+    mprof__scene_text(f, MPROF_COLOUR_AXIS, MPROF_ROLE_AXIS, x + 2,
+                      MPROF_SCENE_AXIS_PX - 8, (float)TICK_MIN_PX - 4, buf,
+                      MPROF_NO_THREAD);
   }
 }
 
@@ -369,25 +348,26 @@ static void thread_label(frame_t *f, uint32_t i, float x0, float x1, float y) {
   if (x1 - x0 < MPROF_SCENE_LABEL_MIN_PX || f->vp->row_height_px < 8) return;
   char buf[256];
   mprof_model_thread_name(f->model, i, buf, sizeof buf);
-  text(f, MPROF_COLOUR_TEXT, MPROF_ROLE_LABEL, x0 + 2, y - 2, x1 - x0 - 2, buf,
-       i);
+  mprof__scene_text(f, MPROF_COLOUR_TEXT, MPROF_ROLE_LABEL, x0 + 2, y - 2,
+                    x1 - x0 - 2, buf, i);
 }
 
 /* A failed thread's end bar and reason. */
 static void failure_mark(frame_t *f, uint32_t i, float x1, float y) {
   const mprof_thread_t *t = &f->view->threads[i];
   float h = f->vp->row_height_px / 2.0f;
-  line(f, thread_colour(t), MPROF_ROLE_FAILURE, x1, y - h + 1, x1, y + h - 1, 2,
-       i);
+  mprof__scene_line(f, thread_colour(t), MPROF_ROLE_FAILURE, x1, y - h + 1, x1,
+                    y + h - 1, 2, i);
   if (t->failure && f->vp->row_height_px >= 8 && x1 < f->vp->width_px)
-    text(f, thread_colour(t), MPROF_ROLE_FAILURE, x1 + 3, y + h - 1,
-         f->vp->width_px - x1 - 3, f->view->strings + t->failure, i);
+    mprof__scene_text(f, thread_colour(t), MPROF_ROLE_FAILURE, x1 + 3,
+                      y + h - 1, f->vp->width_px - x1 - 3,
+                      f->view->strings + t->failure, i);
 }
 
 static void mark_rect(frame_t *f, mprof_colour_t colour, uint32_t thread,
                       float x0, float x1, float y, float half_height) {
-  mprof_prim_t *p = rect(f, colour, MPROF_ROLE_MARK, x0, y - half_height, x1,
-                         y + half_height);
+  mprof_prim_t *p = mprof__scene_rect(f, colour, MPROF_ROLE_MARK, x0,
+                                      y - half_height, x1, y + half_height);
   if (p) p->thread = thread;
 }
 
@@ -413,9 +393,10 @@ static void draw_thread(frame_t *f, uint32_t row, const mprof_lod_item_t *it,
  * starts in the same pixel and goes on: drawn whole (label, marks). */
 static void draw_summary(frame_t *f, uint32_t row, const mprof_lod_item_t *it,
                          float y) {
-  float x0 = clamp_x(f, it->start_ns), x1 = clamp_x(f, it->end_ns);
-  line(f, MPROF_COLOUR_THREAD, MPROF_ROLE_THREAD, x0, y, x1 + 1, y, 1,
-       it->first);
+  float x0 = mprof__scene_clamp_x(f, it->start_ns),
+        x1 = mprof__scene_clamp_x(f, it->end_ns);
+  mprof__scene_line(f, MPROF_COLOUR_THREAD, MPROF_ROLE_THREAD, x0, y, x1 + 1, y,
+                    1, it->first);
   if (x1 - x0 < MPROF_SCENE_LABEL_MIN_PX) return;
   mprof_lod_item_t peek[SUMMARY_PEEK];
   size_t n = mprof_model_row_threads(f->model, row, it->start_ns,
@@ -432,11 +413,12 @@ static void draw_thread(frame_t *f, uint32_t row, const mprof_lod_item_t *it,
     draw_summary(f, row, it, y);
     return;
   }
-  float x0 = clamp_x(f, t->start_ns), x1 = clamp_x(f, t->end_ns);
+  float x0 = mprof__scene_clamp_x(f, t->start_ns),
+        x1 = mprof__scene_clamp_x(f, t->end_ns);
   if (x1 - x0 < 1) x1 = x0 + 1;
   thread_marks(f, it->first, x0, x1, y);
-  line(f, thread_colour(t), MPROF_ROLE_THREAD, x0, y, x1, y,
-       t->ending == MPROF_ENDING_FAILED ? 2 : 1, it->first);
+  mprof__scene_line(f, thread_colour(t), MPROF_ROLE_THREAD, x0, y, x1, y,
+                    t->ending == MPROF_ENDING_FAILED ? 2 : 1, it->first);
   if (f->scene->count)
     f->scene->prims[f->scene->count - 1].alpha = thread_alpha(f, it->first);
   if (t->ending == MPROF_ENDING_FAILED) failure_mark(f, it->first, x1, y);
@@ -449,11 +431,12 @@ static void draw_running(frame_t *f, uint32_t row, float y) {
                                      f->ns_per_px, s->items, s->item_capacity);
   for (size_t k = 0; k < n; k++) {
     const mprof_lod_item_t *it = &s->items[k];
-    float x0 = clamp_x(f, it->start_ns), x1 = clamp_x(f, it->end_ns);
+    float x0 = mprof__scene_clamp_x(f, it->start_ns),
+          x1 = mprof__scene_clamp_x(f, it->end_ns);
     if (x1 - x0 < 1) x1 = x0 + 1;
     uint32_t th = f->view->running[it->first].thread;
-    mprof_prim_t *p =
-        rect(f, MPROF_COLOUR_RUNNING, MPROF_ROLE_RUNNING, x0, y - 1, x1, y + 2);
+    mprof_prim_t *p = mprof__scene_rect(
+        f, MPROF_COLOUR_RUNNING, MPROF_ROLE_RUNNING, x0, y - 1, x1, y + 2);
     if (p) p->thread = th, p->alpha = thread_alpha(f, th);
   }
 }
@@ -485,27 +468,33 @@ static float arrow_alpha(const frame_t *f, float length) {
   return a < MIN_ALPHA ? MIN_ALPHA : a;
 }
 
-static void draw_arrow(frame_t *f, const mprof_lod_item_t *it) {
-  const mprof_arrow_t *a = &f->view->arrows[it->first];
-  if (a->from == a->to || a->from == MPROF_ROOT_THREAD) return;
-  int64_t from_ns, to_ns;
-  mprof_model_arrow_ends(f->model, a, &from_ns, &to_ns);
-  float x0 = clamp_x(f, from_ns), x1 = clamp_x(f, to_ns);
-  float y0 = (float)mprof_scene_row_y(f->vp, f->view->threads[a->from].row);
-  float y1 = (float)mprof_scene_row_y(f->vp, f->view->threads[a->to].row);
+void mprof__scene_arrow(frame_t *f, uint32_t kind, uint32_t index, float x0,
+                        float y0, float x1, float y1, float dim) {
   if ((y0 < MPROF_SCENE_AXIS_PX && y1 < MPROF_SCENE_AXIS_PX) ||
       (y0 > f->rows_bottom && y1 > f->rows_bottom))
     return;
   float dx = x1 > x0 ? x1 - x0 : x0 - x1, dy = y1 > y0 ? y1 - y0 : y0 - y1;
   /* on-screen length, within 4% without sqrt (no libm in the model) */
   float length = dx > dy ? dx + 0.4f * dy : dy + 0.4f * dx;
-  float alpha = arrow_alpha(f, length);
-  if (f->opt->highlighted && !f->opt->highlighted[a->from] &&
-      !f->opt->highlighted[a->to])
-    alpha *= DIM_ALPHA;
-  line(f, (mprof_colour_t)(MPROF_COLOUR_ARROW + a->kind), MPROF_ROLE_ARROW, x0,
-       y0, x1, y1, 1, it->first);
-  if (f->scene->count) f->scene->prims[f->scene->count - 1].alpha = alpha;
+  mprof__scene_line(f, (mprof_colour_t)(MPROF_COLOUR_ARROW + kind),
+                    MPROF_ROLE_ARROW, x0, y0, x1, y1, 1, index);
+  if (f->scene->count)
+    f->scene->prims[f->scene->count - 1].alpha = arrow_alpha(f, length) * dim;
+}
+
+static void draw_arrow(frame_t *f, const mprof_lod_item_t *it) {
+  const mprof_arrow_t *a = &f->view->arrows[it->first];
+  if (a->from == a->to || a->from == MPROF_ROOT_THREAD) return;
+  int64_t from_ns, to_ns;
+  mprof_model_arrow_ends(f->model, a, &from_ns, &to_ns);
+  int dim = f->opt->highlighted && !f->opt->highlighted[a->from] &&
+            !f->opt->highlighted[a->to];
+  mprof__scene_arrow(
+      f, a->kind, it->first, mprof__scene_clamp_x(f, from_ns),
+      (float)mprof_scene_row_y(f->vp, f->view->threads[a->from].row),
+      mprof__scene_clamp_x(f, to_ns),
+      (float)mprof_scene_row_y(f->vp, f->view->threads[a->to].row),
+      dim ? DIM_ALPHA : 1);
 }
 
 static void draw_arrows(frame_t *f) {
@@ -565,20 +554,20 @@ static void draw_counter(frame_t *f, uint32_t c, float top) {
   if (span < 1) span = 1;
   double scale = (MPROF_SCENE_COUNTER_PX - 4) / span;
   float bottom = top + MPROF_SCENE_COUNTER_PX - 2;
-  line(f, MPROF_COLOUR_AXIS, MPROF_ROLE_COUNTER, 0, top, (float)f->vp->width_px,
-       top, 1, c);
+  mprof__scene_line(f, MPROF_COLOUR_AXIS, MPROF_ROLE_COUNTER, 0, top,
+                    (float)f->vp->width_px, top, 1, c);
   for (uint32_t x = 0; x < w; x++) {
     float y0 = bottom - (float)(((double)s->col_max[x] - (double)lo) * scale);
     float y1 = bottom - (float)(((double)s->col_min[x] - (double)lo) * scale);
     mprof_prim_t *p =
-        rect(f, MPROF_COLOUR_COUNTER, MPROF_ROLE_COUNTER, (float)(left + x), y0,
-             (float)(left + x) + 1, y1 + 1);
+        mprof__scene_rect(f, MPROF_COLOUR_COUNTER, MPROF_ROLE_COUNTER,
+                          (float)(left + x), y0, (float)(left + x) + 1, y1 + 1);
     if (p) p->thread = c;
   }
   /* its name in the name column, or over the graph if there is none */
   float room = left >= 2 * NAME_PAD_PX ? left - 2.0f * NAME_PAD_PX : w - 4.0f;
-  text(f, MPROF_COLOUR_COUNTER, MPROF_ROLE_COUNTER, NAME_PAD_PX, top + 12, room,
-       f->view->strings + cs->name, c);
+  mprof__scene_text(f, MPROF_COLOUR_COUNTER, MPROF_ROLE_COUNTER, NAME_PAD_PX,
+                    top + 12, room, f->view->strings + cs->name, c);
 }
 
 static void draw_counters(frame_t *f) {
@@ -619,11 +608,12 @@ static void draw_divergence(frame_t *f) {
   for (uint32_t y = 0; y < f->vp->height_px; y += DASH_PX + GAP_PX) {
     float end = (float)(y + DASH_PX < f->vp->height_px ? y + DASH_PX
                                                        : f->vp->height_px);
-    line(f, MPROF_COLOUR_DIVERGENCE, MPROF_ROLE_DIVERGENCE, x, (float)y, x, end,
-         DIVERGENCE_PX, MPROF_NO_THREAD);
+    mprof__scene_line(f, MPROF_COLOUR_DIVERGENCE, MPROF_ROLE_DIVERGENCE, x,
+                      (float)y, x, end, DIVERGENCE_PX, MPROF_NO_THREAD);
   }
-  text(f, MPROF_COLOUR_DIVERGENCE, MPROF_ROLE_DIVERGENCE, x + 4, CAPTION_Y,
-       (float)f->vp->width_px - x - 4, "first divergence", MPROF_NO_THREAD);
+  mprof__scene_text(f, MPROF_COLOUR_DIVERGENCE, MPROF_ROLE_DIVERGENCE, x + 4,
+                    CAPTION_Y, (float)f->vp->width_px - x - 4,
+                    "first divergence", MPROF_NO_THREAD);
 }
 
 /* --- Merging
@@ -679,26 +669,41 @@ static void row_name(frame_t *f, uint32_t row, float y) {
   if (t == MPROF_NO_THREAD) return;
   char buf[256];
   mprof_model_thread_name(f->model, t, buf, sizeof buf);
-  text(f, MPROF_COLOUR_TEXT, MPROF_ROLE_NAME, NAME_PAD_PX, y + NAME_BASELINE_PX,
-       (float)f->vp->names_px - 2 * NAME_PAD_PX, buf, t);
+  mprof__scene_row_name(f, y, buf, t);
+}
+
+void mprof__scene_row_name(frame_t *f, float y, const char *name,
+                           uint32_t thread) {
+  mprof__scene_text(f, MPROF_COLOUR_TEXT, MPROF_ROLE_NAME, NAME_PAD_PX,
+                    y + NAME_BASELINE_PX,
+                    (float)f->vp->names_px - 2 * NAME_PAD_PX, name, thread);
+}
+
+int mprof__scene_name_column(frame_t *f) {
+  float left = (float)f->vp->names_px, bottom = (float)f->rows_bottom;
+  if (left < 2 * NAME_PAD_PX || bottom <= MPROF_SCENE_AXIS_PX) return 0;
+  mprof__scene_rect(f, MPROF_COLOUR_NAMES, MPROF_ROLE_NAME, 0,
+                    MPROF_SCENE_AXIS_PX, left, bottom);
+  /* its edge a rectangle, so that every painter fills the same column */
+  mprof__scene_rect(f, MPROF_COLOUR_AXIS, MPROF_ROLE_NAME, left - 1,
+                    MPROF_SCENE_AXIS_PX, left, bottom);
+  return f->vp->row_height_px >= 8;
+}
+
+int mprof__scene_row_whole(const frame_t *f, float y) {
+  float half = f->vp->row_height_px / 2.0f;
+  return y + half <= f->rows_bottom && y - half >= MPROF_SCENE_AXIS_PX;
 }
 
 /* The name column over the rows: its background (over whatever reached
  * left of the time range), its edge, and each whole row's name. */
 static void draw_names(frame_t *f) {
-  float left = (float)f->vp->names_px, bottom = (float)f->rows_bottom;
-  if (left < 2 * NAME_PAD_PX || bottom <= MPROF_SCENE_AXIS_PX) return;
-  rect(f, MPROF_COLOUR_NAMES, MPROF_ROLE_NAME, 0, MPROF_SCENE_AXIS_PX, left,
-       bottom);
-  /* its edge a rectangle, so that every painter fills the same column */
-  rect(f, MPROF_COLOUR_AXIS, MPROF_ROLE_NAME, left - 1, MPROF_SCENE_AXIS_PX,
-       left, bottom);
+  if (!mprof__scene_name_column(f)) return;
   uint32_t rh = f->vp->row_height_px;
-  if (rh < 8) return;
   for (uint32_t row = f->vp->scroll_px / rh; row < f->view->row_count; row++) {
     float y = (float)mprof_scene_row_y(f->vp, row);
-    if (y + rh / 2.0f > bottom) break;
-    if (y - rh / 2.0f >= MPROF_SCENE_AXIS_PX) row_name(f, row, y);
+    if (y + rh / 2.0f > f->rows_bottom) break;
+    if (mprof__scene_row_whole(f, y)) row_name(f, row, y);
   }
 }
 
@@ -725,10 +730,11 @@ static void edge_mark(frame_t *f, float x, int64_t beyond_ns, int left) {
   for (size_t i = 0; i < 4; i++)
     for (const char *p = parts[i]; *p; p++) label[n++] = *p;
   label[n] = 0;
-  rect(f, MPROF_COLOUR_BACKGROUND, MPROF_ROLE_EDGE, x, 0, x + EDGE_BOX_PX,
-       MPROF_SCENE_AXIS_PX - 1);
-  text(f, MPROF_COLOUR_TEXT, MPROF_ROLE_EDGE, x + 2, MPROF_SCENE_AXIS_PX - 8,
-       EDGE_BOX_PX - 4, label, MPROF_NO_THREAD);
+  mprof__scene_rect(f, MPROF_COLOUR_BACKGROUND, MPROF_ROLE_EDGE, x, 0,
+                    x + EDGE_BOX_PX, MPROF_SCENE_AXIS_PX - 1);
+  mprof__scene_text(f, MPROF_COLOUR_TEXT, MPROF_ROLE_EDGE, x + 2,
+                    MPROF_SCENE_AXIS_PX - 8, EDGE_BOX_PX - 4, label,
+                    MPROF_NO_THREAD);
 }
 
 /* Where the trace goes on past the time range: how much, at that end of
@@ -770,10 +776,8 @@ static double counters_height(const mprof_model_view_t *v,
   return h;
 }
 
-int mprof_scene_build(mprof_scene_t *scene, const mprof_model_t *model,
-                      const mprof_viewport_t *vp,
-                      const mprof_scene_options_t *options) {
-  static const mprof_scene_options_t none = {NULL, NULL, NULL, NULL};
+int mprof__scene_begin(frame_t *f, mprof_scene_t *scene,
+                       const mprof_viewport_t *vp) {
   scene->count = 0;
   scene->text_length = 0;
   scene->failed = 0;
@@ -781,20 +785,34 @@ int mprof_scene_build(mprof_scene_t *scene, const mprof_model_t *model,
       vp->width_px > 65536 || vp->row_height_px == 0)
     return MPROF_EINVAL;
   if (reserve(scene, vp->width_px) < 0) return MPROF_ENOMEM;
-  frame_t f = {
-      scene, model, mprof_model_view(model), vp, options ? options : &none,
-      0,     0};
-  f.ns_per_px = ns_per_px(vp);
-  f.rows_bottom = vp->height_px - counters_height(f.view, f.opt);
-  add_text(&f, "", 0); /* offset 0: the empty text */
+  static const mprof_scene_options_t none = {NULL, NULL, NULL, NULL};
+  *f = (frame_t){scene, NULL, NULL, vp, &none, ns_per_px(vp), vp->height_px};
+  add_text(f, "", 0); /* offset 0: the empty text */
+  return 0;
+}
+
+int mprof__scene_end(mprof_scene_t *scene) {
+  merge_runs(scene);
+  return scene->failed ? MPROF_ENOMEM : 0;
+}
+
+int mprof_scene_build(mprof_scene_t *scene, const mprof_model_t *model,
+                      const mprof_viewport_t *vp,
+                      const mprof_scene_options_t *options) {
+  frame_t f;
+  int err = mprof__scene_begin(&f, scene, vp);
+  if (err) return err;
+  f.model = model;
+  f.view = mprof_model_view(model);
+  if (options) f.opt = options;
+  f.rows_bottom -= counters_height(f.view, f.opt);
   draw_bands(&f);
-  draw_axis(&f);
+  mprof__scene_axis(&f);
   draw_rows(&f);
   draw_arrows(&f);
   draw_names(&f);
   draw_counters(&f);
   draw_divergence(&f);
   draw_edges(&f);
-  merge_runs(scene);
-  return scene->failed ? MPROF_ENOMEM : 0;
+  return mprof__scene_end(scene);
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scene_internal.h"
 #include "timeline.h"
 
 /* Offsets beyond +-100 years (or NaN) are taken as 0. */
@@ -307,7 +308,7 @@ double mprof_timeline_offset(const mprof_timeline_t *tl, int pane) {
 }
 
 /* The name column's width in a pane `width` px wide. */
-static uint32_t names_px(int width) {
+uint32_t mprof__scene_names_px(int width) {
   return width >= 4 * MPROF_SCENE_NAMES_PX ? MPROF_SCENE_NAMES_PX
                                            : (uint32_t)width / 4;
 }
@@ -318,7 +319,7 @@ mprof_viewport_t mprof_timeline_viewport(const mprof_timeline_t *tl, int pane) {
   const pane_t *p = &tl->panes[pane];
   vp.t0_ns = (int64_t)(tl->t0 - p->offset);
   vp.t1_ns = (int64_t)(tl->t1 - p->offset);
-  vp.names_px = names_px(p->width);
+  vp.names_px = mprof__scene_names_px(p->width);
   vp.width_px = (uint32_t)p->width;
   vp.height_px = (uint32_t)p->height;
   vp.scroll_px = p->scroll > 0 ? (uint32_t)p->scroll : 0;
@@ -358,7 +359,8 @@ void mprof_timeline_fit(mprof_timeline_t *tl) {
 /* Pane p's time range: where it starts (right of the name column) and
  * its width, at least 1 px (a pane not laid out yet). */
 static double range_left(const mprof_timeline_t *tl, int pane) {
-  return valid_pane(tl, pane) ? names_px(tl->panes[pane].width) : 0;
+  return valid_pane(tl, pane) ? mprof__scene_names_px(tl->panes[pane].width)
+                              : 0;
 }
 
 static double range_width(const mprof_timeline_t *tl, int pane) {

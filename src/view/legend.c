@@ -34,8 +34,8 @@ static double paint_entry(cairo_t *cr, PangoLayout *layout,
   return SWATCH_PX + 3 + width + ENTRY_GAP_PX;
 }
 
-void mprof__view_legend_paint(cairo_t *cr, const mprof_timeline_t *tl,
-                              double width) {
+void mprof__view_legend_colours(cairo_t *cr, const mprof_colour_t *colours,
+                                size_t count, double width) {
   cairo_save(cr);
   set_rgb(cr, mprof_scene_palette[MPROF_COLOUR_NAMES].rgb);
   cairo_rectangle(cr, 0, 0, width, MPROF_VIEW_LEGEND_PX);
@@ -46,10 +46,20 @@ void mprof__view_legend_paint(cairo_t *cr, const mprof_timeline_t *tl,
   pango_layout_set_font_description(layout, font);
   pango_font_description_free(font);
   double x = 4;
-  for (int i = 0, c; (c = mprof_timeline_legend(tl, i)) >= 0 && x < width; i++)
-    x += paint_entry(cr, layout, &mprof_scene_palette[c], x);
+  for (size_t i = 0; i < count && x < width; i++)
+    x += paint_entry(cr, layout, &mprof_scene_palette[colours[i]], x);
   g_object_unref(layout);
   cairo_restore(cr);
+}
+
+void mprof__view_legend_paint(cairo_t *cr, const mprof_timeline_t *tl,
+                              double width) {
+  mprof_colour_t colours[MPROF_COLOUR_COUNT];
+  size_t count = 0;
+  for (int c; count < MPROF_COLOUR_COUNT &&
+              (c = mprof_timeline_legend(tl, (int)count)) >= 0;)
+    colours[count++] = (mprof_colour_t)c;
+  mprof__view_legend_colours(cr, colours, count, width);
 }
 
 static gboolean on_draw(GtkWidget *area, cairo_t *cr, gpointer data) {

@@ -1,11 +1,13 @@
 /* open.c -- the view state (timeline.h) the window and --png start from:
  * the documents' models, whole, in panes of a given size; or, for --png
- * of a range of a trace too big to model whole, a document of the
- * packets that range needs, chosen by the trace's index (docs/index.md).
+ * of a trace too big to model whole, a document of the packets a range
+ * needs, chosen by the trace's index, or the whole trace's summary made
+ * in one pass (docs/index.md).
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "../scene/cells.h"
 #include "mprof/index.h"
 #include "view.h"
 
@@ -83,15 +85,20 @@ static int over_budget(const char *path, uint64_t budget_bytes,
   return *bytes > budget_bytes && !legacy;
 }
 
+/* Whether the trace at path is one --png draws from a part or a summary
+ * (see mprof__view_range_doc()). */
+static int too_big(const char *path, uint64_t budget_bytes, uint64_t *bytes) {
+  return strcmp(path, "-") && !mprof_trace_is_merged(path) &&
+         over_budget(path, budget_bytes, bytes);
+}
+
 int mprof__view_range_doc(const char *path, int64_t t0_ns, int64_t t1_ns,
                           uint64_t budget_bytes, mprof_diag_fn diag,
                           void *diag_context, mprof_view_range_t *window,
                           mprof_view_doc_t **out) {
   *out = NULL;
   memset(window, 0, sizeof *window);
-  if (!strcmp(path, "-") || mprof_trace_is_merged(path) ||
-      !over_budget(path, budget_bytes, &window->model_bytes))
-    return 0;
+  if (!too_big(path, budget_bytes, &window->model_bytes)) return 0;
   mprof_trace_t *trace;
   int err = mprof_trace_open(path, diag, diag_context, &trace);
   if (err) return err;
@@ -102,4 +109,46 @@ int mprof__view_range_doc(const char *path, int64_t t0_ns, int64_t t1_ns,
   mprof_index_free(index);
   mprof_trace_close(trace);
   return err ? err : mprof__view_doc_make(path, model, out);
+}
+
+/* --- The whole of a big trace --------------------------------------------- */
+
+/* The time range that shows the whole of the trace its index is of, with
+ * the fit's margin each side: [*t0_ns, *t1_ns). */
+static void whole_range(const mprof_index_t *index, int64_t *t0_ns,
+                        int64_t *t1_ns) {
+  uint64_t first = mprof_index_first_ticks(index),
+           last = mprof_index_last_ticks(index);
+  double span = last > first ? (double)(last - first) * 1e9 /
+                                   (double)mprof_index_clock_freq_hz(index)
+                             : 0;
+  double margin = span * MPROF_TIMELINE_FIT_MARGIN;
+  *t0_ns = -(int64_t)margin;
+  *t1_ns = (int64_t)(span + margin) + 1;
+}
+
+int mprof__view_whole_cells(const char *path, uint64_t budget_bytes, int width,
+                            int height, mprof_diag_fn diag, void *diag_context,
+                            uint64_t *model_bytes, mprof_cells_t **out) {
+  *out = NULL;
+  if (!too_big(path, budget_bytes, model_bytes)) return 0;
+  mprof_trace_t *trace;
+  int err = mprof_trace_open(path, diag, diag_context, &trace);
+  if (err) return err;
+  mprof_index_t *index = NULL;
+  int64_t t0, t1;
+  err = mprof_index_open(path, trace, 0, NULL, NULL, &index);
+  if (!err) {
+    whole_range(index, &t0, &t1);
+    mprof_index_free(index); /* the pass needs its memory more */
+    err = mprof_cells_new(t0, t1, mprof_scene_cells_columns((uint32_t)width),
+                          mprof_scene_cells_rows((uint32_t)height), out);
+  }
+  if (!err) err = mprof_cells_stream(trace, *out);
+  mprof_trace_close(trace);
+  if (err) {
+    mprof_cells_free(*out);
+    *out = NULL;
+  }
+  return err;
 }

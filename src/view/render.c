@@ -131,20 +131,24 @@ static PangoLayout *new_layout(cairo_t *cr) {
   return layout;
 }
 
-int mprof__view_draw(cairo_t *cr, mprof_timeline_t *tl, int pane) {
-  int count = mprof_timeline_build(tl, pane);
-  if (count < 0) return count == MPROF_EINVAL ? 0 : count; /* nothing to show */
-  const mprof_prim_t *prims = mprof_timeline_prims(tl, pane);
-  const char *texts = mprof_timeline_text(tl, pane);
+void mprof__view_paint(cairo_t *cr, const mprof_prim_t *prims, size_t count,
+                       const char *texts) {
   cairo_save(cr);
   set_colour(cr, MPROF_COLOUR_BACKGROUND, 1);
   cairo_paint(cr);
   cairo_set_line_cap(cr, CAIRO_LINE_CAP_BUTT);
   PangoLayout *layout = new_layout(cr);
   batch_t batch = {.cr = cr};
-  for (int i = 0; i < count; i++) paint(&batch, layout, &prims[i], texts);
+  for (size_t i = 0; i < count; i++) paint(&batch, layout, &prims[i], texts);
   flush(&batch);
   g_object_unref(layout);
   cairo_restore(cr);
+}
+
+int mprof__view_draw(cairo_t *cr, mprof_timeline_t *tl, int pane) {
+  int count = mprof_timeline_build(tl, pane);
+  if (count < 0) return count == MPROF_EINVAL ? 0 : count; /* nothing to show */
+  mprof__view_paint(cr, mprof_timeline_prims(tl, pane), (size_t)count,
+                    mprof_timeline_text(tl, pane));
   return 0;
 }

@@ -71,9 +71,26 @@ int mprof__view_range_doc(const char *path, int64_t t0_ns, int64_t t1_ns,
                           void *diag_context, mprof_view_range_t *window,
                           mprof_view_doc_t **out);
 
+/* The summary (src/model/scene_stream.h) of the whole trace file at path,
+ * for a picture width x height, if its whole model would take more than
+ * budget_bytes (*model_bytes, about): made in one pass over its events,
+ * its time span from its index (built if need be).  *out is NULL where
+ * the whole model fits, or path is not one trace file, or is a legacy
+ * trace: load it whole.  Problems in the trace go to diag.  Returns 0 or
+ * an mprof error. */
+typedef struct mprof_cells_s mprof_cells_t;
+int mprof__view_whole_cells(const char *path, uint64_t budget_bytes, int width,
+                            int height, mprof_diag_fn diag, void *diag_context,
+                            uint64_t *model_bytes, mprof_cells_t **out);
+
 /* Paint pane p of tl on cr, at the size tl was told.  Returns 0 or
  * MPROF_ENOMEM. */
 int mprof__view_draw(cairo_t *cr, mprof_timeline_t *tl, int pane);
+
+/* Paint a display list (scene.h) on cr: the background, then each
+ * primitive in order. */
+void mprof__view_paint(cairo_t *cr, const mprof_prim_t *prims, size_t count,
+                       const char *texts);
 
 /* The legend's height: one line of swatches and names. */
 #define MPROF_VIEW_LEGEND_PX 18
@@ -84,10 +101,20 @@ int mprof__view_draw(cairo_t *cr, mprof_timeline_t *tl, int pane);
 void mprof__view_legend_paint(cairo_t *cr, const mprof_timeline_t *tl,
                               double width);
 
+/* Paint a legend of these colours, as mprof__view_legend_paint() does. */
+void mprof__view_legend_colours(cairo_t *cr, const mprof_colour_t *colours,
+                                size_t count, double width);
+
 /* Write the picture of pane p of tl to a PNG file: the pane at the size
  * tl was told, the legend under it.  Returns 0, MPROF_ENOMEM or
  * MPROF_EIO. */
 int mprof__view_png(mprof_timeline_t *tl, int pane, const char *png_path);
+
+/* Write the picture of a summary to a PNG file, as mprof__view_png()
+ * writes a pane's: width x height (those the summary was made for), the
+ * legend under it.  Returns 0, MPROF_ENOMEM or MPROF_EIO. */
+int mprof__view_png_cells(const mprof_cells_t *cells, int width, int height,
+                          const char *png_path);
 
 /* Show each document in its own window (compare: both in one window, one
  * above the other on aligned time axes); follow: re-read the traces every

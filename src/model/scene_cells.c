@@ -1,0 +1,109 @@
+/* scene_cells.c -- the per-row per-column summary of a picture
+ * (scene_stream.h): where a time falls, and what a thread's line, a
+ * running span, an idle band, an arrow or a row's name leave in it.
+ * scene_stream.c fills it from a trace in one pass; src/scene/cells.c
+ * draws it. */
+#include <stdlib.h>
+
+#include "scene_stream.h"
+
+int mprof_cells_new(int64_t t0_ns, int64_t t1_ns, uint32_t columns,
+                    uint32_t rows, mprof_cells_t **out) {
+  *out = NULL;
+  if (t1_ns <= t0_ns || !columns || !rows) return MPROF_EINVAL;
+  mprof_cells_t *c = calloc(1, sizeof *c);
+  if (!c) return MPROF_ENOMEM;
+  *c = (mprof_cells_t){
+      .t0_ns = t0_ns, .t1_ns = t1_ns, .columns = columns, .rows = rows};
+  c->cells = calloc((size_t)rows * columns, 1);
+  c->idle = calloc(columns, 1);
+  c->arrows = malloc((size_t)columns * MPROF_CELLS_ARROWS * sizeof *c->arrows);
+  c->names = calloc(rows, MPROF_CELLS_NAME);
+  if (!c->cells || !c->idle || !c->arrows || !c->names) {
+    mprof_cells_free(c);
+    return MPROF_ENOMEM;
+  }
+  for (size_t k = 0; k < (size_t)columns * MPROF_CELLS_ARROWS; k++)
+    c->arrows[k] = (mprof_cell_arrow_t){0, 0, 0, 0, MPROF_ARROW_KIND_COUNT};
+  *out = c;
+  return 0;
+}
+
+void mprof_cells_free(mprof_cells_t *c) {
+  if (!c) return;
+  free(c->cells);
+  free(c->idle);
+  free(c->arrows);
+  free(c->names);
+  free(c);
+}
+
+/* As the scene's x (mprof_scene_x()), less the name column, floored. */
+uint32_t mprof_cells_column(const mprof_cells_t *c, int64_t t_ns) {
+  double x =
+      (double)(t_ns - c->t0_ns) * c->columns / (double)(c->t1_ns - c->t0_ns);
+  if (!(x > 0)) return 0;
+  return x >= c->columns ? c->columns - 1 : (uint32_t)x;
+}
+
+uint32_t mprof_cells_row(const mprof_cells_t *c, uint32_t row) {
+  return row < c->rows ? row : c->rows - 1;
+}
+
+void mprof_cells_mark(mprof_cells_t *c, uint32_t row, int64_t from_ns,
+                      int64_t to_ns, uint8_t bits) {
+  uint8_t *cells = c->cells + (size_t)mprof_cells_row(c, row) * c->columns;
+  uint32_t last = mprof_cells_column(c, to_ns);
+  for (uint32_t x = mprof_cells_column(c, from_ns); x <= last; x++)
+    cells[x] |= bits;
+}
+
+/* A band of less than a pixel is drawn a pixel wide, as the scene does. */
+void mprof_cells_idle(mprof_cells_t *c, int64_t from_ns, int64_t to_ns) {
+  if (to_ns <= from_ns) return;
+  uint32_t last = mprof_cells_column(c, to_ns);
+  for (uint32_t x = mprof_cells_column(c, from_ns); x <= last; x++)
+    c->idle[x] = 1;
+  c->seen |= MPROF_SEEN_IDLE;
+}
+
+void mprof_cells_arrow(mprof_cells_t *c, uint32_t kind, uint32_t from_row,
+                       uint32_t to_row, int64_t from_ns, int64_t to_ns,
+                       int64_t at_ns) {
+  mprof_cell_arrow_t *slot =
+      &c->arrows[(size_t)mprof_cells_column(c, at_ns) * MPROF_CELLS_ARROWS];
+  c->seen |= 1u << (MPROF_SEEN_ARROW_SHIFT + kind);
+  for (int k = 0; k < MPROF_CELLS_ARROWS; k++)
+    if (slot[k].kind == MPROF_ARROW_KIND_COUNT) {
+      slot[k] =
+          (mprof_cell_arrow_t){from_ns, to_ns, mprof_cells_row(c, from_row),
+                               mprof_cells_row(c, to_row), kind};
+      return;
+    }
+}
+
+void mprof_cells_name(mprof_cells_t *c, uint32_t row, const char *text,
+                      size_t length, int replace) {
+  if (row >= c->rows) return;
+  char *name = c->names + (size_t)row * MPROF_CELLS_NAME;
+  if (name[0] && !replace) return;
+  size_t n = 0;
+  for (; n < length && n + 1 < MPROF_CELLS_NAME && text[n]; n++)
+    name[n] = text[n];
+  name[n] = 0;
+}
+
+void mprof_cells_default_name(uint16_t type, uint8_t flags, uint64_t id,
+                              char *buf, size_t size) {
+  const char *kind = flags & MPROF_THREAD_PREEXISTING
+                         ? "preexisting"
+                         : mprof_type_name((mprof_type_t)type);
+  char digits[24];
+  size_t d = 0, n = 0;
+  do digits[d++] = (char)('0' + id % 10);
+  while ((id /= 10) && d < sizeof digits);
+  for (; *kind && n + 1 < size; kind++) buf[n++] = *kind;
+  if (n + 1 < size) buf[n++] = '#';
+  while (d > 0 && n + 1 < size) buf[n++] = digits[--d];
+  if (size) buf[n] = 0;
+}

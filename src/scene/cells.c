@@ -1,0 +1,176 @@
+/* cells.c -- the display list of a trace's summary (cells.h): per row,
+ * runs of pixel columns of one look become one line or rectangle, drawn
+ * as scene.c draws a model's threads, running spans, bands and arrows.
+ * A cell where lines of several colours fall shows the one a reader looks
+ * for first: never resolved, then failed, then a thread's. */
+#include "cells.h"
+#include "scene_internal.h"
+
+/* Alpha of an idle band (scene.c's). */
+#define BAND_ALPHA 0.6f
+
+uint32_t mprof_scene_cells_columns(uint32_t width_px) {
+  uint32_t names = mprof__scene_names_px((int)width_px);
+  return width_px > names ? width_px - names : 1;
+}
+
+uint32_t mprof_scene_cells_rows(uint32_t height_px) {
+  uint32_t rows = height_px > MPROF_SCENE_AXIS_PX
+                      ? (height_px - MPROF_SCENE_AXIS_PX) / MPROF_SCENE_ROW_PX
+                      : 0;
+  return rows ? rows : 1;
+}
+
+mprof_viewport_t mprof_scene_cells_viewport(const mprof_cells_t *cells,
+                                            uint32_t width_px,
+                                            uint32_t height_px) {
+  mprof_viewport_t vp = {cells->t0_ns,
+                         cells->t1_ns,
+                         width_px,
+                         height_px,
+                         0,
+                         MPROF_SCENE_ROW_PX,
+                         mprof__scene_names_px((int)width_px)};
+  return vp;
+}
+
+/* x of column c's left edge. */
+static float column_x(const frame_t *f, uint32_t c) {
+  return (float)(f->vp->names_px + c);
+}
+
+static void draw_idle(frame_t *f, const mprof_cells_t *cells) {
+  for (uint32_t c = 0, end; c < cells->columns; c = end) {
+    for (end = c + 1;
+         end < cells->columns && cells->idle[end] == cells->idle[c];)
+      end++;
+    if (!cells->idle[c]) continue;
+    mprof_prim_t *p = mprof__scene_rect(
+        f, MPROF_COLOUR_IDLE, MPROF_ROLE_BAND, column_x(f, c),
+        MPROF_SCENE_AXIS_PX, column_x(f, end), (float)f->rows_bottom);
+    if (p) p->alpha = BAND_ALPHA;
+  }
+}
+
+/* The colour of a cell's line, or MPROF_COLOUR_BACKGROUND for none. */
+static mprof_colour_t line_colour(uint8_t cell) {
+  return cell & MPROF_CELL_STALLED  ? MPROF_COLOUR_STALLED
+         : cell & MPROF_CELL_FAILED ? MPROF_COLOUR_FAILED
+         : cell & MPROF_CELL_LINE   ? MPROF_COLOUR_THREAD
+                                    : MPROF_COLOUR_BACKGROUND;
+}
+
+static void draw_lines(frame_t *f, const uint8_t *cells, uint32_t columns,
+                       float y) {
+  for (uint32_t c = 0, end; c < columns; c = end) {
+    mprof_colour_t colour = line_colour(cells[c]);
+    for (end = c + 1; end < columns && line_colour(cells[end]) == colour;)
+      end++;
+    if (colour != MPROF_COLOUR_BACKGROUND)
+      mprof__scene_line(f, colour, MPROF_ROLE_THREAD, column_x(f, c), y,
+                        column_x(f, end), y,
+                        colour == MPROF_COLOUR_THREAD ? 1 : 2, MPROF_NO_THREAD);
+  }
+}
+
+static void draw_running(frame_t *f, const uint8_t *cells, uint32_t columns,
+                         float y) {
+  for (uint32_t c = 0, end; c < columns; c = end) {
+    int running = cells[c] & MPROF_CELL_RUNNING;
+    for (end = c + 1;
+         end < columns && (cells[end] & MPROF_CELL_RUNNING) == running;)
+      end++;
+    if (running)
+      mprof__scene_rect(f, MPROF_COLOUR_RUNNING, MPROF_ROLE_RUNNING,
+                        column_x(f, c), y - 1, column_x(f, end), y + 2);
+  }
+}
+
+static void draw_rows(frame_t *f, const mprof_cells_t *cells) {
+  for (uint32_t r = 0; r < cells->rows && r < cells->row_count; r++) {
+    const uint8_t *row = cells->cells + (size_t)r * cells->columns;
+    float y = (float)mprof_scene_row_y(f->vp, r);
+    draw_lines(f, row, cells->columns, y);
+    draw_running(f, row, cells->columns, y);
+  }
+}
+
+static void draw_arrows(frame_t *f, const mprof_cells_t *cells) {
+  size_t n = (size_t)cells->columns * MPROF_CELLS_ARROWS;
+  for (size_t k = 0; k < n; k++) {
+    const mprof_cell_arrow_t *a = &cells->arrows[k];
+    if (a->kind < MPROF_ARROW_KIND_COUNT)
+      mprof__scene_arrow(f, a->kind, (uint32_t)k,
+                         mprof__scene_clamp_x(f, a->from_ns),
+                         (float)mprof_scene_row_y(f->vp, a->from_row),
+                         mprof__scene_clamp_x(f, a->to_ns),
+                         (float)mprof_scene_row_y(f->vp, a->to_row), 1);
+  }
+}
+
+/* "N rows folded" for the last row, which holds those from it on. */
+static void folded_name(uint32_t folded, char *buf) {
+  char digits[12];
+  int d = 0;
+  do digits[d++] = (char)('0' + folded % 10);
+  while ((folded /= 10) && d < (int)sizeof digits);
+  const char *rest = " rows folded";
+  size_t n = 0;
+  while (d > 0) buf[n++] = digits[--d];
+  while (*rest) buf[n++] = *rest++;
+  buf[n] = 0;
+}
+
+static void draw_names(frame_t *f, const mprof_cells_t *cells) {
+  if (!mprof__scene_name_column(f)) return;
+  for (uint32_t r = 0; r < cells->rows && r < cells->row_count; r++) {
+    float y = (float)mprof_scene_row_y(f->vp, r);
+    if (!mprof__scene_row_whole(f, y)) break;
+    char folded[32];
+    if (r + 1 == cells->rows && cells->row_count > cells->rows)
+      folded_name(cells->row_count - r, folded);
+    mprof__scene_row_name(f, y,
+                          r + 1 == cells->rows && cells->row_count > cells->rows
+                              ? folded
+                              : cells->names + (size_t)r * MPROF_CELLS_NAME,
+                          MPROF_NO_THREAD);
+  }
+}
+
+int mprof_scene_build_cells(mprof_scene_t *scene, const mprof_cells_t *cells,
+                            const mprof_viewport_t *vp) {
+  frame_t f;
+  if (vp->t0_ns != cells->t0_ns || vp->t1_ns != cells->t1_ns ||
+      vp->width_px != vp->names_px + cells->columns)
+    return MPROF_EINVAL;
+  int err = mprof__scene_begin(&f, scene, vp);
+  if (err) return err;
+  draw_idle(&f, cells);
+  mprof__scene_axis(&f);
+  draw_rows(&f, cells);
+  draw_arrows(&f, cells);
+  draw_names(&f, cells);
+  return mprof__scene_end(scene);
+}
+
+size_t mprof_scene_cells_legend(const mprof_cells_t *cells,
+                                mprof_colour_t *out) {
+  static const struct {
+    uint32_t seen;
+    mprof_colour_t colour;
+  } kinds[] = {{MPROF_SEEN_THREAD, MPROF_COLOUR_THREAD},
+               {MPROF_SEEN_RUNNING, MPROF_COLOUR_RUNNING},
+               {MPROF_SEEN_FAILED, MPROF_COLOUR_FAILED},
+               {MPROF_SEEN_STALLED, MPROF_COLOUR_STALLED},
+               {MPROF_SEEN_IDLE, MPROF_COLOUR_IDLE}};
+  uint8_t present[MPROF_COLOUR_COUNT] = {0};
+  for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+    present[kinds[k].colour] = (cells->seen & kinds[k].seen) != 0;
+  for (uint32_t a = 0; a < MPROF_ARROW_KIND_COUNT; a++)
+    present[MPROF_COLOUR_ARROW + a] =
+        (cells->seen >> (MPROF_SEEN_ARROW_SHIFT + a)) & 1;
+  size_t n = 0;
+  for (int c = 0; c < MPROF_COLOUR_COUNT; c++)
+    if (present[c]) out[n++] = (mprof_colour_t)c;
+  return n;
+}
