@@ -1,6 +1,8 @@
-/* bench_scale.c -- a big trace read in bounded memory: `mprof stats`'s
- * and `mprof report`'s peak RSS and speed (a report of a trace this big
- * is made in one pass), and the sidecar index's build speed per core,
+/* bench_scale.c -- a big trace read in bounded memory: `mprof stats`'s,
+ * `mprof report`'s and `mprof view --png`'s peak RSS and speed (a report
+ * of a trace this big is made in one pass, and so is the picture of one
+ * whose model would pass MPROF_VIEW_BUDGET_MIB), and the sidecar index's
+ * build speed per core,
  * each against the model's load, or its load and analysis, of the same
  * trace (or a fixed budget).
  *
@@ -18,6 +20,9 @@
  *   report_NAME events_per_s           model_report   (load and analysis)
  *   index_NAME  events_per_s_per_core  model_load     (one OS thread)
  *   index_NAME  events_per_s_nN        Nx_one_thread  (every core)
+ *   view_png_NAME peak_rss_bytes       budget_1GiB    (mprof view --png of
+ *                                                      the whole trace)
+ *   view_png_NAME events_per_s         model_load
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -32,6 +37,7 @@
 #include "mprof/model.h"
 
 #define BUDGET_BYTES (512.0 * 1024 * 1024)
+#define VIEW_BUDGET_BYTES (1024.0 * 1024 * 1024)
 
 typedef struct options_s {
   const char *mprof;
@@ -68,15 +74,21 @@ static void parse(int argc, char **argv, options_t *o) {
     usage(argv[0]);
 }
 
-/* `mprof COMMAND OPTION trace` run once, its output dropped: its wall
- * seconds and peak RSS. */
+/* `mprof COMMAND OPTION [VALUE] trace` run once (value NULL: none), its
+ * output dropped: its wall seconds and peak RSS. */
 static int run_mprof(const char *mprof, const char *command, const char *option,
-                     const char *trace, double *seconds, double *rss_bytes) {
+                     const char *value, const char *trace, double *seconds,
+                     double *rss_bytes) {
   uint64_t start = bench_now_ns();
   pid_t pid = fork();
   if (pid == 0) {
-    if (!freopen("/dev/null", "w", stdout)) _exit(127);
-    execl(mprof, mprof, command, option, trace, (char *)NULL);
+    if (!freopen("/dev/null", "w", stdout) ||
+        !freopen("/dev/null", "w", stderr))
+      _exit(127);
+    if (value)
+      execl(mprof, mprof, command, option, value, trace, (char *)NULL);
+    else
+      execl(mprof, mprof, command, option, trace, (char *)NULL);
     _exit(127);
   }
   int status;
@@ -138,15 +150,20 @@ static int bench_trace(const options_t *o, const char *path, double *load_rate,
   double stats[BENCH_MAX_ROUNDS], rss[BENCH_MAX_ROUNDS];
   double report[BENCH_MAX_ROUNDS], report_rss[BENCH_MAX_ROUNDS];
   double load[BENCH_MAX_ROUNDS], model_report[BENCH_MAX_ROUNDS];
+  double view[BENCH_MAX_ROUNDS], view_rss[BENCH_MAX_ROUNDS];
+  char png[4096];
+  snprintf(png, sizeof png, "%s.bench.png", path);
   uint64_t events = 0;
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   int loads = 0;
   for (int r = 0; r < o->rounds; r++) {
     index1[r] = index_seconds(trace, 1, &events);
     indexn[r] = index_seconds(trace, (unsigned)cores, &events);
-    if (run_mprof(o->mprof, "stats", "--json", path, &stats[r], &rss[r]) ||
-        run_mprof(o->mprof, "report", "--stream", path, &report[r],
-                  &report_rss[r]))
+    if (run_mprof(o->mprof, "stats", "--json", NULL, path, &stats[r],
+                  &rss[r]) ||
+        run_mprof(o->mprof, "report", "--stream", NULL, path, &report[r],
+                  &report_rss[r]) ||
+        run_mprof(o->mprof, "view", "--png", png, path, &view[r], &view_rss[r]))
       return -1;
     if (events <= o->load_events) {
       load[loads] = load_seconds(trace, &model_report[loads]);
@@ -181,6 +198,12 @@ static int bench_trace(const options_t *o, const char *path, double *load_rate,
   snprintf(metric, sizeof metric, "events_per_s_n%ld", cores);
   bench_json(bench, metric, e / bench_median(indexn, o->rounds),
              "Nx_one_thread", one * (double)cores);
+  snprintf(bench, sizeof bench, "view_png_%s", name);
+  bench_json(bench, "peak_rss_bytes", bench_median(view_rss, o->rounds),
+             "budget_1GiB", VIEW_BUDGET_BYTES);
+  bench_json(bench, "events_per_s", e / bench_median(view, o->rounds),
+             load_name, *load_rate);
+  remove(png);
   return 0;
 }
 
