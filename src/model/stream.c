@@ -532,7 +532,8 @@ static int thread_resolve(stream_t *s, ostream_t *o, sthread_t *resolver,
   target->ending = ev->kind == MPROF_EVENT_FAIL ? MPROF_ENDING_FAILED
                                                 : MPROF_ENDING_RESOLVED;
   if (ev->kind == MPROF_EVENT_FAIL &&
-      !(target->failure = mprof__stream_copy_text(ev->text, ev->text_length)))
+      !(target->failure =
+            mprof__stream_text(target->pool, ev->text, ev->text_length)))
     return MPROF_ENOMEM;
   return thread_ended(s, o, target);
 }
@@ -565,14 +566,14 @@ static int thread_becomes(stream_t *s, ostream_t *o, const mprof_event_t *ev,
 
 static int add_label(sthread_t *t, const mprof_event_t *ev) {
   if (!t->label) {
-    t->label = mprof__stream_copy_text(ev->text, ev->text_length);
+    t->label = mprof__stream_text(t->pool, ev->text, ev->text_length);
     return t->label ? 0 : MPROF_ENOMEM;
   }
   if (t->type != MPROF_HANDLE ||
       (ev->text_length >= 4 && !memcmp(ev->text, "net ", 4)))
     return 0;
-  free(t->shown);
-  t->shown = mprof__stream_copy_text(ev->text, ev->text_length);
+  mprof__stream_text_free(t->pool, t->shown);
+  t->shown = mprof__stream_text(t->pool, ev->text, ev->text_length);
   return t->shown ? 0 : MPROF_ENOMEM;
 }
 
@@ -582,9 +583,7 @@ static int add_label(sthread_t *t, const mprof_event_t *ev) {
 static int wait_add(sthread_t *waiter, sthread_t *on, int64_t start_ns,
                     int64_t read_ns, int legacy_read) {
   if (!arrow(waiter, on)) return 0;
-  if (mprof__grow(&waiter->waits, &waiter->wait_cap, waiter->wait_count + 1,
-                  sizeof *waiter->waits))
-    return MPROF_ENOMEM;
+  if (mprof__stream_waits_grow(waiter)) return MPROF_ENOMEM;
   int first = !legacy_read;
   for (size_t k = 0; first && k < waiter->wait_count; k++)
     if (waiter->waits[k].on == on && !waiter->waits[k].legacy_read) first = 0;

@@ -125,6 +125,20 @@ struct sthread_s {
   sarrow_t ring[MPROF_STALL_CONTEXT]; /* its latest arrows */
 };
 
+/* Pieces of one size for what records own (their short texts, their
+ * first waits), cut from slabs the pool owns: they come and go with the
+ * records, a few an event, and the slabs go at once at the end. */
+typedef struct pieces_s {
+  void *free; /* linked through their first word */
+  char **slabs;
+  size_t slab_count, slab_cap, used; /* used: of the last slab */
+} pieces_t;
+
+/* A record's text shorter than this is kept in a piece; its first waits
+ * are, so many of them. */
+#define SHORT_TEXT 32
+#define FIRST_WAITS 2
+
 /* Records are made in blocks the stream owns: a freed one goes on a list
  * for the next (still in cache), and the blocks go at once at the end. */
 #define POOL_BLOCK 4096
@@ -132,6 +146,7 @@ struct pool_s {
   sthread_t *free; /* linked through their creator field */
   sthread_t **blocks;
   size_t block_count, block_cap, used; /* used: of the last block */
+  pieces_t texts, waits;
 };
 
 typedef struct slot_s {
@@ -351,6 +366,14 @@ sthread_t *mprof__stream_record_new(stream_t *s);
 /* A NUL-terminated copy of text, or NULL. */
 char *mprof__stream_copy_text(const char *text, size_t length);
 
+/* A record's copy of text (NUL-terminated), from pool, or NULL; free one
+ * (NULL: nothing). */
+char *mprof__stream_text(pool_t *pool, const char *text, size_t length);
+void mprof__stream_text_free(pool_t *pool, char *text);
+
+/* Room for one more wait of t.  Returns 0 or MPROF_ENOMEM. */
+int mprof__stream_waits_grow(sthread_t *t);
+
 /* The table of ids: the thread id names, or NULL; map id to t (a
  * reference taken, the one it held dropped; 0 or MPROF_ENOMEM); remove
  * id's entry if it names t or what t became; rebuild it without its
@@ -366,8 +389,24 @@ int mprof__stream_retired_add(stream_t *s, uint64_t id);
 
 /* The thread in the id table's slot i, or NULL. */
 sthread_t *mprof__stream_slot(const stream_t *s, size_t i);
-sthread_t *mprof__stream_ref(sthread_t *t);
-void mprof__stream_unref(sthread_t *t);
+
+/* Put t, whose last reference went, back in its pool, dropping what it
+ * names. */
+void mprof__stream_record_free(sthread_t *t);
+
+/* Take a reference to t (NULL, the root and the retired are not
+ * counted); drop one.  Inline: references are taken and dropped a few
+ * times an event. */
+static inline sthread_t *mprof__stream_ref(sthread_t *t) {
+  if (t && !mprof__stream_fixed(t)) t->refs++;
+  return t;
+}
+
+static inline void mprof__stream_unref(sthread_t *t) {
+  if (t && !mprof__stream_fixed(t) && !--t->refs) mprof__stream_record_free(t);
+}
+
+/* Where t's line goes on: merges followed (stream.c). */
 sthread_t *mprof__stream_follow(sthread_t *t);
 
 /* A lost wake-up: the condition, its signal nobody waited for, the wait

@@ -1,10 +1,91 @@
 /* stream_table.c -- the streaming analysis's records (stream.c): made in
- * blocks the stream owns and counted by reference; the table of the live
- * ones by id, and the bitmap of the ids retired. */
+ * blocks the stream owns and counted by reference, their texts and waits
+ * in pieces of slabs it owns; the table of the live ones by id, and the
+ * bitmap of the ids retired. */
 #include <stddef.h>
 #include <string.h>
 
 #include "stream_internal.h"
+
+/* --- Pieces --------------------------------------------------------------- */
+
+#define SLAB_PIECES 256
+
+/* A piece of `size` bytes from p, or NULL. */
+static void *piece_get(pieces_t *p, size_t size) {
+  void *piece = p->free;
+  if (piece) {
+    memcpy(&p->free, piece, sizeof p->free);
+    return piece;
+  }
+  if (!p->slab_count || p->used == SLAB_PIECES) {
+    char *slab = malloc(SLAB_PIECES * size);
+    if (!slab || mprof__grow(&p->slabs, &p->slab_cap, p->slab_count + 1,
+                             sizeof *p->slabs)) {
+      free(slab);
+      return NULL;
+    }
+    p->slabs[p->slab_count++] = slab;
+    p->used = 0;
+  }
+  return p->slabs[p->slab_count - 1] + size * p->used++;
+}
+
+static void piece_put(pieces_t *p, void *piece) {
+  memcpy(piece, &p->free, sizeof p->free);
+  p->free = piece;
+}
+
+static void pieces_free(pieces_t *p) {
+  for (size_t i = 0; i < p->slab_count; i++) free(p->slabs[i]);
+  free(p->slabs);
+}
+
+/* A text is in a piece exactly when it is short (one with a NUL within
+ * is kept as far as that). */
+char *mprof__stream_text(pool_t *pool, const char *text, size_t length) {
+  char *copy = length < SHORT_TEXT ? piece_get(&pool->texts, SHORT_TEXT)
+                                   : malloc(length + 1);
+  if (!copy) return NULL;
+  if (length) memcpy(copy, text, length);
+  copy[length] = 0;
+  if (length >= SHORT_TEXT && strlen(copy) < SHORT_TEXT) {
+    char *short_copy = mprof__stream_text(pool, copy, strlen(copy));
+    free(copy);
+    return short_copy;
+  }
+  return copy;
+}
+
+void mprof__stream_text_free(pool_t *pool, char *text) {
+  if (text && strlen(text) < SHORT_TEXT)
+    piece_put(&pool->texts, text);
+  else
+    free(text);
+}
+
+/* Give back t's array of waits. */
+static void waits_release(sthread_t *t) {
+  if (t->wait_cap == FIRST_WAITS)
+    piece_put(&t->pool->waits, t->waits);
+  else
+    free(t->waits);
+}
+
+int mprof__stream_waits_grow(sthread_t *t) {
+  if (t->wait_count < t->wait_cap) return 0;
+  size_t cap = t->wait_cap ? t->wait_cap * 2 : FIRST_WAITS;
+  if (cap > SIZE_MAX / 2 / sizeof *t->waits) return MPROF_ENOMEM;
+  swait_t *grown = cap == FIRST_WAITS
+                       ? piece_get(&t->pool->waits, cap * sizeof *grown)
+                       : malloc(cap * sizeof *grown);
+  if (!grown) return MPROF_ENOMEM;
+  if (t->wait_count) memcpy(grown, t->waits, t->wait_count * sizeof *grown);
+  waits_release(t);
+  t->waits = grown;
+  t->wait_cap = cap;
+  return 0;
+}
 
 /* --- Records -------------------------------------------------------------- */
 
@@ -22,7 +103,7 @@ void mprof__stream_waits_clear(sthread_t *t) {
     mprof__stream_unref(t->waits[k].on);
     mprof__stream_unref(t->waits[k].sig.from);
   }
-  free(t->waits);
+  waits_release(t);
   t->waits = NULL;
   t->wait_count = t->wait_cap = 0;
 }
@@ -32,13 +113,12 @@ static void record_clear(sthread_t *t) {
   free(t->overhangs);
   free(t->poll_at_start.ns);
   free(t->poll_at_end.ns);
-  free(t->label);
-  free(t->shown);
-  free(t->failure);
+  mprof__stream_text_free(t->pool, t->label);
+  mprof__stream_text_free(t->pool, t->shown);
+  mprof__stream_text_free(t->pool, t->failure);
 }
 
-void mprof__stream_unref(sthread_t *t) {
-  if (!t || mprof__stream_fixed(t) || --t->refs) return;
+void mprof__stream_record_free(sthread_t *t) {
   mprof__stream_unref(t->creator);
   mprof__stream_unref(t->becomes);
   mprof__stream_unref(t->signal.from);
@@ -86,11 +166,8 @@ void mprof__stream_pool_free(pool_t *pool) {
     free(pool->blocks[b]);
   }
   free(pool->blocks);
-}
-
-sthread_t *mprof__stream_ref(sthread_t *t) {
-  if (t && !mprof__stream_fixed(t)) t->refs++;
-  return t;
+  pieces_free(&pool->texts);
+  pieces_free(&pool->waits);
 }
 
 char *mprof__stream_copy_text(const char *text, size_t length) {
@@ -156,11 +233,11 @@ sthread_t *mprof__stream_table_get(const stream_t *s, uint64_t id) {
   return mprof__stream_slot(s, id_slot(s, id));
 }
 
-/* Make the table twice as big if it is half full (the first one at the
+/* Make the table twice as big if it is a quarter full (the first one at the
  * start). */
 int mprof__stream_table_rebuild(stream_t *s) {
   size_t cap =
-      s->table_used * 2 >= s->table_cap ? s->table_cap * 2 : s->table_cap;
+      s->table_used * 4 >= s->table_cap ? s->table_cap * 2 : s->table_cap;
   if (cap < 1024) cap = 1024;
   if (cap == s->table_cap) return 0;
   slot_t *old = s->table, *grown = aligned_alloc(64, cap * sizeof *grown);
@@ -178,7 +255,7 @@ int mprof__stream_table_rebuild(stream_t *s) {
 /* Map id to t (a reference is taken; the one it held is dropped). */
 int mprof__stream_table_set(stream_t *s, uint64_t id, sthread_t *t) {
   forget_recent(s, id);
-  if ((s->table_used + 1) * 2 > s->table_cap && mprof__stream_table_rebuild(s))
+  if ((s->table_used + 1) * 4 > s->table_cap && mprof__stream_table_rebuild(s))
     return MPROF_ENOMEM;
   slot_t *slot = &s->table[id_slot(s, id)];
   sthread_t *was = slot->thread;
