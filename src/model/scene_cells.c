@@ -4,7 +4,9 @@
  * scene_stream.c fills it from a trace in one pass; src/scene/cells.c
  * draws it. */
 #include <stdlib.h>
+#include <string.h>
 
+#include "model_internal.h"
 #include "scene_stream.h"
 
 int mprof_cells_new(int64_t t0_ns, int64_t t1_ns, uint32_t columns,
@@ -31,6 +33,11 @@ int mprof_cells_new(int64_t t0_ns, int64_t t1_ns, uint32_t columns,
 
 void mprof_cells_free(mprof_cells_t *c) {
   if (!c) return;
+  for (size_t k = 0; k < c->counter_count; k++) {
+    free(c->counters[k].min);
+    free(c->counters[k].max);
+  }
+  free(c->counters);
   free(c->cells);
   free(c->idle);
   free(c->arrows);
@@ -106,4 +113,80 @@ void mprof_cells_default_name(uint16_t type, uint8_t flags, uint64_t id,
   if (n + 1 < size) buf[n++] = '#';
   while (d > 0 && n + 1 < size) buf[n++] = digits[--d];
   if (size) buf[n] = 0;
+}
+
+/* --- Counters ------------------------------------------------------------- */
+
+int mprof_cells_counter(mprof_cells_t *c, uint32_t id, uint32_t *index) {
+  for (size_t k = 0; k < c->counter_count; k++)
+    if (c->counters[k].id == id) {
+      *index = (uint32_t)k;
+      return 0;
+    }
+  if (c->counter_count == MPROF_CELLS_COUNTERS ||
+      mprof__grow(&c->counters, &c->counter_cap, c->counter_count + 1,
+                  sizeof *c->counters))
+    return MPROF_ENOMEM;
+  mprof_cell_counter_t *k = &c->counters[c->counter_count];
+  *k = (mprof_cell_counter_t){.id = id, .last_column = UINT32_MAX};
+  k->min = malloc(c->columns * sizeof *k->min);
+  k->max = malloc(c->columns * sizeof *k->max);
+  if (!k->min || !k->max) {
+    free(k->min);
+    free(k->max);
+    return MPROF_ENOMEM;
+  }
+  *index = (uint32_t)c->counter_count++;
+  return 0;
+}
+
+/* The right edge of a counter's column col, as
+ * mprof_model_counter_range() cuts the time range. */
+static int64_t column_end(const mprof_cells_t *c, uint32_t col) {
+  double width = (double)(c->t1_ns - c->t0_ns) / c->columns;
+  return col + 1 == c->columns ? c->t1_ns
+                               : c->t0_ns + (int64_t)(width * (col + 1));
+}
+
+/* The column of a counter's sample at t, by those edges. */
+static uint32_t sample_column(const mprof_cells_t *c, int64_t t) {
+  uint32_t col = mprof_cells_column(c, t);
+  while (col > 0 && t < column_end(c, col - 1)) col--;
+  while (col + 1 < c->columns && t >= column_end(c, col)) col++;
+  return col;
+}
+
+/* Columns [from, to) of counter k hold its value carried into them. */
+static void carry(mprof_cell_counter_t *k, uint32_t from, uint32_t to) {
+  for (uint32_t x = from; x < to; x++) k->min[x] = k->max[x] = k->value;
+}
+
+static void widen(int64_t *lo, int64_t *hi, int64_t value) {
+  if (value < *lo) *lo = value;
+  if (value > *hi) *hi = value;
+}
+
+void mprof_cells_sample(mprof_cells_t *c, uint32_t index, int64_t t_ns,
+                        int64_t value) {
+  mprof_cell_counter_t *k = &c->counters[index];
+  uint32_t col = sample_column(c, t_ns);
+  uint32_t from = k->last_column == UINT32_MAX ? 0 : k->last_column + 1;
+  if (col >= from) carry(k, from, col + 1);
+  widen(&k->min[col], &k->max[col], value);
+  widen(&k->min_value, &k->max_value, value);
+  k->value = value;
+  k->last_column = col;
+}
+
+static int compare_names(const void *a, const void *b) {
+  return strcmp(((const mprof_cell_counter_t *)a)->name,
+                ((const mprof_cell_counter_t *)b)->name);
+}
+
+void mprof_cells_end(mprof_cells_t *c) {
+  for (size_t i = 0; i < c->counter_count; i++) {
+    mprof_cell_counter_t *k = &c->counters[i];
+    carry(k, k->last_column == UINT32_MAX ? 0 : k->last_column + 1, c->columns);
+  }
+  qsort(c->counters, c->counter_count, sizeof *c->counters, compare_names);
 }

@@ -508,6 +508,27 @@ static int label(pass_t *p, const mprof_event_t *ev, int64_t t) {
   return err;
 }
 
+/* A counter's name or value, as the model's counter_update(). */
+static int counter_event(pass_t *p, const mprof_event_t *ev, int64_t t) {
+  uint32_t k;
+  int err = mprof_cells_counter(p->cells, ev->counter, &k);
+  if (err) return err;
+  mprof_cell_counter_t *counter = &p->cells->counters[k];
+  if (ev->kind == MPROF_EVENT_COUNTER_NAME) {
+    size_t n = ev->text_length < MPROF_CELLS_NAME ? ev->text_length
+                                                  : MPROF_CELLS_NAME - 1;
+    memcpy(counter->name, ev->text, n);
+    counter->name[n] = 0;
+    return 0;
+  }
+  int64_t value =
+      ev->kind == MPROF_EVENT_COUNTER_INCREASE
+          ? (int64_t)((uint64_t)counter->value + (uint64_t)ev->value)
+          : ev->value;
+  mprof_cells_sample(p->cells, k, t, value);
+  return 0;
+}
+
 static int apply_event(pass_t *p, const mprof_event_t *ev, sstream_t *s,
                        int64_t t) {
   int err = 0;
@@ -545,7 +566,10 @@ static int apply_event(pass_t *p, const mprof_event_t *ev, sstream_t *s,
     other = thread_of(p, ev->a, t, &err);
     if (other && other != RETIRED) other->flags |= MPROF_THREAD_SHOULD_RESOLVE;
     return err;
-  default: return 0; /* counters, strings: not drawn here */
+  case MPROF_EVENT_COUNTER_NAME:
+  case MPROF_EVENT_COUNTER_INCREASE:
+  case MPROF_EVENT_COUNTER_VALUE: return counter_event(p, ev, t);
+  default: return 0; /* strings: the reader resolved labels */
   }
 }
 
@@ -676,7 +700,10 @@ int mprof_cells_stream(const mprof_trace_t *trace, mprof_cells_t *cells) {
   mprof__merge_t merge = {pass_begin, pass_add_pair, &p, NULL, NULL, 0, 0, 0,
                           0};
   if (!err) err = mprof__merge_traces(&trace, 1, NULL, &merge);
-  if (!err) finish(&p);
+  if (!err) {
+    finish(&p);
+    mprof_cells_end(cells);
+  }
   pass_free(&p);
   return err;
 }

@@ -61,6 +61,20 @@ typedef struct mprof_cell_arrow_s {
   uint32_t kind; /* mprof_arrow_kind_t; MPROF_ARROW_KIND_COUNT: none */
 } mprof_cell_arrow_t;
 
+/* Counters graphed at most (the picture holds a few strips). */
+#define MPROF_CELLS_COUNTERS 256
+
+/* A counter: its values' range per pixel column, as
+ * mprof_model_counter_range() gives a model's. */
+typedef struct mprof_cell_counter_s {
+  char name[MPROF_CELLS_NAME];
+  uint32_t id;                  /* in the trace */
+  uint32_t last_column;         /* of its latest sample; UINT32_MAX: none yet */
+  int64_t value;                /* its latest value */
+  int64_t min_value, max_value; /* of all its values, and 0 */
+  int64_t *min, *max;           /* [column] */
+} mprof_cell_counter_t;
+
 typedef struct mprof_cells_s {
   int64_t t0_ns, t1_ns; /* the time range, over `columns` */
   uint32_t columns, rows;
@@ -71,6 +85,8 @@ typedef struct mprof_cells_s {
   uint32_t row_count;         /* rows the layout gave: past `rows`, folded */
   uint32_t seen;              /* MPROF_SEEN_* */
   uint64_t events;            /* events the pass read */
+  mprof_cell_counter_t *counters; /* by name, once mprof_cells_end()ed */
+  size_t counter_count, counter_cap;
 } mprof_cells_t;
 
 /* An empty summary of [t0_ns, t1_ns) (t0 < t1) in columns x rows (both at
@@ -102,6 +118,19 @@ void mprof_cells_arrow(mprof_cells_t *cells, uint32_t kind, uint32_t from_row,
  * unless replace): text, length bytes (cut to fit). */
 void mprof_cells_name(mprof_cells_t *cells, uint32_t row, const char *text,
                       size_t length, int replace);
+
+/* The index of the counter with trace id `id` in *index, made if it is
+ * new (named "", no samples).  Returns 0, or MPROF_ENOMEM (also past
+ * MPROF_CELLS_COUNTERS counters). */
+int mprof_cells_counter(mprof_cells_t *cells, uint32_t id, uint32_t *index);
+
+/* Counter `index` takes value at t (in time order). */
+void mprof_cells_sample(mprof_cells_t *cells, uint32_t index, int64_t t_ns,
+                        int64_t value);
+
+/* Once every event is in: each counter's last value carried to the end,
+ * the counters ordered by name (as a model orders them). */
+void mprof_cells_end(mprof_cells_t *cells);
 
 /* A thread's name when it has no label: "TYPE#ID", "preexisting#ID" for a
  * thread from before the trace (flags), as mprof_model_thread_name(). */

@@ -1,8 +1,14 @@
 /* cells.c -- the display list of a trace's summary (cells.h): per row,
  * runs of pixel columns of one look become one line or rectangle, drawn
- * as scene.c draws a model's threads, running spans, bands and arrows.
- * A cell where lines of several colours fall shows the one a reader looks
- * for first: never resolved, then failed, then a thread's. */
+ * as scene.c draws a model's threads, running spans, bands, arrows and
+ * counter graphs.  A cell where lines of several colours fall shows the
+ * one a reader looks for first: never resolved, then failed, then a
+ * thread's.  The counters' strips take their room at the bottom, and the
+ * rows that no longer fit above them fold into the last one that does
+ * (cells merge by OR). */
+#include <stdlib.h>
+#include <string.h>
+
 #include "cells.h"
 #include "scene_internal.h"
 
@@ -86,25 +92,53 @@ static void draw_running(frame_t *f, const uint8_t *cells, uint32_t columns,
   }
 }
 
-static void draw_rows(frame_t *f, const mprof_cells_t *cells) {
-  for (uint32_t r = 0; r < cells->rows && r < cells->row_count; r++) {
-    const uint8_t *row = cells->cells + (size_t)r * cells->columns;
+/* The rows of cells shown above the counters' strips: those that fit
+ * whole, at most the summary's own. */
+static uint32_t rows_shown(const frame_t *f, const mprof_cells_t *cells) {
+  double room = (f->rows_bottom - MPROF_SCENE_AXIS_PX) / MPROF_SCENE_ROW_PX;
+  uint32_t rows = room > 0 ? (uint32_t)room : 0;
+  if (rows > cells->rows) rows = cells->rows;
+  return rows < cells->row_count ? rows : cells->row_count;
+}
+
+/* Row r's cells into out, the rows below it OR'ed in if it is the last
+ * of `shown`. */
+static void row_cells(const mprof_cells_t *cells, uint32_t r, uint32_t shown,
+                      uint8_t *out) {
+  memcpy(out, cells->cells + (size_t)r * cells->columns, cells->columns);
+  for (uint32_t below = r + 1; r + 1 == shown && below < cells->rows; below++)
+    for (uint32_t x = 0; x < cells->columns; x++)
+      out[x] |= cells->cells[(size_t)below * cells->columns + x];
+}
+
+static int draw_rows(frame_t *f, const mprof_cells_t *cells, uint32_t shown) {
+  uint8_t *row = malloc(cells->columns);
+  if (!row) return MPROF_ENOMEM;
+  for (uint32_t r = 0; r < shown; r++) {
     float y = (float)mprof_scene_row_y(f->vp, r);
+    row_cells(cells, r, shown, row);
     draw_lines(f, row, cells->columns, y);
     draw_running(f, row, cells->columns, y);
   }
+  free(row);
+  return 0;
 }
 
-static void draw_arrows(frame_t *f, const mprof_cells_t *cells) {
+/* The y of a row of the summary: the last shown for those folded. */
+static float row_y(const frame_t *f, uint32_t row, uint32_t shown) {
+  return (float)mprof_scene_row_y(f->vp, row < shown ? row : shown - 1);
+}
+
+static void draw_arrows(frame_t *f, const mprof_cells_t *cells,
+                        uint32_t shown) {
   size_t n = (size_t)cells->columns * MPROF_CELLS_ARROWS;
   for (size_t k = 0; k < n; k++) {
     const mprof_cell_arrow_t *a = &cells->arrows[k];
     if (a->kind < MPROF_ARROW_KIND_COUNT)
-      mprof__scene_arrow(f, a->kind, (uint32_t)k,
-                         mprof__scene_clamp_x(f, a->from_ns),
-                         (float)mprof_scene_row_y(f->vp, a->from_row),
-                         mprof__scene_clamp_x(f, a->to_ns),
-                         (float)mprof_scene_row_y(f->vp, a->to_row), 1);
+      mprof__scene_arrow(
+          f, a->kind, (uint32_t)k, mprof__scene_clamp_x(f, a->from_ns),
+          row_y(f, a->from_row, shown), mprof__scene_clamp_x(f, a->to_ns),
+          row_y(f, a->to_row, shown), 1);
   }
 }
 
@@ -121,19 +155,35 @@ static void folded_name(uint32_t folded, char *buf) {
   buf[n] = 0;
 }
 
-static void draw_names(frame_t *f, const mprof_cells_t *cells) {
+static void draw_names(frame_t *f, const mprof_cells_t *cells, uint32_t shown) {
   if (!mprof__scene_name_column(f)) return;
-  for (uint32_t r = 0; r < cells->rows && r < cells->row_count; r++) {
+  for (uint32_t r = 0; r < shown; r++) {
     float y = (float)mprof_scene_row_y(f->vp, r);
-    if (!mprof__scene_row_whole(f, y)) break;
+    int folds = r + 1 == shown && cells->row_count > shown;
     char folded[32];
-    if (r + 1 == cells->rows && cells->row_count > cells->rows)
-      folded_name(cells->row_count - r, folded);
-    mprof__scene_row_name(f, y,
-                          r + 1 == cells->rows && cells->row_count > cells->rows
-                              ? folded
-                              : cells->names + (size_t)r * MPROF_CELLS_NAME,
-                          MPROF_NO_THREAD);
+    if (folds) folded_name(cells->row_count - r, folded);
+    mprof__scene_row_name(
+        f, y, folds ? folded : cells->names + (size_t)r * MPROF_CELLS_NAME,
+        MPROF_NO_THREAD);
+  }
+}
+
+/* Each counter's strip, on the scale of those that share it (as
+ * mprof_scene_widen_scale() gives a model's). */
+static void draw_counters(frame_t *f, const mprof_cells_t *cells) {
+  float top = (float)f->rows_bottom;
+  for (size_t k = 0; k < cells->counter_count; k++) {
+    const mprof_cell_counter_t *c = &cells->counters[k];
+    int64_t lo = 0, hi = 0;
+    for (size_t o = 0; o < cells->counter_count; o++)
+      if (mprof__scene_same_scale(c->name, cells->counters[o].name)) {
+        if (cells->counters[o].min_value < lo)
+          lo = cells->counters[o].min_value;
+        if (cells->counters[o].max_value > hi)
+          hi = cells->counters[o].max_value;
+      }
+    mprof__scene_counter(f, (uint32_t)k, c->name, c->min, c->max, lo, hi, top);
+    top += MPROF_SCENE_COUNTER_PX;
   }
 }
 
@@ -145,11 +195,14 @@ int mprof_scene_build_cells(mprof_scene_t *scene, const mprof_cells_t *cells,
     return MPROF_EINVAL;
   int err = mprof__scene_begin(&f, scene, vp);
   if (err) return err;
+  f.rows_bottom -= (double)cells->counter_count * MPROF_SCENE_COUNTER_PX;
+  uint32_t shown = rows_shown(&f, cells);
   draw_idle(&f, cells);
   mprof__scene_axis(&f);
-  draw_rows(&f, cells);
-  draw_arrows(&f, cells);
-  draw_names(&f, cells);
+  if (shown && (err = draw_rows(&f, cells, shown))) return err;
+  if (shown) draw_arrows(&f, cells, shown);
+  if (shown) draw_names(&f, cells, shown);
+  draw_counters(&f, cells);
   return mprof__scene_end(scene);
 }
 
@@ -166,6 +219,7 @@ size_t mprof_scene_cells_legend(const mprof_cells_t *cells,
   uint8_t present[MPROF_COLOUR_COUNT] = {0};
   for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
     present[kinds[k].colour] = (cells->seen & kinds[k].seen) != 0;
+  present[MPROF_COLOUR_COUNTER] = cells->counter_count > 0;
   for (uint32_t a = 0; a < MPROF_ARROW_KIND_COUNT; a++)
     present[MPROF_COLOUR_ARROW + a] =
         (cells->seen >> (MPROF_SEEN_ARROW_SHIFT + a)) & 1;

@@ -22,7 +22,8 @@ mprof_viewport_t mprof_scene_cells_viewport(const mprof_cells_t *cells,
                                             uint32_t height_px);
 
 /* The pixel columns of the time range, and the rows, of a picture
- * width_px x height_px: what a summary for it is made of. */
+ * width_px x height_px with no counter strips: what a summary for it is
+ * made of. */
 uint32_t mprof_scene_cells_columns(uint32_t width_px);
 uint32_t mprof_scene_cells_rows(uint32_t height_px);
 
@@ -30,8 +31,10 @@ uint32_t mprof_scene_cells_rows(uint32_t height_px);
  * mprof_scene_cells_viewport()): idle bands, the axis, each row's lines
  * (a failed or stalled thread's colour first where several fall in a
  * pixel) and running spans, the arrows kept, the name column (the last
- * row, where rows were folded into it, says how many).  Returns 0,
- * MPROF_EINVAL (vp is not cells') or MPROF_ENOMEM. */
+ * row, where rows were folded into it, says how many), and a strip per
+ * counter at the bottom (the rows that no longer fit above them folded
+ * into the last that does).  Returns 0, MPROF_EINVAL (vp is not cells')
+ * or MPROF_ENOMEM. */
 int mprof_scene_build_cells(mprof_scene_t *scene, const mprof_cells_t *cells,
                             const mprof_viewport_t *vp);
 

@@ -508,7 +508,7 @@ static void draw_arrows(frame_t *f) {
  */
 
 /* Whether two counter names share a scale: the same up to a '#'. */
-static int same_scale(const char *a, const char *b) {
+int mprof__scene_same_scale(const char *a, const char *b) {
   while (*a && *a != '#' && *a == *b) a++, b++;
   return (*a == 0 || *a == '#') && (*b == 0 || *b == '#');
 }
@@ -518,7 +518,8 @@ void mprof_scene_widen_scale(const mprof_model_t *model, const char *name,
                              int64_t *lo, int64_t *hi) {
   const mprof_model_view_t *v = mprof_model_view(model);
   for (uint32_t k = 0; k < v->counter_count; k++) {
-    if (!same_scale(name, v->strings + v->counters[k].name)) continue;
+    if (!mprof__scene_same_scale(name, v->strings + v->counters[k].name))
+      continue;
     if (v->counters[k].min_value < *lo) *lo = v->counters[k].min_value;
     if (v->counters[k].max_value > *hi) *hi = v->counters[k].max_value;
   }
@@ -540,15 +541,10 @@ static void counter_scale(const frame_t *f, uint32_t c, int64_t *lo,
                           f->view->strings + f->view->counters[c].name, lo, hi);
 }
 
-static void draw_counter(frame_t *f, uint32_t c, float top) {
-  mprof_scene_t *s = f->scene;
-  const mprof_counter_series_t *cs = &f->view->counters[c];
+void mprof__scene_counter(frame_t *f, uint32_t c, const char *name,
+                          const int64_t *col_min, const int64_t *col_max,
+                          int64_t lo, int64_t hi, float top) {
   uint32_t w = f->vp->width_px - f->vp->names_px, left = f->vp->names_px;
-  if (mprof_model_counter_range(f->model, c, f->vp->t0_ns, f->vp->t1_ns, w,
-                                s->col_min, s->col_max) < 0)
-    return;
-  int64_t lo, hi;
-  counter_scale(f, c, &lo, &hi);
   /* in double: a damaged trace's counter may span more than int64_t */
   double span = (double)hi - (double)lo;
   if (span < 1) span = 1;
@@ -557,8 +553,8 @@ static void draw_counter(frame_t *f, uint32_t c, float top) {
   mprof__scene_line(f, MPROF_COLOUR_AXIS, MPROF_ROLE_COUNTER, 0, top,
                     (float)f->vp->width_px, top, 1, c);
   for (uint32_t x = 0; x < w; x++) {
-    float y0 = bottom - (float)(((double)s->col_max[x] - (double)lo) * scale);
-    float y1 = bottom - (float)(((double)s->col_min[x] - (double)lo) * scale);
+    float y0 = bottom - (float)(((double)col_max[x] - (double)lo) * scale);
+    float y1 = bottom - (float)(((double)col_min[x] - (double)lo) * scale);
     mprof_prim_t *p =
         mprof__scene_rect(f, MPROF_COLOUR_COUNTER, MPROF_ROLE_COUNTER,
                           (float)(left + x), y0, (float)(left + x) + 1, y1 + 1);
@@ -567,7 +563,19 @@ static void draw_counter(frame_t *f, uint32_t c, float top) {
   /* its name in the name column, or over the graph if there is none */
   float room = left >= 2 * NAME_PAD_PX ? left - 2.0f * NAME_PAD_PX : w - 4.0f;
   mprof__scene_text(f, MPROF_COLOUR_COUNTER, MPROF_ROLE_COUNTER, NAME_PAD_PX,
-                    top + 12, room, f->view->strings + cs->name, c);
+                    top + 12, room, name, c);
+}
+
+static void draw_counter(frame_t *f, uint32_t c, float top) {
+  mprof_scene_t *s = f->scene;
+  uint32_t w = f->vp->width_px - f->vp->names_px;
+  if (mprof_model_counter_range(f->model, c, f->vp->t0_ns, f->vp->t1_ns, w,
+                                s->col_min, s->col_max) < 0)
+    return;
+  int64_t lo, hi;
+  counter_scale(f, c, &lo, &hi);
+  mprof__scene_counter(f, c, f->view->strings + f->view->counters[c].name,
+                       s->col_min, s->col_max, lo, hi, top);
 }
 
 static void draw_counters(frame_t *f) {

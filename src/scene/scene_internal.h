@@ -64,6 +64,14 @@ void mprof__scene_arrow(frame_t *f, uint32_t kind, uint32_t index, float x0,
                         float y0, float x1, float y1, float dim);
 /* The time axis: ticks at round times, and their times. */
 void mprof__scene_axis(frame_t *f);
+/* Whether two counters share a scale: their names the same up to a '#'. */
+int mprof__scene_same_scale(const char *a, const char *b);
+/* Counter c's strip from top: its values' range per pixel column
+ * (col_min, col_max, the time range's width) on the scale [lo, hi], and
+ * its name. */
+void mprof__scene_counter(frame_t *f, uint32_t c, const char *name,
+                          const int64_t *col_min, const int64_t *col_max,
+                          int64_t lo, int64_t hi, float top);
 /* The name column's background and edge; returns whether rows are tall
  * enough for names. */
 int mprof__scene_name_column(frame_t *f);
