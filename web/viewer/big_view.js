@@ -90,24 +90,28 @@ function drawDensityFrame(ctx, w, h) {
   }
 }
 
-/* The packets [t0, t1] needs: {count, bytes, offsets}. */
-function windowPackets(t0, t1) {
-  const count = wasm.mprof_web_big_window(big.handle, t0, t1);
+/* The packets [t0, t1] needs, with the names packets or not: {count,
+ * bytes, offsets}. */
+function windowPackets(t0, t1, names) {
+  const count = wasm.mprof_web_big_window(big.handle, t0, t1, names ? 1 : 0);
   const offsets = Array.from(new Float64Array(wasm.memory.buffer, wasm.mprof_web_big_window_offsets(big.handle), count));
   return { count, bytes: wasm.mprof_web_big_window_bytes(big.handle), offsets };
 }
 
 /* The window to model for big's range: the range widened by half each
- * side if its packets fit the budget, else the range if they do, else
- * null.  {t0, t1, packets, bytes, offsets}. */
+ * side if its packets fit the budget, else the range if they do; with the
+ * names packets (labels) if they fit too, else without (threads named by
+ * type and id): {t0, t1, named, packets, bytes, offsets}, or null if none
+ * fits. */
 function windowPlan(b) {
-  const span = b.t1 - b.t0, w = { t0: Math.max(0, Math.floor(b.t0 - span / 2)), t1: Math.ceil(b.t1 + span / 2) };
-  let p = windowPackets(w.t0, w.t1);
-  if (p.bytes > reading.windowBudget) {
-    Object.assign(w, { t0: Math.floor(b.t0), t1: Math.ceil(b.t1) });
-    p = windowPackets(w.t0, w.t1);
+  const span = b.t1 - b.t0, wide = [Math.max(0, Math.floor(b.t0 - span / 2)), Math.ceil(b.t1 + span / 2)];
+  const tries = [[...wide, true], [Math.floor(b.t0), Math.ceil(b.t1), true], [...wide, false],
+    [Math.floor(b.t0), Math.ceil(b.t1), false]];
+  for (const [t0, t1, named] of tries) {
+    const p = windowPackets(t0, t1, named);
+    if (p.bytes <= reading.windowBudget) return { t0, t1, named, packets: p.count, bytes: p.bytes, offsets: p.offsets };
   }
-  return p.bytes > reading.windowBudget ? null : Object.assign(w, { packets: p.count, bytes: p.bytes, offsets: p.offsets });
+  return null;
 }
 
 /* Read a window's packets and show their model.  One window is read at
@@ -158,10 +162,11 @@ async function readWindow(b, offsets) {
 function showWindow(handle, w) {
   closePanes();
   const p = makePane(handle, big.name);
-  Object.assign(big, { mode: 'window', window: { t0: w.t0, t1: w.t1, packets: w.packets, bytes: w.bytes } });
+  Object.assign(big, { mode: 'window', window: { t0: w.t0, t1: w.t1, named: w.named, packets: w.packets, bytes: w.bytes } });
   showPanes([p]);
   status(`${big.name}: ${formatNs(w.t0)} – ${formatNs(w.t1)}: ${p.summary.threads} threads, `
-    + `${p.summary.events} events from ${w.packets} packets (${Math.round(w.bytes / 1024)} KiB)`);
+    + `${p.summary.events} events from ${w.packets} packets (${Math.round(w.bytes / 1024)} KiB)`
+    + (w.named ? '' : '; its labels, in more names packets than the budget holds, left out'));
   $('findings').replaceChildren(el('span', 'of the whole trace: mprof report'));
   wasm.mprof_timeline_set_range(tl, big.t0, big.t1);
   drawNow();

@@ -354,8 +354,13 @@ float *mprof_web_big_density(mprof_web_big_t *b, double t0_ns, double t1_ns,
 
 /* --- A window's packets, and its model ------------------------------------ */
 
+/* Whether packet p of index x is a names packet. */
+static int is_names(const mprof_index_t *x, const mprof_index_packet_t *p) {
+  return mprof_index_stream(x, p->stream)->stream_class != 0;
+}
+
 static int add_window_packets(mprof_web_big_t *b, const stretch_t *s,
-                              uint64_t from, uint64_t to) {
+                              uint64_t from, uint64_t to, int names) {
   size_t *packets, count;
   int err = mprof_index_window(s->index, from, to, &packets, &count);
   if (err) return err;
@@ -364,6 +369,7 @@ static int add_window_packets(mprof_web_big_t *b, const stretch_t *s,
     b->window = w;
     for (size_t i = 0; i < count; i++) {
       const mprof_index_packet_t *p = mprof_index_packet(s->index, packets[i]);
+      if (!names && is_names(s->index, p)) continue;
       w[b->window_count++] =
           (double)(s->file_offset + (p->offset - b->head_size));
       b->window_bytes += p->content_bytes;
@@ -374,17 +380,19 @@ static int add_window_packets(mprof_web_big_t *b, const stretch_t *s,
 }
 
 /* The packets a model of [t0_ns, t1_ns] needs (a tick more each side: ns
- * and ticks round): how many; their file offsets are
+ * and ticks round), with the names packets or (names 0) without them, its
+ * threads then unnamed: how many; their file offsets are
  * mprof_web_big_window_offsets()'s, their content bytes
  * mprof_web_big_window_bytes(). */
-size_t mprof_web_big_window(mprof_web_big_t *b, double t0_ns, double t1_ns) {
+size_t mprof_web_big_window(mprof_web_big_t *b, double t0_ns, double t1_ns,
+                            int names) {
   uint64_t from = ns_ticks(b, t0_ns), to = ns_ticks(b, t1_ns);
   from = from ? from - 1 : 0;
   to = to < UINT64_MAX ? to + 1 : to;
   b->window_count = 0;
   b->window_bytes = 0;
   for (size_t s = 0; s < b->stretch_count; s++)
-    if (add_window_packets(b, &b->stretches[s], from, to)) return 0;
+    if (add_window_packets(b, &b->stretches[s], from, to, names)) return 0;
   return b->window_count;
 }
 

@@ -98,7 +98,8 @@ double mprof_web_big_row(const mprof_web_big_t *b, size_t row);
  * (row-major), from the index alone; valid until the next call. */
 float *mprof_web_big_density(mprof_web_big_t *b, double t0_ns, double t1_ns,
                              size_t columns);
-size_t mprof_web_big_window(mprof_web_big_t *b, double t0_ns, double t1_ns);
+size_t mprof_web_big_window(mprof_web_big_t *b, double t0_ns, double t1_ns,
+                            int names);
 const double *mprof_web_big_window_offsets(const mprof_web_big_t *b);
 double mprof_web_big_window_bytes(const mprof_web_big_t *b);
 mprof_web_t *mprof_web_big_open_window(mprof_web_big_t *b, uint8_t *image,
