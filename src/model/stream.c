@@ -223,7 +223,8 @@ static int thread_ended(stream_t *s, ostream_t *o, sthread_t *t) {
   return 0;
 }
 
-/* How many threads ahead of the one retiring now a record is fetched. */
+/* How many threads ahead of the one retiring now a record is fetched (and
+ * half as many, its id's slot). */
 #define RETIRE_AHEAD 8
 
 /* Retire the threads that stream o ended STREAM_RETIRE_EVENTS of its
@@ -236,11 +237,13 @@ static int retire_due(stream_t *s, ostream_t *o) {
   while (!err && q->count &&
          o->events - q->at[q->first].at_event >= STREAM_RETIRE_EVENTS) {
     sthread_t *t = q->at[q->first].thread;
-    if (q->count > RETIRE_AHEAD) { /* its record is in cache by then */
+    if (q->count > RETIRE_AHEAD) { /* in cache when they are needed */
       const char *ahead =
           (const char *)mprof__queue_at(q, RETIRE_AHEAD)->thread;
       for (size_t line = 0; line < sizeof(sthread_t); line += 64)
         __builtin_prefetch(ahead + line, 1);
+      mprof__stream_table_prefetch(
+          s, mprof__queue_at(q, RETIRE_AHEAD / 2)->thread->id);
     }
     q->first = (q->first + 1) & (q->cap - 1);
     q->count--;
@@ -532,8 +535,7 @@ static int thread_resolve(stream_t *s, ostream_t *o, sthread_t *resolver,
   target->ending = ev->kind == MPROF_EVENT_FAIL ? MPROF_ENDING_FAILED
                                                 : MPROF_ENDING_RESOLVED;
   if (ev->kind == MPROF_EVENT_FAIL &&
-      !(target->failure =
-            mprof__stream_text(target->pool, ev->text, ev->text_length)))
+      mprof__stream_text_set(target, TEXT_FAILURE, ev->text, ev->text_length))
     return MPROF_ENOMEM;
   return thread_ended(s, o, target);
 }
@@ -565,16 +567,12 @@ static int thread_becomes(stream_t *s, ostream_t *o, const mprof_event_t *ev,
 }
 
 static int add_label(sthread_t *t, const mprof_event_t *ev) {
-  if (!t->label) {
-    t->label = mprof__stream_text(t->pool, ev->text, ev->text_length);
-    return t->label ? 0 : MPROF_ENOMEM;
-  }
+  if (!t->label)
+    return mprof__stream_text_set(t, TEXT_LABEL, ev->text, ev->text_length);
   if (t->type != MPROF_HANDLE ||
       (ev->text_length >= 4 && !memcmp(ev->text, "net ", 4)))
     return 0;
-  mprof__stream_text_free(t->pool, t->shown);
-  t->shown = mprof__stream_text(t->pool, ev->text, ev->text_length);
-  return t->shown ? 0 : MPROF_ENOMEM;
+  return mprof__stream_text_set(t, TEXT_SHOWN, ev->text, ev->text_length);
 }
 
 /* A wait by waiter on `on` from start_ns: a try_read, until answered

@@ -110,17 +110,18 @@ struct sthread_s {
   span_t *overhangs; /* spans past its line's end as seen so far */
   size_t overhang_cap, wait_cap;
   uint32_t waiters;
-  uint32_t named; /* its index in the result's model (settle's) */
+  uint32_t named;     /* its index in the result's model (settle's) */
+  uint8_t long_texts; /* its texts not in pieces (TEXT_ bits) */
+  uint8_t walk;       /* wait cycles, at the end: the walk's mark */
   poll_t poll_at_start, poll_at_end; /* a loop's: when it began, ended */
   /* wait cycles, at the end: what its latest wait open then waits on,
-   * since when, and the walk's mark */
+   * since when */
   sthread_t *next_wait;
   int64_t since_ns;
   /* pool_saturated (work): the pool's first runs when it was made, and
    * while it waited to run first (between) */
   uint64_t runs_before;
   uint64_t between;
-  uint8_t walk;
   /* last, not cleared when the record is made again (ring_count is) */
   sarrow_t ring[MPROF_STALL_CONTEXT]; /* its latest arrows */
 };
@@ -366,10 +367,13 @@ sthread_t *mprof__stream_record_new(stream_t *s);
 /* A NUL-terminated copy of text, or NULL. */
 char *mprof__stream_copy_text(const char *text, size_t length);
 
-/* A record's copy of text (NUL-terminated), from pool, or NULL; free one
- * (NULL: nothing). */
-char *mprof__stream_text(pool_t *pool, const char *text, size_t length);
-void mprof__stream_text_free(pool_t *pool, char *text);
+/* A record's texts, by the bit of long_texts that says which are long. */
+enum { TEXT_LABEL = 1, TEXT_SHOWN = 2, TEXT_FAILURE = 4 };
+
+/* Set t's text `which` to a NUL-terminated copy of text (the one it had
+ * is dropped).  Returns 0 or MPROF_ENOMEM. */
+int mprof__stream_text_set(sthread_t *t, unsigned which, const char *text,
+                           size_t length);
 
 /* Room for one more wait of t.  Returns 0 or MPROF_ENOMEM. */
 int mprof__stream_waits_grow(sthread_t *t);
@@ -382,6 +386,9 @@ sthread_t *mprof__stream_table_get(const stream_t *s, uint64_t id);
 int mprof__stream_table_set(stream_t *s, uint64_t id, sthread_t *t);
 void mprof__stream_table_remove(stream_t *s, uint64_t id, const sthread_t *t);
 int mprof__stream_table_rebuild(stream_t *s);
+
+/* Fetch the table's slots for id into the cache. */
+void mprof__stream_table_prefetch(const stream_t *s, uint64_t id);
 
 /* The ids retired: is id one; add it (0 or MPROF_ENOMEM). */
 int mprof__stream_retired_has(stream_t *s, uint64_t id);

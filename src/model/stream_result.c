@@ -77,10 +77,9 @@ static int settle_endings(stream_t *s, list_t *l) {
     last->flags |= MPROF_THREAD_STALLED;
     last->ending = MPROF_ENDING_FAILED;
     last->end_ns = s->duration_ns;
-    mprof__stream_text_free(last->pool, last->failure);
-    last->failure = mprof__stream_text(last->pool, MODEL_STALLED_TEXT,
-                                       sizeof MODEL_STALLED_TEXT - 1);
-    if (!last->failure) return MPROF_ENOMEM;
+    if (mprof__stream_text_set(last, TEXT_FAILURE, MODEL_STALLED_TEXT,
+                               sizeof MODEL_STALLED_TEXT - 1))
+      return MPROF_ENOMEM;
     if (mprof__grow(&s->stalls, &s->stall_cap, s->stall_count + 2,
                     sizeof *s->stalls))
       return MPROF_ENOMEM;

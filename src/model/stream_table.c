@@ -41,27 +41,38 @@ static void pieces_free(pieces_t *p) {
   free(p->slabs);
 }
 
-/* A text is in a piece exactly when it is short (one with a NUL within
- * is kept as far as that). */
-char *mprof__stream_text(pool_t *pool, const char *text, size_t length) {
-  char *copy = length < SHORT_TEXT ? piece_get(&pool->texts, SHORT_TEXT)
-                                   : malloc(length + 1);
-  if (!copy) return NULL;
-  if (length) memcpy(copy, text, length);
-  copy[length] = 0;
-  if (length >= SHORT_TEXT && strlen(copy) < SHORT_TEXT) {
-    char *short_copy = mprof__stream_text(pool, copy, strlen(copy));
-    free(copy);
-    return short_copy;
-  }
-  return copy;
+static char **text_of(sthread_t *t, unsigned which) {
+  return which == TEXT_LABEL   ? &t->label
+         : which == TEXT_SHOWN ? &t->shown
+                               : &t->failure;
 }
 
-void mprof__stream_text_free(pool_t *pool, char *text) {
-  if (text && strlen(text) < SHORT_TEXT)
-    piece_put(&pool->texts, text);
+/* Drop t's text `which`: a long one (long_texts says which, so that the
+ * text, out of cache by then, is not read) was malloc()ed, a short one
+ * is a piece. */
+static void text_drop(sthread_t *t, unsigned which) {
+  char **text = text_of(t, which);
+  if (!*text) return;
+  if (t->long_texts & which)
+    free(*text);
   else
-    free(text);
+    piece_put(&t->pool->texts, *text);
+  *text = NULL;
+  t->long_texts &= (uint8_t)~which;
+}
+
+int mprof__stream_text_set(sthread_t *t, unsigned which, const char *text,
+                           size_t length) {
+  text_drop(t, which);
+  int is_long = length >= SHORT_TEXT;
+  char *copy =
+      is_long ? malloc(length + 1) : piece_get(&t->pool->texts, SHORT_TEXT);
+  if (!copy) return MPROF_ENOMEM;
+  if (length) memcpy(copy, text, length);
+  copy[length] = 0;
+  *text_of(t, which) = copy;
+  if (is_long) t->long_texts |= (uint8_t)which;
+  return 0;
 }
 
 /* Give back t's array of waits. */
@@ -113,9 +124,9 @@ static void record_clear(sthread_t *t) {
   free(t->overhangs);
   free(t->poll_at_start.ns);
   free(t->poll_at_end.ns);
-  mprof__stream_text_free(t->pool, t->label);
-  mprof__stream_text_free(t->pool, t->shown);
-  mprof__stream_text_free(t->pool, t->failure);
+  text_drop(t, TEXT_LABEL);
+  text_drop(t, TEXT_SHOWN);
+  text_drop(t, TEXT_FAILURE);
 }
 
 void mprof__stream_record_free(sthread_t *t) {
@@ -226,6 +237,10 @@ static void slot_clear(stream_t *s, size_t i) {
 static void forget_recent(stream_t *s, uint64_t id) {
   recent_t *r = &s->recent[id % STREAM_RECENT];
   if (r->id == id) r->thread = NULL;
+}
+
+void mprof__stream_table_prefetch(const stream_t *s, uint64_t id) {
+  __builtin_prefetch(&s->table[slot_hash(id, s->table_cap)], 1);
 }
 
 /* The thread id names in the table, or NULL. */
