@@ -213,9 +213,12 @@ static int write_whole_png(const char *path, const view_args_t *args,
                            int *damaged, int *drawn) {
   uint64_t budget = model_budget(), model_bytes = 0;
   mprof_cells_t *cells;
-  int err =
-      mprof__view_whole_cells(path, budget, args->width, args->height,
-                              cli_count_problem, damaged, &model_bytes, &cells);
+  cli_progress_t progress;
+  cli_progress_start(&progress, "view", 0);
+  int err = mprof__view_whole_cells(
+      path, budget, args->width, args->height, cli_count_problem, damaged,
+      cli_progress_packets, &progress, &model_bytes, &cells);
+  cli_progress_finish(&progress);
   *drawn = cells != NULL;
   if (err || !cells) return err;
   fputs("mprof view: ", stderr);

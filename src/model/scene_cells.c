@@ -123,8 +123,8 @@ int mprof_cells_counter(mprof_cells_t *c, uint32_t id, uint32_t *index) {
       *index = (uint32_t)k;
       return 0;
     }
-  if (c->counter_count == MPROF_CELLS_COUNTERS ||
-      mprof__grow(&c->counters, &c->counter_cap, c->counter_count + 1,
+  if (c->counter_count == MPROF_CELLS_COUNTERS) return MPROF_EINVAL;
+  if (mprof__grow(&c->counters, &c->counter_cap, c->counter_count + 1,
                   sizeof *c->counters))
     return MPROF_ENOMEM;
   mprof_cell_counter_t *k = &c->counters[c->counter_count];

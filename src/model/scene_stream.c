@@ -508,11 +508,12 @@ static int label(pass_t *p, const mprof_event_t *ev, int64_t t) {
   return err;
 }
 
-/* A counter's name or value, as the model's counter_update(). */
+/* A counter's name or value, as the model's counter_update() (of one past
+ * MPROF_CELLS_COUNTERS: nothing). */
 static int counter_event(pass_t *p, const mprof_event_t *ev, int64_t t) {
   uint32_t k;
   int err = mprof_cells_counter(p->cells, ev->counter, &k);
-  if (err) return err;
+  if (err) return err == MPROF_EINVAL ? 0 : err;
   mprof_cell_counter_t *counter = &p->cells->counters[k];
   if (ev->kind == MPROF_EVENT_COUNTER_NAME) {
     size_t n = ev->text_length < MPROF_CELLS_NAME ? ev->text_length
@@ -693,12 +694,13 @@ static void pass_free(pass_t *p) {
   free(p->pages);
 }
 
-int mprof_cells_stream(const mprof_trace_t *trace, mprof_cells_t *cells) {
+int mprof_cells_stream(const mprof_trace_t *trace, mprof_cells_t *cells,
+                       mprof_progress_fn progress, void *progress_context) {
   pass_t p = {.cells = cells};
   int err = table_grow(&p);
   if (!err) err = rows_grow(&p);
-  mprof__merge_t merge = {pass_begin, pass_add_pair, &p, NULL, NULL, 0, 0, 0,
-                          0};
+  mprof__merge_t merge = {
+      pass_begin, pass_add_pair, &p, progress, progress_context, 0, 0, 0, 0};
   if (!err) err = mprof__merge_traces(&trace, 1, NULL, &merge);
   if (!err) {
     finish(&p);

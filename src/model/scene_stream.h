@@ -120,8 +120,8 @@ void mprof_cells_name(mprof_cells_t *cells, uint32_t row, const char *text,
                       size_t length, int replace);
 
 /* The index of the counter with trace id `id` in *index, made if it is
- * new (named "", no samples).  Returns 0, or MPROF_ENOMEM (also past
- * MPROF_CELLS_COUNTERS counters). */
+ * new (named "", no samples).  Returns 0, MPROF_EINVAL (a new one past
+ * MPROF_CELLS_COUNTERS: not graphed) or MPROF_ENOMEM. */
 int mprof_cells_counter(mprof_cells_t *cells, uint32_t id, uint32_t *index);
 
 /* Counter `index` takes value at t (in time order). */
@@ -139,9 +139,12 @@ void mprof_cells_default_name(uint16_t type, uint8_t flags, uint64_t id,
 
 /* Fill cells (made for trace's whole span, from time 0 at its first
  * event) from every event of trace, in one pass in time order (the
- * model's merge), applied with the model's rules (events.c).  Returns 0,
- * MPROF_EINVAL (a legacy trace) or MPROF_ENOMEM. */
-int mprof_cells_stream(const mprof_trace_t *trace, mprof_cells_t *cells);
+ * model's merge), applied with the model's rules (events.c).  progress
+ * (NULL: none) hears, with progress_context, how many of the trace's
+ * packets are read.  Returns 0, MPROF_EINVAL (a legacy trace) or
+ * MPROF_ENOMEM. */
+int mprof_cells_stream(const mprof_trace_t *trace, mprof_cells_t *cells,
+                       mprof_progress_fn progress, void *progress_context);
 
 #ifdef __cplusplus
 }

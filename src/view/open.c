@@ -129,6 +129,7 @@ static void whole_range(const mprof_index_t *index, int64_t *t0_ns,
 
 int mprof__view_whole_cells(const char *path, uint64_t budget_bytes, int width,
                             int height, mprof_diag_fn diag, void *diag_context,
+                            mprof_progress_fn progress, void *progress_context,
                             uint64_t *model_bytes, mprof_cells_t **out) {
   *out = NULL;
   if (!too_big(path, budget_bytes, model_bytes)) return 0;
@@ -144,7 +145,7 @@ int mprof__view_whole_cells(const char *path, uint64_t budget_bytes, int width,
     err = mprof_cells_new(t0, t1, mprof_scene_cells_columns((uint32_t)width),
                           mprof_scene_cells_rows((uint32_t)height), out);
   }
-  if (!err) err = mprof_cells_stream(trace, *out);
+  if (!err) err = mprof_cells_stream(trace, *out, progress, progress_context);
   mprof_trace_close(trace);
   if (err) {
     mprof_cells_free(*out);

@@ -76,11 +76,13 @@ int mprof__view_range_doc(const char *path, int64_t t0_ns, int64_t t1_ns,
  * budget_bytes (*model_bytes, about): made in one pass over its events,
  * its time span from its index (built if need be).  *out is NULL where
  * the whole model fits, or path is not one trace file, or is a legacy
- * trace: load it whole.  Problems in the trace go to diag.  Returns 0 or
- * an mprof error. */
+ * trace: load it whole.  Problems in the trace go to diag, how far the
+ * pass has come to progress (either may be NULL).  Returns 0 or an mprof
+ * error. */
 typedef struct mprof_cells_s mprof_cells_t;
 int mprof__view_whole_cells(const char *path, uint64_t budget_bytes, int width,
                             int height, mprof_diag_fn diag, void *diag_context,
+                            mprof_progress_fn progress, void *progress_context,
                             uint64_t *model_bytes, mprof_cells_t **out);
 
 /* Paint pane p of tl on cr, at the size tl was told.  Returns 0 or

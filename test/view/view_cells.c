@@ -279,7 +279,7 @@ int main(int argc, char **argv) {
   int64_t end = v->duration_ns + 1, margin = end / 50;
   if (mprof_cells_new(-margin, end + margin, mprof_scene_cells_columns(w),
                       mprof_scene_cells_rows(h), &streamed) ||
-      mprof_cells_stream(trace, streamed) ||
+      mprof_cells_stream(trace, streamed, NULL, NULL) ||
       !(expected = oracle(model, streamed)))
     return fail("no summary");
   const char *what = differs(streamed, expected);
