@@ -65,6 +65,14 @@ void mprof_cells_mark(mprof_cells_t *c, uint32_t row, int64_t from_ns,
     cells[x] |= bits;
 }
 
+void mprof_cells_line(mprof_cells_t *c, uint32_t row, int64_t start_ns,
+                      int64_t end_ns, uint8_t bits) {
+  mprof_cells_mark(c, row, start_ns, end_ns, bits);
+  if (bits & (MPROF_CELL_FAILED | MPROF_CELL_STALLED) &&
+      mprof_cells_column(c, start_ns) < mprof_cells_column(c, end_ns))
+    mprof_cells_mark(c, row, end_ns, end_ns, MPROF_CELL_END);
+}
+
 /* A band of less than a pixel is drawn a pixel wide, as the scene does. */
 void mprof_cells_idle(mprof_cells_t *c, int64_t from_ns, int64_t to_ns) {
   if (to_ns <= from_ns) return;

@@ -318,7 +318,7 @@ static uint32_t seen_bits(const srec_t *rec) {
 
 static void draw_line(pass_t *p, const srec_t *rec) {
   int64_t end = rec->end_ns < rec->start_ns ? rec->start_ns : rec->end_ns;
-  mprof_cells_mark(p->cells, rec->row, rec->start_ns, end, line_bits(rec));
+  mprof_cells_line(p->cells, rec->row, rec->start_ns, end, line_bits(rec));
   p->cells->seen |= seen_bits(rec);
 }
 

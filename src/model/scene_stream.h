@@ -33,7 +33,8 @@ enum {
   MPROF_CELL_LINE = 1,    /* a thread's line */
   MPROF_CELL_FAILED = 2,  /* ...of a thread that failed */
   MPROF_CELL_STALLED = 4, /* ...of a should_resolve one that never resolved */
-  MPROF_CELL_RUNNING = 8  /* a thread of the row runs */
+  MPROF_CELL_RUNNING = 8, /* a thread of the row runs */
+  MPROF_CELL_END = 16     /* a failed or stalled thread's line ends */
 };
 
 /* What the trace holds, for the legend (mprof_cells_t.seen): these bits,
@@ -104,6 +105,14 @@ uint32_t mprof_cells_row(const mprof_cells_t *cells, uint32_t row);
 /* OR bits into layout row `row`'s cells of the columns of [from, to]. */
 void mprof_cells_mark(mprof_cells_t *cells, uint32_t row, int64_t from_ns,
                       int64_t to_ns, uint8_t bits);
+
+/* A thread's line in layout row `row` over [start, end] in the look
+ * `bits` says (MPROF_CELL_LINE, and FAILED or STALLED): its cells marked,
+ * and the end column of a failed or stalled one wider than a pixel
+ * MPROF_CELL_END too (the scene marks the end of a thread it draws alone,
+ * not of one in a pixel shared with others). */
+void mprof_cells_line(mprof_cells_t *cells, uint32_t row, int64_t start_ns,
+                      int64_t end_ns, uint8_t bits);
 
 /* A loop idle over [from, to). */
 void mprof_cells_idle(mprof_cells_t *cells, int64_t from_ns, int64_t to_ns);

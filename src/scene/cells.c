@@ -79,6 +79,18 @@ static void draw_lines(frame_t *f, const uint8_t *cells, uint32_t columns,
   }
 }
 
+/* A failed or stalled thread's end: a bar across its row, as scene.c's
+ * failure_mark() draws one (its text is left out). */
+static void draw_ends(frame_t *f, const uint8_t *cells, uint32_t columns,
+                      float y) {
+  float h = f->vp->row_height_px / 2.0f;
+  for (uint32_t c = 0; c < columns; c++)
+    if (cells[c] & MPROF_CELL_END)
+      mprof__scene_line(f, line_colour(cells[c]), MPROF_ROLE_FAILURE,
+                        column_x(f, c + 1), y - h + 1, column_x(f, c + 1),
+                        y + h - 1, 2, MPROF_NO_THREAD);
+}
+
 static void draw_running(frame_t *f, const uint8_t *cells, uint32_t columns,
                          float y) {
   for (uint32_t c = 0, end; c < columns; c = end) {
@@ -118,6 +130,7 @@ static int draw_rows(frame_t *f, const mprof_cells_t *cells, uint32_t shown) {
     float y = (float)mprof_scene_row_y(f->vp, r);
     row_cells(cells, r, shown, row);
     draw_lines(f, row, cells->columns, y);
+    draw_ends(f, row, cells->columns, y);
     draw_running(f, row, cells->columns, y);
   }
   free(row);

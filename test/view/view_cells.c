@@ -76,7 +76,7 @@ static void oracle_threads(const mprof_model_t *m, const uint32_t *rows,
   const mprof_model_view_t *v = mprof_model_view(m);
   for (size_t i = 1; i < v->thread_count; i++) {
     const mprof_thread_t *t = &v->threads[i];
-    mprof_cells_mark(c, rows[i], t->start_ns, t->end_ns,
+    mprof_cells_line(c, rows[i], t->start_ns, t->end_ns,
                      line_bits(t, &c->seen));
     char name[256];
     mprof_model_thread_name(m, (uint32_t)i, name, sizeof name);
@@ -217,6 +217,24 @@ static void running_pixels(cairo_surface_t *png, const mprof_cells_t *c,
     }
 }
 
+/* Of the ends of failed or stalled threads, how many show a bar of their
+ * colour across the row (4 px above its line), of how many. */
+static void end_pixels(cairo_surface_t *png, const mprof_cells_t *c,
+                       const mprof_viewport_t *vp, int *bars, int *all) {
+  *bars = *all = 0;
+  for (uint32_t r = 0; r < c->rows && r < c->row_count; r++)
+    for (uint32_t x = 0; x < c->columns; x++) {
+      uint8_t cell = c->cells[r * c->columns + x];
+      if (!(cell & MPROF_CELL_END)) continue;
+      mprof_colour_t colour = cell & MPROF_CELL_STALLED ? MPROF_COLOUR_STALLED
+                                                        : MPROF_COLOUR_FAILED;
+      ++*all;
+      *bars += pixel(png, (int)(vp->names_px + x),
+                     (int)mprof_scene_row_y(vp, r) - 4) ==
+               mprof_scene_palette[colour].rgb;
+    }
+}
+
 /* Dark pixels of a rectangle (text: grey or black, antialiased). */
 static int dark(cairo_surface_t *png, int x0, int y0, int x1, int y1) {
   int n = 0;
@@ -240,6 +258,9 @@ static int check_picture(const char *path, const mprof_cells_t *c,
   running_pixels(png, c, &vp, &teal, &all);
   /* arrows cross running spans: at least half of them show */
   if (all == 0 || 2 * teal < all) return fail("running not drawn");
+  int bars, ends;
+  end_pixels(png, c, &vp, &bars, &ends);
+  if (2 * bars < ends) return fail("failures' ends not marked");
   /* the legend: its first swatch, then the model's own legend */
   mprof_colour_t mine[MPROF_COLOUR_COUNT], model[MPROF_COLOUR_COUNT];
   size_t n = mprof_scene_cells_legend(c, mine),
@@ -256,7 +277,8 @@ static int check_picture(const char *path, const mprof_cells_t *c,
            MPROF_SCENE_AXIS_PX + MPROF_SCENE_ROW_PX) < 10)
     return fail("no name in the first row");
   cairo_surface_destroy(png);
-  printf("ok: %d of %d running pixels, %zu legend entries\n", teal, all, n);
+  printf("ok: %d of %d running pixels, %d of %d ends, %zu legend entries\n",
+         teal, all, bars, ends, n);
   return 0;
 }
 
