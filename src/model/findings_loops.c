@@ -307,9 +307,10 @@ static void run_step(mprof__loop_scan_t *scan, const mprof__loop_item_t *item) {
 
 /* Where thread index's slot is looked for: threads made one after
  * another run one after another, so sixteen such share a cache line of
- * slots, and the lines spread by a hash. */
+ * slots and the lines of 65536 follow one another (the memory is read in
+ * order), and such blocks spread by a hash. */
 static size_t touched_hash(uint32_t index, size_t cap) {
-  size_t line = (uint32_t)((index >> 4) * 2654435761u);
+  size_t line = (index >> 4) + (uint32_t)((index >> 16) * 2654435761u);
   return (line << 4 | (index & 15)) & (cap - 1);
 }
 
