@@ -12,7 +12,11 @@
  * (html_frame.c), in a small script before viewer.js, which paints the one
  * of its size at once (in a pane of another size, the nearest one mapped
  * to it) and reads the rest (data.js) after.  A capture of `mprof watch`
- * (src/capture) carries what fired it to the page, which opens on it. */
+ * (src/capture) carries what fired it to the page, which opens on it.
+ * A trace past what the page models whole (INDEXED_BYTES) is read there
+ * by its index (docs/web.md): written beside the page, DIR/data/T.mpidx,
+ * and as a script, DIR/data/T-index.js; the page then loads only the
+ * slices that hold the packets of the window it shows. */
 #define _DEFAULT_SOURCE /* strdup */
 #include <errno.h>
 #include <stdio.h>
@@ -23,6 +27,7 @@
 #include "../src/capture/capture.h"
 #include "cli.h"
 #include "html_frame.h"
+#include "mprof/index.h"
 #include "scene.h"
 #include "web_assets.h"
 
@@ -79,7 +84,8 @@ typedef struct trace_file_s {
   size_t spans_count;
   size_t slices;           /* 0: in data.js; else data/T-I.js, I < slices */
   mprof_capture_t capture; /* what fired it, if it is a capture */
-  long fired; /* the index of that finding in the analysis, or -1 */
+  long fired;           /* the index of that finding in the analysis, or -1 */
+  mprof_index_t *index; /* a trace the page reads by its index, else NULL */
 } trace_file_t;
 
 static int is_stdin(const trace_file_t *t) { return strcmp(t->path, "-") == 0; }
@@ -196,6 +202,19 @@ static size_t slice_bytes(void) {
   return n >= 1024 && !*end ? (size_t)n : SLICE_BYTES;
 }
 
+/* Traces of this many bytes or more (the page's reading.bigFrom: their
+ * whole model would take more than 1.5 GiB of its memory) are read by
+ * their index, in a directory.  MPROF_HTML_INDEXED sets it (bytes: tests
+ * make a small trace read so). */
+#define INDEXED_BYTES ((size_t)512 << 20)
+
+static size_t indexed_bytes(void) {
+  const char *v = getenv("MPROF_HTML_INDEXED");
+  char *end;
+  unsigned long long n = v && *v ? strtoull(v, &end, 10) : 0;
+  return v && *v && !*end ? (size_t)n : INDEXED_BYTES;
+}
+
 /* The spans of t, and its slices if it has more than one slice's bytes;
  * -1 if memory ran out. */
 static int plan_trace(trace_file_t *t) {
@@ -230,6 +249,16 @@ static void put_slice(FILE *f, int index, const trace_file_t *t, size_t k,
   *span = end;
 }
 
+/* Where each slice starts in the file, for a page that reads the slices
+ * that hold a window's packets: ", index: true, starts: [...]". */
+static void put_slice_starts(FILE *f, const trace_file_t *t) {
+  fputs(", index: true, starts: [", f);
+  for (size_t i = 0, k = 0; i < t->spans_count; i++)
+    if (t->spans[i].slice == k)
+      fprintf(f, "%s%zu", k++ ? ", " : "", t->spans[i].start);
+  fputc(']', f);
+}
+
 /* A capture's trigger for the page: ", capture: {kind, summary, finding}"
  * (finding: the index of the page's finding that fired it, or -1). */
 static void put_capture(FILE *f, const trace_file_t *t) {
@@ -254,6 +283,7 @@ static void put_data(FILE *f, const trace_file_t *traces, int count,
     put_js_string(f, base_name(&traces[i]));
     fprintf(f, ", size: %zu", traces[i].size);
     put_capture(f, &traces[i]);
+    if (traces[i].index) put_slice_starts(f, &traces[i]);
     if (traces[i].slices) {
       fprintf(f, ", slices: %zu%s}", traces[i].slices,
               single ? ", inline: true" : "");
@@ -419,8 +449,42 @@ static int write_part(const char *path, part_t part, const page_t *pg,
   return finish(&out);
 }
 
+/* The file at path whole, into a new buffer of *size; NULL if it cannot
+ * be read (errno set). */
+static unsigned char *slurp(const char *path, size_t *size) {
+  trace_file_t file = {.path = path};
+  if (read_file(&file)) return NULL;
+  *size = file.size;
+  return file.data;
+}
+
+/* Trace T's index beside the page, DIR/data/T.mpidx, and as the script
+ * DIR/data/T-index.js: mprofIndex(T, function () {/\*its base64*\/}). */
+static int write_index(const char *dir, int trace, const mprof_index_t *index) {
+  char path[4096], script[4096];
+  snprintf(path, sizeof path, "%s/data/%d.mpidx", dir, trace);
+  snprintf(script, sizeof script, "%s/data/%d-index.js", dir, trace);
+  size_t size = 0;
+  unsigned char *bytes = NULL;
+  mprof_output_t out;
+  if (mprof_index_write(index, path) || !(bytes = slurp(path, &size))) {
+    cli_progress_wipe();
+    fprintf(stderr, "mprof html: %s: %s\n", path, strerror(errno));
+    return -1;
+  }
+  int err = create(&out, script);
+  if (!err) {
+    fprintf(out.f, "mprofIndex(%d, function () {/*", trace);
+    put_base64(out.f, bytes, size);
+    fputs("*/});\n", out.f);
+    err = finish(&out);
+  }
+  free(bytes);
+  return err;
+}
+
 /* The slices of the traces that have them: DIR/data/T-K.js, slice K of
- * trace T. */
+ * trace T, and the index of a trace read by it. */
 static int write_slices(const char *dir, const trace_file_t *traces, int count,
                         cli_progress_t *progress) {
   char path[4096];
@@ -429,6 +493,7 @@ static int write_slices(const char *dir, const trace_file_t *traces, int count,
     return -1;
   for (int i = 0; i < count; i++) {
     size_t span = 0;
+    if (traces[i].index && write_index(dir, i, traces[i].index)) return -1;
     for (size_t k = 0; k < traces[i].slices; k++) {
       snprintf(path, sizeof path, "%s/data/%d-%zu.js", dir, i, k);
       mprof_output_t out;
@@ -539,9 +604,6 @@ static int ignore_event(void *context, const mprof_event_t *ev) {
   return 0;
 }
 
-/* Read each trace (a file, or standard input for "-"), check it opens and
- * decodes (damage is told and counted), and plan what the page gets of
- * it. */
 /* Where t is a capture of `mprof watch`: what fired it, and that
  * finding's index in the analysis of trace, which the page's analysis
  * repeats (the same code, so the same list). */
@@ -559,7 +621,27 @@ static void find_capture(trace_file_t *t, const mprof_trace_t *trace) {
   mprof_model_free(m);
 }
 
-static int load_traces(trace_file_t *traces, int count, int *problems) {
+/* The index of the big trace t (opened as trace), read from beside it if
+ * one is there and good, else built and written there (or in the cache),
+ * as `mprof index` does.  Without one (no memory), the page reads t
+ * whole, as any trace. */
+static void index_trace(trace_file_t *t, const mprof_trace_t *trace) {
+  const char *why = NULL;
+  int err = mprof_index_open(t->path, trace, 0, NULL, &why, &t->index);
+  if (err) {
+    cli_progress_wipe();
+    fprintf(stderr,
+            "mprof html: %s: cannot index it (%s): the page reads it whole\n",
+            t->path, mprof_strerror(err));
+  }
+}
+
+/* Read each trace (a file, or standard input for "-"), check it opens and
+ * decodes (damage is told and counted), and plan what the page gets of
+ * it; index a big one (in slices) if it may (one trace, in a directory,
+ * from a file). */
+static int load_traces(trace_file_t *traces, int count, int may_index,
+                       int *problems) {
   for (int i = 0; i < count; i++) {
     mprof_trace_t *trace;
     if (cli_input_check("html", traces[i].path)) return -1;
@@ -576,8 +658,12 @@ static int load_traces(trace_file_t *traces, int count, int *problems) {
       return -1;
     cli_trace_events(trace, "html", ignore_event, NULL, problems);
     find_capture(&traces[i], trace);
+    int planned = plan_trace(&traces[i]);
+    if (!planned && may_index && traces[i].slices && !is_stdin(&traces[i]) &&
+        traces[i].size >= indexed_bytes())
+      index_trace(&traces[i], trace);
     mprof_trace_close(trace);
-    if (plan_trace(&traces[i])) {
+    if (planned) {
       fprintf(stderr, "mprof html: %s: out of memory\n",
               shown_name(&traces[i]));
       return -1;
@@ -629,7 +715,7 @@ int cmd_html(int argc, char **argv) {
   int err = redact && cli_redact_inputs(paths, count, &problems, &redacted);
   for (int i = 0; redact && !err && i < count; i++)
     traces[i].path = redacted.paths[i];
-  if (!err) err = load_traces(traces, count, &problems);
+  if (!err) err = load_traces(traces, count, !single && count == 1, &problems);
   html_frame_t frames[HTML_FRAME_COUNT] = {{0}};
   /* one trace, not in slices: its first frame (none if its model cannot
    * be built).  A trace in slices is big: its model would cost mprof html
@@ -650,6 +736,7 @@ int cmd_html(int argc, char **argv) {
     free(traces[i].data);
     free(traces[i].spans);
     free(traces[i].member);
+    mprof_index_free(traces[i].index);
     mprof_capture_free(&traces[i].capture);
   }
   cli_redacted_remove(&redacted);

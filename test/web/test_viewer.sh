@@ -69,6 +69,7 @@ printf 'BAD!' | dd of="$out/damaged.ctf" bs=1 seek=$((packets + 5 * packet)) con
 "$mprof" index "$out/streams.ctf" >/dev/null
 "$mprof" index "$out/phases.ctf" >/dev/null
 cp "$out/streams.ctf.mpidx" "$out/streams-damaged.mpidx"
+MPROF_HTML_INDEXED=0 MPROF_HTML_SLICE=131072 "$mprof" html "$out/streams.ctf" -o "$out/streams-html"
 printf '\001' | dd of="$out/streams-damaged.mpidx" bs=1 seek=200 conv=notrunc status=none
 # findings the report knows: the demo's hung run (a lost wake-up, then the
 # stall), a zoo program whose connects are refused and made again

@@ -83,22 +83,18 @@ async function testBigDensity(context) {
   await page.close();
 }
 
-/* The trace with its .mpidx: nothing but the head read for the first
- * frame; zoomed into the second stream's tasks, the model of the packets
- * its index names for the window, read one run of adjacent slots at a
- * time: the tasks alive there, by their names, on rows. */
-async function testBigWindow(context) {
-  const page = await openBig(context, [TRACE, TRACE + '.mpidx']);
-  let b = await bigState(page);
-  check(b.indexFrom === 'file' && b.reads.length === 2, 'the index given is used, no packet read: ' + JSON.stringify(b.reads));
-  const { streams, tasks } = dumped();
-  checkDensity(b, streams);
+/* Zoomed into the second stream's tasks: the model of the packets the
+ * index names for the window, read one run of adjacent slots at a time;
+ * the tasks alive there, by their names, on rows.  Returns the window. */
+async function checkWindow(page) {
+  const { tasks, streams } = dumped();
   const second = streams['1'], t0 = second[Math.floor(second.length * 0.4)], t1 = t0 + 200000;
+  const before = (await bigState(page)).reads.length;
   await page.evaluate(([t0, t1]) => window.mprofViewer.setRange(t0, t1), [t0, t1]);
   await page.waitForFunction(() => window.mprofViewer.big().mode === 'window' && !window.mprofViewer.big().busy);
   await page.evaluate(() => window.mprofViewer.redraw());
-  b = await bigState(page);
-  const w = b.window, reads = b.reads.slice(2), slot = (at) => (at - b.headSize) / b.packetSize;
+  const b = await bigState(page), w = b.window, reads = b.reads.slice(before);
+  const slot = (at) => (at - b.headSize) / b.packetSize;
   check(reads.every(([a, z]) => Number.isInteger(slot(a)) && Number.isInteger(slot(z))), 'whole slots read: ' + JSON.stringify(reads));
   const read = reads.reduce((n, [a, z]) => n + slot(z) - slot(a), 0);
   const native = spawnSync(process.env.MPROF, ['view', '--png', path.join(out, 'streams-window.png'), '--range',
@@ -112,10 +108,47 @@ async function testBigWindow(context) {
   check(names.length >= 10 && names.every((n) => alive.has(n)), `the tasks alive in the range, by name: ${names.slice(0, 12)}`);
   const rows = await page.evaluate(() => window.mprofViewer.panes[0].summary.rows);
   check(rows > 1, 'on rows of their own: ' + rows);
-  /* back out to the whole trace: over the budget, the density again */
+  return { w, reads };
+}
+
+/* The trace with its .mpidx: nothing but the head read for the first
+ * frame; a window's model from its packets; Fit goes back to the index's
+ * density. */
+async function testBigWindow(context) {
+  const page = await openBig(context, [TRACE, TRACE + '.mpidx']);
+  let b = await bigState(page);
+  check(b.indexFrom === 'file' && b.reads.length === 2, 'the index given is used, no packet read: ' + JSON.stringify(b.reads));
+  checkDensity(b, dumped().streams);
+  await checkWindow(page);
   await page.click('#fit');
   b = await bigState(page);
   check(b.mode === 'density' && b.t0 === 0, 'Fit shows the whole trace from its index: ' + b.mode);
+  await page.close();
+}
+
+/* The page `mprof html` writes of a big trace (made big by
+ * MPROF_HTML_INDEXED=0, in slices of 128 KiB): its first frame from the
+ * index it wrote, having loaded no slice but the head's; a window's model
+ * from the slices that hold its packets only (the budget from the page's
+ * address). */
+async function testBigHtml(context) {
+  const page = await context.newPage(), scripts = [];
+  page.on('request', (r) => scripts.push(r.url().split('/').pop()));
+  await page.goto('file://' + path.resolve(out, 'streams-html/index.html') + '?windowBudget=' + BUDGET);
+  await page.waitForFunction(() => window.mprofViewer && window.mprofViewer.big() && window.mprofViewer.big().density);
+  const data = await page.evaluate(() => window.MPROF_DATA.traces[0]);
+  let b = await bigState(page);
+  check(b.indexFrom === 'file' && b.reads.length === 2, 'the index mprof html wrote, no packet read: ' + JSON.stringify(b.reads));
+  checkDensity(b, dumped().streams);
+  check(JSON.stringify(scripts.filter((s) => s.endsWith('.js'))) === '["data.js","0-0.js","0-index.js"]',
+    'the data, the first slice (the head) and the index loaded for the first frame: ' + scripts);
+  scripts.length = 0;
+  const { reads } = await checkWindow(page);
+  const wanted = new Set(), sliceOf = (at) => data.starts.filter((s) => s <= at).length - 1;
+  for (const [a, z] of reads) for (let k = sliceOf(a); k <= sliceOf(z - 1); k++) wanted.add(`0-${k}.js`);
+  const got = new Set(scripts.filter((s) => /^0-\d+\.js$/.test(s)));
+  check([...got].every((s) => wanted.has(s)) && [...wanted].every((s) => got.has(s)) && got.size < data.starts.length,
+    `the slices holding the window's packets, and no others: ${[...got]} for ${[...wanted]}`);
   await page.close();
 }
 
@@ -132,4 +165,4 @@ async function testBigIndexRejected(context) {
   }
 }
 
-module.exports = { testBigDensity, testBigWindow, testBigIndexRejected };
+module.exports = { testBigDensity, testBigWindow, testBigHtml, testBigIndexRejected };

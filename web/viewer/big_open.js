@@ -22,6 +22,50 @@ function fileSource(file) {
     read: (start, end) => file.slice(start, end).arrayBuffer().then((b) => new Uint8Array(b)) };
 }
 
+/* Trace `trace` of the page (`mprof html`'s slices, data/T-K.js, slice K
+ * starting at byte starts[K]) read as a file: a read loads the scripts of
+ * the slices it touches (scriptSlice()), the last few kept decoded. */
+function slicedSource(trace, t) {
+  const decoded = new Map(); /* K -> promise of [[offset, bytes], ...] */
+  const slice = (k) => {
+    if (!decoded.has(k)) {
+      if (decoded.size >= 4) decoded.delete(decoded.keys().next().value);
+      decoded.set(k, scriptSlice(trace, k));
+    }
+    return decoded.get(k);
+  };
+  const sliceOf = (at) => {
+    let k = 0;
+    while (k + 1 < t.starts.length && t.starts[k + 1] <= at) k++;
+    return k;
+  };
+  return { name: t.name, size: t.size, read: async (start, end) => {
+    const out = new Uint8Array(end - start); /* the bytes between parts are zeros */
+    for (let k = sliceOf(start); k < t.starts.length && (t.starts[k] < end || k === sliceOf(start)); k++) {
+      for (const [offset, bytes] of await slice(k)) {
+        const a = Math.max(start, offset), z = Math.min(end, offset + bytes.length);
+        if (a < z) out.set(bytes.subarray(a - offset, z - offset), a - start);
+      }
+    }
+    return out;
+  } };
+}
+
+/* The index `mprof html` wrote for trace `trace` (data/T-index.js, which
+ * calls mprofIndex(T, function () {/\*base64*\/})). */
+function scriptIndex(trace) {
+  return { mtimeMs: -1, read: () => new Promise((done, failed) => {
+    window.mprofIndex = (t, fn) => {
+      if (document.currentScript) document.currentScript.remove();
+      if (t === trace) done(base64Bytes(commentOf(fn)));
+    };
+    const script = document.createElement('script');
+    script.src = `data/${trace}-index.js`;
+    script.onerror = () => failed(new Error(`cannot load ${script.src}`));
+    document.head.append(script);
+  }) };
+}
+
 /* bytes copied into WebAssembly memory for fn(ptr, length). */
 function withBytes(bytes, fn) {
   const ptr = wasm.mprof_web_alloc(bytes.length);

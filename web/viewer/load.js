@@ -95,16 +95,32 @@ function scriptSlices(trace, count, inline) {
     index++;
     return box.promise.then(({ end, spans, fn }) => {
       slicesIn.delete(key);
-      const source = commentOf(fn);
-      let at = 0;
-      const parts = spans.map(([offset, bytes]) => {
-        const text = source.slice(at, at + Math.ceil(bytes / 3) * 4);
-        at += text.length;
-        return [offset, text];
-      });
-      return partsSlice(end, parts);
+      return partsSlice(end, sliceParts(spans, fn));
     });
   };
+}
+
+/* A slice script's parts, [[offset, base64], ...]: its spans' base64, in a
+ * row in fn's comment. */
+function sliceParts(spans, fn) {
+  const source = commentOf(fn);
+  let at = 0;
+  return spans.map(([offset, bytes]) => {
+    const text = source.slice(at, at + Math.ceil(bytes / 3) * 4);
+    at += text.length;
+    return [offset, text];
+  });
+}
+
+/* Slice `index` of a trace as [[offset, bytes], ...], its script loaded
+ * now (a big trace read by its index: big_open.js). */
+function scriptSlice(trace, index) {
+  const key = `${trace} ${index}`, box = sliceBox(key);
+  addSliceScript(trace, index);
+  return box.promise.then(({ spans, fn }) => {
+    slicesIn.delete(key);
+    return sliceParts(spans, fn).map(([offset, text]) => [offset, base64Bytes(text)]);
+  });
 }
 
 /* The script of slice `index` of a trace, added to the page. */

@@ -35,14 +35,16 @@ async function start() {
   mark('data');
   const compiled = loadWasm(); /* first: it compiles while the rest runs */
   const data = window.MPROF_DATA.traces || [];
-  const sliced = data.map((t, i) => t.slices && scriptSlices(i, t.slices, t.inline)); /* first slices load now */
+  const sliced = data.map((t, i) => t.slices && !t.index && scriptSlices(i, t.slices, t.inline)); /* first slices load now */
   if (!view.firstFrameNative && !view.firstFrameStandIn) warmUp(shells);
   mark('canvas');
   await compiled;
   mark('wasm');
   view.openedAt = 0; /* from the navigation */
   view.timing = {};
-  if (data.some((t) => t.slices)) { /* a big trace: shown from its first slice on */
+  if (data.length === 1 && data[0].index) { /* a trace too big to hold: read by its index */
+    await openBig(slicedSource(0, data[0]), scriptIndex(0), 0);
+  } else if (data.some((t) => t.slices)) { /* a big trace: shown from its first slice on */
     await openSources(data.map((t, i) => ({ name: t.name, size: t.size,
       capture: t.capture, slices: () => (t.slices ? sliced[i] : () => Promise.resolve(partsSlice(t.size, t.parts))) })), 0, shells);
   } else if (data.length) {

@@ -42,6 +42,11 @@ const reading = { slice: 32 << 20, preview: 4 << 20, gate: null, scriptsAhead: 3
    * modelled once its packets' content is at most `windowBudget` bytes
    * (the model takes about four times that). */
   bigFrom: 512 << 20, windowBudget: 64 << 20 };
+/* The page's address may set these numbers: index.html?windowBudget=N
+ * (tests, and a user who wants more or less in a window). */
+for (const [key, value] of new URLSearchParams(location.search)) {
+  if (typeof reading[key] === 'number' && Number.isFinite(Number(value))) reading[key] = Number(value);
+}
 const $ = (id) => document.getElementById(id);
 /* The range shown, on the first trace's time axis (the view state's). */
 Object.defineProperties(view, {
