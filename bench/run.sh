@@ -46,6 +46,17 @@
 #                                                   (information)
 #   web_pan, web_zoom, web_fit  frame_ms_median/p95  budget_16ms  ratio <= 1
 #   web_memory     page_bytes_per_file_byte  budget_3x_file  ratio <= 1
+#   web_index_first_frame ms_to_first_frame budget_2000ms ratio <= 1 (a
+#                                                   100 M-event trace, ~2 GB,
+#                                                   picked with its .mpidx:
+#                                                   drawn from the index)
+#   web_index_window ms_to_window_model budget_2000ms ratio <= 1 (a
+#                                                   thousandth of it modelled)
+#   web_index_memory page_gib_first_frame, _window, _index_built
+#                                     budget_1.5GiB  ratio <= 1
+#   web_index_built_first_frame ms_to_first_frame with_its_index
+#                                                   (information: the index
+#                                                   built in the page)
 #                  (baselines are fixed budgets, but for the two
 #                  measured in the same run: an empty page, a one-pass load)
 #   view_fit, view_pan, view_zoom

@@ -15,7 +15,9 @@
  * the complete view against the same file read in one pass with no preview
  * (a fresh page), and net.ctf's first frame against an empty page's first
  * paint.  net.ctf's load is measured in windows of 1600x900 (web_net_load)
- * and of other sizes (web_net_load_WxH: NET_SIZES). */
+ * and of other sizes (web_net_load_WxH: NET_SIZES).  With
+ * MPROF_BENCH_WEB_INDEX_TRACE, a trace too big for the page's memory, read
+ * by its index (indexBench()). */
 'use strict';
 const fs = require('fs');
 const os = require('os');
@@ -23,6 +25,7 @@ const path = require('path');
 const { chromium } = require('playwright-core');
 
 const [viewerDir, bigTrace, bigViewerDir] = process.argv.slice(2);
+const indexTrace = process.env.MPROF_BENCH_WEB_INDEX_TRACE; /* read by its index: indexBench() */
 
 function emit(bench, metric, value, baseline, baselineValue) {
   console.log(JSON.stringify({ bench, metric, value: Number(value.toFixed(3)), baseline,
@@ -203,6 +206,45 @@ async function bigHtml(context) {
   return { first, complete };
 }
 
+/* A trace past reading.bigFrom, read by its index (INDEX_TRACE, with
+ * INDEX_TRACE.mpidx beside it): picked with its index, the ms to the first
+ * frame (from the index alone), then to a window's model (a thousandth of
+ * the trace, at its middle); page memory after each.  Picked alone, the
+ * ms to the first frame from the index the page builds (over the whole
+ * file: slow, but in bounded memory), and the memory after it. */
+async function indexBench(context) {
+  const size = fs.statSync(indexTrace).size, gib = 1 << 30;
+  const page = await context.newPage();
+  const cdp = await context.newCDPSession(page);
+  await page.goto('file://' + path.resolve(viewerDir, 'index.html'));
+  await page.waitForFunction(() => window.mprofViewer && window.mprofViewer.ready);
+  await page.setInputFiles('#file', [indexTrace, indexTrace + '.mpidx']);
+  await page.waitForFunction(() => window.mprofViewer.view.openToFrameMs !== undefined, null, { timeout: 300000, polling: 50 });
+  const first = await page.evaluate(() => ({ ms: window.mprofViewer.view.openToFrameMs, big: window.mprofViewer.big() }));
+  if (first.big.indexFrom !== 'file') throw new Error(`${indexTrace}.mpidx not used: ${first.big.indexRejected}`);
+  emit('web_index_first_frame', 'ms_to_first_frame', first.ms, 'budget_2000ms', 2000);
+  emit('web_index_memory', 'page_gib_first_frame', (await pageMemory(page, cdp)) / gib, 'budget_1.5GiB', 1.5);
+  const started = Date.now();
+  await page.evaluate(() => { const d = window.mprofViewer.big().summary.duration; window.mprofViewer.setRange(d * 0.5, d * 0.501); });
+  await page.waitForFunction(() => window.mprofViewer.big().mode === 'window' && !window.mprofViewer.big().busy, null,
+    { timeout: 300000, polling: 50 });
+  const windowMs = Date.now() - started, w = await page.evaluate(() => window.mprofViewer.big().window);
+  console.error(`bench: ${size} bytes read by its index: a window of ${w.packets} packets (${w.bytes} bytes) modelled in ${windowMs} ms`);
+  emit('web_index_window', 'ms_to_window_model', windowMs, 'budget_2000ms', 2000);
+  emit('web_index_memory', 'page_gib_window', (await pageMemory(page, cdp)) / gib, 'budget_1.5GiB', 1.5);
+  await page.close();
+  const alone = await context.newPage();
+  const cdpAlone = await context.newCDPSession(alone);
+  await alone.goto('file://' + path.resolve(viewerDir, 'index.html'));
+  await alone.waitForFunction(() => window.mprofViewer && window.mprofViewer.ready);
+  await alone.setInputFiles('#file', indexTrace);
+  await alone.waitForFunction(() => window.mprofViewer.view.openToFrameMs !== undefined, null, { timeout: 900000, polling: 200 });
+  const built = await alone.evaluate(() => window.mprofViewer.view.openToFrameMs);
+  emit('web_index_built_first_frame', 'ms_to_first_frame', built, 'with_its_index', first.ms);
+  emit('web_index_memory', 'page_gib_index_built', (await pageMemory(alone, cdpAlone)) / gib, 'budget_1.5GiB', 1.5);
+  await alone.close();
+}
+
 /* Windows net.ctf's load is measured in: three that `mprof html` builds a
  * first frame for (cli/html_frame.c) and one it does not (the page paints
  * a stand-in mapped from the nearest one, then the model's frame);
@@ -225,6 +267,7 @@ const NET_SIZES = (process.env.MPROF_BENCH_WEB_NET_SIZES || '1600x900,1280x720,1
     emit(bench, 'ms_more_than_empty_page', net.frame - net.empty, 'budget_100ms', 100);
   }
   if (bigTrace) await bigTraceBench(context);
+  if (indexTrace) await indexBench(context);
   await context.close();
   fs.rmSync(profile, { recursive: true, force: true });
 })().catch((e) => { console.error('bench: web: ' + e.message); process.exit(1); });
