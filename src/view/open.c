@@ -122,6 +122,8 @@ static void whole_range(const mprof_index_t *index, int64_t *t0_ns,
   double span = last > first ? (double)(last - first) * 1e9 /
                                    (double)mprof_index_clock_freq_hz(index)
                              : 0;
+  /* a damaged clock's span is held where the model holds times */
+  if (span > (double)(INT64_MAX / 4)) span = (double)(INT64_MAX / 4);
   double margin = span * MPROF_TIMELINE_FIT_MARGIN;
   *t0_ns = -(int64_t)margin;
   *t1_ns = (int64_t)(span + margin) + 1;
