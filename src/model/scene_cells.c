@@ -196,5 +196,6 @@ void mprof_cells_end(mprof_cells_t *c) {
     mprof_cell_counter_t *k = &c->counters[i];
     carry(k, k->last_column == UINT32_MAX ? 0 : k->last_column + 1, c->columns);
   }
-  qsort(c->counters, c->counter_count, sizeof *c->counters, compare_names);
+  if (c->counter_count > 1)
+    qsort(c->counters, c->counter_count, sizeof *c->counters, compare_names);
 }

@@ -27,6 +27,16 @@ grep -q "over 0 MiB: drawn from its 90005 events in one pass$" "$tmp/err" ||
 "$mprof" view --png "$tmp/model.png" "$tmp/gen.ctf" 2>"$tmp/err" &&
   [ ! -s "$tmp/err" ] || fail "--png within the budget: $(cat "$tmp/err")"
 
+# A damaged trace: its problems told, a picture of what is left or a
+# clear failure, never a crash (each under ASan+UBSan too).
+for damaged in "$(dirname "$0")"/../data/damaged/*.ctf; do
+  code=0
+  MPROF_VIEW_BUDGET_MIB=0 "$mprof" view --png "$tmp/damaged.png" "$damaged" \
+    >/dev/null 2>"$tmp/err" || code=$?
+  [ "$code" -le 3 ] && ! grep -q "runtime error\|Sanitizer" "$tmp/err" ||
+    fail "--png over the budget of $(basename "$damaged"): exit $code: $(head -3 "$tmp/err")"
+done
+
 # Peak memory: a trace 8 times longer takes less than 2 bytes more an
 # event (its whole model about 40: the pass keeps nothing per event; its
 # index, read for the span, grows with the packets).
