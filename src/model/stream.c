@@ -83,17 +83,23 @@ static void pin(stream_t *s, sthread_t *t) {
   }
 }
 
+/* A pinned ring's slot takes other: the end it held is dropped. */
+static __attribute__((noinline)) void ring_pinned(sthread_t *t, sarrow_t *slot,
+                                                  sthread_t *other) {
+  if (t->ring_count > MPROF_STALL_CONTEXT) mprof__stream_unref(slot->other);
+  mprof__stream_ref(other);
+}
+
 /* Keep an arrow in t's ring: a thread that ended, and cannot stall, keeps
- * none. */
-static void ring_push(sthread_t *t, int64_t time_ns, uint64_t seq,
-                      sthread_t *other, uint32_t kind, int leaves) {
+ * none.  Inline (two an arrow); a pinned ring's references out of line. */
+static inline __attribute__((always_inline)) void
+ring_push(sthread_t *t, int64_t time_ns, uint64_t seq, sthread_t *other,
+          uint32_t kind, int leaves) {
   if (t->settled || (t->ending != MPROF_ENDING_PENDING && !t->pinned)) return;
   sarrow_t *slot = &t->ring[t->ring_count++ % MPROF_STALL_CONTEXT];
-  if (t->pinned && t->ring_count > MPROF_STALL_CONTEXT)
-    mprof__stream_unref(slot->other);
+  if (t->pinned) ring_pinned(t, slot, other);
   *slot = (sarrow_t){time_ns,      seq,           other,
                      other->index, (uint8_t)kind, (uint8_t)leaves};
-  if (t->pinned) mprof__stream_ref(other);
 }
 
 /* An arrow the model draws: kept at both ends, for a stall's context.
