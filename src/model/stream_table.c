@@ -41,6 +41,7 @@ static void pieces_free(pieces_t *p) {
   free(p->slabs);
 }
 
+/* Where t keeps its text `which`. */
 static char **text_of(sthread_t *t, unsigned which) {
   return which == TEXT_LABEL   ? &t->label
          : which == TEXT_SHOWN ? &t->shown
