@@ -38,6 +38,7 @@ void mprof_cells_free(mprof_cells_t *c) {
     free(c->counters[k].max);
   }
   free(c->counters);
+  free(c->labels);
   free(c->cells);
   free(c->idle);
   free(c->arrows);
@@ -71,6 +72,21 @@ void mprof_cells_line(mprof_cells_t *c, uint32_t row, int64_t start_ns,
   if (bits & (MPROF_CELL_FAILED | MPROF_CELL_STALLED) &&
       mprof_cells_column(c, start_ns) < mprof_cells_column(c, end_ns))
     mprof_cells_mark(c, row, end_ns, end_ns, MPROF_CELL_END);
+}
+
+int mprof_cells_label(mprof_cells_t *c, uint32_t row, int64_t start_ns,
+                      int64_t end_ns, const char *text, size_t length) {
+  uint32_t first = mprof_cells_column(c, start_ns),
+           last = mprof_cells_column(c, end_ns);
+  if (row >= c->rows || last + 1 - first < MPROF_CELLS_LABEL_COLUMNS) return 0;
+  if (mprof__grow(&c->labels, &c->label_cap, c->label_count + 1,
+                  sizeof *c->labels))
+    return MPROF_ENOMEM;
+  mprof_cell_label_t *l = &c->labels[c->label_count++];
+  size_t n = length < MPROF_CELLS_NAME ? length : MPROF_CELLS_NAME - 1;
+  *l = (mprof_cell_label_t){row, first, last, {0}};
+  memcpy(l->text, text, n);
+  return 0;
 }
 
 /* A band of less than a pixel is drawn a pixel wide, as the scene does. */
@@ -191,6 +207,12 @@ static int compare_names(const void *a, const void *b) {
                 ((const mprof_cell_counter_t *)b)->name);
 }
 
+static int compare_places(const void *pa, const void *pb) {
+  const mprof_cell_label_t *a = pa, *b = pb;
+  if (a->row != b->row) return a->row < b->row ? -1 : 1;
+  return a->first < b->first ? -1 : a->first > b->first;
+}
+
 void mprof_cells_end(mprof_cells_t *c) {
   for (size_t i = 0; i < c->counter_count; i++) {
     mprof_cell_counter_t *k = &c->counters[i];
@@ -198,4 +220,6 @@ void mprof_cells_end(mprof_cells_t *c) {
   }
   if (c->counter_count > 1)
     qsort(c->counters, c->counter_count, sizeof *c->counters, compare_names);
+  if (c->label_count > 1)
+    qsort(c->labels, c->label_count, sizeof *c->labels, compare_places);
 }

@@ -41,6 +41,7 @@ typedef struct srec_s {
   uint8_t ending, flags;
   uint8_t merged; /* became becomes_id */
   uint8_t names;  /* it names its row, until its first label */
+  char *label;    /* its first label (NULL: none yet) */
 } srec_t;
 
 /* What an id of a dropped record names: a thread that ended long ago,
@@ -272,15 +273,20 @@ static int place(pass_t *p, srec_t *rec, const srec_t *creator) {
 
 /* --- Threads -------------------------------------------------------------- */
 
+static void record_free(srec_t *rec) {
+  free(rec->label);
+  free(rec);
+}
+
 /* A new record for id from t, placed; NULL when memory runs out. */
 static srec_t *record_new(pass_t *p, uint64_t id, int64_t t, uint16_t type,
                           uint8_t flags, const srec_t *creator) {
   srec_t *rec = malloc(sizeof *rec);
   if (!rec) return NULL;
   *rec = (srec_t){id,    0, t, INT64_MAX, t, 0, type, MPROF_ENDING_PENDING,
-                  flags, 0, 0};
+                  flags, 0, 0, NULL};
   if (place(p, rec, creator) || table_set(p, id, rec)) {
-    free(rec);
+    record_free(rec);
     return NULL;
   }
   return rec;
@@ -316,10 +322,18 @@ static uint32_t seen_bits(const srec_t *rec) {
                                     : MPROF_SEEN_THREAD;
 }
 
-static void draw_line(pass_t *p, const srec_t *rec) {
+/* rec's line, and its name on it where it is wide.  Returns 0 or
+ * MPROF_ENOMEM. */
+static int draw_line(pass_t *p, const srec_t *rec) {
   int64_t end = rec->end_ns < rec->start_ns ? rec->start_ns : rec->end_ns;
   mprof_cells_line(p->cells, rec->row, rec->start_ns, end, line_bits(rec));
   p->cells->seen |= seen_bits(rec);
+  char name[MPROF_CELLS_NAME];
+  if (!rec->label)
+    mprof_cells_default_name(rec->type, rec->flags, rec->id, name, sizeof name);
+  const char *text = rec->label ? rec->label : name;
+  return mprof_cells_label(p->cells, rec->row, rec->start_ns, end, text,
+                           strlen(text));
 }
 
 /* rec ends at t by an event of s: its line is drawn, its row free after
@@ -350,7 +364,8 @@ static int thread_end(pass_t *p, sstream_t *s, srec_t *rec, int64_t t,
   int64_t was = rec->end_ns;
   rec->end_ns = t;
   rec->ending = ending;
-  draw_line(p, rec);
+  int err = draw_line(p, rec);
+  if (err) return err;
   /* an ended thread that merges later ends again: its row, if still its */
   if (was == INT64_MAX || p->busy[p->rows + rec->row] == was)
     busy_set(p, rec->row, t);
@@ -413,7 +428,7 @@ static int retire_due(pass_t *p, sstream_t *s, int64_t now) {
         p->streams[i].current = RETIRED;
       }
     int err = table_remove(p, rec->id, rec) ? retired_add(p, rec->id) : 0;
-    free(rec);
+    record_free(rec);
     if (err) return err;
   }
   return 0;
@@ -498,13 +513,19 @@ static int thread_becomes(pass_t *p, sstream_t *s, const mprof_event_t *ev,
   return 0;
 }
 
+/* A thread's first label names it, and its row if it is the row's
+ * first. */
 static int label(pass_t *p, const mprof_event_t *ev, int64_t t) {
   int err = 0;
   srec_t *rec = thread_of(p, ev->a, t, &err);
-  if (rec && rec->names) {
-    mprof_cells_name(p->cells, rec->row, ev->text, ev->text_length, 1);
-    rec->names = 0;
-  }
+  if (!rec || rec == RETIRED || rec->label) return err;
+  size_t n = ev->text_length < MPROF_CELLS_NAME ? ev->text_length
+                                                : MPROF_CELLS_NAME - 1;
+  if (!(rec->label = malloc(n + 1))) return MPROF_ENOMEM;
+  memcpy(rec->label, ev->text, n);
+  rec->label[n] = 0;
+  if (rec->names) mprof_cells_name(p->cells, rec->row, ev->text, n, 1);
+  rec->names = 0;
   return err;
 }
 
@@ -646,8 +667,8 @@ static int pass_begin(void *sink, uint64_t clock_freq_hz, int legacy) {
  * the trace), any other ended MODEL_PENDING_TAIL_NS after it was last
  * seen; its line is drawn once the streams are closed (their spans are
  * clipped to it). */
-static void settle(pass_t *p, srec_t *rec) {
-  if (rec->end_ns != INT64_MAX) return;
+static int settle(pass_t *p, srec_t *rec) {
+  if (rec->end_ns != INT64_MAX) return 0;
   int64_t end = p->duration_ns;
   if (rec->flags & (MPROF_THREAD_SHOULD_RESOLVE | HINTED)) {
     rec->flags |= MPROF_THREAD_STALLED;
@@ -656,17 +677,22 @@ static void settle(pass_t *p, srec_t *rec) {
     end = rec->last_seen_ns + MODEL_PENDING_TAIL_NS;
   }
   rec->end_ns = end < rec->start_ns ? rec->start_ns : end;
-  draw_line(p, rec);
+  return draw_line(p, rec);
 }
 
-static void finish(pass_t *p) {
-  for (size_t i = 0; i < p->cap; i++)
-    if (p->recs[i]) settle(p, p->recs[i]);
-  for (size_t i = 0; i < p->orphan_count; i++) settle(p, p->orphans[i]);
+/* Settle the open threads, then close the streams.  Returns 0 or
+ * MPROF_ENOMEM. */
+static int finish(pass_t *p) {
+  int err = 0;
+  for (size_t i = 0; i < p->cap && !err; i++)
+    if (p->recs[i]) err = settle(p, p->recs[i]);
+  for (size_t i = 0; i < p->orphan_count && !err; i++)
+    err = settle(p, p->orphans[i]);
   for (size_t i = 0; i < p->stream_count; i++) {
     stream_switch(p, &p->streams[i], NULL, p->duration_ns);
     idle_end(p, &p->streams[i], p->duration_ns);
   }
+  return err;
 }
 
 /* Free every record: those waiting to be dropped (marked first, as the
@@ -678,13 +704,13 @@ static void pass_free(pass_t *p) {
       q->at[(q->first + k) % q->cap].rec->id = MPROF_NONE;
   }
   for (size_t i = 0; i < p->cap; i++)
-    if (p->recs[i] && p->recs[i]->id != MPROF_NONE) free(p->recs[i]);
+    if (p->recs[i] && p->recs[i]->id != MPROF_NONE) record_free(p->recs[i]);
   for (size_t i = 0; i < p->stream_count; i++) {
     queue_t *q = &p->streams[i].ended;
-    while (q->count) free(queue_pop(q));
+    while (q->count) record_free(queue_pop(q));
     free(q->at);
   }
-  for (size_t i = 0; i < p->orphan_count; i++) free(p->orphans[i]);
+  for (size_t i = 0; i < p->orphan_count; i++) record_free(p->orphans[i]);
   free(p->ids);
   free(p->recs);
   free(p->streams);
@@ -702,10 +728,8 @@ int mprof_cells_stream(const mprof_trace_t *trace, mprof_cells_t *cells,
   mprof__merge_t merge = {
       pass_begin, pass_add_pair, &p, progress, progress_context, 0, 0, 0, 0};
   if (!err) err = mprof__merge_traces(&trace, 1, NULL, &merge);
-  if (!err) {
-    finish(&p);
-    mprof_cells_end(cells);
-  }
+  if (!err) err = finish(&p);
+  if (!err) mprof_cells_end(cells);
   pass_free(&p);
   return err;
 }

@@ -62,6 +62,16 @@ typedef struct mprof_cell_arrow_s {
   uint32_t kind; /* mprof_arrow_kind_t; MPROF_ARROW_KIND_COUNT: none */
 } mprof_cell_arrow_t;
 
+/* A thread's line this many columns wide or more carries its name (the
+ * scene's MPROF_SCENE_LABEL_MIN_PX). */
+#define MPROF_CELLS_LABEL_COLUMNS 16
+
+/* A thread's name on its line, over columns [first, last] of a row. */
+typedef struct mprof_cell_label_s {
+  uint32_t row, first, last;
+  char text[MPROF_CELLS_NAME];
+} mprof_cell_label_t;
+
 /* Counters graphed at most (the picture holds a few strips). */
 #define MPROF_CELLS_COUNTERS 256
 
@@ -88,6 +98,8 @@ typedef struct mprof_cells_s {
   uint64_t events;            /* events the pass read */
   mprof_cell_counter_t *counters; /* by name, once mprof_cells_end()ed */
   size_t counter_count, counter_cap;
+  mprof_cell_label_t *labels; /* by row and column, once ended */
+  size_t label_count, label_cap;
 } mprof_cells_t;
 
 /* An empty summary of [t0_ns, t1_ns) (t0 < t1) in columns x rows (both at
@@ -114,6 +126,13 @@ void mprof_cells_mark(mprof_cells_t *cells, uint32_t row, int64_t from_ns,
 void mprof_cells_line(mprof_cells_t *cells, uint32_t row, int64_t start_ns,
                       int64_t end_ns, uint8_t bits);
 
+/* A thread's line in layout row `row` over [start, end] is named text
+ * (length bytes, cut to fit) if the row is shown (not past `rows`) and
+ * the line at least MPROF_CELLS_LABEL_COLUMNS wide: the threads of a row
+ * do not overlap, so a row holds few.  Returns 0 or MPROF_ENOMEM. */
+int mprof_cells_label(mprof_cells_t *cells, uint32_t row, int64_t start_ns,
+                      int64_t end_ns, const char *text, size_t length);
+
 /* A loop idle over [from, to). */
 void mprof_cells_idle(mprof_cells_t *cells, int64_t from_ns, int64_t to_ns);
 
@@ -138,7 +157,8 @@ void mprof_cells_sample(mprof_cells_t *cells, uint32_t index, int64_t t_ns,
                         int64_t value);
 
 /* Once every event is in: each counter's last value carried to the end,
- * the counters ordered by name (as a model orders them). */
+ * the counters ordered by name (as a model orders them), the labels by
+ * row and column. */
 void mprof_cells_end(mprof_cells_t *cells);
 
 /* A thread's name when it has no label: "TYPE#ID", "preexisting#ID" for a

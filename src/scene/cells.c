@@ -12,6 +12,9 @@
 #include "cells.h"
 #include "scene_internal.h"
 
+_Static_assert(MPROF_CELLS_LABEL_COLUMNS == MPROF_SCENE_LABEL_MIN_PX,
+               "a label where the scene draws one");
+
 /* Alpha of an idle band (scene.c's). */
 #define BAND_ALPHA 0.6f
 
@@ -123,6 +126,22 @@ static void row_cells(const mprof_cells_t *cells, uint32_t r, uint32_t shown,
       out[x] |= cells->cells[(size_t)below * cells->columns + x];
 }
 
+/* The names on the lines of the rows shown but a folded last one, as
+ * scene.c's thread_label() draws them (labels come by row). */
+static void draw_labels(frame_t *f, const mprof_cells_t *cells,
+                        uint32_t shown) {
+  uint32_t last = cells->row_count > shown ? shown - 1 : shown;
+  if (f->vp->row_height_px < 8) return;
+  for (size_t k = 0; k < cells->label_count && cells->labels[k].row < last;
+       k++) {
+    const mprof_cell_label_t *l = &cells->labels[k];
+    float x0 = column_x(f, l->first), x1 = column_x(f, l->last + 1);
+    mprof__scene_text(f, MPROF_COLOUR_TEXT, MPROF_ROLE_LABEL, x0 + 2,
+                      (float)mprof_scene_row_y(f->vp, l->row) - 2, x1 - x0 - 2,
+                      l->text, MPROF_NO_THREAD);
+  }
+}
+
 static int draw_rows(frame_t *f, const mprof_cells_t *cells, uint32_t shown) {
   uint8_t *row = malloc(cells->columns);
   if (!row) return MPROF_ENOMEM;
@@ -213,6 +232,7 @@ int mprof_scene_build_cells(mprof_scene_t *scene, const mprof_cells_t *cells,
   draw_idle(&f, cells);
   mprof__scene_axis(&f);
   if (shown && (err = draw_rows(&f, cells, shown))) return err;
+  if (shown) draw_labels(&f, cells, shown);
   if (shown) draw_arrows(&f, cells, shown);
   if (shown) draw_names(&f, cells, shown);
   draw_counters(&f, cells);

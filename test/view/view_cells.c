@@ -71,8 +71,9 @@ static uint8_t line_bits(const mprof_thread_t *t, uint32_t *seen) {
   return MPROF_CELL_LINE | (stalled ? MPROF_CELL_STALLED : MPROF_CELL_FAILED);
 }
 
-static void oracle_threads(const mprof_model_t *m, const uint32_t *rows,
-                           mprof_cells_t *c) {
+/* Returns 0, or -1 if memory ran out. */
+static int oracle_threads(const mprof_model_t *m, const uint32_t *rows,
+                          mprof_cells_t *c) {
   const mprof_model_view_t *v = mprof_model_view(m);
   for (size_t i = 1; i < v->thread_count; i++) {
     const mprof_thread_t *t = &v->threads[i];
@@ -81,6 +82,9 @@ static void oracle_threads(const mprof_model_t *m, const uint32_t *rows,
     char name[256];
     mprof_model_thread_name(m, (uint32_t)i, name, sizeof name);
     if (rows[i] < c->rows) mprof_cells_name(c, rows[i], name, strlen(name), 0);
+    if (mprof_cells_label(c, rows[i], t->start_ns, t->end_ns, name,
+                          strlen(name)))
+      return -1;
   }
   for (size_t i = 0; i < v->running_count; i++) {
     const mprof_span_t *s = &v->running[i];
@@ -88,6 +92,7 @@ static void oracle_threads(const mprof_model_t *m, const uint32_t *rows,
                      MPROF_CELL_RUNNING);
     c->seen |= MPROF_SEEN_RUNNING;
   }
+  return 0;
 }
 
 static void oracle_arrows(const mprof_model_t *m, const uint32_t *rows,
@@ -116,7 +121,11 @@ static mprof_cells_t *oracle(const mprof_model_t *m,
     mprof_cells_free(c);
     return NULL;
   }
-  oracle_threads(m, rows, c);
+  if (oracle_threads(m, rows, c)) {
+    free(rows);
+    mprof_cells_free(c);
+    return NULL;
+  }
   for (size_t i = 0; i < v->band_count; i++)
     mprof_cells_idle(c, v->bands[i].span.start_ns, v->bands[i].span.end_ns);
   oracle_arrows(m, rows, c);
@@ -276,6 +285,19 @@ static int check_picture(const char *path, const mprof_cells_t *c,
   if (dark(png, 0, MPROF_SCENE_AXIS_PX, (int)vp.names_px - 2,
            MPROF_SCENE_AXIS_PX + MPROF_SCENE_ROW_PX) < 10)
     return fail("no name in the first row");
+  /* the widest named line (a narrow one may show only an ellipsis): text
+   * just above it */
+  const mprof_cell_label_t *wide = NULL;
+  for (size_t k = 0; k < c->label_count; k++)
+    if (!wide ||
+        c->labels[k].last - c->labels[k].first > wide->last - wide->first)
+      wide = &c->labels[k];
+  if (wide && wide->last - wide->first >= 40) {
+    int y = (int)mprof_scene_row_y(&vp, wide->row);
+    if (dark(png, (int)(vp.names_px + wide->first), y - 10,
+             (int)(vp.names_px + wide->last), y - 2) < 10)
+      return fail("no name on the widest named line");
+  }
   cairo_surface_destroy(png);
   printf("ok: %d of %d running pixels, %d of %d ends, %zu legend entries\n",
          teal, all, bars, ends, n);
