@@ -16,7 +16,8 @@
  * A trace past what the page models whole (INDEXED_BYTES) is read there
  * by its index (docs/web.md): written beside the page, DIR/data/T.mpidx,
  * and as a script, DIR/data/T-index.js; the page then loads only the
- * slices that hold the packets of the window it shows. */
+ * slices that hold the packets of the window it shows.  Such a trace is
+ * read here from its file a piece at a time, never held whole. */
 #define _DEFAULT_SOURCE /* strdup */
 #include <errno.h>
 #include <stdio.h>
@@ -27,6 +28,7 @@
 #include "../src/capture/capture.h"
 #include "cli.h"
 #include "html_frame.h"
+#include "html_spans.h"
 #include "mprof/index.h"
 #include "scene.h"
 #include "web_assets.h"
@@ -75,12 +77,15 @@ static void put_js_string(FILE *f, const char *text) {
 
 /* A trace file's bytes. */
 typedef struct trace_file_s {
-  const char *path; /* "-": standard input */
-  char *member;     /* the one trace of a merged trace given as path, or
-                       NULL; path then points to it */
-  unsigned char *data;
+  const char *path;    /* "-": standard input */
+  char *member;        /* the one trace of a merged trace given as path, or
+                          NULL; path then points to it */
+  unsigned char *data; /* its bytes, or NULL: read from file, a piece at a
+                          time (a trace read by its index) */
   size_t size;
-  struct span_s *spans; /* the bytes the page gets (trace_spans()) */
+  FILE *file;           /* where data is NULL */
+  unsigned char *piece; /* PIECE bytes to read it through */
+  span_t *spans;        /* the bytes the page gets (html_spans.h) */
   size_t spans_count;
   size_t slices;           /* 0: in data.js; else data/T-I.js, I < slices */
   mprof_capture_t capture; /* what fired it, if it is a capture */
@@ -123,58 +128,6 @@ static const char *base_name(const trace_file_t *t) {
   return is_stdin(t) ? "stdin.ctf" : slash ? slash + 1 : t->path;
 }
 
-/* Runs of zeros at least this long are left out of the page's copy of a
- * trace (most of a trace file can be packets never written). */
-#define ZERO_RUN 4096
-
-static size_t zeros_at(const unsigned char *data, size_t at, size_t size) {
-  size_t end = at;
-  while (end < size && data[end] == 0) end++;
-  return end - at;
-}
-
-/* The bytes of a trace that the page gets: the spans between runs of
- * ZERO_RUN zeros or more, cut into slices by their running total: the first
- * slice `slice` / 4 bytes (the page draws it first: it comes sooner), the
- * others `slice` bytes; a span's `slice` says which one it is in. */
-typedef struct span_s {
-  size_t start, end, slice;
-} span_t;
-
-/* The spans of data[size] (an array to free, *count of them); NULL if
- * memory ran out. */
-static span_t *trace_spans(const unsigned char *data, size_t size, size_t slice,
-                           size_t *count) {
-  span_t *spans = NULL;
-  size_t n = 0, cap = 0, total = 0, index = 0, cut_at = slice / 4;
-  for (size_t at = 0; at < size;) {
-    size_t end = at, run;
-    while ((run = zeros_at(data, end, size)) < ZERO_RUN && end < size)
-      end += run ? run : 1;
-    while (at < end) {
-      if (total == cut_at) {
-        index++;
-        cut_at += slice;
-      }
-      size_t cut = end - at < cut_at - total ? end : at + (cut_at - total);
-      if (n == cap) {
-        span_t *s = realloc(spans, (cap = cap ? cap * 2 : 64) * sizeof *s);
-        if (!s) {
-          free(spans);
-          return NULL;
-        }
-        spans = s;
-      }
-      spans[n++] = (span_t){at, cut, index};
-      total += cut - at;
-      at = cut;
-    }
-    at = end + run;
-  }
-  *count = n;
-  return spans ? spans : malloc(1);
-}
-
 /* A trace's bytes as [[offset, "base64"], ...]: its spans, the page fills
  * in the zeros between them. */
 static void put_parts(FILE *f, const trace_file_t *t) {
@@ -215,15 +168,67 @@ static size_t indexed_bytes(void) {
   return v && *v && !*end ? (size_t)n : INDEXED_BYTES;
 }
 
-/* The spans of t, and its slices if it has more than one slice's bytes;
- * -1 if memory ran out. */
+/* A trace read from its file goes through a buffer of this many bytes (a
+ * multiple of 3: the base64 of a span's pieces, in a row, is the span's). */
+#define PIECE ((size_t)3 << 20)
+
+/* Read n bytes of t's file at offset into t->piece; -1 if they are not
+ * there (errno set). */
+static int read_piece(const trace_file_t *t, size_t offset, size_t n) {
+  if (fseeko(t->file, (off_t)offset, SEEK_SET) != 0) return -1;
+  if (fread(t->piece, 1, n, t->file) == n) return 0;
+  errno = ferror(t->file) ? EIO : ENODATA;
+  return -1;
+}
+
+/* Hand t's bytes to s: from memory, or its file's, a piece at a time. */
+static int feed_trace(spanner_t *s, const trace_file_t *t) {
+  if (t->data) {
+    spanner_feed(s, t->data, t->size);
+    return 0;
+  }
+  for (size_t at = 0; at < t->size; at += PIECE) {
+    size_t n = t->size - at < PIECE ? t->size - at : PIECE;
+    if (read_piece(t, at, n)) return -1;
+    spanner_feed(s, t->piece, n);
+  }
+  return 0;
+}
+
+/* The spans of t, and its slices if it has more than one slice's bytes,
+ * or if it is read from its file (so that it is never held whole); -1 if
+ * memory ran out or the file could not be read (errno set). */
 static int plan_trace(trace_file_t *t) {
   size_t slice = slice_bytes(), bytes = 0;
-  t->spans = trace_spans(t->data, t->size, slice, &t->spans_count);
-  if (!t->spans) return -1;
+  spanner_t s;
+  spanner_start(&s, slice);
+  if (feed_trace(&s, t)) {
+    free(s.spans);
+    return -1;
+  }
+  if (!(t->spans = spanner_end(&s, &t->spans_count))) {
+    errno = ENOMEM;
+    return -1;
+  }
   for (size_t i = 0; i < t->spans_count; i++)
     bytes += t->spans[i].end - t->spans[i].start;
-  t->slices = bytes > slice ? t->spans[t->spans_count - 1].slice + 1 : 0;
+  size_t last = t->spans_count ? t->spans[t->spans_count - 1].slice + 1 : 1;
+  t->slices = bytes > slice || !t->data ? last : 0;
+  return 0;
+}
+
+/* The base64 of t's bytes [start, end): from memory, or read from its
+ * file a piece at a time; -1 if they could not be read (errno set). */
+static int put_bytes(FILE *f, const trace_file_t *t, size_t start, size_t end) {
+  if (t->data) {
+    put_base64(f, t->data + start, end - start);
+    return 0;
+  }
+  for (size_t at = start; at < end; at += PIECE) {
+    size_t n = end - at < PIECE ? end - at : PIECE;
+    if (read_piece(t, at, n)) return -1;
+    put_base64(f, t->piece, n);
+  }
   return 0;
 }
 
@@ -232,8 +237,8 @@ static int plan_trace(trace_file_t *t) {
  * spans' base64, in a row*\/}): the base64 is in a comment, which the
  * browser's parser skips (a string literal this long parses several times
  * slower); the page reads it back with Function.prototype.toString. */
-static void put_slice(FILE *f, int index, const trace_file_t *t, size_t k,
-                      size_t *span) {
+static int put_slice(FILE *f, int index, const trace_file_t *t, size_t k,
+                     size_t *span) {
   size_t first = *span, end = first;
   while (end < t->spans_count && t->spans[end].slice == k) end++;
   fprintf(f, "mprofSlice(%d, %zu, %zu, [", index, k,
@@ -243,10 +248,10 @@ static void put_slice(FILE *f, int index, const trace_file_t *t, size_t k,
             t->spans[i].end - t->spans[i].start);
   fputs("], function () {/*", f);
   for (size_t i = first; i < end; i++)
-    put_base64(f, t->data + t->spans[i].start,
-               t->spans[i].end - t->spans[i].start);
+    if (put_bytes(f, t, t->spans[i].start, t->spans[i].end)) return -1;
   fputs("*/});\n", f);
   *span = end;
+  return 0;
 }
 
 /* Where each slice starts in the file, for a page that reads the slices
@@ -436,6 +441,38 @@ static int make_dir(const char *path) {
   return 0;
 }
 
+/* Drop what was being written, after saying that trace t could not be
+ * read (errno); -1. */
+static int unread(mprof_output_t *out, const trace_file_t *t) {
+  int err = errno;
+  mprof_output_close(out, 0);
+  cli_progress_wipe();
+  fprintf(stderr, "mprof html: %s: %s\n", shown_name(t), strerror(err));
+  return -1;
+}
+
+static int all_zeros(const unsigned char *p, size_t n) {
+  return !n || (!p[0] && memcmp(p, p + 1, n - 1) == 0);
+}
+
+/* A copy of trace t: from memory, or from its file a piece at a time, a
+ * piece of zeros left a hole (a sparse trace's copy stays sparse). */
+static int put_trace(FILE *f, const trace_file_t *t) {
+  if (t->data) {
+    fwrite(t->data, 1, t->size, f);
+    return 0;
+  }
+  for (size_t at = 0; at < t->size; at += PIECE) {
+    size_t n = t->size - at < PIECE ? t->size - at : PIECE;
+    if (read_piece(t, at, n)) return -1;
+    if (at + n < t->size && all_zeros(t->piece, n)) /* the last sets the size */
+      fseeko(f, (off_t)n, SEEK_CUR);
+    else
+      fwrite(t->piece, 1, n, f);
+  }
+  return 0;
+}
+
 /* Write one file of the output (TRACE: the trace file pg->traces[trace]);
  * returns 0, or -1 after saying why. */
 static int write_part(const char *path, part_t part, const page_t *pg,
@@ -444,8 +481,8 @@ static int write_part(const char *path, part_t part, const page_t *pg,
   if (create(&out, path)) return -1;
   if (part == PAGE) put_page(out.f, pg);
   if (part == DATA) put_data(out.f, pg->traces, pg->count, pg->single);
-  if (part == TRACE)
-    fwrite(pg->traces[trace].data, 1, pg->traces[trace].size, out.f);
+  if (part == TRACE && put_trace(out.f, &pg->traces[trace]))
+    return unread(&out, &pg->traces[trace]);
   return finish(&out);
 }
 
@@ -498,7 +535,8 @@ static int write_slices(const char *dir, const trace_file_t *traces, int count,
       snprintf(path, sizeof path, "%s/data/%d-%zu.js", dir, i, k);
       mprof_output_t out;
       if (create(&out, path)) return -1;
-      put_slice(out.f, i, &traces[i], k, &span);
+      if (put_slice(out.f, i, &traces[i], k, &span))
+        return unread(&out, &traces[i]);
       if (finish(&out)) return -1;
       cli_progress_update(progress, ++progress->done);
     }
@@ -636,38 +674,86 @@ static void index_trace(trace_file_t *t, const mprof_trace_t *trace) {
   }
 }
 
-/* Read each trace (a file, or standard input for "-"), check it opens and
- * decodes (damage is told and counted), and plan what the page gets of
- * it; index a big one (in slices) if it may (one trace, in a directory,
- * from a file). */
+/* Whether t is read by its index: a file of indexed_bytes() or more,
+ * alone in a directory.  Such a trace is read from its file a piece at a
+ * time, never whole (*size: its size). */
+static int is_indexed(const trace_file_t *t, int may_index, size_t *size) {
+  struct stat st;
+  if (!may_index || is_stdin(t) || stat(t->path, &st) != 0 ||
+      !S_ISREG(st.st_mode) || (size_t)st.st_size < indexed_bytes())
+    return 0;
+  *size = (size_t)st.st_size;
+  return 1;
+}
+
+/* The damage the index of t found, told and counted: decoding each packet
+ * whole is the index's build, not this command's. */
+static void count_damage(const trace_file_t *t, int *problems) {
+  size_t damaged = 0, n = mprof_index_packet_count(t->index);
+  for (size_t i = 0; i < n; i++)
+    damaged += mprof_index_packet(t->index, i)->damaged != 0;
+  if (!damaged) return;
+  (*problems)++;
+  cli_progress_wipe();
+  fprintf(stderr,
+          "mprof html: %s: %zu of its %zu packets damaged (their events "
+          "past the damage left out; mprof check says where)\n",
+          t->path, damaged, n);
+}
+
+/* Open the big trace t from its file, index it, and plan its slices,
+ * reading it a piece at a time.  Its capture's finding, if any, is not
+ * looked for (that takes its whole model).  0, or -1 after saying why. */
+static int load_indexed(trace_file_t *t, int *problems) {
+  mprof_trace_t *trace;
+  if (!(t->file = fopen(t->path, "rb")) || !(t->piece = malloc(PIECE))) {
+    fprintf(stderr, "mprof html: %s: %s\n", t->path, strerror(errno));
+    return -1;
+  }
+  t->fired = -1;
+  if (cli_open_trace(t->path, problems, &trace)) return -1;
+  index_trace(t, trace);
+  mprof_trace_close(trace);
+  if (t->index) count_damage(t, problems);
+  if (plan_trace(t)) {
+    fprintf(stderr, "mprof html: %s: %s\n", t->path, strerror(errno));
+    return -1;
+  }
+  return 0;
+}
+
+/* Read the trace t whole (a file, or standard input for "-"), check it
+ * opens and decodes (damage is told and counted), and plan what the page
+ * gets of it.  0, or -1 after saying why. */
+static int load_whole(trace_file_t *t, int *problems) {
+  mprof_trace_t *trace;
+  if (read_file(t)) {
+    fprintf(stderr, "mprof html: %s: %s\n", shown_name(t), strerror(errno));
+    return -1;
+  }
+  if (cli_open_trace_memory(t->data, t->size, shown_name(t), problems, &trace))
+    return -1;
+  cli_trace_events(trace, "html", ignore_event, NULL, problems);
+  find_capture(t, trace);
+  mprof_trace_close(trace);
+  if (plan_trace(t)) {
+    fprintf(stderr, "mprof html: %s: out of memory\n", shown_name(t));
+    return -1;
+  }
+  return 0;
+}
+
+/* Load each trace: a big one by its index if it may be (one trace, in a
+ * directory, from a file), else whole. */
 static int load_traces(trace_file_t *traces, int count, int may_index,
                        int *problems) {
   for (int i = 0; i < count; i++) {
-    mprof_trace_t *trace;
-    if (cli_input_check("html", traces[i].path)) return -1;
-    if (mprof_trace_is_merged(traces[i].path) &&
-        open_member(&traces[i], problems))
-      return -1;
-    if (read_file(&traces[i])) {
-      fprintf(stderr, "mprof html: %s: %s\n", shown_name(&traces[i]),
-              strerror(errno));
-      return -1;
-    }
-    if (cli_open_trace_memory(traces[i].data, traces[i].size,
-                              shown_name(&traces[i]), problems, &trace))
-      return -1;
-    cli_trace_events(trace, "html", ignore_event, NULL, problems);
-    find_capture(&traces[i], trace);
-    int planned = plan_trace(&traces[i]);
-    if (!planned && may_index && traces[i].slices && !is_stdin(&traces[i]) &&
-        traces[i].size >= indexed_bytes())
-      index_trace(&traces[i], trace);
-    mprof_trace_close(trace);
-    if (planned) {
-      fprintf(stderr, "mprof html: %s: out of memory\n",
-              shown_name(&traces[i]));
-      return -1;
-    }
+    trace_file_t *t = &traces[i];
+    if (cli_input_check("html", t->path)) return -1;
+    if (mprof_trace_is_merged(t->path) && open_member(t, problems)) return -1;
+    int err = is_indexed(t, may_index, &t->size) ? load_indexed(t, problems)
+                                                 : load_whole(t, problems);
+    if (err) return -1;
   }
   return 0;
 }
@@ -734,6 +820,8 @@ int cmd_html(int argc, char **argv) {
   html_frame_free(frames);
   for (int i = 0; i < count; i++) {
     free(traces[i].data);
+    free(traces[i].piece);
+    if (traces[i].file) fclose(traces[i].file);
     free(traces[i].spans);
     free(traces[i].member);
     mprof_index_free(traces[i].index);

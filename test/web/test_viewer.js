@@ -21,7 +21,7 @@ const { testNet, testFirstFrame, testStandIn, testStdin, testOpenFile, testProgr
 const { testStory, testXss, testGenerated, testCompare, testCompareRuns, testLegend, testCounters, testIdleBand,
   testKeys, testPaneResize, testSameLayout } = require('./test_viewer_draw');
 const { testFindingsHung, testFindingsRetry, testFindingsCapture } = require('./test_viewer_findings');
-const { testBigDensity, testBigWindow, testBigHtml, testBigIndexRejected } = require('./test_viewer_big');
+const { testBigDensity, testBigWindow, testBigHtml, testBigHtmlSparse, testBigIndexRejected } = require('./test_viewer_big');
 
 (async () => {
   const { context, profile } = await launch();
@@ -36,7 +36,7 @@ const { testBigDensity, testBigWindow, testBigHtml, testBigIndexRejected } = req
     ['pane resize', testPaneResize], ['same layout', testSameLayout],
     ['findings (hung run)', testFindingsHung], ['findings (retries)', testFindingsRetry],
     ['findings (capture)', testFindingsCapture], ['big: density', testBigDensity], ['big: window', testBigWindow],
-    ['big: mprof html', testBigHtml],
+    ['big: mprof html', testBigHtml], ['big: mprof html of a sparse 1 GiB', testBigHtmlSparse],
     ['big: index not believed', testBigIndexRejected]]) {
     if (only.length && !only.includes(name)) continue;
     try {

@@ -71,6 +71,15 @@ printf 'BAD!' | dd of="$out/damaged.ctf" bs=1 seek=$((packets + 5 * packet)) con
 cp "$out/streams.ctf.mpidx" "$out/streams-damaged.mpidx"
 MPROF_HTML_INDEXED=0 MPROF_HTML_SLICE=131072 "$mprof" html "$out/streams.ctf" -o "$out/streams-html"
 printf '\001' | dd of="$out/streams-damaged.mpidx" bs=1 seek=200 conv=notrunc status=none
+# a sparse trace of 1 GiB, past the size the page reads whole: mprof html
+# reads it a piece at a time, in an address space it cannot be mapped into
+# (not under a sanitizer, whose shadow memory no such limit allows)
+"$build/test/trace_gen" "$out/sparse.ctf" sparse $((1 << 30)) 20000 2 65536 >/dev/null
+"$mprof" dump "$out/sparse.ctf" >"$out/sparse.txt"
+limit=$((600 << 20))
+[ "${MPROF_TEST_SANITIZED:-0}" = 1 ] && limit=unlimited
+prlimit --as=$limit "$mprof" html "$out/sparse.ctf" -o "$out/sparse-html" ||
+  { echo "not ok: mprof html of a 1 GiB trace in 600 MiB of address space"; exit 1; }
 # findings the report knows: the demo's hung run (a lost wake-up, then the
 # stall), a zoo program whose connects are refused and made again
 "$source/test/view/arp_hung.sh" "$build" "$out/arp-hung.ctf"
