@@ -15,8 +15,11 @@ int mprof_cells_new(int64_t t0_ns, int64_t t1_ns, uint32_t columns,
   if (t1_ns <= t0_ns || !columns || !rows) return MPROF_EINVAL;
   mprof_cells_t *c = calloc(1, sizeof *c);
   if (!c) return MPROF_ENOMEM;
-  *c = (mprof_cells_t){
-      .t0_ns = t0_ns, .t1_ns = t1_ns, .columns = columns, .rows = rows};
+  *c = (mprof_cells_t){.t0_ns = t0_ns,
+                       .t1_ns = t1_ns,
+                       .columns = columns,
+                       .rows = rows,
+                       .counter_limit = MPROF_CELLS_COUNTERS};
   c->cells = calloc((size_t)rows * columns, 1);
   c->idle = calloc(columns, 1);
   c->arrows = malloc((size_t)columns * MPROF_CELLS_ARROWS * sizeof *c->arrows);
@@ -66,12 +69,29 @@ void mprof_cells_mark(mprof_cells_t *c, uint32_t row, int64_t from_ns,
     cells[x] |= bits;
 }
 
+/* For how many halvings of the columns columns first < last stay apart:
+ * the bit length of their XOR (at most what the nibble holds). */
+static unsigned end_halvings(uint32_t first, uint32_t last) {
+  unsigned n = 0;
+  for (uint32_t apart = first ^ last; apart && n < 15; apart >>= 1) n++;
+  return n;
+}
+
+static uint8_t with_ends(uint8_t cell, unsigned ends) {
+  if (ends <= MPROF_CELL_ENDS(cell)) return cell;
+  return (uint8_t)((cell & MPROF_CELL_LOOK) | ends << MPROF_CELL_END_SHIFT);
+}
+
 void mprof_cells_line(mprof_cells_t *c, uint32_t row, int64_t start_ns,
                       int64_t end_ns, uint8_t bits) {
   mprof_cells_mark(c, row, start_ns, end_ns, bits);
-  if (bits & (MPROF_CELL_FAILED | MPROF_CELL_STALLED) &&
-      mprof_cells_column(c, start_ns) < mprof_cells_column(c, end_ns))
-    mprof_cells_mark(c, row, end_ns, end_ns, MPROF_CELL_END);
+  uint32_t first = mprof_cells_column(c, start_ns),
+           last = mprof_cells_column(c, end_ns);
+  if (!(bits & (MPROF_CELL_FAILED | MPROF_CELL_STALLED)) || first >= last)
+    return;
+  uint8_t *cell =
+      c->cells + (size_t)mprof_cells_row(c, row) * c->columns + last;
+  *cell = with_ends(*cell, end_halvings(first, last));
 }
 
 int mprof_cells_label(mprof_cells_t *c, uint32_t row, int64_t start_ns,
@@ -147,7 +167,7 @@ int mprof_cells_counter(mprof_cells_t *c, uint32_t id, uint32_t *index) {
       *index = (uint32_t)k;
       return 0;
     }
-  if (c->counter_count == MPROF_CELLS_COUNTERS) return MPROF_EINVAL;
+  if (c->counter_count >= c->counter_limit) return MPROF_EINVAL;
   if (mprof__grow(&c->counters, &c->counter_cap, c->counter_count + 1,
                   sizeof *c->counters))
     return MPROF_ENOMEM;
@@ -222,4 +242,102 @@ void mprof_cells_end(mprof_cells_t *c) {
     qsort(c->counters, c->counter_count, sizeof *c->counters, compare_names);
   if (c->label_count > 1)
     qsort(c->labels, c->label_count, sizeof *c->labels, compare_places);
+}
+
+/* --- Half the columns ----------------------------------------------------- */
+
+/* Two cells as one: their looks OR'ed, an end that holds one halving
+ * fewer. */
+static uint8_t merge_cells(uint8_t a, uint8_t b) {
+  unsigned ends = MPROF_CELL_ENDS(a) > MPROF_CELL_ENDS(b) ? MPROF_CELL_ENDS(a)
+                                                          : MPROF_CELL_ENDS(b);
+  return (uint8_t)((a | b) & MPROF_CELL_LOOK) |
+         (uint8_t)((ends ? ends - 1 : 0) << MPROF_CELL_END_SHIFT);
+}
+
+/* The earliest MPROF_CELLS_ARROWS of columns' a and b (a's came first). */
+static void merge_arrows(const mprof_cell_arrow_t *a,
+                         const mprof_cell_arrow_t *b, mprof_cell_arrow_t *out) {
+  int n = 0;
+  for (int k = 0; k < MPROF_CELLS_ARROWS; k++)
+    if (a[k].kind != MPROF_ARROW_KIND_COUNT) out[n++] = a[k];
+  for (int k = 0; k < MPROF_CELLS_ARROWS && n < MPROF_CELLS_ARROWS; k++)
+    if (b[k].kind != MPROF_ARROW_KIND_COUNT) out[n++] = b[k];
+}
+
+static int halve_counter(const mprof_cell_counter_t *k, uint32_t columns,
+                         mprof_cell_counter_t *out) {
+  *out = *k;
+  out->last_column =
+      k->last_column == UINT32_MAX ? k->last_column : k->last_column / 2;
+  out->min = malloc(columns * sizeof *out->min);
+  out->max = malloc(columns * sizeof *out->max);
+  if (!out->min || !out->max) {
+    free(out->min);
+    free(out->max);
+    return MPROF_ENOMEM;
+  }
+  for (uint32_t x = 0; x < columns; x++) {
+    int64_t lo = k->min[2 * x], hi = k->max[2 * x];
+    widen(&lo, &hi, k->min[2 * x + 1]);
+    widen(&lo, &hi, k->max[2 * x + 1]);
+    out->min[x] = lo, out->max[x] = hi;
+  }
+  return 0;
+}
+
+static int halve_counters(const mprof_cells_t *c, mprof_cells_t *h) {
+  if (!c->counter_count) return 0;
+  if (!(h->counters = calloc(c->counter_count, sizeof *h->counters)))
+    return MPROF_ENOMEM;
+  h->counter_cap = c->counter_count;
+  for (; h->counter_count < c->counter_count; h->counter_count++)
+    if (halve_counter(&c->counters[h->counter_count], h->columns,
+                      &h->counters[h->counter_count]))
+      return MPROF_ENOMEM;
+  return 0;
+}
+
+/* The labels still MPROF_CELLS_LABEL_COLUMNS wide at half the columns. */
+static int halve_labels(const mprof_cells_t *c, mprof_cells_t *h) {
+  for (size_t i = 0; i < c->label_count; i++) {
+    mprof_cell_label_t l = c->labels[i];
+    l.first /= 2, l.last /= 2;
+    if (l.last + 1 - l.first < MPROF_CELLS_LABEL_COLUMNS) continue;
+    if (mprof__grow(&h->labels, &h->label_cap, h->label_count + 1,
+                    sizeof *h->labels))
+      return MPROF_ENOMEM;
+    h->labels[h->label_count++] = l;
+  }
+  return 0;
+}
+
+int mprof_cells_halve(const mprof_cells_t *c, mprof_cells_t **out) {
+  *out = NULL;
+  if (c->columns < 2 || c->columns % 2) return MPROF_EINVAL;
+  mprof_cells_t *h;
+  int err = mprof_cells_new(c->t0_ns, c->t1_ns, c->columns / 2, c->rows, &h);
+  if (err) return err;
+  for (size_t r = 0; r < c->rows; r++)
+    for (uint32_t x = 0; x < h->columns; x++)
+      h->cells[r * h->columns + x] =
+          merge_cells(c->cells[r * c->columns + 2 * x],
+                      c->cells[r * c->columns + 2 * x + 1]);
+  for (uint32_t x = 0; x < h->columns; x++) {
+    h->idle[x] = c->idle[2 * x] | c->idle[2 * x + 1];
+    merge_arrows(&c->arrows[2 * x * MPROF_CELLS_ARROWS],
+                 &c->arrows[(2 * x + 1) * MPROF_CELLS_ARROWS],
+                 &h->arrows[x * MPROF_CELLS_ARROWS]);
+  }
+  memcpy(h->names, c->names, (size_t)c->rows * MPROF_CELLS_NAME);
+  h->row_count = c->row_count, h->seen = c->seen, h->events = c->events;
+  h->counter_limit = c->counter_limit;
+  err = halve_counters(c, h);
+  if (!err) err = halve_labels(c, h);
+  if (err) {
+    mprof_cells_free(h);
+    return err;
+  }
+  *out = h;
+  return 0;
 }

@@ -28,14 +28,24 @@
 extern "C" {
 #endif
 
-/* What a cell holds: a thread's line (and in which colour) and running. */
+/* What a cell holds: a thread's line (and in which colour) and running,
+ * in its low bits; in its high nibble whether a failed or stalled
+ * thread's line ends there (MPROF_CELL_ENDS()). */
 enum {
   MPROF_CELL_LINE = 1,    /* a thread's line */
   MPROF_CELL_FAILED = 2,  /* ...of a thread that failed */
   MPROF_CELL_STALLED = 4, /* ...of a should_resolve one that never resolved */
   MPROF_CELL_RUNNING = 8, /* a thread of the row runs */
-  MPROF_CELL_END = 16     /* a failed or stalled thread's line ends */
+  MPROF_CELL_LOOK = 15    /* the bits above */
 };
+
+/* A failed or stalled thread's line that ends in a cell is marked there
+ * only if it starts in another column, which at half the columns may no
+ * longer hold: so the high nibble says for how many halvings it still
+ * holds (the bit length of the start and end columns' XOR, at most 15),
+ * the most of the lines ending there; nonzero: an end is drawn. */
+#define MPROF_CELL_END_SHIFT 4
+#define MPROF_CELL_ENDS(cell) ((unsigned)(cell) >> MPROF_CELL_END_SHIFT)
 
 /* What the trace holds, for the legend (mprof_cells_t.seen): these bits,
  * and bit MPROF_SEEN_ARROW + kind for each arrow kind. */
@@ -100,6 +110,7 @@ typedef struct mprof_cells_s {
   size_t counter_count, counter_cap;
   mprof_cell_label_t *labels; /* by row and column, once ended */
   size_t label_count, label_cap;
+  uint32_t counter_limit; /* counters graphed at most (MPROF_CELLS_COUNTERS) */
 } mprof_cells_t;
 
 /* An empty summary of [t0_ns, t1_ns) (t0 < t1) in columns x rows (both at
@@ -121,8 +132,8 @@ void mprof_cells_mark(mprof_cells_t *cells, uint32_t row, int64_t from_ns,
 /* A thread's line in layout row `row` over [start, end] in the look
  * `bits` says (MPROF_CELL_LINE, and FAILED or STALLED): its cells marked,
  * and the end column of a failed or stalled one wider than a pixel
- * MPROF_CELL_END too (the scene marks the end of a thread it draws alone,
- * not of one in a pixel shared with others). */
+ * marked as its end (MPROF_CELL_ENDS()) (the scene marks the end of a thread it
+ * draws alone, not of one in a pixel shared with others). */
 void mprof_cells_line(mprof_cells_t *cells, uint32_t row, int64_t start_ns,
                       int64_t end_ns, uint8_t bits);
 
@@ -149,7 +160,7 @@ void mprof_cells_name(mprof_cells_t *cells, uint32_t row, const char *text,
 
 /* The index of the counter with trace id `id` in *index, made if it is
  * new (named "", no samples).  Returns 0, MPROF_EINVAL (a new one past
- * MPROF_CELLS_COUNTERS: not graphed) or MPROF_ENOMEM. */
+ * counter_limit: not graphed) or MPROF_ENOMEM. */
 int mprof_cells_counter(mprof_cells_t *cells, uint32_t id, uint32_t *index);
 
 /* Counter `index` takes value at t (in time order). */
@@ -160,6 +171,12 @@ void mprof_cells_sample(mprof_cells_t *cells, uint32_t index, int64_t t_ns,
  * the counters ordered by name (as a model orders them), the labels by
  * row and column. */
 void mprof_cells_end(mprof_cells_t *cells);
+
+/* The same summary at half the columns (cells->columns even, and
+ * mprof_cells_end()ed): each column the merge of two, as a pass making it
+ * at that width would have made it, exactly.  Returns 0, MPROF_EINVAL (an
+ * odd number of columns) or MPROF_ENOMEM. */
+int mprof_cells_halve(const mprof_cells_t *cells, mprof_cells_t **out);
 
 /* A thread's name when it has no label: "TYPE#ID", "preexisting#ID" for a
  * thread from before the trace (flags), as mprof_model_thread_name(). */

@@ -88,7 +88,7 @@ static void draw_ends(frame_t *f, const uint8_t *cells, uint32_t columns,
                       float y) {
   float h = f->vp->row_height_px / 2.0f;
   for (uint32_t c = 0; c < columns; c++)
-    if (cells[c] & MPROF_CELL_END)
+    if (MPROF_CELL_ENDS(cells[c]))
       mprof__scene_line(f, line_colour(cells[c]), MPROF_ROLE_FAILURE,
                         column_x(f, c + 1), y - h + 1, column_x(f, c + 1),
                         y + h - 1, 2, MPROF_NO_THREAD);

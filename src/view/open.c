@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "../scene/cells.h"
-#include "mprof/index.h"
+#include "pyramid.h"
 #include "view.h"
 
 mprof_timeline_t *mprof__view_timeline(mprof_view_doc_t *const *docs, int count,
@@ -113,10 +113,8 @@ int mprof__view_range_doc(const char *path, int64_t t0_ns, int64_t t1_ns,
 
 /* --- The whole of a big trace --------------------------------------------- */
 
-/* The time range that shows the whole of the trace its index is of, with
- * the fit's margin each side: [*t0_ns, *t1_ns). */
-static void whole_range(const mprof_index_t *index, int64_t *t0_ns,
-                        int64_t *t1_ns) {
+void mprof__view_whole_range(const mprof_index_t *index, int64_t *t0_ns,
+                             int64_t *t1_ns) {
   uint64_t first = mprof_index_first_ticks(index),
            last = mprof_index_last_ticks(index);
   double span = last > first ? (double)(last - first) * 1e9 /
@@ -142,7 +140,7 @@ int mprof__view_whole_cells(const char *path, uint64_t budget_bytes, int width,
   int64_t t0, t1;
   err = mprof_index_open(path, trace, 0, NULL, NULL, &index);
   if (!err) {
-    whole_range(index, &t0, &t1);
+    mprof__view_whole_range(index, &t0, &t1);
     mprof_index_free(index); /* the pass needs its memory more */
     err = mprof_cells_new(t0, t1, mprof_scene_cells_columns((uint32_t)width),
                           mprof_scene_cells_rows((uint32_t)height), out);

@@ -234,7 +234,7 @@ static void end_pixels(cairo_surface_t *png, const mprof_cells_t *c,
   for (uint32_t r = 0; r < c->rows && r < c->row_count; r++)
     for (uint32_t x = 0; x < c->columns; x++) {
       uint8_t cell = c->cells[r * c->columns + x];
-      if (!(cell & MPROF_CELL_END)) continue;
+      if (!MPROF_CELL_ENDS(cell)) continue;
       mprof_colour_t colour = cell & MPROF_CELL_STALLED ? MPROF_COLOUR_STALLED
                                                         : MPROF_COLOUR_FAILED;
       ++*all;

@@ -1,0 +1,43 @@
+/* pyramid.h -- the level-of-detail pyramid of a trace too big to model,
+ * as the viewer opens it (pyramid.c): read from its file beside the
+ * trace's index, or made in one pass and written there. */
+#ifndef MPROF_VIEW_PYRAMID_H
+#define MPROF_VIEW_PYRAMID_H
+
+#include "../model/scene_pyramid.h"
+#include "mprof/index.h"
+
+/* The time range that shows the whole of the trace its index is of, with
+ * the fit's margin each side: [*t0_ns, *t1_ns), in ns since its first
+ * event (open.c). */
+void mprof__view_whole_range(const mprof_index_t *index, int64_t *t0_ns,
+                             int64_t *t1_ns);
+
+/* Where the pyramid of the trace at trace_path lives: beside it, or with
+ * cache nonzero in the cache, as its index (mprof_index_path()), ending
+ * .mppyr.  Returns 0 or MPROF_EINVAL (the path does not fit). */
+int mprof__view_pyramid_path(const char *trace_path, int cache, char *path,
+                             size_t size);
+
+/* The pyramid's finest level in the file at path, believed only if whole,
+ * good and of key's trace.  Returns 0, MPROF_EIO (cannot be read),
+ * MPROF_EINVAL (not believed: *why says why) or MPROF_ENOMEM. */
+int mprof__view_pyramid_read(const char *path, const mprof_index_key_t *key,
+                             mprof_cells_t **finest, const char **why);
+
+/* Write finest, of key's trace, to path whole or not at all.  Returns 0,
+ * MPROF_EIO or MPROF_ENOMEM. */
+int mprof__view_pyramid_write(const mprof_cells_t *finest,
+                              const mprof_index_key_t *key, const char *path);
+
+/* The pyramid of trace, opened from trace_path, whose index is index:
+ * read if a good one is there (*why, if one there was not believed, says
+ * why), else made in one pass (*built set; progress hears how far it has
+ * come) and written.  Returns 0 or an mprof error. */
+int mprof__view_pyramid_open(const char *trace_path, const mprof_trace_t *trace,
+                             const mprof_index_t *index,
+                             mprof_progress_fn progress, void *progress_context,
+                             int *built, const char **why,
+                             mprof_pyramid_t **out);
+
+#endif /* MPROF_VIEW_PYRAMID_H */
