@@ -13,7 +13,8 @@
  * 'built'), indexRejected (why the .mpidx given was not believed),
  * reads ([[start, end], ...]: every slice read), t0, t1 (the range
  * shown), mode ('density' or 'window'), window ({t0, t1, packets,
- * bytes} of the model shown), shell}. */
+ * bytes} of the model shown), timing (of that window's load, ms: planMs,
+ * readMs, modelMs, drawMs), shell}. */
 let big = null;
 
 /* A file read with File.slice(), each read counted in big.reads. */

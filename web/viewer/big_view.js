@@ -98,18 +98,22 @@ function windowPackets(t0, t1, names) {
   return { count, bytes: wasm.mprof_web_big_window_bytes(big.handle), offsets };
 }
 
-/* The window to model for big's range: the range widened by half each
- * side if its packets fit the budget, else the range if they do; with the
- * names packets (labels) if they fit too, else without (threads named by
- * type and id): {t0, t1, named, packets, bytes, offsets}, or null if none
- * fits. */
+/* The window to model for big's range: the range widened by
+ * reading.windowMargin of it each side if its packets fit the budget,
+ * else the range if they do; with the names packets (labels) if they fit
+ * too, else without (threads named by type and id): {t0, t1, named,
+ * packets, bytes, offsets, ms (to find them)}, or null if none fits. */
 function windowPlan(b) {
-  const span = b.t1 - b.t0, wide = [Math.max(0, Math.floor(b.t0 - span / 2)), Math.ceil(b.t1 + span / 2)];
+  const margin = (b.t1 - b.t0) * reading.windowMargin;
+  const wide = [Math.max(0, Math.floor(b.t0 - margin)), Math.ceil(b.t1 + margin)];
   const tries = [[...wide, true], [Math.floor(b.t0), Math.ceil(b.t1), true], [...wide, false],
     [Math.floor(b.t0), Math.ceil(b.t1), false]];
+  const started = performance.now();
   for (const [t0, t1, named] of tries) {
     const p = windowPackets(t0, t1, named);
-    if (p.bytes <= reading.windowBudget) return { t0, t1, named, packets: p.count, bytes: p.bytes, offsets: p.offsets };
+    if (p.bytes <= reading.windowBudget) {
+      return { t0, t1, named, packets: p.count, bytes: p.bytes, offsets: p.offsets, ms: performance.now() - started };
+    }
   }
   return null;
 }
@@ -122,9 +126,12 @@ async function loadWindow(plan) {
   if (b.busy) { b.pending = true; return; }
   b.busy = true;
   try {
-    const handle = await readWindow(b, plan.offsets);
+    const timing = { planMs: plan.ms, started: performance.now() };
+    const handle = await readWindow(b, plan.offsets, timing);
     if (big !== b) { wasm.mprof_web_close(handle); return; }
     showWindow(handle, plan);
+    timing.drawMs = performance.now() - timing.modelled;
+    b.timing = timing;
   } catch (e) {
     if (big === b) status(`${b.name}: cannot read the packets of ${formatNs(plan.t0)} – ${formatNs(plan.t1)}: ${e.message}`);
   } finally {
@@ -138,7 +145,7 @@ async function loadWindow(plan) {
 
 /* The model of the packets at offsets, read a run of adjacent ones at a
  * time into an image. */
-async function readWindow(b, offsets) {
+async function readWindow(b, offsets, timing) {
   const sorted = [...offsets].sort((x, y) => x - y), parts = [];
   for (let i = 0; i < sorted.length;) {
     let j = i + 1;
@@ -146,6 +153,7 @@ async function readWindow(b, offsets) {
     parts.push(await bigRead(b, sorted[i], sorted[j - 1] + b.packetSize));
     i = j;
   }
+  timing.readMs = performance.now() - timing.started;
   const image = wasm.mprof_web_big_image(b.handle, sorted.length);
   if (!image) throw new Error('out of memory');
   let at = image + b.headSize;
@@ -155,6 +163,8 @@ async function readWindow(b, offsets) {
   }
   const handle = wasm.mprof_web_big_open_window(b.handle, image, sorted.length);
   if (!handle) throw new Error(cString(wasm.mprof_web_strerror(wasm.mprof_web_last_error())));
+  timing.modelled = performance.now();
+  timing.modelMs = timing.modelled - timing.started - timing.readMs;
   return handle;
 }
 

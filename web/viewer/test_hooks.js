@@ -34,5 +34,5 @@ window.mprofViewer = {
   /* the big trace open by its index (big_open.js), or null */
   big: () => big && { mode: big.mode, indexFrom: big.indexFrom, indexRejected: big.indexRejected, reads: big.reads,
     headSize: big.headSize, packetSize: big.packetSize, summary: big.summary, window: big.window, busy: big.busy,
-    t0: big.t0, t1: big.t1, density: big.lastDensity },
+    t0: big.t0, t1: big.t1, density: big.lastDensity, timing: big.timing },
 };
