@@ -1,7 +1,9 @@
 /* cycle_story.c -- a traced program whose threads wait on each other in
  * circles that never close, for the streaming analysis's oracle
  * (test_stream.sh): two tasks that try_read each other, three in a ring,
- * and a wait on a thread that resolves (no cycle).
+ * a wait on a thread that resolves (no cycle), and a stalled task at the
+ * end of more arrows than its stall's context keeps, so that the ring of
+ * its latest arrows goes round several times.
  *
  *   cycle_story OUT
  */
@@ -17,6 +19,21 @@ static void ring(const char *const *names, int n) {
   for (int i = 0; i < n; i++) {
     mprof_switch(tasks[i]);
     mprof_try_read(tasks[(i + 1) % n]);
+  }
+  mprof_suspend();
+}
+
+/* A task that should resolve, waits on 23 answers in turn and never
+ * resolves: 23 waits and 23 wake-ups end at it. */
+static void many_arrows(void) {
+  uint64_t stuck = mprof_named_task("stuck");
+  mprof_should_resolve(stuck);
+  for (int i = 0; i < 23; i++) {
+    uint64_t answer = mprof_named_wait("part");
+    mprof_switch(stuck);
+    mprof_try_read(answer);
+    mprof_suspend();
+    mprof_resolve(answer);
   }
   mprof_suspend();
 }
@@ -37,6 +54,7 @@ int main(int argc, char **argv) {
   mprof_try_read(answer);
   mprof_resolve(answer);
   mprof_suspend();
+  many_arrows();
   mprof_unix_stop();
   return 0;
 }

@@ -83,10 +83,10 @@ static void pin(stream_t *s, sthread_t *t) {
   }
 }
 
-/* A pinned ring's slot takes other: the end it held is dropped. */
-static __attribute__((noinline)) void ring_pinned(sthread_t *t, sarrow_t *slot,
-                                                  sthread_t *other) {
-  if (t->ring_count > MPROF_STALL_CONTEXT) mprof__stream_unref(slot->other);
+/* A pinned ring's slot takes other: the end it held (if full) is dropped. */
+static __attribute__((noinline)) void ring_pinned(sarrow_t *slot,
+                                                  sthread_t *other, int full) {
+  if (full) mprof__stream_unref(slot->other);
   mprof__stream_ref(other);
 }
 
@@ -96,8 +96,12 @@ static inline __attribute__((always_inline)) void
 ring_push(sthread_t *t, int64_t time_ns, uint64_t seq, sthread_t *other,
           uint32_t kind, int leaves) {
   if (t->settled || (t->ending != MPROF_ENDING_PENDING && !t->pinned)) return;
-  sarrow_t *slot = &t->ring[t->ring_count++ % MPROF_STALL_CONTEXT];
-  if (t->pinned) ring_pinned(t, slot, other);
+  uint32_t n = t->ring_count;
+  sarrow_t *slot = &t->ring[n % MPROF_STALL_CONTEXT];
+  /* Past twice the ring the count steps back by the ring: the same slot
+   * next, still full, and no wrap after 2^32 arrows of a busy thread. */
+  t->ring_count = n + 1 < 2 * MPROF_STALL_CONTEXT ? n + 1 : MPROF_STALL_CONTEXT;
+  if (t->pinned) ring_pinned(slot, other, n >= MPROF_STALL_CONTEXT);
   *slot = (sarrow_t){time_ns,      seq,           other,
                      other->index, (uint8_t)kind, (uint8_t)leaves};
 }

@@ -89,7 +89,7 @@ struct sthread_s {
   uint32_t index; /* the model's index for it */
   uint32_t refs;
   uint32_t wait_count;
-  uint32_t ring_count; /* arrows it was at an end of */
+  uint32_t ring_count; /* arrows it was at an end of, up to twice the ring */
   uint16_t type;
   uint8_t ending, flags;
   uint8_t settled; /* its figures are counted */
