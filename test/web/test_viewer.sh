@@ -66,6 +66,7 @@ printf 'BAD!' | dd of="$out/damaged.ctf" bs=1 seek=$((packets + 5 * packet)) con
 # trace's, and its own with a byte changed
 "$build/test/web/web_trace" streams "$out/streams.ctf" 100000
 "$mprof" dump "$out/streams.ctf" >"$out/streams.txt"
+"$mprof" stats --json "$out/streams.ctf" >"$out/streams-stats.json"
 "$mprof" index "$out/streams.ctf" >/dev/null
 "$mprof" index "$out/phases.ctf" >/dev/null
 cp "$out/streams.ctf.mpidx" "$out/streams-damaged.mpidx"
@@ -76,6 +77,7 @@ printf '\001' | dd of="$out/streams-damaged.mpidx" bs=1 seek=200 conv=notrunc st
 # (not under a sanitizer, whose shadow memory no such limit allows)
 "$build/test/trace_gen" "$out/sparse.ctf" sparse $((1 << 30)) 20000 2 65536 >/dev/null
 "$mprof" dump "$out/sparse.ctf" >"$out/sparse.txt"
+"$mprof" stats --json "$out/sparse.ctf" >"$out/sparse-stats.json"
 limit=$((600 << 20))
 [ "${MPROF_TEST_SANITIZED:-0}" = 1 ] && limit=unlimited
 prlimit --as=$limit "$mprof" html "$out/sparse.ctf" -o "$out/sparse-html" ||

@@ -45,13 +45,18 @@ async function openBig(context, files) {
 
 const bigState = (page) => page.evaluate(() => window.mprofViewer.big());
 
+/* `mprof stats --json` of trace NAME.ctf (NAME-stats.json). */
+const stats = (name) => JSON.parse(fs.readFileSync(path.join(out, `${name}-stats.json`), 'utf8'));
+
 /* The first frame, from the index alone: a row per stream, named; in
  * each row, events in a column where dump has events of that stream, and
  * none where it has none, within two columns (the bins are up to a column
  * wide and round to the clock). */
 function checkDensity(b, streams) {
   const d = b.density, perColumn = (d.t1 - d.t0) / d.columns;
-  check(JSON.stringify(d.rows) === '["stream 0","stream 1"]', 'a row per ring stream, named: ' + d.rows);
+  const program = stats('streams').program;
+  check(JSON.stringify(d.rows) === JSON.stringify([`stream 0 (${program})`, `stream 1 (${program})`]),
+    `a row per ring stream, named by its number and the program mprof stats names: ${d.rows}`);
   d.rows.forEach((row, r) => {
     const dump = new Array(d.columns).fill(0);
     for (const ns of streams[row.split(' ')[1]]) dump[Math.min(d.columns - 1, Math.floor((ns - d.t0) / perColumn))]++;
@@ -207,7 +212,9 @@ async function testBigHtmlSparse(context) {
     const [, stream, kind] = line.split(' ');
     if (kind && !NAMES_AREA.includes(kind)) counts[stream] = (counts[stream] || 0) + 1;
   }
-  const d = b.density, rows = d.rows.map((r) => r.split(' ').pop());
+  const d = b.density, rows = d.rows.map((r) => r.split(' ')[1]);
+  check(JSON.stringify(d.rows) === JSON.stringify(rows.map((r) => `stream ${r} (${stats('sparse').program})`)),
+    `a row per stream, named by its number and the program: ${d.rows}`);
   check(JSON.stringify(rows) === JSON.stringify(Object.keys(counts)), `a row per stream of the dump: ${rows}`);
   rows.forEach((row, r) => {
     const total = d.counts.slice(r * d.columns, (r + 1) * d.columns).reduce((a, n) => a + n, 0);

@@ -131,6 +131,7 @@ async function openBig(source, index, openedAt) {
   loading(1);
   big.summary = json(wasm.mprof_web_big_summary(big.handle));
   big.rows = Array.from({ length: big.summary.rows }, (_, i) => wasm.mprof_web_big_row(big.handle, i));
+  big.process = cString(wasm.mprof_web_big_process(big.handle));
   showDensity(0, Math.max(1, big.summary.duration));
   showBig(big.t0, big.t1); /* its model, if the whole fits the budget */
 }

@@ -66,7 +66,7 @@ function drawDensity() {
   }
   ctx.globalAlpha = 1;
   drawDensityFrame(ctx, w, h);
-  big.lastDensity = { columns, rows: big.rows.map((r) => `stream ${r}`), counts: Array.from(counts), t0: big.t0, t1: big.t1 };
+  big.lastDensity = { columns, rows: big.rows.map(rowName), counts: Array.from(counts), t0: big.t0, t1: big.t1 };
   if (view.openedAt !== undefined) { /* the first frame of the trace opened */
     firstFrameDrawn(view.openedAt);
     view.openToCompleteMs = view.openToFrameMs;
@@ -75,13 +75,19 @@ function drawDensity() {
   showRange(big.t0, big.t1);
 }
 
+/* A density row's name: its OS-thread stream as `mprof dump` and the
+ * Chrome export name it (`stream N`, first: a cut name keeps it), then
+ * the process that wrote the trace where its metadata says one.  The
+ * trace holds no OS thread's name.  Drawn with fillText only. */
+const rowName = (stream) => (big.process ? `stream ${stream} (${big.process})` : `stream ${stream}`);
+
 /* The stream names and the time axis. */
 function drawDensityFrame(ctx, w, h) {
   ctx.font = FONT;
   ctx.fillStyle = '#f4f4f4';
   ctx.fillRect(0, 0, DENSITY.names, h);
   ctx.fillStyle = '#202020';
-  big.rows.forEach((r, i) => fitText(ctx, `stream ${r}`, 4, DENSITY.axis + i * DENSITY.row + 13, DENSITY.names - 8));
+  big.rows.forEach((r, i) => fitText(ctx, rowName(r), 4, DENSITY.axis + i * DENSITY.row + 13, DENSITY.names - 8));
   const span = big.t1 - big.t0, width = w - DENSITY.names, step = Math.pow(10, Math.floor(Math.log10(span / 5)));
   for (let t = Math.ceil(big.t0 / step) * step; t <= big.t1; t += step) {
     const x = DENSITY.names + (t - big.t0) / span * width;

@@ -42,6 +42,7 @@ struct mprof_web_big_s {
   uint64_t file_size;
   uint32_t packet_size;
   uint8_t uuid[16];
+  char process[256]; /* the process that wrote it, as its metadata says */
   stretch_t *stretches;
   size_t stretch_count;
   uint64_t origin_ticks, last_ticks, freq;
@@ -111,6 +112,9 @@ mprof_web_big_t *mprof_web_big_new(const uint8_t *head, size_t head_size,
   uint8_t *image = image_new(b, 0);
   mprof_trace_t *trace = NULL;
   int bad = !image || image_open(b, image, 0, &trace);
+  if (!bad &&
+      mprof_trace_process_name(trace, b->process, sizeof b->process) < 0)
+    b->process[0] = 0;
   mprof_trace_close(trace);
   free(image);
   if (bad) {
@@ -276,6 +280,10 @@ const char *mprof_web_big_summary(mprof_web_big_t *b) {
            ticks_ns(b, b->last_ticks), (unsigned long long)events,
            (unsigned long long)packets, b->row_count, b->stretch_count);
   return b->text;
+}
+
+const char *mprof_web_big_process(const mprof_web_big_t *b) {
+  return b->process;
 }
 
 size_t mprof_web_big_row_count(const mprof_web_big_t *b) {

@@ -91,6 +91,9 @@ int mprof_web_big_index_image(mprof_web_big_t *b, uint8_t *image, size_t slots,
                               double file_offset);
 /* {duration (ns), events, packets, rows, indexes} */
 const char *mprof_web_big_summary(mprof_web_big_t *b);
+/* The name of the process that wrote the trace, as its metadata says
+ * (mprof_trace_process_name()), or "" if it says none. */
+const char *mprof_web_big_process(const mprof_web_big_t *b);
 /* The rows of the density: the ring streams, by instance (ascending). */
 size_t mprof_web_big_row_count(const mprof_web_big_t *b);
 double mprof_web_big_row(const mprof_web_big_t *b, size_t row);
