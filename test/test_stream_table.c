@@ -87,7 +87,7 @@ static void check_all(const stream_t *s, uint64_t *state, size_t op) {
   for (size_t i = 0; i < live_count; i++)
     expect(mprof__stream_table_get(s, live[i].id) == live[i].t, "lost",
            live[i].id, op);
-  expect(s->table_used == live_count, "count differs", live_count, op);
+  expect(s->table.used == live_count, "count differs", live_count, op);
   for (int k = 0; k < 64; k++) {
     uint64_t id = ID_SPACE + next_random(state) % ID_SPACE;
     expect(!mprof__stream_table_get(s, id), "never set, found", id, op);
@@ -129,15 +129,15 @@ static void check_retired(void) {
   uint64_t state = 12345, runs[4] = {1, 70000, 1u << 20, 3u << 20};
   for (size_t op = 0; op < OPS && !failed; op++) {
     uint64_t id = new_id(&state, runs) % ID_SPACE;
-    if (mprof__stream_retired_add(s, id)) expect(0, "out of memory", id, op);
+    if (mprof__idset_add(&s->retired, id)) expect(0, "out of memory", id, op);
     added[id] = 1;
     uint64_t probe = next_random(&state) % ID_SPACE;
-    expect(mprof__stream_retired_has(s, probe) == added[probe],
+    expect(mprof__idset_has(&s->retired, probe) == added[probe],
            "retired differs", probe, op);
   }
   for (uint64_t id = 0; id < ID_SPACE && !failed; id++)
-    expect(mprof__stream_retired_has(s, id) == added[id], "retired differs", id,
-           OPS);
+    expect(mprof__idset_has(&s->retired, id) == added[id], "retired differs",
+           id, OPS);
   free(added);
   mprof__stream_free(s);
 }

@@ -164,7 +164,7 @@ thread_of_rare(stream_t *s, uint64_t id, recent_t *r, int *err) {
     *err = mprof__stream_table_set(s, id, last);
     t = last;
   } else if (!t) {
-    if (mprof__stream_retired_has(s, id)) {
+    if (mprof__idset_has(&s->retired, id)) {
       *r = (recent_t){id, STREAM_RETIRED};
       return STREAM_RETIRED;
     }
@@ -269,7 +269,7 @@ int mprof__stream_retire(stream_t *s, sthread_t *t) {
   if ((t->flags & MPROF_THREAD_SHOULD_RESOLVE) && t->becomes) return 0;
   int err = mprof__stream_settle(s, t);
   mprof__stream_table_remove(s, t->id, t);
-  if (!err) err = mprof__stream_retired_add(s, t->id);
+  if (!err) err = mprof__idset_add(&s->retired, t->id);
   mprof__stream_unref(t->creator);
   t->creator = NULL;
   mprof__stream_ring_clear(t);

@@ -5,6 +5,7 @@
 #define MPROF_STREAM_INTERNAL_H
 
 #include "findings_loops.h"
+#include "idtable.h"
 
 /* Events of the OS thread that ended a thread before it is retired:
  * events that name it soon after it ended (a read of a resolved promise)
@@ -18,10 +19,6 @@
 /* Lives kept per kind of request before its sketch turns into a
  * histogram. */
 #define STREAM_EXACT 65536
-
-/* Ids seen and retired: a bitmap page per 2^15 ids. */
-#define RETIRED_PAGE_BITS 15
-#define RETIRED_PAGE_WORDS ((1u << RETIRED_PAGE_BITS) / 64)
 
 typedef struct sthread_s sthread_t;
 typedef struct pool_s pool_t;
@@ -150,22 +147,12 @@ struct pool_s {
   pieces_t texts, waits;
 };
 
-typedef struct slot_s {
-  uint64_t id;
-  sthread_t *thread; /* NULL: empty */
-} slot_t;
-
 /* What thread_of() found for an id lately (thread NULL: nothing). */
 #define STREAM_RECENT 64
 typedef struct recent_s {
   uint64_t id;
   sthread_t *thread;
 } recent_t;
-
-typedef struct page_s {
-  uint64_t key;
-  uint64_t *bits; /* NULL: empty */
-} page_t;
 
 /* A thread that ended, at a stream's event count. */
 typedef struct ending_s {
@@ -298,13 +285,10 @@ typedef struct stream_s {
 
   pool_t pool;
   recent_t recent[STREAM_RECENT]; /* by id modulo STREAM_RECENT */
-  slot_t *table;
-  size_t table_cap, table_used;
-  page_t *pages;
-  size_t page_cap, page_used;
-  page_t last_page;    /* the page of the id retired last */
-  sthread_t **orphans; /* kept to the end: threads whose id was made
-                          again, should_resolve threads that merged */
+  mprof__idmap_t table;           /* live ids to their records (references) */
+  mprof__idset_t retired;         /* ids whose records were retired */
+  sthread_t **orphans;            /* kept to the end: threads whose id was made
+                                     again, should_resolve threads that merged */
   size_t orphan_count, orphan_cap;
 
   ostream_t *streams;
@@ -380,8 +364,8 @@ int mprof__stream_waits_grow(sthread_t *t);
 
 /* The table of ids: the thread id names, or NULL; map id to t (a
  * reference taken, the one it held dropped; 0 or MPROF_ENOMEM); remove
- * id's entry if it names t or what t became; rebuild it without its
- * removed entries (0 or MPROF_ENOMEM). */
+ * id's entry if it names t or what t became; make room for one more
+ * (0 or MPROF_ENOMEM). */
 sthread_t *mprof__stream_table_get(const stream_t *s, uint64_t id);
 int mprof__stream_table_set(stream_t *s, uint64_t id, sthread_t *t);
 void mprof__stream_table_remove(stream_t *s, uint64_t id, const sthread_t *t);
@@ -389,10 +373,6 @@ int mprof__stream_table_rebuild(stream_t *s);
 
 /* Fetch the table's slots for id into the cache. */
 void mprof__stream_table_prefetch(const stream_t *s, uint64_t id);
-
-/* The ids retired: is id one; add it (0 or MPROF_ENOMEM). */
-int mprof__stream_retired_has(stream_t *s, uint64_t id);
-int mprof__stream_retired_add(stream_t *s, uint64_t id);
 
 /* The thread in the id table's slot i, or NULL. */
 sthread_t *mprof__stream_slot(const stream_t *s, size_t i);

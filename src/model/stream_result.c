@@ -48,7 +48,7 @@ static void list_free(list_t *l) {
  * again, running. */
 static int unsettled(stream_t *s, list_t *l) {
   int err = 0;
-  for (size_t i = 0; !err && i < s->table_cap; i++)
+  for (size_t i = 0; !err && i < s->table.cap; i++)
     if (mprof__stream_slot(s, i) && !mprof__stream_slot(s, i)->settled)
       err = list_push(l, mprof__stream_slot(s, i));
   for (size_t k = 0; k < s->stream_count; k++) {
@@ -659,9 +659,8 @@ int mprof__stream_finish(stream_t *s, const mprof_analysis_options_t *options,
 /* Everything goes at once: the records with their blocks, so that no
  * reference is dropped one by one. */
 void mprof__stream_free(stream_t *s) {
-  free(s->table);
-  for (size_t i = 0; i < s->page_cap; i++) free(s->pages[i].bits);
-  free(s->pages);
+  mprof__idmap_free(&s->table);
+  mprof__idset_free(&s->retired);
   free(s->orphans);
   mprof__stream_loops_free(s);
   for (size_t k = 0; k < s->stream_count; k++) free(s->streams[k].ended.at);

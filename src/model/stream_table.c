@@ -1,7 +1,8 @@
 /* stream_table.c -- the streaming analysis's records (stream.c): made in
  * blocks the stream owns and counted by reference, their texts and waits
- * in pieces of slabs it owns; the table of the live ones by id, and the
- * bitmap of the ids retired. */
+ * in pieces of slabs it owns; the table of the live ones by id, which
+ * holds references (the map itself, and the set of the ids retired, are
+ * idtable.c's). */
 #include <stddef.h>
 #include <string.h>
 
@@ -195,45 +196,8 @@ char *mprof__stream_copy_text(const char *text, size_t length) {
 
 /* --- Ids: the live table, and the ids retired ----------------------------- */
 
-/* A key spread over a table of cap slots (ids come in runs, a run per OS
- * thread; runs side by side would make long probes for an id that falls
- * among another run's).  The table holds only the threads alive and those
- * ended lately, so it stays in cache. */
-static size_t id_hash(uint64_t id, size_t cap) {
-  return (size_t)((id * 0x9e3779b97f4a7c15u) >> 32) & (cap - 1);
-}
-
-/* Where an id's slot is looked for: an OS thread makes its ids one after
- * another and names its latest ones most, so four ids in a row share a
- * cache line of slots, and the lines spread by id_hash(). */
-static size_t slot_hash(uint64_t id, size_t cap) {
-  return (id_hash(id >> 2, cap) << 2 | (size_t)(id & 3)) & (cap - 1);
-}
-
 sthread_t *mprof__stream_slot(const stream_t *s, size_t i) {
-  return s->table[i].thread;
-}
-
-/* The slot holding id, or the empty one where it would go. */
-static size_t id_slot(const stream_t *s, uint64_t id) {
-  size_t mask = s->table_cap - 1, i = slot_hash(id, s->table_cap);
-  while (s->table[i].thread && s->table[i].id != id) i = (i + 1) & mask;
-  return i;
-}
-
-/* Empty slot i, moving back the entries after it whose probes pass it (no
- * removed entries are left for probes to go past, and the table needs no
- * rebuilding while it does not grow). */
-static void slot_clear(stream_t *s, size_t i) {
-  size_t mask = s->table_cap - 1;
-  for (size_t j = (i + 1) & mask; s->table[j].thread; j = (j + 1) & mask) {
-    size_t home = slot_hash(s->table[j].id, s->table_cap);
-    if (((j - home) & mask) >= ((j - i) & mask)) {
-      s->table[i] = s->table[j];
-      i = j;
-    }
-  }
-  s->table[i] = (slot_t){0, NULL};
+  return s->table.slots[i].value;
 }
 
 /* The table's (or the retired) answer for id is no longer what thread_of()
@@ -244,113 +208,34 @@ static void forget_recent(stream_t *s, uint64_t id) {
 }
 
 void mprof__stream_table_prefetch(const stream_t *s, uint64_t id) {
-  __builtin_prefetch(&s->table[slot_hash(id, s->table_cap)], 1);
+  mprof__idmap_prefetch(&s->table, id);
 }
 
 /* The thread id names in the table, or NULL. */
 sthread_t *mprof__stream_table_get(const stream_t *s, uint64_t id) {
-  return mprof__stream_slot(s, id_slot(s, id));
+  return mprof__idmap_get(&s->table, id);
 }
 
-/* Make the table twice as big if it is a quarter full (the first one at the
- * start). */
 int mprof__stream_table_rebuild(stream_t *s) {
-  size_t cap =
-      s->table_used * 4 >= s->table_cap ? s->table_cap * 2 : s->table_cap;
-  if (cap < 1024) cap = 1024;
-  if (cap == s->table_cap) return 0;
-  slot_t *old = s->table, *grown = aligned_alloc(64, cap * sizeof *grown);
-  if (!grown) return MPROF_ENOMEM;
-  memset(grown, 0, cap * sizeof *grown);
-  size_t old_cap = s->table_cap;
-  s->table = grown;
-  s->table_cap = cap;
-  for (size_t i = 0; i < old_cap; i++)
-    if (old[i].thread) s->table[id_slot(s, old[i].id)] = old[i];
-  free(old);
-  return 0;
+  return mprof__idmap_reserve(&s->table);
 }
 
 /* Map id to t (a reference is taken; the one it held is dropped). */
 int mprof__stream_table_set(stream_t *s, uint64_t id, sthread_t *t) {
   forget_recent(s, id);
-  if ((s->table_used + 1) * 4 > s->table_cap && mprof__stream_table_rebuild(s))
-    return MPROF_ENOMEM;
-  slot_t *slot = &s->table[id_slot(s, id)];
-  sthread_t *was = slot->thread;
-  if (!was) s->table_used++;
-  slot->id = id;
-  slot->thread = mprof__stream_ref(t);
-  mprof__stream_unref(was);
+  if (mprof__idmap_reserve(&s->table)) return MPROF_ENOMEM;
+  mprof__stream_unref(mprof__idmap_put(&s->table, id, mprof__stream_ref(t)));
   return 0;
 }
 
 /* Remove id's entry if it names t, or what t became. */
 void mprof__stream_table_remove(stream_t *s, uint64_t id, const sthread_t *t) {
   forget_recent(s, id);
-  size_t i = id_slot(s, id);
+  size_t i = mprof__idmap_slot(&s->table, id);
   sthread_t *named = mprof__stream_slot(s, i);
-  if (!named || s->table[i].id != id ||
-      (named != t &&
-       !(t->becomes && named == mprof__stream_follow((sthread_t *)t))))
+  if (!named || (named != t && !(t->becomes && named == mprof__stream_follow(
+                                                            (sthread_t *)t))))
     return;
-  slot_clear(s, i);
-  s->table_used--;
+  mprof__idmap_clear(&s->table, i);
   mprof__stream_unref(named);
-}
-
-/* retired_page() when the page is not the last one used. */
-static uint64_t *retired_page_find(stream_t *s, uint64_t key, int make) {
-  size_t mask = s->page_cap - 1;
-  for (size_t i = s->page_cap ? id_hash(key, s->page_cap) : 0; s->page_cap;
-       i = (i + 1) & mask) {
-    if (!s->pages[i].bits) break;
-    if (s->pages[i].key == key) return s->pages[i].bits;
-  }
-  if (!make) return NULL;
-  if ((s->page_used + 1) * 2 > s->page_cap) {
-    size_t cap = s->page_cap ? s->page_cap * 2 : 64;
-    page_t *grown = calloc(cap, sizeof *grown);
-    if (!grown) return NULL;
-    for (size_t i = 0; i < s->page_cap; i++)
-      if (s->pages[i].bits) {
-        size_t j = id_hash(s->pages[i].key, cap);
-        while (grown[j].bits) j = (j + 1) & (cap - 1);
-        grown[j] = s->pages[i];
-      }
-    free(s->pages);
-    s->pages = grown;
-    s->page_cap = cap;
-  }
-  uint64_t *bits = calloc(RETIRED_PAGE_WORDS, sizeof *bits);
-  if (!bits) return NULL;
-  size_t j = id_hash(key, s->page_cap);
-  while (s->pages[j].bits) j = (j + 1) & (s->page_cap - 1);
-  s->pages[j] = (page_t){key, bits};
-  s->page_used++;
-  return bits;
-}
-
-/* The bitmap page of ids id >> RETIRED_PAGE_BITS, made if `make`. */
-static uint64_t *retired_page(stream_t *s, uint64_t id, int make) {
-  uint64_t key = id >> RETIRED_PAGE_BITS;
-  /* ids retire in runs: most fall in the page the last one did */
-  if (s->last_page.bits && s->last_page.key == key) return s->last_page.bits;
-  uint64_t *bits = retired_page_find(s, key, make);
-  if (bits) s->last_page = (page_t){key, bits};
-  return bits;
-}
-
-int mprof__stream_retired_has(stream_t *s, uint64_t id) {
-  uint64_t *bits = retired_page(s, id, 0);
-  uint64_t bit = id & ((1u << RETIRED_PAGE_BITS) - 1);
-  return bits && (bits[bit / 64] >> (bit % 64) & 1);
-}
-
-int mprof__stream_retired_add(stream_t *s, uint64_t id) {
-  uint64_t *bits = retired_page(s, id, 1);
-  uint64_t bit = id & ((1u << RETIRED_PAGE_BITS) - 1);
-  if (!bits) return MPROF_ENOMEM;
-  bits[bit / 64] |= (uint64_t)1 << (bit % 64);
-  return 0;
 }
