@@ -10,6 +10,7 @@
 
 #include "../src/capture/capture.h"
 #include "../src/scene/cells.h"
+#include "../src/view/big.h"
 #include "../src/view/view.h"
 #include "cli.h"
 
@@ -21,7 +22,10 @@ static const char help[] =
     "runs, arrows between them, idle bands and counter graphs, its busy part\n"
     "first (the quiet before and after: Fit shows how much at the axis's\n"
     "ends).  Drag to pan, wheel to zoom, double-click a thread for its\n"
-    "details, ? for the keys.\n"
+    "details, ? for the keys.  A trace whose model would take over\n"
+    "MPROF_VIEW_BUDGET_MIB (1024) MiB opens drawn from its level-of-detail\n"
+    "pyramid (TRACE.mppyr, made in one pass the first time), the model of\n"
+    "the packets in view once they fit a quarter of that.\n"
     "--compare  two traces one above the other on aligned time axes\n"
     "--follow   re-read traces a running program is writing, every second,\n"
     "           keeping the newest time in view\n"
@@ -236,6 +240,27 @@ static int write_whole_png(const char *path, const view_args_t *args,
   return err;
 }
 
+/* The window's view of a trace whose model would pass the budget, from
+ * its pyramid (said on standard error): 0 and *out NULL where the whole
+ * trace is loaded instead, or an mprof error. */
+static int open_big(const char *path, int *damaged, mprof_view_big_t **out) {
+  uint64_t budget = model_budget();
+  cli_progress_t progress;
+  cli_progress_start(&progress, "view", 0);
+  int err = mprof__view_big_open(path, budget, cli_count_problem, damaged,
+                                 cli_progress_packets, &progress, out);
+  cli_progress_finish(&progress);
+  if (err || !*out) return err;
+  fputs("mprof view: ", stderr);
+  cli_put_name(stderr, path);
+  fprintf(stderr,
+          ": its model would take over %llu MiB: drawn from its pyramid "
+          "(%s)\n",
+          (unsigned long long)(budget >> 20),
+          mprof__view_big_built(*out) ? "made in one pass" : "read");
+  return 0;
+}
+
 /* Trace path (a file, "-" or a merged trace) as a document. */
 static int load_doc(const char *path, int *damaged, mprof_view_doc_t **out) {
   cli_progress_t progress;
@@ -251,8 +276,15 @@ int cmd_view(int argc, char **argv) {
   int parsed = parse_args(argc, argv, &args);
   if (parsed) return parsed;
   int count = argc - optind, damaged = 0, code = CLI_OK;
+  /* a window of its own, not compared or followed: a big trace's view */
+  int bigs_allowed = !args.png && !args.options.compare && !args.options.follow;
   mprof_view_doc_t **docs = calloc((size_t)count, sizeof *docs);
-  if (!docs) return CLI_FAILED;
+  mprof_view_big_t **bigs = calloc((size_t)count, sizeof *bigs);
+  if (!docs || !bigs) {
+    free(docs);
+    free(bigs);
+    return CLI_FAILED;
+  }
   for (int i = 0; i < count && code == CLI_OK; i++) {
     if ((code = cli_input_check("view", argv[optind + i]))) break;
     int drawn = 0;
@@ -261,12 +293,15 @@ int cmd_view(int argc, char **argv) {
       code = CLI_FAILED;
     if (drawn || code) {
       free(docs);
+      free(bigs);
       return code == CLI_OK && damaged ? CLI_DAMAGED : code;
     }
     int err = args.png && args.has_range
                   ? load_window_doc(argv[optind + i], &args, &damaged, &docs[i])
-                  : 0;
-    if (!err && !docs[i]) err = load_doc(argv[optind + i], &damaged, &docs[i]);
+              : bigs_allowed ? open_big(argv[optind + i], &damaged, &bigs[i])
+                             : 0;
+    if (!err && !docs[i] && !bigs[i])
+      err = load_doc(argv[optind + i], &damaged, &docs[i]);
     if (err) {
       fprintf(stderr, "mprof view: %s: %s\n", argv[optind + i],
               mprof_strerror(err));
@@ -278,9 +313,14 @@ int cmd_view(int argc, char **argv) {
   else if (code == CLI_OK && args.png)
     code = write_png(&args, docs[0]) ? CLI_FAILED : CLI_OK;
   else if (code == CLI_OK)
-    code =
-        mprof__view_windows(docs, count, &args.options) ? CLI_FAILED : CLI_OK;
-  for (int i = 0; i < count; i++) mprof__view_doc_free(docs[i]);
+    code = mprof__view_windows(docs, bigs, argv + optind, count, &args.options)
+               ? CLI_FAILED
+               : CLI_OK;
+  for (int i = 0; i < count; i++) {
+    mprof__view_doc_free(docs[i]);
+    mprof__view_big_free(bigs[i]);
+  }
   free(docs);
+  free(bigs);
   return code == CLI_OK && damaged ? CLI_DAMAGED : code;
 }

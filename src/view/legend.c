@@ -64,8 +64,11 @@ void mprof__view_legend_paint(cairo_t *cr, const mprof_timeline_t *tl,
 
 static gboolean on_draw(GtkWidget *area, cairo_t *cr, gpointer data) {
   const mprof_view_window_t *w = data;
-  mprof__view_legend_paint(cr, w->timeline,
-                           gtk_widget_get_allocated_width(area));
+  int width = gtk_widget_get_allocated_width(area);
+  if (w->big)
+    mprof__view_big_legend(cr, w->big, width);
+  else
+    mprof__view_legend_paint(cr, w->timeline, width);
   return TRUE;
 }
 

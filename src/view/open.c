@@ -46,25 +46,55 @@ static uint64_t ns_ticks(int64_t ns, uint64_t start, uint64_t freq) {
   return after > UINT64_MAX - start ? UINT64_MAX : start + after;
 }
 
-/* The model of trace's part [t0_ns, t1_ns), from the packets its index
- * says that part needs (a tick more each side: ns and ticks round). */
-static int load_window(const mprof_trace_t *trace, const mprof_index_t *index,
-                       int64_t t0_ns, int64_t t1_ns, mprof_view_range_t *w,
-                       mprof_model_t **out) {
+/* The packets trace's part [t0_ns, t1_ns) needs, as its index says (a
+ * tick more each side: ns and ticks round). */
+static int window_packets(const mprof_index_t *index, int64_t t0_ns,
+                          int64_t t1_ns, size_t **packets, size_t *count) {
   uint64_t start = mprof_index_first_ticks(index);
   uint64_t freq = mprof_index_clock_freq_hz(index);
   uint64_t from = ns_ticks(t0_ns, start, freq),
            to = ns_ticks(t1_ns, start, freq);
+  return mprof_index_window(index, from > 0 ? from - 1 : 0,
+                            to < UINT64_MAX ? to + 1 : to, packets, count);
+}
+
+int mprof__view_window_bytes(const mprof_trace_t *trace,
+                             const mprof_index_t *index, int64_t t0_ns,
+                             int64_t t1_ns, uint64_t *bytes) {
   size_t *packets, count;
-  int err = mprof_index_window(index, from > 0 ? from - 1 : 0,
-                               to < UINT64_MAX ? to + 1 : to, &packets, &count);
+  int err = window_packets(index, t0_ns, t1_ns, &packets, &count);
+  if (err) return err;
+  *bytes = 0;
+  for (size_t i = 0; i < count; i++)
+    *bytes += mprof_trace_packet(trace, packets[i])->content_bytes *
+              MODEL_BYTES_PER_TRACE_BYTE;
+  free(packets);
+  return 0;
+}
+
+/* The model of trace's part [t0_ns, t1_ns), from the packets it needs. */
+static int load_window(const mprof_trace_t *trace, const mprof_index_t *index,
+                       int64_t t0_ns, int64_t t1_ns, mprof_view_range_t *w,
+                       mprof_model_t **out) {
+  size_t *packets, count;
+  int err = window_packets(index, t0_ns, t1_ns, &packets, &count);
   if (err) return err;
   w->packets = count;
   w->packets_total = mprof_index_packet_count(index);
   w->events = mprof_index_events(index);
-  err = mprof_model_load_packets(trace, packets, count, start, out);
+  err = mprof_model_load_packets(trace, packets, count,
+                                 mprof_index_first_ticks(index), out);
   free(packets);
   return err;
+}
+
+int mprof__view_window_doc(const char *path, const mprof_trace_t *trace,
+                           const mprof_index_t *index, int64_t t0_ns,
+                           int64_t t1_ns, mprof_view_doc_t **out) {
+  mprof_view_range_t w;
+  mprof_model_t *model;
+  int err = load_window(trace, index, t0_ns, t1_ns, &w, &model);
+  return err ? err : mprof__view_doc_make(path, model, out);
 }
 
 static void quiet(void *context, const char *message) {
@@ -85,9 +115,8 @@ static int over_budget(const char *path, uint64_t budget_bytes,
   return *bytes > budget_bytes && !legacy;
 }
 
-/* Whether the trace at path is one --png draws from a part or a summary
- * (see mprof__view_range_doc()). */
-static int too_big(const char *path, uint64_t budget_bytes, uint64_t *bytes) {
+int mprof__view_too_big(const char *path, uint64_t budget_bytes,
+                        uint64_t *bytes) {
   return strcmp(path, "-") && !mprof_trace_is_merged(path) &&
          over_budget(path, budget_bytes, bytes);
 }
@@ -98,7 +127,7 @@ int mprof__view_range_doc(const char *path, int64_t t0_ns, int64_t t1_ns,
                           mprof_view_doc_t **out) {
   *out = NULL;
   memset(window, 0, sizeof *window);
-  if (!too_big(path, budget_bytes, &window->model_bytes)) return 0;
+  if (!mprof__view_too_big(path, budget_bytes, &window->model_bytes)) return 0;
   mprof_trace_t *trace;
   int err = mprof_trace_open(path, diag, diag_context, &trace);
   if (err) return err;
@@ -132,7 +161,7 @@ int mprof__view_whole_cells(const char *path, uint64_t budget_bytes, int width,
                             mprof_progress_fn progress, void *progress_context,
                             uint64_t *model_bytes, mprof_cells_t **out) {
   *out = NULL;
-  if (!too_big(path, budget_bytes, model_bytes)) return 0;
+  if (!mprof__view_too_big(path, budget_bytes, model_bytes)) return 0;
   mprof_trace_t *trace;
   int err = mprof_trace_open(path, diag, diag_context, &trace);
   if (err) return err;

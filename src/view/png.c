@@ -12,10 +12,8 @@ typedef struct picture_s {
   const mprof_cells_t *cells;
 } picture_t;
 
-/* The summary's picture and legend on cr, width x height above the
- * legend.  Returns 0 or an mprof error. */
-static int draw_cells(cairo_t *cr, const mprof_cells_t *cells, uint32_t width,
-                      uint32_t height) {
+int mprof__view_paint_cells(cairo_t *cr, const mprof_cells_t *cells,
+                            uint32_t width, uint32_t height) {
   mprof_scene_t *scene;
   mprof_viewport_t vp = mprof_scene_cells_viewport(cells, width, height);
   int err = mprof_scene_new(&scene);
@@ -24,12 +22,27 @@ static int draw_cells(cairo_t *cr, const mprof_cells_t *cells, uint32_t width,
     size_t count;
     const mprof_prim_t *prims = mprof_scene_prims(scene, &count);
     mprof__view_paint(cr, prims, count, mprof_scene_text(scene));
-    mprof_colour_t colours[MPROF_COLOUR_COUNT];
-    cairo_translate(cr, 0, height);
-    mprof__view_legend_colours(cr, colours,
-                               mprof_scene_cells_legend(cells, colours), width);
   }
   mprof_scene_free(scene);
+  return err;
+}
+
+void mprof__view_cells_legend(cairo_t *cr, const mprof_cells_t *cells,
+                              double width) {
+  mprof_colour_t colours[MPROF_COLOUR_COUNT];
+  mprof__view_legend_colours(cr, colours,
+                             mprof_scene_cells_legend(cells, colours), width);
+}
+
+/* The summary's picture and legend on cr, width x height above the
+ * legend.  Returns 0 or an mprof error. */
+static int draw_cells(cairo_t *cr, const mprof_cells_t *cells, uint32_t width,
+                      uint32_t height) {
+  int err = mprof__view_paint_cells(cr, cells, width, height);
+  if (!err) {
+    cairo_translate(cr, 0, height);
+    mprof__view_cells_legend(cr, cells, width);
+  }
   return err;
 }
 

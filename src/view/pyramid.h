@@ -6,12 +6,32 @@
 
 #include "../model/scene_pyramid.h"
 #include "mprof/index.h"
+#include "view.h"
 
 /* The time range that shows the whole of the trace its index is of, with
  * the fit's margin each side: [*t0_ns, *t1_ns), in ns since its first
  * event (open.c). */
 void mprof__view_whole_range(const mprof_index_t *index, int64_t *t0_ns,
                              int64_t *t1_ns);
+
+/* Whether the trace at path is one whose whole model would take more
+ * than budget_bytes (*bytes, about): one trace file (not standard input
+ * or a merged trace), not a legacy one (open.c). */
+int mprof__view_too_big(const char *path, uint64_t budget_bytes,
+                        uint64_t *bytes);
+
+/* About the bytes the model of trace's part [t0_ns, t1_ns) takes: of the
+ * packets its index says that part needs (open.c).  Returns 0 or
+ * MPROF_ENOMEM. */
+int mprof__view_window_bytes(const mprof_trace_t *trace,
+                             const mprof_index_t *index, int64_t t0_ns,
+                             int64_t t1_ns, uint64_t *bytes);
+
+/* The document of the model of those packets, named after path (open.c).
+ * Returns 0 or an mprof error. */
+int mprof__view_window_doc(const char *path, const mprof_trace_t *trace,
+                           const mprof_index_t *index, int64_t t0_ns,
+                           int64_t t1_ns, mprof_view_doc_t **out);
 
 /* Where the pyramid of the trace at trace_path lives: beside it, or with
  * cache nonzero in the cache, as its index (mprof_index_path()), ending

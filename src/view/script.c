@@ -13,10 +13,15 @@
  *   metric I on|off     tick or untick counter I's graph in the Metrics menu
  *   shot FILE           save the window's pixels to FILE (PNG) and print
  *                       "shot FILE X Y W H...": where each timeline is in it
+ *   pane W H            make the first timeline W x H pixels, the window
+ *                       as small as that allows
  *   state               print "state T0 T1 SCROLL END ROWS OFFSET" for each
  *                       timeline: the range, its pixels scrolled, its
  *                       trace's end and row count, and where its time 0
- *                       is on the shared axis
+ *                       is on the shared axis; for a trace too big to
+ *                       model "big T0 T1 END ROWS MODELLED": the range,
+ *                       the whole's end, the rows, whether the last frame
+ *                       was a model's (1) or the pyramid's (0)
  *   title               print "title TEXT", the window's title
  *   details FILE        write the details panel's text to FILE
  *   findings FILE       write the findings panel's rows to FILE, a line each
@@ -24,8 +29,10 @@
  *   wait N              do nothing for N steps
  *   quit                close the window
  *
- * Every window runs the script.  Lines starting with # are ignored.  A failed
- * action prints "script: ..." on stderr and closes the window.
+ * A trace too big to model's window has no findings, details or metrics:
+ * those actions fail there.  Every window runs the script.  Lines starting with
+ * # are ignored.  A failed action prints "script: ..." on stderr and closes the
+ * window.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -81,9 +88,18 @@ static int metric(mprof_view_window_t *w, const char *arg) {
   return 0;
 }
 
+static void print_big_state(const mprof_view_big_t *big) {
+  int64_t t0, t1, whole_t0, whole_t1;
+  mprof__view_big_range(big, &t0, &t1);
+  mprof__view_big_whole(big, &whole_t0, &whole_t1);
+  printf("big %" PRId64 " %" PRId64 " %" PRId64 " %" PRIu32 " %d\n", t0, t1,
+         whole_t1, mprof__view_big_rows(big), mprof__view_big_modelled(big));
+}
+
 static void print_state(const mprof_view_window_t *w) {
   const mprof_timeline_t *tl = w->timeline;
-  for (int i = 0; i < w->pane_count; i++) {
+  if (w->big) print_big_state(w->big);
+  for (int i = 0; !w->big && i < w->pane_count; i++) {
     const mprof_model_view_t *v = mprof_model_view(w->panes[i].doc->model);
     printf("state %.0f %.0f %.0f %" PRId64 " %" PRIu32 " %.0f\n",
            mprof_timeline_t0(tl), mprof_timeline_t1(tl),
@@ -91,6 +107,22 @@ static void print_state(const mprof_view_window_t *w) {
            mprof_timeline_offset(tl, i));
   }
   fflush(stdout);
+}
+
+static int pane_size(mprof_view_window_t *w, const char *arg) {
+  int width, height;
+  if (sscanf(arg, "%d %d", &width, &height) != 2 || width < 1 || height < 1)
+    return -1;
+  gtk_widget_set_size_request(w->panes[0].area, width, height);
+  gtk_window_resize(GTK_WINDOW(w->window), 1, 1);
+  return 0;
+}
+
+/* The actions of a window's side panels and menus, which a trace too big
+ * to model's window has none of. */
+static int of_panels(const char *verb) {
+  return !strcmp(verb, "metric") || !strcmp(verb, "details") ||
+         !strcmp(verb, "findings") || !strcmp(verb, "finding");
 }
 
 static int details(mprof_view_window_t *w, const char *path) {
@@ -135,6 +167,7 @@ static int run_line(script_t *s, const char *line) {
   long long t0 = 0, t1 = 0;
   int n = sscanf(line, "%15s %1023[^\n]", verb, arg);
   if (n < 1 || verb[0] == '#') return 0;
+  if (w->big && of_panels(verb)) return -1;
   if (!strcmp(verb, "zoom") && sscanf(arg, "%lf %lf", &a, &b) == 2)
     mprof__view_window_zoom(w, 0, a, b);
   else if (!strcmp(verb, "pan") && sscanf(arg, "%lf %lf", &a, &b) == 2)
@@ -153,6 +186,8 @@ static int run_line(script_t *s, const char *line) {
     return metric(w, arg);
   else if (!strcmp(verb, "shot") && n > 1)
     return shot(w, arg);
+  else if (!strcmp(verb, "pane") && n > 1)
+    return pane_size(w, arg);
   else if (!strcmp(verb, "details") && n > 1)
     return details(w, arg);
   else if (!strcmp(verb, "findings") && n > 1)

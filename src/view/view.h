@@ -118,18 +118,31 @@ int mprof__view_png(mprof_timeline_t *tl, int pane, const char *png_path);
 int mprof__view_png_cells(const mprof_cells_t *cells, int width, int height,
                           const char *png_path);
 
+/* Paint a summary's picture on cr, width x height (those the summary was
+ * made for), as mprof__view_png_cells() does without the legend; and the
+ * legend of what it holds, width px wide.  Returns 0 or MPROF_ENOMEM. */
+int mprof__view_paint_cells(cairo_t *cr, const mprof_cells_t *cells,
+                            uint32_t width, uint32_t height);
+void mprof__view_cells_legend(cairo_t *cr, const mprof_cells_t *cells,
+                              double width);
+
 /* Show each document in its own window (compare: both in one window, one
  * above the other on aligned time axes); follow: re-read the traces every
- * second, keeping the newest time in view.  The windows take the documents
- * (docs[i] become NULL; they are freed with their window).  Returns when
- * every window is closed: 0, or 1 if no display could be opened. */
+ * second, keeping the newest time in view.  Where bigs (if not NULL) holds
+ * the view of a trace too big to model (big.h) instead of a document, its
+ * window shows that, alone, named after paths[i].  The windows take the
+ * documents and views (they become NULL; they are freed with their
+ * window).  Returns when every window is closed: 0, or 1 if no display
+ * could be opened. */
+typedef struct mprof_view_big_s mprof_view_big_t;
 typedef struct mprof_view_options_s {
   int compare;
   int follow;
   int follow_ms;      /* re-read period */
   const char *script; /* test actions (see script.c), or NULL */
 } mprof_view_options_t;
-int mprof__view_windows(mprof_view_doc_t **docs, int count,
+int mprof__view_windows(mprof_view_doc_t **docs, mprof_view_big_t **bigs,
+                        char *const *paths, int count,
                         const mprof_view_options_t *options);
 
 #endif /* MPROF_VIEW_H */

@@ -5,6 +5,7 @@
  * follow.c. */
 #include <string.h>
 
+#include "../scene/cells.h"
 #include "window.h"
 
 static const char keys_text[] =
@@ -27,32 +28,45 @@ static void redraw(mprof_view_window_t *w) {
 
 void mprof__view_window_zoom(mprof_view_window_t *w, int p, double factor,
                              double x) {
-  mprof_timeline_zoom(w->timeline, p, factor, x);
+  if (w->big)
+    mprof__view_big_zoom(w->big, factor, x);
+  else
+    mprof_timeline_zoom(w->timeline, p, factor, x);
   w->follow = 0;
   redraw(w);
 }
 
 void mprof__view_window_pan(mprof_view_window_t *w, int p, double dx,
                             double dy) {
-  mprof_timeline_pan(w->timeline, p, dx, dy);
+  if (w->big)
+    mprof__view_big_pan(w->big, dx);
+  else
+    mprof_timeline_pan(w->timeline, p, dx, dy);
   w->follow = 0;
   redraw(w);
 }
 
 void mprof__view_window_fit(mprof_view_window_t *w) {
-  mprof_timeline_fit(w->timeline);
+  if (w->big)
+    mprof__view_big_fit(w->big);
+  else
+    mprof_timeline_fit(w->timeline);
   w->follow = w->options->follow;
   redraw(w);
 }
 
 void mprof__view_window_range(mprof_view_window_t *w, int64_t t0, int64_t t1) {
-  mprof_timeline_set_range(w->timeline, (double)t0, (double)t1);
+  if (w->big)
+    mprof__view_big_set_range(w->big, t0, t1);
+  else
+    mprof_timeline_set_range(w->timeline, (double)t0, (double)t1);
   redraw(w);
 }
 
 static void out_of_memory(void) { g_printerr("mprof: view: out of memory\n"); }
 
 void mprof__view_window_search(mprof_view_window_t *w, const char *text) {
+  if (w->big) return; /* no search box: the threads are not modelled */
   if (mprof_timeline_search(w->timeline, text) < 0) out_of_memory();
   if (strcmp(gtk_entry_get_text(GTK_ENTRY(w->search)), text ? text : ""))
     gtk_entry_set_text(GTK_ENTRY(w->search), text ? text : "");
@@ -73,6 +87,7 @@ void mprof__view_window_details(mprof_view_window_t *w,
 
 void mprof__view_window_select_at(mprof_view_window_t *w, int p, double x,
                                   double y) {
+  if (w->big) return;
   int t = mprof_timeline_hit(w->timeline, p, x, y);
   if (mprof_timeline_select(w->timeline, p, t) < 0) out_of_memory();
   mprof__view_window_details(w, w->panes[p].doc,
@@ -93,22 +108,38 @@ static void toggle_help(mprof_view_window_t *w) {
     gtk_popover_popup(GTK_POPOVER(w->help));
 }
 
+static double pane_width(const mprof_view_window_t *w) {
+  return gtk_widget_get_allocated_width(w->panes[0].area);
+}
+
+/* The middle of a big trace's time columns (right of the name column). */
+static double middle_x(const mprof_view_window_t *w) {
+  double width = pane_width(w);
+  return width - mprof_scene_cells_columns((uint32_t)width) / 2.0;
+}
+
 /* Zoom by factor around the middle of the range, or move the range by
  * share of its span (keys and buttons). */
 static void zoom_middle(mprof_view_window_t *w, double factor) {
-  mprof_timeline_zoom_middle(w->timeline, factor);
+  if (w->big)
+    mprof__view_big_zoom(w->big, factor, middle_x(w));
+  else
+    mprof_timeline_zoom_middle(w->timeline, factor);
   w->follow = 0;
   redraw(w);
 }
 
 static void shift(mprof_view_window_t *w, double share) {
-  mprof_timeline_shift(w->timeline, share);
+  if (w->big)
+    mprof__view_big_pan(w->big, -share * pane_width(w));
+  else
+    mprof_timeline_shift(w->timeline, share);
   w->follow = 0;
   redraw(w);
 }
 
 gboolean mprof__view_window_key(mprof_view_window_t *w, guint keyval) {
-  double step = mprof_timeline_viewport(w->timeline, 0).width_px / 8.0;
+  double step = pane_width(w) / 8.0;
   switch (keyval) {
   case GDK_KEY_plus:
   case GDK_KEY_equal:
@@ -138,8 +169,13 @@ static int pane_of(mprof_view_window_t *w, GtkWidget *area) {
 static gboolean on_draw(GtkWidget *area, cairo_t *cr, gpointer data) {
   mprof_view_window_t *w = data;
   int p = pane_of(w, area);
-  mprof_timeline_resize(w->timeline, p, gtk_widget_get_allocated_width(area),
-                        gtk_widget_get_allocated_height(area));
+  int width = gtk_widget_get_allocated_width(area),
+      height = gtk_widget_get_allocated_height(area);
+  if (w->big) {
+    if (mprof__view_big_draw(cr, w->big, width, height)) out_of_memory();
+    return TRUE;
+  }
+  mprof_timeline_resize(w->timeline, p, width, height);
   if (mprof__view_draw(cr, w->timeline, p)) out_of_memory();
   return TRUE;
 }
@@ -317,13 +353,17 @@ static GtkWidget *new_help(GtkWidget *button) {
   return help;
 }
 
+/* The toolbar: a search box and the counters' menu (a model's window),
+ * the zoom and fit buttons, the keys. */
 static GtkWidget *new_toolbar(mprof_view_window_t *w) {
   GtkWidget *bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 4);
-  w->search = gtk_search_entry_new();
-  gtk_entry_set_placeholder_text(GTK_ENTRY(w->search), "Search threads");
-  g_signal_connect(w->search, "search-changed", G_CALLBACK(on_search), w);
-  w->counters = new_counter_toggles(w, w->panes[0].doc);
-  gtk_box_pack_start(GTK_BOX(bar), w->search, TRUE, TRUE, 0);
+  if (!w->big) {
+    w->search = gtk_search_entry_new();
+    gtk_entry_set_placeholder_text(GTK_ENTRY(w->search), "Search threads");
+    g_signal_connect(w->search, "search-changed", G_CALLBACK(on_search), w);
+    w->counters = new_counter_toggles(w, w->panes[0].doc);
+    gtk_box_pack_start(GTK_BOX(bar), w->search, TRUE, TRUE, 0);
+  }
   gtk_box_pack_start(GTK_BOX(bar), new_button("+", G_CALLBACK(on_zoom_in), w),
                      FALSE, FALSE, 0);
   gtk_box_pack_start(GTK_BOX(bar),
@@ -331,7 +371,8 @@ static GtkWidget *new_toolbar(mprof_view_window_t *w) {
                      FALSE, 0);
   gtk_box_pack_start(GTK_BOX(bar), new_button("Fit", G_CALLBACK(on_fit), w),
                      FALSE, FALSE, 0);
-  gtk_box_pack_start(GTK_BOX(bar), w->counters, FALSE, FALSE, 0);
+  if (w->counters)
+    gtk_box_pack_start(GTK_BOX(bar), w->counters, FALSE, FALSE, 0);
   GtkWidget *keys = new_button("?", G_CALLBACK(on_help), w);
   w->help = new_help(keys);
   gtk_box_pack_start(GTK_BOX(bar), keys, FALSE, FALSE, 0);
@@ -386,9 +427,36 @@ static void on_destroy(GtkWidget *widget, gpointer data) {
   g_source_remove_by_user_data(w);
   if (w->script_source) g_source_remove(w->script_source);
   mprof_timeline_free(w->timeline);
+  mprof__view_big_free(w->big);
   for (int i = 0; i < w->pane_count; i++) mprof__view_doc_free(w->panes[i].doc);
   g_free(w);
   if (--open_windows == 0) gtk_main_quit();
+}
+
+/* Lay w out (its panes made): the toolbar, the legend, the timelines and
+ * (a model's window) the side column; shown once its script and follow
+ * timer are set. */
+static void open_built(mprof_view_window_t *w, GtkWidget *timelines,
+                       const char *title) {
+  const mprof_view_options_t *options = w->options;
+  GtkWidget *body = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 0);
+  gtk_box_pack_start(GTK_BOX(body), timelines, TRUE, TRUE, 0);
+  if (!w->big) gtk_box_pack_start(GTK_BOX(body), new_side(w), FALSE, FALSE, 0);
+  GtkWidget *top = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
+  gtk_box_pack_start(GTK_BOX(top), new_toolbar(w), FALSE, FALSE, 0);
+  gtk_box_pack_start(GTK_BOX(top), mprof__view_legend_new(w), FALSE, FALSE, 0);
+  gtk_box_pack_start(GTK_BOX(top), body, TRUE, TRUE, 0);
+  gtk_container_add(GTK_CONTAINER(w->window), top);
+  gtk_window_set_title(GTK_WINDOW(w->window), title);
+  mprof__view_window_fit(w);
+  gtk_window_set_default_size(GTK_WINDOW(w->window), 1100, 700);
+  g_signal_connect(w->window, "key-press-event", G_CALLBACK(on_key), w);
+  g_signal_connect(w->window, "destroy", G_CALLBACK(on_destroy), w);
+  if (options->follow) mprof__view_follow_start(w);
+  gtk_widget_show_all(w->window);
+  gtk_widget_grab_focus(w->panes[0].area);
+  open_windows++;
+  if (options->script) mprof__view_script_start(w, options->script);
 }
 
 /* A window showing docs (which it takes); none, with the documents freed,
@@ -409,29 +477,29 @@ static void open_window(mprof_view_doc_t **docs, int count,
   GtkWidget *timelines = gtk_box_new(GTK_ORIENTATION_VERTICAL, 2);
   for (int i = 0; i < count; i++)
     gtk_box_pack_start(GTK_BOX(timelines), new_area(w, docs[i]), TRUE, TRUE, 0);
-  GtkWidget *body = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 0);
-  gtk_box_pack_start(GTK_BOX(body), timelines, TRUE, TRUE, 0);
-  gtk_box_pack_start(GTK_BOX(body), new_side(w), FALSE, FALSE, 0);
-  GtkWidget *top = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
-  gtk_box_pack_start(GTK_BOX(top), new_toolbar(w), FALSE, FALSE, 0);
-  gtk_box_pack_start(GTK_BOX(top), mprof__view_legend_new(w), FALSE, FALSE, 0);
-  gtk_box_pack_start(GTK_BOX(top), body, TRUE, TRUE, 0);
-  gtk_container_add(GTK_CONTAINER(w->window), top);
   char *title = window_title(w);
-  gtk_window_set_title(GTK_WINDOW(w->window), title);
+  open_built(w, timelines, title);
   g_free(title);
-  mprof__view_window_fit(w);
-  gtk_window_set_default_size(GTK_WINDOW(w->window), 1100, 700);
-  g_signal_connect(w->window, "key-press-event", G_CALLBACK(on_key), w);
-  g_signal_connect(w->window, "destroy", G_CALLBACK(on_destroy), w);
-  if (options->follow) mprof__view_follow_start(w);
-  gtk_widget_show_all(w->window);
-  gtk_widget_grab_focus(w->panes[0].area);
-  open_windows++;
-  if (options->script) mprof__view_script_start(w, options->script);
 }
 
-int mprof__view_windows(mprof_view_doc_t **docs, int count,
+/* A window showing big, the view of a trace too big to model (which it
+ * takes), named after path. */
+static void open_big_window(mprof_view_big_t *big, const char *path,
+                            const mprof_view_options_t *options) {
+  mprof_view_window_t *w = g_new0(mprof_view_window_t, 1);
+  w->big = big;
+  w->options = options;
+  w->window = gtk_window_new(GTK_WINDOW_TOPLEVEL);
+  char *name = g_path_get_basename(path), *escaped = mprof__view_escape(name);
+  char *title = g_strdup_printf("%s - mprof view", escaped);
+  open_built(w, new_area(w, NULL), title);
+  g_free(title);
+  g_free(escaped);
+  g_free(name);
+}
+
+int mprof__view_windows(mprof_view_doc_t **docs, mprof_view_big_t **bigs,
+                        char *const *paths, int count,
                         const mprof_view_options_t *options) {
   if (!gtk_init_check(NULL, NULL)) {
     g_printerr("mprof: view: cannot open a display (is DISPLAY set?); "
@@ -439,7 +507,13 @@ int mprof__view_windows(mprof_view_doc_t **docs, int count,
     return 1;
   }
   int per_window = options->compare ? 2 : 1;
+  for (int i = 0; bigs && i < count; i++)
+    if (bigs[i]) {
+      open_big_window(bigs[i], paths[i], options);
+      bigs[i] = NULL;
+    }
   for (int i = 0; i + per_window <= count; i += per_window) {
+    if (!docs[i]) continue;
     open_window(docs + i, per_window, options);
     for (int j = i; j < i + per_window; j++) docs[j] = NULL;
   }

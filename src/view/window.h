@@ -6,6 +6,7 @@
 
 #include <gtk/gtk.h>
 
+#include "big.h"
 #include "view.h"
 
 /* One timeline: a document, shown as its pane of the window's view state. */
@@ -16,7 +17,9 @@ typedef struct mprof_view_pane_s {
   int dragging;
 } mprof_view_pane_t;
 
-/* A window: one pane, or two for --compare, on one time axis. */
+/* A window: one pane, or two for --compare, on one time axis; or, for a
+ * trace too big to model, one pane showing its view (big.h: no document,
+ * no view state, no findings or search). */
 typedef struct mprof_view_window_s {
   GtkWidget *window, *search, *details, *details_box, *help, *counters;
   GtkWidget *findings; /* the findings panel's GtkListBox */
@@ -26,6 +29,7 @@ typedef struct mprof_view_window_s {
   int follow;                 /* keep the newest time in view */
   guint script_source;        /* the script's timer, or 0 */
   const mprof_view_options_t *options;
+  mprof_view_big_t *big; /* a trace too big to model's view, or NULL */
 } mprof_view_window_t;
 
 /* Zoom pane p by factor around its pixel x (all panes follow). */

@@ -23,8 +23,12 @@
  *       tick over them), or "-1 -1"
  *   view_probe count PNG X Y W H RRGGBB
  *       how many pixels of the rectangle are that colour
- *   view_probe diff PNG PNG X Y W H
- *       how many pixels of the rectangle differ between the two
+ *   view_probe diff PNG PNG X Y W H [X2 Y2 [TOLERANCE]]
+ *       how many pixels of the rectangle differ between the two (in the
+ *       second, the rectangle of that size at X2, Y2), by more than
+ *       TOLERANCE (default 0) summed over the channels: a picture painted
+ *       on a display antialiases a few levels apart from one painted into
+ *       an image
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -166,17 +170,26 @@ static int count(char **argv) {
   return missing != 0;
 }
 
-static int diff(char **argv) {
+/* How far apart two pixels are, summed over the channels. */
+static long distance(long a, long b) {
+  long d = 0;
+  for (int shift = 0; shift < 24; shift += 8)
+    d += labs((a >> shift & 255) - (b >> shift & 255));
+  return d;
+}
+
+static int diff(char **argv, int moved, long tolerance) {
   cairo_surface_t *a = cairo_image_surface_create_from_png(argv[0]);
   cairo_surface_t *b = cairo_image_surface_create_from_png(argv[1]);
   int x0 = atoi(argv[2]), y0 = atoi(argv[3]), w = atoi(argv[4]),
       h = atoi(argv[5]);
+  int dx = moved ? atoi(argv[6]) - x0 : 0, dy = moved ? atoi(argv[7]) - y0 : 0;
   long count = 0, missing = 0;
   for (int y = y0; y < y0 + h; y++)
     for (int x = x0; x < x0 + w; x++) {
-      long pa = pixel_at(a, x, y), pb = pixel_at(b, x, y);
+      long pa = pixel_at(a, x, y), pb = pixel_at(b, x + dx, y + dy);
       missing += pa < 0 || pb < 0;
-      count += pa != pb;
+      count += distance(pa, pb) > tolerance;
     }
   cairo_surface_destroy(a);
   cairo_surface_destroy(b);
@@ -192,13 +205,14 @@ int main(int argc, char **argv) {
   if (argc == 5 && !strcmp(argv[1], "pixel")) return pixel(argv + 2);
   if (argc == 7 && !strcmp(argv[1], "drawn")) return drawn(argv + 2);
   if (argc == 8 && !strcmp(argv[1], "count")) return count(argv + 2);
-  if (argc == 8 && !strcmp(argv[1], "diff")) return diff(argv + 2);
+  if ((argc == 8 || argc == 10 || argc == 11) && !strcmp(argv[1], "diff"))
+    return diff(argv + 2, argc >= 10, argc == 11 ? atol(argv[10]) : 0);
   fprintf(stderr, "usage: view_probe where TRACE W H T0 T1 SCROLL NAME\n"
                   "       view_probe prims TRACE W H T0 T1 SCROLL [SEARCH]\n"
                   "       view_probe fit TRACE W H\n"
                   "       view_probe pixel PNG X Y\n"
                   "       view_probe drawn PNG X0 X1 Y0 Y1\n"
                   "       view_probe count PNG X Y W H RRGGBB\n"
-                  "       view_probe diff PNG PNG X Y W H\n");
+                  "       view_probe diff PNG PNG X Y W H [X2 Y2 [TOL]]\n");
   return 2;
 }

@@ -1,0 +1,210 @@
+/* big.c -- the view of a trace too big to model (big.h): its index and its
+ * level-of-detail pyramid (pyramid.c) open, a time range in view.  A frame
+ * is drawn from the pyramid's level that fits it (work bounded by its
+ * pixels, not by the events), or, once the packets of the range in view
+ * fit a window's budget, from the model of just those packets, as --png
+ * --range draws one: the real scene, its rows laid out for that range.
+ * The model is kept while the view stays inside the range it was made
+ * for (made half a span wider each side where that fits too). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../scene/cells.h"
+#include "big.h"
+#include "pyramid.h"
+
+/* A window's model may take this share of the open's budget: small enough
+ * that making it again on a pan keeps the window answering. */
+#define WINDOW_BUDGET_SHARE 4
+/* The narrowest range shown (a zoom stops there). */
+#define MIN_SPAN_NS 1000
+
+struct mprof_view_big_s {
+  char *path;
+  mprof_trace_t *trace;
+  mprof_index_t *index;
+  mprof_pyramid_t *pyramid;
+  int built;
+  uint64_t window_budget, model_bytes;
+  int64_t whole_t0, whole_t1;
+  int64_t t0, t1; /* in view */
+  int width;      /* the last frame's */
+  /* The model of the packets of [doc_t0, doc_t1), or NULL. */
+  mprof_view_doc_t *doc;
+  mprof_timeline_t *tl;
+  int64_t doc_t0, doc_t1;
+  int modelled;
+};
+
+int mprof__view_big_open(const char *path, uint64_t budget_bytes,
+                         mprof_diag_fn diag, void *diag_context,
+                         mprof_progress_fn progress, void *progress_context,
+                         mprof_view_big_t **out) {
+  uint64_t model_bytes;
+  *out = NULL;
+  if (!mprof__view_too_big(path, budget_bytes, &model_bytes)) return 0;
+  mprof_view_big_t *b = calloc(1, sizeof *b);
+  size_t length = strlen(path) + 1;
+  if (!b || !(b->path = malloc(length))) {
+    free(b);
+    return MPROF_ENOMEM;
+  }
+  memcpy(b->path, path, length);
+  b->window_budget = budget_bytes / WINDOW_BUDGET_SHARE;
+  b->model_bytes = model_bytes;
+  const char *why;
+  int err = mprof_trace_open(path, diag, diag_context, &b->trace);
+  if (!err) err = mprof_index_open(path, b->trace, 0, NULL, NULL, &b->index);
+  if (!err)
+    err = mprof__view_pyramid_open(path, b->trace, b->index, progress,
+                                   progress_context, &b->built, &why,
+                                   &b->pyramid);
+  if (err) {
+    mprof__view_big_free(b);
+    return err;
+  }
+  b->whole_t0 = b->pyramid->levels[0]->t0_ns;
+  b->whole_t1 = b->pyramid->levels[0]->t1_ns;
+  mprof__view_big_fit(b);
+  *out = b;
+  return 0;
+}
+
+static void drop_model(mprof_view_big_t *b) {
+  mprof_timeline_free(b->tl);
+  mprof__view_doc_free(b->doc);
+  b->tl = NULL;
+  b->doc = NULL;
+}
+
+void mprof__view_big_free(mprof_view_big_t *b) {
+  if (!b) return;
+  drop_model(b);
+  mprof_pyramid_free(b->pyramid);
+  mprof_index_free(b->index);
+  if (b->trace) mprof_trace_close(b->trace);
+  free(b->path);
+  free(b);
+}
+
+int mprof__view_big_built(const mprof_view_big_t *b) { return b->built; }
+
+void mprof__view_big_range(const mprof_view_big_t *b, int64_t *t0_ns,
+                           int64_t *t1_ns) {
+  *t0_ns = b->t0, *t1_ns = b->t1;
+}
+
+void mprof__view_big_whole(const mprof_view_big_t *b, int64_t *t0_ns,
+                           int64_t *t1_ns) {
+  *t0_ns = b->whole_t0, *t1_ns = b->whole_t1;
+}
+
+uint32_t mprof__view_big_rows(const mprof_view_big_t *b) {
+  return b->pyramid->levels[0]->row_count;
+}
+
+int mprof__view_big_modelled(const mprof_view_big_t *b) { return b->modelled; }
+
+/* --- Frames --------------------------------------------------------------- */
+
+/* Whether the model of [t0, t1)'s packets fits a window's budget: first
+ * guessed from the whole trace's share (no packet list made far from
+ * it). */
+static int window_fits(const mprof_view_big_t *b, int64_t t0, int64_t t1) {
+  double share = (double)(t1 - t0) / (double)(b->whole_t1 - b->whole_t0);
+  if (share * (double)b->model_bytes > 4.0 * (double)b->window_budget) return 0;
+  uint64_t bytes;
+  return !mprof__view_window_bytes(b->trace, b->index, t0, t1, &bytes) &&
+         bytes <= b->window_budget;
+}
+
+/* The model of the packets in view, made if the one held does not cover
+ * the range: 1 if there is one, 0 if the range's do not fit, or an mprof
+ * error. */
+static int window_model(mprof_view_big_t *b, int width, int height) {
+  if (b->doc && b->doc_t0 <= b->t0 && b->t1 <= b->doc_t1) return 1;
+  drop_model(b);
+  int64_t half = (b->t1 - b->t0) / 2;
+  int64_t t0 = b->t0 - half, t1 = b->t1 + half;
+  if (!window_fits(b, t0, t1)) {
+    t0 = b->t0, t1 = b->t1;
+    if (!window_fits(b, t0, t1)) return 0;
+  }
+  int err =
+      mprof__view_window_doc(b->path, b->trace, b->index, t0, t1, &b->doc);
+  if (err) return err;
+  if (!(b->tl = mprof__view_timeline(&b->doc, 1, width, height))) {
+    drop_model(b);
+    return MPROF_ENOMEM;
+  }
+  b->doc_t0 = t0, b->doc_t1 = t1;
+  return 1;
+}
+
+static int draw_pyramid(cairo_t *cr, const mprof_view_big_t *b, int width,
+                        int height) {
+  mprof_cells_t *frame;
+  int err = mprof_pyramid_frame(
+      b->pyramid, b->t0, b->t1, mprof_scene_cells_columns((uint32_t)width),
+      mprof_scene_cells_rows((uint32_t)height), &frame);
+  if (err) return err;
+  err = mprof__view_paint_cells(cr, frame, (uint32_t)width, (uint32_t)height);
+  mprof_cells_free(frame);
+  return err;
+}
+
+int mprof__view_big_draw(cairo_t *cr, mprof_view_big_t *b, int width,
+                         int height) {
+  b->width = width;
+  int model = window_model(b, width, height);
+  b->modelled = model > 0;
+  if (model < 0) return model;
+  if (!model) return draw_pyramid(cr, b, width, height);
+  mprof_timeline_resize(b->tl, 0, width, height);
+  mprof_timeline_set_range(b->tl, (double)b->t0, (double)b->t1);
+  return mprof__view_draw(cr, b->tl, 0);
+}
+
+void mprof__view_big_legend(cairo_t *cr, const mprof_view_big_t *b,
+                            double width) {
+  if (b->modelled)
+    mprof__view_legend_paint(cr, b->tl, width);
+  else
+    mprof__view_cells_legend(cr, b->pyramid->levels[0], width);
+}
+
+/* --- Moving --------------------------------------------------------------- */
+
+void mprof__view_big_set_range(mprof_view_big_t *b, int64_t t0_ns,
+                               int64_t t1_ns) {
+  if (t1_ns - t0_ns < MIN_SPAN_NS) {
+    int64_t middle = t0_ns + (t1_ns - t0_ns) / 2;
+    t0_ns = middle - MIN_SPAN_NS / 2, t1_ns = t0_ns + MIN_SPAN_NS;
+  }
+  b->t0 = t0_ns, b->t1 = t1_ns;
+}
+
+/* The time per pixel of the last frame's time columns. */
+static double ns_per_px(const mprof_view_big_t *b) {
+  uint32_t columns = mprof_scene_cells_columns((uint32_t)b->width);
+  return (double)(b->t1 - b->t0) / (columns ? columns : 1);
+}
+
+void mprof__view_big_zoom(mprof_view_big_t *b, double factor, double x) {
+  uint32_t names =
+      (uint32_t)b->width - mprof_scene_cells_columns((uint32_t)b->width);
+  double at = (double)b->t0 + (x - names) * ns_per_px(b);
+  if (at < (double)b->t0) at = (double)b->t0;
+  if (at > (double)b->t1) at = (double)b->t1;
+  mprof__view_big_set_range(b, (int64_t)(at - (at - (double)b->t0) * factor),
+                            (int64_t)(at + ((double)b->t1 - at) * factor));
+}
+
+void mprof__view_big_pan(mprof_view_big_t *b, double dx) {
+  int64_t by = (int64_t)(dx * ns_per_px(b));
+  mprof__view_big_set_range(b, b->t0 - by, b->t1 - by);
+}
+
+void mprof__view_big_fit(mprof_view_big_t *b) {
+  mprof__view_big_set_range(b, b->whole_t0, b->whole_t1);
+}

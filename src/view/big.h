@@ -1,0 +1,52 @@
+/* big.h -- the view of a trace too big to model (big.c), without GTK: what
+ * the window shows of it and how a frame is drawn, so that the window and
+ * the frame-time bench go through the same calls. */
+#ifndef MPROF_VIEW_BIG_H
+#define MPROF_VIEW_BIG_H
+
+#include "view.h"
+
+/* The view of the trace file at path, if its whole model would take more
+ * than budget_bytes: its index and its pyramid (pyramid.c) opened, or made
+ * in one pass (progress hears how far it has come), the whole trace in
+ * view.  *out is NULL where the whole model fits, or path is not one
+ * trace file, or is a legacy trace: load it whole.  Problems in the trace
+ * go to diag.  Returns 0 or an mprof error. */
+int mprof__view_big_open(const char *path, uint64_t budget_bytes,
+                         mprof_diag_fn diag, void *diag_context,
+                         mprof_progress_fn progress, void *progress_context,
+                         mprof_view_big_t **out);
+void mprof__view_big_free(mprof_view_big_t *big);
+
+/* Whether the pyramid was made by the open (not read from its file). */
+int mprof__view_big_built(const mprof_view_big_t *big);
+/* The time range in view, and the whole trace's (as the fit shows it). */
+void mprof__view_big_range(const mprof_view_big_t *big, int64_t *t0_ns,
+                           int64_t *t1_ns);
+void mprof__view_big_whole(const mprof_view_big_t *big, int64_t *t0_ns,
+                           int64_t *t1_ns);
+/* How many rows the trace's layout gave (its pyramid's row_count). */
+uint32_t mprof__view_big_rows(const mprof_view_big_t *big);
+/* Whether the last frame was the model of the packets in view (1) or
+ * drawn from the pyramid (0). */
+int mprof__view_big_modelled(const mprof_view_big_t *big);
+
+/* Paint the range in view on cr, width x height: the scene of the model
+ * of the packets in view where their model fits in a window's budget (a
+ * quarter of the open's), else the pyramid's frame of it.  Returns 0 or an
+ * mprof error. */
+int mprof__view_big_draw(cairo_t *cr, mprof_view_big_t *big, int width,
+                         int height);
+/* The legend of what the trace holds (its pyramid's), width px wide. */
+void mprof__view_big_legend(cairo_t *cr, const mprof_view_big_t *big,
+                            double width);
+
+/* Zoom by factor around pixel x of the last frame's width; pan by dx
+ * pixels; show the whole trace; show [t0_ns, t1_ns). */
+void mprof__view_big_zoom(mprof_view_big_t *big, double factor, double x);
+void mprof__view_big_pan(mprof_view_big_t *big, double dx);
+void mprof__view_big_fit(mprof_view_big_t *big);
+void mprof__view_big_set_range(mprof_view_big_t *big, int64_t t0_ns,
+                               int64_t t1_ns);
+
+#endif /* MPROF_VIEW_BIG_H */

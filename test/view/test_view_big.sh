@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# test_view_big.sh -- the window of a trace too big to model (forced with
+# MPROF_VIEW_BUDGET_MIB on small traces), under Xvfb: its first frame,
+# drawn from the pyramid, is the picture --png draws of the whole trace
+# in one pass (pixel for pixel, to the display's antialiasing, in a pane
+# whose time columns are a pyramid level's: 1024 of 1144 px); the pyramid
+# is made once, then read, and made again when its file is damaged; a
+# range whose packets fit a quarter of the budget is drawn from their
+# model, the whole again from the pyramid.
+. "$(dirname "$0")/common.sh"
+gen=$build/test/trace_gen
+
+"$gen" "$tmp/gen.ctf" discard 2000000 3000 2 >/dev/null
+cat >"$tmp/first" <<END
+pane 1144 400
+wait 2
+shot $tmp/window.png
+state
+quit
+END
+window() { # TRACE BUDGET SCRIPT: its output and standard error in $tmp/out
+  MPROF_VIEW_BUDGET_MIB=$2 "$mprof" view --script "$3" "$1" >"$tmp/out" \
+    2>&1 || fail "view $1: $(cat "$tmp/out")"
+}
+window "$tmp/gen.ctf" 0 "$tmp/first"
+grep -q "drawn from its pyramid (made in one pass)$" "$tmp/out" ||
+  fail "a first open said: $(cat "$tmp/out")"
+[ -s "$tmp/gen.ctf.mppyr" ] || fail "no pyramid file beside the trace"
+grep -q "^shot $tmp/window.png 0 [0-9]* 1144 400$" "$tmp/out" ||
+  fail "the pane is not 1144 x 400: $(cat "$tmp/out")"
+grep -q "^big -[0-9]* [0-9]* [0-9]* [0-9]* 0$" "$tmp/out" ||
+  fail "the first frame is not the pyramid's whole trace: $(cat "$tmp/out")"
+top=$(sed -n "s/^shot [^ ]* 0 \([0-9]*\) .*/\1/p" "$tmp/out")
+
+# The picture --png draws of the whole trace, from the one pass at 1024
+# columns, against the window's time columns below the axis (their text
+# antialiased otherwise by the display: at most 1000 pixels, a quarter of a percent, further apart
+# than 48 levels summed over the channels).
+MPROF_VIEW_BUDGET_MIB=0 "$mprof" view --png "$tmp/whole.png" --width 1144 \
+  --height 400 "$tmp/gen.ctf" 2>/dev/null || fail "--png of the whole trace"
+apart=$("$probe" diff "$tmp/whole.png" "$tmp/window.png" 120 20 1024 380 \
+  120 $((top + 20)) 48)
+[ "$apart" -le 1000 ] ||
+  fail "the first frame differs from --png's picture in $apart pixels"
+drawn=$("$probe" count "$tmp/window.png" 120 $((top + 20)) 1024 380 c9c9c9)
+[ "$drawn" -gt 10000 ] || fail "the first frame holds no idle bands ($drawn)"
+
+# Read the second time; made again when damaged or stale.
+window "$tmp/gen.ctf" 0 "$tmp/first"
+grep -q "drawn from its pyramid (read)$" "$tmp/out" ||
+  fail "a second open said: $(cat "$tmp/out")"
+printf 'X' | dd of="$tmp/gen.ctf.mppyr" bs=1 seek=300 conv=notrunc 2>/dev/null
+window "$tmp/gen.ctf" 0 "$tmp/first"
+grep -q "drawn from its pyramid (made in one pass)$" "$tmp/out" ||
+  fail "a damaged pyramid file: $(cat "$tmp/out")"
+touch -d '2001-01-01' "$tmp/gen.ctf"
+window "$tmp/gen.ctf" 0 "$tmp/first"
+grep -q "drawn from its pyramid (made in one pass)$" "$tmp/out" ||
+  fail "a stale pyramid file: $(cat "$tmp/out")"
+
+# A short range: the model of its packets (every names packet with them:
+# small packets, a budget they fit a quarter of); the whole: the pyramid.
+"$gen" "$tmp/small.ctf" discard 8000000 12000 2 4096 >/dev/null
+cat >"$tmp/zoom" <<END
+pane 1144 400
+range 1000000 1020000
+wait 1
+state
+fit
+wait 1
+state
+quit
+END
+window "$tmp/small.ctf" 12 "$tmp/zoom"
+[ "$(grep -c '^big ' "$tmp/out")" = 2 ] &&
+  grep -q "^big 1000000 1020000 [0-9]* [0-9]* 1$" "$tmp/out" &&
+  grep -q "^big -[0-9]* [0-9]* [0-9]* [0-9]* 0$" "$tmp/out" ||
+  fail "a short range not modelled, or the whole: $(cat "$tmp/out")"
+echo "view_big: ok ($apart pixels apart)"
