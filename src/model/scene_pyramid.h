@@ -63,6 +63,12 @@ int mprof_pyramid_parse(const uint8_t *data, size_t size,
                         const uint8_t key[MPROF_PYRAMID_KEY],
                         mprof_cells_t **finest, const char **why);
 
+/* The checksum a file's bytes carry (FNV-1a over them all, its own 8
+ * bytes at MPROF_PYRAMID_CHECKSUM_AT read as zeros): for the fuzz target,
+ * to reach the checks behind it. */
+#define MPROF_PYRAMID_CHECKSUM_AT 48
+uint64_t mprof_pyramid_checksum(const uint8_t *data, size_t size);
+
 #ifdef __cplusplus
 }
 #endif

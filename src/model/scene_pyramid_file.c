@@ -20,7 +20,7 @@
 
 static const char magic[8] = {'M', 'P', 'R', 'O', 'F', 'P', 'Y', 'R'};
 #define VERSION 1
-#define CHECKSUM_AT 48
+#define CHECKSUM_AT MPROF_PYRAMID_CHECKSUM_AT
 #define HEADER_BYTES 128
 #define ARROW_BYTES 28
 #define LABEL_BYTES (12 + MPROF_CELLS_NAME)
@@ -54,7 +54,7 @@ static void get_bytes(cursor_t *c, void *data, size_t n) {
   c->at += n;
 }
 
-static uint64_t checksum(const uint8_t *data, size_t size) {
+uint64_t mprof_pyramid_checksum(const uint8_t *data, size_t size) {
   uint64_t h = 0xcbf29ce484222325u;
   for (size_t i = 0; i < size; i++) {
     uint8_t byte = i - CHECKSUM_AT < 8 ? 0 : data[i];
@@ -141,7 +141,7 @@ int mprof_pyramid_bytes(const mprof_cells_t *f,
   cursor_t c = {*data, *data + bytes};
   put_header(&c, f, key, bytes);
   put_body(&c, f);
-  uint64_t sum = checksum(*data, (size_t)bytes);
+  uint64_t sum = mprof_pyramid_checksum(*data, (size_t)bytes);
   c.at = *data + CHECKSUM_AT;
   put(&c, sum, 8);
   *size = (size_t)bytes;
@@ -162,7 +162,7 @@ static const char *take_header(const uint8_t *data, size_t size,
     return "not a pyramid file";
   cursor_t c = {(uint8_t *)data + sizeof magic, data + size};
   if (get(&c, 4) != VERSION) return "another version";
-  c.at += 4;
+  if (get(&c, 4)) return "bad reserved field";
   if (memcmp(c.at, key, MPROF_PYRAMID_KEY)) return "of another trace";
   c.at += MPROF_PYRAMID_KEY;
   uint64_t sum = get(&c, 8);
@@ -173,8 +173,9 @@ static const char *take_header(const uint8_t *data, size_t size,
   h->counter_limit = (uint32_t)get(&c, 4);
   h->counter_count = (uint32_t)get(&c, 4);
   h->events = get(&c, 8), h->label_count = get(&c, 8);
+  if (get(&c, 8)) return "bad reserved field";
   if (h->size != size) return "truncated";
-  if (checksum(data, size) != sum) return "damaged (checksum)";
+  if (mprof_pyramid_checksum(data, size) != sum) return "damaged (checksum)";
   if (h->t1 <= h->t0 || !h->columns || !h->rows ||
       h->counter_limit > MPROF_CELLS_COUNTERS ||
       h->counter_count > h->counter_limit ||

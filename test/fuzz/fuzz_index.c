@@ -1,9 +1,13 @@
-/* fuzz_index.c -- libFuzzer target over the index reader (mprof/index.h):
- * any bytes, taken as an index file as they are, then again with their
+/* fuzz_index.c -- libFuzzer target over the index reader (mprof/index.h),
+ * and the reader of the picture's pyramid beside it (.mppyr,
+ * src/model/scene_pyramid.h) for bytes that start as one does: any
+ * bytes, taken as an index file as they are, then again with their
  * checksum made right, so that mutations reach the checks behind it (the
  * counts, the levels, the bins' order and streams, the packets' own
- * cells).  Nothing may crash or read out of bounds (ASan+UBSan); an index
- * taken must hold what its accessors promise: packets and bins naming
+ * cells; the pyramid's counts, arrows, names, labels and counters).  A
+ * pyramid taken is written back byte for byte the same, halved, and a
+ * frame drawn from it.  Nothing may crash or read out of bounds (ASan+UBSan);
+ * an index taken must hold what its accessors promise: packets and bins naming
  * streams that exist, levels whose bins are sorted, each packet's cells
  * in order and holding its events, written and read back the same.
  * `make check` runs it briefly from its seeds (test/fuzz/corpus-index);
@@ -15,6 +19,7 @@
 #include <unistd.h>
 
 #include "index_internal.h"
+#include "scene_pyramid.h"
 
 /* Abort unless packet i's cells are in order and hold its events. */
 static void walk_cells(const mprof_index_t *index, size_t i) {
@@ -92,7 +97,46 @@ static void take(const uint8_t *data, size_t size) {
   mprof_index_free(index);
 }
 
+/* Bytes as a pyramid's file, of the key they carry. */
+static void take_pyramid(const uint8_t *data, size_t size) {
+  mprof_cells_t *finest;
+  mprof_pyramid_t *pyramid;
+  const char *why;
+  if (mprof_pyramid_parse(data, size, data + 16, &finest, &why)) {
+    if (!why) abort();
+    return;
+  }
+  uint8_t *written;
+  size_t written_size;
+  if (mprof_pyramid_bytes(finest, data + 16, &written, &written_size) ||
+      written_size != size || memcmp(written, data, size))
+    abort();
+  free(written);
+  if (mprof_pyramid_new(finest, 1, &pyramid)) return;
+  mprof_cells_t *frame;
+  int64_t t0 = pyramid->levels[0]->t0_ns, t1 = pyramid->levels[0]->t1_ns;
+  if (!mprof_pyramid_frame(pyramid, t0 / 2 + t1 / 2, t1, 37, 3, &frame))
+    mprof_cells_free(frame);
+  mprof_pyramid_free(pyramid);
+}
+
+/* A pyramid's bytes as they are, then with their checksum made right. */
+static void fuzz_pyramid(const uint8_t *data, size_t size) {
+  take_pyramid(data, size);
+  uint8_t *fixed = malloc(size);
+  memcpy(fixed, data, size);
+  uint64_t sum = mprof_pyramid_checksum(fixed, size);
+  for (int i = 0; i < 8; i++)
+    fixed[MPROF_PYRAMID_CHECKSUM_AT + i] = (uint8_t)(sum >> 8 * i);
+  take_pyramid(fixed, size);
+  free(fixed);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  if (size >= 128 && !memcmp(data, "MPROFPYR", 8)) {
+    fuzz_pyramid(data, size);
+    return 0;
+  }
   take(data, size);
   if (size < MPROF__INDEX_CHECKSUM_OFFSET + 8) return 0;
   uint8_t *fixed = malloc(size);
