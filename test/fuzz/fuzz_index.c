@@ -120,31 +120,28 @@ static void take_pyramid(const uint8_t *data, size_t size) {
   mprof_pyramid_free(pyramid);
 }
 
-/* A pyramid's bytes as they are, then with their checksum made right. */
-static void fuzz_pyramid(const uint8_t *data, size_t size) {
-  take_pyramid(data, size);
+typedef void (*take_fn)(const uint8_t *data, size_t size);
+typedef uint64_t (*checksum_fn)(const uint8_t *data, size_t size);
+
+/* Take bytes as they are, then with the checksum at `at` made right. */
+static void take_both(const uint8_t *data, size_t size, take_fn take_them,
+                      checksum_fn checksum, size_t at) {
+  take_them(data, size);
+  if (size < at + 8) return;
   uint8_t *fixed = malloc(size);
   memcpy(fixed, data, size);
-  uint64_t sum = mprof_pyramid_checksum(fixed, size);
-  for (int i = 0; i < 8; i++)
-    fixed[MPROF_PYRAMID_CHECKSUM_AT + i] = (uint8_t)(sum >> 8 * i);
-  take_pyramid(fixed, size);
+  uint64_t sum = checksum(fixed, size);
+  for (int i = 0; i < 8; i++) fixed[at + i] = (uint8_t)(sum >> 8 * i);
+  take_them(fixed, size);
   free(fixed);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  if (size >= 128 && !memcmp(data, "MPROFPYR", 8)) {
-    fuzz_pyramid(data, size);
-    return 0;
-  }
-  take(data, size);
-  if (size < MPROF__INDEX_CHECKSUM_OFFSET + 8) return 0;
-  uint8_t *fixed = malloc(size);
-  memcpy(fixed, data, size);
-  uint64_t sum = mprof__index_checksum(fixed, size);
-  for (int i = 0; i < 8; i++)
-    fixed[MPROF__INDEX_CHECKSUM_OFFSET + i] = (uint8_t)(sum >> 8 * i);
-  take(fixed, size);
-  free(fixed);
+  if (size >= 128 && !memcmp(data, "MPROFPYR", 8))
+    take_both(data, size, take_pyramid, mprof_pyramid_checksum,
+              MPROF_PYRAMID_CHECKSUM_AT);
+  else
+    take_both(data, size, take, mprof__index_checksum,
+              MPROF__INDEX_CHECKSUM_OFFSET);
   return 0;
 }
