@@ -16,6 +16,18 @@
  * gives frame_cpu_ms, the CPU time of the drawing thread, which a machine
  * shared with other work inflates far less.  Model load time is a note on
  * stderr.
+ *
+ * The same trace, then, as a trace too big to model (the budget forced to
+ * 0) opens in the window (src/view/big.h), its index and pyramid built
+ * once first (the time a note):
+ *   gtk_big_first_frame  first_frame_ms  first_frame_budget_1000ms
+ *       open (the index and pyramid read, the levels halved) and draw the
+ *       whole trace
+ *   gtk_big_frame        frame_ms  frame_budget_16ms
+ *       pan and zoom frames drawn from the pyramid, to 1/64 of the span
+ * With MPROF_BENCH_VIEW_TRACE=PATH, only these two, of that trace (one
+ * trace_gen makes at 100 M or 1 B events), with the budget the
+ * environment's MPROF_VIEW_BUDGET_MIB gives (default 1024 MiB).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -24,6 +36,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "big.h"
 #include "bench_util.h"
 #include "mprof.h"
 #include "mprof/unix.h"
@@ -117,9 +130,87 @@ static double measure(cairo_t *cr, mprof_timeline_t *tl, move_fn move,
   return bench_median(medians, rounds);
 }
 
+/* --- A trace too big to model ------------------------------------------- */
+
+static double since_ms(uint64_t t) {
+  return (double)(bench_now_ns() - t) / 1e6;
+}
+
+/* Open path's big view and draw its first frame on cr: the time in ms. */
+static double first_frame(cairo_t *cr, const char *path, uint64_t budget,
+                          mprof_view_big_t **big) {
+  uint64_t t = bench_now_ns();
+  if (mprof__view_big_open(path, budget, NULL, NULL, NULL, NULL, big) ||
+      !*big || mprof__view_big_draw(cr, *big, WIDTH, HEIGHT))
+    exit(1);
+  cairo_surface_flush(cairo_get_target(cr));
+  return since_ms(t);
+}
+
+/* Frame i of a round: zoom in 6 steps of 2 around the middle of the time
+ * columns, pan both ways, zoom back out. */
+static void big_move(mprof_view_big_t *big, int i) {
+  if (i < 6)
+    mprof__view_big_zoom(big, 0.5, WIDTH - 0.5 * (WIDTH - 120));
+  else if (i < 34)
+    mprof__view_big_pan(big, i % 14 < 7 ? -80 : 80);
+  else
+    mprof__view_big_zoom(big, 2, WIDTH - 0.5 * (WIDTH - 120));
+}
+
+static void big_cases(cairo_t *cr, const char *path, uint64_t budget,
+                      int rounds) {
+  mprof_view_big_t *big;
+  double built = first_frame(cr, path, budget, &big);
+  bench_note("%s: index and pyramid %s, first frame in %.0f ms", path,
+             mprof__view_big_built(big) ? "made" : "read", built);
+  mprof__view_big_free(big);
+  double firsts[BENCH_MAX_ROUNDS], medians[BENCH_MAX_ROUNDS], frames[40];
+  for (int r = 0; r < rounds; r++) {
+    firsts[r] = first_frame(cr, path, budget, &big);
+    for (int i = 0; i < 40; i++) {
+      big_move(big, i);
+      uint64_t t = bench_now_ns();
+      if (mprof__view_big_draw(cr, big, WIDTH, HEIGHT)) exit(1);
+      cairo_surface_flush(cairo_get_target(cr));
+      frames[i] = since_ms(t);
+      if (mprof__view_big_modelled(big)) bench_note("frame %d modelled", i);
+    }
+    medians[r] = bench_median(frames, 40);
+    mprof__view_big_free(big);
+  }
+  bench_json("gtk_big_first_frame", "first_frame_ms",
+             bench_median(firsts, rounds), "first_frame_budget_1000ms", 1000);
+  bench_json("gtk_big_frame", "frame_ms", bench_median(medians, rounds),
+             "frame_budget_16ms", BUDGET_MS);
+}
+
+/* Remove path + suffix (the index, the pyramid). */
+static void unlink_beside(const char *path, const char *suffix) {
+  char beside[4200];
+  snprintf(beside, sizeof beside, "%s%s", path, suffix);
+  unlink(beside);
+}
+
+/* MPROF_VIEW_BUDGET_MIB in bytes, as `mprof view` reads it. */
+static uint64_t view_budget(void) {
+  const char *text = getenv("MPROF_VIEW_BUDGET_MIB");
+  return (uint64_t)(text && *text ? strtoull(text, NULL, 10) : 1024) << 20;
+}
+
 int main(int argc, char **argv) {
   bench_args_t args;
   bench_parse_args(argc, argv, &args);
+  cairo_surface_t *surface =
+      cairo_image_surface_create(CAIRO_FORMAT_RGB24, WIDTH, HEIGHT);
+  cairo_t *cr = cairo_create(surface);
+  const char *big_trace = getenv("MPROF_BENCH_VIEW_TRACE");
+  if (big_trace) {
+    big_cases(cr, big_trace, view_budget(), args.rounds);
+    cairo_destroy(cr);
+    cairo_surface_destroy(surface);
+    return 0;
+  }
   const char *path = record(args.dir, args.events);
   uint64_t t = bench_now_ns();
   mprof_view_doc_t *doc;
@@ -131,10 +222,6 @@ int main(int argc, char **argv) {
   bench_note("%llu events, %zu threads, %u rows: model and analysis in %.2f s",
              (unsigned long long)v->events, v->thread_count, v->row_count,
              (double)(bench_now_ns() - t) / 1e9);
-  unlink(path);
-  cairo_surface_t *surface =
-      cairo_image_surface_create(CAIRO_FORMAT_RGB24, WIDTH, HEIGHT);
-  cairo_t *cr = cairo_create(surface);
   static const struct {
     const char *name;
     move_fn move;
@@ -150,9 +237,13 @@ int main(int argc, char **argv) {
     bench_json(cases[i].name, "frame_cpu_ms", cpu, "frame_budget_16ms",
                BUDGET_MS);
   }
-  cairo_destroy(cr);
-  cairo_surface_destroy(surface);
   mprof_timeline_free(tl);
   mprof__view_doc_free(doc);
+  big_cases(cr, path, 0, args.rounds);
+  unlink(path);
+  unlink_beside(path, ".mpidx");
+  unlink_beside(path, ".mppyr");
+  cairo_destroy(cr);
+  cairo_surface_destroy(surface);
   return 0;
 }
