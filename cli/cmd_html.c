@@ -635,10 +635,11 @@ static int open_member(trace_file_t *t, int *problems) {
   return -1;
 }
 
-/* Events are decoded only for the damage they tell (as mprof check). */
-static int ignore_event(void *context, const mprof_event_t *ev) {
-  (void)context;
+/* Events are decoded for the damage they tell (as mprof check), and
+ * counted (*context). */
+static int count_event(void *context, const mprof_event_t *ev) {
   (void)ev;
+  ++*(uint64_t *)context;
   return 0;
 }
 
@@ -701,10 +702,11 @@ static void count_damage(const trace_file_t *t, int *problems) {
           t->path, damaged, n);
 }
 
-/* Open the big trace t from its file, index it, and plan its slices,
- * reading it a piece at a time.  Its capture's finding, if any, is not
- * looked for (that takes its whole model).  0, or -1 after saying why. */
-static int load_indexed(trace_file_t *t, int *problems) {
+/* Open the big trace t from its file, index it (its damage told from the
+ * index if tell_damage), and plan its slices, reading it a piece at a
+ * time.  Its capture's finding, if any, is not looked for (that takes its
+ * whole model).  0, or -1 after saying why. */
+static int load_indexed(trace_file_t *t, int *problems, int tell_damage) {
   mprof_trace_t *trace;
   if (!(t->file = fopen(t->path, "rb")) || !(t->piece = malloc(PIECE))) {
     fprintf(stderr, "mprof html: %s: %s\n", t->path, strerror(errno));
@@ -714,7 +716,7 @@ static int load_indexed(trace_file_t *t, int *problems) {
   if (cli_open_trace(t->path, problems, &trace)) return -1;
   index_trace(t, trace);
   mprof_trace_close(trace);
-  if (t->index) count_damage(t, problems);
+  if (t->index && tell_damage) count_damage(t, problems);
   if (plan_trace(t)) {
     fprintf(stderr, "mprof html: %s: %s\n", t->path, strerror(errno));
     return -1;
@@ -723,9 +725,9 @@ static int load_indexed(trace_file_t *t, int *problems) {
 }
 
 /* Read the trace t whole (a file, or standard input for "-"), check it
- * opens and decodes (damage is told and counted), and plan what the page
- * gets of it.  0, or -1 after saying why. */
-static int load_whole(trace_file_t *t, int *problems) {
+ * opens and decodes (damage is told and counted; *events: its events),
+ * and plan what the page gets of it.  0, or -1 after saying why. */
+static int load_whole(trace_file_t *t, int *problems, uint64_t *events) {
   mprof_trace_t *trace;
   if (read_file(t)) {
     fprintf(stderr, "mprof html: %s: %s\n", shown_name(t), strerror(errno));
@@ -733,7 +735,7 @@ static int load_whole(trace_file_t *t, int *problems) {
   }
   if (cli_open_trace_memory(t->data, t->size, shown_name(t), problems, &trace))
     return -1;
-  cli_trace_events(trace, "html", ignore_event, NULL, problems);
+  cli_trace_events(trace, "html", count_event, events, problems);
   find_capture(t, trace);
   mprof_trace_close(trace);
   if (plan_trace(t)) {
@@ -743,17 +745,42 @@ static int load_whole(trace_file_t *t, int *problems) {
   return 0;
 }
 
-/* Load each trace: a big one by its index if it may be (one trace, in a
- * directory, from a file), else whole. */
+/* Whether the page's memory would be over its budget (MPROF_HTML_BUDGET
+ * bytes, else 1.5 GiB) with the file of t and the whole model of its
+ * events, about MODEL_BYTES_PER_EVENT each (the page's
+ * reading.modelBytesPerEvent): a dense trace of 256 MiB (27 M events)
+ * took 6.8 times its size. */
+#define MODEL_BYTES_PER_EVENT 64
+
+static int over_budget(const trace_file_t *t, uint64_t events) {
+  const char *v = getenv("MPROF_HTML_BUDGET");
+  char *end;
+  unsigned long long budget = v && *v ? strtoull(v, &end, 10) : 0;
+  if (!v || !*v || *end) budget = (unsigned long long)3 << 29;
+  return t->size + events * MODEL_BYTES_PER_EVENT > budget;
+}
+
+/* Load each trace: one by its index if it may be (one trace, in a
+ * directory, from a file) and it is big, or its model would be; else
+ * whole. */
 static int load_traces(trace_file_t *traces, int count, int may_index,
                        int *problems) {
   for (int i = 0; i < count; i++) {
     trace_file_t *t = &traces[i];
+    uint64_t events = 0;
     if (cli_input_check("html", t->path)) return -1;
     if (mprof_trace_is_merged(t->path) && open_member(t, problems)) return -1;
-    int err = is_indexed(t, may_index, &t->size) ? load_indexed(t, problems)
-                                                 : load_whole(t, problems);
-    if (err) return -1;
+    if (is_indexed(t, may_index, &t->size)) {
+      if (load_indexed(t, problems, 1)) return -1;
+      continue;
+    }
+    if (load_whole(t, problems, &events)) return -1;
+    if (!may_index || is_stdin(t) || !over_budget(t, events)) continue;
+    free(t->data);
+    free(t->spans);
+    t->data = NULL;
+    t->spans = NULL;
+    if (load_indexed(t, problems, 0)) return -1;
   }
   return 0;
 }

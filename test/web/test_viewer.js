@@ -21,7 +21,8 @@ const { testNet, testFirstFrame, testStandIn, testStdin, testOpenFile, testProgr
 const { testStory, testXss, testGenerated, testCompare, testCompareRuns, testLegend, testCounters, testIdleBand,
   testKeys, testPaneResize, testSameLayout } = require('./test_viewer_draw');
 const { testFindingsHung, testFindingsRetry, testFindingsCapture } = require('./test_viewer_findings');
-const { testBigDensity, testBigWindow, testBigHtml, testBigHtmlSparse, testBigIndexRejected } = require('./test_viewer_big');
+const { testBigDensity, testBigWindow, testBigHtml, testBigHtmlSparse, testBigBudget,
+  testBigIndexRejected } = require('./test_viewer_big');
 
 (async () => {
   const { context, profile } = await launch();
@@ -37,7 +38,7 @@ const { testBigDensity, testBigWindow, testBigHtml, testBigHtmlSparse, testBigIn
     ['findings (hung run)', testFindingsHung], ['findings (retries)', testFindingsRetry],
     ['findings (capture)', testFindingsCapture], ['big: density', testBigDensity], ['big: window', testBigWindow],
     ['big: mprof html', testBigHtml], ['big: mprof html of a sparse 1 GiB', testBigHtmlSparse],
-    ['big: index not believed', testBigIndexRejected]]) {
+    ['big: over the budget', testBigBudget], ['big: index not believed', testBigIndexRejected]]) {
     if (only.length && !only.includes(name)) continue;
     try {
       await run(context);

@@ -72,6 +72,11 @@ printf 'BAD!' | dd of="$out/damaged.ctf" bs=1 seek=$((packets + 5 * packet)) con
 cp "$out/streams.ctf.mpidx" "$out/streams-damaged.mpidx"
 MPROF_HTML_INDEXED=0 MPROF_HTML_SLICE=131072 "$mprof" html "$out/streams.ctf" -o "$out/streams-html"
 printf '\001' | dd of="$out/streams-damaged.mpidx" bs=1 seek=200 conv=notrunc status=none
+# the same trace under a page budget of its file and half its whole model
+# (its events, 32 bytes each)
+events=$(/usr/bin/python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["events"])' "$out/streams-stats.json")
+MPROF_HTML_BUDGET=$(($(stat -c %s "$out/streams.ctf") + events * 32)) \
+  "$mprof" html "$out/streams.ctf" -o "$out/streams-budget"
 # a sparse trace of 1 GiB, past the size the page reads whole: mprof html
 # reads it a piece at a time, in an address space it cannot be mapped into
 # (not under a sanitizer, whose shadow memory no such limit allows)

@@ -223,6 +223,34 @@ async function testBigHtmlSparse(context) {
   await page.close();
 }
 
+/* A file below reading.bigFrom whose whole model, as its preview tells,
+ * would put the page over reading.wholeBudget: read by its index (built
+ * here) under a budget of its file and half its model (its events as
+ * mprof stats counts them, half of reading.modelBytesPerEvent each), and
+ * whole under its file and twice its model.  The page mprof html writes
+ * of it with MPROF_HTML_BUDGET the first reads it by the index mprof html
+ * wrote. */
+async function testBigBudget(context) {
+  const size = fs.statSync(TRACE).size, events = stats('streams').events;
+  for (const [budget, byIndex] of [[size + events * 32, true], [size + events * 128, false]]) {
+    const page = await open(context, `net/index.html?wholeBudget=${budget}`);
+    await page.setInputFiles('#file', TRACE);
+    await page.waitForFunction(() => (window.mprofViewer.big() && window.mprofViewer.big().density)
+      || window.mprofViewer.view.openToCompleteMs !== undefined, null, { timeout: 30000 });
+    const b = await bigState(page);
+    if (byIndex) check(b && b.indexFrom === 'built' && b.mode === 'density', `over a budget of ${budget}: by its index`);
+    else check(!b && (await page.evaluate(() => window.mprofViewer.panes[0].summary.events)) === events, `under ${budget}: whole`);
+    await page.close();
+  }
+  const page = await context.newPage();
+  await page.goto('file://' + path.resolve(out, 'streams-budget/index.html'));
+  await page.waitForFunction(() => window.mprofViewer && ((window.mprofViewer.big() && window.mprofViewer.big().density)
+    || window.mprofViewer.view.openToCompleteMs !== undefined), null, { timeout: 30000 });
+  const b = await bigState(page), data = await page.evaluate(() => window.MPROF_DATA.traces[0]);
+  check(data.index && b && b.indexFrom === 'file', `mprof html over its budget: by the index it wrote: ${b && b.indexFrom}`);
+  await page.close();
+}
+
 /* An index not of this trace (another trace's), and this trace's index
  * damaged (one byte changed): neither is believed; the index is built
  * here, and the first frame is the same. */
@@ -236,4 +264,4 @@ async function testBigIndexRejected(context) {
   }
 }
 
-module.exports = { testBigDensity, testBigWindow, testBigHtml, testBigHtmlSparse, testBigIndexRejected };
+module.exports = { testBigDensity, testBigWindow, testBigHtml, testBigHtmlSparse, testBigBudget, testBigIndexRejected };

@@ -71,15 +71,17 @@ function openFiles(files) {
   if (given) { openBig(fileSource(given.trace), given.index, performance.now()); return; }
   const list = [...files].filter((f) => !f.name.endsWith('.mpidx')).slice(0, 2);
   if (!list.length) return;
-  openSources(list.map((f) => ({ name: f.name, size: f.size,
+  openSources(list.map((f) => ({ name: f.name, size: f.size, file: f,
     slices: (preview) => fileSlices(f, preview ? reading.preview : reading.slice) })), performance.now());
 }
 
 /* Open one or two traces (compare) read a slice at a time: sources
- * [{name, size, slices(preview), capture (panes.js)}], slices() giving loadSlices() its
- * next(), the first slice small if preview.  One trace is shown while it
- * loads (previewSlice()), in shells[0] if given (embeddedShells()).  The
- * times count from openedAt. */
+ * [{name, size, slices(preview), capture (panes.js), file (if picked)}],
+ * slices() giving loadSlices() its next(), the first slice small if
+ * preview.  One trace is shown while it loads (previewSlice()), in
+ * shells[0] if given (embeddedShells()); a picked one whose whole model
+ * the preview says would be over the page's budget is opened by its index
+ * instead (overBudget()).  The times count from openedAt. */
 async function openSources(sources, openedAt, shells = []) {
   const load = ++view.loads;
   Object.assign(view, { openedAt, openToFrameMs: undefined, openToCompleteMs: undefined,
@@ -88,13 +90,22 @@ async function openSources(sources, openedAt, shells = []) {
   closeBig();
   closePanes(shells); /* their memory first */
   const preview = sources.length === 1 && reading.preview > 0;
-  const onSlice = preview ? (ptr, have) => previewSlice(sources[0].name, sources[0].size, ptr, have, shells[0]) : null;
+  const onSlice = preview ? async (ptr, have) => {
+    await previewSlice(sources[0].name, sources[0].size, ptr, have, shells[0]);
+    if (sources[0].file && have <= reading.preview && panes[0] && panes[0].preview
+      && overBudget(sources[0].size, eventsEstimate(ptr, sources[0].size, have, panes[0].summary.events))) {
+      throw Object.assign(new Error('over the budget'), { byIndex: true });
+    }
+  } : null;
   const traces = [];
   try {
     for (const f of sources) traces.push({ ...await loadSlices(f.name, f.size, f.slices(preview), load, onSlice), capture: f.capture });
   } catch (e) {
     for (const t of traces) wasm.mprof_web_free(t.ptr);
-    if (load === view.loads) {
+    if (load === view.loads && e.byIndex) {
+      closePanes(); /* its preview */
+      openBig(fileSource(sources[0].file), null, openedAt);
+    } else if (load === view.loads) {
       loading(1);
       closePanes(); /* a preview of it */
       status('cannot read ' + sources.map((f) => f.name).join(', ') + ': ' + e.message);
@@ -109,6 +120,35 @@ async function openSources(sources, openedAt, shells = []) {
   if (load !== view.loads) { for (const t of traces) wasm.mprof_web_free(t.ptr); return; }
   loading(1);
   showTraces(traces, panes.length ? [] : shells); /* a preview took the shell */
+}
+
+/* Whether the whole model of a file of `size` bytes, about `events`
+ * events, would put the page over its budget: the file's bytes, and
+ * reading.modelBytesPerEvent an event (a dense trace_gen trace of 256 MiB,
+ * 27 M events, took 6.8 times its size; bench_web's 10 M events in a
+ * file of 488 MB, 1.8 times). */
+function overBudget(size, events) {
+  return size + events * reading.modelBytesPerEvent > reading.wholeBudget;
+}
+
+/* The events of a trace file of `size` bytes whose first `have` bytes, in
+ * WebAssembly memory at ptr, hold `events`: as many for each packet ever
+ * written (its slot state not 0: docs/FORMAT.md) as those written in its
+ * first bytes have; a file whose slot states those bytes do not hold, as
+ * many per byte. */
+function eventsEstimate(ptr, size, have, events) {
+  const v = new DataView(wasm.memory.buffer, ptr, have), perByte = events / have * size;
+  if (have < 64) return perByte;
+  const packetSize = v.getUint32(24, true), count = v.getUint32(28, true);
+  const slots = Number(v.getBigUint64(48, true)), packets = Number(v.getBigUint64(56, true));
+  if (!packetSize || slots + 8 * count > have) return perByte;
+  let written = 0, writtenIn = 0;
+  for (let i = 0; i < count; i++) {
+    if (v.getBigUint64(slots + 8 * i, true) === 0n) continue;
+    written++;
+    if (packets + (i + 1) * packetSize <= have) writtenIn++;
+  }
+  return writtenIn ? events * written / writtenIn : perByte;
 }
 
 function attachPage() {

@@ -38,12 +38,15 @@ const view = { lastFrameMs: 0, frames: 0, analysed: false, divergence: null,
  * (scriptSlices()): `scriptsAhead` scripts load ahead. */
 const reading = { slice: 32 << 20, preview: 4 << 20, gate: null, scriptsAhead: 3,
   /* A file of `bigFrom` bytes or more (its whole model would take more
-   * than 1.5 GiB) is read by its index (big_open.js), and a window of it
+   * than 1.5 GiB unless its events are sparse) is read by its index
+   * (big_open.js), and a window of it
    * modelled once its packets' content is at most `windowBudget` bytes
    * (the model takes about four times that), widened by `windowMargin`
    * of the range on each side when that fits too (a pan that stays in it
-   * needs no other model). */
-  bigFrom: 512 << 20, windowBudget: 64 << 20, windowMargin: 0.1 };
+   * needs no other model).  A smaller file is read by its index too when
+   * its preview says that the file and its whole model, about
+   * `modelBytesPerEvent` an event, would be over `wholeBudget` bytes. */
+  bigFrom: 512 << 20, windowBudget: 64 << 20, windowMargin: 0.1, modelBytesPerEvent: 64, wholeBudget: 1.5 * 2 ** 30 };
 /* The page's address may set these numbers: index.html?windowBudget=N
  * (tests, and a user who wants more or less in a window). */
 for (const [key, value] of new URLSearchParams(location.search)) {
