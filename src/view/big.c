@@ -41,20 +41,24 @@ int mprof__view_big_open(const char *path, uint64_t budget_bytes,
                          mprof_progress_fn progress, void *progress_context,
                          mprof_view_big_t **out) {
   uint64_t model_bytes;
+  mprof_trace_t *trace;
   *out = NULL;
-  if (!mprof__view_too_big(path, budget_bytes, &model_bytes)) return 0;
+  if (!mprof__view_open_too_big(path, budget_bytes, diag, diag_context,
+                                &model_bytes, &trace))
+    return 0;
   mprof_view_big_t *b = calloc(1, sizeof *b);
   size_t length = strlen(path) + 1;
   if (!b || !(b->path = malloc(length))) {
     free(b);
+    mprof_trace_close(trace);
     return MPROF_ENOMEM;
   }
+  b->trace = trace;
   memcpy(b->path, path, length);
   b->window_budget = budget_bytes / WINDOW_BUDGET_SHARE;
   b->model_bytes = model_bytes;
   const char *why;
-  int err = mprof_trace_open(path, diag, diag_context, &b->trace);
-  if (!err) err = mprof_index_open(path, b->trace, 0, NULL, NULL, &b->index);
+  int err = mprof_index_open(path, b->trace, 0, NULL, NULL, &b->index);
   if (!err)
     err = mprof__view_pyramid_open(path, b->trace, b->index, progress,
                                    progress_context, &b->built, &why,

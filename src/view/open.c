@@ -97,28 +97,56 @@ int mprof__view_window_doc(const char *path, const mprof_trace_t *trace,
   return err ? err : mprof__view_doc_make(path, model, out);
 }
 
-static void quiet(void *context, const char *message) {
-  (void)context;
-  (void)message;
+/* The problems an open tells, held until it is known who tells them:
+ * the open kept, or the whole load that follows. */
+typedef struct held_s {
+  char **messages;
+  size_t count;
+} held_t;
+
+static void hold(void *context, const char *message) {
+  held_t *h = context;
+  size_t length = strlen(message) + 1;
+  char *copy = malloc(length);
+  char **messages = realloc(h->messages, (h->count + 1) * sizeof *messages);
+  if (messages) h->messages = messages;
+  if (!copy || !messages) {
+    free(copy);
+    return;
+  }
+  memcpy(copy, message, length);
+  h->messages[h->count++] = copy;
 }
 
-/* Whether the trace at path is one whose whole model would take more
- * than budget_bytes (*bytes, about): its problems are told once, by
- * whichever load follows. */
-static int over_budget(const char *path, uint64_t budget_bytes,
-                       uint64_t *bytes) {
+/* Tell the held problems to diag (NULL: to nobody), and free them. */
+static void tell_held(held_t *h, mprof_diag_fn diag, void *diag_context) {
+  for (size_t i = 0; i < h->count; i++) {
+    if (diag) diag(diag_context, h->messages[i]);
+    free(h->messages[i]);
+  }
+  free(h->messages);
+}
+
+int mprof__view_open_too_big(const char *path, uint64_t budget_bytes,
+                             mprof_diag_fn diag, void *diag_context,
+                             uint64_t *bytes, mprof_trace_t **out) {
+  *out = NULL;
+  *bytes = 0;
+  if (!strcmp(path, "-") || mprof_trace_is_merged(path)) return 0;
+  held_t held = {NULL, 0};
   mprof_trace_t *trace;
-  if (mprof_trace_open(path, quiet, NULL, &trace)) return 0;
+  if (mprof_trace_open(path, hold, &held, &trace)) {
+    tell_held(&held, NULL, NULL);
+    return 0;
+  }
   *bytes = model_bytes_estimate(trace);
-  int legacy = mprof_trace_info(trace)->legacy;
-  mprof_trace_close(trace);
-  return *bytes > budget_bytes && !legacy;
-}
-
-int mprof__view_too_big(const char *path, uint64_t budget_bytes,
-                        uint64_t *bytes) {
-  return strcmp(path, "-") && !mprof_trace_is_merged(path) &&
-         over_budget(path, budget_bytes, bytes);
+  int big = *bytes > budget_bytes && !mprof_trace_info(trace)->legacy;
+  tell_held(&held, big ? diag : NULL, diag_context);
+  if (big)
+    *out = trace;
+  else
+    mprof_trace_close(trace);
+  return big;
 }
 
 int mprof__view_range_doc(const char *path, int64_t t0_ns, int64_t t1_ns,
@@ -127,13 +155,13 @@ int mprof__view_range_doc(const char *path, int64_t t0_ns, int64_t t1_ns,
                           mprof_view_doc_t **out) {
   *out = NULL;
   memset(window, 0, sizeof *window);
-  if (!mprof__view_too_big(path, budget_bytes, &window->model_bytes)) return 0;
   mprof_trace_t *trace;
-  int err = mprof_trace_open(path, diag, diag_context, &trace);
-  if (err) return err;
+  if (!mprof__view_open_too_big(path, budget_bytes, diag, diag_context,
+                                &window->model_bytes, &trace))
+    return 0;
   mprof_index_t *index = NULL;
   mprof_model_t *model = NULL;
-  err = mprof_index_open(path, trace, 0, NULL, NULL, &index);
+  int err = mprof_index_open(path, trace, 0, NULL, NULL, &index);
   if (!err) err = load_window(trace, index, t0_ns, t1_ns, window, &model);
   mprof_index_free(index);
   mprof_trace_close(trace);
@@ -161,13 +189,13 @@ int mprof__view_whole_cells(const char *path, uint64_t budget_bytes, int width,
                             mprof_progress_fn progress, void *progress_context,
                             uint64_t *model_bytes, mprof_cells_t **out) {
   *out = NULL;
-  if (!mprof__view_too_big(path, budget_bytes, model_bytes)) return 0;
   mprof_trace_t *trace;
-  int err = mprof_trace_open(path, diag, diag_context, &trace);
-  if (err) return err;
+  if (!mprof__view_open_too_big(path, budget_bytes, diag, diag_context,
+                                model_bytes, &trace))
+    return 0;
   mprof_index_t *index = NULL;
   int64_t t0, t1;
-  err = mprof_index_open(path, trace, 0, NULL, NULL, &index);
+  int err = mprof_index_open(path, trace, 0, NULL, NULL, &index);
   if (!err) {
     mprof__view_whole_range(index, &t0, &t1);
     mprof_index_free(index); /* the pass needs its memory more */

@@ -16,9 +16,12 @@ void mprof__view_whole_range(const mprof_index_t *index, int64_t *t0_ns,
 
 /* Whether the trace at path is one whose whole model would take more
  * than budget_bytes (*bytes, about): one trace file (not standard input
- * or a merged trace), not a legacy one (open.c). */
-int mprof__view_too_big(const char *path, uint64_t budget_bytes,
-                        uint64_t *bytes);
+ * or a merged trace), not a legacy one (open.c).  If so (1), *out is the
+ * trace opened (its problems told to diag); if not (0), or it cannot be
+ * opened, its problems are left to the whole load that follows. */
+int mprof__view_open_too_big(const char *path, uint64_t budget_bytes,
+                             mprof_diag_fn diag, void *diag_context,
+                             uint64_t *bytes, mprof_trace_t **out);
 
 /* About the bytes the model of trace's part [t0_ns, t1_ns) takes: of the
  * packets its index says that part needs (open.c).  Returns 0 or
