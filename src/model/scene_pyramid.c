@@ -91,15 +91,25 @@ static uint8_t merge_look(uint8_t a, uint8_t b) {
          (uint8_t)(ends << MPROF_CELL_END_SHIFT);
 }
 
+/* Frame column x from level columns [from, to).  Zoomed past the finest
+ * (a level column over several frame columns), the level column's arrows
+ * go in the frame column its start is in and its ends in the last one it
+ * covers, not in each. */
 static void frame_column_fill(const map_t *m, mprof_cells_t *f, uint32_t x,
                               int64_t from, int64_t to) {
   const mprof_cells_t *l = m->level;
   int arrows = 0;
+  uint8_t keep = (uint8_t)~0;
+  if (m->ratio < 1 && from < to) {
+    uint32_t j = (uint32_t)from;
+    if (x != frame_clamp(f, frame_column(m, j + 1) - 1)) keep = MPROF_CELL_LOOK;
+    if (x != frame_clamp(f, frame_column(m, j))) arrows = MPROF_CELLS_ARROWS;
+  }
   for (int64_t j = from; j < to; j++) {
     f->idle[x] |= l->idle[j];
     for (uint32_t r = 0; r < l->rows && r < l->row_count; r++) {
       uint8_t *cell = &f->cells[(size_t)mprof_cells_row(f, r) * f->columns + x];
-      *cell = merge_look(*cell, l->cells[(size_t)r * l->columns + j]);
+      *cell = merge_look(*cell, l->cells[(size_t)r * l->columns + j] & keep);
     }
     for (int k = 0; k < MPROF_CELLS_ARROWS && arrows < MPROF_CELLS_ARROWS;
          k++) {

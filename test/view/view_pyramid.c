@@ -8,12 +8,15 @@
  * halving; each coarser level must equal, byte for byte and field for
  * field, the summary streamed directly at its width (the oracle: the
  * pass itself), and a frame of a level's own range and width must be that
- * level.  Then the file: the finest level written and read back equals
- * itself; a copy damaged in any of a few places, cut short, or of another
- * trace (its key) is not believed; and mprof__view_pyramid_open() beside
- * a damaged file builds the pyramid again, says why, and leaves a good
- * file.  Prints "ok ..." or one line saying what differs, and exits 1.
+ * level; a frame zoomed 4 times past the finest holds each of its
+ * columns' arrows and ends once, and its lines as they are.  Then the file: the
+ * finest level written and read back equals itself; a copy damaged in any of a
+ * few places, cut short, or of another trace (its key) is not believed; and
+ * mprof__view_pyramid_open() beside a damaged file builds the pyramid again,
+ * says why, and leaves a good file.  Prints "ok ..." or one line saying what
+ * differs, and exits 1.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,6 +130,47 @@ static int check_levels(const mprof_trace_t *trace, const mprof_pyramid_t *p,
   return 0;
 }
 
+/* Arrows kept, and cells marked as an end, in columns [from, to) of c. */
+static void count_marks(const mprof_cells_t *c, uint32_t from, uint32_t to,
+                        int *arrows, int *ends, int *lines) {
+  *arrows = *ends = *lines = 0;
+  for (uint32_t x = from; x < to; x++) {
+    for (int k = 0; k < MPROF_CELLS_ARROWS; k++)
+      *arrows +=
+          c->arrows[x * MPROF_CELLS_ARROWS + k].kind != MPROF_ARROW_KIND_COUNT;
+    for (uint32_t r = 0; r < c->rows; r++) {
+      *ends += MPROF_CELL_ENDS(c->cells[r * c->columns + x]) > 0;
+      *lines += (c->cells[r * c->columns + x] & MPROF_CELL_LOOK) != 0;
+    }
+  }
+}
+
+/* The finest level's middle columns [n, 2n) (n a quarter of them) in 4n
+ * frame columns: each level column's arrows and end once, its look in
+ * each of its 4. */
+static int check_zoomed(const mprof_pyramid_t *p) {
+  const mprof_cells_t *l = p->levels[0];
+  uint32_t n = l->columns / 4;
+  double width = (double)(l->t1_ns - l->t0_ns) / l->columns;
+  int64_t t0 = l->t0_ns + (int64_t)ceil(width * n),
+          t1 = l->t0_ns + (int64_t)floor(width * 2 * n);
+  mprof_cells_t *f;
+  if (mprof_pyramid_frame(p, t0, t1, 4 * n, l->rows, &f))
+    return fail("a zoomed frame");
+  int arrows, ends, lines, f_arrows, f_ends, f_lines;
+  count_marks(l, n, 2 * n, &arrows, &ends, &lines);
+  count_marks(f, 0, 4 * n, &f_arrows, &f_ends, &f_lines);
+  mprof_cells_free(f);
+  if (arrows != f_arrows || ends != f_ends || 4 * lines < f_lines - 8 ||
+      4 * lines > f_lines + 8) {
+    printf("FAIL: zoomed 4 times: %d arrows, %d ends, %d cells lined; the "
+           "level's %d, %d, %d\n",
+           f_arrows, f_ends, f_lines, arrows, ends, lines);
+    return 1;
+  }
+  return 0;
+}
+
 /* Whether bytes are believed. */
 static int believed(const uint8_t *data, size_t size, const uint8_t *key) {
   mprof_cells_t *c;
@@ -209,6 +253,7 @@ int main(int argc, char **argv) {
   if (!finest || mprof_pyramid_new(finest, 16, &p)) return fail("a pyramid");
   int ends = 0;
   int code = check_levels(trace, p, &ends);
+  if (!code) code = check_zoomed(p);
   if (!code) code = check_bytes(p->levels[0]);
   if (!code) code = check_rebuilt(argv[1], trace, index);
   if (!code)
