@@ -1,6 +1,7 @@
 #!/bin/sh
 # test_model_pure.sh -- the model makes no OS calls: its objects may need
-# only memory allocation, string functions, qsort and the reader (so the
+# only memory allocation, string functions, qsort, libm's rounding (floor,
+# ceil: pure functions, in wasi-libc too) and the reader (so the
 # browser viewer can run it compiled to WebAssembly).  Besides those, and
 # our own mprof_ symbols, exactly: libgcc's 128-bit division (tick
 # conversions), the linker's _GLOBAL_OFFSET_TABLE_ (position-independent
@@ -11,7 +12,7 @@
 # __-named ones too (__printf_chk, __isoc99_sscanf, __errno_location).
 #   test_model_pure.sh LIBMPROF_MODEL_A
 set -eu
-allowed='aligned_alloc calloc free malloc memcmp memcpy memmove memset qsort realloc strcmp strlen'
+allowed='aligned_alloc calloc ceil floor free malloc memchr memcmp memcpy memmove memset qsort realloc strcmp strlen'
 runtime='__divti3 __udivti3 __modti3 __umodti3 _GLOBAL_OFFSET_TABLE_'
 bad=
 for sym in $(nm -u "$1" | awk '{print $2}' | sort -u); do
