@@ -75,9 +75,10 @@ static void level_columns(const map_t *m, uint32_t x, int64_t *from,
   *to = hi < 0 ? 0 : hi > last ? last : hi;
 }
 
-/* The frame column level column j starts in. */
+/* The frame column level column j starts in, with level_columns()'s
+ * tolerance (in level columns). */
 static int64_t frame_column(const map_t *m, uint32_t j) {
-  return (int64_t)floor((j - m->offset) / m->ratio + 1e-6);
+  return (int64_t)floor((j - m->offset + 1e-6) / m->ratio);
 }
 
 static uint32_t frame_clamp(const mprof_cells_t *f, int64_t x) {
@@ -160,22 +161,47 @@ static int frame_counters(const map_t *m, mprof_cells_t *f) {
   return 0;
 }
 
+/* The first of l's labels in row `row` or after whose line reaches level
+ * column `column`: labels come by row then column, and the lines of a
+ * row one after another. */
+static size_t first_label(const mprof_cells_t *l, uint32_t row,
+                          int64_t column) {
+  size_t lo = 0, hi = l->label_count;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    const mprof_cell_label_t *x = &l->labels[mid];
+    if (x->row < row || (x->row == row && (int64_t)x->last < column))
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+/* The level's labels on lines in view, in the frame's columns: for each
+ * row, found by a binary search, so that a frame's work does not grow
+ * with the level's labels. */
 static int frame_labels(const map_t *m, mprof_cells_t *f) {
   const mprof_cells_t *l = m->level;
-  for (size_t i = 0; i < l->label_count; i++) {
-    mprof_cell_label_t label = l->labels[i];
-    int64_t first = frame_column(m, label.first),
-            last = frame_column(m, label.last + 1) - 1;
-    if (label.row >= f->rows || last < 0 || first >= f->columns) continue;
-    if (first < 0) first = 0;
-    if (last >= f->columns) last = f->columns - 1;
-    if (last + 1 - first < MPROF_CELLS_LABEL_COLUMNS) continue;
-    if (mprof__grow(&f->labels, &f->label_cap, f->label_count + 1,
-                    sizeof *f->labels))
-      return MPROF_ENOMEM;
-    label.first = (uint32_t)first, label.last = (uint32_t)last;
-    f->labels[f->label_count++] = label;
-  }
+  int64_t from = (int64_t)floor(m->offset),
+          to = (int64_t)ceil(m->offset + f->columns * m->ratio);
+  for (uint32_t r = 0; r < f->rows; r++)
+    for (size_t i = first_label(l, r, from);
+         i < l->label_count && l->labels[i].row == r &&
+         (int64_t)l->labels[i].first <= to;
+         i++) {
+      mprof_cell_label_t label = l->labels[i];
+      int64_t first = frame_column(m, label.first),
+              last = frame_column(m, label.last + 1) - 1;
+      if (first < 0) first = 0;
+      if (last >= f->columns) last = f->columns - 1;
+      if (last + 1 - first < MPROF_CELLS_LABEL_COLUMNS) continue;
+      if (mprof__grow(&f->labels, &f->label_cap, f->label_count + 1,
+                      sizeof *f->labels))
+        return MPROF_ENOMEM;
+      label.first = (uint32_t)first, label.last = (uint32_t)last;
+      f->labels[f->label_count++] = label;
+    }
   return 0;
 }
 
