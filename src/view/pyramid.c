@@ -7,8 +7,9 @@
  * Its size is bounded: PYRAMID_ROWS rows (more fold into the last),
  * PYRAMID_COUNTERS counters, FINEST_COLUMNS columns at the finest level
  * and half as many at each coarser one down to COARSEST_COLUMNS: at most
- * FINEST_COLUMNS x (rows + 57 + 16 x counters) bytes for the finest,
- * about as much again for the others (19 MiB and 37 MiB in all). */
+ * FINEST_COLUMNS x (rows + 57 + 16 x counters) bytes for the finest
+ * (19 MiB), and its names on lines, at most one per 16 columns of a row,
+ * 76 bytes each (38 MiB); about as much again for the other levels. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
