@@ -48,19 +48,14 @@ expect "up to date"
 cmp -s "$tmp/stats-without" "$tmp/stats-with" ||
   fail "stats differ with the index: $(diff "$tmp/stats-without" "$tmp/stats-with")"
 
-# The time span stats prints comes from a valid index: one made to say
-# its first packet ends a second later (its checksum made good again)
-# shows in it.
-/usr/bin/python3 - "$trace.mpidx" <<'PY'
+# forge CODE: runs python CODE on the index's bytes (`data`), then makes
+# its checksum good again.
+forge() {
+  /usr/bin/python3 - "$trace.mpidx" "$1" <<'PY'
 import struct, sys
 path = sys.argv[1]
 data = bytearray(open(path, "rb").read())
-streams, packets = struct.unpack_from("<QQ", data, 48)
-freq = struct.unpack_from("<Q", data, 88)[0]
-at = 128 + 16 * streams
-last = max(struct.unpack_from("<Q", data, at + 64 * i + 16)[0]
-           for i in range(packets))
-struct.pack_into("<Q", data, at + 16, last + freq)
+exec(sys.argv[2])
 struct.pack_into("<Q", data, 112, 0)
 h = 0xcbf29ce484222325
 for (word,) in struct.iter_unpack("<Q", data):
@@ -68,6 +63,18 @@ for (word,) in struct.iter_unpack("<Q", data):
 struct.pack_into("<Q", data, 112, h)
 open(path, "wb").write(data)
 PY
+}
+
+# The time span stats prints comes from a valid index: one made to say
+# its first packet ends a second later (its checksum made good again)
+# shows in it.
+forge '
+streams, packets = struct.unpack_from("<QQ", data, 48)
+freq = struct.unpack_from("<Q", data, 88)[0]
+at = 128 + 16 * streams
+last = max(struct.unpack_from("<Q", data, at + 64 * i + 16)[0]
+           for i in range(packets))
+struct.pack_into("<Q", data, at + 16, last + freq)'
 "$mprof" stats --json "$trace" >"$tmp/stats-forged"
 forged=$(field "$tmp/stats-forged" time_span_ns)
 [ $((forged - $(field "$tmp/stats-with" time_span_ns))) -ge 999999000 ] ||
@@ -83,6 +90,14 @@ expect built truncated
 printf '\x55' | dd of="$trace.mpidx" bs=1 seek=200 conv=notrunc status=none
 index "$trace"
 expect built checksum
+# Levels whose widest bins would be 2^64 ns or more (a reader shifts 1 by
+# their log2): not believed, built again.
+forge '
+levels = struct.unpack_from("<Q", data, 64)[0]
+assert levels > 1
+struct.pack_into("<I", data, 96, 65 - levels)'
+index "$trace"
+expect built "bin width"
 cp "$trace.mpidx" "$tmp/good.mpidx"
 
 # Two builders at once: each writes a temporary file and renames it; the

@@ -208,7 +208,9 @@ static const char *check_header(const uint8_t *data, size_t size,
     return "stale: the trace changed since it was built";
   if (get32(data + H_FLAGS) > 1 || get32(data + H_FINEST_LOG2 + 4))
     return "its reserved bits are not zero";
-  if (get64(data + H_CLOCK_FREQ) == 0 || get32(data + H_FINEST_LOG2) > 63)
+  /* a reader shifts 1 by each level's log2 (finest + level) */
+  if (get64(data + H_CLOCK_FREQ) == 0 ||
+      get32(data + H_FINEST_LOG2) + get64(data + H_LEVELS) > 64)
     return "bad clock frequency or bin width";
   return NULL;
 }
