@@ -179,8 +179,9 @@ static int write_png(const view_args_t *args, mprof_view_doc_t *doc) {
   return err;
 }
 
-/* The memory --png --range may take for a model, in bytes: whole, above
- * it, only the packets of the range are modelled. */
+/* The memory a trace's whole model may take, in bytes: above it, --png
+ * --range models only the packets of the range, --png draws the whole
+ * from one pass, and the window opens on the trace's pyramid. */
 static uint64_t model_budget(void) {
   const char *text = getenv("MPROF_VIEW_BUDGET_MIB");
   char *end;
