@@ -96,6 +96,7 @@ void mprof__view_window_select_at(mprof_view_window_t *w, int p, double x,
 }
 
 static void clear(mprof_view_window_t *w) {
+  if (w->big) return; /* no selection, details or search to clear */
   mprof_timeline_select(w->timeline, 0, -1);
   mprof__view_window_details(w, NULL, MPROF_NO_THREAD);
   mprof__view_window_search(w, NULL);

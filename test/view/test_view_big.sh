@@ -59,7 +59,9 @@ grep -q "drawn from its pyramid (made in one pass)$" "$tmp/out" ||
   fail "a stale pyramid file: $(cat "$tmp/out")"
 
 # A short range: the model of its packets (every names packet with them:
-# small packets, a budget they fit a quarter of); the whole: the pyramid.
+# small packets, a budget they fit a quarter of); the whole: the pyramid;
+# the keys (Escape has nothing to clear, + zooms, Left pans) and what
+# such a window has none of (a search, a double-click) do no harm.
 "$gen" "$tmp/small.ctf" discard 8000000 12000 2 4096 >/dev/null
 cat >"$tmp/zoom" <<END
 pane 1144 400
@@ -69,10 +71,16 @@ state
 fit
 wait 1
 state
+key Escape
+search request
+dclick 300 100
+key plus
+key Left
+state
 quit
 END
 window "$tmp/small.ctf" 12 "$tmp/zoom"
-[ "$(grep -c '^big ' "$tmp/out")" = 2 ] &&
+[ "$(grep -c '^big ' "$tmp/out")" = 3 ] &&
   grep -q "^big 1000000 1020000 [0-9]* [0-9]* 1$" "$tmp/out" &&
   grep -q "^big -[0-9]* [0-9]* [0-9]* [0-9]* 0$" "$tmp/out" ||
   fail "a short range not modelled, or the whole: $(cat "$tmp/out")"
