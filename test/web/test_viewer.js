@@ -22,7 +22,7 @@ const { testStory, testXss, testGenerated, testCompare, testCompareRuns, testLeg
   testKeys, testPaneResize, testSameLayout } = require('./test_viewer_draw');
 const { testFindingsHung, testFindingsRetry, testFindingsCapture } = require('./test_viewer_findings');
 const { testBigDensity, testBigWindow, testBigHtml, testBigHtmlSparse, testBigBudget,
-  testBigIndexRejected } = require('./test_viewer_big');
+  testBigIndexRejected, testBigReopen, testBigUnread } = require('./test_viewer_big');
 
 (async () => {
   const { context, profile } = await launch();
@@ -38,7 +38,8 @@ const { testBigDensity, testBigWindow, testBigHtml, testBigHtmlSparse, testBigBu
     ['findings (hung run)', testFindingsHung], ['findings (retries)', testFindingsRetry],
     ['findings (capture)', testFindingsCapture], ['big: density', testBigDensity], ['big: window', testBigWindow],
     ['big: mprof html', testBigHtml], ['big: mprof html of a sparse 1 GiB', testBigHtmlSparse],
-    ['big: over the budget', testBigBudget], ['big: index not believed', testBigIndexRejected]]) {
+    ['big: over the budget', testBigBudget], ['big: index not believed', testBigIndexRejected],
+    ['big: another file opened mid-read', testBigReopen], ['big: a window not read', testBigUnread]]) {
     if (only.length && !only.includes(name)) continue;
     try {
       await run(context);

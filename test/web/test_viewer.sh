@@ -68,7 +68,7 @@ printf 'BAD!' | dd of="$out/damaged.ctf" bs=1 seek=$((packets + 5 * packet)) con
 "$mprof" dump "$out/streams.ctf" >"$out/streams.txt"
 "$mprof" stats --json "$out/streams.ctf" >"$out/streams-stats.json"
 "$mprof" index "$out/streams.ctf" >/dev/null
-"$mprof" index "$out/phases.ctf" >/dev/null
+"$mprof" index "$out/phases.ctf" >"$out/phases.index.txt"
 cp "$out/streams.ctf.mpidx" "$out/streams-damaged.mpidx"
 MPROF_HTML_INDEXED=0 MPROF_HTML_SLICE=131072 "$mprof" html "$out/streams.ctf" -o "$out/streams-html"
 printf '\001' | dd of="$out/streams-damaged.mpidx" bs=1 seek=200 conv=notrunc status=none

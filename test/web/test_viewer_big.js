@@ -92,8 +92,7 @@ async function testBigDensity(context) {
  * index names for the window, read one run of adjacent slots at a time;
  * the tasks alive there, by their names, on rows.  Returns the window. */
 async function checkWindow(page) {
-  const { tasks, streams } = dumped();
-  const second = streams['1'], t0 = second[Math.floor(second.length * 0.4)], t1 = t0 + 200000;
+  const { tasks } = dumped(), [t0, t1] = windowRange();
   const before = (await bigState(page)).reads.length;
   await page.evaluate(([t0, t1]) => window.mprofViewer.setRange(t0, t1), [t0, t1]);
   await page.waitForFunction(() => window.mprofViewer.big().mode === 'window' && !window.mprofViewer.big().busy);
@@ -107,6 +106,7 @@ async function checkWindow(page) {
   const named = /drawn from (\d+) of its (\d+) packets/.exec(native.stderr);
   check(named && read === w.packets && read === Number(named[1]) && read < Number(named[2]),
     `the packets the index names for ${w.t0}-${w.t1} ns, and no more: read ${read}, mprof view: ${named && named[0]}`);
+  check(read * b.packetSize <= BUDGET, `their slots within the budget: ${read} of ${b.packetSize} bytes`);
   const shown = await page.evaluate(() => window.mprofViewer.displayList(0).filter((p) => p.text).map((p) => p.text));
   const names = shown.filter((t) => /^(first|second) \d+$/.test(t)), slack = 1000;
   const alive = new Set(tasks.filter((t) => t.start <= t1 + slack && t.end >= t0 - slack).map((t) => t.name));
@@ -116,9 +116,29 @@ async function checkWindow(page) {
   return { w, reads };
 }
 
+/* A range in the second stream's tasks, [t0, t1] ns, whose window fits
+ * the budget. */
+function windowRange() {
+  const second = dumped().streams['1'], t0 = second[Math.floor(second.length * 0.4)];
+  return [t0, t0 + 200000];
+}
+
+/* Under a budget of `budget` bytes, the window read is as many slots at
+ * most: with 11 slots, the names packets do not fit (with them the window
+ * is 12 packets, whose content is less than 11 slots). */
+async function checkSlotBudget(page, budget) {
+  await page.evaluate((budget) => { window.mprofViewer.reading.windowBudget = budget; }, budget);
+  const before = (await bigState(page)).reads.length;
+  await page.evaluate(([t0, t1]) => window.mprofViewer.setRange(t0, t1), windowRange());
+  await page.waitForFunction(() => window.mprofViewer.big().mode === 'window' && !window.mprofViewer.big().busy);
+  const b = await bigState(page), slots = b.reads.slice(before).reduce((n, [a, z]) => n + (z - a) / b.packetSize, 0);
+  check(slots === b.window.packets && slots * b.packetSize <= budget,
+    `under a budget of ${budget} bytes, the slots read fit it: ${slots} of ${b.packetSize} bytes`);
+}
+
 /* The trace with its .mpidx: nothing but the head read for the first
  * frame; a window's model from its packets; Fit goes back to the index's
- * density. */
+ * density.  An image of more slots than 32 bits of bytes hold is none. */
 async function testBigWindow(context) {
   const page = await openBig(context, [TRACE, TRACE + '.mpidx']);
   let b = await bigState(page);
@@ -128,6 +148,9 @@ async function testBigWindow(context) {
   await page.click('#fit');
   b = await bigState(page);
   check(b.mode === 'density' && b.t0 === 0, 'Fit shows the whole trace from its index: ' + b.mode);
+  await checkSlotBudget(page, 11 * b.packetSize);
+  const image = await page.evaluate((slots) => window.mprofViewer.bigImage(slots), Math.floor(2 ** 32 / b.packetSize) + 1);
+  check(image === 0, `no image of 2^32 bytes and more: one at ${image}`);
   await page.close();
 }
 
@@ -264,4 +287,62 @@ async function testBigIndexRejected(context) {
   }
 }
 
-module.exports = { testBigDensity, testBigWindow, testBigHtml, testBigHtmlSparse, testBigBudget, testBigIndexRejected };
+/* Another trace (phases.ctf, with its index) opened while a window of
+ * the first is read, that read held until the second is shown: when it
+ * comes in, the first's handle (freed) makes no image, no model and no
+ * index; the page shows the second trace. */
+async function testBigReopen(context) {
+  const page = await openBig(context, [TRACE, TRACE + '.mpidx']);
+  await page.evaluate(() => {
+    const source = window.mprofViewer.bigSource(), read = source.read;
+    const held = new Promise((release) => { window.releaseRead = release; });
+    source.read = (start, end) => held.then(() => read(start, end));
+    window.bigCalls = window.mprofViewer.spyWasm(['mprof_web_big_image', 'mprof_web_big_open_window',
+      'mprof_web_big_use_index']);
+  });
+  await page.evaluate(([t0, t1]) => window.mprofViewer.setRange(t0, t1), windowRange());
+  await page.waitForFunction(() => window.mprofViewer.big().busy);
+  const phases = path.join(out, 'phases.ctf');
+  await page.setInputFiles('#file', [phases, phases + '.mpidx']);
+  await page.waitForFunction(() => /^phases.ctf: /.test(document.getElementById('status').textContent)
+    && !window.mprofViewer.big().busy, null, { timeout: 30000 });
+  const shown = await bigState(page);
+  await page.evaluate(() => { window.bigCalls.length = 0; window.releaseRead(); });
+  await page.waitForTimeout(500);
+  const calls = await page.evaluate(() => window.bigCalls), b = await bigState(page);
+  check(calls.length === 0, 'nothing done with the first trace\'s handle once it came in: ' + calls);
+  check(page.errors.length === 0, 'no error: ' + page.errors);
+  const packets = Number(/(\d+) packets/.exec(fs.readFileSync(path.join(out, 'phases.index.txt'), 'utf8'))[1]);
+  check(b.indexFrom === 'file' && b.summary.packets === packets && b.mode === shown.mode
+    && /^phases.ctf: /.test(await page.textContent('#status')),
+  `the second trace shown, by its index of ${packets} packets: ${JSON.stringify(b.summary)}, ${b.mode}`);
+  await page.close();
+}
+
+/* A window whose packets cannot be read (the file, as the page reads it,
+ * cut short since it was opened) is read once, not again and again; the
+ * status line says so, and the density stays.  Another range asks again,
+ * once. */
+async function testBigUnread(context) {
+  const page = await openBig(context, [TRACE, TRACE + '.mpidx']);
+  await page.evaluate(() => {
+    const source = window.mprofViewer.bigSource(), read = source.read;
+    source.read = (start, end) => read(start, end).then((bytes) => bytes.subarray(1));
+  });
+  const [t0, t1] = windowRange();
+  for (const [range, tries] of [[[t0, t1], 1], [[t0 + 100000, t1 + 100000], 2]]) {
+    await page.evaluate(([t0, t1]) => window.mprofViewer.setRange(t0, t1), range);
+    await page.waitForFunction(() => /cannot read the packets/.test(document.getElementById('status').textContent));
+    await page.waitForTimeout(500);
+    const b = await bigState(page), reads = b.reads.slice(2);
+    check(reads.length === tries && b.mode === 'density' && !b.busy,
+      `${tries} window read, not again: ${reads.length} reads, ${b.mode}`);
+    check(/changed while read \(not read again until the range changes\)$/.test(await page.textContent('#status')),
+      'the status says why and that it is not read again: ' + await page.textContent('#status'));
+  }
+  check(page.errors.length === 0, 'no error: ' + page.errors);
+  await page.close();
+}
+
+module.exports = { testBigDensity, testBigWindow, testBigHtml, testBigHtmlSparse, testBigBudget, testBigIndexRejected,
+  testBigReopen, testBigUnread };

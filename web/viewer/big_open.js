@@ -13,7 +13,8 @@
  * 'built'), indexRejected (why the .mpidx given was not believed),
  * reads ([[start, end], ...]: every slice read), t0, t1 (the range
  * shown), mode ('density' or 'window'), window ({t0, t1, packets,
- * bytes} of the model shown), timing (of that window's load, ms: planMs,
+ * bytes} of the model shown), failed (the window last planned that could
+ * not be read or modelled: windowKey()), timing (of that window's load, ms: planMs,
  * readMs, modelMs, drawMs), shell}. */
 let big = null;
 
@@ -75,12 +76,19 @@ function withBytes(bytes, fn) {
   try { return fn(ptr, bytes.length); } finally { wasm.mprof_web_free(ptr); }
 }
 
-/* Read [start, end) of the big trace, noted in big.reads. */
+/* Read [start, end) of the big trace b, noted in b.reads. */
 async function bigRead(b, start, end) {
   b.reads.push([start, end]);
   const bytes = await b.source.read(start, end);
+  stillOpen(b);
   if (bytes.length !== end - start) throw new Error(`${b.name}: changed while read`);
   return bytes;
+}
+
+/* Throws unless b is still the big trace open: a file opened while b
+ * was read closed it, and its handle is freed. */
+function stillOpen(b) {
+  if (big !== b) throw new Error('another file was opened');
 }
 
 function closeBig() {
@@ -114,11 +122,12 @@ async function openBig(source, index, openedAt) {
     const handle = withBytes(head, (ptr, n) => wasm.mprof_web_big_new(ptr, n, source.size));
     if (!handle) throw new Error('not an mprof trace');
     if (load !== view.loads) { wasm.mprof_web_big_close(handle); return; }
-    big = { handle, source, name: source.name, size: source.size, headSize: head.length,
+    const b = { handle, source, name: source.name, size: source.size, headSize: head.length,
       packetSize: wasm.mprof_web_big_packet_size(handle), reads: [[0, 64], [0, head.length]],
-      indexFrom: null, indexRejected: null, mode: 'density', window: null, busy: false };
-    if (index) await useIndexFile(big, index);
-    if (!big.indexFrom) await buildIndex(big, load);
+      indexFrom: null, indexRejected: null, mode: 'density', window: null, busy: false, failed: null };
+    big = b;
+    if (index) await useIndexFile(b, index);
+    if (!b.indexFrom) await buildIndex(b);
   } catch (e) {
     if (load !== view.loads) return;
     loading(1);
@@ -140,13 +149,14 @@ async function openBig(source, index, openedAt) {
  * this trace; why not in big.indexRejected. */
 async function useIndexFile(b, index) {
   const bytes = await index.read();
+  stillOpen(b);
   const why = withBytes(bytes, (ptr, n) => cString(wasm.mprof_web_big_use_index(b.handle, ptr, n, index.mtimeMs)));
   if (why) b.indexRejected = why; else b.indexFrom = 'file';
 }
 
 /* Index the trace here: its whole slots, reading.slice bytes of them at
  * a time, each stretch indexed from an image of it. */
-async function buildIndex(b, load) {
+async function buildIndex(b) {
   const slots = Math.floor((b.size - b.headSize) / b.packetSize);
   const per = Math.max(1, Math.floor(reading.slice / b.packetSize));
   for (let first = 0; first < slots; first += per) {
@@ -154,7 +164,6 @@ async function buildIndex(b, load) {
     loading(at / b.size);
     $('loading').textContent = `indexing ${Math.floor(at / b.size * 100)} %`;
     const bytes = await bigRead(b, at, at + n * b.packetSize);
-    if (load !== view.loads) throw new Error('another file was opened');
     const image = wasm.mprof_web_big_image(b.handle, n);
     if (!image) throw new Error('out of memory');
     wasmBytes(image + b.headSize, bytes.length).set(bytes);

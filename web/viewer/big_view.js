@@ -13,7 +13,8 @@ const DENSITY = { names: 120, axis: 22, row: 18, colour: '#3465a4' };
 /* Show [t0, t1] of the big trace: in the window's model while it holds
  * the range; else, if the range's packets fit the budget, in the model
  * shown so far (or the density) until they are read and modelled; else
- * in the density. */
+ * in the density.  A window that could not be read is not asked for
+ * again until the range asks for another. */
 function showBig(t0, t1) {
   Object.assign(big, { t0, t1: t0 + Math.max(t1 - t0, MIN_SPAN_NS) });
   const inWindow = big.mode === 'window';
@@ -21,8 +22,13 @@ function showBig(t0, t1) {
   const plan = windowPlan(big);
   if (!plan && inWindow) { showDensity(big.t0, big.t1); return; }
   if (inWindow) followRange(); else requestDraw();
-  if (plan) loadWindow(plan);
+  if (plan && windowKey(plan) !== big.failed) {
+    big.failed = null;
+    loadWindow(plan);
+  }
 }
+
+const windowKey = (plan) => `${plan.t0}:${plan.t1}:${plan.named}`;
 
 const MIN_SPAN_NS = 10;
 const covers = (w, range) => w && w.t0 <= range.t0 && range.t1 <= w.t1;
@@ -97,11 +103,12 @@ function drawDensityFrame(ctx, w, h) {
 }
 
 /* The packets [t0, t1] needs, with the names packets or not: {count,
- * bytes, offsets}. */
+ * bytes (their slots: what is read, and held twice, as the parts read
+ * and as the image modelled), offsets}. */
 function windowPackets(t0, t1, names) {
   const count = wasm.mprof_web_big_window(big.handle, t0, t1, names ? 1 : 0);
   const offsets = Array.from(new Float64Array(wasm.memory.buffer, wasm.mprof_web_big_window_offsets(big.handle), count));
-  return { count, bytes: wasm.mprof_web_big_window_bytes(big.handle), offsets };
+  return { count, bytes: count * big.packetSize, offsets };
 }
 
 /* The window to model for big's range: the range widened by
@@ -126,24 +133,32 @@ function windowPlan(b) {
 
 /* Read a window's packets and show their model.  One window is read at
  * a time; the range may have moved on when it is in, and is looked at
- * again then. */
+ * again then.  A window that cannot be read (the file changed, an index
+ * that names packets past its end, no memory for its model) is
+ * remembered as failed, so that the range is looked at again only when
+ * it moved meanwhile. */
 async function loadWindow(plan) {
   const b = big;
   if (b.busy) { b.pending = true; return; }
   b.busy = true;
+  let shown = false;
   try {
     const timing = { planMs: plan.ms, started: performance.now() };
     const handle = await readWindow(b, plan.offsets, timing);
-    if (big !== b) { wasm.mprof_web_close(handle); return; }
     showWindow(handle, plan);
+    shown = true;
     timing.drawMs = performance.now() - timing.modelled;
     b.timing = timing;
   } catch (e) {
-    if (big === b) status(`${b.name}: cannot read the packets of ${formatNs(plan.t0)} – ${formatNs(plan.t1)}: ${e.message}`);
+    b.failed = windowKey(plan);
+    if (big === b) {
+      status(`${b.name}: cannot read the packets of ${formatNs(plan.t0)} – ${formatNs(plan.t1)}: ${e.message}`
+        + ' (not read again until the range changes)');
+    }
   } finally {
     b.busy = false;
   }
-  if (big === b && (b.pending || !covers(b.window, b))) {
+  if (big === b && (b.pending || (shown && !covers(b.window, b)))) {
     b.pending = false;
     showBig(b.t0, b.t1);
   }

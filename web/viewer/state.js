@@ -40,8 +40,9 @@ const reading = { slice: 32 << 20, preview: 4 << 20, gate: null, scriptsAhead: 3
   /* A file of `bigFrom` bytes or more (its whole model would take more
    * than 1.5 GiB unless its events are sparse) is read by its index
    * (big_open.js), and a window of it
-   * modelled once its packets' content is at most `windowBudget` bytes
-   * (the model takes about four times that), widened by `windowMargin`
+   * modelled once its packets' slots are at most `windowBudget` bytes
+   * (what is read, held twice: as read and as the image modelled; the
+   * model takes about four times their content), widened by `windowMargin`
    * of the range on each side when that fits too (a pan that stays in it
    * needs no other model).  A smaller file is read by its index too when
    * its preview says that the file and its whole model, about

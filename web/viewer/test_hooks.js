@@ -35,4 +35,22 @@ window.mprofViewer = {
   big: () => big && { mode: big.mode, indexFrom: big.indexFrom, indexRejected: big.indexRejected, reads: big.reads,
     headSize: big.headSize, packetSize: big.packetSize, summary: big.summary, window: big.window, busy: big.busy,
     t0: big.t0, t1: big.t1, density: big.lastDensity, timing: big.timing },
+  /* where the big trace open reads from ({read(start, end)}: a test may
+   * hold or cut its reads), or null */
+  bigSource: () => big && big.source,
+  /* an image of the big trace open of `slots` slots made and freed: its
+   * address, 0 if none was made */
+  bigImage(slots) {
+    const at = wasm.mprof_web_big_image(big.handle, slots);
+    if (at) wasm.mprof_web_free(at);
+    return at;
+  },
+  /* from now on, the name of each call of the module's functions `names`
+   * pushed on `calls` (returned) */
+  spyWasm(names) {
+    const calls = [], exports = wasm;
+    wasm = { ...exports };
+    for (const name of names) wasm[name] = (...args) => { calls.push(name); return exports[name](...args); };
+    return calls;
+  },
 };

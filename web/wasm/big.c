@@ -50,9 +50,8 @@ struct mprof_web_big_s {
   size_t row_count;
   double *window;      /* the last window's packets' file offsets */
   size_t window_count; /* and how many */
-  uint64_t window_bytes;
-  float *density; /* the last density, rows x columns */
-  char text[512]; /* the last answer in words */
+  float *density;      /* the last density, rows x columns */
+  char text[512];      /* the last answer in words */
 };
 
 void mprof_web_big_close(mprof_web_big_t *b) {
@@ -67,10 +66,18 @@ void mprof_web_big_close(mprof_web_big_t *b) {
   free(b);
 }
 
+static size_t image_size(const mprof_web_big_t *b, size_t slots) {
+  return b->head_size + slots * (size_t)b->packet_size;
+}
+
 /* An image of `slots` slots, the head in front: the reader's view of
- * some packets of the trace. */
+ * some packets of the trace; NULL if its size is past size_t (32 bits
+ * in the page, and a packet may be 1 GiB). */
 static uint8_t *image_new(const mprof_web_big_t *b, size_t slots) {
-  size_t size = b->head_size + slots * (size_t)b->packet_size;
+  if (b->packet_size &&
+      slots > (SIZE_MAX - b->head_size) / (size_t)b->packet_size)
+    return NULL;
+  size_t size = image_size(b, slots);
   uint8_t *image = calloc(1, size ? size : 1);
   if (!image) return NULL;
   memcpy(image, b->head, b->head_size);
@@ -78,10 +85,6 @@ static uint8_t *image_new(const mprof_web_big_t *b, size_t slots) {
   /* a stopped trace: the slot states name the file's slots, not these */
   mprof__put_u32(image + MPROF__TH_STATE, 0);
   return image;
-}
-
-static size_t image_size(const mprof_web_big_t *b, size_t slots) {
-  return b->head_size + slots * (size_t)b->packet_size;
 }
 
 static void quiet(void *context, const char *message) {
@@ -286,10 +289,6 @@ const char *mprof_web_big_process(const mprof_web_big_t *b) {
   return b->process;
 }
 
-size_t mprof_web_big_row_count(const mprof_web_big_t *b) {
-  return b->row_count;
-}
-
 double mprof_web_big_row(const mprof_web_big_t *b, size_t row) {
   return row < b->row_count ? (double)b->rows[row] : -1;
 }
@@ -380,7 +379,6 @@ static int add_window_packets(mprof_web_big_t *b, const stretch_t *s,
       if (!names && is_names(s->index, p)) continue;
       w[b->window_count++] =
           (double)(s->file_offset + (p->offset - b->head_size));
-      b->window_bytes += p->content_bytes;
     }
   }
   free(packets);
@@ -390,15 +388,13 @@ static int add_window_packets(mprof_web_big_t *b, const stretch_t *s,
 /* The packets a model of [t0_ns, t1_ns] needs (a tick more each side: ns
  * and ticks round), with the names packets or (names 0) without them, its
  * threads then unnamed: how many; their file offsets are
- * mprof_web_big_window_offsets()'s, their content bytes
- * mprof_web_big_window_bytes(). */
+ * mprof_web_big_window_offsets()'s. */
 size_t mprof_web_big_window(mprof_web_big_t *b, double t0_ns, double t1_ns,
                             int names) {
   uint64_t from = ns_ticks(b, t0_ns), to = ns_ticks(b, t1_ns);
   from = from ? from - 1 : 0;
   to = to < UINT64_MAX ? to + 1 : to;
   b->window_count = 0;
-  b->window_bytes = 0;
   for (size_t s = 0; s < b->stretch_count; s++)
     if (add_window_packets(b, &b->stretches[s], from, to, names)) return 0;
   return b->window_count;
@@ -406,10 +402,6 @@ size_t mprof_web_big_window(mprof_web_big_t *b, double t0_ns, double t1_ns,
 
 const double *mprof_web_big_window_offsets(const mprof_web_big_t *b) {
   return b->window;
-}
-
-double mprof_web_big_window_bytes(const mprof_web_big_t *b) {
-  return (double)b->window_bytes;
 }
 
 /* The model of the packets in image (mprof_web_big_image(), which this

@@ -94,8 +94,8 @@ const char *mprof_web_big_summary(mprof_web_big_t *b);
 /* The name of the process that wrote the trace, as its metadata says
  * (mprof_trace_process_name()), or "" if it says none. */
 const char *mprof_web_big_process(const mprof_web_big_t *b);
-/* The rows of the density: the ring streams, by instance (ascending). */
-size_t mprof_web_big_row_count(const mprof_web_big_t *b);
+/* A row of the density: the ring streams, by instance (ascending); -1
+ * past the last (mprof_web_big_summary()'s rows). */
 double mprof_web_big_row(const mprof_web_big_t *b, size_t row);
 /* Events per row per column of [t0_ns, t1_ns] cut into `columns`
  * (row-major), from the index alone; valid until the next call. */
@@ -104,7 +104,6 @@ float *mprof_web_big_density(mprof_web_big_t *b, double t0_ns, double t1_ns,
 size_t mprof_web_big_window(mprof_web_big_t *b, double t0_ns, double t1_ns,
                             int names);
 const double *mprof_web_big_window_offsets(const mprof_web_big_t *b);
-double mprof_web_big_window_bytes(const mprof_web_big_t *b);
 mprof_web_t *mprof_web_big_open_window(mprof_web_big_t *b, uint8_t *image,
                                        size_t slots);
 
