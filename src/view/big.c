@@ -16,8 +16,10 @@
 /* A window's model may take this share of the open's budget: small enough
  * that making it again on a pan keeps the window answering. */
 #define WINDOW_BUDGET_SHARE 4
-/* The narrowest range shown (a zoom stops there). */
-#define MIN_SPAN_NS 1000
+/* The narrowest range shown, and the widest in spans of the whole trace
+ * (a zoom stops there); the middle of the range stays in the trace. */
+#define MIN_SPAN_NS 1000.0
+#define MAX_SPANS 16.0
 
 struct mprof_view_big_s {
   char *path;
@@ -179,13 +181,23 @@ void mprof__view_big_legend(cairo_t *cr, const mprof_view_big_t *b,
 
 /* --- Moving --------------------------------------------------------------- */
 
+/* Show [t0, t1), held to the narrowest and widest ranges, its middle in
+ * the trace (times in double: a zoom or pan never overflows). */
+static void show(mprof_view_big_t *b, double t0, double t1) {
+  double whole_t0 = (double)b->whole_t0, whole_t1 = (double)b->whole_t1;
+  double span = t1 - t0, middle = t0 + span / 2;
+  if (!(span >= MIN_SPAN_NS)) span = MIN_SPAN_NS;
+  if (span > MAX_SPANS * (whole_t1 - whole_t0))
+    span = MAX_SPANS * (whole_t1 - whole_t0);
+  if (!(middle >= whole_t0)) middle = whole_t0;
+  if (middle > whole_t1) middle = whole_t1;
+  b->t0 = (int64_t)(middle - span / 2);
+  b->t1 = b->t0 + (int64_t)span;
+}
+
 void mprof__view_big_set_range(mprof_view_big_t *b, int64_t t0_ns,
                                int64_t t1_ns) {
-  if (t1_ns - t0_ns < MIN_SPAN_NS) {
-    int64_t middle = t0_ns + (t1_ns - t0_ns) / 2;
-    t0_ns = middle - MIN_SPAN_NS / 2, t1_ns = t0_ns + MIN_SPAN_NS;
-  }
-  b->t0 = t0_ns, b->t1 = t1_ns;
+  show(b, (double)t0_ns, (double)t1_ns);
 }
 
 /* The time per pixel of the last frame's time columns. */
@@ -200,13 +212,13 @@ void mprof__view_big_zoom(mprof_view_big_t *b, double factor, double x) {
   double at = (double)b->t0 + (x - names) * ns_per_px(b);
   if (at < (double)b->t0) at = (double)b->t0;
   if (at > (double)b->t1) at = (double)b->t1;
-  mprof__view_big_set_range(b, (int64_t)(at - (at - (double)b->t0) * factor),
-                            (int64_t)(at + ((double)b->t1 - at) * factor));
+  show(b, at - (at - (double)b->t0) * factor,
+       at + ((double)b->t1 - at) * factor);
 }
 
 void mprof__view_big_pan(mprof_view_big_t *b, double dx) {
-  int64_t by = (int64_t)(dx * ns_per_px(b));
-  mprof__view_big_set_range(b, b->t0 - by, b->t1 - by);
+  double by = dx * ns_per_px(b);
+  show(b, (double)b->t0 - by, (double)b->t1 - by);
 }
 
 void mprof__view_big_fit(mprof_view_big_t *b) {

@@ -61,7 +61,8 @@ grep -q "drawn from its pyramid (made in one pass)$" "$tmp/out" ||
 # A short range: the model of its packets (every names packet with them:
 # small packets, a budget they fit a quarter of); the whole: the pyramid;
 # the keys (Escape has nothing to clear, + zooms, Left pans) and what
-# such a window has none of (a search, a double-click) do no harm.
+# such a window has none of (a search, a double-click) do no harm; a
+# range far past the trace is held to 16 spans of it around its middle.
 "$gen" "$tmp/small.ctf" discard 8000000 12000 2 4096 >/dev/null
 cat >"$tmp/zoom" <<END
 pane 1144 400
@@ -77,10 +78,15 @@ dclick 300 100
 key plus
 key Left
 state
+range -9000000000000000000 9000000000000000000
+state
 quit
 END
 window "$tmp/small.ctf" 12 "$tmp/zoom"
-[ "$(grep -c '^big ' "$tmp/out")" = 3 ] &&
+grep '^big ' "$tmp/out" | tail -1 | awk '{ span = $3 - $2
+  exit !(span > 15 * $4 && span <= 17 * $4 && $2 < 0 && $3 > $4) }' ||
+  fail "a range far past the trace: $(tail -3 "$tmp/out")"
+[ "$(grep -c '^big ' "$tmp/out")" = 4 ] &&
   grep -q "^big 1000000 1020000 [0-9]* [0-9]* 1$" "$tmp/out" &&
   grep -q "^big -[0-9]* [0-9]* [0-9]* [0-9]* 0$" "$tmp/out" ||
   fail "a short range not modelled, or the whole: $(cat "$tmp/out")"
