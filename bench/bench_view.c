@@ -25,7 +25,8 @@
  *       whole trace
  *   gtk_big_frame        frame_ms  frame_budget_16ms
  *       pan and zoom frames drawn from the pyramid, to 1/64 of the span
- * With MPROF_BENCH_VIEW_TRACE=PATH, only these two, of that trace (one
+ * With MPROF_BENCH_VIEW_TRACE=.../NAME.ctf, only these two, named
+ * gtk_big_first_frame_NAME and gtk_big_frame_NAME, of that trace (one
  * trace_gen makes at 100 M or 1 B events), with the budget the
  * environment's MPROF_VIEW_BUDGET_MIB gives (default 1024 MiB).
  */
@@ -158,8 +159,18 @@ static void big_move(mprof_view_big_t *big, int i) {
     mprof__view_big_zoom(big, 2, WIDTH - 0.5 * (WIDTH - 120));
 }
 
+/* The two lines of the big cases, named with suffix (may be ""). */
+static void big_lines(const char *suffix, double first_ms, double frame_ms) {
+  char first[96], frame[96];
+  snprintf(first, sizeof first, "gtk_big_first_frame%s", suffix);
+  snprintf(frame, sizeof frame, "gtk_big_frame%s", suffix);
+  bench_json(first, "first_frame_ms", first_ms, "first_frame_budget_1000ms",
+             1000);
+  bench_json(frame, "frame_ms", frame_ms, "frame_budget_16ms", BUDGET_MS);
+}
+
 static void big_cases(cairo_t *cr, const char *path, uint64_t budget,
-                      int rounds) {
+                      const char *suffix, int rounds) {
   mprof_view_big_t *big;
   double built = first_frame(cr, path, budget, &big);
   bench_note("%s: index and pyramid %s, first frame in %.0f ms", path,
@@ -179,10 +190,17 @@ static void big_cases(cairo_t *cr, const char *path, uint64_t budget,
     medians[r] = bench_median(frames, 40);
     mprof__view_big_free(big);
   }
-  bench_json("gtk_big_first_frame", "first_frame_ms",
-             bench_median(firsts, rounds), "first_frame_budget_1000ms", 1000);
-  bench_json("gtk_big_frame", "frame_ms", bench_median(medians, rounds),
-             "frame_budget_16ms", BUDGET_MS);
+  big_lines(suffix, bench_median(firsts, rounds),
+            bench_median(medians, rounds));
+}
+
+/* "_NAME" for a trace at .../NAME.ctf (at most size bytes). */
+static void name_suffix(const char *path, char *out, size_t size) {
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  size_t n = strlen(base);
+  if (n > 4 && !strcmp(base + n - 4, ".ctf")) n -= 4;
+  snprintf(out, size, "_%.*s", (int)n, base);
 }
 
 /* Remove path + suffix (the index, the pyramid). */
@@ -206,7 +224,9 @@ int main(int argc, char **argv) {
   cairo_t *cr = cairo_create(surface);
   const char *big_trace = getenv("MPROF_BENCH_VIEW_TRACE");
   if (big_trace) {
-    big_cases(cr, big_trace, view_budget(), args.rounds);
+    char suffix[64];
+    name_suffix(big_trace, suffix, sizeof suffix);
+    big_cases(cr, big_trace, view_budget(), suffix, args.rounds);
     cairo_destroy(cr);
     cairo_surface_destroy(surface);
     return 0;
@@ -239,7 +259,7 @@ int main(int argc, char **argv) {
   }
   mprof_timeline_free(tl);
   mprof__view_doc_free(doc);
-  big_cases(cr, path, 0, args.rounds);
+  big_cases(cr, path, 0, "", args.rounds);
   unlink(path);
   unlink_beside(path, ".mpidx");
   unlink_beside(path, ".mppyr");

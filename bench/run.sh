@@ -64,6 +64,12 @@
 #                  frame_cpu_ms                     drawing a frame of the
 #                                                   10 M-event trace; wall
 #                                                   and CPU time)
+#   gtk_big_first_frame, _100M  first_frame_ms  first_frame_budget_1000ms
+#                                    ratio <= 1 (the window of a trace too
+#                                    big to model: opened with its index and
+#                                    pyramid built, the whole drawn)
+#   gtk_big_frame, _100M  frame_ms  frame_budget_16ms  ratio <= 1 (its pan
+#                                    and zoom frames, from the pyramid)
 #   stats_10M, stats_100M  peak_rss_bytes  budget_512MiB  ratio <= 1
 #                  events_per_s     model_load      (mprof stats's one pass;
 #                                                   100M: held against the
@@ -209,6 +215,10 @@ if [ -x "$bin/mprof_bench_scale" ] && [ -x "$build/test/trace_gen" ]; then
     "$build/test/trace_gen" "$big/100M.ctf" discard 2000000000 3333334 2 >/dev/null &&
     "$bin/mprof_bench_scale" --mprof "$build/mprof" --trace "$big/10M.ctf" \
       --trace "$big/100M.ctf" || { note "mprof_bench_scale failed"; status=1; }
+  note "running mprof_bench_view of the 100 M-event trace"
+  MPROF_VIEW_BUDGET_MIB=0 MPROF_BENCH_VIEW_TRACE="$big/100M.ctf" \
+    "$bin/mprof_bench_view" --rounds 5 ||
+    { note "mprof_bench_view of 100M.ctf failed"; status=1; }
   rm -rf "$big"
 else
   note "no mprof_bench_scale or trace_gen: the big-trace lines skipped"
