@@ -229,7 +229,7 @@ async function indexBench(context) {
   await page.waitForFunction(() => window.mprofViewer.big().mode === 'window' && !window.mprofViewer.big().busy, null,
     { timeout: 300000, polling: 50 });
   const windowMs = Date.now() - started, { window: w, timing: t } = await page.evaluate(() => window.mprofViewer.big());
-  console.error(`bench: ${size} bytes read by its index: a window of ${w.packets} packets (${w.bytes} bytes) modelled in `
+  console.error(`bench: ${size} bytes read by its index: a window of ${w.packets} packets (${w.bytes} bytes of slots) modelled in `
     + `${windowMs} ms: its packets named ${t.planMs.toFixed(0)} ms, read ${t.readMs.toFixed(0)} ms, modelled `
     + `${t.modelMs.toFixed(0)} ms, drawn ${t.drawMs.toFixed(0)} ms`);
   emit('web_index_window', 'ms_to_window_model', windowMs, 'budget_2000ms', 2000);

@@ -14,8 +14,8 @@
  * reads ([[start, end], ...]: every slice read), t0, t1 (the range
  * shown), mode ('density' or 'window'), window ({t0, t1, packets,
  * bytes} of the model shown), failed (the window last planned that could
- * not be read or modelled: windowKey()), timing (of that window's load, ms: planMs,
- * readMs, modelMs, drawMs), shell}. */
+ * not be read or modelled: windowKey()), timing (of that window's load,
+ * ms: planMs, readMs, modelMs, drawMs), shell}. */
 let big = null;
 
 /* A file read with File.slice(), each read counted in big.reads. */
