@@ -225,6 +225,11 @@ static int write_whole_png(const char *path, const view_args_t *args,
       cli_progress_packets, &progress, &model_bytes, &cells);
   cli_progress_finish(&progress);
   *drawn = cells != NULL;
+  if (err) { /* problems of the trace itself were told as they were met */
+    fputs("mprof view: ", stderr);
+    cli_put_name(stderr, path);
+    fprintf(stderr, ": cannot draw it in one pass: %s\n", mprof_strerror(err));
+  }
   if (err || !cells) return err;
   fputs("mprof view: ", stderr);
   cli_put_name(stderr, path);
