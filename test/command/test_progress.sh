@@ -99,10 +99,18 @@ big_checks() {
   wiped "$tmp/tty" || fail "merge: progress line not wiped"
   rm -rf "$tmp/merged.ctf"
   if "$mprof" view --help >/dev/null 2>&1; then
-    shows_load "$mprof" view --png "$tmp/big.png" --width 200 --height 100 \
-      "$tmp/big.ctf" || return 1
+    # the model's load (a budget that takes any trace), then the one
+    # pass (a budget of 0), whose line follows its wiped progress
+    MPROF_VIEW_BUDGET_MIB=1048576 shows_load "$mprof" view --png "$tmp/big.png" \
+      --width 200 --height 100 "$tmp/big.ctf" || return 1
     wiped "$tmp/tty" || fail "view: progress line not wiped"
     [ -s "$tmp/big.png" ] || fail "view drew no PNG"
+    rm -f "$tmp/big.png"
+    MPROF_VIEW_BUDGET_MIB=0 shows_load "$mprof" view --png "$tmp/big.png" \
+      --width 200 --height 100 "$tmp/big.ctf" || return 1
+    grep -q $'\r\e\[Kmprof view: .*: drawn from its [0-9]* events in one pass' "$tmp/tty" ||
+      fail "view in one pass: $(od -c "$tmp/tty" | tail -4)"
+    [ -s "$tmp/big.png" ] || fail "view in one pass drew no PNG"
   fi
 }
 for try in 1 2 3; do
