@@ -138,6 +138,13 @@ int mprof_trace_open_process(int pid, mprof_diag_fn diag, void *context,
 int mprof_trace_open_core(const char *path, mprof_diag_fn diag, void *context,
                           mprof_trace_t **out);
 
+/* Where trace tells the problems it meets from now on (decoding a
+ * damaged packet): diag (NULL: nobody) with context, in place of what it
+ * was opened with -- for a caller whose diag at open time lives no
+ * longer than the open. */
+void mprof_trace_set_diag(mprof_trace_t *trace, mprof_diag_fn diag,
+                          void *context);
+
 void mprof_trace_close(mprof_trace_t *trace);
 
 const mprof_trace_info_t *mprof_trace_info(const mprof_trace_t *trace);

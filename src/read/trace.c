@@ -596,6 +596,11 @@ int mprof_trace_open(const char *path, mprof_diag_fn diag, void *context,
   return err;
 }
 
+void mprof_trace_set_diag(mprof_trace_t *t, mprof_diag_fn diag, void *context) {
+  t->diag = diag;
+  t->context = context;
+}
+
 void mprof_trace_close(mprof_trace_t *t) {
   if (!t) return;
   free(t->strings);

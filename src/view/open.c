@@ -142,10 +142,12 @@ int mprof__view_open_too_big(const char *path, uint64_t budget_bytes,
   *bytes = model_bytes_estimate(trace);
   int big = *bytes > budget_bytes && !mprof_trace_info(trace)->legacy;
   tell_held(&held, big ? diag : NULL, diag_context);
-  if (big)
+  if (big) {
+    mprof_trace_set_diag(trace, diag, diag_context); /* held is gone */
     *out = trace;
-  else
+  } else {
     mprof_trace_close(trace);
+  }
   return big;
 }
 
