@@ -1,5 +1,6 @@
-/* idtable.c -- the map of live ids and the set of retired ids that the
- * one-pass readers share (idtable.h says how they are laid out). */
+/* idtable.c -- the map of live ids, the queue of endings and the set of
+ * retired ids that the one-pass readers share (idtable.h says how they
+ * are laid out). */
 #include "idtable.h"
 
 #include <stdlib.h>
@@ -50,6 +51,21 @@ void mprof__idmap_clear(mprof__idmap_t *m, size_t i) {
 void mprof__idmap_free(mprof__idmap_t *m) {
   free(m->slots);
   *m = (mprof__idmap_t){NULL, 0, 0};
+}
+
+/* --- The endings ---------------------------------------------------------- */
+
+int mprof__endings_push(mprof__endings_t *q, void *thread, uint64_t at_event) {
+  if (q->count == q->cap) {
+    size_t cap = q->cap ? q->cap * 2 : 256;
+    mprof__ending_t *grown = malloc(cap * sizeof *grown);
+    if (!grown) return MPROF_ENOMEM;
+    for (size_t i = 0; i < q->count; i++) grown[i] = *mprof__endings_at(q, i);
+    free(q->at);
+    *q = (mprof__endings_t){grown, 0, q->count, cap};
+  }
+  *mprof__endings_at(q, q->count++) = (mprof__ending_t){thread, at_event};
+  return 0;
 }
 
 /* --- The set -------------------------------------------------------------- */

@@ -1,7 +1,9 @@
 /* idtable.h -- what the one-pass readers of a trace (the streaming
  * analysis, stream*.c; the streamed picture, scene_stream.c) keep of ids
  * in memory bounded by what is alive: a map from the ids of live threads
- * to their records, and the set of the ids retired since.
+ * to their records, the queue of the threads that ended (a record is kept
+ * a while after its end: a read of a resolved promise names it soon after)
+ * and the set of the ids retired since.
  *
  * The map is open addressing with linear probes, kept at most a quarter
  * full, and a removal moves back the entries after the hole whose probes
@@ -70,6 +72,36 @@ void *mprof__idmap_put(mprof__idmap_t *m, uint64_t id, void *value);
 void mprof__idmap_clear(mprof__idmap_t *m, size_t i);
 
 void mprof__idmap_free(mprof__idmap_t *m);
+
+/* A thread that ended, at its OS thread's event count then. */
+typedef struct mprof__ending_s {
+  void *thread;
+  uint64_t at_event;
+} mprof__ending_t;
+
+/* A ring of endings, oldest first, grown as it fills (cap a power of
+ * two). */
+typedef struct mprof__endings_s {
+  mprof__ending_t *at;
+  size_t first, count, cap;
+} mprof__endings_t;
+
+/* The ith ending of q from its oldest. */
+static inline mprof__ending_t *mprof__endings_at(const mprof__endings_t *q,
+                                                 size_t i) {
+  return &q->at[(q->first + i) & (q->cap - 1)];
+}
+
+/* Add an ending to q.  0 or MPROF_ENOMEM. */
+int mprof__endings_push(mprof__endings_t *q, void *thread, uint64_t at_event);
+
+/* Take q's oldest ending (q not empty): its thread. */
+static inline void *mprof__endings_pop(mprof__endings_t *q) {
+  void *thread = q->at[q->first].thread;
+  q->first = (q->first + 1) & (q->cap - 1);
+  q->count--;
+  return thread;
+}
 
 #define MPROF__IDSET_PAGE_BITS 15
 #define MPROF__IDSET_PAGE_WORDS ((1u << MPROF__IDSET_PAGE_BITS) / 64)

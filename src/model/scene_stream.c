@@ -23,6 +23,7 @@
  */
 #include <string.h>
 
+#include "idtable.h"
 #include "model_internal.h"
 #include "scene_stream.h"
 
@@ -52,32 +53,12 @@ static srec_t retired_record = {.end_ns = INT64_MIN,
                                 .ending = MPROF_ENDING_RESOLVED};
 #define RETIRED (&retired_record)
 
-/* Ids of dropped records: a bitmap page per 2^RETIRED_PAGE_BITS ids. */
-#define RETIRED_PAGE_BITS 15
-#define RETIRED_PAGE_WORDS ((1u << RETIRED_PAGE_BITS) / 64)
-typedef struct page_s {
-  uint64_t key;   /* id >> RETIRED_PAGE_BITS */
-  uint64_t *bits; /* NULL: an empty slot */
-} page_t;
-
-/* A record that ended, at its stream's event count. */
-typedef struct retiring_s {
-  srec_t *rec;
-  uint64_t at_event;
-} retiring_t;
-
-/* A ring of them, oldest first. */
-typedef struct queue_s {
-  retiring_t *at;
-  size_t first, count, cap;
-} queue_t;
-
 typedef struct sstream_s {
   uint32_t id;
   srec_t *current;
   int64_t run_start_ns, idle_start_ns, last_ns;
-  uint64_t events; /* its events so far */
-  queue_t ended;   /* threads its events ended, to drop */
+  uint64_t events;        /* its events so far */
+  mprof__endings_t ended; /* threads its events ended, to drop */
 } sstream_t;
 
 typedef struct pass_s {
@@ -86,118 +67,22 @@ typedef struct pass_s {
   double ns_per_tick;
   int have_base;
   int64_t duration_ns;
-  /* id -> record: open addressing, linear probes, deletion by shifting */
-  uint64_t *ids;
-  srec_t **recs;
-  size_t cap, used;
+  mprof__idmap_t table; /* id -> record */
   sstream_t *streams;
   size_t stream_count, stream_cap;
-  page_t *pages; /* the retired ids, by key: open addressing */
-  size_t page_cap, page_count;
-  srec_t **orphans; /* open threads whose id was created again */
+  mprof__idset_t retired; /* ids of dropped records */
+  srec_t **orphans;       /* open threads whose id was created again */
   size_t orphan_count, orphan_cap;
   int64_t *busy; /* min tree: leaves [rows, 2 rows): busy until */
   size_t rows;
 } pass_t;
 
-static size_t slot_of(const pass_t *p, uint64_t id) {
-  size_t s = (size_t)((id * 0x9e3779b97f4a7c15u) >> 20) & (p->cap - 1);
-  while (p->recs[s] && p->ids[s] != id) s = (s + 1) & (p->cap - 1);
-  return s;
-}
-
-static int table_grow(pass_t *p) {
-  size_t old_cap = p->cap, cap = old_cap ? old_cap * 2 : 1024;
-  uint64_t *old_ids = p->ids;
-  srec_t **old_recs = p->recs;
-  p->ids = malloc(cap * sizeof *p->ids);
-  p->recs = calloc(cap, sizeof *p->recs);
-  if (!p->ids || !p->recs) {
-    free(p->ids);
-    free(p->recs);
-    p->ids = old_ids, p->recs = old_recs;
-    return MPROF_ENOMEM;
-  }
-  p->cap = cap;
-  for (size_t i = 0; i < old_cap; i++)
-    if (old_recs[i]) {
-      size_t s = slot_of(p, old_ids[i]);
-      p->ids[s] = old_ids[i], p->recs[s] = old_recs[i];
-    }
-  free(old_ids);
-  free(old_recs);
-  return 0;
-}
-
-static int table_set(pass_t *p, uint64_t id, srec_t *rec) {
-  if (2 * (p->used + 1) > p->cap && table_grow(p)) return MPROF_ENOMEM;
-  size_t s = slot_of(p, id);
-  if (!p->recs[s]) p->used++;
-  p->ids[s] = id, p->recs[s] = rec;
-  return 0;
-}
-
-/* Drop id's entry if it is rec's (returns whether it was): the entries
- * after it in its probe run move back over the hole. */
+/* id's entry if it is rec's, dropped (returns whether it was). */
 static int table_remove(pass_t *p, uint64_t id, const srec_t *rec) {
-  size_t s = slot_of(p, id), mask = p->cap - 1;
-  if (p->recs[s] != rec) return 0;
-  p->recs[s] = NULL;
-  p->used--;
-  for (size_t next = (s + 1) & mask; p->recs[next]; next = (next + 1) & mask) {
-    size_t home = (size_t)((p->ids[next] * 0x9e3779b97f4a7c15u) >> 20) & mask;
-    if (((next - home) & mask) >= ((next - s) & mask)) {
-      p->ids[s] = p->ids[next], p->recs[s] = p->recs[next];
-      p->recs[next] = NULL;
-      s = next;
-    }
-  }
+  size_t i = mprof__idmap_slot(&p->table, id);
+  if (p->table.slots[i].value != rec) return 0;
+  mprof__idmap_clear(&p->table, i);
   return 1;
-}
-
-/* --- Retired ids ---------------------------------------------------------- */
-
-static size_t page_slot(const pass_t *p, uint64_t key) {
-  size_t s = (size_t)(key * 0x9e3779b97f4a7c15u >> 24) & (p->page_cap - 1);
-  while (p->pages[s].bits && p->pages[s].key != key)
-    s = (s + 1) & (p->page_cap - 1);
-  return s;
-}
-
-static int retired_has(const pass_t *p, uint64_t id) {
-  if (!p->page_count) return 0;
-  const page_t *page = &p->pages[page_slot(p, id >> RETIRED_PAGE_BITS)];
-  uint64_t bit = id & ((1u << RETIRED_PAGE_BITS) - 1);
-  return page->bits && page->bits[bit / 64] >> (bit % 64) & 1;
-}
-
-static int pages_grow(pass_t *p) {
-  size_t old_cap = p->page_cap, cap = old_cap ? 2 * old_cap : 64;
-  page_t *old = p->pages;
-  if (!(p->pages = calloc(cap, sizeof *p->pages))) {
-    p->pages = old;
-    return MPROF_ENOMEM;
-  }
-  p->page_cap = cap;
-  for (size_t i = 0; i < old_cap; i++)
-    if (old[i].bits) p->pages[page_slot(p, old[i].key)] = old[i];
-  free(old);
-  return 0;
-}
-
-static int retired_add(pass_t *p, uint64_t id) {
-  if (2 * (p->page_count + 1) > p->page_cap && pages_grow(p))
-    return MPROF_ENOMEM;
-  page_t *page = &p->pages[page_slot(p, id >> RETIRED_PAGE_BITS)];
-  if (!page->bits) {
-    if (!(page->bits = calloc(RETIRED_PAGE_WORDS, sizeof *page->bits)))
-      return MPROF_ENOMEM;
-    page->key = id >> RETIRED_PAGE_BITS;
-    p->page_count++;
-  }
-  uint64_t bit = id & ((1u << RETIRED_PAGE_BITS) - 1);
-  page->bits[bit / 64] |= (uint64_t)1 << (bit % 64);
-  return 0;
 }
 
 /* --- Records by id -------------------------------------------------------- */
@@ -205,9 +90,9 @@ static int retired_add(pass_t *p, uint64_t id) {
 /* id's record, following merges as the model's id map does; NULL if
  * none. */
 static srec_t *record_of(const pass_t *p, uint64_t id) {
-  srec_t *rec = p->recs[slot_of(p, id)];
+  srec_t *rec = mprof__idmap_get(&p->table, id);
   for (int hops = 0; rec && rec->merged && hops < MAX_HOPS; hops++) {
-    srec_t *next = p->recs[slot_of(p, rec->becomes_id)];
+    srec_t *next = mprof__idmap_get(&p->table, rec->becomes_id);
     if (!next) break;
     rec = next;
   }
@@ -285,10 +170,11 @@ static srec_t *record_new(pass_t *p, uint64_t id, int64_t t, uint16_t type,
   if (!rec) return NULL;
   *rec = (srec_t){id,    0, t, INT64_MAX, t, 0, type, MPROF_ENDING_PENDING,
                   flags, 0, 0, NULL};
-  if (place(p, rec, creator) || table_set(p, id, rec)) {
+  if (place(p, rec, creator) || mprof__idmap_reserve(&p->table)) {
     record_free(rec);
     return NULL;
   }
+  mprof__idmap_put(&p->table, id, rec);
   return rec;
 }
 
@@ -298,7 +184,7 @@ static srec_t *record_new(pass_t *p, uint64_t id, int64_t t, uint16_t type,
 static srec_t *thread_of(pass_t *p, uint64_t id, int64_t t, int *err) {
   if (id == MPROF_NONE) return NULL;
   srec_t *rec = record_of(p, id);
-  if (!rec && retired_has(p, id)) return RETIRED;
+  if (!rec && mprof__idset_has(&p->retired, id)) return RETIRED;
   if (!rec && !(rec = record_new(p, id, t, MPROF_UNKNOWN,
                                  MPROF_THREAD_PREEXISTING, NULL))) {
     *err = MPROF_ENOMEM;
@@ -338,27 +224,6 @@ static int draw_line(pass_t *p, const srec_t *rec) {
 
 /* rec ends at t by an event of s: its line is drawn, its row free after
  * t, and it waits on s to be dropped.  Returns 0 or MPROF_ENOMEM. */
-static int queue_push(queue_t *q, srec_t *rec, uint64_t at_event) {
-  if (q->count == q->cap) {
-    size_t cap = q->cap ? 2 * q->cap : 1024;
-    retiring_t *at = malloc(cap * sizeof *at);
-    if (!at) return MPROF_ENOMEM;
-    for (size_t k = 0; k < q->count; k++)
-      at[k] = q->at[(q->first + k) % q->cap];
-    free(q->at);
-    *q = (queue_t){at, 0, q->count, cap};
-  }
-  q->at[(q->first + q->count++) % q->cap] = (retiring_t){rec, at_event};
-  return 0;
-}
-
-static srec_t *queue_pop(queue_t *q) {
-  srec_t *rec = q->at[q->first].rec;
-  q->first = (q->first + 1) % q->cap;
-  q->count--;
-  return rec;
-}
-
 static int thread_end(pass_t *p, sstream_t *s, srec_t *rec, int64_t t,
                       uint8_t ending) {
   int64_t was = rec->end_ns;
@@ -370,7 +235,7 @@ static int thread_end(pass_t *p, sstream_t *s, srec_t *rec, int64_t t,
   if (was == INT64_MAX || p->busy[p->rows + rec->row] == was)
     busy_set(p, rec->row, t);
   if (was != INT64_MAX) return 0; /* waiting already */
-  return queue_push(&s->ended, rec, s->events);
+  return mprof__endings_push(&s->ended, rec, s->events);
 }
 
 /* --- Streams -------------------------------------------------------------- */
@@ -421,13 +286,15 @@ static void idle_end(pass_t *p, sstream_t *s, int64_t t) {
 static int retire_due(pass_t *p, sstream_t *s, int64_t now) {
   while (s->ended.count &&
          s->ended.at[s->ended.first].at_event + RETIRE_EVENTS <= s->events) {
-    srec_t *rec = queue_pop(&s->ended);
+    srec_t *rec = mprof__endings_pop(&s->ended);
     for (size_t i = 0; i < p->stream_count; i++)
       if (p->streams[i].current == rec) {
         draw_span(p, rec, p->streams[i].run_start_ns, now);
         p->streams[i].current = RETIRED;
       }
-    int err = table_remove(p, rec->id, rec) ? retired_add(p, rec->id) : 0;
+    int err = table_remove(p, rec->id, rec)
+                  ? mprof__idset_add(&p->retired, rec->id)
+                  : 0;
     record_free(rec);
     if (err) return err;
   }
@@ -464,7 +331,7 @@ static int orphan(pass_t *p, srec_t *rec) {
 
 static int thread_create(pass_t *p, const mprof_event_t *ev, srec_t *creator,
                          int64_t t) {
-  srec_t *child = p->recs[slot_of(p, ev->a)];
+  srec_t *child = mprof__idmap_get(&p->table, ev->a);
   if (child && child->flags & MPROF_THREAD_PREEXISTING && !child->merged) {
     /* seen before its creation (clocks of two streams disagree) */
     child->flags &= (uint8_t)~MPROF_THREAD_PREEXISTING;
@@ -684,8 +551,8 @@ static int settle(pass_t *p, srec_t *rec) {
  * MPROF_ENOMEM. */
 static int finish(pass_t *p) {
   int err = 0;
-  for (size_t i = 0; i < p->cap && !err; i++)
-    if (p->recs[i]) err = settle(p, p->recs[i]);
+  for (size_t i = 0; i < p->table.cap && !err; i++)
+    if (p->table.slots[i].value) err = settle(p, p->table.slots[i].value);
   for (size_t i = 0; i < p->orphan_count && !err; i++)
     err = settle(p, p->orphans[i]);
   for (size_t i = 0; i < p->stream_count; i++) {
@@ -699,31 +566,33 @@ static int finish(pass_t *p) {
  * table may hold them too), those in the table, the orphans. */
 static void pass_free(pass_t *p) {
   for (size_t i = 0; i < p->stream_count; i++) {
-    queue_t *q = &p->streams[i].ended;
-    for (size_t k = 0; k < q->count; k++)
-      q->at[(q->first + k) % q->cap].rec->id = MPROF_NONE;
+    mprof__endings_t *q = &p->streams[i].ended;
+    for (size_t k = 0; k < q->count; k++) {
+      srec_t *ended = mprof__endings_at(q, k)->thread;
+      ended->id = MPROF_NONE;
+    }
   }
-  for (size_t i = 0; i < p->cap; i++)
-    if (p->recs[i] && p->recs[i]->id != MPROF_NONE) record_free(p->recs[i]);
+  for (size_t i = 0; i < p->table.cap; i++) {
+    srec_t *rec = p->table.slots[i].value;
+    if (rec && rec->id != MPROF_NONE) record_free(rec);
+  }
   for (size_t i = 0; i < p->stream_count; i++) {
-    queue_t *q = &p->streams[i].ended;
-    while (q->count) record_free(queue_pop(q));
+    mprof__endings_t *q = &p->streams[i].ended;
+    while (q->count) record_free(mprof__endings_pop(q));
     free(q->at);
   }
   for (size_t i = 0; i < p->orphan_count; i++) record_free(p->orphans[i]);
-  free(p->ids);
-  free(p->recs);
+  mprof__idmap_free(&p->table);
+  mprof__idset_free(&p->retired);
   free(p->streams);
   free(p->orphans);
   free(p->busy);
-  for (size_t i = 0; i < p->page_cap; i++) free(p->pages[i].bits);
-  free(p->pages);
 }
 
 int mprof_cells_stream(const mprof_trace_t *trace, mprof_cells_t *cells,
                        mprof_progress_fn progress, void *progress_context) {
   pass_t p = {.cells = cells};
-  int err = table_grow(&p);
+  int err = mprof__idmap_reserve(&p.table);
   if (!err) err = rows_grow(&p);
   mprof__merge_t merge = {
       pass_begin, pass_add_pair, &p, progress, progress_context, 0, 0, 0, 0};

@@ -218,18 +218,8 @@ static int thread_ended(stream_t *s, ostream_t *o, sthread_t *t) {
   /* a legacy read is a wait if its input ends later: known at the end */
   if (s->legacy)
     return mprof__stream_keep(&s->orphans, &s->orphan_count, &s->orphan_cap, t);
-  queue_t *q = &o->ended;
-  if (q->count == q->cap) {
-    size_t cap = q->cap ? q->cap * 2 : 256;
-    ending_t *grown = malloc(cap * sizeof *grown);
-    if (!grown) return MPROF_ENOMEM;
-    for (size_t i = 0; i < q->count; i++) grown[i] = *mprof__queue_at(q, i);
-    free(q->at);
-    q->at = grown;
-    q->first = 0;
-    q->cap = cap;
-  }
-  *mprof__queue_at(q, q->count++) = (ending_t){mprof__stream_ref(t), o->events};
+  if (mprof__endings_push(&o->ended, t, o->events)) return MPROF_ENOMEM;
+  mprof__stream_ref(t);
   return 0;
 }
 
@@ -242,21 +232,18 @@ static int thread_ended(stream_t *s, ostream_t *o, sthread_t *t) {
  * resolved promise, a merge into it) comes from the OS thread that ended
  * it, however long that OS thread was kept from running. */
 static int retire_due(stream_t *s, ostream_t *o) {
-  queue_t *q = &o->ended;
+  mprof__endings_t *q = &o->ended;
   int err = 0;
   while (!err && q->count &&
          o->events - q->at[q->first].at_event >= STREAM_RETIRE_EVENTS) {
-    sthread_t *t = q->at[q->first].thread;
     if (q->count > RETIRE_AHEAD) { /* in cache when they are needed */
-      const char *ahead =
-          (const char *)mprof__queue_at(q, RETIRE_AHEAD)->thread;
+      const char *ahead = mprof__endings_at(q, RETIRE_AHEAD)->thread;
       for (size_t line = 0; line < sizeof(sthread_t); line += 64)
         __builtin_prefetch(ahead + line, 1);
-      mprof__stream_table_prefetch(
-          s, mprof__queue_at(q, RETIRE_AHEAD / 2)->thread->id);
+      const sthread_t *next = mprof__endings_at(q, RETIRE_AHEAD / 2)->thread;
+      mprof__stream_table_prefetch(s, next->id);
     }
-    q->first = (q->first + 1) & (q->cap - 1);
-    q->count--;
+    sthread_t *t = mprof__endings_pop(q);
     err = mprof__stream_retire(s, t);
     mprof__stream_unref(t);
   }

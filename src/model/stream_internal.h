@@ -154,24 +154,6 @@ typedef struct recent_s {
   sthread_t *thread;
 } recent_t;
 
-/* A thread that ended, at a stream's event count. */
-typedef struct ending_s {
-  sthread_t *thread;
-  uint64_t at_event;
-} ending_t;
-
-/* A ring of endings, oldest first, grown as it fills (cap a power of
- * two). */
-typedef struct queue_s {
-  ending_t *at;
-  size_t first, count, cap;
-} queue_t;
-
-/* The ith ending of q from its oldest. */
-static inline ending_t *mprof__queue_at(const queue_t *q, size_t i) {
-  return &q->at[(q->first + i) & (q->cap - 1)];
-}
-
 /* A thread from before the trace, by index, and the idle bands of a
  * stream it ran right up to. */
 typedef struct sleeper_s {
@@ -196,7 +178,7 @@ typedef struct ostream_s {
   uint8_t loop;    /* a loop ran, or slept, there */
   uint8_t had_work;
   uint64_t events;          /* its events so far */
-  queue_t ended;            /* threads its events ended, to retire */
+  mprof__endings_t ended;   /* threads its events ended, to retire */
   mprof__loop_scan_t *scan; /* its loop findings (stream_loops.c) */
   sthread_t *first_loop;    /* the first loop thread that ran there */
   held_t *held; /* spans and bands held back from the scan, in order */

@@ -52,9 +52,9 @@ static int unsettled(stream_t *s, list_t *l) {
     if (mprof__stream_slot(s, i) && !mprof__stream_slot(s, i)->settled)
       err = list_push(l, mprof__stream_slot(s, i));
   for (size_t k = 0; k < s->stream_count; k++) {
-    const queue_t *q = &s->streams[k].ended;
+    const mprof__endings_t *q = &s->streams[k].ended;
     for (size_t i = 0; !err && i < q->count; i++)
-      err = list_push(l, mprof__queue_at(q, i)->thread);
+      err = list_push(l, mprof__endings_at(q, i)->thread);
   }
   for (size_t i = 0; !err && i < s->orphan_count; i++)
     err = list_push(l, s->orphans[i]);
