@@ -102,6 +102,11 @@ static void clear(mprof_view_window_t *w) {
   mprof__view_window_search(w, NULL);
 }
 
+/* Put the keys in the search box (a big trace's window has none). */
+static void focus_search(mprof_view_window_t *w) {
+  if (w->search) gtk_widget_grab_focus(w->search);
+}
+
 static void toggle_help(mprof_view_window_t *w) {
   if (gtk_widget_get_visible(w->help))
     gtk_popover_popdown(GTK_POPOVER(w->help));
@@ -153,7 +158,7 @@ gboolean mprof__view_window_key(mprof_view_window_t *w, guint keyval) {
   case GDK_KEY_Down: mprof__view_window_pan(w, 0, 0, -step); break;
   case GDK_KEY_0:
   case GDK_KEY_f: mprof__view_window_fit(w); break;
-  case GDK_KEY_slash: gtk_widget_grab_focus(w->search); break;
+  case GDK_KEY_slash: focus_search(w); break;
   case GDK_KEY_question: toggle_help(w); break;
   case GDK_KEY_Escape: clear(w); break;
   default: return FALSE;
@@ -239,12 +244,12 @@ static gboolean on_scroll(GtkWidget *area, GdkEventScroll *event,
 static gboolean on_key(GtkWidget *widget, GdkEventKey *event, gpointer data) {
   mprof_view_window_t *w = data;
   (void)widget;
-  if (gtk_widget_has_focus(w->search)) {
+  if (w->search && gtk_widget_has_focus(w->search)) {
     if (event->keyval != GDK_KEY_Escape) return FALSE;
     gtk_widget_grab_focus(w->panes[0].area);
   }
   if ((event->state & GDK_CONTROL_MASK) && event->keyval == GDK_KEY_f) {
-    gtk_widget_grab_focus(w->search);
+    focus_search(w);
     return TRUE;
   }
   return mprof__view_window_key(w, event->keyval);

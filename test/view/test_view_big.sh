@@ -6,7 +6,7 @@
 # whose time columns are a pyramid level's: 1024 of 1144 px); the pyramid
 # is made once, then read, and made again when its file is damaged; a
 # range whose packets fit a quarter of the budget is drawn from their
-# model, the whole again from the pyramid.
+# model, the whole again from the pyramid.  GTK's criticals abort.
 . "$(dirname "$0")/common.sh"
 gen=$build/test/trace_gen
 
@@ -19,8 +19,8 @@ state
 quit
 END
 window() { # TRACE BUDGET SCRIPT: its output and standard error in $tmp/out
-  MPROF_VIEW_BUDGET_MIB=$2 "$mprof" view --script "$3" "$1" >"$tmp/out" \
-    2>&1 || fail "view $1: $(cat "$tmp/out")"
+  G_DEBUG=fatal-criticals MPROF_VIEW_BUDGET_MIB=$2 "$mprof" view --script \
+    "$3" "$1" >"$tmp/out" 2>&1 || fail "view $1: $(cat "$tmp/out")"
 }
 window "$tmp/gen.ctf" 0 "$tmp/first"
 grep -q "drawn from its pyramid (made in one pass)$" "$tmp/out" ||
@@ -61,8 +61,9 @@ grep -q "drawn from its pyramid (made in one pass)$" "$tmp/out" ||
 # A short range: the model of its packets (every names packet with them:
 # small packets, a budget they fit a quarter of); the whole: the pyramid;
 # the keys (Escape has nothing to clear, + zooms, Left pans) and what
-# such a window has none of (a search, a double-click) do no harm; a
-# range far past the trace is held to 16 spans of it around its middle.
+# such a window has none of (a search, its / key, a double-click) do no
+# harm; a range far past the trace is held to 16 spans of it around its
+# middle.
 "$gen" "$tmp/small.ctf" discard 8000000 12000 2 4096 >/dev/null
 cat >"$tmp/zoom" <<END
 pane 1144 400
@@ -74,6 +75,7 @@ wait 1
 state
 key Escape
 search request
+key slash
 dclick 300 100
 key plus
 key Left
