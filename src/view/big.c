@@ -20,6 +20,9 @@
  * (a zoom stops there); the middle of the range stays in the trace. */
 #define MIN_SPAN_NS 1000.0
 #define MAX_SPANS 16.0
+/* The times a range may reach: [-MAX_NS, MAX_NS], so that its span fits
+ * int64_t. */
+#define MAX_NS ((double)(INT64_MAX / 2))
 
 struct mprof_view_big_s {
   char *path;
@@ -113,11 +116,19 @@ int mprof__view_big_modelled(const mprof_view_big_t *b) { return b->modelled; }
 
 /* --- Frames --------------------------------------------------------------- */
 
+/* Time t (ns, any double) held to [INT64_MIN / 2, INT64_MAX / 2]. */
+static int64_t held_ns(double t) {
+  if (!(t > -MAX_NS)) return INT64_MIN / 2;
+  if (t >= MAX_NS) return INT64_MAX / 2;
+  return (int64_t)t;
+}
+
 /* Whether the model of [t0, t1)'s packets fits a window's budget: first
  * guessed from the whole trace's share (no packet list made far from
  * it). */
 static int window_fits(const mprof_view_big_t *b, int64_t t0, int64_t t1) {
-  double share = (double)(t1 - t0) / (double)(b->whole_t1 - b->whole_t0);
+  double share =
+      ((double)t1 - (double)t0) / ((double)b->whole_t1 - (double)b->whole_t0);
   if (share * (double)b->model_bytes > 4.0 * (double)b->window_budget) return 0;
   uint64_t bytes;
   return !mprof__view_window_bytes(b->trace, b->index, t0, t1, &bytes) &&
@@ -130,8 +141,9 @@ static int window_fits(const mprof_view_big_t *b, int64_t t0, int64_t t1) {
 static int window_model(mprof_view_big_t *b, int width, int height) {
   if (b->doc && b->doc_t0 <= b->t0 && b->t1 <= b->doc_t1) return 1;
   drop_model(b);
-  int64_t half = (b->t1 - b->t0) / 2;
-  int64_t t0 = b->t0 - half, t1 = b->t1 + half;
+  double half = ((double)b->t1 - (double)b->t0) / 2;
+  int64_t t0 = held_ns((double)b->t0 - half),
+          t1 = held_ns((double)b->t1 + half);
   if (!window_fits(b, t0, t1)) {
     t0 = b->t0, t1 = b->t1;
     if (!window_fits(b, t0, t1)) return 0;
@@ -182,17 +194,19 @@ void mprof__view_big_legend(cairo_t *cr, const mprof_view_big_t *b,
 /* --- Moving --------------------------------------------------------------- */
 
 /* Show [t0, t1), held to the narrowest and widest ranges, its middle in
- * the trace (times in double: a zoom or pan never overflows). */
+ * the trace (times in double: a zoom or pan never overflows; a damaged
+ * clock's whole, 16 times over, would pass int64_t's range). */
 static void show(mprof_view_big_t *b, double t0, double t1) {
   double whole_t0 = (double)b->whole_t0, whole_t1 = (double)b->whole_t1;
   double span = t1 - t0, middle = t0 + span / 2;
   if (!(span >= MIN_SPAN_NS)) span = MIN_SPAN_NS;
   if (span > MAX_SPANS * (whole_t1 - whole_t0))
     span = MAX_SPANS * (whole_t1 - whole_t0);
+  if (span > MAX_NS) span = MAX_NS;
   if (!(middle >= whole_t0)) middle = whole_t0;
   if (middle > whole_t1) middle = whole_t1;
-  b->t0 = (int64_t)(middle - span / 2);
-  b->t1 = b->t0 + (int64_t)span;
+  b->t0 = held_ns(middle - span / 2);
+  b->t1 = held_ns(middle + span / 2);
 }
 
 void mprof__view_big_set_range(mprof_view_big_t *b, int64_t t0_ns,
@@ -203,7 +217,7 @@ void mprof__view_big_set_range(mprof_view_big_t *b, int64_t t0_ns,
 /* The time per pixel of the last frame's time columns. */
 static double ns_per_px(const mprof_view_big_t *b) {
   uint32_t columns = mprof_scene_cells_columns((uint32_t)b->width);
-  return (double)(b->t1 - b->t0) / (columns ? columns : 1);
+  return ((double)b->t1 - (double)b->t0) / (columns ? columns : 1);
 }
 
 void mprof__view_big_zoom(mprof_view_big_t *b, double factor, double x) {

@@ -92,4 +92,41 @@ grep '^big ' "$tmp/out" | tail -1 | awk '{ span = $3 - $2
   grep -q "^big 1000000 1020000 [0-9]* [0-9]* 1$" "$tmp/out" &&
   grep -q "^big -[0-9]* [0-9]* [0-9]* [0-9]* 0$" "$tmp/out" ||
   fail "a short range not modelled, or the whole: $(cat "$tmp/out")"
+
+# A damaged clock (a packet's times 2^62 ticks late): its whole as wide
+# as the model holds times; zoomed out past it, or shown a range past
+# int64_t's, the range's ends stay ordered and within int64_t's halves.
+"$gen" "$tmp/clock.ctf" discard 2000000 3000 2 >/dev/null
+python3 - "$tmp/clock.ctf" <<'END'
+import struct, sys
+with open(sys.argv[1], "r+b") as f:
+    data = bytearray(f.read())
+    packet_size, ring = struct.unpack_from("<II", data, 24)
+    first, = struct.unpack_from("<Q", data, 56)
+    at = lambda i: first + i * packet_size
+    begin = lambda i: struct.unpack_from("<Q", data, at(i) + 32)[0]
+    last = max(range(ring), key=begin)
+    for field in (32, 40):  # timestamp_begin, timestamp_end
+        value, = struct.unpack_from("<Q", data, at(last) + field)
+        struct.pack_into("<Q", data, at(last) + field, value | 1 << 62)
+    f.seek(0)
+    f.write(data)
+END
+cat >"$tmp/far" <<END
+pane 1144 400
+state
+zoom 1e300 600
+state
+key minus
+key minus
+state
+range -9000000000000000000 9000000000000000000
+state
+quit
+END
+window "$tmp/clock.ctf" 0 "$tmp/far"
+[ "$(grep -c '^big ' "$tmp/out")" = 4 ] &&
+  grep '^big ' "$tmp/out" | awk '{ if ($4 < 1e18) exit 1
+    if (!($2 < $3 && $2 >= -2^62 && $3 <= 2^62)) exit 1 }' ||
+  fail "a damaged clock's range: $(cat "$tmp/out")"
 echo "view_big: ok ($apart pixels apart)"
