@@ -41,9 +41,11 @@ void mprof_pyramid_free(mprof_pyramid_t *p) {
   free(p);
 }
 
-/* Level columns that [t0, t1) spans in c. */
+/* Level columns that [t0, t1) spans in c (in doubles: a frame's range
+ * may lie far from the level's). */
 static double columns_in(const mprof_cells_t *c, int64_t t0, int64_t t1) {
-  return (double)(t1 - t0) * c->columns / (double)(c->t1_ns - c->t0_ns);
+  return ((double)t1 - (double)t0) * c->columns /
+         ((double)c->t1_ns - (double)c->t0_ns);
 }
 
 size_t mprof_pyramid_level_for(const mprof_pyramid_t *p, int64_t t0_ns,
