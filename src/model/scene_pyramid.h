@@ -56,11 +56,31 @@ int mprof_pyramid_bytes(const mprof_cells_t *finest,
                         const uint8_t key[MPROF_PYRAMID_KEY], uint8_t **data,
                         size_t *size);
 
+/* What a file must be to be believed: the range and size of the summary
+ * its reader would make (mprof_cells_new()'s, and its counter_limit). */
+typedef struct mprof_pyramid_shape_s {
+  int64_t t0_ns, t1_ns;
+  uint32_t columns, rows, counter_limit;
+} mprof_pyramid_shape_t;
+
+/* The bytes of a file's fixed header, which hold its size. */
+#define MPROF_PYRAMID_HEADER 128
+
+/* The size a file whose first MPROF_PYRAMID_HEADER bytes are header says
+ * it has, if it is a pyramid file and that size is at most what one of
+ * shape may take: read before the rest, so that no more is read than a
+ * good file holds.  Returns 0 or MPROF_EINVAL (*why says why). */
+int mprof_pyramid_size(const uint8_t header[MPROF_PYRAMID_HEADER],
+                       const mprof_pyramid_shape_t *shape, uint64_t *size,
+                       const char **why);
+
 /* The summary in a file's bytes, checked whole (its magic, size,
- * checksum, every count and reference) and against key.  Returns 0,
- * MPROF_EINVAL (*why says why) or MPROF_ENOMEM. */
+ * checksum, every count and reference, its labels in order, apart and
+ * wide enough to be drawn) and against key and shape, exactly.  Returns
+ * 0, MPROF_EINVAL (*why says why) or MPROF_ENOMEM. */
 int mprof_pyramid_parse(const uint8_t *data, size_t size,
                         const uint8_t key[MPROF_PYRAMID_KEY],
+                        const mprof_pyramid_shape_t *shape,
                         mprof_cells_t **finest, const char **why);
 
 /* The checksum a file's bytes carry (FNV-1a over them all, its own 8

@@ -11,7 +11,11 @@
  *   column: i64), labels (row, first, last: u32, text 64 bytes).
  *
  * Everything is little-endian.  A file is believed only whole: its size,
- * checksum and key, and every count and reference within the summary. */
+ * checksum and key, its range, columns, rows and counter limit those its
+ * reader expects, every count and reference within the summary, and its
+ * labels as mprof_cells_end() leaves them (by row, then along it, apart
+ * but for a shared end column) and as wide as mprof_cells_label() makes
+ * them: a frame's binary search over them relies on it. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,7 +25,8 @@
 static const char magic[8] = {'M', 'P', 'R', 'O', 'F', 'P', 'Y', 'R'};
 #define VERSION 1
 #define CHECKSUM_AT MPROF_PYRAMID_CHECKSUM_AT
-#define HEADER_BYTES 128
+#define HEADER_BYTES MPROF_PYRAMID_HEADER
+#define SIZE_AT 56
 #define ARROW_BYTES 28
 #define LABEL_BYTES (12 + MPROF_CELLS_NAME)
 #define COUNTER_BYTES (MPROF_CELLS_NAME + 8 + 24)
@@ -63,11 +68,19 @@ uint64_t mprof_pyramid_checksum(const uint8_t *data, size_t size) {
   return h;
 }
 
+/* The most labels a summary holds: each line named is at least
+ * MPROF_CELLS_LABEL_COLUMNS wide, and the lines of a row share at most
+ * the column where one ends and the next starts. */
+static uint64_t most_labels(uint64_t columns, uint64_t rows) {
+  return rows * (columns / (MPROF_CELLS_LABEL_COLUMNS - 1));
+}
+
 /* The file's size for these counts; 0 past what a file may hold. */
 static uint64_t file_bytes(uint64_t columns, uint64_t rows,
                            uint64_t counter_count, uint64_t label_count) {
   if (columns > MAX_COLUMNS || rows > MAX_ROWS ||
-      counter_count > MPROF_CELLS_COUNTERS || label_count > rows * columns)
+      counter_count > MPROF_CELLS_COUNTERS ||
+      label_count > most_labels(columns, rows))
     return 0;
   return HEADER_BYTES + rows * columns + columns +
          columns * MPROF_CELLS_ARROWS * ARROW_BYTES + rows * MPROF_CELLS_NAME +
@@ -157,7 +170,9 @@ typedef struct header_s {
 } header_t;
 
 static const char *take_header(const uint8_t *data, size_t size,
-                               const uint8_t *key, header_t *h) {
+                               const uint8_t *key,
+                               const mprof_pyramid_shape_t *shape,
+                               header_t *h) {
   if (size < HEADER_BYTES || memcmp(data, magic, sizeof magic))
     return "not a pyramid file";
   cursor_t c = {(uint8_t *)data + sizeof magic, data + size};
@@ -176,8 +191,14 @@ static const char *take_header(const uint8_t *data, size_t size,
   if (get(&c, 8)) return "bad reserved field";
   if (h->size != size) return "truncated";
   if (mprof_pyramid_checksum(data, size) != sum) return "damaged (checksum)";
-  if (h->t1 <= h->t0 || !h->columns || !h->rows ||
-      h->counter_limit > MPROF_CELLS_COUNTERS ||
+  /* a span past half the int64 range would overflow a frame's sums */
+  if (h->t1 <= h->t0 || (uint64_t)h->t1 - (uint64_t)h->t0 > INT64_MAX / 2)
+    return "bad range";
+  if (h->t0 != shape->t0_ns || h->t1 != shape->t1_ns) return "of another range";
+  if (h->columns != shape->columns || h->rows != shape->rows ||
+      h->counter_limit != shape->counter_limit)
+    return "of another size";
+  if (!h->columns || !h->rows || h->counter_limit > MPROF_CELLS_COUNTERS ||
       h->counter_count > h->counter_limit ||
       file_bytes(h->columns, h->rows, h->counter_count, h->label_count) != size)
     return "bad counts";
@@ -226,6 +247,12 @@ static const char *take_counters(cursor_t *c, mprof_cells_t *f,
   return NULL;
 }
 
+/* Whether label b comes after a: by row, then apart along the row
+ * (first_label()'s search relies on it). */
+static int follows(const mprof_cell_label_t *a, const mprof_cell_label_t *b) {
+  return a->row < b->row || (a->row == b->row && a->last <= b->first);
+}
+
 static const char *take_labels(cursor_t *c, mprof_cells_t *f, uint64_t count) {
   if (count && !(f->labels = malloc((size_t)count * sizeof *f->labels)))
     return "";
@@ -236,8 +263,10 @@ static const char *take_labels(cursor_t *c, mprof_cells_t *f, uint64_t count) {
     l->first = (uint32_t)get(c, 4), l->last = (uint32_t)get(c, 4);
     get_bytes(c, l->text, MPROF_CELLS_NAME);
     if (l->row >= f->rows || l->first > l->last || l->last >= f->columns ||
-        !named(l->text))
+        l->last + 1 - l->first < MPROF_CELLS_LABEL_COLUMNS || !named(l->text))
       return "bad label";
+    if (f->label_count && !follows(&f->labels[f->label_count - 1], l))
+      return "labels out of order";
   }
   return NULL;
 }
@@ -258,12 +287,30 @@ static const char *take_body(cursor_t *c, mprof_cells_t *f, const header_t *h) {
   return take_labels(c, f, h->label_count);
 }
 
+int mprof_pyramid_size(const uint8_t header[MPROF_PYRAMID_HEADER],
+                       const mprof_pyramid_shape_t *shape, uint64_t *size,
+                       const char **why) {
+  *why = NULL;
+  if (memcmp(header, magic, sizeof magic)) {
+    *why = "not a pyramid file";
+    return MPROF_EINVAL;
+  }
+  cursor_t c = {(uint8_t *)header + SIZE_AT, header + HEADER_BYTES};
+  *size = get(&c, 8);
+  uint64_t most = file_bytes(shape->columns, shape->rows, shape->counter_limit,
+                             most_labels(shape->columns, shape->rows));
+  if (*size >= HEADER_BYTES && *size <= most) return 0;
+  *why = "bad size";
+  return MPROF_EINVAL;
+}
+
 int mprof_pyramid_parse(const uint8_t *data, size_t size,
                         const uint8_t key[MPROF_PYRAMID_KEY],
-                        mprof_cells_t **out, const char **why) {
+                        const mprof_pyramid_shape_t *shape, mprof_cells_t **out,
+                        const char **why) {
   header_t h;
   *out = NULL;
-  if ((*why = take_header(data, size, key, &h))) return MPROF_EINVAL;
+  if ((*why = take_header(data, size, key, shape, &h))) return MPROF_EINVAL;
   mprof_cells_t *f;
   int err = mprof_cells_new(h.t0, h.t1, h.columns, h.rows, &f);
   if (err) return err;

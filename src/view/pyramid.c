@@ -1,15 +1,19 @@
 /* pyramid.c -- the level-of-detail pyramid of a trace too big to model
  * (src/model/scene_pyramid.h) as the window opens it: read from its file,
  * TRACE.mppyr beside the trace's index (or in the cache with it), if that
- * is whole, good and of this trace; else made in one pass over the trace
- * and written whole or not at all (a temporary name renamed over it).
+ * is whole, good, of this trace and of the one shape made here; else made
+ * in one pass over the trace and written whole or not at all
+ * (mprof_output_open()).
  *
  * Its size is bounded: PYRAMID_ROWS rows (more fold into the last),
  * PYRAMID_COUNTERS counters, FINEST_COLUMNS columns at the finest level
  * and half as many at each coarser one down to COARSEST_COLUMNS: at most
- * FINEST_COLUMNS x (rows + 57 + 16 x counters) bytes for the finest
- * (19 MiB), and its names on lines, at most one per 16 columns of a row,
- * 76 bytes each (38 MiB); about as much again for the other levels. */
+ * FINEST_COLUMNS x (rows + 65 + 16 x counters) bytes for the finest
+ * (18 MiB), and its names on lines, each at least 16 columns wide, at
+ * most rows x FINEST_COLUMNS / 15 of 76 bytes (41 MiB); as much again for
+ * the other levels at most.  A file is read no further than its header
+ * until the size it says is one such a pyramid may take. */
+#define _GNU_SOURCE /* O_CLOEXEC, O_NOFOLLOW */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -45,40 +49,88 @@ static void key_bytes(const mprof_index_key_t *key,
   memcpy(out + 16, key->uuid, 16);
 }
 
-/* The whole of the file at path, into a new buffer; NULL if it cannot be
- * read. */
-static uint8_t *read_file(const char *path, size_t *size) {
-  int fd = open(path, O_RDONLY);
-  struct stat st;
-  if (fd < 0) return NULL;
-  uint8_t *data = NULL;
-  if (!fstat(fd, &st) && st.st_size > 0 && (data = malloc((size_t)st.st_size)))
-    for (size_t got = 0; got < (size_t)st.st_size;) {
-      ssize_t n = read(fd, data + got, (size_t)st.st_size - got);
-      if (n <= 0) {
-        free(data);
-        data = NULL;
-        break;
-      }
-      got += (size_t)n;
+mprof_pyramid_shape_t mprof__view_pyramid_shape(const mprof_index_t *index) {
+  mprof_pyramid_shape_t shape = {0, 0, FINEST_COLUMNS, PYRAMID_ROWS,
+                                 PYRAMID_COUNTERS};
+  mprof__view_whole_range(index, &shape.t0_ns, &shape.t1_ns);
+  return shape;
+}
+
+/* n bytes from fd into data.  Returns 0, or -1 (errno set). */
+static int read_exactly(int fd, uint8_t *data, size_t n) {
+  for (size_t got = 0; got < n;) {
+    ssize_t r = read(fd, data + got, n - got);
+    if (r <= 0) {
+      if (!r) errno = EIO; /* it shrank as it was read */
+      return -1;
     }
+    got += (size_t)r;
+  }
+  return 0;
+}
+
+/* The file fd, of st_size bytes: its header first, and the rest only if
+ * the size the header says is the file's and one of shape may have. */
+static int read_checked(int fd, uint64_t st_size,
+                        const mprof_pyramid_shape_t *shape, uint8_t **data,
+                        const char **why) {
+  uint8_t header[MPROF_PYRAMID_HEADER];
+  uint64_t size;
+  *why = "truncated";
+  if (st_size < sizeof header) return MPROF_EINVAL;
+  *why = "cannot be read";
+  if (read_exactly(fd, header, sizeof header)) return MPROF_EIO;
+  if (mprof_pyramid_size(header, shape, &size, why)) return MPROF_EINVAL;
+  *why = "truncated";
+  if (size != st_size) return MPROF_EINVAL;
+  *why = "out of memory";
+  if (size > SIZE_MAX || !(*data = malloc((size_t)size))) return MPROF_ENOMEM;
+  memcpy(*data, header, sizeof header);
+  *why = "cannot be read";
+  return read_exactly(fd, *data + sizeof header, (size_t)size - sizeof header)
+             ? MPROF_EIO
+             : 0;
+}
+
+/* The regular file at path (not a link to one), into a new buffer *data
+ * of *size.  Returns 0, MPROF_EIO (errno set), MPROF_EINVAL (not a file
+ * of shape) or MPROF_ENOMEM; *why says why. */
+static int read_file(const char *path, const mprof_pyramid_shape_t *shape,
+                     uint8_t **data, size_t *size, const char **why) {
+  *data = NULL;
+  *why = "cannot be read";
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
+  if (fd < 0) return MPROF_EIO;
+  struct stat st;
+  if (fstat(fd, &st)) {
+    close(fd);
+    return MPROF_EIO;
+  }
+  int err = MPROF_EINVAL;
+  if (S_ISREG(st.st_mode))
+    err = read_checked(fd, (uint64_t)st.st_size, shape, data, why);
+  else
+    *why = "not a regular file";
   close(fd);
-  *size = (size_t)st.st_size;
-  return data;
+  if (!err) *size = (size_t)st.st_size;
+  if (err) {
+    free(*data);
+    *data = NULL;
+  }
+  return err;
 }
 
 int mprof__view_pyramid_read(const char *path, const mprof_index_key_t *key,
+                             const mprof_pyramid_shape_t *shape,
                              mprof_cells_t **finest, const char **why) {
   size_t size = 0;
-  uint8_t *data = read_file(path, &size);
+  uint8_t *data;
   *finest = NULL;
-  if (!data) {
-    *why = "cannot be read";
-    return MPROF_EIO;
-  }
+  int err = read_file(path, shape, &data, &size, why);
+  if (err) return err;
   uint8_t k[MPROF_PYRAMID_KEY];
   key_bytes(key, k);
-  int err = mprof_pyramid_parse(data, size, k, finest, why);
+  err = mprof_pyramid_parse(data, size, k, shape, finest, why);
   free(data);
   return err;
 }
@@ -90,37 +142,31 @@ int mprof__view_pyramid_write(const mprof_cells_t *finest,
   key_bytes(key, k);
   int err = mprof_pyramid_bytes(finest, k, &data, &size);
   if (err) return err;
-  char temp[4096];
-  int fd = -1;
-  if (snprintf(temp, sizeof temp, "%s.%ld.tmp", path, (long)getpid()) <
-      (int)sizeof temp)
-    fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  size_t done = 0;
-  while (fd >= 0 && done < size) {
-    ssize_t n = write(fd, data + done, size - done);
-    if (n <= 0) break;
-    done += (size_t)n;
-  }
+  mprof_output_t out;
+  err = mprof_output_open(&out, path) ? MPROF_EIO : 0;
+  if (!err)
+    err = mprof_output_close(&out, fwrite(data, 1, size, out.f) == size)
+              ? MPROF_EIO
+              : 0;
   free(data);
-  if (fd >= 0 && close(fd) == 0 && done == size && rename(temp, path) == 0)
-    return 0;
-  if (fd >= 0) unlink(temp);
-  return MPROF_EIO;
+  return err;
 }
 
 /* The summary read from beside the trace or from the cache, if one there
- * is good; *why says why one there was not believed. */
+ * is whole, good, of this trace and of shape; *why says why the first
+ * file there was not believed (NULL: none was there). */
 static mprof_cells_t *find(const char *trace_path, const mprof_index_key_t *key,
+                           const mprof_pyramid_shape_t *shape,
                            const char **why) {
   for (int cache = 0; cache < 2; cache++) {
     char path[4096];
     mprof_cells_t *finest;
-    const char * not ;
+    const char *refused;
     if (mprof__view_pyramid_path(trace_path, cache, path, sizeof path))
       continue;
-    int err = mprof__view_pyramid_read(path, key, &finest, &not );
+    int err = mprof__view_pyramid_read(path, key, shape, &finest, &refused);
     if (!err) return finest;
-    if (err != MPROF_EIO || errno != ENOENT) *why = not ;
+    if (!*why && (err != MPROF_EIO || errno != ENOENT)) *why = refused;
   }
   return NULL;
 }
@@ -128,14 +174,13 @@ static mprof_cells_t *find(const char *trace_path, const mprof_index_key_t *key,
 /* The summary made in one pass, written beside the trace or else in the
  * cache (unsaved if neither can be written). */
 static int build(const char *trace_path, const mprof_trace_t *trace,
-                 const mprof_index_t *index, const mprof_index_key_t *key,
-                 mprof_progress_fn progress, void *progress_context,
-                 mprof_cells_t **out) {
-  int64_t t0, t1;
-  mprof__view_whole_range(index, &t0, &t1);
-  int err = mprof_cells_new(t0, t1, FINEST_COLUMNS, PYRAMID_ROWS, out);
+                 const mprof_pyramid_shape_t *shape,
+                 const mprof_index_key_t *key, mprof_progress_fn progress,
+                 void *progress_context, mprof_cells_t **out) {
+  int err = mprof_cells_new(shape->t0_ns, shape->t1_ns, shape->columns,
+                            shape->rows, out);
   if (err) return err;
-  (*out)->counter_limit = PYRAMID_COUNTERS;
+  (*out)->counter_limit = shape->counter_limit;
   err = mprof_cells_stream(trace, *out, progress, progress_context);
   if (err) {
     mprof_cells_free(*out);
@@ -162,10 +207,11 @@ int mprof__view_pyramid_open(const char *trace_path, const mprof_trace_t *trace,
   *why = NULL;
   int err = mprof_index_key(trace_path, trace, &key);
   if (err) return err;
-  mprof_cells_t *finest = find(trace_path, &key, why);
+  mprof_pyramid_shape_t shape = mprof__view_pyramid_shape(index);
+  mprof_cells_t *finest = find(trace_path, &key, &shape, why);
   if (!finest) {
     *built = 1;
-    err = build(trace_path, trace, index, &key, progress, progress_context,
+    err = build(trace_path, trace, &shape, &key, progress, progress_context,
                 &finest);
   }
   return err ? err : mprof_pyramid_new(finest, COARSEST_COLUMNS, out);

@@ -42,21 +42,34 @@ int mprof__view_window_doc(const char *path, const mprof_trace_t *trace,
 int mprof__view_pyramid_path(const char *trace_path, int cache, char *path,
                              size_t size);
 
-/* The pyramid's finest level in the file at path, believed only if whole,
- * good and of key's trace.  Returns 0, MPROF_EIO (cannot be read),
- * MPROF_EINVAL (not believed: *why says why) or MPROF_ENOMEM. */
+/* What the pyramid of index's trace is made as, and must be to be
+ * believed: of the window's whole range (mprof__view_whole_range()), at
+ * the one size this viewer makes (a width that halves down to its
+ * coarsest level, its rows and counters). */
+mprof_pyramid_shape_t mprof__view_pyramid_shape(const mprof_index_t *index);
+
+/* The pyramid's finest level in the file at path (a regular file, not a
+ * link), believed only if whole, good, of key's trace and of shape; no
+ * more of it read than a good one holds.  Returns 0, MPROF_EIO (cannot be
+ * read: errno set), MPROF_EINVAL (not believed) or MPROF_ENOMEM; *why
+ * says why. */
 int mprof__view_pyramid_read(const char *path, const mprof_index_key_t *key,
+                             const mprof_pyramid_shape_t *shape,
                              mprof_cells_t **finest, const char **why);
 
-/* Write finest, of key's trace, to path whole or not at all.  Returns 0,
- * MPROF_EIO or MPROF_ENOMEM. */
+/* Write finest, of key's trace, to path whole or not at all
+ * (mprof_output_open()).  Returns 0, MPROF_EIO (errno set) or
+ * MPROF_ENOMEM. */
 int mprof__view_pyramid_write(const mprof_cells_t *finest,
                               const mprof_index_key_t *key, const char *path);
 
 /* The pyramid of trace, opened from trace_path, whose index is index:
- * read if a good one is there (*why, if one there was not believed, says
- * why), else made in one pass (*built set; progress hears how far it has
- * come) and written.  Returns 0 or an mprof error. */
+ * read if a good one is there, of the whole range the index gives and of
+ * the size this viewer makes (mprof__view_pyramid_shape()), else made in
+ * one pass (*built set; progress hears how far it has come) and written.
+ * *why says why a file there was not believed, NULL if none was there (a
+ * caller tells it: "TRACE.mppyr: WHY: made again").  Returns 0 or an
+ * mprof error. */
 int mprof__view_pyramid_open(const char *trace_path, const mprof_trace_t *trace,
                              const mprof_index_t *index,
                              mprof_progress_fn progress, void *progress_context,

@@ -4,14 +4,14 @@
  * bytes, taken as an index file as they are, then again with their
  * checksum made right, so that mutations reach the checks behind it (the
  * counts, the levels, the bins' order and streams, the packets' own
- * cells; the pyramid's counts, arrows, names, labels and counters).  A
- * pyramid taken is written back byte for byte the same, halved, and a
- * frame drawn from it.  Nothing may crash or read out of bounds (ASan+UBSan);
- * an index taken must hold what its accessors promise: packets and bins naming
- * streams that exist, levels whose bins are sorted, each packet's cells
- * in order and holding its events, written and read back the same.
- * `make check` runs it briefly from its seeds (test/fuzz/corpus-index);
- * `make fuzz` runs it at length. */
+ * cells; the pyramid's counts, range, arrows, names, labels and
+ * counters).  A pyramid taken is one its header's size let be read, is
+ * written back byte for byte the same, halved, and a frame drawn from it.
+ * Nothing may crash or read out of bounds (ASan+UBSan); an index taken must
+ * hold what its accessors promise: packets and bins naming streams that exist,
+ * levels whose bins are sorted, each packet's cells in order and holding its
+ * events, written and read back the same. `make check` runs it briefly from its
+ * seeds (test/fuzz/corpus-index); `make fuzz` runs it at length. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,15 +97,31 @@ static void take(const uint8_t *data, size_t size) {
   mprof_index_free(index);
 }
 
-/* Bytes as a pyramid's file, of the key they carry. */
+/* n little-endian bytes of data at `at`. */
+static uint64_t field(const uint8_t *data, size_t at, int n) {
+  uint64_t v = 0;
+  for (int i = 0; i < n; i++) v |= (uint64_t)data[at + i] << 8 * i;
+  return v;
+}
+
+/* Bytes as a pyramid's file, of the key and the shape they carry (their
+ * range, columns, rows and counter limit). */
 static void take_pyramid(const uint8_t *data, size_t size) {
   mprof_cells_t *finest;
   mprof_pyramid_t *pyramid;
   const char *why;
-  if (mprof_pyramid_parse(data, size, data + 16, &finest, &why)) {
+  mprof_pyramid_shape_t shape = {
+      (int64_t)field(data, 64, 8), (int64_t)field(data, 72, 8),
+      (uint32_t)field(data, 80, 4), (uint32_t)field(data, 84, 4),
+      (uint32_t)field(data, 96, 4)};
+  uint64_t said = 0;
+  int refused_early = mprof_pyramid_size(data, &shape, &said, &why);
+  if (refused_early && !why) abort();
+  if (mprof_pyramid_parse(data, size, data + 16, &shape, &finest, &why)) {
     if (!why) abort();
     return;
   }
+  if (refused_early || said != size) abort(); /* a good file read whole */
   uint8_t *written;
   size_t written_size;
   if (mprof_pyramid_bytes(finest, data + 16, &written, &written_size) ||

@@ -11,15 +11,21 @@
  * level; a frame zoomed 4 times past the finest holds each of its
  * columns' arrows and ends once, and its lines as they are.  Then the file: the
  * finest level written and read back equals itself; a copy damaged in any of a
- * few places, cut short, or of another trace (its key) is not believed; and
- * mprof__view_pyramid_open() beside a damaged file builds the pyramid again,
- * says why, and leaves a good file.  Prints "ok ..." or one line saying what
- * differs, and exits 1.
+ * few places, cut short, of another trace (its key), range or size, of a span
+ * past INT64_MAX / 2, or with labels out of order or narrow is not believed;
+ * mprof__view_pyramid_open() beside a file damaged, of another range or width,
+ * saying a size it is not or no pyramid may take, or empty, builds the pyramid
+ * again, says why, and leaves a good file; and a link at the temporary name a
+ * write once went through is not followed.  Prints "ok ..." or one line saying
+ * what differs, and exits 1.
  */
+#define _GNU_SOURCE /* symlink, truncate */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "pyramid.h"
 #include "view.h"
@@ -171,68 +177,262 @@ static int check_zoomed(const mprof_pyramid_t *p) {
   return 0;
 }
 
-/* Whether bytes are believed. */
-static int believed(const uint8_t *data, size_t size, const uint8_t *key) {
+static mprof_pyramid_shape_t shape_of(const mprof_cells_t *c) {
+  return (mprof_pyramid_shape_t){c->t0_ns, c->t1_ns, c->columns, c->rows,
+                                 c->counter_limit};
+}
+
+/* Why bytes are not believed as a file of shape, or NULL if they are. */
+static const char *refusal(const uint8_t *data, size_t size, const uint8_t *key,
+                           const mprof_pyramid_shape_t *shape) {
   mprof_cells_t *c;
   const char *why;
-  int err = mprof_pyramid_parse(data, size, key, &c, &why);
+  int err = mprof_pyramid_parse(data, size, key, shape, &c, &why);
   mprof_cells_free(c);
-  return !err;
+  return err ? why : NULL;
+}
+
+/* Why c's bytes are not believed as a file of its own shape, or NULL. */
+static const char *refusal_of(const mprof_cells_t *c) {
+  uint8_t key[MPROF_PYRAMID_KEY] = {7}, *data;
+  size_t size;
+  mprof_pyramid_shape_t shape = shape_of(c);
+  if (mprof_pyramid_bytes(c, key, &data, &size)) return "(no bytes)";
+  const char *why = refusal(data, size, key, &shape);
+  free(data);
+  return why;
+}
+
+/* Whether bytes of key and shape are believed as one of another key,
+ * range or size (each differing a little), or cut short. */
+static int believed_otherwise(const uint8_t *data, size_t size,
+                              const uint8_t *key, mprof_pyramid_shape_t shape) {
+  uint8_t other[MPROF_PYRAMID_KEY] = {1, 2};
+  mprof_pyramid_shape_t s[5] = {shape, shape, shape, shape, shape};
+  s[0].t0_ns--, s[1].t1_ns++, s[2].columns--, s[3].rows++;
+  s[4].counter_limit--;
+  int believed = !refusal(data, size, other, &shape) ||
+                 !refusal(data, size - 1, key, &shape) ||
+                 !refusal(data, 100, key, &shape);
+  for (int i = 0; i < 5; i++) believed |= !refusal(data, size, key, &s[i]);
+  return believed;
 }
 
 static int check_bytes(const mprof_cells_t *finest) {
-  uint8_t key[MPROF_PYRAMID_KEY] = {1, 2, 3}, other[MPROF_PYRAMID_KEY] = {1, 2};
+  uint8_t key[MPROF_PYRAMID_KEY] = {1, 2, 3};
   uint8_t *data;
   size_t size;
+  mprof_pyramid_shape_t shape = shape_of(finest);
   if (mprof_pyramid_bytes(finest, key, &data, &size)) return fail("bytes");
   mprof_cells_t *back;
   const char *why = "";
-  int err = mprof_pyramid_parse(data, size, key, &back, &why);
+  int err = mprof_pyramid_parse(data, size, key, &shape, &back, &why);
   if (err || differs(finest, back)) {
     printf("FAIL: read back: %s\n", err ? why : differs(finest, back));
     return 1;
   }
   mprof_cells_free(back);
-  int bad = believed(data, size, other) || believed(data, size - 1, key) ||
-            believed(data, 100, key);
+  int bad = believed_otherwise(data, size, key, shape);
   for (size_t at = 8; at < size && !bad; at += size / 7 + 1) {
     data[at] ^= 0x40;
-    bad = believed(data, size, key);
+    bad = !refusal(data, size, key, &shape);
     data[at] ^= 0x40;
   }
   free(data);
-  return bad ? fail("a damaged, short or stale file believed") : 0;
+  return bad ? fail("a damaged, short, stale or misshapen file believed") : 0;
 }
 
-/* A damaged file beside the trace is built again, and a good one left. */
+/* A file whose range spans more than half the int64 range (a frame's sums
+ * would overflow) is not believed, even of its own shape. */
+static int check_range(void) {
+  mprof_cells_t *c;
+  const char *why;
+  int64_t spans[][2] = {{INT64_MIN, INT64_MAX}, {-1, INT64_MAX / 2}};
+  for (int i = 0; i < 2; i++) {
+    if (mprof_cells_new(spans[i][0], spans[i][1], 4, 1, &c))
+      return fail("cells");
+    why = refusal_of(c);
+    mprof_cells_free(c);
+    if (!why || strcmp(why, "bad range")) {
+      printf("FAIL: a span past INT64_MAX / 2: %s\n", why ? why : "believed");
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* Labels believed only in order (by row, then along it: lines may share
+ * the column where one ends and the next starts) and wide enough. */
+static int check_labels(void) {
+  mprof_cells_t *c;
+  if (mprof_cells_new(0, 64000, 64, 2, &c) ||
+      mprof_cells_label(c, 1, 0, 63999, "c", 1) ||
+      mprof_cells_label(c, 0, 31000, 63999, "b", 1) ||
+      mprof_cells_label(c, 0, 0, 31999, "a", 1))
+    return fail("labels");
+  mprof_cells_end(c);
+  const char *why = refusal_of(c), *swapped, *overlapping, *narrow;
+  mprof_cell_label_t *l = c->labels, kept = l[0];
+  l[0] = l[1], l[1] = kept;
+  swapped = refusal_of(c);
+  l[1] = l[0], l[0] = kept;
+  l[1].first = l[0].last - 1;
+  overlapping = refusal_of(c);
+  l[1].first = l[1].last + 2 - MPROF_CELLS_LABEL_COLUMNS;
+  narrow = refusal_of(c);
+  mprof_cells_free(c);
+  if (why || !swapped || strcmp(swapped, "labels out of order") ||
+      !overlapping || strcmp(overlapping, "labels out of order") || !narrow ||
+      strcmp(narrow, "bad label")) {
+    printf("FAIL: labels in order: %s; swapped: %s; overlapping: %s; "
+           "narrow: %s\n",
+           why ? why : "believed", swapped ? swapped : "believed",
+           overlapping ? overlapping : "believed",
+           narrow ? narrow : "believed");
+    return 1;
+  }
+  return 0;
+}
+
+/* The viewer's pyramid at file, opened for the trace: *built says whether
+ * it was made again. */
+static int open_pyramid(const char *path, const mprof_trace_t *trace,
+                        const mprof_index_t *index, int *built,
+                        const char **why) {
+  mprof_pyramid_t *p;
+  if (mprof__view_pyramid_open(path, trace, index, NULL, NULL, built, why, &p))
+    return -1;
+  mprof_pyramid_free(p);
+  return 0;
+}
+
+/* Why the file is not believed by the viewer, or NULL. */
+static const char *file_refusal(const char *file, const mprof_index_key_t *key,
+                                const mprof_pyramid_shape_t *shape) {
+  mprof_cells_t *c;
+  const char *why;
+  int err = mprof__view_pyramid_read(file, key, shape, &c, &why);
+  mprof_cells_free(c);
+  return err ? why : NULL;
+}
+
+/* The file made into one the viewer must not believe, for `why`: the
+ * file is refused so, and opening the pyramid makes it again saying so,
+ * and writes one it believes. */
+static int check_made_again(const char *path, const mprof_trace_t *trace,
+                            const mprof_index_t *index, const char *file,
+                            const char *why) {
+  mprof_index_key_t key;
+  mprof_pyramid_shape_t shape = mprof__view_pyramid_shape(index);
+  int built, again;
+  const char *said, *said_again;
+  if (mprof_index_key(path, trace, &key)) return fail("the trace's key");
+  const char *refused = file_refusal(file, &key, &shape);
+  if (open_pyramid(path, trace, index, &built, &said) ||
+      open_pyramid(path, trace, index, &again, &said_again))
+    return fail("open");
+  if (!refused || strcmp(refused, why) || !built || !said ||
+      strcmp(said, why) || again || said_again) {
+    printf("FAIL: a file %s: refused as %s, made again %d saying %s, then "
+           "%d\n",
+           why, refused ? refused : "(believed)", built, said ? said : "-",
+           again);
+    return 1;
+  }
+  return 0;
+}
+
+/* Write a blank summary of the viewer's shape for the trace but for its
+ * range's start and its columns. */
+static int write_blank(const char *path, const mprof_trace_t *trace,
+                       const mprof_index_t *index, const char *file,
+                       int64_t t0_shift, uint32_t columns_less) {
+  mprof_index_key_t key;
+  mprof_pyramid_shape_t s = mprof__view_pyramid_shape(index);
+  mprof_cells_t *c;
+  if (mprof_index_key(path, trace, &key) ||
+      mprof_cells_new(s.t0_ns - t0_shift, s.t1_ns, s.columns - columns_less,
+                      s.rows, &c))
+    return -1;
+  c->counter_limit = s.counter_limit;
+  int err = mprof__view_pyramid_write(c, &key, file);
+  mprof_cells_free(c);
+  return err;
+}
+
+/* The file's header made to say it has `size` bytes. */
+static int write_said(const char *file, uint64_t size) {
+  uint8_t said[8];
+  for (int i = 0; i < 8; i++) said[i] = (uint8_t)(size >> 8 * i);
+  FILE *f = fopen(file, "r+b");
+  return !f || fseek(f, 56, SEEK_SET) || fwrite(said, 1, 8, f) != 8 ||
+         fclose(f);
+}
+
+/* A file at the name a write once went through (the file's name, the
+ * pid, ".tmp") that is a link is not followed: what it names is kept. */
+static int check_link_kept(const char *path, const mprof_trace_t *trace,
+                           const mprof_index_t *index, const char *file) {
+  char temp[4200], victim[4200], text[16] = "";
+  snprintf(temp, sizeof temp, "%s.%ld.tmp", file, (long)getpid());
+  snprintf(victim, sizeof victim, "%s.victim", file);
+  FILE *f = fopen(victim, "w");
+  if (!f || fputs("kept", f) == EOF || fclose(f) || symlink(victim, temp))
+    return fail("a link at the temporary name");
+  int err = write_blank(path, trace, index, file, 0, 0);
+  f = fopen(victim, "r");
+  if (!f || !fgets(text, sizeof text, f) || fclose(f)) text[0] = 0;
+  unlink(temp);
+  unlink(victim);
+  if (err || strcmp(text, "kept")) {
+    printf("FAIL: a write through a link: %d, what it names holds '%s'\n", err,
+           text);
+    return 1;
+  }
+  return 0;
+}
+
+static int damage(const char *file) {
+  FILE *f = fopen(file, "r+b");
+  return !f || fseek(f, 200, SEEK_SET) || fputc(0x5a, f) == EOF || fclose(f);
+}
+
+/* A file beside the trace that is damaged, of another range or size, says
+ * it is bigger than one can be, is longer or shorter than it says, or is empty,
+ * is made again, and a good one left; a link at the old temporary name is not
+ * followed. */
 static int check_rebuilt(const char *path, const mprof_trace_t *trace,
                          const mprof_index_t *index) {
   char file[4096];
-  mprof_pyramid_t *p;
   int built;
   const char *why;
   if (mprof__view_pyramid_path(path, 0, file, sizeof file) ||
-      mprof__view_pyramid_open(path, trace, index, NULL, NULL, &built, &why,
-                               &p))
+      open_pyramid(path, trace, index, &built, &why))
     return fail("open");
-  mprof_pyramid_free(p);
-  FILE *f = fopen(file, "r+b");
-  if (!f || fseek(f, 200, SEEK_SET) || fputc(0x5a, f) == EOF || fclose(f))
-    return fail("damage the file");
-  if (mprof__view_pyramid_open(path, trace, index, NULL, NULL, &built, &why,
-                               &p))
-    return fail("open a damaged one");
-  mprof_pyramid_free(p);
-  if (!built || !why || strcmp(why, "damaged (checksum)")) {
-    printf("FAIL: a damaged file: built %d, why %s\n", built,
-           why ? why : "(none)");
-    return 1;
-  }
-  if (mprof__view_pyramid_open(path, trace, index, NULL, NULL, &built, &why,
-                               &p))
-    return fail("open again");
-  mprof_pyramid_free(p);
-  return built ? fail("the file written again not believed") : 0;
+  if (damage(file)) return fail("damage the file");
+  int code = check_made_again(path, trace, index, file, "damaged (checksum)");
+  if (!code && write_blank(path, trace, index, file, 1000, 0))
+    return fail("write a file of another range");
+  if (!code)
+    code = check_made_again(path, trace, index, file, "of another range");
+  if (!code && write_blank(path, trace, index, file, 0, 1))
+    return fail("write a file of odd columns");
+  if (!code)
+    code = check_made_again(path, trace, index, file, "of another size");
+  if (!code &&
+      (write_said(file, (uint64_t)1 << 32) || truncate(file, (off_t)1 << 32)))
+    return fail("grow the file");
+  if (!code) code = check_made_again(path, trace, index, file, "bad size");
+  struct stat st;
+  if (!code && (stat(file, &st) || truncate(file, st.st_size + 8)))
+    return fail("lengthen the file");
+  if (!code) code = check_made_again(path, trace, index, file, "truncated");
+  if (!code && (stat(file, &st) || write_said(file, (uint64_t)st.st_size + 8)))
+    return fail("make the file say it is longer");
+  if (!code) code = check_made_again(path, trace, index, file, "truncated");
+  if (!code && truncate(file, 0)) return fail("empty the file");
+  if (!code) code = check_made_again(path, trace, index, file, "truncated");
+  return code ? code : check_link_kept(path, trace, index, file);
 }
 
 int main(int argc, char **argv) {
@@ -255,6 +455,8 @@ int main(int argc, char **argv) {
   int code = check_levels(trace, p, &ends);
   if (!code) code = check_zoomed(p);
   if (!code) code = check_bytes(p->levels[0]);
+  if (!code) code = check_range();
+  if (!code) code = check_labels();
   if (!code) code = check_rebuilt(argv[1], trace, index);
   if (!code)
     printf("ok: %zu levels, %zu labels, %zu counters, %d ends\n",
