@@ -139,6 +139,13 @@ int mprof__view_pyramid_write(const mprof_cells_t *finest,
                               const mprof_index_key_t *key, const char *path) {
   uint8_t k[MPROF_PYRAMID_KEY], *data;
   size_t size;
+  struct stat st;
+  /* mprof_output_open() writes a FIFO or device in place: opening one
+   * would wait for a reader that never comes */
+  if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
+    errno = EEXIST;
+    return MPROF_EIO;
+  }
   key_bytes(key, k);
   int err = mprof_pyramid_bytes(finest, k, &data, &size);
   if (err) return err;

@@ -58,7 +58,8 @@ int mprof__view_pyramid_read(const char *path, const mprof_index_key_t *key,
                              mprof_cells_t **finest, const char **why);
 
 /* Write finest, of key's trace, to path whole or not at all
- * (mprof_output_open()).  Returns 0, MPROF_EIO (errno set) or
+ * (mprof_output_open()); not where path is (or links to) something other
+ * than a regular file.  Returns 0, MPROF_EIO (errno set) or
  * MPROF_ENOMEM. */
 int mprof__view_pyramid_write(const mprof_cells_t *finest,
                               const mprof_index_key_t *key, const char *path);

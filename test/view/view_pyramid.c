@@ -16,10 +16,11 @@
  * mprof__view_pyramid_open() beside a file damaged, of another range or width,
  * saying a size it is not or no pyramid may take, or empty, builds the pyramid
  * again, says why, and leaves a good file; and a link at the temporary name a
- * write once went through is not followed.  Prints "ok ..." or one line saying
- * what differs, and exits 1.
+ * write once went through is not followed, and a FIFO at the file's place is
+ * neither read nor written.  Prints "ok ..." or one line saying what
+ * differs, and exits 1.
  */
-#define _GNU_SOURCE /* symlink, truncate */
+#define _GNU_SOURCE /* symlink, truncate, mkfifo, setenv */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -392,6 +393,30 @@ static int check_link_kept(const char *path, const mprof_trace_t *trace,
   return 0;
 }
 
+/* A FIFO at the file's place is neither read nor written (opening it to
+ * write would wait for a reader): the pyramid is made and the FIFO left. */
+static int check_fifo_left(const char *path, const mprof_trace_t *trace,
+                           const mprof_index_t *index, const char *file) {
+  char cache[4200];
+  int built;
+  const char *why;
+  struct stat st;
+  snprintf(cache, sizeof cache, "%s.no-cache", file);
+  if (unlink(file) || mkfifo(file, 0600) || setenv("XDG_CACHE_HOME", cache, 1))
+    return fail("a FIFO at the file's place");
+  alarm(60); /* a write that waits on the FIFO ends the test */
+  int err = open_pyramid(path, trace, index, &built, &why);
+  alarm(0);
+  int fifo = !stat(file, &st) && S_ISFIFO(st.st_mode);
+  unlink(file);
+  if (err || !built || !why || strcmp(why, "not a regular file") || !fifo) {
+    printf("FAIL: a FIFO at the file's place: %d, made %d, %s, left %d\n", err,
+           built, why ? why : "-", fifo);
+    return 1;
+  }
+  return 0;
+}
+
 static int damage(const char *file) {
   FILE *f = fopen(file, "r+b");
   return !f || fseek(f, 200, SEEK_SET) || fputc(0x5a, f) == EOF || fclose(f);
@@ -432,7 +457,8 @@ static int check_rebuilt(const char *path, const mprof_trace_t *trace,
   if (!code) code = check_made_again(path, trace, index, file, "truncated");
   if (!code && truncate(file, 0)) return fail("empty the file");
   if (!code) code = check_made_again(path, trace, index, file, "truncated");
-  return code ? code : check_link_kept(path, trace, index, file);
+  if (!code) code = check_link_kept(path, trace, index, file);
+  return code ? code : check_fifo_left(path, trace, index, file);
 }
 
 int main(int argc, char **argv) {
