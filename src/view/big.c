@@ -5,7 +5,10 @@
  * fit a window's budget, from the model of just those packets, as --png
  * --range draws one: the real scene, its rows laid out for that range.
  * The model is kept while the view stays inside the range it was made
- * for (made half a span wider each side where that fits too). */
+ * for (made half a span wider each side where that fits too).  A range
+ * whose model fails is drawn from the pyramid, its model not tried again
+ * until the range changes.  MPROF_VIEW_TEST_WINDOW_ERROR (an mprof error
+ * number) makes every model fail so, for the tests. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,7 +42,18 @@ struct mprof_view_big_s {
   mprof_timeline_t *tl;
   int64_t doc_t0, doc_t1;
   int modelled;
+  /* The range in view whose model failed last, if failed. */
+  int failed;
+  int64_t failed_t0, failed_t1;
+  int test_error;
 };
+
+/* The error MPROF_VIEW_TEST_WINDOW_ERROR asks every window model to fail
+ * with, or 0. */
+static int test_window_error(void) {
+  const char *text = getenv("MPROF_VIEW_TEST_WINDOW_ERROR");
+  return text ? atoi(text) : 0;
+}
 
 int mprof__view_big_open(const char *path, uint64_t budget_bytes,
                          mprof_diag_fn diag, void *diag_context,
@@ -62,6 +76,7 @@ int mprof__view_big_open(const char *path, uint64_t budget_bytes,
   memcpy(b->path, path, length);
   b->window_budget = budget_bytes / WINDOW_BUDGET_SHARE;
   b->model_bytes = model_bytes;
+  b->test_error = test_window_error();
   const char *why;
   int err = mprof_index_open(path, b->trace, 0, NULL, NULL, &b->index);
   if (!err)
@@ -97,6 +112,8 @@ void mprof__view_big_free(mprof_view_big_t *b) {
 }
 
 int mprof__view_big_built(const mprof_view_big_t *b) { return b->built; }
+
+const char *mprof__view_big_path(const mprof_view_big_t *b) { return b->path; }
 
 void mprof__view_big_range(const mprof_view_big_t *b, int64_t *t0_ns,
                            int64_t *t1_ns) {
@@ -135,12 +152,29 @@ static int window_fits(const mprof_view_big_t *b, int64_t t0, int64_t t1) {
          bytes <= b->window_budget;
 }
 
+/* The model of [t0, t1)'s packets as a doc and its timeline in b, or an
+ * mprof error. */
+static int make_model(mprof_view_big_t *b, int64_t t0, int64_t t1, int width,
+                      int height) {
+  int err = b->test_error ? b->test_error
+                          : mprof__view_window_doc(b->path, b->trace, b->index,
+                                                   t0, t1, &b->doc);
+  if (err) return err;
+  if (!(b->tl = mprof__view_timeline(&b->doc, 1, width, height))) {
+    drop_model(b);
+    return MPROF_ENOMEM;
+  }
+  b->doc_t0 = t0, b->doc_t1 = t1;
+  return 0;
+}
+
 /* The model of the packets in view, made if the one held does not cover
- * the range: 1 if there is one, 0 if the range's do not fit, or an mprof
- * error. */
+ * the range: 1 if there is one, 0 if the range's do not fit or failed
+ * before, or an mprof error (the range remembered as failed). */
 static int window_model(mprof_view_big_t *b, int width, int height) {
   if (b->doc && b->doc_t0 <= b->t0 && b->t1 <= b->doc_t1) return 1;
   drop_model(b);
+  if (b->failed && b->failed_t0 == b->t0 && b->failed_t1 == b->t1) return 0;
   double half = ((double)b->t1 - (double)b->t0) / 2;
   int64_t t0 = held_ns((double)b->t0 - half),
           t1 = held_ns((double)b->t1 + half);
@@ -148,15 +182,10 @@ static int window_model(mprof_view_big_t *b, int width, int height) {
     t0 = b->t0, t1 = b->t1;
     if (!window_fits(b, t0, t1)) return 0;
   }
-  int err =
-      mprof__view_window_doc(b->path, b->trace, b->index, t0, t1, &b->doc);
-  if (err) return err;
-  if (!(b->tl = mprof__view_timeline(&b->doc, 1, width, height))) {
-    drop_model(b);
-    return MPROF_ENOMEM;
-  }
-  b->doc_t0 = t0, b->doc_t1 = t1;
-  return 1;
+  int err = make_model(b, t0, t1, width, height);
+  b->failed = err != 0;
+  b->failed_t0 = b->t0, b->failed_t1 = b->t1;
+  return err ? err : 1;
 }
 
 static int draw_pyramid(cairo_t *cr, const mprof_view_big_t *b, int width,
@@ -176,8 +205,10 @@ int mprof__view_big_draw(cairo_t *cr, mprof_view_big_t *b, int width,
   b->width = width;
   int model = window_model(b, width, height);
   b->modelled = model > 0;
-  if (model < 0) return model;
-  if (!model) return draw_pyramid(cr, b, width, height);
+  if (model <= 0) {
+    int err = draw_pyramid(cr, b, width, height);
+    return model ? model : err;
+  }
   mprof_timeline_resize(b->tl, 0, width, height);
   mprof_timeline_set_range(b->tl, (double)b->t0, (double)b->t1);
   return mprof__view_draw(cr, b->tl, 0);

@@ -20,6 +20,8 @@ void mprof__view_big_free(mprof_view_big_t *big);
 
 /* Whether the pyramid was made by the open (not read from its file). */
 int mprof__view_big_built(const mprof_view_big_t *big);
+/* The trace file's path, as given to the open. */
+const char *mprof__view_big_path(const mprof_view_big_t *big);
 /* The time range in view, and the whole trace's (as the fit shows it). */
 void mprof__view_big_range(const mprof_view_big_t *big, int64_t *t0_ns,
                            int64_t *t1_ns);
@@ -33,8 +35,10 @@ int mprof__view_big_modelled(const mprof_view_big_t *big);
 
 /* Paint the range in view on cr, width x height: the scene of the model
  * of the packets in view where their model fits in a window's budget (a
- * quarter of the open's), else the pyramid's frame of it.  Returns 0 or an
- * mprof error. */
+ * quarter of the open's), else the pyramid's frame of it.  Where making
+ * that model fails, the pyramid's frame is drawn and the error returned,
+ * once: the model of that range is not tried again until the range
+ * changes.  Returns 0 or an mprof error. */
 int mprof__view_big_draw(cairo_t *cr, mprof_view_big_t *big, int width,
                          int height);
 /* The legend of what the trace holds (its pyramid's), width px wide. */

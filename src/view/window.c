@@ -172,13 +172,22 @@ static int pane_of(mprof_view_window_t *w, GtkWidget *area) {
   return w->pane_count > 1 && w->panes[1].area == area;
 }
 
+/* Say that drawing a big trace failed (its frame drawn from the pyramid
+ * instead): its name made safe to show. */
+static void tell_big_failure(const mprof_view_big_t *big, int err) {
+  char *name = mprof__view_escape(mprof__view_big_path(big));
+  g_printerr("mprof: view: %s: %s\n", name, mprof_strerror(err));
+  g_free(name);
+}
+
 static gboolean on_draw(GtkWidget *area, cairo_t *cr, gpointer data) {
   mprof_view_window_t *w = data;
   int p = pane_of(w, area);
   int width = gtk_widget_get_allocated_width(area),
       height = gtk_widget_get_allocated_height(area);
   if (w->big) {
-    if (mprof__view_big_draw(cr, w->big, width, height)) out_of_memory();
+    int err = mprof__view_big_draw(cr, w->big, width, height);
+    if (err) tell_big_failure(w->big, err);
     return TRUE;
   }
   mprof_timeline_resize(w->timeline, p, width, height);

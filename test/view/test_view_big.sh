@@ -93,6 +93,32 @@ grep '^big ' "$tmp/out" | tail -1 | awk '{ span = $3 - $2
   grep -q "^big -[0-9]* [0-9]* [0-9]* [0-9]* 0$" "$tmp/out" ||
   fail "a short range not modelled, or the whole: $(cat "$tmp/out")"
 
+# A range whose model fails (MPROF_VIEW_TEST_WINDOW_ERROR: as reading the
+# packets of a trace cut since it was opened would): the failure told
+# once, naming the trace, its frame drawn from the pyramid, and the model
+# not tried again on the redraws of the same range.
+cat >"$tmp/failing" <<END
+pane 1144 400
+wait 1
+range 1000000 1020000
+wait 2
+pan 0 30
+wait 1
+pan 0 -30
+wait 1
+state
+shot $tmp/failed.png
+quit
+END
+MPROF_VIEW_TEST_WINDOW_ERROR=-4 window "$tmp/small.ctf" 12 "$tmp/failing"
+[ "$(grep -c "^mprof: view: " "$tmp/out")" = 1 ] &&
+  grep -q "^mprof: view: $tmp/small.ctf: cannot create or map the trace file$" \
+    "$tmp/out" && grep -q "^big 1000000 1020000 [0-9]* [0-9]* 0$" "$tmp/out" ||
+  fail "a window model's failure: $(cat "$tmp/out")"
+top=$(sed -n "s/^shot [^ ]* 0 \([0-9]*\) .*/\1/p" "$tmp/out")
+drawn=$("$probe" count "$tmp/failed.png" 120 $((top + 20)) 1024 380 c9c9c9)
+[ "$drawn" -gt 10000 ] || fail "a failed model's range not drawn ($drawn)"
+
 # A damaged clock (a packet's times 2^62 ticks late): its whole as wide
 # as the model holds times; zoomed out past it, or shown a range past
 # int64_t's, the range's ends stay ordered and within int64_t's halves.
