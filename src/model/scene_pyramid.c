@@ -3,7 +3,8 @@
  * level that fits it, and its file's bytes: a header (magic, version, the
  * trace's key, a checksum over the whole file, the summary's counts) and
  * the finest level's arrays, little-endian.  The coarser levels are not
- * stored: halving makes them exactly, in a few milliseconds. */
+ * stored: halving makes them exactly, each in one pass over the level
+ * below. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
