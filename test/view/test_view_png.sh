@@ -87,9 +87,18 @@ read -r first last < <("$probe" drawn "$tmp/xss.png" 0 $(( names - 2 )) $(( ${y%
 # core's fit range is the busy part (from after the sleep to the last
 # event) and 2 % of it each side, and the burst's rows are drawn across
 # more than 80 % of the picture's width.
-"$build/test/web/web_trace" burst "$tmp/burst.ctf"
+# A loaded machine can take the CPU from the burst (about 100 us long) for
+# longer than the burst: the busy part is then its later piece, and the
+# earlier piece's lines reach into the margin.  Such a burst (its busy
+# part starting over 50 us after the first event past the sleep) is
+# recorded again, up to 5 times.
+for try in 1 2 3 4 5; do
+  "$build/test/web/web_trace" burst "$tmp/burst.ctf"
+  read -r f0 f1 names busy0 busy1 duration < <("$probe" fit "$tmp/burst.ctf" $W 300)
+  woke=$("$mprof" dump "$tmp/burst.ctf" | awk '$1 > 1.9e9 && !w { w = $1 } END { print w }')
+  awk -v b="$busy0" -v w="$woke" 'BEGIN { exit !(b - w < 50000) }' && break
+done
 "$mprof" view --png "$tmp/burst.png" --width $W --height 300 "$tmp/burst.ctf" || fail "--png of a burst"
-read -r f0 f1 names busy0 busy1 duration < <("$probe" fit "$tmp/burst.ctf" $W 300)
 awk -v t0="$f0" -v t1="$f1" -v b0="$busy0" -v b1="$busy1" -v d="$duration" 'BEGIN {
   m = (b1 - b0) * 0.02
   exit !(b0 > 1.9e9 && b1 - b0 < 1e9 && d - b1 < 1e6 && (t0 - (b0 - m))^2 < 4 && (t1 - (b1 + m))^2 < 4) }' ||
