@@ -264,6 +264,13 @@ static int open_big(const char *path, int *damaged, mprof_view_big_t **out) {
           "(%s)\n",
           (unsigned long long)(budget >> 20),
           mprof__view_big_built(*out) ? "made in one pass" : "read");
+  const char *refused = mprof__view_big_refused(*out);
+  if (refused) {
+    fputs("mprof view: ", stderr);
+    cli_put_name(stderr, path);
+    fprintf(stderr, ": the pyramid there was not used: %s; made again\n",
+            refused);
+  }
   return 0;
 }
 

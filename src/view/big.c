@@ -33,6 +33,7 @@ struct mprof_view_big_s {
   mprof_index_t *index;
   mprof_pyramid_t *pyramid;
   int built;
+  const char *refused; /* why a pyramid file there was not used, or NULL */
   uint64_t window_budget, model_bytes;
   int64_t whole_t0, whole_t1;
   int64_t t0, t1; /* in view */
@@ -77,11 +78,10 @@ int mprof__view_big_open(const char *path, uint64_t budget_bytes,
   b->window_budget = budget_bytes / WINDOW_BUDGET_SHARE;
   b->model_bytes = model_bytes;
   b->test_error = test_window_error();
-  const char *why;
   int err = mprof_index_open(path, b->trace, 0, NULL, NULL, &b->index);
   if (!err)
     err = mprof__view_pyramid_open(path, b->trace, b->index, progress,
-                                   progress_context, &b->built, &why,
+                                   progress_context, &b->built, &b->refused,
                                    &b->pyramid);
   if (err) {
     mprof__view_big_free(b);
@@ -112,6 +112,10 @@ void mprof__view_big_free(mprof_view_big_t *b) {
 }
 
 int mprof__view_big_built(const mprof_view_big_t *b) { return b->built; }
+
+const char *mprof__view_big_refused(const mprof_view_big_t *b) {
+  return b->refused;
+}
 
 const char *mprof__view_big_path(const mprof_view_big_t *b) { return b->path; }
 

@@ -20,6 +20,9 @@ void mprof__view_big_free(mprof_view_big_t *big);
 
 /* Whether the pyramid was made by the open (not read from its file). */
 int mprof__view_big_built(const mprof_view_big_t *big);
+/* Why a pyramid file found for the trace was not used (it was made
+ * again), or NULL. */
+const char *mprof__view_big_refused(const mprof_view_big_t *big);
 /* The trace file's path, as given to the open. */
 const char *mprof__view_big_path(const mprof_view_big_t *big);
 /* The time range in view, and the whole trace's (as the fit shows it). */

@@ -51,11 +51,13 @@ grep -q "drawn from its pyramid (read)$" "$tmp/out" ||
   fail "a second open said: $(cat "$tmp/out")"
 printf 'X' | dd of="$tmp/gen.ctf.mppyr" bs=1 seek=300 conv=notrunc 2>/dev/null
 window "$tmp/gen.ctf" 0 "$tmp/first"
-grep -q "drawn from its pyramid (made in one pass)$" "$tmp/out" ||
+grep -q "drawn from its pyramid (made in one pass)$" "$tmp/out" &&
+  grep -q "^mprof view: $tmp/gen.ctf: the pyramid there was not used: damaged (checksum); made again$" "$tmp/out" ||
   fail "a damaged pyramid file: $(cat "$tmp/out")"
 touch -d '2001-01-01' "$tmp/gen.ctf"
 window "$tmp/gen.ctf" 0 "$tmp/first"
-grep -q "drawn from its pyramid (made in one pass)$" "$tmp/out" ||
+grep -q "drawn from its pyramid (made in one pass)$" "$tmp/out" &&
+  grep -q "^mprof view: $tmp/gen.ctf: the pyramid there was not used: of another trace; made again$" "$tmp/out" ||
   fail "a stale pyramid file: $(cat "$tmp/out")"
 
 # A short range: the model of its packets (every names packet with them:
