@@ -29,6 +29,7 @@
 #include "cli.h"
 #include "html_frame.h"
 #include "html_spans.h"
+#include "html_staging.h"
 #include "mprof/index.h"
 #include "scene.h"
 #include "web_assets.h"
@@ -84,6 +85,7 @@ typedef struct trace_file_s {
                           time (a trace read by its index) */
   size_t size;
   FILE *file;           /* where data is NULL */
+  int64_t mtime_ns;     /* file's, with size, when opened */
   unsigned char *piece; /* PIECE bytes to read it through */
   span_t *spans;        /* the bytes the page gets (html_spans.h) */
   size_t spans_count;
@@ -178,6 +180,28 @@ static int read_piece(const trace_file_t *t, size_t offset, size_t n) {
   if (fseeko(t->file, (off_t)offset, SEEK_SET) != 0) return -1;
   if (fread(t->piece, 1, n, t->file) == n) return 0;
   errno = ferror(t->file) ? EIO : ENODATA;
+  return -1;
+}
+
+/* Whether t's file is not what it was when opened, or what its index is
+ * of: a trace being recorded is rewritten in place, and the page would get
+ * packets the index lists as zeros, or lose its end. */
+static int changed(const trace_file_t *t) {
+  size_t size;
+  int64_t mtime_ns;
+  if (t->data) return 0;
+  if (staging_file_key(t->file, &size, &mtime_ns)) return 1;
+  const mprof_index_key_t *key = t->index ? mprof_index_key_of(t->index) : 0;
+  return size != t->size || mtime_ns != t->mtime_ns ||
+         (key && (key->size != size || key->mtime_ns != mtime_ns));
+}
+
+/* Say that trace t could not be read (errno) or changed as it was; -1. */
+static int say_unread(const trace_file_t *t) {
+  const char *why = strerror(errno);
+  cli_progress_wipe();
+  fprintf(stderr, "mprof html: %s: %s\n", shown_name(t),
+          changed(t) ? "changed while being read" : why);
   return -1;
 }
 
@@ -446,9 +470,8 @@ static int make_dir(const char *path) {
 static int unread(mprof_output_t *out, const trace_file_t *t) {
   int err = errno;
   mprof_output_close(out, 0);
-  cli_progress_wipe();
-  fprintf(stderr, "mprof html: %s: %s\n", shown_name(t), strerror(err));
-  return -1;
+  errno = err;
+  return say_unread(t);
 }
 
 static int all_zeros(const unsigned char *p, size_t n) {
@@ -559,15 +582,13 @@ static int names_free(const page_t *pg, const char *const *own, size_t n) {
   return 0;
 }
 
-static int write_directory(const char *dir, const page_t *pg) {
+/* The page's files in directory dir; 0, or -1 after saying why. */
+static int write_files(const char *dir, const page_t *pg) {
   static const struct {
     const char *name;
     part_t part;
   } parts[] = {{"index.html", PAGE}, {"data.js", DATA}};
-  static const char *const own[] = {"index.html", "data.js", "data"};
-  if (names_free(pg, own, sizeof own / sizeof *own) || make_dir(dir) ||
-      write_slices(dir, pg->traces, pg->count, pg->progress))
-    return -1;
+  if (write_slices(dir, pg->traces, pg->count, pg->progress)) return -1;
   char path[4096];
   for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) {
     snprintf(path, sizeof path, "%s/%s", dir, parts[i].name);
@@ -577,7 +598,29 @@ static int write_directory(const char *dir, const page_t *pg) {
     snprintf(path, sizeof path, "%s/%s", dir, base_name(&pg->traces[i]));
     if (write_part(path, TRACE, pg, i)) return -1;
   }
+  for (int i = 0; i < pg->count; i++)
+    if (changed(&pg->traces[i])) return say_unread(&pg->traces[i]);
   return 0;
+}
+
+/* The page's directory, whole or not at all (html_staging.h): moved in
+ * once each trace read was the file its index is of; 0, or -1 if not. */
+static int write_directory(const char *dir, const page_t *pg) {
+  static const char *const own[] = {"index.html", "data.js", "data"};
+  char tmp[1024], failed[4096];
+  if (names_free(pg, own, sizeof own / sizeof *own)) return -1;
+  if (staging_make(dir, tmp, sizeof tmp)) {
+    fprintf(stderr, "mprof html: %s: %s\n", dir, strerror(errno));
+    return -1;
+  }
+  if (write_files(tmp, pg)) {
+    staging_drop(tmp);
+    return -1;
+  }
+  if (staging_commit(tmp, dir, failed, sizeof failed) == 0) return 0;
+  cli_progress_wipe();
+  fprintf(stderr, "mprof html: %s: %s\n", failed, strerror(errno));
+  return -1;
 }
 
 static int usage(FILE *f, int code) {
@@ -677,14 +720,11 @@ static void index_trace(trace_file_t *t, const mprof_trace_t *trace) {
 
 /* Whether t is read by its index: a file of indexed_bytes() or more,
  * alone in a directory.  Such a trace is read from its file a piece at a
- * time, never whole (*size: its size). */
-static int is_indexed(const trace_file_t *t, int may_index, size_t *size) {
+ * time, never whole. */
+static int is_indexed(const trace_file_t *t, int may_index) {
   struct stat st;
-  if (!may_index || is_stdin(t) || stat(t->path, &st) != 0 ||
-      !S_ISREG(st.st_mode) || (size_t)st.st_size < indexed_bytes())
-    return 0;
-  *size = (size_t)st.st_size;
-  return 1;
+  return may_index && !is_stdin(t) && stat(t->path, &st) == 0 &&
+         S_ISREG(st.st_mode) && (size_t)st.st_size >= indexed_bytes();
 }
 
 /* The damage the index of t found, told and counted: decoding each packet
@@ -702,13 +742,16 @@ static void count_damage(const trace_file_t *t, int *problems) {
           t->path, damaged, n);
 }
 
-/* Open the big trace t from its file, index it (its damage told from the
- * index if tell_damage), and plan its slices, reading it a piece at a
- * time.  Its capture's finding, if any, is not looked for (that takes its
- * whole model).  0, or -1 after saying why. */
+/* Open the big trace t from its file (its size and time then are what
+ * the page gets: changed() tells it was rewritten after), index it (its
+ * damage told from the index if tell_damage), and plan its slices, reading
+ * it a piece at a time.  Its capture's finding, if any, is not looked for
+ * (that takes its whole model).  0, or -1 after saying why. */
 static int load_indexed(trace_file_t *t, int *problems, int tell_damage) {
   mprof_trace_t *trace;
-  if (!(t->file = fopen(t->path, "rb")) || !(t->piece = malloc(PIECE))) {
+  if (!(t->file = fopen(t->path, "rb")) ||
+      staging_file_key(t->file, &t->size, &t->mtime_ns) ||
+      !(t->piece = malloc(PIECE))) {
     fprintf(stderr, "mprof html: %s: %s\n", t->path, strerror(errno));
     return -1;
   }
@@ -717,10 +760,8 @@ static int load_indexed(trace_file_t *t, int *problems, int tell_damage) {
   index_trace(t, trace);
   mprof_trace_close(trace);
   if (t->index && tell_damage) count_damage(t, problems);
-  if (plan_trace(t)) {
-    fprintf(stderr, "mprof html: %s: %s\n", t->path, strerror(errno));
-    return -1;
-  }
+  if (plan_trace(t)) return say_unread(t);
+  staging_test_pause();
   return 0;
 }
 
@@ -770,7 +811,7 @@ static int load_traces(trace_file_t *traces, int count, int may_index,
     uint64_t events = 0;
     if (cli_input_check("html", t->path)) return -1;
     if (mprof_trace_is_merged(t->path) && open_member(t, problems)) return -1;
-    if (is_indexed(t, may_index, &t->size)) {
+    if (is_indexed(t, may_index)) {
       if (load_indexed(t, problems, 1)) return -1;
       continue;
     }
