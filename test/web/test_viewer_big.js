@@ -289,6 +289,19 @@ async function testBigIndexRejected(context) {
   }
 }
 
+/* Once every read of a big trace has settled, what ran after each (a
+ * stale one's continuation included), and the frames drawn after that
+ * (a draw that would read again), have run. */
+async function readsSettled(page) {
+  await page.waitForFunction(() => {
+    const n = window.mprofViewer.bigReadCount(), b = window.mprofViewer.big();
+    return n.started === n.settled && !(b && b.busy);
+  });
+  await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
+  const n = await page.evaluate(() => window.mprofViewer.bigReadCount());
+  check(n.started === n.settled, `no read started after the last settled: ${JSON.stringify(n)}`);
+}
+
 /* Another trace (phases.ctf, with its index) opened while a window of
  * the first is read, that read held until the second is shown: when it
  * comes in, the first's handle (freed) makes no image, no model and no
@@ -310,7 +323,7 @@ async function testBigReopen(context) {
     && !window.mprofViewer.big().busy, null, { timeout: 30000 });
   const shown = await bigState(page);
   await page.evaluate(() => { window.bigCalls.length = 0; window.releaseRead(); });
-  await page.waitForTimeout(500);
+  await readsSettled(page);
   const calls = await page.evaluate(() => window.bigCalls), b = await bigState(page);
   check(calls.length === 0, 'nothing done with the first trace\'s handle once it came in: ' + calls);
   check(page.errors.length === 0, 'no error: ' + page.errors);
@@ -335,7 +348,7 @@ async function testBigUnread(context) {
   for (const [range, tries] of [[[t0, t1], 1], [[t0 + 100000, t1 + 100000], 2]]) {
     await page.evaluate(([t0, t1]) => window.mprofViewer.setRange(t0, t1), range);
     await page.waitForFunction(() => /cannot read the packets/.test(document.getElementById('status').textContent));
-    await page.waitForTimeout(500);
+    await readsSettled(page);
     const b = await bigState(page), reads = b.reads.slice(2);
     check(reads.length === tries && b.mode === 'density' && !b.busy,
       `${tries} window read, not again: ${reads.length} reads, ${b.mode}`);

@@ -76,13 +76,22 @@ function withBytes(bytes, fn) {
   try { return fn(ptr, bytes.length); } finally { wasm.mprof_web_free(ptr); }
 }
 
+/* The reads of big traces started and settled, of any trace: a test
+ * waits until each read it let go has settled (test_hooks.js). */
+const bigReadCount = { started: 0, settled: 0 };
+
 /* Read [start, end) of the big trace b, noted in b.reads. */
 async function bigRead(b, start, end) {
   b.reads.push([start, end]);
-  const bytes = await b.source.read(start, end);
-  stillOpen(b);
-  if (bytes.length !== end - start) throw new Error(`${b.name}: changed while read`);
-  return bytes;
+  bigReadCount.started++;
+  try {
+    const bytes = await b.source.read(start, end);
+    stillOpen(b);
+    if (bytes.length !== end - start) throw new Error(`${b.name}: changed while read`);
+    return bytes;
+  } finally {
+    bigReadCount.settled++;
+  }
 }
 
 /* Throws unless b is still the big trace open: a file opened while b

@@ -38,6 +38,9 @@ window.mprofViewer = {
   /* where the big trace open reads from ({read(start, end)}: a test may
    * hold or cut its reads), or null */
   bigSource: () => big && big.source,
+  /* the big traces' reads started and settled so far ({started,
+   * settled}): equal once none is pending */
+  bigReadCount: () => ({ ...bigReadCount }),
   /* an image of the big trace open of `slots` slots made and freed: its
    * address, 0 if none was made */
   bigImage(slots) {
