@@ -103,13 +103,13 @@ cat >"$tmp/failing" <<END
 pane 1144 400
 wait 1
 range 1000000 1020000
-wait 2
+wait 1
+shot $tmp/failed.png
 pan 0 30
 wait 1
 pan 0 -30
 wait 1
 state
-shot $tmp/failed.png
 quit
 END
 MPROF_VIEW_TEST_WINDOW_ERROR=-4 window "$tmp/small.ctf" 12 "$tmp/failing"
