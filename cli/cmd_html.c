@@ -435,20 +435,26 @@ static void put_page(FILE *f, const page_t *pg) {
 
 typedef enum part_e { PAGE, DATA, TRACE } part_t;
 
+/* Say "mprof html: PATH: why" (errno's), PATH named as the page will be
+ * (html_staging.h); returns -1. */
+static int say_errno(const char *path) {
+  int err = errno;
+  cli_progress_wipe();
+  fprintf(stderr, "mprof html: %s: %s\n", staging_shown(path), strerror(err));
+  return -1;
+}
+
 /* Start writing path, whole or not at all (mprof_output_open); 0, or -1
  * after saying why not. */
 static int create(mprof_output_t *out, const char *path) {
-  if (mprof_output_open(out, path) == 0) return 0;
-  cli_progress_wipe();
-  fprintf(stderr, "mprof html: %s: %s\n", path, strerror(errno));
-  return -1;
+  return mprof_output_open(out, path) == 0 ? 0 : say_errno(path);
 }
 
 /* Give what was written its name; -1 after saying so if writing failed. */
 static int finish(mprof_output_t *out) {
   if (mprof_output_close(out, 1) != 0) {
     cli_progress_wipe();
-    cli_output_failed("html", out->path);
+    cli_output_failed("html", staging_shown(out->path));
     return -1;
   }
   return 0;
@@ -457,11 +463,7 @@ static int finish(mprof_output_t *out) {
 /* Make directory path (0700: it holds traces) if it is not there; -1 after
  * saying why not. */
 static int make_dir(const char *path) {
-  if (mkdir(path, 0700) != 0 && errno != EEXIST) {
-    cli_progress_wipe();
-    fprintf(stderr, "mprof html: %s: %s\n", path, strerror(errno));
-    return -1;
-  }
+  if (mkdir(path, 0700) != 0 && errno != EEXIST) return say_errno(path);
   return 0;
 }
 
@@ -527,11 +529,8 @@ static int write_index(const char *dir, int trace, const mprof_index_t *index) {
   size_t size = 0;
   unsigned char *bytes = NULL;
   mprof_output_t out;
-  if (mprof_index_write(index, path) || !(bytes = slurp(path, &size))) {
-    cli_progress_wipe();
-    fprintf(stderr, "mprof html: %s: %s\n", path, strerror(errno));
-    return -1;
-  }
+  if (mprof_index_write(index, path) || !(bytes = slurp(path, &size)))
+    return say_errno(path);
   int err = create(&out, script);
   if (!err) {
     fprintf(out.f, "mprofIndex(%d, function () {/*", trace);

@@ -11,6 +11,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* The directory being built and the one it becomes, from staging_make()
+ * to staging_commit() or staging_drop(): what a message names. */
+static char staged[4096], final[4096];
+
 int staging_make(const char *dir, char *tmp, size_t size) {
   size_t n = strlen(dir);
   while (n > 1 && dir[n - 1] == '/') n--; /* "out/" is named as "out" */
@@ -18,7 +22,19 @@ int staging_make(const char *dir, char *tmp, size_t size) {
     errno = ENAMETOOLONG;
     return -1;
   }
-  return mkdtemp(tmp) ? 0 : -1;
+  if (!mkdtemp(tmp)) return -1;
+  snprintf(staged, sizeof staged, "%s", tmp);
+  snprintf(final, sizeof final, "%.*s", (int)n, dir);
+  return 0;
+}
+
+const char *staging_shown(const char *path) {
+  static char shown[8192];
+  size_t n = strlen(staged);
+  if (!n || strncmp(path, staged, n) || (path[n] && path[n] != '/'))
+    return path;
+  snprintf(shown, sizeof shown, "%s%s", final, path + n);
+  return shown;
 }
 
 static int is_dir(const char *path) {
@@ -51,6 +67,7 @@ int staging_commit(const char *tmp, const char *dir, char *failed,
   *failed = '\0';
   struct stat st;
   int there = lstat(dir, &st) == 0;
+  staged[0] = '\0';
   if (!there && errno == ENOENT && rename(tmp, dir) == 0) return 0;
   if (there && !S_ISDIR(st.st_mode)) errno = ENOTDIR;
   if (there && S_ISDIR(st.st_mode) && move_into(tmp, dir, failed, size) == 0)
@@ -63,6 +80,7 @@ int staging_commit(const char *tmp, const char *dir, char *failed,
 }
 
 void staging_drop(const char *tmp) {
+  if (!strcmp(tmp, staged)) staged[0] = '\0';
   DIR *d = opendir(tmp);
   struct dirent *e;
   while (d && (e = readdir(d))) {

@@ -22,6 +22,11 @@ void staging_test_pause(void);
  * it, into tmp (size bytes); 0, or -1 with errno set. */
 int staging_make(const char *dir, char *tmp, size_t size);
 
+/* path as it will be named once the directory being built is moved into
+ * place (path itself if it is not in it): messages never name the
+ * temporary directory.  A buffer of its own, good until the next call. */
+const char *staging_shown(const char *path);
+
 /* Move what tmp holds to dir: tmp renamed dir if there is none, else each
  * of its files moved into dir, over the one of its name (the files of dir
  * that are not the page's stay).  tmp is gone after.  0, or -1 with errno
