@@ -136,6 +136,15 @@ if [ "$(id -u)" = 0 ] && setpriv --help >/dev/null 2>&1; then
     fail "read-only: the cache's index not used: $(cat "$tmp/out" "$tmp/err")"
 fi
 
+# A FIFO where the index would go is never opened to write (that would
+# wait for a reader): the index goes to the cache.
+cp "$trace" "$tmp/f.ctf"
+mkfifo "$tmp/f.ctf.mpidx"
+XDG_CACHE_HOME=$tmp/fcache timeout 20 "$mprof" index "$tmp/f.ctf" >"$tmp/out" 2>"$tmp/err" ||
+  fail "a FIFO beside the trace: $(cat "$tmp/err")"
+[ -p "$tmp/f.ctf.mpidx" ] && ls "$tmp/fcache/mprof/"*-f.ctf.mpidx >/dev/null 2>&1 ||
+  fail "a FIFO beside the trace: $(ls -l "$tmp/f.ctf.mpidx"; ls -R "$tmp/fcache")"
+
 # A trace still being written is indexed as far as it goes (from a
 # consistent copy of it, its writer stopped meanwhile) and extended as it
 # grows: only the new and changed packets decoded, to what a fresh build

@@ -102,8 +102,17 @@ int mprof_index_read(const char *path, const mprof_index_key_t *key,
                      mprof_index_t **out, const char **why);
 
 /* Write index to path whole or not at all (a temporary name renamed over
- * it: concurrent writers never mix).  Returns 0 or MPROF_EIO. */
+ * it: concurrent writers never mix), as mprof_index_write_file() does.
+ * Returns 0 or MPROF_EIO. */
 int mprof_index_write(const mprof_index_t *index, const char *path);
+
+/* Write size bytes to path as a sidecar file of a trace (its index, the
+ * viewer's pyramid) is written: whole or not at all, under a temporary
+ * name renamed over path, and only over a regular file or nothing -- a
+ * FIFO or device at path, which mprof_output_open() would write in place
+ * and wait on, is refused (errno EEXIST).  Returns 0 or MPROF_EIO (errno
+ * set). */
+int mprof_index_write_file(const char *path, const void *data, size_t size);
 
 /* Where the index of the trace at trace_path lives: beside it
  * (TRACE.mpidx), or with cache nonzero in $XDG_CACHE_HOME/mprof (else

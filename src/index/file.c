@@ -149,15 +149,22 @@ static uint8_t *serialise(const mprof_index_t *x) {
   return data;
 }
 
+int mprof_index_write_file(const char *path, const void *data, size_t size) {
+  struct stat st;
+  if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
+    errno = EEXIST;
+    return MPROF_EIO;
+  }
+  mprof_output_t out;
+  if (mprof_output_open(&out, path)) return MPROF_EIO;
+  size_t written = fwrite(data, 1, size, out.f);
+  return mprof_output_close(&out, written == size) ? MPROF_EIO : 0;
+}
+
 int mprof_index_write(const mprof_index_t *x, const char *path) {
   uint8_t *data = serialise(x);
   if (!data) return MPROF_ENOMEM;
-  mprof_output_t out;
-  int err = mprof_output_open(&out, path) ? MPROF_EIO : 0;
-  if (!err) {
-    size_t written = fwrite(data, 1, file_size(x), out.f);
-    err = mprof_output_close(&out, written == file_size(x)) ? MPROF_EIO : 0;
-  }
+  int err = mprof_index_write_file(path, data, file_size(x));
   free(data);
   return err;
 }

@@ -139,22 +139,10 @@ int mprof__view_pyramid_write(const mprof_cells_t *finest,
                               const mprof_index_key_t *key, const char *path) {
   uint8_t k[MPROF_PYRAMID_KEY], *data;
   size_t size;
-  struct stat st;
-  /* mprof_output_open() writes a FIFO or device in place: opening one
-   * would wait for a reader that never comes */
-  if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
-    errno = EEXIST;
-    return MPROF_EIO;
-  }
   key_bytes(key, k);
   int err = mprof_pyramid_bytes(finest, k, &data, &size);
   if (err) return err;
-  mprof_output_t out;
-  err = mprof_output_open(&out, path) ? MPROF_EIO : 0;
-  if (!err)
-    err = mprof_output_close(&out, fwrite(data, 1, size, out.f) == size)
-              ? MPROF_EIO
-              : 0;
+  err = mprof_index_write_file(path, data, size);
   free(data);
   return err;
 }
