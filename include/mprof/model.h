@@ -253,6 +253,13 @@ int mprof_model_load_packets(const mprof_trace_t *trace, const size_t *packets,
                              size_t count, uint64_t start_ticks,
                              mprof_model_t **out);
 
+/* About how many bytes the model of trace's packets packets[0 .. count)
+ * (packets NULL: all of them) would take -- its events, threads, spans
+ * and arrows, and its arrays' room to grow: what a command weighs against
+ * its memory budget before it chooses to load a model. */
+uint64_t mprof_model_bytes_estimate(const mprof_trace_t *trace,
+                                    const size_t *packets, size_t count);
+
 void mprof_model_free(mprof_model_t *model);
 
 /* The model's arrays (after mprof_model_finish()). */

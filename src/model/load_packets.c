@@ -205,6 +205,18 @@ static void take_trace_facts(mprof_model_t *m, const mprof_trace_t *trace) {
   m->view.wall_start_ns = info->clock_offset_ns + (int64_t)ns;
 }
 
+/* About how many bytes of model a byte of packet content makes. */
+#define MODEL_BYTES_PER_TRACE_BYTE 4
+
+uint64_t mprof_model_bytes_estimate(const mprof_trace_t *trace,
+                                    const size_t *packets, size_t count) {
+  if (!packets) count = mprof_trace_packet_count(trace);
+  uint64_t bytes = 0;
+  for (size_t i = 0; i < count; i++)
+    bytes += mprof_trace_packet(trace, packets ? packets[i] : i)->content_bytes;
+  return bytes * MODEL_BYTES_PER_TRACE_BYTE;
+}
+
 int mprof_model_load_packets(const mprof_trace_t *trace, const size_t *packets,
                              size_t count, uint64_t start_ticks,
                              mprof_model_t **out) {

@@ -26,17 +26,6 @@ mprof_timeline_t *mprof__view_timeline(mprof_view_doc_t *const *docs, int count,
 
 /* --- A window of a big trace ---------------------------------------------- */
 
-/* About how many bytes of model a byte of packet content makes (the
- * events, threads, spans and arrows, and the arrays' room to grow). */
-#define MODEL_BYTES_PER_TRACE_BYTE 4
-
-static uint64_t model_bytes_estimate(const mprof_trace_t *trace) {
-  uint64_t bytes = 0;
-  for (size_t i = 0; i < mprof_trace_packet_count(trace); i++)
-    bytes += mprof_trace_packet(trace, i)->content_bytes;
-  return bytes * MODEL_BYTES_PER_TRACE_BYTE;
-}
-
 /* The clock value ns after start; a time past the clock's range (a fast
  * clock, a range given far past the trace) is the clock's end. */
 static uint64_t ns_ticks(int64_t ns, uint64_t start, uint64_t freq) {
@@ -64,10 +53,7 @@ int mprof__view_window_bytes(const mprof_trace_t *trace,
   size_t *packets, count;
   int err = window_packets(index, t0_ns, t1_ns, &packets, &count);
   if (err) return err;
-  *bytes = 0;
-  for (size_t i = 0; i < count; i++)
-    *bytes += mprof_trace_packet(trace, packets[i])->content_bytes *
-              MODEL_BYTES_PER_TRACE_BYTE;
+  *bytes = mprof_model_bytes_estimate(trace, packets, count);
   free(packets);
   return 0;
 }
@@ -139,7 +125,7 @@ int mprof__view_open_too_big(const char *path, uint64_t budget_bytes,
     tell_held(&held, NULL, NULL);
     return 0;
   }
-  *bytes = model_bytes_estimate(trace);
+  *bytes = mprof_model_bytes_estimate(trace, NULL, 0);
   int big = *bytes > budget_bytes && !mprof_trace_info(trace)->legacy;
   tell_held(&held, big ? diag : NULL, diag_context);
   if (big) {
