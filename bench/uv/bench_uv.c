@@ -1,16 +1,24 @@
 /* bench_uv.c -- the cost of the libuv shim: uv_echo (a plain libuv echo
  * over loopback TCP) run by turns without and with libmprof_uv_preload.so
- * recording, each run bounded in messages and time.  One JSON line:
- * uv_echo bytes_per_s with the shim, against uv_echo_plain without;
- * target ratio >= 0.97.
+ * recording, each run bounded in messages and time.  Two JSON lines, each
+ * the shim's bytes_per_s against uv_echo_plain's without it, target ratio
+ * >= 0.97:
+ *
+ *   uv_echo              a server that has run for a while: each run first
+ *                        echoes --warmup messages (default 45000, some
+ *                        9 MiB of trace) that the figures leave out, so the
+ *                        8 MiB ring has wrapped and its pages are mapped;
+ *   uv_echo_first_touch  a server just started: no warm-up, the run fills
+ *                        about half the ring, so every page of trace it
+ *                        writes is a first touch (allocated and faulted in).
  *
  *   mprof_bench_uv --echo UV_ECHO --shim SHIM [--rounds N] [--dir DIR]
- *                  [--messages N] [--size BYTES] [--trace-size SIZE]
+ *                  [--messages N] [--size BYTES] [--warmup N]
+ *                  [--trace-size SIZE]
  *
  * The shim records as `mprof record` does by default (MPROF_SIZE unset: an
- * 8 MiB ring, of which a run of 20000 messages fills about half, 206
- * bytes a message, so that every page of trace it writes is a first touch;
- * MPROF_TSC_HZ set), or into a trace of --trace-size.
+ * 8 MiB ring, 206 bytes a message; MPROF_TSC_HZ set), or into a trace of
+ * --trace-size.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -24,19 +32,19 @@
 typedef struct options_s {
   const char *echo, *shim, *dir;
   int rounds;
-  unsigned long messages, size;
+  unsigned long messages, size, warmup;
   const char *trace_size; /* MPROF_SIZE, or NULL: the default */
 } options_t;
 
 static void usage(void) {
   fprintf(stderr, "usage: mprof_bench_uv --echo UV_ECHO --shim SHIM "
                   "[--rounds N] [--dir DIR] [--messages N] [--size BYTES] "
-                  "[--trace-size SIZE]\n");
+                  "[--warmup N] [--trace-size SIZE]\n");
   exit(2);
 }
 
 static void parse(int argc, char **argv, options_t *o) {
-  *o = (options_t){NULL, NULL, "/tmp", 15, 20000, 16384, NULL};
+  *o = (options_t){NULL, NULL, "/tmp", 15, 20000, 16384, 45000, NULL};
   for (int i = 1; i + 1 < argc; i += 2) {
     const char *value = argv[i + 1];
     if (!strcmp(argv[i], "--echo"))
@@ -51,6 +59,8 @@ static void parse(int argc, char **argv, options_t *o) {
       o->messages = strtoul(value, NULL, 10);
     else if (!strcmp(argv[i], "--size"))
       o->size = strtoul(value, NULL, 10);
+    else if (!strcmp(argv[i], "--warmup"))
+      o->warmup = strtoul(value, NULL, 10);
     else if (!strcmp(argv[i], "--trace-size") &&
              strspn(value, "0123456789KMG") == strlen(value)) /* no quoting */
       o->trace_size = value;
@@ -62,20 +72,21 @@ static void parse(int argc, char **argv, options_t *o) {
     usage();
 }
 
-/* One run of uv_echo (with the shim recording, or not): bytes per second
- * of its echo phase, or exits. */
-static double run_echo(const options_t *o, int shim) {
+/* One run of uv_echo (with the shim recording, or not) after `warmup`
+ * messages: bytes per second of its echo phase, or exits. */
+static double run_echo(const options_t *o, int shim, unsigned long warmup) {
   char command[8192];
   if (shim)
     snprintf(command, sizeof command,
              "LD_PRELOAD='%s' MPROF_TRACE='%s/bench-uv.ctf' MPROF_TSC_HZ=%llu "
-             "%s%s '%s' %lu %lu 2000",
+             "%s%s '%s' %lu %lu 2000 %lu",
              o->shim, o->dir, (unsigned long long)mprof_unix_tsc_freq(),
              o->trace_size ? "MPROF_SIZE=" : "",
-             o->trace_size ? o->trace_size : "", o->echo, o->messages, o->size);
+             o->trace_size ? o->trace_size : "", o->echo, o->messages, o->size,
+             warmup);
   else
-    snprintf(command, sizeof command, "'%s' %lu %lu 2000", o->echo, o->messages,
-             o->size);
+    snprintf(command, sizeof command, "'%s' %lu %lu 2000 %lu", o->echo,
+             o->messages, o->size, warmup);
   FILE *child = popen(command, "r");
   unsigned long messages = 0;
   unsigned long long bytes = 0, ns = 0;
@@ -88,23 +99,33 @@ static double run_echo(const options_t *o, int shim) {
   return (double)bytes * 1e9 / (double)ns;
 }
 
+/* Rounds of plain and traced runs after `warmup` messages, by turns (the
+ * first of each pair alternating), and the JSON line `name`. */
+static void bench_echo(const options_t *o, const char *name,
+                       unsigned long warmup) {
+  double plain[BENCH_MAX_ROUNDS], traced[BENCH_MAX_ROUNDS];
+  for (int r = 0; r < o->rounds; r++) {
+    if (r % 2) traced[r] = run_echo(o, 1, warmup);
+    plain[r] = run_echo(o, 0, warmup);
+    if (!(r % 2)) traced[r] = run_echo(o, 1, warmup);
+  }
+  char what[256];
+  snprintf(what, sizeof what, "%s plain bytes/s", name);
+  bench_note_rounds(what, plain, o->rounds);
+  snprintf(what, sizeof what, "%s shim bytes/s", name);
+  bench_note_rounds(what, traced, o->rounds);
+  bench_note_paired(name, traced, plain, o->rounds);
+  bench_json(name, "bytes_per_s", bench_median(traced, o->rounds),
+             "uv_echo_plain", bench_median(plain, o->rounds));
+}
+
 int main(int argc, char **argv) {
   options_t o;
   parse(argc, argv, &o);
-  double plain[BENCH_MAX_ROUNDS], traced[BENCH_MAX_ROUNDS];
-  for (int r = 0; r < o.rounds; r++) {
-    /* by turns, the first of the pair alternating */
-    if (r % 2) traced[r] = run_echo(&o, 1);
-    plain[r] = run_echo(&o, 0);
-    if (!(r % 2)) traced[r] = run_echo(&o, 1);
-  }
+  bench_echo(&o, "uv_echo", o.warmup);
+  bench_echo(&o, "uv_echo_first_touch", 0);
   char path[4096];
   snprintf(path, sizeof path, "%s/bench-uv.ctf", o.dir);
   remove(path);
-  bench_note_rounds("uv_echo plain bytes/s", plain, o.rounds);
-  bench_note_rounds("uv_echo shim bytes/s", traced, o.rounds);
-  bench_note_paired("uv_echo", traced, plain, o.rounds);
-  bench_json("uv_echo", "bytes_per_s", bench_median(traced, o.rounds),
-             "uv_echo_plain", bench_median(plain, o.rounds));
   return 0;
 }
