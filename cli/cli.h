@@ -17,9 +17,11 @@ enum {
   CLI_FAILED = 3   /* nothing usable: unreadable input or output error */
 };
 
-/* The reader's diagnostic function (mprof_diag_fn) of the commands: prints
- * message on stderr, a file name's control characters escaped, and counts
- * it in *(int *)context. */
+/* A line of the reader's that names a file ("mprof: " before it) on
+ * stderr, the name's control characters escaped. */
+void cli_tell(const char *message);
+/* The reader's diagnostic function (mprof_diag_fn) of the commands: tells
+ * message (cli_tell) and counts it in *(int *)context. */
 void cli_count_problem(void *context, const char *message);
 /* One error line on stderr, "mprof COMMAND: WHAT: WHY", WHAT (an
  * argument, a file name) with its control characters escaped, WHY a

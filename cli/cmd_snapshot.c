@@ -61,7 +61,10 @@ static int choose_output(const char *out, int count, cli_output_t *output) {
   return out ? cli_output_check("snapshot", "-o", out) : CLI_OK;
 }
 
-/* --pid or --core: the trace of a program that records into memory. */
+/* --pid or --core: the trace of a program that records into memory.  Its
+ * damage (a dump that cuts it, packets the writer changed too fast to
+ * copy) is told and exits 1, the good packets written; which of several
+ * traces was read is only told. */
 static int snapshot_memory(const char *pid, const char *core, const char *out,
                            int sources) {
   char *end = NULL;
@@ -82,10 +85,16 @@ static int snapshot_memory(const char *pid, const char *core, const char *out,
                     "in it, as -o %s/now.ctf",
                     out);
   mprof_trace_t *trace;
-  int err = pid ? mprof_trace_open_process((int)number, NULL, NULL, &trace)
-                : mprof_trace_open_core(core, NULL, NULL, &trace);
+  int problems = 0;
+  int err =
+      pid ? mprof_trace_open_process((int)number, cli_count_problem, &problems,
+                                     &trace)
+          : mprof_trace_open_core(core, cli_count_problem, &problems, &trace);
   if (err) return CLI_FAILED;
-  code = save(trace, pid ? "-" : core, chosen.path) ? CLI_FAILED : CLI_OK;
+  if (mprof_trace_memory_note(trace)) cli_tell(mprof_trace_memory_note(trace));
+  code = save(trace, pid ? "-" : core, chosen.path) ? CLI_FAILED
+         : problems                                 ? CLI_DAMAGED
+                                                    : CLI_OK;
   mprof_trace_close(trace);
   return code;
 }

@@ -94,13 +94,17 @@ int cli_parse_duration(const char *text, const char *end, double bare_ns,
   return 0;
 }
 
-void cli_count_problem(void *context, const char *message) {
-  int *problems = context;
-  (*problems)++;
+void cli_tell(const char *message) {
   cli_progress_wipe();
   fputs("mprof: ", stderr);
   cli_put_name(stderr, message); /* it names the file */
   fputc('\n', stderr);
+}
+
+void cli_count_problem(void *context, const char *message) {
+  int *problems = context;
+  (*problems)++;
+  cli_tell(message);
 }
 
 int cli_open_trace(const char *path, int *problems, mprof_trace_t **out) {

@@ -133,10 +133,21 @@ int mprof_trace_open_process(int pid, mprof_diag_fn diag, void *context,
                              mprof_trace_t **out);
 
 /* Open the trace found in the writable PT_LOAD segments of an ELF core
- * dump (from gcore, or the kernel).  Returns 0, MPROF_EIO or MPROF_EINVAL
- * (not a core, or no trace in it). */
+ * dump (from gcore, or the kernel).  A trace that the end of the memory
+ * dumped (or of the file) cuts is read up to its last whole packet, and
+ * the cut is told through diag, as damage is: the file, the trace's
+ * address and offset in it, and the packets kept.  Returns 0, MPROF_EIO or
+ * MPROF_EINVAL (not a core, or no trace in it). */
 int mprof_trace_open_core(const char *path, mprof_diag_fn diag, void *context,
                           mprof_trace_t **out);
+
+/* Where the memory that mprof_trace_open_process() or
+ * mprof_trace_open_core() searched held several traces: one line (no
+ * newline) that lists them and says which one trace is, for a person to
+ * see; NULL for one.  Choosing is no problem in the input, so this line
+ * is not told through diag, which tells problems only.  It lives as long
+ * as trace. */
+const char *mprof_trace_memory_note(const mprof_trace_t *trace);
 
 /* Where trace tells the problems it meets from now on (decoding a
  * damaged packet): diag (NULL: nobody) with context, in place of what it

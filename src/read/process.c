@@ -116,9 +116,12 @@ static void search(const uint8_t *bytes, size_t n, uint64_t address,
   }
 }
 
-/* One line when memory holds several traces: where, and which is read. */
-static void report_several(const char *where, const found_t *found,
-                           mprof_diag_fn diag, void *context) {
+/* The line for memory that holds several traces (mprof_trace_memory_note):
+ * where they are, and which one is read; "" for one. */
+#define NOTE_BYTES sizeof(((mprof_trace_t *)0)->memory_note)
+static void note_several(const char *where, const found_t *found,
+                         char note[NOTE_BYTES]) {
+  note[0] = 0;
   if (found->count < 2) return;
   char list[256] = "";
   size_t used = 0;
@@ -127,11 +130,18 @@ static void report_several(const char *where, const found_t *found,
     used += (size_t)snprintf(
         list + used, sizeof list - used, "%s0x%" PRIx64 " %s", i ? ", " : "",
         found->listed[i], found->listed_recording[i] ? "recording" : "stopped");
-  mprof__diag_to(
-      diag, context,
-      "%s: %d mprof traces in memory (at %s%s); read the %s one at 0x%" PRIx64,
-      where, found->count, list, found->count > LISTED_TRACES ? ", ..." : "",
-      found->recording ? "recording" : "stopped", found->address);
+  snprintf(note, NOTE_BYTES,
+           "%s: %d mprof traces in memory (at %s%s); read the %s one at "
+           "0x%" PRIx64,
+           where, found->count, list,
+           found->count > LISTED_TRACES ? ", ..." : "",
+           found->recording ? "recording" : "stopped", found->address);
+}
+
+/* err, after giving *out note as its memory note where it opened (err 0). */
+static int noted(int err, mprof_trace_t *const *out, const char *note) {
+  if (!err) snprintf((*out)->memory_note, NOTE_BYTES, "%s", note);
+  return err;
 }
 
 /* --- A running process ---------------------------------------------------- */
@@ -213,7 +223,8 @@ int mprof_trace_open_process(int pid, mprof_diag_fn diag, void *context,
   }
   char name[64];
   snprintf(name, sizeof name, "process %d", pid);
-  report_several(name, &found, diag, context);
+  char note[NOTE_BYTES];
+  note_several(name, &found, note);
   mprof__source_t src = {NULL, pid, found.address};
   uint8_t *copy;
   uint32_t dropped;
@@ -223,8 +234,10 @@ int mprof_trace_open_process(int pid, mprof_diag_fn diag, void *context,
                    found.address, strerror(errno));
     return err;
   }
-  err = mprof__trace_open_map(copy, found.layout.size, copy, found.layout.size,
-                              name, diag, context, out);
+  err =
+      noted(mprof__trace_open_map(copy, found.layout.size, copy,
+                                  found.layout.size, name, diag, context, out),
+            out, note);
   if (!err) mprof__diag_dropped(*out, dropped);
   return err;
 }
@@ -279,11 +292,11 @@ static int open_cut_trace(const uint8_t *trace, const found_t *found,
   mprof__put_u32(copy + MPROF__TH_PACKET_COUNT, (uint32_t)whole);
   mprof__diag_to(
       diag, context,
-      "%s: the trace at 0x%" PRIx64 " runs past the end of the memory "
-      "dumped (%" PRIu64 " of its %zu bytes are there); read its first "
-      "%" PRIu64 " of %u packets",
-      path, found->address, found->present, layout->size, whole,
-      layout->packet_count);
+      "%s: the trace at 0x%" PRIx64 " (offset %" PRIu64 " in the file) "
+      "runs past the end of the memory dumped (%" PRIu64 " of its %zu "
+      "bytes are there); read its first %" PRIu64 " of %u packets",
+      path, found->address, found->file_offset, found->present, layout->size,
+      whole, layout->packet_count);
   return mprof__trace_open_map(copy, kept, copy, kept, path, diag, context,
                                out);
 }
@@ -314,14 +327,21 @@ int mprof_trace_open_core(const char *path, mprof_diag_fn diag, void *context,
     munmap(map, size);
     return MPROF_EINVAL;
   }
-  report_several(path, &found, diag, context);
+  char note[NOTE_BYTES];
+  note_several(path, &found, note);
   /* search() found it whole or cut inside its segment, in the file. */
   assert(found.file_offset + found.present <= size);
   const uint8_t *trace = map + found.file_offset;
   if (found.present == found.layout.size)
-    return mprof__trace_open_map(trace, found.layout.size, map, size, path,
-                                 diag, context, out);
-  int err = open_cut_trace(trace, &found, path, diag, context, out);
+    return noted(mprof__trace_open_map(trace, found.layout.size, map, size,
+                                       path, diag, context, out),
+                 out, note);
+  int err =
+      noted(open_cut_trace(trace, &found, path, diag, context, out), out, note);
   munmap(map, size);
   return err;
+}
+
+const char *mprof_trace_memory_note(const mprof_trace_t *trace) {
+  return trace->memory_note[0] ? trace->memory_note : NULL;
 }

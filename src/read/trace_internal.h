@@ -39,7 +39,8 @@ struct mprof_trace_s {
   /* A file too big to map whole (trace_big.c): data maps its first
    * map_size bytes only, the packets are read into copies. */
   int windowed;
-  uint8_t **copies; /* per packet, its copy once made (windowed) */
+  uint8_t **copies;       /* per packet, its copy once made (windowed) */
+  char memory_note[1024]; /* mprof_trace_memory_note(); "" for none */
 };
 
 /* The most a count of a trace's (events discarded, packets lost) can be:

@@ -170,11 +170,12 @@ def check_kernel_stands_alone():
         fail("the kernel's sources: %s" % sorted(sources))
 
 
-def snapshot(core, trace, lines=0):
-    """mprof snapshot --core core into trace, which must print lines lines."""
+def snapshot(core, trace, lines=0, status=0):
+    """mprof snapshot --core core into trace, which must print lines lines
+    and exit with status (1: the trace is damaged)."""
     code, _, err = run(MPROF, "snapshot", "--core", core, "-w", trace)
-    if code != 0 or len(err) != lines:
-        fail("snapshot --core %s: exit %d, %s" % (core, code, err))
+    if code != status or len(err) != lines:
+        fail("snapshot --core %s: exit %d, not %d: %s" % (core, code, status, err))
     return err
 
 
@@ -323,10 +324,11 @@ def check_hang(trace, t_ready, t_end, last_tick):
 
 
 def check_cut(core, full_trace, tmp, expected_line):
-    """A dump that ends inside the trace: one line, the whole packets kept,
-    each event one of the whole trace's.  The cut trace's events."""
+    """A dump that ends inside the trace: one line, exit 1 (damaged), the
+    whole packets kept, each event one of the whole trace's.  The cut
+    trace's events."""
     cut = os.path.join(tmp, os.path.basename(core) + ".ctf")
-    line = snapshot(core, cut, lines=1)[0]
+    line = snapshot(core, cut, lines=1, status=1)[0]
     if line != expected_line:
         fail("cut: %r, not %r" % (line, expected_line))
     check_clean(cut)
@@ -337,21 +339,28 @@ def check_cut(core, full_trace, tmp, expected_line):
     return kept
 
 
-def cut_file(core, trace_address, into, path):
-    """A copy of core that ends into bytes into the trace at
-    trace_address (physical): a dump cut short."""
+def file_offset(core, address):
+    """Where the byte at address (physical) is in the file core, from its
+    PT_LOAD segments."""
     with open(core, "rb") as f:
         data = f.read()
     phoff, = struct.unpack_from("<Q", data, 0x20)
     phnum, = struct.unpack_from("<H", data, 0x38)
     for i in range(phnum):
-        kind, _, offset, address, _, size = struct.unpack_from(
+        kind, _, offset, start, _, size = struct.unpack_from(
             "<IIQQQQ", data, phoff + 56 * i)
-        if kind == 1 and address <= trace_address < address + size:
-            with open(path, "wb") as f:
-                f.write(data[:offset + trace_address - address + into])
-            return
-    fail("%s: no segment holds 0x%x" % (core, trace_address))
+        if kind == 1 and start <= address < start + size:
+            return offset + address - start
+    fail("%s: no segment holds 0x%x" % (core, address))
+
+
+def cut_file(core, trace_address, into, path):
+    """A copy of core that ends into bytes into the trace at
+    trace_address (physical): a dump cut short."""
+    with open(core, "rb") as f:
+        data = f.read()
+    with open(path, "wb") as f:
+        f.write(data[:file_offset(core, trace_address) + into])
 
 
 def main():
@@ -379,14 +388,16 @@ def main():
         check_clean(path("story.ctf"))
         check_story(path("story.ctf"), t_ready, t_dump)
         check_babeltrace(tmp, path("story.ctf"), t_dump, guest.tsc_hz())
-        cut_line = ("the trace at 0x%x runs past the end of the memory dumped "
-                    "(300000 of its %d bytes are there); read its first 17 of 63 "
-                    "packets" % (trace_buffer, 1 << 20))
-        kept = check_cut(path("cut.core"), path("story.ctf"), tmp,
-                         "mprof: %s: %s" % (path("cut.core"), cut_line))
+        cut_line = ("mprof: %s: the trace at 0x%x (offset %d in the file) runs past "
+                    "the end of the memory dumped (300000 of its %d bytes are "
+                    "there); read its first 17 of 63 packets")
+        kept = check_cut(path("cut.core"), path("story.ctf"), tmp, cut_line % (
+            path("cut.core"), trace_buffer,
+            file_offset(path("cut.core"), trace_buffer), 1 << 20))
         cut_file(path("story.core"), trace_buffer, 300000, path("short.core"))
-        if check_cut(path("short.core"), path("story.ctf"), tmp,
-                     "mprof: %s: %s" % (path("short.core"), cut_line)) != kept:
+        if check_cut(path("short.core"), path("story.ctf"), tmp, cut_line % (
+                path("short.core"), trace_buffer,
+                file_offset(path("story.core"), trace_buffer), 1 << 20)) != kept:
             fail("a file cut short and a dump of as much memory differ")
         code, _, err = run(MPROF, "snapshot", "--core", path("low.core"), "-w", path("x.ctf"))
         if code != 3 or err != ["mprof: %s: no mprof trace in the memory of this "
