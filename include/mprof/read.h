@@ -236,6 +236,13 @@ typedef struct mprof_output_s {
 /* Start writing path.  Returns 0 or MPROF_EIO (errno set). */
 int mprof_output_open(mprof_output_t *out, const char *path);
 
+/* Start writing path as mprof_output_open() does, but only as a file: a
+ * FIFO or device at path, which it would write in place and wait on for a
+ * reader, is refused (errno EEXIST) -- for the files a program names
+ * itself beside a trace, which a user never meant to be a FIFO.  Returns 0
+ * or MPROF_EIO (errno set). */
+int mprof_output_open_file(mprof_output_t *out, const char *path);
+
 /* Finish: complete (nonzero), the file takes its name; else (or if a write
  * failed) it is removed and path left as it was.  Returns 0, or MPROF_EIO
  * (errno set) when the file did not take its name. */

@@ -150,13 +150,8 @@ static uint8_t *serialise(const mprof_index_t *x) {
 }
 
 int mprof_index_write_file(const char *path, const void *data, size_t size) {
-  struct stat st;
-  if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
-    errno = EEXIST;
-    return MPROF_EIO;
-  }
   mprof_output_t out;
-  if (mprof_output_open(&out, path)) return MPROF_EIO;
+  if (mprof_output_open_file(&out, path)) return MPROF_EIO;
   size_t written = fwrite(data, 1, size, out.f);
   return mprof_output_close(&out, written == size) ? MPROF_EIO : 0;
 }

@@ -113,13 +113,19 @@ static int is_special(const char *path) {
   return stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
 }
 
-int mprof_output_open(mprof_output_t *out, const char *path) {
+/* mprof_output_open(), or with in_place 0 mprof_output_open_file(). */
+static int output_open(mprof_output_t *out, const char *path, int in_place) {
   memset(out, 0, sizeof *out);
   if (!strcmp(path, "-")) {
     out->f = stdout;
     return 0;
   }
-  if (is_special(path)) {
+  int special = is_special(path);
+  if (special && !in_place) {
+    errno = EEXIST;
+    return MPROF_EIO;
+  }
+  if (special) {
     snprintf(out->path, sizeof out->path, "%s", path);
     out->f = fopen(path, "wb");
     return out->f ? 0 : MPROF_EIO;
@@ -142,6 +148,14 @@ int mprof_output_open(mprof_output_t *out, const char *path) {
   }
   errno = saved;
   return MPROF_EIO;
+}
+
+int mprof_output_open(mprof_output_t *out, const char *path) {
+  return output_open(out, path, 1);
+}
+
+int mprof_output_open_file(mprof_output_t *out, const char *path) {
+  return output_open(out, path, 0);
 }
 
 int mprof_output_close(mprof_output_t *out, int complete) {
