@@ -760,7 +760,6 @@ static int load_indexed(trace_file_t *t, int *problems, int tell_damage) {
   mprof_trace_close(trace);
   if (t->index && tell_damage) count_damage(t, problems);
   if (plan_trace(t)) return say_unread(t);
-  staging_test_pause();
   return 0;
 }
 

@@ -103,10 +103,3 @@ int staging_file_key(FILE *f, size_t *size, int64_t *mtime_ns) {
   *mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
   return 0;
 }
-
-void staging_test_pause(void) {
-  const char *fifo = getenv("MPROF_HTML_TEST_PAUSE");
-  FILE *f = fifo && *fifo ? fopen(fifo, "rb") : NULL;
-  while (f && fgetc(f) != EOF) continue;
-  if (f) fclose(f);
-}

@@ -13,11 +13,6 @@
  * known. */
 int staging_file_key(FILE *f, size_t *size, int64_t *mtime_ns);
 
-/* A test hook: with MPROF_HTML_TEST_PAUSE naming a FIFO, wait (between a
- * big trace's scan and its copy) until the FIFO's writer closes it: the
- * test changes the trace meanwhile. */
-void staging_test_pause(void);
-
 /* Make a new directory (0700: it holds traces) beside dir, named after
  * it, into tmp (size bytes); 0, or -1 with errno set. */
 int staging_make(const char *dir, char *tmp, size_t size);
