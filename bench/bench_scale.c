@@ -7,12 +7,16 @@
  * trace (or a fixed budget).
  *
  *   mprof_bench_scale --mprof MPROF --trace TRACE [--trace TRACE ...]
- *                     [--rounds N] [--load-events N]
+ *                     [--once TRACE ...] [--rounds N] [--load-events N]
  *
- * Each trace was written by test/trace_gen (bench/run.sh makes a 10 M
- * and a 100 M-event one).  The model is loaded only from traces of at most
- * --load-events events (default 2e7: a model takes ~50 bytes an event);
- * bigger traces are held against the rate of the last one loaded.  Lines:
+ * Each trace was written by test/trace_gen (bench/run.sh makes a 10 M,
+ * a 100 M and a 1 B-event one).  The model is loaded only from traces of
+ * at most --load-events events (default 2e7: a model takes ~50 bytes an
+ * event); bigger traces are held against the rate of the last one loaded.
+ * A trace named with --once gives only its report and view_png lines, of
+ * one round each (a 1 B-event trace takes a minute a command); its events
+ * are counted by its sidecar index, read or built on every core (the time
+ * a note).  Traces are measured in the order given.  Lines:
  *
  *   stats_NAME  peak_rss_bytes         budget_512MiB  ratio <= 1
  *   stats_NAME  events_per_s           model_load     (the census's pass)
@@ -23,6 +27,9 @@
  *   view_png_NAME peak_rss_bytes       budget_1GiB    (mprof view --png of
  *                                                      the whole trace)
  *   view_png_NAME events_per_s         model_load
+ * Each command's events/s is of wall-clock time; a note on stderr gives
+ * its CPU time too, which a machine shared with other work inflates far
+ * less.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -39,9 +46,12 @@
 #define BUDGET_BYTES (512.0 * 1024 * 1024)
 #define VIEW_BUDGET_BYTES (1024.0 * 1024 * 1024)
 
+#define MAX_TRACES 8
+
 typedef struct options_s {
   const char *mprof;
-  const char *traces[8];
+  const char *traces[MAX_TRACES];
+  int once[MAX_TRACES]; /* measured once, for report and view_png */
   int trace_count;
   int rounds;
   uint64_t load_events;
@@ -49,36 +59,45 @@ typedef struct options_s {
 
 static void usage(const char *program) {
   fprintf(stderr,
-          "usage: %s --mprof MPROF --trace TRACE... [--rounds N] "
-          "[--load-events N]\n",
+          "usage: %s --mprof MPROF --trace TRACE... [--once TRACE...] "
+          "[--rounds N] [--load-events N]\n",
           program);
   exit(2);
 }
 
 static void parse(int argc, char **argv, options_t *o) {
-  *o = (options_t){NULL, {NULL}, 0, 3, 20000000};
+  *o = (options_t){NULL, {NULL}, {0}, 0, 3, 20000000};
   for (int i = 1; i + 1 < argc; i += 2) {
-    if (!strcmp(argv[i], "--mprof"))
+    int once = !strcmp(argv[i], "--once");
+    if (!strcmp(argv[i], "--mprof")) {
       o->mprof = argv[i + 1];
-    else if (!strcmp(argv[i], "--trace") && o->trace_count < 8)
+    } else if ((once || !strcmp(argv[i], "--trace")) &&
+               o->trace_count < MAX_TRACES) {
+      o->once[o->trace_count] = once;
       o->traces[o->trace_count++] = argv[i + 1];
-    else if (!strcmp(argv[i], "--rounds"))
+    } else if (!strcmp(argv[i], "--rounds")) {
       o->rounds = atoi(argv[i + 1]);
-    else if (!strcmp(argv[i], "--load-events"))
+    } else if (!strcmp(argv[i], "--load-events")) {
       o->load_events = strtoull(argv[i + 1], NULL, 10);
-    else
+    } else {
       usage(argv[0]);
+    }
   }
   if (!o->mprof || !o->trace_count || o->rounds < 1 ||
       o->rounds > BENCH_MAX_ROUNDS || (argc - 1) % 2)
     usage(argv[0]);
 }
 
+/* One command's rounds: wall-clock and CPU seconds, peak RSS in bytes. */
+typedef struct runs_s {
+  double wall[BENCH_MAX_ROUNDS], cpu[BENCH_MAX_ROUNDS], rss[BENCH_MAX_ROUNDS];
+} runs_t;
+
 /* `mprof COMMAND OPTION [VALUE] trace` run once (value NULL: none), its
- * output dropped: its wall seconds and peak RSS. */
+ * output dropped, as round r of runs. */
 static int run_mprof(const char *mprof, const char *command, const char *option,
-                     const char *value, const char *trace, double *seconds,
-                     double *rss_bytes) {
+                     const char *value, const char *trace, runs_t *runs,
+                     int r) {
   uint64_t start = bench_now_ns();
   pid_t pid = fork();
   if (pid == 0) {
@@ -96,9 +115,30 @@ static int run_mprof(const char *mprof, const char *command, const char *option,
   if (pid < 0 || wait4(pid, &status, 0, &usage) != pid || !WIFEXITED(status) ||
       WEXITSTATUS(status) != 0)
     return -1;
-  *seconds = (double)(bench_now_ns() - start) / 1e9;
-  *rss_bytes = (double)usage.ru_maxrss * 1024;
+  runs->wall[r] = (double)(bench_now_ns() - start) / 1e9;
+  runs->cpu[r] =
+      (double)(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+      (double)(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+  runs->rss[r] = (double)usage.ru_maxrss * 1024;
   return 0;
+}
+
+/* The report's, view's and stats's rounds of one trace. */
+typedef struct commands_s {
+  runs_t stats, report, view;
+} commands_t;
+
+/* Round r of the commands that run_stats says (stats only if nonzero). */
+static int run_commands(const char *mprof, const char *path, int run_stats,
+                        commands_t *c, int r) {
+  char png[4096];
+  snprintf(png, sizeof png, "%s.bench.png", path);
+  int err = (run_stats &&
+             run_mprof(mprof, "stats", "--json", NULL, path, &c->stats, r)) ||
+            run_mprof(mprof, "report", "--stream", NULL, path, &c->report, r) ||
+            run_mprof(mprof, "view", "--png", png, path, &c->view, r);
+  remove(png);
+  return err ? -1 : 0;
 }
 
 /* Seconds to load trace's model, and to load and analyse it (what
@@ -139,6 +179,36 @@ static void size_name(uint64_t events, char *name, size_t size) {
     snprintf(name, size, "%.0fM", (double)events / 1e6);
 }
 
+/* The lines of one command of bench: its peak RSS against budget and its
+ * events/s against rate; its wall and CPU times in a note. */
+static void command_lines(const char *bench, const runs_t *runs, int rounds,
+                          double events, const char *budget_name, double budget,
+                          const char *rate_name, double rate) {
+  double wall = bench_median(runs->wall, rounds);
+  double cpu = bench_median(runs->cpu, rounds);
+  bench_note("%s: %.2f s wall, %.2f s CPU (medians of %d): %.3g events/s "
+             "of CPU time",
+             bench, wall, cpu, rounds, events / cpu);
+  bench_json(bench, "peak_rss_bytes", bench_median(runs->rss, rounds),
+             budget_name, budget);
+  bench_json(bench, "events_per_s", events / wall, rate_name, rate);
+}
+
+/* The report's and view_png's lines of the trace called name. */
+static void report_view_lines(const char *name, const commands_t *c, int rounds,
+                              double events, int loaded, double load_rate,
+                              double report_rate) {
+  char bench[32];
+  snprintf(bench, sizeof bench, "report_%s", name);
+  command_lines(
+      bench, &c->report, rounds, events, "budget_512MiB", BUDGET_BYTES,
+      loaded ? "model_report" : "model_report_smaller_trace", report_rate);
+  snprintf(bench, sizeof bench, "view_png_%s", name);
+  command_lines(bench, &c->view, rounds, events, "budget_1GiB",
+                VIEW_BUDGET_BYTES,
+                loaded ? "model_load" : "model_load_smaller_trace", load_rate);
+}
+
 /* Every line of one trace; *load_rate is the model's load rate, and
  * *report_rate its load and analysis's, measured here if the trace is
  * small enough, else the one before. */
@@ -147,24 +217,15 @@ static int bench_trace(const options_t *o, const char *path, double *load_rate,
   mprof_trace_t *trace;
   if (mprof_trace_open(path, NULL, NULL, &trace)) return -1;
   double index1[BENCH_MAX_ROUNDS], indexn[BENCH_MAX_ROUNDS];
-  double stats[BENCH_MAX_ROUNDS], rss[BENCH_MAX_ROUNDS];
-  double report[BENCH_MAX_ROUNDS], report_rss[BENCH_MAX_ROUNDS];
   double load[BENCH_MAX_ROUNDS], model_report[BENCH_MAX_ROUNDS];
-  double view[BENCH_MAX_ROUNDS], view_rss[BENCH_MAX_ROUNDS];
-  char png[4096];
-  snprintf(png, sizeof png, "%s.bench.png", path);
+  static commands_t c;
   uint64_t events = 0;
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   int loads = 0;
   for (int r = 0; r < o->rounds; r++) {
     index1[r] = index_seconds(trace, 1, &events);
     indexn[r] = index_seconds(trace, (unsigned)cores, &events);
-    if (run_mprof(o->mprof, "stats", "--json", NULL, path, &stats[r],
-                  &rss[r]) ||
-        run_mprof(o->mprof, "report", "--stream", NULL, path, &report[r],
-                  &report_rss[r]) ||
-        run_mprof(o->mprof, "view", "--png", png, path, &view[r], &view_rss[r]))
-      return -1;
+    if (run_commands(o->mprof, path, 1, &c, r)) return -1;
     if (events <= o->load_events) {
       load[loads] = load_seconds(trace, &model_report[loads]);
       loads++;
@@ -182,28 +243,41 @@ static int bench_trace(const options_t *o, const char *path, double *load_rate,
   bench_note("%s: %.0f events, %d rounds, %ld cores", path, e, o->rounds,
              cores);
   snprintf(bench, sizeof bench, "stats_%s", name);
-  bench_json(bench, "peak_rss_bytes", bench_median(rss, o->rounds),
-             "budget_512MiB", BUDGET_BYTES);
-  bench_json(bench, "events_per_s", e / bench_median(stats, o->rounds),
-             load_name, *load_rate);
-  snprintf(bench, sizeof bench, "report_%s", name);
-  bench_json(bench, "peak_rss_bytes", bench_median(report_rss, o->rounds),
-             "budget_512MiB", BUDGET_BYTES);
-  bench_json(bench, "events_per_s", e / bench_median(report, o->rounds),
-             loads ? "model_report" : "model_report_smaller_trace",
-             *report_rate);
+  command_lines(bench, &c.stats, o->rounds, e, "budget_512MiB", BUDGET_BYTES,
+                load_name, *load_rate);
+  report_view_lines(name, &c, o->rounds, e, loads, *load_rate, *report_rate);
   snprintf(bench, sizeof bench, "index_%s", name);
   double one = e / bench_median(index1, o->rounds);
   bench_json(bench, "events_per_s_per_core", one, load_name, *load_rate);
   snprintf(metric, sizeof metric, "events_per_s_n%ld", cores);
   bench_json(bench, metric, e / bench_median(indexn, o->rounds),
              "Nx_one_thread", one * (double)cores);
-  snprintf(bench, sizeof bench, "view_png_%s", name);
-  bench_json(bench, "peak_rss_bytes", bench_median(view_rss, o->rounds),
-             "budget_1GiB", VIEW_BUDGET_BYTES);
-  bench_json(bench, "events_per_s", e / bench_median(view, o->rounds),
-             load_name, *load_rate);
-  remove(png);
+  return 0;
+}
+
+/* The report and view_png lines of a trace measured once, against the
+ * rates of the last trace loaded; its events counted by its sidecar
+ * index (the one view --png wrote, else built on every core), which is
+ * left beside it. */
+static int bench_once(const options_t *o, const char *path, double load_rate,
+                      double report_rate) {
+  static commands_t c;
+  if (run_commands(o->mprof, path, 0, &c, 0)) return -1;
+  mprof_trace_t *trace;
+  mprof_index_t *index;
+  mprof_index_found_t found;
+  if (mprof_trace_open(path, NULL, NULL, &trace)) return -1;
+  int err = mprof_index_open(path, trace, 0, &found, NULL, &index);
+  mprof_trace_close(trace);
+  if (err) return -1;
+  double e = (double)mprof_index_events(index);
+  mprof_index_free(index);
+  bench_note("%s: %.0f events (its index %s)", path, e,
+             found == MPROF_INDEX_VALID ? "as view --png wrote it"
+                                        : "built on every core");
+  char name[16];
+  size_name((uint64_t)e, name, sizeof name);
+  report_view_lines(name, &c, 1, e, 0, load_rate, report_rate);
   return 0;
 }
 
@@ -212,11 +286,14 @@ int main(int argc, char **argv) {
   parse(argc, argv, &o);
   double load_rate = 0, report_rate = 0;
   int failed = 0;
-  for (int i = 0; i < o.trace_count; i++)
-    if (bench_trace(&o, o.traces[i], &load_rate, &report_rate)) {
-      bench_note("%s: cannot be read, or mprof stats or report failed",
-                 o.traces[i]);
+  for (int i = 0; i < o.trace_count; i++) {
+    const char *path = o.traces[i];
+    if (o.once[i] ? bench_once(&o, path, load_rate, report_rate)
+                  : bench_trace(&o, path, &load_rate, &report_rate)) {
+      bench_note("%s: cannot be read, or mprof stats, report or view failed",
+                 path);
       failed = 1;
     }
+  }
   return failed;
 }

@@ -64,16 +64,28 @@
 #                  frame_cpu_ms                     drawing a frame of the
 #                                                   10 M-event trace; wall
 #                                                   and CPU time)
-#   gtk_big_first_frame, _100M  first_frame_ms  first_frame_budget_1000ms
-#                                    ratio <= 1 (the window of a trace too
-#                                    big to model: opened with its index and
-#                                    pyramid built, the whole drawn)
-#   gtk_big_frame, _100M  frame_ms  frame_budget_16ms  ratio <= 1 (its pan
-#                                    and zoom frames, from the pyramid)
+#   gtk_big_first_frame, _100M, _1B  first_frame_ms
+#                  first_frame_budget_1000ms  ratio <= 1 (the window of a
+#                                    trace too big to model: opened with
+#                                    its index and pyramid built, the whole
+#                                    drawn)
+#   gtk_big_frame, _100M, _1B  frame_ms  frame_budget_16ms  ratio <= 1 (its
+#                                    pan and zoom frames, from the pyramid)
 #   stats_10M, stats_100M  peak_rss_bytes  budget_512MiB  ratio <= 1
 #                  events_per_s     model_load      (mprof stats's one pass;
 #                                                   100M: held against the
 #                                                   10M trace's load)
+#   report_10M, report_100M, report_1B  peak_rss_bytes  budget_512MiB
+#                                    ratio <= 1
+#                  events_per_s     model_report    value >= 3e7 (mprof
+#                                                   report in one pass;
+#                                                   100M, 1B: held against
+#                                                   the 10M trace's load and
+#                                                   analysis)
+#   view_png_10M, view_png_100M, view_png_1B  peak_rss_bytes  budget_1GiB
+#                                    ratio <= 1 (mprof view --png of the
+#                                    whole trace)
+#                  events_per_s     model_load      (information)
 #   index_10M, index_100M  events_per_s_per_core  model_load  value >= 5e7
 #                  events_per_s_nN  Nx_one_thread   (the build on every core)
 #   cli_start      ms_to_exit       plain_c_read    value <= 3 (mprof stats
@@ -115,8 +127,16 @@
 # started (--daemonize --no-kernel) if none is running, and stopped again at
 # the end.
 #
+# The big traces' lines (stats_, report_, view_png_, index_, gtk_big_) are
+# of trace_gen traces of 10 M, 100 M and 1 B events, written in TMPDIR and
+# removed after: about 0.1, 1 and 9.3 GiB of disk (the 1 B one's file is
+# 20 GB, the rest holes).  The 1 B-event lines (report_1B, view_png_1B,
+# gtk_big_first_frame_1B, gtk_big_frame_1B) take a few minutes, one round
+# each but the window's; they are skipped, with a note, when TMPDIR's
+# file system has less than 14 GiB free, or with MPROF_BENCH_1B=0.
+#
 # Environment: MPROF_BENCH_ROUNDS (default 15), MPROF_BENCH_EVENTS (events
-# per round, default 10000000).  About 40 s on an idle 2-core machine.
+# per round, default 10000000), MPROF_BENCH_1B (default 1).
 # Exit status: 0, or 1 if a benchmark failed (the others still run).
 set -u
 
@@ -157,13 +177,14 @@ if [ -z "$dir" ] || [ ! -d "$dir" ]; then
 fi
 
 sessiond_pid=
+big= # the big traces' directory, while there is one
 # shellcheck disable=SC2317 # called from the EXIT trap
 cleanup() {
   if [ -n "$sessiond_pid" ]; then
     note "stopping the lttng-sessiond this script started ($sessiond_pid)"
     kill "$sessiond_pid" 2>/dev/null
   fi
-  rm -rf "$dir"
+  rm -rf "$dir" ${big:+"$big"}
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -206,22 +227,75 @@ if [ -x "$bin/mprof_bench_watch" ]; then
     { note "mprof_bench_watch failed"; status=1; }
 fi
 
-# Big traces: 10 M and 100 M events (200 MB and 2 GB in $TMPDIR, made by
-# trace_gen, removed after).
-if [ -x "$bin/mprof_bench_scale" ] && [ -x "$build/test/trace_gen" ]; then
-  note "running mprof_bench_scale"
-  big=$(mktemp -d "${TMPDIR:-/tmp}/mprof-bench-scale.XXXXXX")
-  "$build/test/trace_gen" "$big/10M.ctf" discard 200000000 333334 2 >/dev/null &&
-    "$build/test/trace_gen" "$big/100M.ctf" discard 2000000000 3333334 2 >/dev/null &&
-    "$bin/mprof_bench_scale" --mprof "$build/mprof" --trace "$big/10M.ctf" \
-      --trace "$big/100M.ctf" || { note "mprof_bench_scale failed"; status=1; }
-  note "running mprof_bench_view of the 100 M-event trace"
-  MPROF_VIEW_BUDGET_MIB=0 MPROF_BENCH_VIEW_TRACE="$big/100M.ctf" \
+# Whether directory $1's file system has $2 KiB free.
+has_room() {
+  free_kib=$(df -Pk "$1" 2>/dev/null | awk 'NR == 2 { print $4 }')
+  [ -n "$free_kib" ] && [ "$free_kib" -ge "$2" ]
+}
+
+# The 1 B-event trace written into directory $1, as 1B.ctf, if there is
+# room and it is wanted (else a note); true if it was.
+write_1b() {
+  if [ "${MPROF_BENCH_1B:-1}" = 0 ]; then
+    note "MPROF_BENCH_1B=0: the 1 B-event lines skipped"
+    return 1
+  fi
+  # Its ring's file of 20 GB has 9.3 GiB written; 4 GiB more stay free.
+  if ! has_room "$1" $((14 << 20)); then
+    note "$1: less than 14 GiB free (a 1 B-event trace writes 9.3 GiB):" \
+      "the 1 B-event lines skipped"
+    return 1
+  fi
+  note "writing a 1 B-event trace in $1"
+  "$gen" "$1/1B.ctf" discard 20000000000 33333334 2 >/dev/null && return 0
+  note "trace_gen could not write $1/1B.ctf: the 1 B-event lines skipped"
+  status=1
+  return 1
+}
+
+# The window of a big trace, $1 (opened as too big to model).
+bench_big_view() {
+  note "running mprof_bench_view of $1"
+  MPROF_VIEW_BUDGET_MIB=0 MPROF_BENCH_VIEW_TRACE="$1" \
     "$bin/mprof_bench_view" --rounds 5 ||
-    { note "mprof_bench_view of 100M.ctf failed"; status=1; }
+    { note "mprof_bench_view of $1 failed"; status=1; }
+}
+
+# mprof_bench_scale of the 10 M and 100 M-event traces it writes in
+# directory $1, then of what follows $1 (--once TRACE, or nothing).
+bench_scale() {
+  dir=$1
+  shift
+  "$gen" "$dir/10M.ctf" discard 200000000 333334 2 >/dev/null || return 1
+  "$gen" "$dir/100M.ctf" discard 2000000000 3333334 2 >/dev/null || return 1
+  "$bin/mprof_bench_scale" --mprof "$build/mprof" --trace "$dir/10M.ctf" \
+    --trace "$dir/100M.ctf" "$@"
+}
+
+# Big traces: 10 M, 100 M and 1 B events (the header says what disk they
+# take), made by trace_gen, removed after.  The 1 B one goes in the same
+# mprof_bench_scale run as the 10 M one, whose load it is held against.
+gen=$bin/mprof_bench_trace_gen
+if [ -x "$bin/mprof_bench_scale" ] && [ -x "$gen" ]; then
+  big=$(mktemp -d "${TMPDIR:-/tmp}/mprof-bench-scale.XXXXXX")
+  started=$(date +%s)
+  once=
+  if write_1b "$big"; then
+    once=$big/1B.ctf
+    note "the 1 B-event trace written in $(($(date +%s) - started)) s"
+  fi
+  note "running mprof_bench_scale"
+  if [ -n "$once" ]; then bench_scale "$big" --once "$once"; else bench_scale "$big"; fi ||
+    { note "mprof_bench_scale failed"; status=1; }
+  bench_big_view "$big/100M.ctf"
+  if [ -n "$once" ]; then
+    bench_big_view "$once"
+  fi
   rm -rf "$big"
+  big=
+  note "the big traces' lines took $(($(date +%s) - started)) s"
 else
-  note "no mprof_bench_scale or trace_gen: the big-trace lines skipped"
+  note "no mprof_bench_scale or mprof_bench_trace_gen: the big-trace lines skipped"
 fi
 
 if [ -x "$bin/mprof_bench_barectf" ]; then
