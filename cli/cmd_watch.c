@@ -436,7 +436,7 @@ static uint64_t analyse(watch_t *w, int ended) {
 
 static int write_json(const char *path, json_t *capture) {
   mprof_output_t out;
-  if (mprof_output_open(&out, path)) return -1;
+  if (mprof_output_open_file(&out, path)) return -1;
   int failed =
       json_dumpf(capture, out.f, JSON_INDENT(1)) || fputc('\n', out.f) == EOF;
   return mprof_output_close(&out, !failed) ? -1 : 0;
@@ -452,6 +452,14 @@ static void announce(const char *ctf, json_t *finding) {
   fflush(stdout);
 }
 
+/* Why a capture's file could not be written (errno why): a FIFO or a
+ * device in its place is refused, never waited on (mprof_output_open_file
+ * says EEXIST). */
+static const char *unwritten(int why) {
+  return why == EEXIST ? "not a regular file; remove it, or name another -o"
+                       : strerror(why);
+}
+
 /* Save capture c from the latest snapshot: 0, or an exit code after
  * saying why not (the output directory is full, gone, ...). */
 static int save_capture(watch_t *w, capture_t *c) {
@@ -465,10 +473,10 @@ static int save_capture(watch_t *w, capture_t *c) {
   mprof_trace_t *window;
   if (mprof_trace_open_window(w->trace, from, to, &window))
     return tell(w, ctf, "out of memory");
-  int saved = mprof_trace_save(window, ctf);
+  int saved = mprof_trace_save_file(window, ctf);
   int saved_errno = errno;
   mprof_trace_close(window);
-  if (saved) return tell(w, ctf, strerror(saved_errno));
+  if (saved) return tell(w, ctf, unwritten(saved_errno));
   json_t *capture = json_pack(
       "{s:i, s:s, s:I, s:I, s:I, s:I, s:I, s:O}", "capture", c->number, "trace",
       strrchr(ctf, '/') + 1, "trigger_ticks", (json_int_t)c->trigger_ticks,
@@ -480,7 +488,7 @@ static int save_capture(watch_t *w, capture_t *c) {
   json_decref(capture);
   if (failed) {
     unlink(ctf); /* a capture is both files or none */
-    return tell(w, json, strerror(saved_errno));
+    return tell(w, json, unwritten(saved_errno));
   }
   announce(ctf, c->finding);
   return 0;

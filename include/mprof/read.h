@@ -271,6 +271,10 @@ int mprof_trace_mark_ended(const char *path, int64_t wall_ns);
  * (mprof_output_open).  Returns 0 or MPROF_EIO (errno set). */
 int mprof_trace_save(const mprof_trace_t *trace, const char *path);
 
+/* mprof_trace_save() as a file only (mprof_output_open_file): a FIFO or
+ * device at path is refused (errno EEXIST), never waited on. */
+int mprof_trace_save_file(const mprof_trace_t *trace, const char *path);
+
 /* A copy of trace holding only the packets that overlap [from_ticks,
  * to_ticks] (whole packets: a window is cut at their boundaries), and
  * every packet of its names stream, as a trace of its own (a flight

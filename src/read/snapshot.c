@@ -184,10 +184,11 @@ static void touch_pages(const uint8_t *bytes, size_t size) {
     (void)*(const volatile uint8_t *)(bytes + at);
 }
 
-int mprof_trace_save(const mprof_trace_t *t, const char *path) {
+/* mprof_trace_save(), or with in_place 0 mprof_trace_save_file(). */
+static int trace_save(const mprof_trace_t *t, const char *path, int in_place) {
   mprof_output_t out;
   if (mprof__refuse_big(t, "a copy")) return MPROF_EIO;
-  if (mprof_output_open(&out, path)) return MPROF_EIO;
+  if (output_open(&out, path, in_place)) return MPROF_EIO;
   int fd = fileno(out.f);
   size_t done = 0;
   int touched = 0;
@@ -203,6 +204,14 @@ int mprof_trace_save(const mprof_trace_t *t, const char *path) {
   }
   mprof__tell_shrank(t);
   return mprof_output_close(&out, done == t->size);
+}
+
+int mprof_trace_save(const mprof_trace_t *t, const char *path) {
+  return trace_save(t, path, 1);
+}
+
+int mprof_trace_save_file(const mprof_trace_t *t, const char *path) {
+  return trace_save(t, path, 0);
 }
 
 int mprof__snapshot_copy(const mprof__source_t *src,

@@ -5,7 +5,8 @@
 # against the whole trace; --max is kept; the correct programs give none;
 # the demo's hung run gives its lost wake-up; SIGINT and --for end it with
 # whole captures; a trace that disappears or a bad command line is one
-# line and a non-zero exit; --pid follows a process's memory.
+# line and a non-zero exit, and so is a FIFO where a capture would go;
+# --pid follows a process's memory.
 runs=runs
 . "$(dirname "$0")/common.sh"
 
@@ -148,6 +149,26 @@ if mount -t tmpfs -o size=600k tmpfs "$full" 2>/dev/null; then
 else
   echo "watch: no tmpfs could be mounted here: a full disk not tested"
 fi
+
+# A FIFO where a capture's file goes is refused, never waited on (timeout:
+# a regression fails rather than hangs): one line, exit 3, and nothing of
+# the capture left.  fifo_at NAME: the FIFO at DIR/NAME.
+fifo_at() {
+  record "fifo-$1" "$zoo/zoo_blocked_often"
+  mkdir -p "$out/fifo-$1"
+  mkfifo "$out/fifo-$1/$1"
+  timeout 10 "$mprof" watch --on loop_blocked -o "$out/fifo-$1" "$out/fifo-$1.ctf" \
+    > /dev/null 2> "$out/fifo-$1.err"
+  code=$?
+  wait $recorder
+  [ $code = 3 ] && [ "$(wc -l < "$out/fifo-$1.err")" = 1 ] &&
+    grep -q "^mprof watch: .*/fifo-$1/$1: not a regular file; remove it, or name another -o\$" \
+      "$out/fifo-$1.err" || fail "a FIFO at $1: exit $code: $(cat "$out/fifo-$1.err")"
+  [ "$(ls -A "$out/fifo-$1")" = "$1" ] && [ -p "$out/fifo-$1/$1" ] ||
+    fail "a FIFO at $1: left $(ls -A "$out/fifo-$1")"
+}
+fifo_at capture-1.ctf
+fifo_at capture-1.json
 
 # Bad input: one line, the exit code.
 expect_error() { # CODE PATTERN ARGS...: mprof watch ARGS fails so
