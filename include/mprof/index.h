@@ -70,6 +70,14 @@ typedef struct mprof_index_bin_s {
 int mprof_index_key(const char *path, const mprof_trace_t *trace,
                     mprof_index_key_t *key);
 
+/* The key of the trace file at path from the file alone: its size and
+ * modification time and the uuid of its trace header
+ * (mprof_trace_read_head()), no packet read.  For a trace that
+ * mprof_trace_open() reads unchanged, the key mprof_index_key() gives.
+ * Returns 0, MPROF_EIO (errno set) or MPROF_EINVAL (not an mprof trace of
+ * this version: a legacy trace has no key but its open's). */
+int mprof_index_key_read(const char *path, mprof_index_key_t *key);
+
 /* Build the index of trace in one pass, on threads OS threads (0: one per
  * core), with key as its key.  Returns 0 or MPROF_ENOMEM. */
 int mprof_index_build(const mprof_trace_t *trace, const mprof_index_key_t *key,
@@ -147,6 +155,25 @@ int mprof_index_open(const char *trace_path, const mprof_trace_t *trace,
 int mprof_index_find(const char *trace_path, const mprof_trace_t *trace,
                      mprof_index_t **out);
 
+/* The valid index of the trace file at trace_path, beside it or in the
+ * cache, believed on its key alone: key is the file's as
+ * mprof_index_key_read() gives it (size, modification time and uuid, as
+ * every index is checked against), and the trace is neither opened nor
+ * read -- what opening a trace of 150,000 packets first costs, reading
+ * their headers, is spared.  mprof_index_find() also compares the index's
+ * packets with an open trace's; mprof_index_agrees() does so later, once
+ * the trace is open.  Never builds.  Returns 0, or MPROF_EINVAL (none
+ * there, or none valid of that key: *why, if not NULL, says why the first
+ * one there was not believed, NULL where none was there). */
+int mprof_index_find_keyed(const char *trace_path, const mprof_index_key_t *key,
+                           mprof_index_t **out, const char **why);
+
+/* Whether index is of trace's packets as they are: as many, at the same
+ * offsets, of the same content sizes and header hashes (what
+ * mprof_index_find() and mprof_index_open() check before they believe an
+ * index of the same key). */
+int mprof_index_agrees(const mprof_index_t *index, const mprof_trace_t *trace);
+
 void mprof_index_free(mprof_index_t *index);
 
 const mprof_index_key_t *mprof_index_key_of(const mprof_index_t *index);
@@ -161,6 +188,12 @@ const mprof_index_stream_t *mprof_index_stream(const mprof_index_t *index,
 size_t mprof_index_packets_decoded(const mprof_index_t *index);
 /* Every event of the packets. */
 uint64_t mprof_index_events(const mprof_index_t *index);
+/* The content bytes of the packets packets[0 .. count) (numbers in
+ * mprof_index_packet() order; packets NULL: all of them), a number past
+ * the index's packets counting none: what
+ * mprof_model_bytes_of_content() weighs. */
+uint64_t mprof_index_content_bytes(const mprof_index_t *index,
+                                   const size_t *packets, size_t count);
 /* The clock value bins count from, and the clock's frequency. */
 uint64_t mprof_index_start_ticks(const mprof_index_t *index);
 uint64_t mprof_index_clock_freq_hz(const mprof_index_t *index);

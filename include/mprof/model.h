@@ -260,6 +260,12 @@ int mprof_model_load_packets(const mprof_trace_t *trace, const size_t *packets,
 uint64_t mprof_model_bytes_estimate(const mprof_trace_t *trace,
                                     const size_t *packets, size_t count);
 
+/* The same estimate of packets holding content_bytes bytes of content in
+ * all (their headers' content sizes summed): for a caller that knows
+ * those from a trace's index (mprof_index_content_bytes()), without the
+ * trace open. */
+uint64_t mprof_model_bytes_of_content(uint64_t content_bytes);
+
 void mprof_model_free(mprof_model_t *model);
 
 /* The model's arrays (after mprof_model_finish()). */

@@ -117,6 +117,25 @@ typedef struct mprof_packet_info_s {
 int mprof_trace_open(const char *path, mprof_diag_fn diag, void *context,
                      mprof_trace_t **out);
 
+/* What a trace file says of itself before its packets: its size and
+ * modification time, and its header's uuid (the one every packet of it
+ * carries). */
+typedef struct mprof_trace_head_s {
+  uint64_t size;
+  int64_t mtime_ns;
+  uint8_t uuid[16];
+} mprof_trace_head_t;
+
+/* The head of the trace file at path, from one open of it: fstat() and a
+ * read of its trace header only, no packet read (a 20 GB trace's 150,000
+ * packet headers are what mprof_trace_open() reads first).  What
+ * mprof_trace_open() would then read has the same uuid, of a file of that
+ * size and time unless it changed in between.  Returns 0, MPROF_EIO (it
+ * cannot be opened or read, or is not a regular file: errno set) or
+ * MPROF_EINVAL (not an mprof trace of this version: another file, a
+ * legacy trace, one cut inside its header). */
+int mprof_trace_read_head(const char *path, mprof_trace_head_t *out);
+
 /* Open a trace already in memory (not copied: keep it alive). */
 int mprof_trace_open_memory(const void *data, size_t size, const char *name,
                             mprof_diag_fn diag, void *context,

@@ -26,6 +26,17 @@ int mprof_index_key(const char *path, const mprof_trace_t *trace,
   return 0;
 }
 
+int mprof_index_key_read(const char *path, mprof_index_key_t *key) {
+  mprof_trace_head_t head;
+  int err = mprof_trace_read_head(path, &head);
+  if (err) return err;
+  memset(key, 0, sizeof *key);
+  key->size = head.size;
+  key->mtime_ns = head.mtime_ns;
+  memcpy(key->uuid, head.uuid, 16);
+  return 0;
+}
+
 /* FNV-1a of a text: the cache's name for a trace's path. */
 static uint64_t text_hash(const char *text) {
   uint64_t h = 0xcbf29ce484222325u;
@@ -66,9 +77,7 @@ int mprof_index_path(const char *trace_path, int cache, char *path,
               size);
 }
 
-/* Whether index agrees with trace's packets: as many, at the same
- * offsets, of the same sizes and headers. */
-static int agrees(const mprof_index_t *x, const mprof_trace_t *trace) {
+int mprof_index_agrees(const mprof_index_t *x, const mprof_trace_t *trace) {
   if (x->packet_count != mprof_trace_packet_count(trace)) return 0;
   for (size_t i = 0; i < x->packet_count; i++) {
     const mprof_packet_info_t *pk = mprof_trace_packet(trace, i);
@@ -95,7 +104,8 @@ typedef struct finding_s {
 } finding_t;
 
 /* The index at place (0 beside, 1 cache) of the trace, if there is one,
- * into f.  Returns 0 if it is valid. */
+ * into f: valid if of key and (trace not NULL) agreeing with trace's
+ * packets.  Returns 0 if it is valid. */
 static int find_at(const char *trace_path, const mprof_trace_t *trace,
                    const mprof_index_key_t *key, int place, finding_t *f) {
   char path[PATH_MAX];
@@ -107,7 +117,7 @@ static int find_at(const char *trace_path, const mprof_trace_t *trace,
     return -1;
   }
   int same_key = mprof__index_key_equal(&x->key, key);
-  if (same_key && agrees(x, trace)) {
+  if (same_key && (!trace || mprof_index_agrees(x, trace))) {
     f->valid = x;
     return 0;
   }
@@ -129,15 +139,29 @@ static void find(const char *trace_path, const mprof_trace_t *trace,
     find_at(trace_path, trace, key, 1, f);
 }
 
+/* The valid index that find() found into *out, the one of the trace
+ * before it grew freed. */
+static int found_valid(finding_t *f, mprof_index_t **out) {
+  mprof_index_free(f->grown);
+  *out = f->valid;
+  return f->valid ? 0 : MPROF_EINVAL;
+}
+
 int mprof_index_find(const char *trace_path, const mprof_trace_t *trace,
                      mprof_index_t **out) {
   mprof_index_key_t key;
   finding_t f;
   if (mprof_index_key(trace_path, trace, &key)) return MPROF_EINVAL;
   find(trace_path, trace, &key, &f);
-  mprof_index_free(f.grown);
-  *out = f.valid;
-  return f.valid ? 0 : MPROF_EINVAL;
+  return found_valid(&f, out);
+}
+
+int mprof_index_find_keyed(const char *trace_path, const mprof_index_key_t *key,
+                           mprof_index_t **out, const char **why) {
+  finding_t f;
+  find(trace_path, NULL, key, &f);
+  if (why) *why = f.valid ? NULL : f.why;
+  return found_valid(&f, out);
 }
 
 /* Write index beside the trace, else in the cache.  Returns 0 or -1. */

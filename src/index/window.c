@@ -1,7 +1,7 @@
 /* window.c -- what of a trace a window of time needs, from its index
- * alone: the packets to decode to model the window (mprof_index_window())
- * and the clock the whole model counts time from, so that a model of the
- * window and one of the whole trace put an event at the same time.
+ * alone: the packets to decode to model the window (mprof_index_window()),
+ * their bytes, and the clock the whole model counts time from, so that a model
+ * of the window and one of the whole trace put an event at the same time.
  */
 #include <stdlib.h>
 
@@ -21,6 +21,17 @@ uint64_t mprof_index_last_ticks(const mprof_index_t *x) {
     if (x->packets[i].events && x->packets[i].last_ticks > last)
       last = x->packets[i].last_ticks;
   return last;
+}
+
+uint64_t mprof_index_content_bytes(const mprof_index_t *x,
+                                   const size_t *packets, size_t count) {
+  if (!packets) count = x->packet_count;
+  uint64_t bytes = 0;
+  for (size_t i = 0; i < count; i++) {
+    size_t k = packets ? packets[i] : i;
+    if (k < x->packet_count) bytes += x->packets[k].content_bytes;
+  }
+  return bytes;
 }
 
 /* Whether packet i is wanted: a names packet, one whose events reach

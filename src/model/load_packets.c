@@ -208,13 +208,17 @@ static void take_trace_facts(mprof_model_t *m, const mprof_trace_t *trace) {
 /* About how many bytes of model a byte of packet content makes. */
 #define MODEL_BYTES_PER_TRACE_BYTE 4
 
+uint64_t mprof_model_bytes_of_content(uint64_t content_bytes) {
+  return content_bytes * MODEL_BYTES_PER_TRACE_BYTE;
+}
+
 uint64_t mprof_model_bytes_estimate(const mprof_trace_t *trace,
                                     const size_t *packets, size_t count) {
   if (!packets) count = mprof_trace_packet_count(trace);
   uint64_t bytes = 0;
   for (size_t i = 0; i < count; i++)
     bytes += mprof_trace_packet(trace, packets ? packets[i] : i)->content_bytes;
-  return bytes * MODEL_BYTES_PER_TRACE_BYTE;
+  return mprof_model_bytes_of_content(bytes);
 }
 
 int mprof_model_load_packets(const mprof_trace_t *trace, const size_t *packets,

@@ -596,6 +596,40 @@ int mprof_trace_open(const char *path, mprof_diag_fn diag, void *context,
   return err;
 }
 
+/* The head of the trace file fd: its header's magic and version checked,
+ * its uuid taken. */
+static int read_head(int fd, mprof_trace_head_t *out) {
+  struct stat st;
+  uint8_t header[MPROF__TH_UUID + 16];
+  if (fstat(fd, &st) < 0) return MPROF_EIO;
+  if (!S_ISREG(st.st_mode)) {
+    errno = EINVAL;
+    return MPROF_EIO;
+  }
+  ssize_t n = pread(fd, header, sizeof header, 0);
+  if (n < 0) return MPROF_EIO;
+  if ((size_t)n < sizeof header ||
+      (uint64_t)st.st_size < MPROF__TRACE_HEADER_SIZE_V1_0 ||
+      memcmp(header, MPROF__TRACE_MAGIC, 8) != 0 ||
+      mprof__get_u32(header + MPROF__TH_VERSION) != MPROF__TRACE_VERSION)
+    return MPROF_EINVAL;
+  out->size = (uint64_t)st.st_size;
+  out->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+  memcpy(out->uuid, header + MPROF__TH_UUID, 16);
+  return 0;
+}
+
+int mprof_trace_read_head(const char *path, mprof_trace_head_t *out) {
+  /* O_NONBLOCK: a FIFO in the trace's place is refused, never waited on */
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return MPROF_EIO;
+  int err = read_head(fd, out);
+  int saved = errno;
+  close(fd);
+  errno = saved;
+  return err;
+}
+
 void mprof_trace_set_diag(mprof_trace_t *t, mprof_diag_fn diag, void *context) {
   t->diag = diag;
   t->context = context;
