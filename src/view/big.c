@@ -7,8 +7,23 @@
  * The model is kept while the view stays inside the range it was made
  * for (made half a span wider each side where that fits too).  A range
  * whose model fails is drawn from the pyramid, its model not tried again
- * until the range changes.  MPROF_VIEW_TEST_WINDOW_ERROR (an mprof error
- * number) makes every model fail so, for the tests. */
+ * until the range changes.
+ *
+ * The view opens from what its first frame needs: the trace file's key
+ * (its size, time and header's uuid), and the index and pyramid of that
+ * key -- not the trace, whose open reads every packet's header first
+ * (150,000 of them at 1 B events: seconds from a cold disk).  The trace is
+ * opened once the first frame is drawn, on a thread of its own, which the
+ * first model waits for, and believed only with the key and packets its
+ * index has.  Where no good index or pyramid is there, the trace is opened
+ * first and they are made from it.  The file's key is read again before
+ * each model and by mprof__view_big_check(): a trace changed since is
+ * drawn as it was, never modelled again, and the view says so
+ * (mprof__view_big_warning()), as it tells the problems its trace's
+ * packets show once read. */
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,9 +42,15 @@
  * int64_t. */
 #define MAX_NS ((double)(INT64_MAX / 2))
 
+/* Where the trace is: not opened yet, being opened by the opener thread,
+ * or opened (trace NULL where that failed: trace_err). */
+enum { TRACE_CLOSED, TRACE_OPENING, TRACE_OPEN };
+
 struct mprof_view_big_s {
   char *path;
-  mprof_trace_t *trace;
+  mprof_diag_fn diag; /* the open's, for the trace's problems */
+  void *diag_context;
+  mprof_index_key_t key; /* the trace file's, as its index has it */
   mprof_index_t *index;
   mprof_pyramid_t *pyramid;
   int built;
@@ -38,6 +59,14 @@ struct mprof_view_big_s {
   int64_t whole_t0, whole_t1;
   int64_t t0, t1; /* in view */
   int width;      /* the last frame's */
+  mprof_trace_t *trace;
+  int trace_state, trace_err;
+  pthread_t opener;
+  /* What the view warns of, and whether the file changed since its
+   * index: written by the opener too. */
+  pthread_mutex_t lock;
+  char warning[512];
+  int changed;
   /* The model of the packets of [doc_t0, doc_t1), or NULL. */
   mprof_view_doc_t *doc;
   mprof_timeline_t *tl;
@@ -46,46 +75,199 @@ struct mprof_view_big_s {
   /* The range in view whose model failed last, if failed. */
   int failed;
   int64_t failed_t0, failed_t1;
-  int test_error;
 };
 
-/* The error MPROF_VIEW_TEST_WINDOW_ERROR asks every window model to fail
- * with, or 0. */
-static int test_window_error(void) {
-  const char *text = getenv("MPROF_VIEW_TEST_WINDOW_ERROR");
-  return text ? atoi(text) : 0;
+_Static_assert(sizeof(mprof_index_key_t) == 32,
+               "a key has no padding: keys are compared with memcmp()");
+
+/* --- What the view warns of ----------------------------------------------- */
+
+static void warn(mprof_view_big_t *b, const char *format, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void warn(mprof_view_big_t *b, const char *format, ...) {
+  va_list args;
+  va_start(args, format);
+  pthread_mutex_lock(&b->lock);
+  vsnprintf(b->warning, sizeof b->warning, format, args);
+  pthread_mutex_unlock(&b->lock);
+  va_end(args);
+}
+
+int mprof__view_big_warning(mprof_view_big_t *b, char *text, size_t size) {
+  pthread_mutex_lock(&b->lock);
+  int any = b->warning[0] != 0;
+  if (size) snprintf(text, size, "%s", b->warning);
+  pthread_mutex_unlock(&b->lock);
+  return any;
+}
+
+/* A problem of the trace met once it is open (a damaged packet, its file
+ * shrunk under it): told as the open's diag tells them, and warned of. */
+static void tell(void *context, const char *message) {
+  mprof_view_big_t *b = context;
+  if (b->diag)
+    b->diag(b->diag_context, message);
+  else
+    fprintf(stderr, "mprof: %s\n", message);
+  warn(b, "%s", message);
+}
+
+static int changed(mprof_view_big_t *b) {
+  pthread_mutex_lock(&b->lock);
+  int was = b->changed;
+  pthread_mutex_unlock(&b->lock);
+  return was;
+}
+
+/* The trace file is no longer the one indexed: now (NULL: it cannot be
+ * read) says how. */
+static void mark_changed(mprof_view_big_t *b, const mprof_index_key_t *now) {
+  const char *how = !now                      ? "can no longer be read"
+                    : now->size < b->key.size ? "shrank"
+                    : now->size > b->key.size ? "grew"
+                                              : "changed";
+  pthread_mutex_lock(&b->lock);
+  b->changed = 1;
+  snprintf(b->warning, sizeof b->warning,
+           "%s %s since its index was made: shown as it was then (open it "
+           "again to see it now)",
+           b->path, how);
+  pthread_mutex_unlock(&b->lock);
+}
+
+int mprof__view_big_check(mprof_view_big_t *b) {
+  mprof_index_key_t now;
+  int readable = !mprof_index_key_read(b->path, &now);
+  if (readable && !memcmp(&now, &b->key, sizeof now)) return !changed(b);
+  mark_changed(b, readable ? &now : NULL); /* as it is now */
+  return 0;
+}
+
+/* --- The trace ------------------------------------------------------------ */
+
+/* Whether trace, just opened, is the one indexed: of its key, with its
+ * packets (marked changed if not). */
+static int indexed(mprof_view_big_t *b, const mprof_trace_t *trace) {
+  mprof_index_key_t key;
+  if (mprof_index_key(b->path, trace, &key)) {
+    mark_changed(b, NULL);
+    return 0;
+  }
+  if (memcmp(&key, &b->key, sizeof key) ||
+      !mprof_index_agrees(b->index, trace)) {
+    mark_changed(b, &key);
+    return 0;
+  }
+  return 1;
+}
+
+static void open_trace(mprof_view_big_t *b) {
+  mprof_trace_t *trace;
+  int err = mprof_trace_open(b->path, tell, b, &trace);
+  if (!err && !indexed(b, trace)) {
+    mprof_trace_close(trace);
+    err = MPROF_EIO;
+  }
+  b->trace = err ? NULL : trace;
+  b->trace_err = err;
+}
+
+static void *opener(void *data) {
+  open_trace(data);
+  return NULL;
+}
+
+/* Open the trace on the opener thread, if it is not open or opening
+ * (where no thread can be made, the first model opens it). */
+static void start_opening(mprof_view_big_t *b) {
+  if (b->trace_state == TRACE_CLOSED && !changed(b) &&
+      !pthread_create(&b->opener, NULL, opener, b))
+    b->trace_state = TRACE_OPENING;
+}
+
+/* The trace open, waited for or opened now.  Returns 0 or the open's
+ * error. */
+static int trace_ready(mprof_view_big_t *b) {
+  if (b->trace_state == TRACE_OPENING)
+    pthread_join(b->opener, NULL);
+  else if (b->trace_state == TRACE_CLOSED)
+    open_trace(b);
+  b->trace_state = TRACE_OPEN;
+  return b->trace_err;
+}
+
+/* --- Opening -------------------------------------------------------------- */
+
+static mprof_view_big_t *big_new(const char *path, uint64_t budget_bytes,
+                                 mprof_diag_fn diag, void *diag_context) {
+  mprof_view_big_t *b = calloc(1, sizeof *b);
+  size_t length = strlen(path) + 1;
+  if (!b || !(b->path = malloc(length))) {
+    free(b);
+    return NULL;
+  }
+  memcpy(b->path, path, length);
+  b->diag = diag;
+  b->diag_context = diag_context;
+  b->window_budget = budget_bytes / WINDOW_BUDGET_SHARE;
+  pthread_mutex_init(&b->lock, NULL);
+  return b;
+}
+
+/* The index and pyramid of b's trace of its key, read without the trace:
+ * 1 if both were there and good, with b->model_bytes from the index; 0
+ * if not (nothing kept), or an mprof error. */
+static int open_keyed(mprof_view_big_t *b) {
+  if (mprof_index_key_read(b->path, &b->key) ||
+      mprof_index_find_keyed(b->path, &b->key, &b->index, NULL))
+    return 0;
+  b->model_bytes = mprof_model_bytes_of_content(
+      mprof_index_content_bytes(b->index, NULL, 0));
+  const char *why;
+  int err =
+      mprof__view_pyramid_find(b->path, &b->key, b->index, &why, &b->pyramid);
+  if (!err) return 1;
+  mprof_index_free(b->index);
+  b->index = NULL;
+  return err == MPROF_EINVAL ? 0 : err;
+}
+
+/* The trace opened first, then its index and pyramid read or made from
+ * it: 1, 0 where the trace is not one to view this way (nothing kept), or
+ * an mprof error. */
+static int open_traced(mprof_view_big_t *b, uint64_t budget_bytes,
+                       mprof_progress_fn progress, void *progress_context) {
+  if (!mprof__view_open_too_big(b->path, budget_bytes, b->diag, b->diag_context,
+                                &b->model_bytes, &b->trace))
+    return 0;
+  mprof_trace_set_diag(b->trace, tell, b);
+  b->trace_state = TRACE_OPEN;
+  int err = mprof_index_key(b->path, b->trace, &b->key);
+  if (!err) err = mprof_index_open(b->path, b->trace, 0, NULL, NULL, &b->index);
+  if (!err)
+    err = mprof__view_pyramid_open(b->path, b->trace, b->index, progress,
+                                   progress_context, &b->built, &b->refused,
+                                   &b->pyramid);
+  return err ? err : 1;
 }
 
 int mprof__view_big_open(const char *path, uint64_t budget_bytes,
                          mprof_diag_fn diag, void *diag_context,
                          mprof_progress_fn progress, void *progress_context,
                          mprof_view_big_t **out) {
-  uint64_t model_bytes;
-  mprof_trace_t *trace;
   *out = NULL;
-  if (!mprof__view_open_too_big(path, budget_bytes, diag, diag_context,
-                                &model_bytes, &trace))
-    return 0;
-  mprof_view_big_t *b = calloc(1, sizeof *b);
-  size_t length = strlen(path) + 1;
-  if (!b || !(b->path = malloc(length))) {
-    free(b);
-    mprof_trace_close(trace);
-    return MPROF_ENOMEM;
-  }
-  b->trace = trace;
-  memcpy(b->path, path, length);
-  b->window_budget = budget_bytes / WINDOW_BUDGET_SHARE;
-  b->model_bytes = model_bytes;
-  b->test_error = test_window_error();
-  int err = mprof_index_open(path, b->trace, 0, NULL, NULL, &b->index);
-  if (!err)
-    err = mprof__view_pyramid_open(path, b->trace, b->index, progress,
-                                   progress_context, &b->built, &b->refused,
-                                   &b->pyramid);
-  if (err) {
+  if (!strcmp(path, "-") || mprof_trace_is_merged(path)) return 0;
+  mprof_view_big_t *b = big_new(path, budget_bytes, diag, diag_context);
+  if (!b) return MPROF_ENOMEM;
+  int opened = open_keyed(b);
+  if (opened == 1 && b->model_bytes <= budget_bytes)
+    opened = 0; /* whole */
+  else if (!opened)
+    opened = open_traced(b, budget_bytes, progress, progress_context);
+  if (opened <= 0) {
     mprof__view_big_free(b);
-    return err;
+    return opened;
   }
   b->whole_t0 = b->pyramid->levels[0]->t0_ns;
   b->whole_t1 = b->pyramid->levels[0]->t1_ns;
@@ -103,10 +285,12 @@ static void drop_model(mprof_view_big_t *b) {
 
 void mprof__view_big_free(mprof_view_big_t *b) {
   if (!b) return;
+  if (b->trace_state == TRACE_OPENING) pthread_join(b->opener, NULL);
   drop_model(b);
   mprof_pyramid_free(b->pyramid);
   mprof_index_free(b->index);
   if (b->trace) mprof_trace_close(b->trace);
+  pthread_mutex_destroy(&b->lock);
   free(b->path);
   free(b);
 }
@@ -152,7 +336,7 @@ static int window_fits(const mprof_view_big_t *b, int64_t t0, int64_t t1) {
       ((double)t1 - (double)t0) / ((double)b->whole_t1 - (double)b->whole_t0);
   if (share * (double)b->model_bytes > 4.0 * (double)b->window_budget) return 0;
   uint64_t bytes;
-  return !mprof__view_window_bytes(b->trace, b->index, t0, t1, &bytes) &&
+  return !mprof__view_window_bytes(b->index, t0, t1, &bytes) &&
          bytes <= b->window_budget;
 }
 
@@ -160,9 +344,9 @@ static int window_fits(const mprof_view_big_t *b, int64_t t0, int64_t t1) {
  * mprof error. */
 static int make_model(mprof_view_big_t *b, int64_t t0, int64_t t1, int width,
                       int height) {
-  int err = b->test_error ? b->test_error
-                          : mprof__view_window_doc(b->path, b->trace, b->index,
-                                                   t0, t1, &b->doc);
+  int err = mprof__view_big_check(b) ? trace_ready(b) : MPROF_EIO;
+  if (!err)
+    err = mprof__view_window_doc(b->path, b->trace, b->index, t0, t1, &b->doc);
   if (err) return err;
   if (!(b->tl = mprof__view_timeline(&b->doc, 1, width, height))) {
     drop_model(b);
@@ -174,11 +358,14 @@ static int make_model(mprof_view_big_t *b, int64_t t0, int64_t t1, int width,
 
 /* The model of the packets in view, made if the one held does not cover
  * the range: 1 if there is one, 0 if the range's do not fit or failed
- * before, or an mprof error (the range remembered as failed). */
+ * before, or the trace changed since it was indexed, or an mprof error
+ * (the range remembered as failed). */
 static int window_model(mprof_view_big_t *b, int width, int height) {
   if (b->doc && b->doc_t0 <= b->t0 && b->t1 <= b->doc_t1) return 1;
   drop_model(b);
-  if (b->failed && b->failed_t0 == b->t0 && b->failed_t1 == b->t1) return 0;
+  if (changed(b) ||
+      (b->failed && b->failed_t0 == b->t0 && b->failed_t1 == b->t1))
+    return 0;
   double half = ((double)b->t1 - (double)b->t0) / 2;
   int64_t t0 = held_ns((double)b->t0 - half),
           t1 = held_ns((double)b->t1 + half);
@@ -204,8 +391,8 @@ static int draw_pyramid(cairo_t *cr, const mprof_view_big_t *b, int width,
   return err;
 }
 
-int mprof__view_big_draw(cairo_t *cr, mprof_view_big_t *b, int width,
-                         int height) {
+/* The frame of the range in view: the model's, or the pyramid's. */
+static int draw_frame(cairo_t *cr, mprof_view_big_t *b, int width, int height) {
   b->width = width;
   int model = window_model(b, width, height);
   b->modelled = model > 0;
@@ -216,6 +403,13 @@ int mprof__view_big_draw(cairo_t *cr, mprof_view_big_t *b, int width,
   mprof_timeline_resize(b->tl, 0, width, height);
   mprof_timeline_set_range(b->tl, (double)b->t0, (double)b->t1);
   return mprof__view_draw(cr, b->tl, 0);
+}
+
+int mprof__view_big_draw(cairo_t *cr, mprof_view_big_t *b, int width,
+                         int height) {
+  int err = draw_frame(cr, b, width, height);
+  start_opening(b); /* once the first frame is out */
+  return err;
 }
 
 void mprof__view_big_legend(cairo_t *cr, const mprof_view_big_t *b,

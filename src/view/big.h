@@ -7,11 +7,14 @@
 #include "view.h"
 
 /* The view of the trace file at path, if its whole model would take more
- * than budget_bytes: its index and its pyramid (pyramid.c) opened, or made
- * in one pass (progress hears how far it has come), the whole trace in
+ * than budget_bytes: its index and its pyramid (pyramid.c) read, if good
+ * ones of the file's key are there, without the trace, which the first
+ * frame opens in the background; else the trace opened and they made in
+ * one pass (progress hears how far it has come).  The whole trace in
  * view.  *out is NULL where the whole model fits, or path is not one
  * trace file, or is a legacy trace: load it whole.  Problems in the trace
- * go to diag.  Returns 0 or an mprof error. */
+ * go to diag (from the thread that opens it, the view's until it is
+ * freed).  Returns 0 or an mprof error. */
 int mprof__view_big_open(const char *path, uint64_t budget_bytes,
                          mprof_diag_fn diag, void *diag_context,
                          mprof_progress_fn progress, void *progress_context,
@@ -36,12 +39,25 @@ uint32_t mprof__view_big_rows(const mprof_view_big_t *big);
  * drawn from the pyramid (0). */
 int mprof__view_big_modelled(const mprof_view_big_t *big);
 
+/* Whether the trace file is still the one its index and pyramid are of:
+ * its key read again (a stat and its header).  Once it is not (0), the
+ * view draws it as it was, models no range of it again, and warns of how
+ * it differs at the last check (shrank, grew, changed or unreadable). */
+int mprof__view_big_check(mprof_view_big_t *big);
+/* What the view warns of, the last told, into text[0 .. size) (cut to
+ * fit): the trace file changed since its index was made, or a problem met
+ * reading its packets (a damaged one, the file shrunk under it).  Returns
+ * 1 if there is one, else 0 (text ""). */
+int mprof__view_big_warning(mprof_view_big_t *big, char *text, size_t size);
+
 /* Paint the range in view on cr, width x height: the scene of the model
  * of the packets in view where their model fits in a window's budget (a
  * quarter of the open's), else the pyramid's frame of it.  Where making
  * that model fails, the pyramid's frame is drawn and the error returned,
  * once: the model of that range is not tried again until the range
- * changes.  Returns 0 or an mprof error. */
+ * changes (MPROF_EIO where the trace file changed since its index was
+ * made: mprof__view_big_check()).  The first frame drawn starts the
+ * trace's open.  Returns 0 or an mprof error. */
 int mprof__view_big_draw(cairo_t *cr, mprof_view_big_t *big, int width,
                          int height);
 /* The legend of what the trace holds (its pyramid's), width px wide. */

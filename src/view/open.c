@@ -47,13 +47,13 @@ static int window_packets(const mprof_index_t *index, int64_t t0_ns,
                             to < UINT64_MAX ? to + 1 : to, packets, count);
 }
 
-int mprof__view_window_bytes(const mprof_trace_t *trace,
-                             const mprof_index_t *index, int64_t t0_ns,
+int mprof__view_window_bytes(const mprof_index_t *index, int64_t t0_ns,
                              int64_t t1_ns, uint64_t *bytes) {
   size_t *packets, count;
   int err = window_packets(index, t0_ns, t1_ns, &packets, &count);
   if (err) return err;
-  *bytes = mprof_model_bytes_estimate(trace, packets, count);
+  *bytes = mprof_model_bytes_of_content(
+      mprof_index_content_bytes(index, packets, count));
   free(packets);
   return 0;
 }

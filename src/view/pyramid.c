@@ -191,6 +191,18 @@ static int build(const char *trace_path, const mprof_trace_t *trace,
   return 0;
 }
 
+int mprof__view_pyramid_find(const char *trace_path,
+                             const mprof_index_key_t *key,
+                             const mprof_index_t *index, const char **why,
+                             mprof_pyramid_t **out) {
+  *out = NULL;
+  *why = NULL;
+  mprof_pyramid_shape_t shape = mprof__view_pyramid_shape(index);
+  mprof_cells_t *finest = find(trace_path, key, &shape, why);
+  return finest ? mprof_pyramid_new(finest, COARSEST_COLUMNS, out)
+                : MPROF_EINVAL;
+}
+
 int mprof__view_pyramid_open(const char *trace_path, const mprof_trace_t *trace,
                              const mprof_index_t *index,
                              mprof_progress_fn progress, void *progress_context,
@@ -201,13 +213,12 @@ int mprof__view_pyramid_open(const char *trace_path, const mprof_trace_t *trace,
   *built = 0;
   *why = NULL;
   int err = mprof_index_key(trace_path, trace, &key);
-  if (err) return err;
+  if (!err) err = mprof__view_pyramid_find(trace_path, &key, index, why, out);
+  if (err != MPROF_EINVAL) return err;
   mprof_pyramid_shape_t shape = mprof__view_pyramid_shape(index);
-  mprof_cells_t *finest = find(trace_path, &key, &shape, why);
-  if (!finest) {
-    *built = 1;
-    err = build(trace_path, trace, &shape, &key, progress, progress_context,
-                &finest);
-  }
+  mprof_cells_t *finest;
+  *built = 1;
+  err = build(trace_path, trace, &shape, &key, progress, progress_context,
+              &finest);
   return err ? err : mprof_pyramid_new(finest, COARSEST_COLUMNS, out);
 }

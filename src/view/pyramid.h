@@ -23,11 +23,10 @@ int mprof__view_open_too_big(const char *path, uint64_t budget_bytes,
                              mprof_diag_fn diag, void *diag_context,
                              uint64_t *bytes, mprof_trace_t **out);
 
-/* About the bytes the model of trace's part [t0_ns, t1_ns) takes: of the
- * packets its index says that part needs (open.c).  Returns 0 or
- * MPROF_ENOMEM. */
-int mprof__view_window_bytes(const mprof_trace_t *trace,
-                             const mprof_index_t *index, int64_t t0_ns,
+/* About the bytes the model of the part [t0_ns, t1_ns) of index's trace
+ * takes: of the packets the index says that part needs, from their sizes
+ * in the index, the trace unread (open.c).  Returns 0 or MPROF_ENOMEM. */
+int mprof__view_window_bytes(const mprof_index_t *index, int64_t t0_ns,
                              int64_t t1_ns, uint64_t *bytes);
 
 /* The document of the model of those packets, named after path (open.c).
@@ -63,6 +62,16 @@ int mprof__view_pyramid_read(const char *path, const mprof_index_key_t *key,
  * MPROF_ENOMEM. */
 int mprof__view_pyramid_write(const mprof_cells_t *finest,
                               const mprof_index_key_t *key, const char *path);
+
+/* The pyramid of the trace at trace_path, whose index is index, of key
+ * (the trace file's: mprof_index_key_read()), read if a good one is there
+ * as mprof__view_pyramid_open() reads it, without the trace.  Returns 0,
+ * MPROF_EINVAL (none good there: *why says why a file there was not
+ * believed, NULL if none was there) or MPROF_ENOMEM. */
+int mprof__view_pyramid_find(const char *trace_path,
+                             const mprof_index_key_t *key,
+                             const mprof_index_t *index, const char **why,
+                             mprof_pyramid_t **out);
 
 /* The pyramid of trace, opened from trace_path, whose index is index:
  * read if a good one is there, of the whole range the index gives and of

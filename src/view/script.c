@@ -23,6 +23,9 @@
  *                       the whole's end, the rows, whether the last frame
  *                       was a model's (1) or the pyramid's (0)
  *   title               print "title TEXT", the window's title
+ *   status              print "status TEXT", the warning line of a trace
+ *                       too big to model's window ("status" alone: none
+ *                       shown)
  *   details FILE        write the details panel's text to FILE
  *   findings FILE       write the findings panel's rows to FILE, a line each
  *   finding I           click the findings panel's row I (from 0)
@@ -106,6 +109,14 @@ static void print_state(const mprof_view_window_t *w) {
            mprof_timeline_scroll(tl, i), v->duration_ns, v->row_count,
            mprof_timeline_offset(tl, i));
   }
+  fflush(stdout);
+}
+
+static void print_status(const mprof_view_window_t *w) {
+  const char *text = gtk_widget_get_visible(w->status)
+                         ? gtk_label_get_text(GTK_LABEL(w->status))
+                         : "";
+  printf("status%s%s\n", *text ? " " : "", text);
   fflush(stdout);
 }
 
@@ -198,6 +209,8 @@ static int run_line(script_t *s, const char *line) {
     print_state(w);
   else if (!strcmp(verb, "title"))
     printf("title %s\n", gtk_window_get_title(GTK_WINDOW(w->window)));
+  else if (!strcmp(verb, "status") && w->big)
+    print_status(w);
   else if (!strcmp(verb, "wait") && sscanf(arg, "%lld", &t0) == 1)
     s->waiting = (long)t0;
   else if (!strcmp(verb, "quit"))

@@ -21,6 +21,10 @@ static const char keys_text[] =
     "Escape        clear the search and the highlight\n"
     "?             this list\n";
 
+/* How often a big trace's window looks at its file again (big.h,
+ * mprof__view_big_check()): a stat and a read of its header. */
+#define BIG_CHECK_MS 500
+
 static void redraw(mprof_view_window_t *w) {
   for (int i = 0; i < w->pane_count; i++)
     gtk_widget_queue_draw(w->panes[i].area);
@@ -432,6 +436,33 @@ static char *window_title(mprof_view_window_t *w) {
   return title;
 }
 
+/* The line that says what a big trace's view warns of (big.h): its
+ * file changed since its index was made, a damaged packet read. */
+static GtkWidget *new_status(mprof_view_window_t *w) {
+  w->status = gtk_label_new(NULL);
+  gtk_label_set_xalign(GTK_LABEL(w->status), 0);
+  gtk_label_set_ellipsize(GTK_LABEL(w->status), PANGO_ELLIPSIZE_END);
+  gtk_widget_set_name(w->status, "warning");
+  gtk_widget_set_margin_start(w->status, 6);
+  gtk_widget_set_no_show_all(w->status, TRUE);
+  return w->status;
+}
+
+/* Show what the big trace's view warns of, once its file is checked. */
+static gboolean check_big(gpointer data) {
+  mprof_view_window_t *w = data;
+  char text[512];
+  mprof__view_big_check(w->big);
+  if (!mprof__view_big_warning(w->big, text, sizeof text))
+    return G_SOURCE_CONTINUE;
+  char *escaped = mprof__view_escape(text);
+  if (strcmp(gtk_label_get_text(GTK_LABEL(w->status)), escaped))
+    gtk_label_set_text(GTK_LABEL(w->status), escaped);
+  g_free(escaped);
+  gtk_widget_show(w->status);
+  return G_SOURCE_CONTINUE;
+}
+
 /* --- Windows -------------------------------------------------------------- */
 
 static int open_windows;
@@ -461,6 +492,10 @@ static void open_built(mprof_view_window_t *w, GtkWidget *timelines,
   gtk_box_pack_start(GTK_BOX(top), new_toolbar(w), FALSE, FALSE, 0);
   gtk_box_pack_start(GTK_BOX(top), mprof__view_legend_new(w), FALSE, FALSE, 0);
   gtk_box_pack_start(GTK_BOX(top), body, TRUE, TRUE, 0);
+  if (w->big) {
+    gtk_box_pack_start(GTK_BOX(top), new_status(w), FALSE, FALSE, 2);
+    g_timeout_add(BIG_CHECK_MS, check_big, w);
+  }
   gtk_container_add(GTK_CONTAINER(w->window), top);
   gtk_window_set_title(GTK_WINDOW(w->window), title);
   mprof__view_window_fit(w);

@@ -30,6 +30,7 @@ typedef struct mprof_view_window_s {
   guint script_source;        /* the script's timer, or 0 */
   const mprof_view_options_t *options;
   mprof_view_big_t *big; /* a trace too big to model's view, or NULL */
+  GtkWidget *status;     /* a big trace's warning line (hidden: none) */
 } mprof_view_window_t;
 
 /* Zoom pane p by factor around its pixel x (all panes follow). */
