@@ -14,9 +14,11 @@
  * at most --load-events events (default 2e7: a model takes ~50 bytes an
  * event); bigger traces are held against the rate of the last one loaded.
  * A trace named with --once gives only its report and view_png lines, of
- * one round each (a 1 B-event trace takes a minute a command); its events
- * are counted by its sidecar index, read or built on every core (the time
- * a note).  Traces are measured in the order given.  Lines:
+ * one round each (a 1 B-event trace takes a minute a command).  Each
+ * trace's sidecar index is built first, on every core (the time a note),
+ * and left beside it: `mprof view --png` would write it in the first
+ * round, and stats read it in the next.  Traces are measured in the
+ * order given.  Lines:
  *
  *   stats_NAME  peak_rss_bytes         budget_512MiB  ratio <= 1
  *   stats_NAME  events_per_s           model_load     (the census's pass)
@@ -93,11 +95,46 @@ typedef struct runs_s {
   double wall[BENCH_MAX_ROUNDS], cpu[BENCH_MAX_ROUNDS], rss[BENCH_MAX_ROUNDS];
 } runs_t;
 
-/* `mprof COMMAND OPTION [VALUE] trace` run once (value NULL: none), its
- * output dropped, as round r of runs. */
-static int run_mprof(const char *mprof, const char *command, const char *option,
-                     const char *value, const char *trace, runs_t *runs,
-                     int r) {
+/* What a command is run with, and what came of it: the launcher's
+ * messages. */
+typedef struct request_s {
+  char mprof[4096], command[16], option[16], value[4096], trace[4096];
+} request_t;
+typedef struct reply_s {
+  int ok;
+  double wall, cpu, rss;
+} reply_t;
+
+/* Commands are started by a launcher, a process forked before this one
+ * loads a model or builds an index: the peak RSS that wait4() gives of a
+ * child counts the pages its parent had when it forked (the kernel sets
+ * the child's high-water mark from the page tables it copies), and
+ * keeps it through exec. */
+static int to_launcher = -1, from_launcher = -1;
+static pid_t launcher_pid = -1;
+
+static int write_all(int fd, const void *data, size_t size) {
+  for (size_t done = 0; done < size;) {
+    ssize_t n = write(fd, (const char *)data + done, size - done);
+    if (n <= 0) return -1;
+    done += (size_t)n;
+  }
+  return 0;
+}
+
+static int read_all(int fd, void *data, size_t size) {
+  for (size_t done = 0; done < size;) {
+    ssize_t n = read(fd, (char *)data + done, size - done);
+    if (n <= 0) return -1;
+    done += (size_t)n;
+  }
+  return 0;
+}
+
+/* `MPROF COMMAND OPTION [VALUE] TRACE` run once (no value: none), its
+ * output dropped: *a its wall and CPU seconds and peak RSS. */
+static void spawn_mprof(const request_t *q, reply_t *a) {
+  const char *value = q->value[0] ? q->value : NULL;
   uint64_t start = bench_now_ns();
   pid_t pid = fork();
   if (pid == 0) {
@@ -105,21 +142,73 @@ static int run_mprof(const char *mprof, const char *command, const char *option,
         !freopen("/dev/null", "w", stderr))
       _exit(127);
     if (value)
-      execl(mprof, mprof, command, option, value, trace, (char *)NULL);
+      execl(q->mprof, q->mprof, q->command, q->option, value, q->trace,
+            (char *)NULL);
     else
-      execl(mprof, mprof, command, option, trace, (char *)NULL);
+      execl(q->mprof, q->mprof, q->command, q->option, q->trace, (char *)NULL);
     _exit(127);
   }
   int status;
   struct rusage usage;
-  if (pid < 0 || wait4(pid, &status, 0, &usage) != pid || !WIFEXITED(status) ||
-      WEXITSTATUS(status) != 0)
+  a->ok = pid > 0 && wait4(pid, &status, 0, &usage) == pid &&
+          WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  if (!a->ok) return;
+  a->wall = (double)(bench_now_ns() - start) / 1e9;
+  a->cpu = (double)(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+           (double)(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+  a->rss = (double)usage.ru_maxrss * 1024;
+}
+
+/* Fork the launcher: it runs each request and replies, until its pipe
+ * closes.  Returns 0, or -1 if it cannot. */
+static int launcher_start(void) {
+  int requests[2], replies[2];
+  if (pipe(requests)) return -1;
+  if (pipe(replies)) {
+    close(requests[0]), close(requests[1]);
     return -1;
-  runs->wall[r] = (double)(bench_now_ns() - start) / 1e9;
-  runs->cpu[r] =
-      (double)(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
-      (double)(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
-  runs->rss[r] = (double)usage.ru_maxrss * 1024;
+  }
+  launcher_pid = fork();
+  if (launcher_pid == 0) {
+    close(requests[1]), close(replies[0]);
+    static request_t q;
+    reply_t a;
+    while (!read_all(requests[0], &q, sizeof q)) {
+      memset(&a, 0, sizeof a);
+      spawn_mprof(&q, &a);
+      if (write_all(replies[1], &a, sizeof a)) break;
+    }
+    _exit(0);
+  }
+  close(requests[0]), close(replies[1]);
+  to_launcher = requests[1], from_launcher = replies[0];
+  return launcher_pid < 0 ? -1 : 0;
+}
+
+static void launcher_stop(void) {
+  close(to_launcher);
+  close(from_launcher);
+  waitpid(launcher_pid, NULL, 0);
+}
+
+/* `mprof COMMAND OPTION [VALUE] trace` run once by the launcher (value
+ * NULL: none), as round r of runs. */
+static int run_mprof(const char *mprof, const char *command, const char *option,
+                     const char *value, const char *trace, runs_t *runs,
+                     int r) {
+  static request_t q;
+  reply_t a;
+  snprintf(q.mprof, sizeof q.mprof, "%s", mprof);
+  snprintf(q.command, sizeof q.command, "%s", command);
+  snprintf(q.option, sizeof q.option, "%s", option);
+  snprintf(q.value, sizeof q.value, "%s", value ? value : "");
+  snprintf(q.trace, sizeof q.trace, "%s", trace);
+  if (write_all(to_launcher, &q, sizeof q) ||
+      read_all(from_launcher, &a, sizeof a) || !a.ok)
+    return -1;
+  runs->wall[r] = a.wall;
+  runs->cpu[r] = a.cpu;
+  runs->rss[r] = a.rss;
   return 0;
 }
 
@@ -171,6 +260,26 @@ static double index_seconds(const mprof_trace_t *trace, unsigned threads,
   return seconds;
 }
 
+/* Open the sidecar index of trace, at path, built on every core and
+ * written beside it if none is there: every round's commands meet it
+ * alike (view --png writes it, to find the whole trace's range, and
+ * stats reads it), as they would after a first `mprof view`.  *events:
+ * its count of the trace's events.  Returns 0, or -1 if it cannot. */
+static int open_sidecar(const char *path, const mprof_trace_t *trace,
+                        uint64_t *events) {
+  mprof_index_t *index;
+  mprof_index_found_t found;
+  uint64_t start = bench_now_ns();
+  if (mprof_index_open(path, trace, 0, &found, NULL, &index)) return -1;
+  *events = mprof_index_events(index);
+  mprof_index_free(index);
+  bench_note("%s: %llu events, its index %s in %.1f s", path,
+             (unsigned long long)*events,
+             found == MPROF_INDEX_VALID ? "read" : "built on every core",
+             (double)(bench_now_ns() - start) / 1e9);
+  return 0;
+}
+
 /* "10M" for 10,000,025 events. */
 static void size_name(uint64_t events, char *name, size_t size) {
   if (events >= 900000000)
@@ -215,17 +324,24 @@ static void report_view_lines(const char *name, const commands_t *c, int rounds,
 static int bench_trace(const options_t *o, const char *path, double *load_rate,
                        double *report_rate) {
   mprof_trace_t *trace;
+  uint64_t events;
   if (mprof_trace_open(path, NULL, NULL, &trace)) return -1;
+  if (open_sidecar(path, trace, &events)) {
+    mprof_trace_close(trace);
+    return -1;
+  }
   double index1[BENCH_MAX_ROUNDS], indexn[BENCH_MAX_ROUNDS];
   double load[BENCH_MAX_ROUNDS], model_report[BENCH_MAX_ROUNDS];
   static commands_t c;
-  uint64_t events = 0;
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   int loads = 0;
   for (int r = 0; r < o->rounds; r++) {
     index1[r] = index_seconds(trace, 1, &events);
     indexn[r] = index_seconds(trace, (unsigned)cores, &events);
-    if (run_commands(o->mprof, path, 1, &c, r)) return -1;
+    if (run_commands(o->mprof, path, 1, &c, r)) {
+      mprof_trace_close(trace);
+      return -1;
+    }
     if (events <= o->load_events) {
       load[loads] = load_seconds(trace, &model_report[loads]);
       loads++;
@@ -240,8 +356,7 @@ static int bench_trace(const options_t *o, const char *path, double *load_rate,
   const char *load_name = loads ? "model_load" : "model_load_smaller_trace";
   char name[16], bench[32], metric[32];
   size_name(events, name, sizeof name);
-  bench_note("%s: %.0f events, %d rounds, %ld cores", path, e, o->rounds,
-             cores);
+  bench_note("%s: %d rounds, %ld cores", path, o->rounds, cores);
   snprintf(bench, sizeof bench, "stats_%s", name);
   command_lines(bench, &c.stats, o->rounds, e, "budget_512MiB", BUDGET_BYTES,
                 load_name, *load_rate);
@@ -256,34 +371,29 @@ static int bench_trace(const options_t *o, const char *path, double *load_rate,
 }
 
 /* The report and view_png lines of a trace measured once, against the
- * rates of the last trace loaded; its events counted by its sidecar
- * index (the one view --png wrote, else built on every core), which is
- * left beside it. */
+ * rates of the last trace loaded. */
 static int bench_once(const options_t *o, const char *path, double load_rate,
                       double report_rate) {
-  static commands_t c;
-  if (run_commands(o->mprof, path, 0, &c, 0)) return -1;
   mprof_trace_t *trace;
-  mprof_index_t *index;
-  mprof_index_found_t found;
+  uint64_t events;
   if (mprof_trace_open(path, NULL, NULL, &trace)) return -1;
-  int err = mprof_index_open(path, trace, 0, &found, NULL, &index);
+  int err = open_sidecar(path, trace, &events);
   mprof_trace_close(trace);
-  if (err) return -1;
-  double e = (double)mprof_index_events(index);
-  mprof_index_free(index);
-  bench_note("%s: %.0f events (its index %s)", path, e,
-             found == MPROF_INDEX_VALID ? "as view --png wrote it"
-                                        : "built on every core");
+  static commands_t c;
+  if (err || run_commands(o->mprof, path, 0, &c, 0)) return -1;
   char name[16];
-  size_name((uint64_t)e, name, sizeof name);
-  report_view_lines(name, &c, 1, e, 0, load_rate, report_rate);
+  size_name(events, name, sizeof name);
+  report_view_lines(name, &c, 1, (double)events, 0, load_rate, report_rate);
   return 0;
 }
 
 int main(int argc, char **argv) {
   options_t o;
   parse(argc, argv, &o);
+  if (launcher_start()) {
+    bench_note("cannot start a process to run mprof from");
+    return 1;
+  }
   double load_rate = 0, report_rate = 0;
   int failed = 0;
   for (int i = 0; i < o.trace_count; i++) {
@@ -295,5 +405,6 @@ int main(int argc, char **argv) {
       failed = 1;
     }
   }
+  launcher_stop();
   return failed;
 }
