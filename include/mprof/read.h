@@ -380,8 +380,9 @@ void mprof_trace_set_close(mprof_trace_set_t *set);
 
 /* Write the manifest of a merged trace to path: members[i] (a name in the
  * manifest's directory: no '/', not starting with '.') at offsets_ns[i]
- * (NULL: all 0).  Returns 0, MPROF_EINVAL (a bad name) or MPROF_EIO (errno
- * set). */
+ * (NULL: all 0), whole or not at all and only as a file
+ * (mprof_output_open_file: a FIFO at path is refused, errno EEXIST).
+ * Returns 0, MPROF_EINVAL (a bad name) or MPROF_EIO (errno set). */
 int mprof_trace_manifest_write(const char *path, const char *const *members,
                                const int64_t *offsets_ns, size_t count);
 

@@ -298,12 +298,13 @@ int mprof_trace_manifest_write(const char *path, const char *const *members,
       errno = EINVAL;
       return MPROF_EINVAL;
     }
-  FILE *f = fopen(path, "w");
-  if (!f) return MPROF_EIO;
-  fputs(manifest_magic, f);
+  mprof_output_t out;
+  if (mprof_output_open_file(&out, path)) return MPROF_EIO;
+  fputs(manifest_magic, out.f);
   for (size_t i = 0; i < count; i++)
-    fprintf(f, "%" PRId64 " %s\n", offsets_ns ? offsets_ns[i] : 0, members[i]);
-  return fclose(f) ? MPROF_EIO : 0;
+    fprintf(out.f, "%" PRId64 " %s\n", offsets_ns ? offsets_ns[i] : 0,
+            members[i]);
+  return mprof_output_close(&out, 1) ? MPROF_EIO : 0;
 }
 
 /* --- The process a trace came from -------------------------------------- */

@@ -4,13 +4,15 @@
  * members, bad lines of every kind and a missing member opens as the good
  * members at their offsets, one diagnostic line for each bad one; one
  * whose members are all bad, or whose first line is wrong, opens nothing;
- * a plain trace opens as a set of one; a manifest written is read back;
+ * a plain trace opens as a set of one; a manifest written is read back,
+ * and one is never written into a FIFO;
  * and a tree's traces are found by name and pid, their events counted as
  * decoding delivers them.
  *
  *   test_merged NET_CTF
  */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -172,6 +174,15 @@ static void plain_trace_and_written_manifest(void **state) {
   assert_int_equal(set.offsets_ns[0], 5);
   assert_int_equal(set.offsets_ns[1], -5);
   mprof_trace_set_close(&set);
+  /* A FIFO there is refused at once, never opened to wait for a reader
+   * (the alarm ends the test if it waits). */
+  assert_int_equal(mkfifo(in_dir("f.manifest"), 0600), 0);
+  alarm(10);
+  assert_int_equal(
+      mprof_trace_manifest_write(in_dir("f.manifest"), members, offsets, 2),
+      MPROF_EIO);
+  alarm(0);
+  assert_int_equal(errno, EEXIST);
 }
 
 static void tree_found_by_name(void **state) {
