@@ -30,7 +30,7 @@
  *   findings FILE       write the findings panel's rows to FILE, a line each
  *   finding I           click the findings panel's row I (from 0)
  *   wait N              do nothing for N steps
- *   quit                close the window
+ *   quit                close the window, as its close button does
  *
  * A trace too big to model's window has no findings, details or metrics:
  * those actions fail there.  Every window runs the script.  Lines starting with
@@ -243,7 +243,7 @@ static gboolean step(gpointer data) {
   /* Closing the window must not remove this source again. */
   w->script_source = 0;
   if (result < 0) fprintf(stderr, "script: cannot do '%s'\n", line);
-  gtk_widget_destroy(w->window);
+  gtk_window_close(GTK_WINDOW(w->window)); /* as its close button does */
   return G_SOURCE_REMOVE;
 }
 

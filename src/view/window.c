@@ -467,6 +467,16 @@ static gboolean check_big(gpointer data) {
 
 static int open_windows;
 
+/* A close: the keys' popover put away first.  Destroyed open with its
+ * window, it would give the focus back to widgets already gone (GTK
+ * criticals). */
+static gboolean on_delete(GtkWidget *widget, GdkEvent *event, gpointer data) {
+  mprof_view_window_t *w = data;
+  (void)widget, (void)event;
+  gtk_widget_hide(w->help);
+  return FALSE; /* closed */
+}
+
 static void on_destroy(GtkWidget *widget, gpointer data) {
   mprof_view_window_t *w = data;
   (void)widget;
@@ -501,6 +511,7 @@ static void open_built(mprof_view_window_t *w, GtkWidget *timelines,
   mprof__view_window_fit(w);
   gtk_window_set_default_size(GTK_WINDOW(w->window), 1100, 700);
   g_signal_connect(w->window, "key-press-event", G_CALLBACK(on_key), w);
+  g_signal_connect(w->window, "delete-event", G_CALLBACK(on_delete), w);
   g_signal_connect(w->window, "destroy", G_CALLBACK(on_destroy), w);
   if (options->follow) mprof__view_follow_start(w);
   gtk_widget_show_all(w->window);

@@ -85,6 +85,8 @@ key Left
 state
 range -9000000000000000000 9000000000000000000
 state
+key question
+wait 2
 quit
 END
 window "$tmp/small.ctf" 12 "$tmp/zoom"

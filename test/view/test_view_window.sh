@@ -236,6 +236,11 @@ while read -r w0 w1 name; do
 done <"$tmp/want.ranges"
 [ "${lit:-0}" -gt 0 ] || fail "no finding's thread was wide enough to see its highlight"
 
+# Closed with the keys' popover open: no GTK critical (each one aborts).
+printf 'wait 1\nkey question\nwait 2\nquit\n' >"$tmp/script"
+G_DEBUG=fatal-criticals run "$net_ctf"
+! grep -q CRITICAL "$tmp/err" || fail "closed with the keys shown: $(cat "$tmp/err")"
+
 # 5. --follow on a trace a program is writing: the end grows and stays in view.
 "$build/test/trace_gen" "$tmp/live.ctf" overwrite 262144 100000000 2 >/dev/null &
 gen=$!
