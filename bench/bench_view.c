@@ -21,8 +21,10 @@
  * 0) opens in the window (src/view/big.h), its index and pyramid built
  * once first (the time a note):
  *   gtk_big_first_frame  first_frame_ms  first_frame_budget_1000ms
- *       open (the index and pyramid read, the levels halved) and draw the
- *       whole trace
+ *       open (the index and pyramid read on the trace file's key, the
+ *       levels halved: the trace itself is opened after the first frame,
+ *       in the background, while the frames below are drawn) and draw
+ *       the whole trace
  *   gtk_big_frame        frame_ms  frame_budget_16ms
  *       pan and zoom frames drawn from the pyramid, to 1/64 of the span
  * With MPROF_BENCH_VIEW_TRACE=.../NAME.ctf, only these two, named
