@@ -97,7 +97,12 @@
 #                                                   of 1e6 events/s)
 #   uv_echo        bytes_per_s      uv_echo_plain   ratio >= 0.97 (a libuv
 #                                                   echo over loopback under
-#                                                   the recording shim)
+#                                                   the recording shim, after
+#                                                   a warm-up that wraps the
+#                                                   ring)
+#   uv_echo_first_touch bytes_per_s uv_echo_plain   (information: the same
+#                                                   without the warm-up, every
+#                                                   page of trace new)
 #   dns_named      queries_per_s    named_plain     ratio >= 0.97 (bind9's
 #                                                   named, one worker thread,
 #                                                   answering a dnsperf flood
