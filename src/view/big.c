@@ -21,11 +21,15 @@
  * drawn as it was, never modelled again, and the view says so
  * (mprof__view_big_warning()), as it tells the problems its trace's
  * packets show once read. */
+#define _GNU_SOURCE /* syscall() */
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "../scene/cells.h"
 #include "big.h"
@@ -173,7 +177,17 @@ static void open_trace(mprof_view_big_t *b) {
   b->trace_err = err;
 }
 
+/* The opener's thread yields to the frames: its reads of every packet
+ * header, at the lowest priority (on Linux, where a thread has a nice
+ * value of its own), leave the window's thread its core. */
+static void yield_to_frames(void) {
+#ifdef __linux__
+  setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
+#endif
+}
+
 static void *opener(void *data) {
+  yield_to_frames();
   open_trace(data);
   return NULL;
 }
