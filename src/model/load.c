@@ -253,6 +253,7 @@ static int feed_run(const mprof__merge_t *merge, cursor_t *cursors,
   cursor_t *x = &cursors[p->half[0]];
   cursor_t *y = p->half[1] != NO_HALF ? &cursors[p->half[1]] : NULL;
   static const cursor_t none; /* no events, no packets: done */
+  int more;
   do {
     mprof__run_t rx = run_of(x, p->half[0], bound);
     mprof__run_t ry =
@@ -262,9 +263,9 @@ static int feed_run(const mprof__merge_t *merge, cursor_t *cursors,
     if (y) y->at = ry.at;
     if (err) return err;
     if (refill(x) || (y && refill(y))) return MPROF_ENOMEM;
-  } while (pair_head(cursors, p, top, &next) &&
+  } while ((more = pair_head(cursors, p, top, &next)) &&
            (bound.cursor == NO_HALF || earlier(next, bound)));
-  if (pair_head(cursors, p, top, &next))
+  if (more)
     heap[0] = next;
   else
     heap[0] = heap[--*live];

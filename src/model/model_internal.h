@@ -214,35 +214,37 @@ static inline int mprof__pair_first(const mprof__run_t *x,
 typedef int (*mprof__feed_fn)(void *state, mprof__run_t *r, uint64_t limit);
 
 /* Feed a pair's runs merged by clock (on equal clocks x's first), each up
- * to its own `last`: by turns, x while its clock is at most y's next,
- * then y while its clock is below x's next.  A run that ends before it
- * is done ends the call (its next packet may hold earlier events than
- * the other's), as do two turns in a row that feed nothing.  Inline, so
- * that the feed's work is inlined in one loop for both runs (the model's
- * event loop, and the streaming analysis's).  Returns 0 or feed's
- * error. */
+ * to its own `last`: the run whose head comes first goes, up to the other's
+ * head (x: at it; y: below it), for as long as it can.  A run that has no
+ * events left before it is done ends the call (its next packet may hold
+ * earlier events than the other's), as does a first head past its run's
+ * `last` (the other's head is later still).  Each feed call feeds at least
+ * one event: two streams whose events interleave closely cost one call an
+ * event, not three.  Inline, so that the feed's work is inlined in one
+ * loop for both runs (the model's event loop, and the streaming
+ * analysis's).  Returns 0 or feed's error. */
 static inline __attribute__((always_inline)) int
 mprof__pair_turns(void *state, mprof__feed_fn feed, mprof__run_t *x,
                   mprof__run_t *y) {
-  int err = 0;
-  for (int turn = 0, idle = 0; idle < 2; turn ^= 1) {
-    mprof__run_t *r = turn ? y : x, *other = turn ? x : y;
-    uint64_t limit = r->last;
-    if (mprof__run_has(other)) {
-      uint64_t next = mprof__run_head(other);
-      if (turn && next <= limit)     /* y: below x's next, which is not 0 */
-        limit = next ? next - 1 : 0; /* (x fed its clock-0 events first) */
-      else if (!turn && next < limit)
-        limit = next;
-    } else if (!other->done) {
-      break;
+  for (;;) {
+    int has_x = mprof__run_has(x), has_y = mprof__run_has(y);
+    if ((!has_x && !x->done) || (!has_y && !y->done) || (!has_x && !has_y))
+      return 0;
+    uint64_t limit;
+    mprof__run_t *r;
+    if (has_x && (!has_y || mprof__run_head(x) <= mprof__run_head(y))) {
+      r = x;
+      limit =
+          has_y && mprof__run_head(y) < x->last ? mprof__run_head(y) : x->last;
+    } else { /* y: below x's next, which is past y's head, so not 0 */
+      r = y;
+      limit = has_x && mprof__run_head(x) - 1 < y->last ? mprof__run_head(x) - 1
+                                                        : y->last;
     }
-    size_t before = r->at;
-    if ((err = feed(state, r, limit))) break;
-    if (!mprof__run_has(r) && !r->done) break;
-    idle = r->at == before ? idle + 1 : 0;
+    if (mprof__run_head(r) > limit) return 0;
+    int err = feed(state, r, limit);
+    if (err) return err;
   }
-  return err;
 }
 
 /* Where the merge of traces (load.c) hands their events, in time order
