@@ -55,9 +55,14 @@ static inline void *mprof__idmap_get(const mprof__idmap_t *m, uint64_t id) {
   return m->slots[mprof__idmap_slot(m, id)].value;
 }
 
-/* Fetch the slots id's probe starts at into the cache. */
+/* Fetch the slots id's probe starts at into the cache, and the line after
+ * them for the last id of its four (a removal looks at the slot after its
+ * own). */
 static inline void mprof__idmap_prefetch(const mprof__idmap_t *m, uint64_t id) {
-  __builtin_prefetch(&m->slots[mprof__idmap_home(id, m->cap)], 1);
+  size_t home = mprof__idmap_home(id, m->cap);
+  __builtin_prefetch(&m->slots[home], 1);
+  if ((id & 3) == 3)
+    __builtin_prefetch(&m->slots[(home + 1) & (m->cap - 1)], 1);
 }
 
 /* Room for one more entry: the map made twice as big if a quarter full

@@ -224,7 +224,7 @@ static int thread_ended(stream_t *s, ostream_t *o, sthread_t *t) {
 }
 
 /* How many threads ahead of the one retiring now a record is fetched (and
- * half as many, its id's slot). */
+ * half as many, its id's slot and its first waits). */
 #define RETIRE_AHEAD 8
 
 /* Retire the threads that stream o ended STREAM_RETIRE_EVENTS of its
@@ -242,6 +242,7 @@ static int retire_due(stream_t *s, ostream_t *o) {
         __builtin_prefetch(ahead + line, 1);
       const sthread_t *next = mprof__endings_at(q, RETIRE_AHEAD / 2)->thread;
       mprof__stream_table_prefetch(s, next->id);
+      if (next->waits) __builtin_prefetch(next->waits, 1);
     }
     sthread_t *t = mprof__endings_pop(q);
     err = mprof__stream_retire(s, t);
@@ -492,6 +493,8 @@ static int child_made(stream_t *s, sthread_t *child, sthread_t *creator,
 static int thread_create(stream_t *s, const mprof_event_t *ev,
                          sthread_t *creator, int64_t t) {
   sthread_t *child = mprof__stream_table_get(s, ev->a);
+  /* an OS thread makes its ids one after another: its next four's slots */
+  mprof__stream_table_prefetch(s, ev->a + 4);
   if (late(s, creator)) creator = STREAM_ROOT;
   if (child && (child->flags & MPROF_THREAD_PREEXISTING) && !child->becomes) {
     /* seen before its creation (clocks of two streams disagree) */
