@@ -134,17 +134,18 @@ static inline int earlier(head_t a, head_t b) {
   return a.time != b.time ? a.time < b.time : a.cursor < b.cursor;
 }
 
+/* Move heap[i] down to its place: the earlier children move up into the
+ * hole it leaves, and it is written once, at the end (a swap a level
+ * reads back, in one wide load, what the level before wrote in two). */
 static inline void sift_down(head_t *heap, size_t n, size_t i) {
-  for (;;) {
-    size_t l = 2 * i + 1, r = l + 1, best = i;
-    if (l < n && earlier(heap[l], heap[best])) best = l;
-    if (r < n && earlier(heap[r], heap[best])) best = r;
-    if (best == i) return;
-    head_t tmp = heap[i];
+  head_t moving = heap[i];
+  for (size_t l = 2 * i + 1; l < n; l = 2 * i + 1) {
+    size_t best = l + 1 < n && earlier(heap[l + 1], heap[l]) ? l + 1 : l;
+    if (!earlier(heap[best], moving)) break;
     heap[i] = heap[best];
-    heap[best] = tmp;
     i = best;
   }
+  heap[i] = moving;
 }
 
 /* Split the packets into streams: runs of equal (class, instance).
