@@ -32,7 +32,7 @@ void bench_parse_args(int argc, char **argv, bench_args_t *args) {
   args->events = 10000000;
   args->dir = default_dir();
   args->threads = 0;
-  for (int i = 1; i < argc; i++) {
+  for (int i = 1; i < argc; i += 2) {
     const char *value = i + 1 < argc ? argv[i + 1] : NULL;
     if (!value) usage(argv[0]);
     if (strcmp(argv[i], "--rounds") == 0)
@@ -45,7 +45,6 @@ void bench_parse_args(int argc, char **argv, bench_args_t *args) {
       args->threads = atoi(value);
     else
       usage(argv[0]);
-    i++;
   }
   if (args->rounds < 1 || args->rounds > BENCH_MAX_ROUNDS ||
       args->events < 1000)

@@ -257,6 +257,7 @@ write_1b() {
   note "writing a 1 B-event trace in $1"
   "$gen" "$1/1B.ctf" discard 20000000000 33333334 2 >/dev/null && return 0
   note "trace_gen could not write $1/1B.ctf: the 1 B-event lines skipped"
+  rm -f "$1/1B.ctf" # its disk, for the smaller traces
   status=1
   return 1
 }
@@ -272,12 +273,13 @@ bench_big_view() {
 # mprof_bench_scale of the 10 M and 100 M-event traces it writes in
 # directory $1, then of what follows $1 (--once TRACE, or nothing).
 bench_scale() {
-  dir=$1
+  scale_dir=$1 # not $dir: sh functions share the script's variables
   shift
-  "$gen" "$dir/10M.ctf" discard 200000000 333334 2 >/dev/null || return 1
-  "$gen" "$dir/100M.ctf" discard 2000000000 3333334 2 >/dev/null || return 1
-  "$bin/mprof_bench_scale" --mprof "$build/mprof" --trace "$dir/10M.ctf" \
-    --trace "$dir/100M.ctf" "$@"
+  "$gen" "$scale_dir/10M.ctf" discard 200000000 333334 2 >/dev/null || return 1
+  "$gen" "$scale_dir/100M.ctf" discard 2000000000 3333334 2 >/dev/null ||
+    return 1
+  "$bin/mprof_bench_scale" --mprof "$build/mprof" \
+    --trace "$scale_dir/10M.ctf" --trace "$scale_dir/100M.ctf" "$@"
 }
 
 # Big traces: 10 M, 100 M and 1 B events (the header says what disk they

@@ -5,8 +5,8 @@
  * >= 0.97:
  *
  *   uv_echo              a server that has run for a while: each run first
- *                        echoes --warmup messages (default 45000, some
- *                        9 MiB of trace) that the figures leave out, so the
+ *                        echoes --warmup messages (default 50000, some
+ *                        10 MiB of trace) that the figures leave out, so the
  *                        8 MiB ring has wrapped and its pages are mapped;
  *   uv_echo_first_touch  a server just started: no warm-up, the run fills
  *                        about half the ring, so every page of trace it
@@ -14,11 +14,10 @@
  *
  *   mprof_bench_uv --echo UV_ECHO --shim SHIM [--rounds N] [--dir DIR]
  *                  [--messages N] [--size BYTES] [--warmup N]
- *                  [--trace-size SIZE]
  *
  * The shim records as `mprof record` does by default (MPROF_SIZE unset: an
- * 8 MiB ring, 206 bytes a message; MPROF_TSC_HZ set), or into a trace of
- * --trace-size.
+ * 8 MiB ring, 206 bytes a message; MPROF_TSC_HZ set).  A traced run that
+ * leaves no trace (the shim ran untraced) fails the bench.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -33,18 +32,17 @@ typedef struct options_s {
   const char *echo, *shim, *dir;
   int rounds;
   unsigned long messages, size, warmup;
-  const char *trace_size; /* MPROF_SIZE, or NULL: the default */
 } options_t;
 
 static void usage(void) {
   fprintf(stderr, "usage: mprof_bench_uv --echo UV_ECHO --shim SHIM "
                   "[--rounds N] [--dir DIR] [--messages N] [--size BYTES] "
-                  "[--warmup N] [--trace-size SIZE]\n");
+                  "[--warmup N]\n");
   exit(2);
 }
 
 static void parse(int argc, char **argv, options_t *o) {
-  *o = (options_t){NULL, NULL, "/tmp", 15, 20000, 16384, 45000, NULL};
+  *o = (options_t){NULL, NULL, "/tmp", 15, 20000, 16384, 50000};
   for (int i = 1; i + 1 < argc; i += 2) {
     const char *value = argv[i + 1];
     if (!strcmp(argv[i], "--echo"))
@@ -61,9 +59,6 @@ static void parse(int argc, char **argv, options_t *o) {
       o->size = strtoul(value, NULL, 10);
     else if (!strcmp(argv[i], "--warmup"))
       o->warmup = strtoul(value, NULL, 10);
-    else if (!strcmp(argv[i], "--trace-size") &&
-             strspn(value, "0123456789KMG") == strlen(value)) /* no quoting */
-      o->trace_size = value;
     else
       usage();
   }
@@ -72,18 +67,17 @@ static void parse(int argc, char **argv, options_t *o) {
     usage();
 }
 
-/* One run of uv_echo (with the shim recording, or not) after `warmup`
- * messages: bytes per second of its echo phase, or exits. */
-static double run_echo(const options_t *o, int shim, unsigned long warmup) {
+/* One run of uv_echo (with the shim recording into trace, or not) after
+ * `warmup` messages: bytes per second of its echo phase, or exits. */
+static double run_echo(const options_t *o, const char *trace,
+                       unsigned long warmup) {
   char command[8192];
-  if (shim)
+  if (trace)
     snprintf(command, sizeof command,
-             "LD_PRELOAD='%s' MPROF_TRACE='%s/bench-uv.ctf' MPROF_TSC_HZ=%llu "
-             "%s%s '%s' %lu %lu 2000 %lu",
-             o->shim, o->dir, (unsigned long long)mprof_unix_tsc_freq(),
-             o->trace_size ? "MPROF_SIZE=" : "",
-             o->trace_size ? o->trace_size : "", o->echo, o->messages, o->size,
-             warmup);
+             "LD_PRELOAD='%s' MPROF_TRACE='%s' MPROF_TSC_HZ=%llu "
+             "'%s' %lu %lu 2000 %lu",
+             o->shim, trace, (unsigned long long)mprof_unix_tsc_freq(), o->echo,
+             o->messages, o->size, warmup);
   else
     snprintf(command, sizeof command, "'%s' %lu %lu 2000 %lu", o->echo,
              o->messages, o->size, warmup);
@@ -96,6 +90,10 @@ static double run_echo(const options_t *o, int shim, unsigned long warmup) {
     bench_note("uv_echo failed: %s", command);
     exit(1);
   }
+  if (trace && remove(trace) != 0) {
+    bench_note("%s: no trace: the shim did not record", trace);
+    exit(1);
+  }
   return (double)bytes * 1e9 / (double)ns;
 }
 
@@ -104,10 +102,12 @@ static double run_echo(const options_t *o, int shim, unsigned long warmup) {
 static void bench_echo(const options_t *o, const char *name,
                        unsigned long warmup) {
   double plain[BENCH_MAX_ROUNDS], traced[BENCH_MAX_ROUNDS];
+  char trace[4096];
+  snprintf(trace, sizeof trace, "%s/bench-uv.ctf", o->dir);
   for (int r = 0; r < o->rounds; r++) {
-    if (r % 2) traced[r] = run_echo(o, 1, warmup);
-    plain[r] = run_echo(o, 0, warmup);
-    if (!(r % 2)) traced[r] = run_echo(o, 1, warmup);
+    if (r % 2) traced[r] = run_echo(o, trace, warmup);
+    plain[r] = run_echo(o, NULL, warmup);
+    if (!(r % 2)) traced[r] = run_echo(o, trace, warmup);
   }
   char what[256];
   snprintf(what, sizeof what, "%s plain bytes/s", name);
@@ -124,8 +124,5 @@ int main(int argc, char **argv) {
   parse(argc, argv, &o);
   bench_echo(&o, "uv_echo", o.warmup);
   bench_echo(&o, "uv_echo_first_touch", 0);
-  char path[4096];
-  snprintf(path, sizeof path, "%s/bench-uv.ctf", o.dir);
-  remove(path);
   return 0;
 }
