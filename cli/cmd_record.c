@@ -359,7 +359,7 @@ static void tell_tree(const char *pattern, const char *program, pid_t top,
                       int64_t since_ns, int status) {
   mprof_tree_trace_t *traces;
   size_t count;
-  char manifest[4096];
+  char manifest[4096] = "";
   int problems = 0; /* told by the reader */
   int64_t ended_ns = now_ns();
   fprintf(stderr, "mprof record: program exited with status %d\n", status);
@@ -382,8 +382,10 @@ static void tell_tree(const char *pattern, const char *program, pid_t top,
                : 0;
   mprof_trace_tree_free(traces, count);
   if (err) {
-    fprintf(stderr, "mprof record: %s.manifest: %s\n", pattern,
-            strerror(errno));
+    int why = errno;
+    fputs("mprof record: ", stderr);
+    cli_put_name(stderr, manifest[0] ? manifest : pattern);
+    fprintf(stderr, ": %s\n", mprof_output_error(why));
     return;
   }
   if (!listed) {

@@ -457,7 +457,7 @@ static void announce(const char *ctf, json_t *finding) {
  * says EEXIST). */
 static const char *unwritten(int why) {
   return why == EEXIST ? "not a regular file; remove it, or name another -o"
-                       : strerror(why);
+                       : mprof_output_error(why);
 }
 
 /* Save capture c from the latest snapshot: 0, or an exit code after

@@ -262,6 +262,11 @@ int mprof_output_open(mprof_output_t *out, const char *path);
  * or MPROF_EIO (errno set). */
 int mprof_output_open_file(mprof_output_t *out, const char *path);
 
+/* Why an output could not be written, errno why as a message: EEXIST
+ * from mprof_output_open_file() (a FIFO or device in the file's place) is
+ * "not a regular file", any other error strerror()'s text. */
+const char *mprof_output_error(int why);
+
 /* Finish: complete (nonzero), the file takes its name; else (or if a write
  * failed) it is removed and path left as it was.  Returns 0, or MPROF_EIO
  * (errno set) when the file did not take its name. */

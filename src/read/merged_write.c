@@ -209,7 +209,7 @@ static int write_all(const mprof_trace_set_t *set, const char *dir,
   }
   snprintf(path, sizeof path, "%s/mprof-merge", dir);
   if (mprof_trace_manifest_write(path, members, set->offsets_ns, set->count)) {
-    mprof__diag_to(diag, context, "%s: %s", path, strerror(errno));
+    mprof__diag_to(diag, context, "%s: %s", path, mprof_output_error(errno));
     return MPROF_EIO;
   }
   return 0;

@@ -432,7 +432,7 @@ int mprof_redact_set(mprof_redactor_t *r, const mprof_trace_set_t *set,
   if (!err &&
       (err = mprof_trace_manifest_write(path, (const char *const *)names,
                                         set->offsets_ns, set->count)))
-    mprof__diag_to(diag, context, "%s: %s", path, strerror(errno));
+    mprof__diag_to(diag, context, "%s: %s", path, mprof_output_error(errno));
   for (size_t i = 0; names && i < set->count; i++) free(names[i]);
   free(names);
   return err;

@@ -158,6 +158,10 @@ int mprof_output_open_file(mprof_output_t *out, const char *path) {
   return output_open(out, path, 0);
 }
 
+const char *mprof_output_error(int why) {
+  return why == EEXIST ? "not a regular file" : strerror(why);
+}
+
 int mprof_output_close(mprof_output_t *out, int complete) {
   int write_failed = fflush(out->f) || ferror(out->f);
   if (out->f == stdout) return write_failed || !complete ? MPROF_EIO : 0;

@@ -9,7 +9,8 @@
 # read the manifest as one trace of three processes on one time axis
 # (times checked against babeltrace2's wall clock), html a manifest of one
 # process; a manifest naming a missing or damaged trace gives one line
-# naming it and a non-zero exit, the others read.
+# naming it and a non-zero exit, the others read. A FIFO where the
+# manifest goes: one line, never written in place.
 set -euo pipefail
 build=$1
 mprof=$build/mprof
@@ -159,4 +160,15 @@ code=0
 [ $code -eq 1 ] && grep -qx "mprof: gone.ctf: No such file or directory" bad.err &&
   grep -qx "$top.bad: unusable" bad.out && grep -q "^$forked: ok" bad.out ||
   fail "check of a bad manifest: exit $code: $(cat bad.out bad.err)"
+# A FIFO where the manifest goes is refused with one line naming it, never
+# written in place (which would wait for a reader); the program's own
+# result is unchanged.
+mkdir fifo && mkfifo fifo/t.ctf.manifest
+code=0
+timeout 30 "$mprof" record -o fifo/t.ctf -- "$build/test/interop/tree_prog" \
+  >fifo.out 2>fifo.err || code=$?
+[ $code -eq 0 ] &&
+  grep -qx "mprof record: fifo/t.ctf.manifest: not a regular file" fifo.err ||
+  fail "record with a FIFO at its manifest: exit $code: $(cat fifo.err)"
+[ -p fifo/t.ctf.manifest ] || fail "the FIFO at the manifest was replaced"
 echo "ok: a process tree recorded, listed, cleaned and read as one trace"

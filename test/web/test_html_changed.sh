@@ -42,9 +42,9 @@ stop_in_copy() {
 # $tmp/err: its exit status and stderr.  A try whose stop came too late
 # (html wrote the page: OUT as it would be unchanged) is made again.
 html_while() {
-  local out=$1 change=$2 existed= try pid
+  local out=$1 change=$2 existed="" pid
   [ ! -d "$out" ] || existed=1
-  for try in 1 2 3 4 5 6 7 8 9 10; do
+  for _ in 1 2 3 4 5 6 7 8 9 10; do
     cp -p "$original" "$trace"
     "$mprof" html "$trace" -o "$out" 2>"$tmp/err" &
     pid=$!
