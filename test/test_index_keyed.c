@@ -101,6 +101,14 @@ static void key_is_the_open_traces(void) {
              !memcmp(head.uuid, mprof_trace_info(trace)->uuid, 16) &&
              head.size == opened.size && head.mtime_ns == opened.mtime_ns,
          "the head is not the trace's size, time and uuid");
+  mprof_index_key_t other = read;
+  expect(mprof_index_key_equal(&opened, &read), "equal keys differ");
+  other.size++;
+  expect(!mprof_index_key_equal(&other, &read), "another size is equal");
+  other = read, other.mtime_ns += 1000000000;
+  expect(!mprof_index_key_equal(&other, &read), "another time is equal");
+  other = read, other.uuid[15] ^= 1;
+  expect(!mprof_index_key_equal(&other, &read), "another uuid is equal");
   const char *why = "unset";
   expect(!found(&why) && why == NULL,
          "an index found, or a reason given, where none is: %s",

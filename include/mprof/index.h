@@ -78,6 +78,11 @@ int mprof_index_key(const char *path, const mprof_trace_t *trace,
  * this version: a legacy trace has no key but its open's). */
 int mprof_index_key_read(const char *path, mprof_index_key_t *key);
 
+/* Whether keys a and b are the same: the same file at the same time,
+ * as far as an index can tell. */
+int mprof_index_key_equal(const mprof_index_key_t *a,
+                          const mprof_index_key_t *b);
+
 /* Build the index of trace in one pass, on threads OS threads (0: one per
  * core), with key as its key.  Returns 0 or MPROF_ENOMEM. */
 int mprof_index_build(const mprof_trace_t *trace, const mprof_index_key_t *key,

@@ -136,6 +136,12 @@ typedef struct mprof_trace_head_s {
  * legacy trace, one cut inside its header). */
 int mprof_trace_read_head(const char *path, mprof_trace_head_t *out);
 
+/* The size and modification time of the file at path (stat(): a symbolic
+ * link followed), taken as mprof_trace_read_head() takes them, into out
+ * (its uuid zeros): a file's, whatever it holds.  Returns 0 or MPROF_EIO
+ * (errno set). */
+int mprof_trace_read_status(const char *path, mprof_trace_head_t *out);
+
 /* Open a trace already in memory (not copied: keep it alive). */
 int mprof_trace_open_memory(const void *data, size_t size, const char *name,
                             mprof_diag_fn diag, void *context,

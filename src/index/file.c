@@ -183,8 +183,8 @@ static const char *check_sizes(const uint8_t *h, size_t size) {
   return NULL;
 }
 
-int mprof__index_key_equal(const mprof_index_key_t *a,
-                           const mprof_index_key_t *b) {
+int mprof_index_key_equal(const mprof_index_key_t *a,
+                          const mprof_index_key_t *b) {
   return a->size == b->size && a->mtime_ns == b->mtime_ns &&
          !memcmp(a->uuid, b->uuid, 16);
 }
@@ -206,7 +206,7 @@ static const char *check_header(const uint8_t *data, size_t size,
   if (get64(data + H_CHECKSUM) != mprof__index_checksum(data, size))
     return "its checksum is wrong (damaged)";
   mprof_index_key_t its = take_key(data);
-  if (key && !mprof__index_key_equal(&its, key))
+  if (key && !mprof_index_key_equal(&its, key))
     return "stale: the trace changed since it was built";
   if (get32(data + H_FLAGS) > 1 || get32(data + H_FINEST_LOG2 + 4))
     return "its reserved bits are not zero";

@@ -50,10 +50,6 @@ int mprof__index_reuse(const mprof_index_t *old, const mprof_trace_t *trace,
 int mprof__index_finest(const mprof_index_t *index, mprof_index_bin_t **out,
                         size_t *count);
 
-/* Whether two keys are the same (file.c). */
-int mprof__index_key_equal(const mprof_index_key_t *a,
-                           const mprof_index_key_t *b);
-
 /* The hash of a packet's header's fields (FNV-1a). */
 uint64_t mprof__index_header_hash(const mprof_packet_info_t *packet);
 

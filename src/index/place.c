@@ -15,14 +15,20 @@
 
 #include "index_internal.h"
 
+/* The key of a file of head's size and time, and of uuid. */
+static void key_of(const mprof_trace_head_t *head, const uint8_t *uuid,
+                   mprof_index_key_t *key) {
+  memset(key, 0, sizeof *key);
+  key->size = head->size;
+  key->mtime_ns = head->mtime_ns;
+  memcpy(key->uuid, uuid, 16);
+}
+
 int mprof_index_key(const char *path, const mprof_trace_t *trace,
                     mprof_index_key_t *key) {
-  struct stat st;
-  if (stat(path, &st) < 0) return MPROF_EIO;
-  memset(key, 0, sizeof *key);
-  key->size = (uint64_t)st.st_size;
-  key->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
-  memcpy(key->uuid, mprof_trace_info(trace)->uuid, 16);
+  mprof_trace_head_t status;
+  if (mprof_trace_read_status(path, &status)) return MPROF_EIO;
+  key_of(&status, mprof_trace_info(trace)->uuid, key);
   return 0;
 }
 
@@ -30,10 +36,7 @@ int mprof_index_key_read(const char *path, mprof_index_key_t *key) {
   mprof_trace_head_t head;
   int err = mprof_trace_read_head(path, &head);
   if (err) return err;
-  memset(key, 0, sizeof *key);
-  key->size = head.size;
-  key->mtime_ns = head.mtime_ns;
-  memcpy(key->uuid, head.uuid, 16);
+  key_of(&head, head.uuid, key);
   return 0;
 }
 
@@ -116,7 +119,7 @@ static int find_at(const char *trace_path, const mprof_trace_t *trace,
     if (!f->why) f->why = why;
     return -1;
   }
-  int same_key = mprof__index_key_equal(&x->key, key);
+  int same_key = mprof_index_key_equal(&x->key, key);
   if (same_key && (!trace || mprof_index_agrees(x, trace))) {
     f->valid = x;
     return 0;

@@ -158,17 +158,30 @@ void mprof__unguard(const mprof_trace_t *t) { (void)t; }
 
 /* --- The trace header ----------------------------------------------------- */
 
+/* What the trace header at d, in a file of size bytes, is to this reader
+ * (d holds at least its magic and version where size is a header's). */
+enum { HEADER_GOOD, HEADER_BAD_MAGIC, HEADER_OTHER_VERSION };
+
+static int header_kind(const uint8_t *d, uint64_t size) {
+  if (size < MPROF__TRACE_HEADER_SIZE_V1_0 ||
+      memcmp(d, MPROF__TRACE_MAGIC, 8) != 0)
+    return HEADER_BAD_MAGIC;
+  return mprof__get_u32(d + MPROF__TH_VERSION) == MPROF__TRACE_VERSION
+             ? HEADER_GOOD
+             : HEADER_OTHER_VERSION;
+}
+
 static int read_trace_header(mprof_trace_t *t) {
   const uint8_t *d = t->data;
   mprof_trace_info_t *info = &t->info;
-  if (t->size < MPROF__TRACE_HEADER_SIZE_V1_0 ||
-      memcmp(d, MPROF__TRACE_MAGIC, 8) != 0) {
+  int kind = header_kind(d, t->size);
+  if (kind == HEADER_BAD_MAGIC) {
     mprof__diag(t, "offset 0: not an mprof trace (bad magic)");
     return MPROF_EINVAL;
   }
-  uint32_t version = mprof__get_u32(d + MPROF__TH_VERSION);
-  if (version != MPROF__TRACE_VERSION) {
-    mprof__diag(t, "offset 8: unsupported trace version %u", version);
+  if (kind == HEADER_OTHER_VERSION) {
+    mprof__diag(t, "offset 8: unsupported trace version %u",
+                mprof__get_u32(d + MPROF__TH_VERSION));
     return MPROF_EINVAL;
   }
   info->ring_mode = (mprof_ring_mode_t)mprof__get_u32(d + MPROF__TH_RING_MODE);
@@ -555,22 +568,33 @@ static int spool_stdin(void) {
   }
 }
 
+/* The trace file at path opened to read: a descriptor, or -1 (errno
+ * set).  O_NONBLOCK: a FIFO put where the trace was checked must not
+ * block the reader until a writer comes; refusal() refuses it. */
+static int open_to_read(const char *path) {
+  return open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+}
+
+/* Why the file of fd (-1: its open failed, errno set) is not one to read
+ * as a trace -- its error, or not a regular file (errno EINVAL) -- or
+ * NULL, its status into *st. */
+static const char *refusal(int fd, struct stat *st) {
+  if (fd < 0 || fstat(fd, st) < 0) return strerror(errno);
+  if (S_ISREG(st->st_mode)) return NULL;
+  errno = EINVAL;
+  return "not a regular file";
+}
+
 int mprof_trace_open(const char *path, mprof_diag_fn diag, void *context,
                      mprof_trace_t **out) {
   int from_stdin = strcmp(path, "-") == 0;
-  /* O_NONBLOCK: a FIFO put where the trace was checked must not block
-   * the reader until a writer comes; it is refused below. */
-  int fd = from_stdin ? spool_stdin()
-                      : open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  int fd = from_stdin ? spool_stdin() : open_to_read(path);
   struct stat st;
   const char *name = !from_stdin ? path
                      : fd < 0    ? "(stdin): copying it to a temporary file"
                                  : "(stdin)";
-  int unreadable = fd < 0 || fstat(fd, &st) < 0;
-  int saved = unreadable ? errno : EINVAL;
-  const char *why = unreadable             ? strerror(saved)
-                    : !S_ISREG(st.st_mode) ? "not a regular file"
-                                           : NULL;
+  const char *why = refusal(fd, &st);
+  int saved = errno;
   size_t size = why ? 0 : (size_t)st.st_size, map_size = size;
   void *map = size ? mprof__map_trace(fd, size, &map_size) : NULL;
   if (size && map == MAP_FAILED) {
@@ -596,36 +620,42 @@ int mprof_trace_open(const char *path, mprof_diag_fn diag, void *context,
   return err;
 }
 
-/* The head of the trace file fd: its header's magic and version checked,
- * its uuid taken. */
+/* The size and modification time of a file's status st into out. */
+static void take_file_status(const struct stat *st, mprof_trace_head_t *out) {
+  out->size = (uint64_t)st->st_size;
+  out->mtime_ns =
+      (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+}
+
+int mprof_trace_read_status(const char *path, mprof_trace_head_t *out) {
+  struct stat st;
+  if (stat(path, &st) < 0) return MPROF_EIO;
+  memset(out, 0, sizeof *out);
+  take_file_status(&st, out);
+  return 0;
+}
+
+/* The head of the trace file fd (-1: its open failed): a regular file,
+ * its header's magic and version checked, its uuid taken. */
 static int read_head(int fd, mprof_trace_head_t *out) {
   struct stat st;
   uint8_t header[MPROF__TH_UUID + 16];
-  if (fstat(fd, &st) < 0) return MPROF_EIO;
-  if (!S_ISREG(st.st_mode)) {
-    errno = EINVAL;
-    return MPROF_EIO;
-  }
+  if (refusal(fd, &st)) return MPROF_EIO;
   ssize_t n = pread(fd, header, sizeof header, 0);
   if (n < 0) return MPROF_EIO;
   if ((size_t)n < sizeof header ||
-      (uint64_t)st.st_size < MPROF__TRACE_HEADER_SIZE_V1_0 ||
-      memcmp(header, MPROF__TRACE_MAGIC, 8) != 0 ||
-      mprof__get_u32(header + MPROF__TH_VERSION) != MPROF__TRACE_VERSION)
+      header_kind(header, (uint64_t)st.st_size) != HEADER_GOOD)
     return MPROF_EINVAL;
-  out->size = (uint64_t)st.st_size;
-  out->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+  take_file_status(&st, out);
   memcpy(out->uuid, header + MPROF__TH_UUID, 16);
   return 0;
 }
 
 int mprof_trace_read_head(const char *path, mprof_trace_head_t *out) {
-  /* O_NONBLOCK: a FIFO in the trace's place is refused, never waited on */
-  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return MPROF_EIO;
+  int fd = open_to_read(path);
   int err = read_head(fd, out);
   int saved = errno;
-  close(fd);
+  if (fd >= 0) close(fd);
   errno = saved;
   return err;
 }
