@@ -41,8 +41,8 @@ static void expect(int ok, const char *format, ...) {
   failures++;
 }
 
-static char dir[] = "/tmp/mprof-keyed-XXXXXX";
-static char trace_path[256];
+static char dir[4096];
+static char trace_path[4200];
 
 static void quiet(void *context, const char *message) {
   (void)context, (void)message;
@@ -157,7 +157,8 @@ static void stale_when_the_key_changes(void) {
   mprof_index_key_t key;
   const char *why = NULL;
   if (mprof_index_key_read(trace_path, &key)) exit(2);
-  set_mtime(trace_path, key.mtime_ns + 1);
+  /* a second on: a file system of coarse times keeps that too */
+  set_mtime(trace_path, key.mtime_ns + 1000000000);
   expect(!found(&why) && why && strstr(why, "stale"),
          "a trace of another time: %s", why ? why : "found");
   set_mtime(trace_path, key.mtime_ns);
@@ -209,7 +210,7 @@ static void disagrees_when_a_packet_changes(void) {
 /* What is not a trace: refused, a FIFO at once. */
 static void not_traces(void) {
   mprof_index_key_t key;
-  char path[300];
+  char path[4200];
   snprintf(path, sizeof path, "%s/none", dir);
   expect(mprof_index_key_read(path, &key) == MPROF_EIO && errno == ENOENT,
          "a missing file");
@@ -230,9 +231,17 @@ static void not_traces(void) {
   free(data);
 }
 
+/* A new scratch directory in $TMPDIR (or /tmp) into dir. */
+static int make_dir(void) {
+  const char *tmp = getenv("TMPDIR");
+  snprintf(dir, sizeof dir, "%s/mprof-keyed-XXXXXX",
+           tmp && *tmp ? tmp : "/tmp");
+  return mkdtemp(dir) ? 0 : -1;
+}
+
 int main(int argc, char **argv) {
-  char command[1024];
-  if (argc != 2 || !mkdtemp(dir)) return 2;
+  char command[9000];
+  if (argc != 2 || make_dir()) return 2;
   snprintf(trace_path, sizeof trace_path, "%s/t.ctf", dir);
   snprintf(command, sizeof command,
            "'%s' '%s' discard 1000000 1000 2 4096 >/dev/null", argv[1],
