@@ -95,12 +95,12 @@ static uint8_t merge_look(uint8_t a, uint8_t b) {
          (uint8_t)(ends << MPROF_CELL_END_SHIFT);
 }
 
-/* Frame column x from level columns [from, to).  Zoomed past the finest
- * (a level column over several frame columns), the level column's arrows
- * go in the frame column its start is in and its ends in the last one it
- * covers, not in each. */
-static void frame_column_fill(const map_t *m, mprof_cells_t *f, uint32_t x,
-                              int64_t from, int64_t to) {
+/* Frame column x from level columns [from, to), its rows from first on.
+ * Zoomed past the finest (a level column over several frame columns), the
+ * level column's arrows go in the frame column its start is in and its
+ * ends in the last one it covers, not in each. */
+static void frame_column_fill(const map_t *m, mprof_cells_t *f, uint32_t first,
+                              uint32_t x, int64_t from, int64_t to) {
   const mprof_cells_t *l = m->level;
   int arrows = 0;
   uint8_t keep = (uint8_t)~0;
@@ -111,7 +111,7 @@ static void frame_column_fill(const map_t *m, mprof_cells_t *f, uint32_t x,
   }
   for (int64_t j = from; j < to; j++) {
     f->idle[x] |= l->idle[j];
-    for (uint32_t r = 0; r < l->rows && r < l->row_count; r++) {
+    for (uint32_t r = first; r < l->rows && r < l->row_count; r++) {
       uint8_t *cell = &f->cells[(size_t)mprof_cells_row(f, r) * f->columns + x];
       *cell = merge_look(*cell, l->cells[(size_t)r * l->columns + j] & keep);
     }
@@ -181,14 +181,14 @@ static size_t first_label(const mprof_cells_t *l, uint32_t row,
   return lo;
 }
 
-/* The level's labels on lines in view, in the frame's columns: for each
- * row, found by a binary search, so that a frame's work does not grow
- * with the level's labels. */
-static int frame_labels(const map_t *m, mprof_cells_t *f) {
+/* The level's labels on lines in view, in the frame's columns, in its
+ * rows from first on: for each row, found by a binary search, so that a
+ * frame's work does not grow with the level's labels. */
+static int frame_labels(const map_t *m, mprof_cells_t *f, uint32_t first) {
   const mprof_cells_t *l = m->level;
   int64_t from = (int64_t)floor(m->offset),
           to = (int64_t)ceil(m->offset + f->columns * m->ratio);
-  for (uint32_t r = 0; r < f->rows; r++)
+  for (uint32_t r = first; r < f->rows; r++)
     for (size_t i = first_label(l, r, from);
          i < l->label_count && l->labels[i].row == r &&
          (int64_t)l->labels[i].first <= to;
@@ -209,11 +209,13 @@ static int frame_labels(const map_t *m, mprof_cells_t *f) {
 }
 
 int mprof_pyramid_frame(const mprof_pyramid_t *p, int64_t t0_ns, int64_t t1_ns,
-                        uint32_t columns, uint32_t rows, mprof_cells_t **out) {
+                        uint32_t columns, uint32_t first_row, uint32_t rows,
+                        mprof_cells_t **out) {
   *out = NULL;
   const mprof_cells_t *l =
       p->levels[mprof_pyramid_level_for(p, t0_ns, t1_ns, columns)];
   if (rows > l->rows) rows = l->rows;
+  if (rows && first_row >= rows) first_row = rows - 1;
   mprof_cells_t *f;
   int err = mprof_cells_new(t0_ns, t1_ns, columns, rows, &f);
   if (err) return err;
@@ -222,13 +224,15 @@ int mprof_pyramid_frame(const mprof_pyramid_t *p, int64_t t0_ns, int64_t t1_ns,
   for (uint32_t x = 0; x < columns; x++) {
     int64_t from, to;
     level_columns(&m, x, &from, &to);
-    frame_column_fill(&m, f, x, from, to);
+    frame_column_fill(&m, f, first_row, x, from, to);
   }
-  memcpy(f->names, l->names, (size_t)rows * MPROF_CELLS_NAME);
+  memcpy(f->names + (size_t)first_row * MPROF_CELLS_NAME,
+         l->names + (size_t)first_row * MPROF_CELLS_NAME,
+         (size_t)(rows - first_row) * MPROF_CELLS_NAME);
   f->row_count = l->row_count, f->seen = l->seen, f->events = l->events;
   f->counter_limit = l->counter_limit;
   err = frame_counters(&m, f);
-  if (!err) err = frame_labels(&m, f);
+  if (!err) err = frame_labels(&m, f, first_row);
   if (err) {
     mprof_cells_free(f);
     return err;

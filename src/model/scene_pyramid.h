@@ -42,12 +42,16 @@ size_t mprof_pyramid_level_for(const mprof_pyramid_t *pyramid, int64_t t0_ns,
  * the pyramid's) from that level: each frame column the merge of the
  * level's columns whose start falls in it, or the one it lies in when
  * zoomed past the finest; rows past `rows` folded into the last; labels
- * where their line is MPROF_CELLS_LABEL_COLUMNS wide in the frame.  Where
- * the frame and a level have the same range and columns it is that level,
- * exactly.  Returns 0, MPROF_EINVAL or MPROF_ENOMEM. */
+ * where their line is MPROF_CELLS_LABEL_COLUMNS wide in the frame.  Only
+ * the rows from first_row on (held below `rows`) are filled, those above
+ * left empty, as a picture scrolled down to first_row shows them (the
+ * arrows are kept whatever their rows: one may reach into view from
+ * above).  Where the frame and a level have the same range and columns
+ * and first_row is 0 it is that level, exactly.  Returns 0, MPROF_EINVAL
+ * or MPROF_ENOMEM. */
 int mprof_pyramid_frame(const mprof_pyramid_t *pyramid, int64_t t0_ns,
-                        int64_t t1_ns, uint32_t columns, uint32_t rows,
-                        mprof_cells_t **out);
+                        int64_t t1_ns, uint32_t columns, uint32_t first_row,
+                        uint32_t rows, mprof_cells_t **out);
 
 /* The file's bytes of a summary (a pyramid's finest level) of the trace
  * whose key is key, into a new buffer *data (free() it) of *size.

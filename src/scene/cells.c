@@ -23,21 +23,32 @@ uint32_t mprof_scene_cells_columns(uint32_t width_px) {
   return width_px > names ? width_px - names : 1;
 }
 
+uint32_t mprof_scene_cells_first_row(uint32_t scroll_px) {
+  return scroll_px / MPROF_SCENE_ROW_PX;
+}
+
+uint32_t mprof_scene_cells_rows_to(uint32_t height_px, uint32_t scroll_px) {
+  uint32_t first = mprof_scene_cells_first_row(scroll_px);
+  uint32_t end =
+      height_px > MPROF_SCENE_AXIS_PX
+          ? (height_px - MPROF_SCENE_AXIS_PX + scroll_px) / MPROF_SCENE_ROW_PX
+          : 0;
+  return end > first ? end : first + 1;
+}
+
 uint32_t mprof_scene_cells_rows(uint32_t height_px) {
-  uint32_t rows = height_px > MPROF_SCENE_AXIS_PX
-                      ? (height_px - MPROF_SCENE_AXIS_PX) / MPROF_SCENE_ROW_PX
-                      : 0;
-  return rows ? rows : 1;
+  return mprof_scene_cells_rows_to(height_px, 0);
 }
 
 mprof_viewport_t mprof_scene_cells_viewport(const mprof_cells_t *cells,
                                             uint32_t width_px,
-                                            uint32_t height_px) {
+                                            uint32_t height_px,
+                                            uint32_t scroll_px) {
   mprof_viewport_t vp = {cells->t0_ns,
                          cells->t1_ns,
                          width_px,
                          height_px,
-                         0,
+                         scroll_px,
                          MPROF_SCENE_ROW_PX,
                          mprof__scene_names_px((int)width_px)};
   return vp;
@@ -107,34 +118,43 @@ static void draw_running(frame_t *f, const uint8_t *cells, uint32_t columns,
   }
 }
 
-/* The rows of cells shown above the counters' strips: those that fit
- * whole, at most the summary's own. */
-static uint32_t rows_shown(const frame_t *f, const mprof_cells_t *cells) {
-  double room = (f->rows_bottom - MPROF_SCENE_AXIS_PX) / MPROF_SCENE_ROW_PX;
-  uint32_t rows = room > 0 ? (uint32_t)room : 0;
-  if (rows > cells->rows) rows = cells->rows;
-  return rows < cells->row_count ? rows : cells->row_count;
+/* The rows of cells shown above the counters' strips, [first, end): from
+ * the one the scroll puts at the top (its rows above are empty: see
+ * mprof_pyramid_frame()) down to the last that fits whole, at most the
+ * summary's own.  None (first >= end) where no row fits. */
+typedef struct shown_s {
+  uint32_t first, end;
+} shown_t;
+
+static shown_t rows_shown(const frame_t *f, const mprof_cells_t *cells) {
+  uint32_t rh = f->vp->row_height_px;
+  double room = (f->rows_bottom - MPROF_SCENE_AXIS_PX + f->vp->scroll_px) / rh;
+  shown_t s = {f->vp->scroll_px / rh, room > 0 ? (uint32_t)room : 0};
+  if (s.end > cells->rows) s.end = cells->rows;
+  if (s.end > cells->row_count) s.end = cells->row_count;
+  return s;
 }
 
 /* Row r's cells into out, the rows below it OR'ed in if it is the last
- * of `shown`. */
-static void row_cells(const mprof_cells_t *cells, uint32_t r, uint32_t shown,
+ * shown. */
+static void row_cells(const mprof_cells_t *cells, uint32_t r, shown_t shown,
                       uint8_t *out) {
   memcpy(out, cells->cells + (size_t)r * cells->columns, cells->columns);
-  for (uint32_t below = r + 1; r + 1 == shown && below < cells->rows; below++)
+  for (uint32_t below = r + 1; r + 1 == shown.end && below < cells->rows;
+       below++)
     for (uint32_t x = 0; x < cells->columns; x++)
       out[x] |= cells->cells[(size_t)below * cells->columns + x];
 }
 
 /* The names on the lines of the rows shown but a folded last one, as
  * scene.c's thread_label() draws them (labels come by row). */
-static void draw_labels(frame_t *f, const mprof_cells_t *cells,
-                        uint32_t shown) {
-  uint32_t last = cells->row_count > shown ? shown - 1 : shown;
+static void draw_labels(frame_t *f, const mprof_cells_t *cells, shown_t shown) {
+  uint32_t last = cells->row_count > shown.end ? shown.end - 1 : shown.end;
   if (f->vp->row_height_px < 8) return;
   for (size_t k = 0; k < cells->label_count && cells->labels[k].row < last;
        k++) {
     const mprof_cell_label_t *l = &cells->labels[k];
+    if (l->row < shown.first) continue;
     float x0 = column_x(f, l->first), x1 = column_x(f, l->last + 1);
     mprof__scene_text(f, MPROF_COLOUR_TEXT, MPROF_ROLE_LABEL, x0 + 2,
                       (float)mprof_scene_row_y(f->vp, l->row) - 2, x1 - x0 - 2,
@@ -142,10 +162,10 @@ static void draw_labels(frame_t *f, const mprof_cells_t *cells,
   }
 }
 
-static int draw_rows(frame_t *f, const mprof_cells_t *cells, uint32_t shown) {
+static int draw_rows(frame_t *f, const mprof_cells_t *cells, shown_t shown) {
   uint8_t *row = malloc(cells->columns);
   if (!row) return MPROF_ENOMEM;
-  for (uint32_t r = 0; r < shown; r++) {
+  for (uint32_t r = shown.first; r < shown.end; r++) {
     float y = (float)mprof_scene_row_y(f->vp, r);
     row_cells(cells, r, shown, row);
     draw_lines(f, row, cells->columns, y);
@@ -156,13 +176,13 @@ static int draw_rows(frame_t *f, const mprof_cells_t *cells, uint32_t shown) {
   return 0;
 }
 
-/* The y of a row of the summary: the last shown for those folded. */
-static float row_y(const frame_t *f, uint32_t row, uint32_t shown) {
-  return (float)mprof_scene_row_y(f->vp, row < shown ? row : shown - 1);
+/* The y of a row of the summary: the last shown for those folded (one
+ * above the first shown is above the rows' part). */
+static float row_y(const frame_t *f, uint32_t row, shown_t shown) {
+  return (float)mprof_scene_row_y(f->vp, row < shown.end ? row : shown.end - 1);
 }
 
-static void draw_arrows(frame_t *f, const mprof_cells_t *cells,
-                        uint32_t shown) {
+static void draw_arrows(frame_t *f, const mprof_cells_t *cells, shown_t shown) {
   size_t n = (size_t)cells->columns * MPROF_CELLS_ARROWS;
   for (size_t k = 0; k < n; k++) {
     const mprof_cell_arrow_t *a = &cells->arrows[k];
@@ -187,12 +207,15 @@ static void folded_name(uint32_t folded, char *buf) {
   buf[n] = 0;
 }
 
-static void draw_names(frame_t *f, const mprof_cells_t *cells, uint32_t shown) {
+/* Each shown row's name, where the row is whole (as scene.c names a
+ * model's). */
+static void draw_names(frame_t *f, const mprof_cells_t *cells, shown_t shown) {
   if (!mprof__scene_name_column(f)) return;
-  for (uint32_t r = 0; r < shown; r++) {
+  for (uint32_t r = shown.first; r < shown.end; r++) {
     float y = (float)mprof_scene_row_y(f->vp, r);
-    int folds = r + 1 == shown && cells->row_count > shown;
+    int folds = r + 1 == shown.end && cells->row_count > shown.end;
     char folded[32];
+    if (!mprof__scene_row_whole(f, y)) continue; /* cut by the axis */
     if (folds) folded_name(cells->row_count - r, folded);
     mprof__scene_row_name(
         f, y, folds ? folded : cells->names + (size_t)r * MPROF_CELLS_NAME,
@@ -228,13 +251,14 @@ int mprof_scene_build_cells(mprof_scene_t *scene, const mprof_cells_t *cells,
   int err = mprof__scene_begin(&f, scene, vp);
   if (err) return err;
   f.rows_bottom -= (double)cells->counter_count * MPROF_SCENE_COUNTER_PX;
-  uint32_t shown = rows_shown(&f, cells);
+  shown_t shown = rows_shown(&f, cells);
+  int any = shown.first < shown.end;
   draw_idle(&f, cells);
   mprof__scene_axis(&f);
-  if (shown && (err = draw_rows(&f, cells, shown))) return err;
-  if (shown) draw_labels(&f, cells, shown);
-  if (shown) draw_arrows(&f, cells, shown);
-  if (shown) draw_names(&f, cells, shown);
+  if (any && (err = draw_rows(&f, cells, shown))) return err;
+  if (any) draw_labels(&f, cells, shown);
+  if (any) draw_arrows(&f, cells, shown);
+  if (any) draw_names(&f, cells, shown);
   draw_counters(&f, cells);
   return mprof__scene_end(scene);
 }

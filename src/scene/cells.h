@@ -13,22 +13,33 @@
 extern "C" {
 #endif
 
-/* The viewport that shows cells whole in a picture width_px x height_px:
- * its time range, a name column as a model's pane has, the rest a pixel
- * column each (cells->columns must be what is left of width_px: see
+/* The viewport that shows cells in a picture width_px x height_px, its
+ * rows scrolled down scroll_px as a model's pane scrolls them: its time
+ * range, a name column as a model's pane has, the rest a pixel column
+ * each (cells->columns must be what is left of width_px: see
  * mprof_scene_cells_columns()). */
 mprof_viewport_t mprof_scene_cells_viewport(const mprof_cells_t *cells,
                                             uint32_t width_px,
-                                            uint32_t height_px);
+                                            uint32_t height_px,
+                                            uint32_t scroll_px);
 
 /* The pixel columns of the time range, and the rows, of a picture
  * width_px x height_px with no counter strips: what a summary for it is
- * made of. */
+ * made of.  Scrolled down scroll_px, its first row in view is
+ * mprof_scene_cells_first_row() (partly above the rows' part unless
+ * scroll_px is a multiple of MPROF_SCENE_ROW_PX), and the summary holds
+ * mprof_scene_cells_rows_to() rows: down to the last that fits whole,
+ * those above the first in view left empty (mprof_pyramid_frame()'s
+ * first_row). */
 uint32_t mprof_scene_cells_columns(uint32_t width_px);
 uint32_t mprof_scene_cells_rows(uint32_t height_px);
+uint32_t mprof_scene_cells_first_row(uint32_t scroll_px);
+uint32_t mprof_scene_cells_rows_to(uint32_t height_px, uint32_t scroll_px);
 
 /* Build the display list of cells in vp (from
- * mprof_scene_cells_viewport()): idle bands, the axis, each row's lines
+ * mprof_scene_cells_viewport()), the rows from the one its scroll puts
+ * at the top (see mprof_scene_cells_first_row()): idle bands, the axis,
+ * each row's lines
  * (a failed or stalled thread's colour first where several fall in a
  * pixel) and running spans, the arrows kept, the name column (the last
  * row, where rows were folded into it, says how many), and a strip per

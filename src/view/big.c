@@ -5,7 +5,10 @@
  * fit a window's budget, from the model of just those packets, as --png
  * --range draws one: the real scene, its rows laid out for that range.
  * The model is kept while the view stays inside the range it was made
- * for (made half a span wider each side where that fits too).  A range
+ * for (made half a span wider each side where that fits too).  The rows
+ * scroll as a model's pane scrolls them, by pixels, whichever draws them:
+ * the pyramid's frame is made from the first row in view on, and the
+ * scroll is held, where drawn, to the rows of what draws it.  A range
  * whose model fails is drawn from the pyramid, its model not tried again
  * until the range changes.
  *
@@ -62,6 +65,7 @@ struct mprof_view_big_s {
   uint64_t window_budget, model_bytes;
   int64_t whole_t0, whole_t1;
   int64_t t0, t1; /* in view */
+  double scroll;  /* px the rows are scrolled down (held where drawn) */
   int width;      /* the last frame's */
   mprof_trace_t *trace;
   int trace_state, trace_err;
@@ -333,6 +337,26 @@ uint32_t mprof__view_big_rows(const mprof_view_big_t *b) {
 
 int mprof__view_big_modelled(const mprof_view_big_t *b) { return b->modelled; }
 
+/* The rows of what the last frame was drawn from: the model's, or the
+ * pyramid's shown (those past its rows folded into its last). */
+static uint32_t rows_drawn(const mprof_view_big_t *b) {
+  if (b->modelled) return mprof_model_view(b->doc->model)->row_count;
+  const mprof_cells_t *l = b->pyramid->levels[0];
+  return l->row_count < l->rows ? l->row_count : l->rows;
+}
+
+/* px held from 0 to where the last row drawn reaches the top, as a model's
+ * pane holds its scroll (mprof_timeline_scroll_to()). */
+static double held_scroll(const mprof_view_big_t *b, double px) {
+  uint32_t rows = rows_drawn(b);
+  double last = rows ? (double)(rows - 1) * MPROF_SCENE_ROW_PX : 0;
+  return !(px > 0) ? 0 : px > last ? last : px;
+}
+
+double mprof__view_big_scroll_px(const mprof_view_big_t *b) {
+  return held_scroll(b, b->scroll);
+}
+
 /* --- Frames --------------------------------------------------------------- */
 
 /* Time t (ns, any double) held to [INT64_MIN / 2, INT64_MAX / 2]. */
@@ -393,14 +417,19 @@ static int window_model(mprof_view_big_t *b, int width, int height) {
   return err ? err : 1;
 }
 
+/* The pyramid's frame of the range in view, from the first row the
+ * scroll shows on. */
 static int draw_pyramid(cairo_t *cr, const mprof_view_big_t *b, int width,
                         int height) {
   mprof_cells_t *frame;
+  uint32_t scroll = (uint32_t)held_scroll(b, b->scroll);
   int err = mprof_pyramid_frame(
       b->pyramid, b->t0, b->t1, mprof_scene_cells_columns((uint32_t)width),
-      mprof_scene_cells_rows((uint32_t)height), &frame);
+      mprof_scene_cells_first_row(scroll),
+      mprof_scene_cells_rows_to((uint32_t)height, scroll), &frame);
   if (err) return err;
-  err = mprof__view_paint_cells(cr, frame, (uint32_t)width, (uint32_t)height);
+  err = mprof__view_paint_cells(cr, frame, (uint32_t)width, (uint32_t)height,
+                                scroll);
   mprof_cells_free(frame);
   return err;
 }
@@ -416,6 +445,7 @@ static int draw_frame(cairo_t *cr, mprof_view_big_t *b, int width, int height) {
   }
   mprof_timeline_resize(b->tl, 0, width, height);
   mprof_timeline_set_range(b->tl, (double)b->t0, (double)b->t1);
+  mprof_timeline_scroll_to(b->tl, b->scroll);
   return mprof__view_draw(cr, b->tl, 0);
 }
 
@@ -478,6 +508,11 @@ void mprof__view_big_pan(mprof_view_big_t *b, double dx) {
   show(b, (double)b->t0 - by, (double)b->t1 - by);
 }
 
+void mprof__view_big_scroll(mprof_view_big_t *b, double dy) {
+  b->scroll = held_scroll(b, held_scroll(b, b->scroll) - dy);
+}
+
 void mprof__view_big_fit(mprof_view_big_t *b) {
   mprof__view_big_set_range(b, b->whole_t0, b->whole_t1);
+  b->scroll = 0;
 }

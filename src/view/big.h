@@ -38,6 +38,9 @@ uint32_t mprof__view_big_rows(const mprof_view_big_t *big);
 /* Whether the last frame was the model of the packets in view (1) or
  * drawn from the pyramid (0). */
 int mprof__view_big_modelled(const mprof_view_big_t *big);
+/* The pixels the rows are scrolled down, as the last frame's kind shows
+ * them (held to its rows). */
+double mprof__view_big_scroll_px(const mprof_view_big_t *big);
 
 /* Whether the trace file is still the one its index and pyramid are of:
  * its key read again (a stat and its header).  Once it is not (0), the
@@ -65,9 +68,14 @@ void mprof__view_big_legend(cairo_t *cr, const mprof_view_big_t *big,
                             double width);
 
 /* Zoom by factor around pixel x of the last frame's width; pan by dx
- * pixels; show the whole trace; show [t0_ns, t1_ns). */
+ * pixels; scroll the rows up by dy pixels (the content follows the
+ * pointer, as mprof_timeline_pan() scrolls a model's: from 0 to where
+ * the last row of what the last frame was drawn from reaches the top,
+ * the model's rows or the pyramid's); show the whole trace, unscrolled;
+ * show [t0_ns, t1_ns). */
 void mprof__view_big_zoom(mprof_view_big_t *big, double factor, double x);
 void mprof__view_big_pan(mprof_view_big_t *big, double dx);
+void mprof__view_big_scroll(mprof_view_big_t *big, double dy);
 void mprof__view_big_fit(mprof_view_big_t *big);
 void mprof__view_big_set_range(mprof_view_big_t *big, int64_t t0_ns,
                                int64_t t1_ns);

@@ -13,9 +13,11 @@ typedef struct picture_s {
 } picture_t;
 
 int mprof__view_paint_cells(cairo_t *cr, const mprof_cells_t *cells,
-                            uint32_t width, uint32_t height) {
+                            uint32_t width, uint32_t height,
+                            uint32_t scroll_px) {
   mprof_scene_t *scene;
-  mprof_viewport_t vp = mprof_scene_cells_viewport(cells, width, height);
+  mprof_viewport_t vp =
+      mprof_scene_cells_viewport(cells, width, height, scroll_px);
   int err = mprof_scene_new(&scene);
   if (!err) err = mprof_scene_build_cells(scene, cells, &vp);
   if (!err) {
@@ -38,7 +40,7 @@ void mprof__view_cells_legend(cairo_t *cr, const mprof_cells_t *cells,
  * legend.  Returns 0 or an mprof error. */
 static int draw_cells(cairo_t *cr, const mprof_cells_t *cells, uint32_t width,
                       uint32_t height) {
-  int err = mprof__view_paint_cells(cr, cells, width, height);
+  int err = mprof__view_paint_cells(cr, cells, width, height, 0);
   if (!err) {
     cairo_translate(cr, 0, height);
     mprof__view_cells_legend(cr, cells, width);

@@ -19,9 +19,10 @@
  *                       timeline: the range, its pixels scrolled, its
  *                       trace's end and row count, and where its time 0
  *                       is on the shared axis; for a trace too big to
- *                       model "big T0 T1 END ROWS MODELLED": the range,
- *                       the whole's end, the rows, whether the last frame
- *                       was a model's (1) or the pyramid's (0)
+ *                       model "big T0 T1 END ROWS MODELLED SCROLL": the
+ *                       range, the whole's end, the rows, whether the last
+ *                       frame was a model's (1) or the pyramid's (0), the
+ *                       pixels its rows are scrolled
  *   title               print "title TEXT", the window's title
  *   status              print "status TEXT", the warning line of a trace
  *                       too big to model's window ("status" alone: none
@@ -95,8 +96,9 @@ static void print_big_state(const mprof_view_big_t *big) {
   int64_t t0, t1, whole_t0, whole_t1;
   mprof__view_big_range(big, &t0, &t1);
   mprof__view_big_whole(big, &whole_t0, &whole_t1);
-  printf("big %" PRId64 " %" PRId64 " %" PRId64 " %" PRIu32 " %d\n", t0, t1,
-         whole_t1, mprof__view_big_rows(big), mprof__view_big_modelled(big));
+  printf("big %" PRId64 " %" PRId64 " %" PRId64 " %" PRIu32 " %d %.0f\n", t0,
+         t1, whole_t1, mprof__view_big_rows(big), mprof__view_big_modelled(big),
+         mprof__view_big_scroll_px(big));
 }
 
 static void print_state(const mprof_view_window_t *w) {

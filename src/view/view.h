@@ -119,10 +119,13 @@ int mprof__view_png_cells(const mprof_cells_t *cells, int width, int height,
                           const char *png_path);
 
 /* Paint a summary's picture on cr, width x height (those the summary was
- * made for), as mprof__view_png_cells() does without the legend; and the
- * legend of what it holds, width px wide.  Returns 0 or MPROF_ENOMEM. */
+ * made for), its rows scrolled down scroll_px (the summary made for that
+ * scroll: src/scene/cells.h), as mprof__view_png_cells() does without the
+ * legend; and the legend of what it holds, width px wide.  Returns 0 or
+ * MPROF_ENOMEM. */
 int mprof__view_paint_cells(cairo_t *cr, const mprof_cells_t *cells,
-                            uint32_t width, uint32_t height);
+                            uint32_t width, uint32_t height,
+                            uint32_t scroll_px);
 void mprof__view_cells_legend(cairo_t *cr, const mprof_cells_t *cells,
                               double width);
 

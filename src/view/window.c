@@ -42,10 +42,12 @@ void mprof__view_window_zoom(mprof_view_window_t *w, int p, double factor,
 
 void mprof__view_window_pan(mprof_view_window_t *w, int p, double dx,
                             double dy) {
-  if (w->big)
+  if (w->big) {
     mprof__view_big_pan(w->big, dx);
-  else
+    mprof__view_big_scroll(w->big, dy);
+  } else {
     mprof_timeline_pan(w->timeline, p, dx, dy);
+  }
   w->follow = 0;
   redraw(w);
 }

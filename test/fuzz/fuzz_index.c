@@ -131,7 +131,7 @@ static void take_pyramid(const uint8_t *data, size_t size) {
   if (mprof_pyramid_new(finest, 1, &pyramid)) return;
   mprof_cells_t *frame;
   int64_t t0 = pyramid->levels[0]->t0_ns, t1 = pyramid->levels[0]->t1_ns;
-  if (!mprof_pyramid_frame(pyramid, t0 / 2 + t1 / 2, t1, 37, 3, &frame))
+  if (!mprof_pyramid_frame(pyramid, t0 / 2 + t1 / 2, t1, 37, 1, 3, &frame))
     mprof_cells_free(frame);
   mprof_pyramid_free(pyramid);
 }

@@ -257,7 +257,8 @@ static int dark(cairo_surface_t *png, int x0, int y0, int x1, int y1) {
 
 static int check_picture(const char *path, const mprof_cells_t *c,
                          const mprof_model_t *m, int w, int h) {
-  mprof_viewport_t vp = mprof_scene_cells_viewport(c, (uint32_t)w, (uint32_t)h);
+  mprof_viewport_t vp =
+      mprof_scene_cells_viewport(c, (uint32_t)w, (uint32_t)h, 0);
   if (mprof__view_png_cells(c, w, h, path)) return fail("png not written");
   cairo_surface_t *png = cairo_image_surface_create_from_png(path);
   if (cairo_image_surface_get_width(png) != w ||

@@ -9,7 +9,9 @@
  * field, the summary streamed directly at its width (the oracle: the
  * pass itself), and a frame of a level's own range and width must be that
  * level; a frame zoomed 4 times past the finest holds each of its
- * columns' arrows and ends once, and its lines as they are.  Then the file: the
+ * columns' arrows and ends once, and its lines as they are; a frame of a
+ * level's range and width scrolled down to its middle row shown is that level
+ * with the rows above empty and their labels left out.  Then the file: the
  * finest level written and read back equals itself; a copy damaged in any of a
  * few places, cut short, of another trace (its key), range or size, of a span
  * past INT64_MAX / 2, or with labels out of order or narrow is not believed;
@@ -124,13 +126,76 @@ static int check_levels(const mprof_trace_t *trace, const mprof_pyramid_t *p,
                level->columns, why);
       return fail(what);
     }
-    if (mprof_pyramid_frame(p, level->t0_ns, level->t1_ns, level->columns,
+    if (mprof_pyramid_frame(p, level->t0_ns, level->t1_ns, level->columns, 0,
                             level->rows, &frame))
       return fail("a frame");
     why = differs(level, frame);
     mprof_cells_free(frame);
     if (why) {
       snprintf(what, sizeof what, "a frame of level %zu: %s", k, why);
+      return fail(what);
+    }
+  }
+  return 0;
+}
+
+/* Whether n bytes are all 0. */
+static int empty(const void *bytes, size_t n) {
+  const uint8_t *b = bytes;
+  return n == 0 || (b[0] == 0 && !memcmp(b, b + 1, n - 1));
+}
+
+/* The first way frame differs from level scrolled down to row first: its
+ * rows above first empty, the rest and its labels there the level's, its
+ * arrows and counters all the level's; or NULL. */
+static const char *scrolled_differs(const mprof_cells_t *level,
+                                    const mprof_cells_t *frame,
+                                    uint32_t first) {
+  size_t above = (size_t)first * level->columns,
+         all = (size_t)level->rows * level->columns;
+  if (frame->rows != level->rows || frame->columns != level->columns)
+    return "the size";
+  if (!empty(frame->cells, above) ||
+      !empty(frame->names, (size_t)first * MPROF_CELLS_NAME))
+    return "a row above the first filled";
+  if (memcmp(frame->cells + above, level->cells + above, all - above))
+    return "a cell from the first row on";
+  if (memcmp(frame->names + (size_t)first * MPROF_CELLS_NAME,
+             level->names + (size_t)first * MPROF_CELLS_NAME,
+             (size_t)(level->rows - first) * MPROF_CELLS_NAME))
+    return "a row's name from the first on";
+  size_t k = 0;
+  for (size_t i = 0; i < level->label_count; i++) {
+    const mprof_cell_label_t *x = &level->labels[i];
+    if (x->row < first) continue;
+    if (k == frame->label_count || frame->labels[k].row != x->row ||
+        frame->labels[k].first != x->first ||
+        strcmp(frame->labels[k].text, x->text))
+      return "a label from the first row on";
+    k++;
+  }
+  if (k != frame->label_count) return "the labels' count";
+  const char *why = arrows_differ(level, frame);
+  return why ? why : counters_differ(level, frame);
+}
+
+/* Each level's own range and width, scrolled down to the middle of the
+ * rows it shows. */
+static int check_scrolled(const mprof_pyramid_t *p) {
+  for (size_t k = 0; k < p->level_count; k++) {
+    const mprof_cells_t *level = p->levels[k];
+    uint32_t first =
+        (level->row_count < level->rows ? level->row_count : level->rows) / 2;
+    mprof_cells_t *frame;
+    if (mprof_pyramid_frame(p, level->t0_ns, level->t1_ns, level->columns,
+                            first, level->rows, &frame))
+      return fail("a scrolled frame");
+    const char *why = scrolled_differs(level, frame, first);
+    mprof_cells_free(frame);
+    if (why) {
+      char what[160];
+      snprintf(what, sizeof what, "level %zu scrolled to row %u: %s", k, first,
+               why);
       return fail(what);
     }
   }
@@ -162,7 +227,7 @@ static int check_zoomed(const mprof_pyramid_t *p) {
   int64_t t0 = l->t0_ns + (int64_t)ceil(width * n),
           t1 = l->t0_ns + (int64_t)floor(width * 2 * n);
   mprof_cells_t *f;
-  if (mprof_pyramid_frame(p, t0, t1, 4 * n, l->rows, &f))
+  if (mprof_pyramid_frame(p, t0, t1, 4 * n, 0, l->rows, &f))
     return fail("a zoomed frame");
   int arrows, ends, lines, f_arrows, f_ends, f_lines;
   count_marks(l, n, 2 * n, &arrows, &ends, &lines);
@@ -480,6 +545,7 @@ int main(int argc, char **argv) {
   int ends = 0;
   int code = check_levels(trace, p, &ends);
   if (!code) code = check_zoomed(p);
+  if (!code) code = check_scrolled(p);
   if (!code) code = check_bytes(p->levels[0]);
   if (!code) code = check_range();
   if (!code) code = check_labels();
