@@ -85,9 +85,6 @@ struct mprof_view_big_s {
   int64_t failed_t0, failed_t1;
 };
 
-_Static_assert(sizeof(mprof_index_key_t) == 32,
-               "a key has no padding: keys are compared with memcmp()");
-
 /* --- What the view warns of ----------------------------------------------- */
 
 static void warn(mprof_view_big_t *b, const char *format, ...)
@@ -147,7 +144,7 @@ static void mark_changed(mprof_view_big_t *b, const mprof_index_key_t *now) {
 int mprof__view_big_check(mprof_view_big_t *b) {
   mprof_index_key_t now;
   int readable = !mprof_index_key_read(b->path, &now);
-  if (readable && !memcmp(&now, &b->key, sizeof now)) return !changed(b);
+  if (readable && mprof_index_key_equal(&now, &b->key)) return !changed(b);
   mark_changed(b, readable ? &now : NULL); /* as it is now */
   return 0;
 }
@@ -162,7 +159,7 @@ static int indexed(mprof_view_big_t *b, const mprof_trace_t *trace) {
     mark_changed(b, NULL);
     return 0;
   }
-  if (memcmp(&key, &b->key, sizeof key) ||
+  if (!mprof_index_key_equal(&key, &b->key) ||
       !mprof_index_agrees(b->index, trace)) {
     mark_changed(b, &key);
     return 0;
