@@ -18,13 +18,16 @@
  * (150,000 of them at 1 B events: seconds from a cold disk).  The trace is
  * opened once the first frame is drawn, on a thread of its own, which the
  * first model waits for, and believed only with the key and packets its
- * index has.  Where no good index or pyramid is there, the trace is opened
- * first and they are made from it.  The file's key is read again before
- * each model and by mprof__view_big_check(): a trace changed since is
- * drawn as it was, never modelled again, and the view says so
+ * index has; packets not the index's under the same key make the index
+ * and pyramid there stale, and they are removed, so that the next open
+ * makes them again.  Where no good index or pyramid is there, the trace
+ * is opened first and they are made from it.  The file's key is read
+ * again before each model and by mprof__view_big_check(): a trace changed
+ * since is drawn as it was, never modelled again, and the view says so
  * (mprof__view_big_warning()), as it tells the problems its trace's
  * packets show once read. */
 #define _GNU_SOURCE /* syscall() */
+#include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -151,16 +154,33 @@ int mprof__view_big_check(mprof_view_big_t *b) {
 
 /* --- The trace ------------------------------------------------------------ */
 
+/* The index and pyramid of the trace, beside it and in the cache, found
+ * stale: removed, so that the next open makes them again rather than
+ * believe them on the key they still have. */
+static void remove_stale(const mprof_view_big_t *b) {
+  char path[PATH_MAX];
+  for (int cache = 0; cache <= 1; cache++) {
+    if (!mprof_index_path(b->path, cache, path, sizeof path)) unlink(path);
+    if (!mprof__view_pyramid_path(b->path, cache, path, sizeof path))
+      unlink(path);
+  }
+}
+
 /* Whether trace, just opened, is the one indexed: of its key, with its
- * packets (marked changed if not). */
+ * packets (marked changed if not; its index and pyramid removed if of
+ * its key but not its packets). */
 static int indexed(mprof_view_big_t *b, const mprof_trace_t *trace) {
   mprof_index_key_t key;
   if (mprof_index_key(b->path, trace, &key)) {
     mark_changed(b, NULL);
     return 0;
   }
-  if (!mprof_index_key_equal(&key, &b->key) ||
-      !mprof_index_agrees(b->index, trace)) {
+  if (!mprof_index_key_equal(&key, &b->key)) {
+    mark_changed(b, &key);
+    return 0;
+  }
+  if (!mprof_index_agrees(b->index, trace)) {
+    remove_stale(b);
     mark_changed(b, &key);
     return 0;
   }

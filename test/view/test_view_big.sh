@@ -162,7 +162,9 @@ G_DEBUG=fatal-criticals MPROF_VIEW_BUDGET_MIB=12 "$mprof" view --script \
 # first's, the key kept (as a disk that changes a file under its time
 # would), the window's first frame is the one it drew of the trace as it
 # was, pixel for pixel; then, the trace opened, its packets disagree with
-# its index: its damage told, the window says it changed.
+# its index: its damage told, the window says it changed, and that index
+# and pyramid are removed.  Opened again, they are made again from the
+# trace as it is, its damage told at that open.
 mtime=$(stat -c %y "$tmp/gen.ctf")
 python3 - "$tmp/gen.ctf" <<'END'
 import struct, sys
@@ -198,6 +200,15 @@ top=$(sed -n "s/^shot [^ ]* 0 \([0-9]*\) .*/\1/p" "$tmp/out")
 apart=$("$probe" diff "$tmp/gen.png" "$tmp/cold.png" 0 "$top" 1144 400 0 "$top")
 [ "$apart" = 0 ] ||
   fail "the first frame of a trace damaged under its key is not the one of it before ($apart pixels apart)"
+[ ! -e "$tmp/gen.ctf.mpidx" ] && [ ! -e "$tmp/gen.ctf.mppyr" ] ||
+  fail "the index or pyramid of a trace damaged under its key is left"
+code=0
+G_DEBUG=fatal-criticals MPROF_VIEW_BUDGET_MIB=0 "$mprof" view --script \
+  "$tmp/cold" "$tmp/gen.ctf" >"$tmp/out" 2>&1 || code=$?
+damage="$tmp/gen.ctf: packet [0-9]* at offset [0-9]*: bad packet magic; packet skipped"
+[ $code = 1 ] && grep -q "drawn from its pyramid (made in one pass)$" "$tmp/out" &&
+  grep -q "^mprof: $damage$" "$tmp/out" ||
+  fail "a trace damaged under its key, opened again (exit $code): $(cat "$tmp/out")"
 
 # A damaged clock (a packet's times 2^62 ticks late): its whole as wide
 # as the model holds times; zoomed out past it, or shown a range past
