@@ -110,8 +110,9 @@ int mprof__view_big_warning(mprof_view_big_t *b, char *text, size_t size) {
   return any;
 }
 
-/* A problem of the trace met once it is open (a damaged packet, its file
- * shrunk under it): told as the open's diag tells them, and warned of. */
+/* A problem of the trace met as it opens or once open (a damaged packet,
+ * its file shrunk under it): told as the open's diag tells them, and
+ * warned of. */
 static void tell(void *context, const char *message) {
   mprof_view_big_t *b = context;
   if (b->diag)
@@ -273,10 +274,9 @@ static int open_keyed(mprof_view_big_t *b) {
  * an mprof error. */
 static int open_traced(mprof_view_big_t *b, uint64_t budget_bytes,
                        mprof_progress_fn progress, void *progress_context) {
-  if (!mprof__view_open_too_big(b->path, budget_bytes, b->diag, b->diag_context,
-                                &b->model_bytes, &b->trace))
+  if (!mprof__view_open_too_big(b->path, budget_bytes, tell, b, &b->model_bytes,
+                                &b->trace))
     return 0;
-  mprof_trace_set_diag(b->trace, tell, b);
   b->trace_state = TRACE_OPEN;
   int err = mprof_index_key(b->path, b->trace, &b->key);
   if (!err) err = mprof_index_open(b->path, b->trace, 0, NULL, NULL, &b->index);

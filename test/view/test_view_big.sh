@@ -164,7 +164,8 @@ G_DEBUG=fatal-criticals MPROF_VIEW_BUDGET_MIB=12 "$mprof" view --script \
 # was, pixel for pixel; then, the trace opened, its packets disagree with
 # its index: its damage told, the window says it changed, and that index
 # and pyramid are removed.  Opened again, they are made again from the
-# trace as it is, its damage told at that open.
+# trace as it is, whose damage, told at that open, the warning line shows
+# too.
 mtime=$(stat -c %y "$tmp/gen.ctf")
 python3 - "$tmp/gen.ctf" <<'END'
 import struct, sys
@@ -207,7 +208,7 @@ G_DEBUG=fatal-criticals MPROF_VIEW_BUDGET_MIB=0 "$mprof" view --script \
   "$tmp/cold" "$tmp/gen.ctf" >"$tmp/out" 2>&1 || code=$?
 damage="$tmp/gen.ctf: packet [0-9]* at offset [0-9]*: bad packet magic; packet skipped"
 [ $code = 1 ] && grep -q "drawn from its pyramid (made in one pass)$" "$tmp/out" &&
-  grep -q "^mprof: $damage$" "$tmp/out" ||
+  grep -q "^mprof: $damage$" "$tmp/out" && grep -q "^status $damage$" "$tmp/out" ||
   fail "a trace damaged under its key, opened again (exit $code): $(cat "$tmp/out")"
 
 # A damaged clock (a packet's times 2^62 ticks late): its whole as wide
