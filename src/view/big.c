@@ -90,6 +90,11 @@ struct mprof_view_big_s {
 
 /* --- What the view warns of ----------------------------------------------- */
 
+/* The diag of every view's opener and of the window's thread, one at a
+ * time: the command line's (a count of problems, a progress line) is
+ * not made for threads. */
+static pthread_mutex_t diag_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static void warn(mprof_view_big_t *b, const char *format, ...)
     __attribute__((format(printf, 2, 3)));
 
@@ -115,10 +120,12 @@ int mprof__view_big_warning(mprof_view_big_t *b, char *text, size_t size) {
  * warned of. */
 static void tell(void *context, const char *message) {
   mprof_view_big_t *b = context;
+  pthread_mutex_lock(&diag_lock);
   if (b->diag)
     b->diag(b->diag_context, message);
   else
     fprintf(stderr, "mprof: %s\n", message);
+  pthread_mutex_unlock(&diag_lock);
   warn(b, "%s", message);
 }
 
