@@ -90,8 +90,7 @@ static void thread_ref(mprof_web_json_t *j, const char *name,
                        const mprof_model_t *m, uint32_t thread) {
   char buf[256];
   if (thread == MPROF_NO_THREAD || thread == MPROF_ROOT_THREAD) {
-    key(j, name);
-    mprof_web_json_raw(j, "null");
+    begin(j, name, "null"); /* a member, or an array's item (name NULL) */
     return;
   }
   begin(j, name, "{");
