@@ -16,20 +16,20 @@
  * (its size, time and header's uuid), and the index and pyramid of that
  * key -- not the trace, whose open reads every packet's header first
  * (150,000 of them at 1 B events: seconds from a cold disk).  The trace is
- * opened once the first frame is drawn, on a thread of its own, which the
- * first model waits for, and believed only with the key and packets its
- * index has; packets not the index's under the same key make the index
- * and pyramid there stale, and they are removed, so that the next open
- * makes them again.  Where no good index or pyramid is there, the trace
- * is opened first and they are made from it.  The file's key is read
- * again before each model and by mprof__view_big_check(): a trace changed
- * since is drawn as it was, never modelled again, and the view says so
- * (mprof__view_big_warning()), as it tells the problems its trace's
- * packets show once read. */
+ * opened once the first frame is drawn, on a thread of its own, which
+ * nobody waits for: until it is open, every frame is the pyramid's, and
+ * its end is news (mprof__view_big_on_news()).  It is believed only with
+ * the key and packets its index has; packets not the index's under the
+ * same key make the index and pyramid there stale, and they are removed,
+ * so that the next open makes them again.  Where no good index or pyramid
+ * is there, the trace is opened first and they are made from it.  The
+ * file's key is read again before each model and by
+ * mprof__view_big_check(): a trace changed since is drawn as it was,
+ * never modelled again, and the view says so (mprof__view_big_warning()),
+ * as it tells the problems its trace's packets show once read. */
 #define _GNU_SOURCE /* syscall() */
 #include <limits.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,9 +53,18 @@
 #define MAX_NS ((double)(INT64_MAX / 2))
 
 /* Where the trace is: not opened yet, being opened by the opener thread,
- * or opened (trace NULL where that failed: trace_err). */
+ * or opened (trace NULL where that failed or was refused: trace_err). */
 enum { TRACE_CLOSED, TRACE_OPENING, TRACE_OPEN };
 
+/* The opener thread and the window's thread share a view, and neither
+ * waits for the other.  While the opener runs, it reads path, diag, key
+ * and index, which nothing changes then, and writes, under lock, the
+ * warning, changed, and at its end trace, trace_err and trace_state
+ * (TRACE_OPEN), which the window's thread reads under lock.  Freed while
+ * the opener runs, the view is left to it (abandoned): the window's
+ * thread frees only what it alone uses (the model and the pyramid), and
+ * the opener, at its end, closes its trace and frees the rest.  Which of
+ * the two frees it is decided under lock, once. */
 struct mprof_view_big_s {
   char *path;
   mprof_diag_fn diag; /* the open's, for the trace's problems */
@@ -72,12 +81,15 @@ struct mprof_view_big_s {
   int width;      /* the last frame's */
   mprof_trace_t *trace;
   int trace_state, trace_err;
-  pthread_t opener;
   /* What the view warns of, and whether the file changed since its
-   * index: written by the opener too. */
+   * index: written by the opener too; news for the window. */
   pthread_mutex_t lock;
   char warning[512];
   int changed;
+  int abandoned;   /* freed by the window while the opener ran */
+  int news_posted; /* told, and the warning not read since */
+  void (*news)(void *data);
+  void *news_data;
   /* The model of the packets of [doc_t0, doc_t1), or NULL. */
   mprof_view_doc_t *doc;
   mprof_timeline_t *tl;
@@ -95,38 +107,50 @@ struct mprof_view_big_s {
  * not made for threads. */
 static pthread_mutex_t diag_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static void warn(mprof_view_big_t *b, const char *format, ...)
-    __attribute__((format(printf, 2, 3)));
+/* News for the window, under b->lock: told once until it reads the
+ * warning, never once the window let the view go. */
+static void post_news(mprof_view_big_t *b) {
+  if (b->news && !b->abandoned && !b->news_posted) {
+    b->news_posted = 1;
+    b->news(b->news_data);
+  }
+}
 
-static void warn(mprof_view_big_t *b, const char *format, ...) {
-  va_list args;
-  va_start(args, format);
+void mprof__view_big_on_news(mprof_view_big_t *b, void (*news)(void *data),
+                             void *data) {
   pthread_mutex_lock(&b->lock);
-  vsnprintf(b->warning, sizeof b->warning, format, args);
+  b->news = news;
+  b->news_data = data;
   pthread_mutex_unlock(&b->lock);
-  va_end(args);
 }
 
 int mprof__view_big_warning(mprof_view_big_t *b, char *text, size_t size) {
   pthread_mutex_lock(&b->lock);
   int any = b->warning[0] != 0;
   if (size) snprintf(text, size, "%s", b->warning);
+  b->news_posted = 0;
   pthread_mutex_unlock(&b->lock);
   return any;
 }
 
 /* A problem of the trace met as it opens or once open (a damaged packet,
- * its file shrunk under it): told as the open's diag tells them, and
+ * its file shrunk under it): told as the open's diag tells them (not
+ * once the view is abandoned: the diag's context may be gone), and
  * warned of. */
 static void tell(void *context, const char *message) {
   mprof_view_big_t *b = context;
-  pthread_mutex_lock(&diag_lock);
-  if (b->diag)
-    b->diag(b->diag_context, message);
-  else
-    fprintf(stderr, "mprof: %s\n", message);
-  pthread_mutex_unlock(&diag_lock);
-  warn(b, "%s", message);
+  pthread_mutex_lock(&b->lock);
+  if (!b->abandoned) {
+    pthread_mutex_lock(&diag_lock);
+    if (b->diag)
+      b->diag(b->diag_context, message);
+    else
+      fprintf(stderr, "mprof: %s\n", message);
+    pthread_mutex_unlock(&diag_lock);
+  }
+  snprintf(b->warning, sizeof b->warning, "%s", message);
+  post_news(b);
+  pthread_mutex_unlock(&b->lock);
 }
 
 static int changed(mprof_view_big_t *b) {
@@ -149,6 +173,7 @@ static void mark_changed(mprof_view_big_t *b, const mprof_index_key_t *now) {
            "%s %s since its index was made: shown as it was then (open it "
            "again to see it now)",
            b->path, how);
+  post_news(b);
   pthread_mutex_unlock(&b->lock);
 }
 
@@ -195,15 +220,25 @@ static int indexed(mprof_view_big_t *b, const mprof_trace_t *trace) {
   return 1;
 }
 
-static void open_trace(mprof_view_big_t *b) {
-  mprof_trace_t *trace;
-  int err = mprof_trace_open(b->path, tell, b, &trace);
-  if (!err && !indexed(b, trace)) {
-    mprof_trace_close(trace);
-    err = MPROF_EIO;
+/* The trace opened, if it is the one indexed, into *out (NULL if not).
+ * Returns 0, the open's error, or MPROF_EINVAL where it is not the one
+ * indexed (changed(b) says so). */
+static int open_indexed(mprof_view_big_t *b, mprof_trace_t **out) {
+  int err = mprof_trace_open(b->path, tell, b, out);
+  if (!err && !indexed(b, *out)) {
+    mprof_trace_close(*out);
+    err = MPROF_EINVAL;
   }
-  b->trace = err ? NULL : trace;
+  if (err) *out = NULL;
+  return err;
+}
+
+/* The trace and its open's error in b, open: under lock, as the opener
+ * hands them over. */
+static void set_opened(mprof_view_big_t *b, mprof_trace_t *trace, int err) {
+  b->trace = trace;
   b->trace_err = err;
+  b->trace_state = TRACE_OPEN;
 }
 
 /* The opener's thread yields to the frames: its reads of every packet
@@ -215,28 +250,63 @@ static void yield_to_frames(void) {
 #endif
 }
 
+static void destroy(mprof_view_big_t *b);
+
+/* The opener: the trace opened, then handed to the window as news, or,
+ * where the window let the view go meanwhile, closed with the view. */
 static void *opener(void *data) {
+  mprof_view_big_t *b = data;
   yield_to_frames();
-  open_trace(data);
+  mprof_trace_t *trace;
+  int err = open_indexed(b, &trace);
+  pthread_mutex_lock(&b->lock);
+  int abandoned = b->abandoned;
+  set_opened(b, trace, err);
+  post_news(b);
+  pthread_mutex_unlock(&b->lock);
+  if (abandoned) destroy(b);
   return NULL;
 }
 
-/* Open the trace on the opener thread, if it is not open or opening
- * (where no thread can be made, the first model opens it). */
-static void start_opening(mprof_view_big_t *b) {
-  if (b->trace_state == TRACE_CLOSED && !changed(b) &&
-      !pthread_create(&b->opener, NULL, opener, b))
-    b->trace_state = TRACE_OPENING;
+static int trace_state(mprof_view_big_t *b) {
+  pthread_mutex_lock(&b->lock);
+  int state = b->trace_state;
+  pthread_mutex_unlock(&b->lock);
+  return state;
 }
 
-/* The trace open, waited for or opened now.  Returns 0 or the open's
- * error. */
+static void set_state(mprof_view_big_t *b, int state) {
+  pthread_mutex_lock(&b->lock);
+  b->trace_state = state;
+  pthread_mutex_unlock(&b->lock);
+}
+
+/* Open the trace on the opener thread, if it is not open or opening, nor
+ * changed (where no thread can be made, the first model opens it). */
+static void start_opening(mprof_view_big_t *b) {
+  pthread_t thread;
+  if (trace_state(b) != TRACE_CLOSED || changed(b)) return;
+  set_state(b, TRACE_OPENING); /* before the opener can end */
+  if (!pthread_create(&thread, NULL, opener, b))
+    pthread_detach(thread);
+  else
+    set_state(b, TRACE_CLOSED);
+}
+
+/* Where the trace's open stands, from the window's thread: 0 open, 1 (no
+ * wait) while the opener opens it, or the open's error. */
 static int trace_ready(mprof_view_big_t *b) {
-  if (b->trace_state == TRACE_OPENING)
-    pthread_join(b->opener, NULL);
-  else if (b->trace_state == TRACE_CLOSED)
-    open_trace(b);
-  b->trace_state = TRACE_OPEN;
+  start_opening(b);
+  int state = trace_state(b);
+  if (state == TRACE_OPENING) return 1;
+  if (state == TRACE_CLOSED) { /* no opener */
+    if (changed(b)) return MPROF_EINVAL;
+    mprof_trace_t *trace;
+    int err = open_indexed(b, &trace);
+    pthread_mutex_lock(&b->lock);
+    set_opened(b, trace, err);
+    pthread_mutex_unlock(&b->lock);
+  }
   return b->trace_err;
 }
 
@@ -325,16 +395,23 @@ static void drop_model(mprof_view_big_t *b) {
   b->doc = NULL;
 }
 
-void mprof__view_big_free(mprof_view_big_t *b) {
-  if (!b) return;
-  if (b->trace_state == TRACE_OPENING) pthread_join(b->opener, NULL);
-  drop_model(b);
-  mprof_pyramid_free(b->pyramid);
+/* What the window's thread and the opener share, freed by the last. */
+static void destroy(mprof_view_big_t *b) {
   mprof_index_free(b->index);
   if (b->trace) mprof_trace_close(b->trace);
   pthread_mutex_destroy(&b->lock);
   free(b->path);
   free(b);
+}
+
+void mprof__view_big_free(mprof_view_big_t *b) {
+  if (!b) return;
+  pthread_mutex_lock(&b->lock);
+  int abandoned = b->abandoned = b->trace_state == TRACE_OPENING;
+  pthread_mutex_unlock(&b->lock);
+  drop_model(b);
+  mprof_pyramid_free(b->pyramid);
+  if (!abandoned) destroy(b); /* else the opener does, at its end */
 }
 
 int mprof__view_big_built(const mprof_view_big_t *b) { return b->built; }
@@ -406,9 +483,8 @@ static int window_fits(const mprof_view_big_t *b, int64_t t0, int64_t t1) {
  * mprof error. */
 static int make_model(mprof_view_big_t *b, int64_t t0, int64_t t1, int width,
                       int height) {
-  int err = mprof__view_big_check(b) ? trace_ready(b) : MPROF_EIO;
-  if (!err)
-    err = mprof__view_window_doc(b->path, b->trace, b->index, t0, t1, &b->doc);
+  int err =
+      mprof__view_window_doc(b->path, b->trace, b->index, t0, t1, &b->doc);
   if (err) return err;
   if (!(b->tl = mprof__view_timeline(&b->doc, 1, width, height))) {
     drop_model(b);
@@ -420,7 +496,8 @@ static int make_model(mprof_view_big_t *b, int64_t t0, int64_t t1, int width,
 
 /* The model of the packets in view, made if the one held does not cover
  * the range: 1 if there is one, 0 if the range's do not fit or failed
- * before, or the trace changed since it was indexed, or an mprof error
+ * before, or the trace is still opening (its end is news: a redraw), or
+ * changed since it was indexed (the warning says so), or an mprof error
  * (the range remembered as failed). */
 static int window_model(mprof_view_big_t *b, int width, int height) {
   if (b->doc && b->doc_t0 <= b->t0 && b->t1 <= b->doc_t1) return 1;
@@ -435,7 +512,9 @@ static int window_model(mprof_view_big_t *b, int width, int height) {
     t0 = b->t0, t1 = b->t1;
     if (!window_fits(b, t0, t1)) return 0;
   }
-  int err = make_model(b, t0, t1, width, height);
+  int ready = trace_ready(b);
+  if (ready == 1 || !mprof__view_big_check(b)) return 0;
+  int err = ready ? ready : make_model(b, t0, t1, width, height);
   b->failed = err != 0;
   b->failed_t0 = b->t0, b->failed_t1 = b->t1;
   return err ? err : 1;

@@ -13,12 +13,15 @@
  * one pass (progress hears how far it has come).  The whole trace in
  * view.  *out is NULL where the whole model fits, or path is not one
  * trace file, or is a legacy trace: load it whole.  Problems in the trace
- * go to diag (from the thread that opens it, the view's until it is
- * freed).  Returns 0 or an mprof error. */
+ * go to diag, from the window's thread or the one that opens the trace,
+ * never two at once (every view's calls serialised), and never once the
+ * view is freed.  Returns 0 or an mprof error. */
 int mprof__view_big_open(const char *path, uint64_t budget_bytes,
                          mprof_diag_fn diag, void *diag_context,
                          mprof_progress_fn progress, void *progress_context,
                          mprof_view_big_t **out);
+/* Free big, at once: a trace still opening is closed by the thread that
+ * opens it, which is not waited for. */
 void mprof__view_big_free(mprof_view_big_t *big);
 
 /* Whether the pyramid was made by the open (not read from its file). */
@@ -52,15 +55,22 @@ int mprof__view_big_check(mprof_view_big_t *big);
  * reading its packets (a damaged one, the file shrunk under it).  Returns
  * 1 if there is one, else 0 (text ""). */
 int mprof__view_big_warning(mprof_view_big_t *big, char *text, size_t size);
+/* Have news(data) called, from any thread (the one opening the trace
+ * too), when the view has news for its window: a warning, or the trace
+ * opened (a frame may now be modelled).  Called once until
+ * mprof__view_big_warning() is, never once big is freed. */
+void mprof__view_big_on_news(mprof_view_big_t *big, void (*news)(void *data),
+                             void *data);
 
 /* Paint the range in view on cr, width x height: the scene of the model
  * of the packets in view where their model fits in a window's budget (a
- * quarter of the open's), else the pyramid's frame of it.  Where making
- * that model fails, the pyramid's frame is drawn and the error returned,
- * once: the model of that range is not tried again until the range
- * changes (MPROF_EIO where the trace file changed since its index was
- * made: mprof__view_big_check()).  The first frame drawn starts the
- * trace's open.  Returns 0 or an mprof error. */
+ * quarter of the open's) and the trace is open, else the pyramid's frame
+ * of it.  Where making that model fails, the pyramid's frame is drawn and
+ * the error returned, once: the model of that range is not tried again
+ * until the range changes.  A trace changed since its index was made
+ * (mprof__view_big_check()) is not modelled, and that is no error: the
+ * warning says it.  The first frame drawn starts the trace's open, which
+ * no frame waits for.  Returns 0 or an mprof error. */
 int mprof__view_big_draw(cairo_t *cr, mprof_view_big_t *big, int width,
                          int height);
 /* The legend of what the trace holds (its pyramid's), width px wide. */

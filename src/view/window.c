@@ -450,20 +450,36 @@ static GtkWidget *new_status(mprof_view_window_t *w) {
   return w->status;
 }
 
-/* Show what the big trace's view warns of, once its file is checked. */
-static gboolean check_big(gpointer data) {
-  mprof_view_window_t *w = data;
+/* Show what the big trace's view warns of, if anything. */
+static void show_big_warning(mprof_view_window_t *w) {
   char text[512];
-  mprof__view_big_check(w->big);
-  if (!mprof__view_big_warning(w->big, text, sizeof text))
-    return G_SOURCE_CONTINUE;
+  if (!mprof__view_big_warning(w->big, text, sizeof text)) return;
   char *escaped = mprof__view_escape(text);
   if (strcmp(gtk_label_get_text(GTK_LABEL(w->status)), escaped))
     gtk_label_set_text(GTK_LABEL(w->status), escaped);
   g_free(escaped);
   gtk_widget_show(w->status);
+}
+
+/* Show what the big trace's view warns of, once its file is checked. */
+static gboolean check_big(gpointer data) {
+  mprof_view_window_t *w = data;
+  mprof__view_big_check(w->big);
+  show_big_warning(w);
   return G_SOURCE_CONTINUE;
 }
+
+/* The big trace's view has news: its warning, or its trace opened (the
+ * frame may be its model's now). */
+static gboolean on_big_news(gpointer data) {
+  mprof_view_window_t *w = data;
+  show_big_warning(w);
+  redraw(w);
+  return G_SOURCE_REMOVE;
+}
+
+/* From any thread: the news handled on the window's. */
+static void post_big_news(void *data) { g_idle_add(on_big_news, data); }
 
 /* --- Windows -------------------------------------------------------------- */
 
@@ -482,10 +498,10 @@ static gboolean on_delete(GtkWidget *widget, GdkEvent *event, gpointer data) {
 static void on_destroy(GtkWidget *widget, gpointer data) {
   mprof_view_window_t *w = data;
   (void)widget;
-  g_source_remove_by_user_data(w);
+  mprof__view_big_free(w->big); /* first: no news posted after it */
+  while (g_source_remove_by_user_data(w)) continue; /* the timers, news */
   if (w->script_source) g_source_remove(w->script_source);
   mprof_timeline_free(w->timeline);
-  mprof__view_big_free(w->big);
   for (int i = 0; i < w->pane_count; i++) mprof__view_doc_free(w->panes[i].doc);
   g_free(w);
   if (--open_windows == 0) gtk_main_quit();
@@ -506,6 +522,8 @@ static void open_built(mprof_view_window_t *w, GtkWidget *timelines,
   gtk_box_pack_start(GTK_BOX(top), body, TRUE, TRUE, 0);
   if (w->big) {
     gtk_box_pack_start(GTK_BOX(top), new_status(w), FALSE, FALSE, 2);
+    show_big_warning(w); /* told as it opened */
+    mprof__view_big_on_news(w->big, post_big_news, w);
     g_timeout_add(BIG_CHECK_MS, check_big, w);
   }
   gtk_container_add(GTK_CONTAINER(w->window), top);

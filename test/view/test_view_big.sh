@@ -101,9 +101,9 @@ grep '^big ' "$tmp/out" | tail -1 | awk '{ span = $3 - $2
 # A range whose model fails for real: the trace cut while its window is
 # open, after its first frame was drawn from the index and pyramid of the
 # file as it was.  The window's warning line says the trace shrank, and
-# no model of it is made (a model wanted before the window looked at the
-# file again fails, told once, naming the trace); the range is drawn from
-# the pyramid -- against the same script's shot, taken first, in a window
+# no model of it is made, which is no failure to tell on standard error
+# (the warning line says why); the range is drawn from the pyramid --
+# against the same script's shot, taken first, in a window
 # whose budget no window fits (trace_gen's clock is real, so a loaded
 # machine moves what falls in a fixed range: the oracle is of this file).
 cat >"$tmp/failing" <<END
@@ -134,13 +134,11 @@ truncate -s $(($(stat -c %s "$tmp/small.ctf") / 2)) "$tmp/small.ctf"
 code=0
 wait $viewer || code=$?
 [ $code -le 1 ] || fail "view of a trace cut under it: $(cat "$tmp/out")"
-failures=$(grep -c "^mprof: view: " "$tmp/out" || true)
 [ "$(grep '^status' "$tmp/out" | head -1)" = status ] &&
   [ "$(grep '^status' "$tmp/out" | tail -1)" = "status $tmp/small.ctf shrank since its index was made: shown as it was then (open it again to see it now)" ] &&
   grep -q "^big 1000000 1020000 [0-9]* [0-9]* 0 [0-9]*$" "$tmp/out" &&
-  [ "$failures" -le 1 ] && { [ "$failures" = 0 ] ||
-  grep -q "^mprof: view: $tmp/small.ctf: cannot create or map the trace file$" \
-    "$tmp/out"; } || fail "a trace cut under its window: $(cat "$tmp/out")"
+  ! grep -q "^mprof: view: " "$tmp/out" ||
+  fail "a trace cut under its window: $(cat "$tmp/out")"
 top=$(sed -n "s/^shot [^ ]* 0 \([0-9]*\) .*/\1/p" "$tmp/out")
 apart=$("$probe" diff "$tmp/failed.png" "$tmp/pyramid.png" 120 $((top + 20)) 1024 380)
 read -r first last < <("$probe" drawn "$tmp/pyramid.png" 120 1143 $((top + 20)) $((top + 399)))
