@@ -161,18 +161,19 @@ static int changed(mprof_view_big_t *b) {
 }
 
 /* The trace file is no longer the one indexed: now (NULL: it cannot be
- * read) says how. */
+ * read) says how, the first time (a problem told since stays shown). */
 static void mark_changed(mprof_view_big_t *b, const mprof_index_key_t *now) {
   const char *how = !now                      ? "can no longer be read"
                     : now->size < b->key.size ? "shrank"
                     : now->size > b->key.size ? "grew"
                                               : "changed";
   pthread_mutex_lock(&b->lock);
+  if (!b->changed)
+    snprintf(b->warning, sizeof b->warning,
+             "%s %s since its index was made: shown as it was then (open it "
+             "again to see it now)",
+             b->path, how);
   b->changed = 1;
-  snprintf(b->warning, sizeof b->warning,
-           "%s %s since its index was made: shown as it was then (open it "
-           "again to see it now)",
-           b->path, how);
   post_news(b);
   pthread_mutex_unlock(&b->lock);
 }

@@ -461,12 +461,11 @@ static void show_big_warning(mprof_view_window_t *w) {
   gtk_widget_show(w->status);
 }
 
-/* Show what the big trace's view warns of, once its file is checked. */
+/* Look at the big trace's file again, until it changed: the view has
+ * said so then (its news), and no later look would say more. */
 static gboolean check_big(gpointer data) {
   mprof_view_window_t *w = data;
-  mprof__view_big_check(w->big);
-  show_big_warning(w);
-  return G_SOURCE_CONTINUE;
+  return mprof__view_big_check(w->big) ? G_SOURCE_CONTINUE : G_SOURCE_REMOVE;
 }
 
 /* The big trace's view has news: its warning, or its trace opened (the
