@@ -134,23 +134,23 @@ int mprof__view_big_warning(mprof_view_big_t *b, char *text, size_t size) {
 }
 
 /* A problem of the trace met as it opens or once open (a damaged packet,
- * its file shrunk under it): told as the open's diag tells them (not
- * once the view is abandoned: the diag's context may be gone), and
- * warned of. */
+ * its file shrunk under it): warned of, and told as the open's diag tells
+ * them, but not once the view is abandoned (the diag's context may be
+ * gone: mprof__view_big_free() abandons it under diag_lock too).  The
+ * diag runs outside b->lock, which every frame takes. */
 static void tell(void *context, const char *message) {
   mprof_view_big_t *b = context;
+  pthread_mutex_lock(&diag_lock);
   pthread_mutex_lock(&b->lock);
-  if (!b->abandoned) {
-    pthread_mutex_lock(&diag_lock);
-    if (b->diag)
-      b->diag(b->diag_context, message);
-    else
-      fprintf(stderr, "mprof: %s\n", message);
-    pthread_mutex_unlock(&diag_lock);
-  }
+  int abandoned = b->abandoned;
   snprintf(b->warning, sizeof b->warning, "%s", message);
   post_news(b);
   pthread_mutex_unlock(&b->lock);
+  if (!abandoned && b->diag)
+    b->diag(b->diag_context, message);
+  else if (!abandoned)
+    fprintf(stderr, "mprof: %s\n", message);
+  pthread_mutex_unlock(&diag_lock);
 }
 
 static int changed(mprof_view_big_t *b) {
@@ -294,6 +294,10 @@ static void start_opening(mprof_view_big_t *b) {
     set_state(b, TRACE_CLOSED);
 }
 
+int mprof__view_big_opening(mprof_view_big_t *b) {
+  return trace_state(b) == TRACE_OPENING;
+}
+
 /* Where the trace's open stands, from the window's thread: 0 open, 1 (no
  * wait) while the opener opens it, or the open's error. */
 static int trace_ready(mprof_view_big_t *b) {
@@ -407,11 +411,14 @@ static void destroy(mprof_view_big_t *b) {
 
 void mprof__view_big_free(mprof_view_big_t *b) {
   if (!b) return;
+  drop_model(b); /* the window's own, before the opener may free b */
+  mprof_pyramid_free(b->pyramid);
+  b->pyramid = NULL;
+  pthread_mutex_lock(&diag_lock);
   pthread_mutex_lock(&b->lock);
   int abandoned = b->abandoned = b->trace_state == TRACE_OPENING;
   pthread_mutex_unlock(&b->lock);
-  drop_model(b);
-  mprof_pyramid_free(b->pyramid);
+  pthread_mutex_unlock(&diag_lock);
   if (!abandoned) destroy(b); /* else the opener does, at its end */
 }
 

@@ -44,6 +44,8 @@ int mprof__view_big_modelled(const mprof_view_big_t *big);
 /* The pixels the rows are scrolled down, as the last frame's kind shows
  * them (held to its rows). */
 double mprof__view_big_scroll_px(const mprof_view_big_t *big);
+/* Whether the opener is opening the trace still (its models wait). */
+int mprof__view_big_opening(mprof_view_big_t *big);
 
 /* Whether the trace file is still the one its index and pyramid are of:
  * its key read again (a stat and its header).  Once it is not (0), the

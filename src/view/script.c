@@ -31,6 +31,9 @@
  *   findings FILE       write the findings panel's rows to FILE, a line each
  *   finding I           click the findings panel's row I (from 0)
  *   wait N              do nothing for N steps
+ *   opened              (a trace too big to model) wait until its trace is
+ *                       open, the models of ranges it shows can be made
+ *                       (at most 30 s)
  *   quit                close the window, as its close button does
  *
  * A trace too big to model's window has no findings, details or metrics:
@@ -52,7 +55,8 @@ typedef struct script_s {
   mprof_view_window_t *window;
   char **lines;
   size_t next;
-  long waiting; /* steps left to wait */
+  long waiting;    /* steps left to wait */
+  long until_open; /* steps left to wait for a big trace's open */
 } script_t;
 
 static int shot(mprof_view_window_t *w, const char *path) {
@@ -215,6 +219,8 @@ static int run_line(script_t *s, const char *line) {
     print_status(w);
   else if (!strcmp(verb, "wait") && sscanf(arg, "%lld", &t0) == 1)
     s->waiting = (long)t0;
+  else if (!strcmp(verb, "opened") && w->big)
+    s->until_open = 30000 / SCRIPT_STEP_MS;
   else if (!strcmp(verb, "quit"))
     return 1;
   else
@@ -235,6 +241,11 @@ static gboolean step(gpointer data) {
     s->waiting--;
     return G_SOURCE_CONTINUE;
   }
+  if (s->until_open > 0 && mprof__view_big_opening(w->big)) {
+    s->until_open--;
+    return G_SOURCE_CONTINUE;
+  }
+  s->until_open = 0;
   if (!s->lines[s->next]) {
     w->script_source = 0;
     return G_SOURCE_REMOVE;

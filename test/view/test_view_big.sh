@@ -71,6 +71,7 @@ grep -q "drawn from its pyramid (made in one pass)$" "$tmp/out" &&
 cat >"$tmp/zoom" <<END
 pane 1144 400
 range 1000000 1020000
+opened
 wait 1
 state
 fit
@@ -189,7 +190,8 @@ pane 1144 400
 wait 2
 shot $tmp/cold.png
 state
-wait 8
+opened
+wait 2
 status
 quit
 END
