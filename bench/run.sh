@@ -133,14 +133,15 @@
 # the end.
 #
 # The big traces' lines (stats_, report_, view_png_, index_, gtk_big_) are
-# of trace_gen traces of 10 M, 100 M and 1 B events, written in TMPDIR and
-# removed after: about 0.1, 1 and 9.3 GiB of disk (the 1 B one's file is
-# 20 GB, the rest holes).  The 1 B-event lines (report_1B, view_png_1B,
+# of trace_gen traces of 10 M, 100 M and 1 B events, written in the build
+# directory (a disk, where TMPDIR may be a tmpfs: memory) and removed
+# after: about 0.1, 1 and 9.3 GiB of disk (the 1 B one's file is 20 GB,
+# the rest holes).  The 1 B-event lines (report_1B, view_png_1B,
 # gtk_big_first_frame_1B, gtk_big_frame_1B) are of one round each but the
 # window's, and add about 4 minutes on a 2-core machine to the big
 # traces' 1.5: a minute to write the trace, half one for report, one for
 # view --png, one or more for the window's pyramid.  They are skipped,
-# with a note, when TMPDIR's file system has less than 14 GiB free, or
+# with a note, when that file system has less than 14 GiB free, or
 # with MPROF_BENCH_1B=0.
 #
 # Environment: MPROF_BENCH_ROUNDS (default 15), MPROF_BENCH_EVENTS (events
@@ -287,7 +288,8 @@ bench_scale() {
 # mprof_bench_scale run as the 10 M one, whose load it is held against.
 gen=$bin/mprof_bench_trace_gen
 if [ -x "$bin/mprof_bench_scale" ] && [ -x "$gen" ]; then
-  big=$(mktemp -d "${TMPDIR:-/tmp}/mprof-bench-scale.XXXXXX")
+  big=$(mktemp -d "$build/mprof-bench-scale.XXXXXX") ||
+    { note "cannot make a directory in $build"; exit 1; }
   started=$(date +%s)
   once=
   if write_1b "$big"; then
