@@ -156,6 +156,37 @@ typedef struct mprof_model_view_s {
   uint64_t discarded; /* events the recorder lost (from the packets) */
 } mprof_model_view_t;
 
+/* --- Reading the arrays --------------------------------------------------- */
+
+/* Arrows, running spans, bands, labels and samples are read one at a time,
+ * by index, through these: the model keeps them in compact records (see
+ * docs/model.md, "Memory"), and each returns the record written out.
+ * i must be below the array's count. */
+static inline mprof_arrow_t mprof_arrow_at(const mprof_model_view_t *v,
+                                           size_t i) {
+  return v->arrows[i];
+}
+
+static inline mprof_span_t mprof_running_at(const mprof_model_view_t *v,
+                                            size_t i) {
+  return v->running[i];
+}
+
+static inline mprof_band_t mprof_band_at(const mprof_model_view_t *v,
+                                         size_t i) {
+  return v->bands[i];
+}
+
+static inline mprof_label_t mprof_label_at(const mprof_model_view_t *v,
+                                           size_t i) {
+  return v->labels[i];
+}
+
+static inline mprof_sample_t mprof_sample_at(const mprof_model_view_t *v,
+                                             size_t i) {
+  return v->samples[i];
+}
+
 /* --- Building ------------------------------------------------------------- */
 
 /* A new, empty model for a clock of clock_freq_hz ticks per second.
