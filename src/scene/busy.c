@@ -33,16 +33,18 @@ static void count_at(histogram_t *h, int64_t t) {
 }
 
 static void fill(histogram_t *h, const mprof_model_view_t *v) {
-  for (size_t i = 0; i < v->arrow_count; i++) count_at(h, v->arrows[i].time_ns);
-  for (size_t i = 0; i < v->label_count; i++) count_at(h, v->labels[i].time_ns);
+  for (size_t i = 0; i < v->arrow_count; i++)
+    count_at(h, mprof_arrow_at(v, i).time_ns);
+  for (size_t i = 0; i < v->label_count; i++)
+    count_at(h, mprof_label_at(v, i).time_ns);
   for (size_t i = 0; i < v->sample_count; i++)
-    count_at(h, v->samples[i].time_ns);
+    count_at(h, mprof_sample_at(v, i).time_ns);
   for (size_t i = 0; i < v->running_count; i++) {
-    const mprof_span_t *s = &v->running[i];
-    if (s->thread == MPROF_ROOT_THREAD) continue;
-    count_at(h, s->start_ns);
-    h->cover[bin_of(h, s->start_ns)]++;
-    h->cover[bin_of(h, s->end_ns) + 1]--;
+    mprof_span_t s = mprof_running_at(v, i);
+    if (s.thread == MPROF_ROOT_THREAD) continue;
+    count_at(h, s.start_ns);
+    h->cover[bin_of(h, s.start_ns)]++;
+    h->cover[bin_of(h, s.end_ns) + 1]--;
   }
 }
 
@@ -107,15 +109,16 @@ static void exact_range(const mprof_model_view_t *v, int64_t lo_ns,
   *start = INT64_MAX;
   *end = INT64_MIN;
   for (size_t i = 0; i < v->arrow_count; i++)
-    widen(v->arrows[i].time_ns, lo_ns, hi_ns, start, end);
+    widen(mprof_arrow_at(v, i).time_ns, lo_ns, hi_ns, start, end);
   for (size_t i = 0; i < v->label_count; i++)
-    widen(v->labels[i].time_ns, lo_ns, hi_ns, start, end);
+    widen(mprof_label_at(v, i).time_ns, lo_ns, hi_ns, start, end);
   for (size_t i = 0; i < v->sample_count; i++)
-    widen(v->samples[i].time_ns, lo_ns, hi_ns, start, end);
+    widen(mprof_sample_at(v, i).time_ns, lo_ns, hi_ns, start, end);
   for (size_t i = 0; i < v->running_count; i++) {
-    if (v->running[i].thread == MPROF_ROOT_THREAD) continue;
-    widen(v->running[i].start_ns, lo_ns, hi_ns, start, end);
-    widen(v->running[i].end_ns, lo_ns, hi_ns, start, end);
+    mprof_span_t s = mprof_running_at(v, i);
+    if (s.thread == MPROF_ROOT_THREAD) continue;
+    widen(s.start_ns, lo_ns, hi_ns, start, end);
+    widen(s.end_ns, lo_ns, hi_ns, start, end);
   }
 }
 

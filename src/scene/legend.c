@@ -19,24 +19,25 @@ static void thread_colours(const mprof_model_view_t *v, uint8_t *present) {
 static void running_colour(const mprof_model_view_t *v, uint8_t *present) {
   for (size_t i = 0; i < v->running_count && !present[MPROF_COLOUR_RUNNING];
        i++)
-    present[MPROF_COLOUR_RUNNING] = v->running[i].thread != MPROF_ROOT_THREAD;
+    present[MPROF_COLOUR_RUNNING] =
+        mprof_running_at(v, i).thread != MPROF_ROOT_THREAD;
 }
 
 /* The arrow kinds the scene draws: an arrow from the root, or from a
  * thread to itself, is not drawn. */
 static void arrow_colours(const mprof_model_view_t *v, uint8_t *present) {
   for (size_t i = 0; i < v->arrow_count; i++) {
-    const mprof_arrow_t *a = &v->arrows[i];
-    if (a->from != a->to && a->from != MPROF_ROOT_THREAD &&
-        a->kind < MPROF_ARROW_KIND_COUNT)
-      present[MPROF_COLOUR_ARROW + a->kind] = 1;
+    mprof_arrow_t a = mprof_arrow_at(v, i);
+    if (a.from != a.to && a.from != MPROF_ROOT_THREAD &&
+        a.kind < MPROF_ARROW_KIND_COUNT)
+      present[MPROF_COLOUR_ARROW + a.kind] = 1;
   }
 }
 
 static void band_colours(const mprof_model_view_t *v, uint8_t *present) {
   for (size_t i = 0; i < v->band_count; i++)
-    present[v->bands[i].kind == MPROF_BAND_GC ? MPROF_COLOUR_GC
-                                              : MPROF_COLOUR_IDLE] = 1;
+    present[mprof_band_at(v, i).kind == MPROF_BAND_GC ? MPROF_COLOUR_GC
+                                                      : MPROF_COLOUR_IDLE] = 1;
 }
 
 size_t mprof_scene_legend(const mprof_model_t *model, mprof_colour_t *out) {

@@ -65,9 +65,9 @@ size_t mprof_scene_touched(const mprof_model_t *model, uint32_t thread,
   for (size_t i = 0; i < n; i++)
     if (v->threads[i].becomes == thread) added += mark(marks, (uint32_t)i, n);
   for (size_t i = 0; i < v->arrow_count; i++) {
-    const mprof_arrow_t *a = &v->arrows[i];
-    if (a->from == thread) added += mark(marks, a->to, n);
-    if (a->to == thread) added += mark(marks, a->from, n);
+    mprof_arrow_t a = mprof_arrow_at(v, i);
+    if (a.from == thread) added += mark(marks, a.to, n);
+    if (a.to == thread) added += mark(marks, a.from, n);
   }
   return added;
 }
@@ -78,7 +78,8 @@ size_t mprof_scene_touched(const mprof_model_t *model, uint32_t thread,
 /* A thread's first label, or "". */
 static const char *first_label(const mprof_model_view_t *v, uint32_t t) {
   const mprof_thread_t *th = &v->threads[t];
-  return th->label_count ? v->strings + v->labels[th->first_label].text : "";
+  return th->label_count ? v->strings + mprof_label_at(v, th->first_label).text
+                         : "";
 }
 
 static int same_end(const mprof_model_view_t *va, uint32_t ta,
@@ -90,8 +91,14 @@ static int same_end(const mprof_model_view_t *va, uint32_t ta,
 
 static void divergence_side(const mprof_model_view_t *v, size_t i,
                             int64_t *time_ns, uint32_t *thread) {
-  *time_ns = i < v->arrow_count ? v->arrows[i].time_ns : v->duration_ns;
-  *thread = i < v->arrow_count ? v->arrows[i].to : MPROF_NO_THREAD;
+  if (i < v->arrow_count) {
+    mprof_arrow_t a = mprof_arrow_at(v, i);
+    *time_ns = a.time_ns;
+    *thread = a.to;
+  } else {
+    *time_ns = v->duration_ns;
+    *thread = MPROF_NO_THREAD;
+  }
 }
 
 int mprof_scene_diverge(const mprof_model_t *a, const mprof_model_t *b,
@@ -99,9 +106,9 @@ int mprof_scene_diverge(const mprof_model_t *a, const mprof_model_t *b,
   const mprof_model_view_t *va = mprof_model_view(a), *vb = mprof_model_view(b);
   size_t i = 0;
   for (; i < va->arrow_count && i < vb->arrow_count; i++) {
-    const mprof_arrow_t *x = &va->arrows[i], *y = &vb->arrows[i];
-    if (x->kind != y->kind || !same_end(va, x->from, vb, y->from) ||
-        !same_end(va, x->to, vb, y->to))
+    mprof_arrow_t x = mprof_arrow_at(va, i), y = mprof_arrow_at(vb, i);
+    if (x.kind != y.kind || !same_end(va, x.from, vb, y.from) ||
+        !same_end(va, x.to, vb, y.to))
       break;
   }
   if (i == va->arrow_count && i == vb->arrow_count) return 0;

@@ -210,7 +210,7 @@ static size_t band_at(const mprof_model_view_t *v, int64_t t) {
   size_t lo = 0, hi = v->band_count;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    if (v->bands[mid].span.start_ns < t)
+    if (mprof_band_at(v, mid).span.start_ns < t)
       lo = mid + 1;
     else
       hi = mid;
@@ -224,18 +224,19 @@ static void draw_bands(frame_t *f) {
   const mprof_model_view_t *v = f->view;
   size_t i = band_at(v, f->vp->t0_ns);
   if (i > 0) i--;
-  while (i < v->band_count && v->bands[i].span.start_ns < f->vp->t1_ns) {
-    const mprof_band_t *b = &v->bands[i];
-    float x0 = mprof__scene_clamp_x(f, b->span.start_ns),
-          x1 = mprof__scene_clamp_x(f, b->span.end_ns);
+  while (i < v->band_count) {
+    mprof_band_t b = mprof_band_at(v, i);
+    if (b.span.start_ns >= f->vp->t1_ns) break;
+    float x0 = mprof__scene_clamp_x(f, b.span.start_ns),
+          x1 = mprof__scene_clamp_x(f, b.span.end_ns);
     if (x1 >= f->vp->names_px) {
       if (x1 - x0 < 1) x1 = x0 + 1;
       mprof_prim_t *p = mprof__scene_rect(
-          f, b->kind == MPROF_BAND_GC ? MPROF_COLOUR_GC : MPROF_COLOUR_IDLE,
+          f, b.kind == MPROF_BAND_GC ? MPROF_COLOUR_GC : MPROF_COLOUR_IDLE,
           MPROF_ROLE_BAND, x0, MPROF_SCENE_AXIS_PX, x1, (float)f->rows_bottom);
       if (p) p->alpha = 0.6f;
     }
-    size_t next = band_at(v, b->span.start_ns + f->ns_per_px);
+    size_t next = band_at(v, b.span.start_ns + f->ns_per_px);
     i = next > i ? next : i + 1;
   }
 }
@@ -434,7 +435,7 @@ static void draw_running(frame_t *f, uint32_t row, float y) {
     float x0 = mprof__scene_clamp_x(f, it->start_ns),
           x1 = mprof__scene_clamp_x(f, it->end_ns);
     if (x1 - x0 < 1) x1 = x0 + 1;
-    uint32_t th = f->view->running[it->first].thread;
+    uint32_t th = mprof_running_at(f->view, it->first).thread;
     mprof_prim_t *p = mprof__scene_rect(
         f, MPROF_COLOUR_RUNNING, MPROF_ROLE_RUNNING, x0, y - 1, x1, y + 2);
     if (p) p->thread = th, p->alpha = thread_alpha(f, th);
@@ -483,17 +484,17 @@ void mprof__scene_arrow(frame_t *f, uint32_t kind, uint32_t index, float x0,
 }
 
 static void draw_arrow(frame_t *f, const mprof_lod_item_t *it) {
-  const mprof_arrow_t *a = &f->view->arrows[it->first];
-  if (a->from == a->to || a->from == MPROF_ROOT_THREAD) return;
+  mprof_arrow_t a = mprof_arrow_at(f->view, it->first);
+  if (a.from == a.to || a.from == MPROF_ROOT_THREAD) return;
   int64_t from_ns, to_ns;
-  mprof_model_arrow_ends(f->model, a, &from_ns, &to_ns);
-  int dim = f->opt->highlighted && !f->opt->highlighted[a->from] &&
-            !f->opt->highlighted[a->to];
+  mprof_model_arrow_ends(f->model, &a, &from_ns, &to_ns);
+  int dim = f->opt->highlighted && !f->opt->highlighted[a.from] &&
+            !f->opt->highlighted[a.to];
   mprof__scene_arrow(
-      f, a->kind, it->first, mprof__scene_clamp_x(f, from_ns),
-      (float)mprof_scene_row_y(f->vp, f->view->threads[a->from].row),
+      f, a.kind, it->first, mprof__scene_clamp_x(f, from_ns),
+      (float)mprof_scene_row_y(f->vp, f->view->threads[a.from].row),
       mprof__scene_clamp_x(f, to_ns),
-      (float)mprof_scene_row_y(f->vp, f->view->threads[a->to].row),
+      (float)mprof_scene_row_y(f->vp, f->view->threads[a.to].row),
       dim ? DIM_ALPHA : 1);
 }
 

@@ -124,7 +124,8 @@ static int thread_matches(const pane_t *p, uint32_t t, const char *query) {
   if (contains(mprof_model_thread_name(p->model, t, name, sizeof name), query))
     return 1;
   for (uint32_t k = 0; k < th->label_count; k++)
-    if (contains(v->strings + v->labels[th->first_label + k].text, query))
+    if (contains(v->strings + mprof_label_at(v, th->first_label + k).text,
+                 query))
       return 1;
   return 0;
 }
@@ -469,9 +470,10 @@ static int mark_finding(pane_t *p, const mprof_analysis_t *a,
   for (uint32_t i = 0; i < f->evidence_count; i++) {
     const mprof_evidence_t *e = &a->evidence[f->first_evidence + i];
     marked += mark(p, e->thread);
-    if (e->kind == MPROF_EVIDENCE_ARROW && e->arrow < v->arrow_count)
-      marked +=
-          mark(p, v->arrows[e->arrow].from) + mark(p, v->arrows[e->arrow].to);
+    if (e->kind == MPROF_EVIDENCE_ARROW && e->arrow < v->arrow_count) {
+      mprof_arrow_t arrow = mprof_arrow_at(v, e->arrow);
+      marked += mark(p, arrow.from) + mark(p, arrow.to);
+    }
   }
   return marked;
 }

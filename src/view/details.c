@@ -106,18 +106,24 @@ static void put_arrow(GString *out, const mprof_model_t *m,
   g_string_append_c(out, '\n');
 }
 
+static int touches(mprof_arrow_t a, uint32_t t) {
+  return a.from == t || a.to == t;
+}
+
 static void put_interactions(GString *out, const mprof_model_t *m, uint32_t t) {
   const mprof_model_view_t *v = mprof_model_view(m);
   size_t count = 0;
   for (size_t i = 0; i < v->arrow_count; i++)
-    count += v->arrows[i].from == t || v->arrows[i].to == t;
+    count += touches(mprof_arrow_at(v, i), t);
   g_string_append_printf(out, "\nInteractions: %zu\n", count);
   size_t shown = 0;
-  for (size_t i = 0; i < v->arrow_count && shown < DETAILS_ARROWS; i++)
-    if (v->arrows[i].from == t || v->arrows[i].to == t) {
-      put_arrow(out, m, &v->arrows[i]);
+  for (size_t i = 0; i < v->arrow_count && shown < DETAILS_ARROWS; i++) {
+    mprof_arrow_t a = mprof_arrow_at(v, i);
+    if (touches(a, t)) {
+      put_arrow(out, m, &a);
       shown++;
     }
+  }
   if (shown < count)
     g_string_append_printf(out, "  ... %zu more\n", count - shown);
 }

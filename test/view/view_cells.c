@@ -87,8 +87,8 @@ static int oracle_threads(const mprof_model_t *m, const uint32_t *rows,
       return -1;
   }
   for (size_t i = 0; i < v->running_count; i++) {
-    const mprof_span_t *s = &v->running[i];
-    mprof_cells_mark(c, rows[s->thread], s->start_ns, s->end_ns,
+    mprof_span_t s = mprof_running_at(v, i);
+    mprof_cells_mark(c, rows[s.thread], s.start_ns, s.end_ns,
                      MPROF_CELL_RUNNING);
     c->seen |= MPROF_SEEN_RUNNING;
   }
@@ -99,12 +99,12 @@ static void oracle_arrows(const mprof_model_t *m, const uint32_t *rows,
                           mprof_cells_t *c) {
   const mprof_model_view_t *v = mprof_model_view(m);
   for (size_t i = 0; i < v->arrow_count; i++) {
-    const mprof_arrow_t *a = &v->arrows[i];
-    if (a->from == a->to || a->from == MPROF_ROOT_THREAD) continue;
+    mprof_arrow_t a = mprof_arrow_at(v, i);
+    if (a.from == a.to || a.from == MPROF_ROOT_THREAD) continue;
     int64_t from_ns, to_ns;
-    mprof_model_arrow_ends(m, a, &from_ns, &to_ns);
-    mprof_cells_arrow(c, a->kind, rows[a->from], rows[a->to], from_ns, to_ns,
-                      a->time_ns);
+    mprof_model_arrow_ends(m, &a, &from_ns, &to_ns);
+    mprof_cells_arrow(c, a.kind, rows[a.from], rows[a.to], from_ns, to_ns,
+                      a.time_ns);
   }
 }
 
@@ -126,8 +126,10 @@ static mprof_cells_t *oracle(const mprof_model_t *m,
     mprof_cells_free(c);
     return NULL;
   }
-  for (size_t i = 0; i < v->band_count; i++)
-    mprof_cells_idle(c, v->bands[i].span.start_ns, v->bands[i].span.end_ns);
+  for (size_t i = 0; i < v->band_count; i++) {
+    mprof_band_t b = mprof_band_at(v, i);
+    mprof_cells_idle(c, b.span.start_ns, b.span.end_ns);
+  }
   oracle_arrows(m, rows, c);
   c->events = v->events;
   free(rows);

@@ -146,13 +146,13 @@ static void test_arrows(void **state) {
   int read = 0, try_read = 0, resolve = 0, create = 0;
   for (size_t i = 0; i < n; i++) {
     if (MPROF_PRIM_ROLE(&p[i]) != MPROF_ROLE_ARROW) continue;
-    const mprof_arrow_t *a = &mprof_model_view(model)->arrows[p[i].thread];
-    assert_int_equal(p[i].colour, MPROF_COLOUR_ARROW + a->kind);
-    read += a->kind == MPROF_ARROW_READ;
-    try_read += a->kind == MPROF_ARROW_TRY_READ;
-    resolve += a->kind == MPROF_ARROW_RESOLVE;
-    create += a->kind == MPROF_ARROW_CREATE;
-    if (a->kind == MPROF_ARROW_READ) { /* from 2's end to 1 at the read */
+    mprof_arrow_t a = mprof_arrow_at(mprof_model_view(model), p[i].thread);
+    assert_int_equal(p[i].colour, MPROF_COLOUR_ARROW + a.kind);
+    read += a.kind == MPROF_ARROW_READ;
+    try_read += a.kind == MPROF_ARROW_TRY_READ;
+    resolve += a.kind == MPROF_ARROW_RESOLVE;
+    create += a.kind == MPROF_ARROW_CREATE;
+    if (a.kind == MPROF_ARROW_READ) { /* from 2's end to 1 at the read */
       assert_int_equal((int)p[i].x0, 900);
       assert_int_equal((int)p[i].x1, 1100);
       assert_true(p[i].alpha > 0.5f);
@@ -177,7 +177,8 @@ static void test_long_arrows_fade(void **state) {
   int seen = 0;
   for (size_t i = 0; i < n; i++)
     if (MPROF_PRIM_ROLE(&p[i]) == MPROF_ROLE_ARROW &&
-        mprof_model_view(model)->arrows[p[i].thread].kind == MPROF_ARROW_READ) {
+        mprof_arrow_at(mprof_model_view(model), p[i].thread).kind ==
+            MPROF_ARROW_READ) {
       seen = 1;
       assert_true(p[i].alpha < 0.7f);
     }
@@ -454,7 +455,7 @@ static void test_divergence(void **state) {
   feed(story_events, n - 2); /* the read of 2 never happens */
   assert_int_equal(mprof_scene_diverge(good, model, &d), 1);
   const mprof_model_view_t *v = mprof_model_view(good);
-  assert_int_equal(v->arrows[d.index].kind, MPROF_ARROW_READ);
+  assert_int_equal(mprof_arrow_at(v, d.index).kind, MPROF_ARROW_READ);
   assert_int_equal(d.a_time_ns, 1100);
   assert_int_equal(d.a_thread, mprof_model_find(good, 1));
   assert_int_equal(d.b_thread, MPROF_NO_THREAD);
@@ -579,7 +580,8 @@ static void test_timeline_show_finding(void **state) {
   story();
   const mprof_model_view_t *v = mprof_model_view(model);
   uint32_t create = 0;
-  while (create < v->arrow_count && v->arrows[create].to != idx(4)) create++;
+  while (create < v->arrow_count && mprof_arrow_at(v, create).to != idx(4))
+    create++;
   assert_true(create < v->arrow_count);
   uint32_t threads[] = {idx(4)};
   mprof_evidence_t evidence[] = {
