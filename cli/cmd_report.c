@@ -95,13 +95,13 @@ void cli_put_thread(const mprof_model_t *m, uint32_t t) {
 }
 
 static void put_arrow(const mprof_model_t *m, uint32_t i) {
-  const mprof_arrow_t *a = &mprof_model_view(m)->arrows[i];
+  mprof_arrow_t a = mprof_arrow_at(mprof_model_view(m), i);
   printf("      at ");
-  cli_put_duration(a->time_ns);
-  printf("  %-11s ", mprof_arrow_kind_name((mprof_arrow_kind_t)a->kind));
-  cli_put_thread(m, a->from);
+  cli_put_duration(a.time_ns);
+  printf("  %-11s ", mprof_arrow_kind_name((mprof_arrow_kind_t)a.kind));
+  cli_put_thread(m, a.from);
   printf(" -> ");
-  cli_put_thread(m, a->to);
+  cli_put_thread(m, a.to);
   putchar('\n');
 }
 
@@ -208,13 +208,13 @@ static void text_lost_wakeups(const mprof_model_t *m,
   printf("\nLost wake-ups: %zu\n", a->lost_wakeup_count);
   for (size_t i = 0; i < a->lost_wakeup_count; i++) {
     const mprof_lost_wakeup_t *l = &a->lost_wakeups[i];
-    const mprof_arrow_t *sig = &v->arrows[l->signal_arrow];
+    mprof_arrow_t sig = mprof_arrow_at(v, l->signal_arrow);
     printf("  ");
     cli_put_thread(m, l->condition);
     printf(" was signalled by ");
-    cli_put_thread(m, sig->from);
+    cli_put_thread(m, sig.from);
     printf(" at ");
-    cli_put_duration(sig->time_ns);
+    cli_put_duration(sig.time_ns);
     printf(" with nobody waiting;\n  then ");
     cli_put_thread(m, l->waiter);
     printf(" began waiting on it at ");
@@ -413,11 +413,11 @@ json_t *cli_json_thread(const mprof_model_t *m, uint32_t t) {
 }
 
 static json_t *json_arrow(const mprof_model_t *m, uint32_t i) {
-  const mprof_arrow_t *a = &mprof_model_view(m)->arrows[i];
-  return json_pack("{s:I, s:s, s:o, s:o}", "time_ns", (json_int_t)a->time_ns,
-                   "kind", mprof_arrow_kind_name((mprof_arrow_kind_t)a->kind),
-                   "from", cli_json_thread(m, a->from), "to",
-                   cli_json_thread(m, a->to));
+  mprof_arrow_t a = mprof_arrow_at(mprof_model_view(m), i);
+  return json_pack("{s:I, s:s, s:o, s:o}", "time_ns", (json_int_t)a.time_ns,
+                   "kind", mprof_arrow_kind_name((mprof_arrow_kind_t)a.kind),
+                   "from", cli_json_thread(m, a.from), "to",
+                   cli_json_thread(m, a.to));
 }
 
 static json_t *json_evidence(const mprof_model_t *m,
@@ -528,12 +528,12 @@ static json_t *json_lost_wakeups(const mprof_model_t *m,
   json_t *list = json_array();
   for (size_t i = 0; i < a->lost_wakeup_count; i++) {
     const mprof_lost_wakeup_t *l = &a->lost_wakeups[i];
-    const mprof_arrow_t *sig = &v->arrows[l->signal_arrow];
+    mprof_arrow_t sig = mprof_arrow_at(v, l->signal_arrow);
     json_array_append_new(
         list, json_pack("{s:o, s:o, s:I, s:o, s:I}", "condition",
                         cli_json_thread(m, l->condition), "signalled_by",
-                        cli_json_thread(m, sig->from), "signal_ns",
-                        (json_int_t)sig->time_ns, "waiter",
+                        cli_json_thread(m, sig.from), "signal_ns",
+                        (json_int_t)sig.time_ns, "waiter",
                         cli_json_thread(m, l->waiter), "wait_start_ns",
                         (json_int_t)v->threads[l->waiter].start_ns));
   }

@@ -87,7 +87,7 @@ static int label_holds(const mprof_model_t *m, uint32_t t, const char *text) {
   const mprof_model_view_t *v = mprof_model_view(m);
   const mprof_thread_t *th = &v->threads[t];
   for (uint32_t k = th->first_label; k < th->first_label + th->label_count; k++)
-    if (strstr(v->strings + v->labels[k].text, text)) return 1;
+    if (strstr(v->strings + mprof_label_at(v, k).text, text)) return 1;
   return 0;
 }
 

@@ -89,22 +89,22 @@ static items_t drawn(const mprof_model_t *model, int64_t t0, int64_t t1,
   const mprof_model_view_t *v = mprof_model_view(model);
   items_t list = {NULL, 0, 0};
   for (size_t i = 0; i < v->running_count; i++) {
-    const mprof_span_t *s = &v->running[i];
-    if (s->thread == MPROF_NO_THREAD || s->end_ns <= t0 || s->start_ns >= t1)
+    mprof_span_t s = mprof_running_at(v, i);
+    if (s.thread == MPROF_NO_THREAD || s.end_ns <= t0 || s.start_ns >= t1)
       continue;
-    uint64_t id = v->threads[s->thread].id;
+    uint64_t id = v->threads[s.thread].id;
     if (among(id, ids, n))
-      push(&list, (item_t){id, s->start_ns > t0 ? s->start_ns : t0,
-                           s->end_ns < t1 ? s->end_ns : t1, 0, 0});
+      push(&list, (item_t){id, s.start_ns > t0 ? s.start_ns : t0,
+                           s.end_ns < t1 ? s.end_ns : t1, 0, 0});
   }
   for (size_t i = 0; i < v->arrow_count; i++) {
-    const mprof_arrow_t *a = &v->arrows[i];
-    if (a->time_ns < t0 || a->time_ns >= t1) continue;
-    uint64_t from = v->threads[a->from].id, to = v->threads[a->to].id;
+    mprof_arrow_t a = mprof_arrow_at(v, i);
+    if (a.time_ns < t0 || a.time_ns >= t1) continue;
+    uint64_t from = v->threads[a.from].id, to = v->threads[a.to].id;
     if (among(from, ids, n))
-      push(&list, (item_t){from, a->time_ns, a->time_ns, to, 2 * a->kind});
+      push(&list, (item_t){from, a.time_ns, a.time_ns, to, 2 * a.kind});
     if (among(to, ids, n))
-      push(&list, (item_t){to, a->time_ns, a->time_ns, from, 2 * a->kind + 1});
+      push(&list, (item_t){to, a.time_ns, a.time_ns, from, 2 * a.kind + 1});
   }
   qsort(list.items, list.count, sizeof *list.items, item_order);
   return list;

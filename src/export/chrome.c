@@ -95,12 +95,12 @@ static void put_thread(chrome_t *c, uint32_t t) {
   fprintf(c->f, ",\"args\":{\"id\":%" PRIu64 ",\"type\":\"%s\"}}", th->id,
           mprof_type_name((mprof_type_t)th->type));
   for (uint32_t i = 0; i < th->label_count; i++) {
-    const mprof_label_t *l = &c->view->labels[th->first_label + i];
-    event_open(c, 'n', pid, 0, l->time_ns);
+    mprof_label_t l = mprof_label_at(c->view, th->first_label + i);
+    event_open(c, 'n', pid, 0, l.time_ns);
     fprintf(c->f, ",\"cat\":\"thread\",\"id\":\"0x%" PRIx32 "\"", t);
     put_name(c->f, 0, "name", name);
     fputs(",\"args\":{", c->f);
-    put_name(c->f, 1, "label", c->view->strings + l->text);
+    put_name(c->f, 1, "label", c->view->strings + l.text);
     fputs("}}", c->f);
   }
   event_open(c, 'e', pid, 0, th->end_ns);
@@ -127,14 +127,13 @@ static void put_span(chrome_t *c, const mprof_span_t *span, const char *cat,
 static void put_spans(chrome_t *c) {
   char name[256];
   for (size_t i = 0; i < c->view->running_count && !ferror(c->f); i++) {
-    const mprof_span_t *span = &c->view->running[i];
-    mprof_model_thread_name(c->model, span->thread, name, sizeof name);
-    put_span(c, span, "running", name);
+    mprof_span_t span = mprof_running_at(c->view, i);
+    mprof_model_thread_name(c->model, span.thread, name, sizeof name);
+    put_span(c, &span, "running", name);
   }
   for (size_t i = 0; i < c->view->band_count && !ferror(c->f); i++) {
-    const mprof_band_t *band = &c->view->bands[i];
-    put_span(c, &band->span, "idle",
-             band->kind == MPROF_BAND_GC ? "gc" : "idle");
+    mprof_band_t band = mprof_band_at(c->view, i);
+    put_span(c, &band.span, "idle", band.kind == MPROF_BAND_GC ? "gc" : "idle");
   }
 }
 
@@ -163,15 +162,15 @@ static void put_flow_end(chrome_t *c, const flow_end_t *end, size_t id,
 /* An arrow: both ends on the stream where its event happened. */
 static void put_arrows(chrome_t *c) {
   for (size_t i = 0; i < c->view->arrow_count && !ferror(c->f); i++) {
-    const mprof_arrow_t *a = &c->view->arrows[i];
+    mprof_arrow_t a = mprof_arrow_at(c->view, i);
     mprof__export_step(&c->progress);
-    flow_end_t from = {stream_pid(c, a->stream), stream_tid(c, a->stream), 0,
+    flow_end_t from = {stream_pid(c, a.stream), stream_tid(c, a.stream), 0,
                        "arrow",
-                       mprof_arrow_kind_name((mprof_arrow_kind_t)a->kind)};
+                       mprof_arrow_kind_name((mprof_arrow_kind_t)a.kind)};
     flow_end_t to = from;
-    mprof_model_arrow_ends(c->model, a, &from.ns, &to.ns);
-    put_flow_end(c, &from, i + 1, 's', a->from);
-    put_flow_end(c, &to, i + 1, 'f', a->to);
+    mprof_model_arrow_ends(c->model, &a, &from.ns, &to.ns);
+    put_flow_end(c, &from, i + 1, 's', a.from);
+    put_flow_end(c, &to, i + 1, 'f', a.to);
   }
 }
 
@@ -193,11 +192,11 @@ static void put_counters(chrome_t *c) {
   for (size_t i = 0; i < c->view->counter_count; i++) {
     const mprof_counter_series_t *s = &c->view->counters[i];
     for (uint32_t j = 0; j < s->sample_count && !ferror(c->f); j++) {
-      const mprof_sample_t *sample = &c->view->samples[s->first_sample + j];
+      mprof_sample_t sample = mprof_sample_at(c->view, s->first_sample + j);
       mprof__export_step(&c->progress);
-      event_open(c, 'C', MPROF_MODEL_TRACE(s->id) + 1, 0, sample->time_ns);
+      event_open(c, 'C', MPROF_MODEL_TRACE(s->id) + 1, 0, sample.time_ns);
       put_name(c->f, 0, "name", c->view->strings + s->name);
-      fprintf(c->f, ",\"args\":{\"value\":%" PRId64 "}}", sample->value);
+      fprintf(c->f, ",\"args\":{\"value\":%" PRId64 "}}", sample.value);
     }
   }
 }

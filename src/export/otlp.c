@@ -129,19 +129,20 @@ static int index_model(otlp_t *o) {
   for (size_t t = 0; t < n; t++) o->top[t] = MPROF_NO_THREAD;
   for (uint32_t t = 1; t < n; t++) o->top[t] = top_of(o, t);
   for (size_t i = 0; i < v->arrow_count; i++)
-    o->in_first[v->arrows[i].to + 1]++;
+    o->in_first[mprof_arrow_at(v, i).to + 1]++;
   for (size_t t = 0; t < n; t++) o->in_first[t + 1] += o->in_first[t];
   uint32_t *fill = calloc(n, sizeof *fill);
   if (!fill) return -1;
   for (uint32_t i = 0; i < v->arrow_count; i++) {
-    uint32_t to = v->arrows[i].to;
+    uint32_t to = mprof_arrow_at(v, i).to;
     o->in_arrows[o->in_first[to] + fill[to]++] = i;
   }
   free(fill);
-  for (size_t i = 0; i < v->running_count; i++)
-    if (v->running[i].thread < n)
-      o->running_ns[v->running[i].thread] +=
-          v->running[i].end_ns - v->running[i].start_ns;
+  for (size_t i = 0; i < v->running_count; i++) {
+    mprof_span_t span = mprof_running_at(v, i);
+    if (span.thread < n)
+      o->running_ns[span.thread] += span.end_ns - span.start_ns;
+  }
   if (mprof_model_messages(o->model, collect_message, o)) return -1;
   return o->out_of_memory ? -1 : 0;
 }
@@ -159,11 +160,11 @@ static void index_free(otlp_t *o) {
 static void put_events(const otlp_t *o, const mprof_thread_t *th) {
   fputs(",\"events\":[", o->f);
   for (uint32_t i = 0; i < th->label_count; i++) {
-    const mprof_label_t *l = &o->view->labels[th->first_label + i];
+    mprof_label_t l = mprof_label_at(o->view, th->first_label + i);
     fputs(i ? ",{\"name\":\"label\"" : "{\"name\":\"label\"", o->f);
-    put_time(o, "timeUnixNano", l->time_ns);
+    put_time(o, "timeUnixNano", l.time_ns);
     fputs(",\"attributes\":[", o->f);
-    put_attribute(o->f, 1, "mprof.label", o->view->strings + l->text);
+    put_attribute(o->f, 1, "mprof.label", o->view->strings + l.text);
     fputs("]}", o->f);
   }
   fputs("]", o->f);
@@ -200,12 +201,12 @@ static void put_links(const otlp_t *o, uint32_t t) {
   int first = 1;
   fputs(",\"links\":[", o->f);
   for (uint32_t i = o->in_first[t]; i < o->in_first[t + 1]; i++) {
-    const mprof_arrow_t *a = &o->view->arrows[o->in_arrows[i]];
-    if (a->kind == MPROF_ARROW_CREATE || a->from == MPROF_ROOT_THREAD ||
-        a->from >= o->view->thread_count)
+    mprof_arrow_t a = mprof_arrow_at(o->view, o->in_arrows[i]);
+    if (a.kind == MPROF_ARROW_CREATE || a.from == MPROF_ROOT_THREAD ||
+        a.from >= o->view->thread_count)
       continue;
-    put_link(o, first, a->from,
-             mprof_arrow_kind_name((mprof_arrow_kind_t)a->kind), a->time_ns);
+    put_link(o, first, a.from,
+             mprof_arrow_kind_name((mprof_arrow_kind_t)a.kind), a.time_ns);
     first = 0;
   }
   for (size_t i = first_message(o, t);

@@ -61,9 +61,9 @@ static void put_threads(const mprof_model_t *m, const mprof_model_view_t *v) {
     put_thread_name(m, t);
     fputs(",\"labels\":[", stdout);
     for (uint32_t i = 0; i < th->label_count; i++) {
-      const mprof_label_t *l = &v->labels[th->first_label + i];
-      printf("%s[%" PRId64 ",", i ? "," : "", l->time_ns);
-      put_hex(v->strings + l->text);
+      mprof_label_t l = mprof_label_at(v, th->first_label + i);
+      printf("%s[%" PRId64 ",", i ? "," : "", l.time_ns);
+      put_hex(v->strings + l.text);
       putchar(']');
     }
     fputs("]}", stdout);
@@ -90,12 +90,15 @@ static void put_span(const mprof_model_t *m, const mprof_span_t *span,
 /* Running intervals (named after their thread) and idle bands. */
 static void put_spans(const mprof_model_t *m, const mprof_model_view_t *v) {
   fputs(",\"spans\":[", stdout);
-  for (size_t i = 0; i < v->running_count; i++)
-    put_span(m, &v->running[i], "running", NULL, i == 0);
-  for (size_t i = 0; i < v->band_count; i++)
-    put_span(m, &v->bands[i].span, "idle",
-             v->bands[i].kind == MPROF_BAND_GC ? "gc" : "idle",
+  for (size_t i = 0; i < v->running_count; i++) {
+    mprof_span_t span = mprof_running_at(v, i);
+    put_span(m, &span, "running", NULL, i == 0);
+  }
+  for (size_t i = 0; i < v->band_count; i++) {
+    mprof_band_t band = mprof_band_at(v, i);
+    put_span(m, &band.span, "idle", band.kind == MPROF_BAND_GC ? "gc" : "idle",
              i == 0 && v->running_count == 0);
+  }
   fputs("]", stdout);
 }
 
@@ -104,18 +107,18 @@ static void put_spans(const mprof_model_t *m, const mprof_model_view_t *v) {
 static void put_arrows(const mprof_model_t *m, const mprof_model_view_t *v) {
   fputs(",\"arrows\":[", stdout);
   for (size_t i = 0; i < v->arrow_count; i++) {
-    const mprof_arrow_t *a = &v->arrows[i];
+    mprof_arrow_t a = mprof_arrow_at(v, i);
     int64_t from_ns, to_ns;
-    mprof_model_arrow_ends(m, a, &from_ns, &to_ns);
+    mprof_model_arrow_ends(m, &a, &from_ns, &to_ns);
     printf("%s\n{\"kind\":\"%s\",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32
            ",\"from\":%" PRIu32 ",\"to\":%" PRIu32 ",\"time\":%" PRId64
            ",\"from_ns\":%" PRId64 ",\"to_ns\":%" PRId64 ",\"from_name\":",
-           i ? "," : "", mprof_arrow_kind_name((mprof_arrow_kind_t)a->kind),
-           stream_pid(m, a->stream), stream_tid(m, a->stream), a->from, a->to,
-           a->time_ns, from_ns, to_ns);
-    put_thread_name(m, a->from);
+           i ? "," : "", mprof_arrow_kind_name((mprof_arrow_kind_t)a.kind),
+           stream_pid(m, a.stream), stream_tid(m, a.stream), a.from, a.to,
+           a.time_ns, from_ns, to_ns);
+    put_thread_name(m, a.from);
     fputs(",\"to_name\":", stdout);
-    put_thread_name(m, a->to);
+    put_thread_name(m, a.to);
     putchar('}');
   }
   fputs("]", stdout);
@@ -138,11 +141,11 @@ static void put_samples(const mprof_model_view_t *v) {
   for (size_t c = 0; c < v->counter_count; c++) {
     const mprof_counter_series_t *s = &v->counters[c];
     for (uint32_t j = 0; j < s->sample_count; j++) {
-      const mprof_sample_t *sample = &v->samples[s->first_sample + j];
+      mprof_sample_t sample = mprof_sample_at(v, s->first_sample + j);
       printf("%s\n{\"pid\":%" PRIu32 ",\"time\":%" PRId64 ",\"value\":%" PRId64
              ",\"name\":",
-             first ? "" : ",", MPROF_MODEL_TRACE(s->id) + 1, sample->time_ns,
-             sample->value);
+             first ? "" : ",", MPROF_MODEL_TRACE(s->id) + 1, sample.time_ns,
+             sample.value);
       put_hex(v->strings + s->name);
       putchar('}');
       first = 0;

@@ -43,7 +43,7 @@ static const mprof_model_view_t *view;
 static const char *first_label(uint32_t t) {
   const mprof_thread_t *thread = &view->threads[t];
   return thread->label_count
-             ? view->strings + view->labels[thread->first_label].text
+             ? view->strings + mprof_label_at(view, thread->first_label).text
              : "";
 }
 
@@ -109,8 +109,10 @@ static const char *path_label(char *label, size_t size, const char *what,
 
 static size_t arrows_to(uint32_t to, mprof_arrow_kind_t kind) {
   size_t n = 0;
-  for (size_t i = 0; i < view->arrow_count; i++)
-    n += view->arrows[i].to == to && view->arrows[i].kind == kind;
+  for (size_t i = 0; i < view->arrow_count; i++) {
+    mprof_arrow_t a = mprof_arrow_at(view, i);
+    n += a.to == to && a.kind == kind;
+  }
   return n;
 }
 
@@ -145,9 +147,10 @@ static void read_switches(const mprof_trace_t *trace) {
 static size_t runs_of(uint32_t thread, uint32_t not_stream, size_t *other) {
   size_t n = 0;
   *other = 0;
-  for (size_t i = 0; i < view->running_count; i++)
-    *other += view->running[i].thread == thread &&
-              view->running[i].stream != not_stream;
+  for (size_t i = 0; i < view->running_count; i++) {
+    mprof_span_t span = mprof_running_at(view, i);
+    *other += span.thread == thread && span.stream != not_stream;
+  }
   for (size_t i = 0; i < switch_count; i++)
     n += switch_targets[i] == view->threads[thread].id;
   return n;
@@ -157,7 +160,8 @@ static int64_t counter_final(const char *name) {
   for (size_t c = 0; c < view->counter_count; c++) {
     const mprof_counter_series_t *series = &view->counters[c];
     if (!strcmp(view->strings + series->name, name) && series->sample_count)
-      return view->samples[series->first_sample + series->sample_count - 1]
+      return mprof_sample_at(view,
+                             series->first_sample + series->sample_count - 1)
           .value;
   }
   return -1;
@@ -180,8 +184,8 @@ static void check_tcp_offsets(size_t flows_expected, uint64_t bytes,
   for (size_t i = 0; i < view->label_count; i++) {
     char dir[8], source[64], destination[64];
     uint64_t offset, length;
-    if (sscanf(view->strings + view->labels[i].text,
-               "net %7s tcp %63s %63s %" SCNu64 " %" SCNu64, dir, source,
+    const char *text = view->strings + mprof_label_at(view, i).text;
+    if (sscanf(text, "net %7s tcp %63s %63s %" SCNu64 " %" SCNu64, dir, source,
                destination, &offset, &length) != 5)
       continue;
     flow_t *flow = NULL;
@@ -198,8 +202,8 @@ static void check_tcp_offsets(size_t flows_expected, uint64_t bytes,
     if (!flow) continue;
     int send = !strcmp(dir, "send");
     uint64_t *next = send ? &flow->next_send : &flow->next_recv;
-    CHECK(offset == *next, "%s: offset %" PRIu64 ", expected %" PRIu64,
-          view->strings + view->labels[i].text, offset, *next);
+    CHECK(offset == *next, "%s: offset %" PRIu64 ", expected %" PRIu64, text,
+          offset, *next);
     *next = offset + length;
     sends += send;
     receives += !send;
@@ -229,7 +233,7 @@ static void check_udp_labels(void) {
   char seen[2][4][192];
   size_t count[2] = {0, 0};
   for (size_t i = 0; i < view->label_count; i++) {
-    const char *text = view->strings + view->labels[i].text;
+    const char *text = view->strings + mprof_label_at(view, i).text;
     int recv = !strncmp(text, "net recv udp ", 13);
     if ((recv || !strncmp(text, "net send udp ", 13)) && count[recv] < 4)
       snprintf(seen[recv][count[recv]++], 192, "%s", text + 9);
@@ -297,11 +301,13 @@ static void check_all(void) {
         "loop resolved at uv_loop_close");
   size_t idle = 0;
   for (size_t i = 0; i < view->band_count; i++)
-    idle += view->bands[i].kind == MPROF_BAND_IDLE;
+    idle += mprof_band_at(view, i).kind == MPROF_BAND_IDLE;
   CHECK(idle >= 5, "%zu idle bands", idle);
   uint32_t loop_stream = MPROF_NO_THREAD;
-  for (size_t i = 0; i < view->running_count; i++)
-    if (view->running[i].thread == loop) loop_stream = view->running[i].stream;
+  for (size_t i = 0; i < view->running_count; i++) {
+    mprof_span_t span = mprof_running_at(view, i);
+    if (span.thread == loop) loop_stream = span.stream;
+  }
 
   check_counts(expected, sizeof expected / sizeof *expected);
   CHECK(failed_with(MPROF_FS, "ENOENT") == 2,
@@ -340,12 +346,13 @@ static void check_all(void) {
           "the %s handle ran and closed", watchers[i]);
   }
   uint32_t signal = find_thread(MPROF_HANDLE, "signal");
-  CHECK(
-      signal != MPROF_NO_THREAD && view->threads[signal].label_count == 2 &&
-          !strcmp(view->strings +
-                      view->labels[view->threads[signal].first_label + 1].text,
-                  "signal 10"),
-      "the signal handle's second label");
+  CHECK(signal != MPROF_NO_THREAD && view->threads[signal].label_count == 2 &&
+            !strcmp(
+                view->strings +
+                    mprof_label_at(view, view->threads[signal].first_label + 1)
+                        .text,
+                "signal 10"),
+        "the signal handle's second label");
 
   /* file 16 + echo 11 each way + 4 per datagram */
   int64_t bytes = 16 + 22 + 4 * (int64_t)datagrams;
@@ -403,8 +410,9 @@ static void check_stress(void) {
   CHECK(sends == 4 * 3 * 50 * 2, "%zu net send tcp labels", sends);
   CHECK(receives >= 4 * 3 * 50 * 2, "%zu net recv tcp labels", receives);
   for (size_t i = 0; i < view->label_count; i++) {
-    const char *text = view->strings + view->labels[i].text;
-    const char *on = first_label(view->labels[i].thread);
+    mprof_label_t label = mprof_label_at(view, i);
+    const char *text = view->strings + label.text;
+    const char *on = first_label(label.thread);
     if (!strncmp(text, "net send tcp ", 13))
       CHECK(!strcmp(on, "write"), "%s on \"%s\"", text, on);
     else if (!strncmp(text, "net recv tcp ", 13))
@@ -554,11 +562,11 @@ static uint32_t check_handle(const char *label, size_t callbacks,
   CHECK(runs_of(t, MPROF_NO_THREAD, &other) >= callbacks + 1, "%s: %zu runs",
         label, runs_of(t, MPROF_NO_THREAD, &other));
   if (second)
-    CHECK(
-        thread->label_count == 2 &&
-            !strcmp(view->strings + view->labels[thread->first_label + 1].text,
-                    second),
-        "%s: second label not '%s'", label, second);
+    CHECK(thread->label_count == 2 &&
+              !strcmp(view->strings +
+                          mprof_label_at(view, thread->first_label + 1).text,
+                      second),
+          "%s: second label not '%s'", label, second);
   return t;
 }
 
@@ -571,10 +579,10 @@ static size_t counter_steps(const char *name, int64_t delta, int64_t from_ns,
     if (strcmp(view->strings + series->name, name)) continue;
     int64_t value = 0;
     for (uint32_t i = 0; i < series->sample_count; i++) {
-      const mprof_sample_t *sample = &view->samples[series->first_sample + i];
-      n += sample->value - value == delta && sample->time_ns >= from_ns &&
-           sample->time_ns <= to_ns;
-      value = sample->value;
+      mprof_sample_t sample = mprof_sample_at(view, series->first_sample + i);
+      n += sample.value - value == delta && sample.time_ns >= from_ns &&
+           sample.time_ns <= to_ns;
+      value = sample.value;
     }
   }
   return n;
@@ -662,11 +670,13 @@ static void check_handles(void) {
 static size_t net_labels(const char *head, size_t *on_handles) {
   size_t n = 0;
   *on_handles = 0;
-  for (size_t i = 0; i < view->label_count; i++)
-    if (!strncmp(view->strings + view->labels[i].text, head, strlen(head))) {
+  for (size_t i = 0; i < view->label_count; i++) {
+    mprof_label_t label = mprof_label_at(view, i);
+    if (!strncmp(view->strings + label.text, head, strlen(head))) {
       n++;
-      *on_handles += view->threads[view->labels[i].thread].type == MPROF_HANDLE;
+      *on_handles += view->threads[label.thread].type == MPROF_HANDLE;
     }
+  }
   return n;
 }
 
@@ -681,12 +691,13 @@ static const struct expected_s expected_sockets[] = {
     {MPROF_RANDOM, "random", 1, 1},
 };
 
-/* The first label that starts with head; NULL if none. */
-static const mprof_label_t *label_starting(const char *head) {
-  for (size_t i = 0; i < view->label_count; i++)
-    if (!strncmp(view->strings + view->labels[i].text, head, strlen(head)))
-      return &view->labels[i];
-  return NULL;
+/* The first label that starts with head, into *found; 0 if none. */
+static int label_starting(const char *head, mprof_label_t *found) {
+  for (size_t i = 0; i < view->label_count; i++) {
+    *found = mprof_label_at(view, i);
+    if (!strncmp(view->strings + found->text, head, strlen(head))) return 1;
+  }
+  return 0;
 }
 
 /* uv_udp_try_send()'s datagram "pong" (FNV-1a 64: 8c1eda0da8870097): the
@@ -695,11 +706,12 @@ static const mprof_label_t *label_starting(const char *head) {
  * the try_send without an address that failed recorded nothing (the
  * counts in check_sockets()). */
 static void check_try_send(void) {
-  const mprof_label_t *send = label_starting("net send udp ");
-  const mprof_label_t *recv = label_starting("net recv udp ");
-  CHECK(send && recv, "no net send udp or recv udp label");
-  if (!send || !recv) return;
-  const char *text = view->strings + send->text;
+  mprof_label_t send, recv;
+  int have_send = label_starting("net send udp ", &send);
+  int have_recv = label_starting("net recv udp ", &recv);
+  CHECK(have_send && have_recv, "no net send udp or recv udp label");
+  if (!have_send || !have_recv) return;
+  const char *text = view->strings + send.text;
   char source[64], destination[64], hash[17];
   unsigned length;
   CHECK(sscanf(text, "net send udp %63s %63s %16s %u", source, destination,
@@ -709,15 +721,15 @@ static void check_try_send(void) {
             strcmp(source, destination) && !strcmp(hash, "8c1eda0da8870097") &&
             length == 4,
         "send label '%s'", text);
-  CHECK(!strcmp(text + 9, view->strings + recv->text + 9),
-        "receive label '%s' for '%s'", view->strings + recv->text, text);
-  CHECK(resolved_by_root(send->thread) &&
-            !strcmp(first_label(send->thread), "udp") &&
-            !strcmp(first_label(recv->thread), "udp") &&
-            send->thread != recv->thread,
+  CHECK(!strcmp(text + 9, view->strings + recv.text + 9),
+        "receive label '%s' for '%s'", view->strings + recv.text, text);
+  CHECK(resolved_by_root(send.thread) &&
+            !strcmp(first_label(send.thread), "udp") &&
+            !strcmp(first_label(recv.thread), "udp") &&
+            send.thread != recv.thread,
         "the labels not on the two udp handles' threads");
   CHECK(counter_steps("uv bytes written", 4,
-                      view->threads[send->thread].start_ns, send->time_ns) == 1,
+                      view->threads[send.thread].start_ns, send.time_ns) == 1,
         "try_send's 4 bytes not counted with its label");
 }
 
@@ -727,7 +739,7 @@ static void check_two_peers(void) {
   const char *sent[2], *received[2];
   size_t sends = 0, receives = 0;
   for (size_t i = 0; i < view->label_count; i++) {
-    const char *text = view->strings + view->labels[i].text;
+    const char *text = view->strings + mprof_label_at(view, i).text;
     if (!strncmp(text, "net send udp ", 13) && sends < 2)
       sent[sends++] = text + 9;
     if (!strncmp(text, "net recv udp ", 13) && receives < 2)

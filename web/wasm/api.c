@@ -115,7 +115,8 @@ const mprof_model_t *mprof_web_model(const mprof_web_t *w) { return w->model; }
 const char *mprof_web_arrow_kind(const mprof_web_t *w, int arrow) {
   const mprof_model_view_t *v = mprof_model_view(w->model);
   if (arrow < 0 || (size_t)arrow >= v->arrow_count) return "";
-  return mprof_arrow_kind_name((mprof_arrow_kind_t)v->arrows[arrow].kind);
+  return mprof_arrow_kind_name(
+      (mprof_arrow_kind_t)mprof_arrow_at(v, (size_t)arrow).kind);
 }
 
 /* --- JSON answers ------------------------------------------------------------

@@ -148,10 +148,10 @@ static void thread_labels(mprof_web_json_t *j, const mprof_model_view_t *v,
                           const mprof_thread_t *t) {
   begin(j, "labels", "[");
   for (uint32_t k = 0; k < t->label_count && k < LIST_LIMIT; k++) {
-    const mprof_label_t *l = &v->labels[t->first_label + k];
+    mprof_label_t l = mprof_label_at(v, t->first_label + k);
     begin(j, NULL, "{");
-    num(j, "time", l->time_ns);
-    str(j, "text", v->strings + l->text);
+    num(j, "time", l.time_ns);
+    str(j, "text", v->strings + l.text);
     mprof_web_json_raw(j, "}");
   }
   mprof_web_json_raw(j, "]");
@@ -163,14 +163,14 @@ static void thread_interactions(mprof_web_json_t *j, const mprof_model_t *m,
   size_t shown = 0;
   begin(j, "interactions", "[");
   for (size_t i = 0; i < v->arrow_count && shown < LIST_LIMIT; i++) {
-    const mprof_arrow_t *a = &v->arrows[i];
-    if (a->from != thread && a->to != thread) continue;
+    mprof_arrow_t a = mprof_arrow_at(v, i);
+    if (a.from != thread && a.to != thread) continue;
     shown++;
     begin(j, NULL, "{");
-    str(j, "kind", mprof_arrow_kind_name((mprof_arrow_kind_t)a->kind));
-    str(j, "dir", a->from == thread ? "to" : "from");
-    num(j, "time", a->time_ns);
-    thread_ref(j, "other", m, a->from == thread ? a->to : a->from);
+    str(j, "kind", mprof_arrow_kind_name((mprof_arrow_kind_t)a.kind));
+    str(j, "dir", a.from == thread ? "to" : "from");
+    num(j, "time", a.time_ns);
+    thread_ref(j, "other", m, a.from == thread ? a.to : a.from);
     mprof_web_json_raw(j, "}");
   }
   mprof_web_json_raw(j, "]");
