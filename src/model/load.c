@@ -3,12 +3,13 @@
  * area) merged into one time order.
  *
  * Each stream is a run of packets in sequence order; one packet at a time
- * is decoded into that stream's buffer.  An OS thread's ring and names
- * streams go as one pair, merged by turns inside the model's event loop
- * (mprof__model_add_pair); a binary heap on each pair's next event picks
- * the pair that goes next, once per run of its events that come before
- * every other pair's.  Memory is one decoded packet per stream, whatever
- * the trace size.
+ * is decoded into that stream's buffer.  A binary heap on each stream's
+ * next event picks the stream that goes next, once per run of its events
+ * that come before every other stream's, and the runs are copied into a
+ * batch that the sink takes in one call: two OS threads whose events
+ * interleave closely make runs of an event or two, and the sink's loop
+ * then still goes over a thousand events a call.  Memory is one decoded
+ * packet per stream, whatever the trace size.
  *
  * Several traces: each event's ticks become ns on a common axis (the
  * trace's wall-clock anchor plus the caller's offset), and its ids are
@@ -112,20 +113,11 @@ static int cursor_fill(cursor_t *c) {
   return 0;
 }
 
-/* An OS thread's two streams, ring and names (or one stream alone: half[1]
- * is NO_HALF), merged as one: labels go to the names stream, so its
- * events fall between the ring's all the time. */
-#define NO_HALF UINT32_MAX
-typedef struct pair_s {
-  uint32_t half[2]; /* cursor indexes, the lower first */
-} pair_t;
-
-/* A heap entry: a pair, and the clock and cursor of its next event, kept
- * here so that the heap's steps read only the heap. */
+/* A heap entry: a cursor and the clock of its next event, kept here so
+ * that the heap's steps read only the heap. */
 typedef struct head_s {
   uint64_t time;
   uint32_t cursor;
-  uint32_t pair;
 } head_t;
 
 /* The earliest head first (ties: the lower cursor, so the order is
@@ -134,18 +126,18 @@ static inline int earlier(head_t a, head_t b) {
   return a.time != b.time ? a.time < b.time : a.cursor < b.cursor;
 }
 
-/* Move heap[i] down to its place: the earlier children move up into the
- * hole it leaves, and it is written once, at the end (a swap a level
- * reads back, in one wide load, what the level before wrote in two). */
-static inline void sift_down(head_t *heap, size_t n, size_t i) {
-  head_t moving = heap[i];
+/* Put h in heap[i]'s place and move it down to where it goes: the earlier
+ * children move up into the hole, and h, held in registers, is written
+ * once, at the end (entries written in two halves and read back in one
+ * wide load stall the load). */
+static inline void sift_down(head_t *heap, size_t n, size_t i, head_t h) {
   for (size_t l = 2 * i + 1; l < n; l = 2 * i + 1) {
     size_t best = l + 1 < n && earlier(heap[l + 1], heap[l]) ? l + 1 : l;
-    if (!earlier(heap[best], moving)) break;
+    if (!earlier(heap[best], h)) break;
     heap[i] = heap[best];
     i = best;
   }
-  heap[i] = moving;
+  heap[i] = h;
 }
 
 /* Split the packets into streams: runs of equal (class, instance).
@@ -172,124 +164,92 @@ static size_t find_streams(const source_t *source, progress_t *progress,
   return n;
 }
 
-static const mprof_packet_info_t *first_packet(const cursor_t *c) {
-  return mprof_trace_packet(c->source->trace, c->next_packet);
+/* Events in time order, copied here until the sink takes them. */
+#define BATCH_EVENTS 1024
+typedef struct batch_s {
+  const mprof__merge_t *merge;
+  mprof_event_t events[BATCH_EVENTS];
+  size_t count;
+} batch_t;
+
+/* Hand the batch's events to the sink, a pair's first run (the second
+ * has none, and is done).  Returns 0 or the sink's error. */
+static int flush(batch_t *b) {
+  mprof__run_t run = {b->events, b->count, 0, UINT64_MAX, 1};
+  mprof__run_t none = {NULL, 0, 0, UINT64_MAX, 1};
+  b->count = 0;
+  return run.count ? b->merge->add_pair(b->merge->sink, &run, &none) : 0;
 }
 
-/* Pair the streams cursors[from .. to) of one trace, found in its packet
- * order (ring streams by instance, then names streams by instance), into
- * pairs[]; returns how many.  Any pairing merges right: this one makes
- * the merge's steps few. */
-static size_t pair_streams(const cursor_t *cursors, uint32_t from, uint32_t to,
-                           pair_t *pairs) {
-  uint32_t names = from, n = 0;
-  while (names < to && first_packet(&cursors[names])->stream_class == 0)
-    names++;
-  uint32_t ring = from, other = names;
-  while (ring < names || other < to) {
-    uint64_t r = ring < names ? first_packet(&cursors[ring])->stream_instance
-                              : UINT64_MAX;
-    uint64_t o = other < to ? first_packet(&cursors[other])->stream_instance
-                            : UINT64_MAX;
-    if (ring < names && other < to && r == o)
-      pairs[n++] = (pair_t){{ring++, other++}};
-    else if (ring < names && (other == to || r < o))
-      pairs[n++] = (pair_t){{ring++, NO_HALF}};
-    else
-      pairs[n++] = (pair_t){{other++, NO_HALF}};
-  }
-  return n;
-}
-
-/* Cursor c (index i) as a run for the model, none of its events past
- * `bound`, the next pair's head (all of them: bound.cursor NO_HALF).
- * Without events left it is done: empty cursors are filled before. */
-static mprof__run_t run_of(const cursor_t *c, uint32_t i, head_t bound) {
-  mprof__run_t r = {c->events, c->count, c->at, UINT64_MAX,
-                    c->next_packet == c->end_packet};
-  if (bound.cursor == NO_HALF) return r;
-  if (i < bound.cursor) {
-    r.last = bound.time;
-  } else if (bound.time > 0) {
-    r.last = bound.time - 1;
-  } else { /* nothing of it may go before the bound's clock 0 */
-    r.count = r.at;
-    r.done = 1;
-  }
-  return r;
-}
-
-/* The pair's next event as a heap entry; 0 if it has none left. */
-static int pair_head(const cursor_t *cursors, const pair_t *p, uint32_t index,
-                     head_t *out) {
-  int found = 0;
-  for (int k = 0; k < 2 && p->half[k] != NO_HALF; k++) {
-    const cursor_t *c = &cursors[p->half[k]];
-    if (c->at == c->count) continue;
-    head_t h = {c->events[c->at].time_ticks, p->half[k], index};
-    if (!found || earlier(h, *out)) *out = h;
-    found = 1;
-  }
-  return found;
-}
-
-/* Fill cursor c if its events are used up and packets remain. */
-static int refill(cursor_t *c) {
-  return c->at == c->count && c->next_packet < c->end_packet ? cursor_fill(c)
-                                                             : 0;
-}
-
-/* Feed the top pair's events to the sink for as long as they come before
- * every other pair's head (its run), then restore the heap: one heap step
- * per run, not per event. */
-static int feed_run(const mprof__merge_t *merge, cursor_t *cursors,
-                    const pair_t *pairs, head_t *heap, size_t *live) {
-  uint32_t top = heap[0].pair;
-  const pair_t *p = &pairs[top];
-  head_t bound = {UINT64_MAX, NO_HALF, 0}, next;
-  if (*live > 1) {
-    bound = heap[1];
-    if (*live > 2 && earlier(heap[2], bound)) bound = heap[2];
-  }
-  cursor_t *x = &cursors[p->half[0]];
-  cursor_t *y = p->half[1] != NO_HALF ? &cursors[p->half[1]] : NULL;
-  static const cursor_t none; /* no events, no packets: done */
-  int more;
-  do {
-    mprof__run_t rx = run_of(x, p->half[0], bound);
-    mprof__run_t ry =
-        y ? run_of(y, p->half[1], bound) : run_of(&none, 0, bound);
-    int err = merge->add_pair(merge->sink, &rx, &ry);
-    x->at = rx.at;
-    if (y) y->at = ry.at;
+/* Copy c's events up to the first whose clock is past limit into the
+ * batch, handing it on whenever it is full.  Returns 0 or the sink's
+ * error. */
+static int take_upto(batch_t *b, cursor_t *c, uint64_t limit) {
+  size_t i = c->at;
+  for (;;) {
+    size_t end = c->count - i < BATCH_EVENTS - b->count
+                     ? c->count
+                     : i + (BATCH_EVENTS - b->count);
+    while (i < end && c->events[i].time_ticks <= limit)
+      b->events[b->count++] = c->events[i++];
+    if (i == c->count || c->events[i].time_ticks > limit) break;
+    int err = flush(b);
     if (err) return err;
-    if (refill(x) || (y && refill(y))) return MPROF_ENOMEM;
-  } while ((more = pair_head(cursors, p, top, &next)) &&
-           (bound.cursor == NO_HALF || earlier(next, bound)));
-  if (more)
-    heap[0] = next;
-  else
-    heap[0] = heap[--*live];
-  sift_down(heap, *live, 0);
+  }
+  c->at = i;
   return 0;
 }
 
-/* Feed every event to the sink in time order. */
-static int merge_streams(const mprof__merge_t *merge, cursor_t *cursors,
-                         const pair_t *pairs, size_t n, head_t *heap) {
+/* Decode c's next packet once its events are all taken and the batch has
+ * gone (their texts lie in the packet's bytes).  Returns 0 (c has no
+ * events left only when it is done) or an mprof error. */
+static int next_packet(batch_t *b, cursor_t *c) {
+  if (c->at < c->count || c->next_packet == c->end_packet) return 0;
+  int err = flush(b);
+  return err ? err : cursor_fill(c);
+}
+
+/* Hand every event to the sink in time order: of all streams' next
+ * events, the earliest clock first, the lower cursor on equal clocks.
+ * The earliest head is held apart from the heap of the others: its
+ * cursor's run goes (its events up to the heap's top, the next earliest),
+ * then its new head and the heap's top trade places, one heap step a run
+ * (two OS threads whose events interleave closely trade every event or
+ * two, and their names streams' heads, further on, stay below). */
+static int merge_streams(batch_t *b, cursor_t *cursors, size_t n,
+                         head_t *heap) {
   size_t live = 0;
   for (uint32_t i = 0; i < n; i++) {
-    head_t h;
-    for (int k = 0; k < 2 && pairs[i].half[k] != NO_HALF; k++)
-      if (cursor_fill(&cursors[pairs[i].half[k]])) return MPROF_ENOMEM;
-    if (pair_head(cursors, &pairs[i], i, &h)) heap[live++] = h;
+    if (cursor_fill(&cursors[i])) return MPROF_ENOMEM;
+    if (cursors[i].count)
+      heap[live++] = (head_t){cursors[i].events[0].time_ticks, i};
   }
-  for (size_t i = live / 2; i-- > 0;) sift_down(heap, live, i);
-  while (live > 0) {
-    int err = feed_run(merge, cursors, pairs, heap, &live);
-    if (err) return err;
+  for (size_t i = live / 2; i-- > 0;) sift_down(heap, live, i, heap[i]);
+  if (!live) return 0;
+  head_t first = heap[0], *rest = heap; /* the heap, less its top */
+  size_t others = live - 1;
+  if (others) sift_down(rest, others, 0, rest[others]);
+  for (;;) {
+    cursor_t *c = &cursors[first.cursor];
+    uint64_t limit = UINT64_MAX;
+    if (others) /* first is earlier: a top at clock 0 has a later cursor */
+      limit = first.cursor < rest[0].cursor ? rest[0].time : rest[0].time - 1;
+    int err = take_upto(b, c, limit);
+    if (err || (err = next_packet(b, c))) return err;
+    if (c->at == c->count) {
+      if (!others) break;
+      first = rest[0];
+      if (--others) sift_down(rest, others, 0, rest[others]);
+      continue;
+    }
+    first.time = c->events[c->at].time_ticks;
+    if (others && earlier(rest[0], first)) {
+      head_t went = first;
+      first = rest[0];
+      sift_down(rest, others, 0, went);
+    }
   }
-  return 0;
+  return flush(b);
 }
 
 /* a + b, held at the int64 limits: anchors come from the trace (maybe
@@ -456,29 +416,28 @@ int mprof__merge_traces(const mprof_trace_t *const *traces, size_t count,
                      first->legacy);
   if (err) return err;
   cursor_t *cursors = malloc((packets ? packets : 1) * sizeof *cursors);
-  pair_t *pairs = malloc((packets ? packets : 1) * sizeof *pairs);
   head_t *heap = malloc((packets ? packets : 1) * sizeof *heap);
+  batch_t *batch = malloc(sizeof *batch);
   merge->discarded = 0;
-  if (!cursors || !pairs || !heap) {
+  if (!cursors || !heap || !batch) {
     err = MPROF_ENOMEM;
   } else {
-    size_t n = 0, paired = 0;
+    size_t n = 0;
     for (size_t i = 0; i < count; i++) {
-      size_t from = n;
       n += find_streams(&sources[i], &progress, cursors + n);
-      paired +=
-          pair_streams(cursors, (uint32_t)from, (uint32_t)n, pairs + paired);
       merge->discarded += mprof_trace_info(sources[i].trace)->discarded;
     }
-    err = merge_streams(merge, cursors, pairs, paired, heap);
+    batch->merge = merge;
+    batch->count = 0;
+    err = merge_streams(batch, cursors, n, heap);
     for (size_t i = 0; i < n; i++) {
       free(cursors[i].events);
       free(cursors[i].scratch);
     }
   }
   free(cursors);
-  free(pairs);
   free(heap);
+  free(batch);
   merge->end_ticks = recordings_end(sources, count);
   return err;
 }

@@ -168,10 +168,9 @@ typedef struct mprof__run_s {
 
 /* Feed the events of two streams to the model, merged by clock (on equal
  * clocks x's first), each run's up to its own `last` (one call for many
- * events: the loader's way, which keeps an OS thread's ring and names
- * streams, whose events interleave, in one pair).  Stops where a run
- * that is not done has no events left, or where neither may go on; `at`
- * says how far each got.  Returns 0 or an mprof error (the event that
+ * events: the loader hands its merged events a batch at a time as x).  Stops
+ * where a run that is not done has no events left, or where neither may go on;
+ * `at` says how far each got.  Returns 0 or an mprof error (the event that
  * failed counts as fed). */
 int mprof__model_add_pair(mprof_model_t *m, mprof__run_t *x, mprof__run_t *y);
 
@@ -255,7 +254,8 @@ typedef struct mprof__merge_s {
   /* once, before any event: the axis's clock (ticks a second) and whether
    * the traces are legacy; returns 0 or an mprof error */
   int (*begin)(void *sink, uint64_t clock_freq_hz, int legacy);
-  /* the events of an OS thread's pair of runs, as mprof__model_add_pair */
+  /* the next events, as mprof__model_add_pair: the merge hands them in
+   * time order as x, with y empty and done */
   int (*add_pair)(void *sink, mprof__run_t *x, mprof__run_t *y);
   void *sink;
   mprof_progress_fn progress; /* told after each packet (NULL: nobody) */
