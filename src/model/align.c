@@ -132,11 +132,12 @@ static int collect_messages(const mprof_model_t *m, message_t **sends,
   const mprof_model_view_t *v = &m->view;
   size_t send_cap = 0, receive_cap = 0;
   for (size_t i = 0; i < v->label_count; i++) {
+    mprof_label_t label = mprof_label_at(v, i);
     message_t msg;
-    int kind = parse_message(v->strings + v->labels[i].text, &msg);
+    int kind = parse_message(v->strings + label.text, &msg);
     if (!kind) continue;
-    msg.time_ns = v->labels[i].time_ns;
-    msg.thread = v->labels[i].thread;
+    msg.time_ns = label.time_ns;
+    msg.thread = label.thread;
     msg.trace = MPROF_MODEL_THREAD_TRACE(v->threads[msg.thread].id);
     message_t **array = kind == 1 ? sends : receives;
     size_t *count = kind == 1 ? send_count : receive_count;

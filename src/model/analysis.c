@@ -31,8 +31,8 @@ typedef struct wait_edge_s {
 
 typedef struct context_s {
   const mprof_model_t *model;
+  const mprof_model_view_t *view;
   const mprof_thread_t *threads;
-  const mprof_arrow_t *arrows;
   size_t thread_count;
   mprof__adjacency_t adjacency;
   wait_edge_t *edges; /* by waiter, then start */
@@ -51,7 +51,6 @@ typedef struct context_s {
 
 int mprof__adjacency_make(const mprof_model_t *m, mprof__adjacency_t *out) {
   size_t n = m->view.thread_count, arrows = m->view.arrow_count;
-  const mprof_arrow_t *a = m->view.arrows;
   out->first = calloc(n + 2, sizeof *out->first);
   out->adj = malloc((2 * arrows + 1) * sizeof *out->adj);
   if (!out->first || !out->adj) {
@@ -63,13 +62,15 @@ int mprof__adjacency_make(const mprof_model_t *m, mprof__adjacency_t *out) {
    * no second array of positions */
   uint32_t *first = out->first;
   for (size_t i = 0; i < arrows; i++) {
-    first[a[i].from + 2]++;
-    first[a[i].to + 2]++;
+    mprof_arrow_t a = mprof_arrow_at(&m->view, i);
+    first[a.from + 2]++;
+    first[a.to + 2]++;
   }
   for (size_t t = 0; t < n; t++) first[t + 2] += first[t + 1];
   for (size_t i = 0; i < arrows; i++) {
-    out->adj[first[a[i].from + 1]++] = (uint32_t)i;
-    out->adj[first[a[i].to + 1]++] = (uint32_t)i;
+    mprof_arrow_t a = mprof_arrow_at(&m->view, i);
+    out->adj[first[a.from + 1]++] = (uint32_t)i;
+    out->adj[first[a.to + 1]++] = (uint32_t)i;
   }
   return 0;
 }
@@ -99,10 +100,10 @@ int64_t mprof__wait_end(const mprof_model_t *m,
   int64_t read_ns = INT64_MAX;
   const uint32_t *first = adjacency->first;
   for (uint32_t k = first[a->from]; k < first[a->from + 1]; k++) {
-    const mprof_arrow_t *r = &m->view.arrows[adjacency->adj[k]];
-    if ((r->kind == MPROF_ARROW_READ || r->kind == MPROF_ARROW_READ_FAILED) &&
-        r->to == a->from && r->from == a->to && r->time_ns >= a->time_ns) {
-      read_ns = r->time_ns;
+    mprof_arrow_t r = mprof_arrow_at(&m->view, adjacency->adj[k]);
+    if ((r.kind == MPROF_ARROW_READ || r.kind == MPROF_ARROW_READ_FAILED) &&
+        r.to == a->from && r.from == a->to && r.time_ns >= a->time_ns) {
+      read_ns = r.time_ns;
       break;
     }
   }
@@ -128,11 +129,11 @@ static int read_wait(const context_t *c, const mprof_arrow_t *a,
  * for one where the trace holds no try_read at all. */
 static int arrow_wait(const context_t *c, size_t i, int reads_are_waits,
                       wait_edge_t *edge) {
-  const mprof_arrow_t *a = &c->arrows[i];
-  if (reads_are_waits) return read_wait(c, a, edge);
-  if (a->kind != MPROF_ARROW_TRY_READ) return 0;
-  *edge = (wait_edge_t){a->from, a->to, a->time_ns,
-                        mprof__wait_end(c->model, &c->adjacency, a)};
+  mprof_arrow_t a = mprof_arrow_at(c->view, i);
+  if (reads_are_waits) return read_wait(c, &a, edge);
+  if (a.kind != MPROF_ARROW_TRY_READ) return 0;
+  *edge = (wait_edge_t){a.from, a.to, a.time_ns,
+                        mprof__wait_end(c->model, &c->adjacency, &a)};
   return 1;
 }
 
@@ -146,18 +147,22 @@ static int collect_waits(context_t *c) {
   if (!first) return MPROF_ENOMEM;
   int reads_are_waits = 0;
   wait_edge_t edge;
-  for (size_t i = 0; i < arrows; i++)
-    if (c->arrows[i].kind == MPROF_ARROW_TRY_READ) {
-      first[c->arrows[i].from + 2]++;
+  for (size_t i = 0; i < arrows; i++) {
+    mprof_arrow_t a = mprof_arrow_at(c->view, i);
+    if (a.kind == MPROF_ARROW_TRY_READ) {
+      first[a.from + 2]++;
       c->edge_count++;
     }
+  }
   if (c->edge_count == 0 && c->model->legacy) {
     reads_are_waits = 1;
-    for (size_t i = 0; i < arrows; i++)
-      if (read_wait(c, &c->arrows[i], &edge)) {
+    for (size_t i = 0; i < arrows; i++) {
+      mprof_arrow_t a = mprof_arrow_at(c->view, i);
+      if (read_wait(c, &a, &edge)) {
         first[edge.waiter + 2]++;
         c->edge_count++;
       }
+    }
   }
   c->edges = malloc((c->edge_count + 1) * sizeof *c->edges);
   if (!c->edges) return MPROF_ENOMEM;
@@ -217,10 +222,10 @@ static int64_t loop_in_poll(const context_t *c, uint32_t t, int64_t start,
   uint32_t stream = mprof__thread_stream(c->model, t);
   int64_t sum = 0;
   for (size_t i = 0; stream != MPROF_NO_THREAD && i < v->band_count; i++) {
-    const mprof_band_t *b = &v->bands[i];
-    if (b->span.stream != stream || b->kind != MPROF_BAND_IDLE) continue;
-    int64_t from = b->span.start_ns > start ? b->span.start_ns : start;
-    int64_t to = b->span.end_ns < end ? b->span.end_ns : end;
+    mprof_band_t b = mprof_band_at(v, i);
+    if (b.span.stream != stream || b.kind != MPROF_BAND_IDLE) continue;
+    int64_t from = b.span.start_ns > start ? b.span.start_ns : start;
+    int64_t to = b.span.end_ns < end ? b.span.end_ns : end;
     if (to > from) sum += to - from;
   }
   return sum;
@@ -251,9 +256,10 @@ static int thread_times(context_t *c) {
   if (!out->times || !out->waits) return MPROF_ENOMEM;
   out->time_count = n;
   const mprof_model_view_t *v = &c->model->view;
-  for (size_t i = 0; i < v->running_count; i++)
-    out->times[v->running[i].thread].running_ns +=
-        v->running[i].end_ns - v->running[i].start_ns;
+  for (size_t i = 0; i < v->running_count; i++) {
+    mprof_span_t s = mprof_running_at(v, i);
+    out->times[s.thread].running_ns += s.end_ns - s.start_ns;
+  }
   for (uint32_t t = 1; t < n; t++) {
     mprof_thread_time_t *tt = &out->times[t];
     tt->thread = t;
@@ -329,10 +335,10 @@ static int64_t wait_start(const context_t *c, uint32_t condition, uint32_t w) {
 static int anyone_waiting(const context_t *c, uint32_t condition, int64_t t) {
   const uint32_t *first = c->adjacency.first;
   for (uint32_t k = first[condition]; k < first[condition + 1]; k++) {
-    const mprof_arrow_t *a = &c->arrows[c->adjacency.adj[k]];
-    uint32_t w = a->kind == MPROF_ARROW_CREATE && a->from == condition ? a->to
-                 : a->kind == MPROF_ARROW_TRY_READ && a->to == condition
-                     ? a->from
+    mprof_arrow_t a = mprof_arrow_at(c->view, c->adjacency.adj[k]);
+    uint32_t w = a.kind == MPROF_ARROW_CREATE && a.from == condition ? a.to
+                 : a.kind == MPROF_ARROW_TRY_READ && a.to == condition
+                     ? a.from
                      : MPROF_NO_THREAD;
     if (w == MPROF_NO_THREAD) continue;
     int64_t start = wait_start(c, condition, w);
@@ -350,9 +356,9 @@ static uint32_t signal_before(const context_t *c, uint32_t condition,
   uint32_t found = MPROF_NO_THREAD;
   for (uint32_t k = first[condition]; k < first[condition + 1]; k++) {
     uint32_t i = c->adjacency.adj[k];
-    if (c->arrows[i].time_ns > t) break;
-    if (c->arrows[i].kind == MPROF_ARROW_SIGNAL && c->arrows[i].to == condition)
-      found = i;
+    mprof_arrow_t a = mprof_arrow_at(c->view, i);
+    if (a.time_ns > t) break;
+    if (a.kind == MPROF_ARROW_SIGNAL && a.to == condition) found = i;
   }
   return found;
 }
@@ -361,8 +367,8 @@ static uint32_t signal_before(const context_t *c, uint32_t condition,
 static int waited_for(const context_t *c, uint32_t w) {
   const uint32_t *first = c->adjacency.first;
   for (uint32_t k = first[w]; k < first[w + 1]; k++) {
-    const mprof_arrow_t *a = &c->arrows[c->adjacency.adj[k]];
-    if (a->kind == MPROF_ARROW_TRY_READ && a->to == w) return 1;
+    mprof_arrow_t a = mprof_arrow_at(c->view, c->adjacency.adj[k]);
+    if (a.kind == MPROF_ARROW_TRY_READ && a.to == w) return 1;
   }
   return 0;
 }
@@ -393,7 +399,7 @@ static int find_lost_wakeups(context_t *c) {
       uint32_t sig =
           start < 0 ? MPROF_NO_THREAD : signal_before(c, cond, start);
       if (sig == MPROF_NO_THREAD ||
-          anyone_waiting(c, cond, c->arrows[sig].time_ns))
+          anyone_waiting(c, cond, mprof_arrow_at(c->view, sig).time_ns))
         continue;
       mprof_lost_wakeup_t lost = {cond, sig, w};
       if (PUSH(c, lost_wakeups, lost_wakeup_count, cap_lost, lost))
@@ -558,8 +564,8 @@ static int find_cycles(context_t *c) {
 static uint32_t resolver_of(const context_t *c, uint32_t t) {
   const uint32_t *first = c->adjacency.first;
   for (uint32_t k = first[t]; k < first[t + 1]; k++) {
-    const mprof_arrow_t *a = &c->arrows[c->adjacency.adj[k]];
-    if (a->kind == MPROF_ARROW_RESOLVE && a->to == t) return a->from;
+    mprof_arrow_t a = mprof_arrow_at(c->view, c->adjacency.adj[k]);
+    if (a.kind == MPROF_ARROW_RESOLVE && a.to == t) return a.from;
   }
   return t;
 }
@@ -569,10 +575,10 @@ static uint32_t read_before(const context_t *c, uint32_t t, int64_t time) {
   const uint32_t *first = c->adjacency.first;
   uint32_t found = MPROF_NO_THREAD;
   for (uint32_t k = first[t]; k < first[t + 1]; k++) {
-    const mprof_arrow_t *a = &c->arrows[c->adjacency.adj[k]];
-    if (a->time_ns > time) break;
-    if ((a->kind == MPROF_ARROW_READ || a->kind == MPROF_ARROW_READ_FAILED) &&
-        a->to == t && a->from != t)
+    mprof_arrow_t a = mprof_arrow_at(c->view, c->adjacency.adj[k]);
+    if (a.time_ns > time) break;
+    if ((a.kind == MPROF_ARROW_READ || a.kind == MPROF_ARROW_READ_FAILED) &&
+        a.to == t && a.from != t)
       found = c->adjacency.adj[k];
   }
   return found;
@@ -604,14 +610,15 @@ static int critical_path(context_t *c) {
        steps < 10000 && thread != MPROF_ROOT_THREAD && t > floor; steps++) {
     const mprof_thread_t *th = &c->threads[thread];
     uint32_t read = read_before(c, thread, t);
+    mprof_arrow_t r = {INT64_MIN, 0, 0, 0, 0}; /* no read: before all */
+    if (read != MPROF_NO_THREAD) r = mprof_arrow_at(c->view, read);
     int64_t begin = th->start_ns;
-    if (read != MPROF_NO_THREAD && c->arrows[read].time_ns > begin)
-      begin = c->arrows[read].time_ns;
+    if (r.time_ns > begin) begin = r.time_ns;
     if (begin > t) begin = t;
     mprof_path_step_t step = {thread, via, begin < floor ? floor : begin, t};
     if (PUSH(c, path, path_count, cap_path, step)) return MPROF_ENOMEM;
-    if (read != MPROF_NO_THREAD && c->arrows[read].time_ns > th->start_ns) {
-      uint32_t input = c->arrows[read].from;
+    if (r.time_ns > th->start_ns) {
+      uint32_t input = r.from;
       t = c->threads[input].end_ns < begin ? c->threads[input].end_ns : begin;
       thread = resolver_of(c, input);
       via = MPROF_ARROW_READ;
@@ -670,8 +677,8 @@ int mprof_model_analyse_with(const mprof_model_t *m,
   context_t c;
   memset(&c, 0, sizeof c);
   c.model = m;
+  c.view = &m->view;
   c.threads = m->view.threads;
-  c.arrows = m->view.arrows;
   c.thread_count = m->view.thread_count;
   c.out = out;
   int err = mprof__adjacency_make(m, &c.adjacency);

@@ -73,10 +73,10 @@ const char *mprof_model_thread_label(const mprof_model_t *m, uint32_t thread) {
   const mprof_model_view_t *v = &m->view;
   if (thread >= v->thread_count || !v->threads[thread].label_count) return NULL;
   const mprof_thread_t *th = &v->threads[thread];
-  const char *best = v->strings + v->labels[th->first_label].text;
+  const char *best = v->strings + mprof_label_at(v, th->first_label).text;
   if (th->type != MPROF_HANDLE) return best;
   for (uint32_t k = 1; k < th->label_count; k++) {
-    const char *text = v->strings + v->labels[th->first_label + k].text;
+    const char *text = v->strings + mprof_label_at(v, th->first_label + k).text;
     if (!(text[0] == 'n' && text[1] == 'e' && text[2] == 't' && text[3] == ' '))
       best = text;
   }
@@ -171,9 +171,9 @@ int mprof__finding_evidence(finder_t *f, mprof_evidence_kind_t kind,
 }
 
 static int add_arrow(finder_t *f, uint32_t arrow) {
-  const mprof_arrow_t *a = &f->v->arrows[arrow];
-  return mprof__finding_evidence(f, MPROF_EVIDENCE_ARROW, a->from, arrow, 1,
-                                 a->time_ns, a->time_ns);
+  mprof_arrow_t a = mprof_arrow_at(f->v, arrow);
+  return mprof__finding_evidence(f, MPROF_EVIDENCE_ARROW, a.from, arrow, 1,
+                                 a.time_ns, a.time_ns);
 }
 
 /* The current finding, with its summary, joins the list. */
@@ -210,24 +210,24 @@ void mprof__unless_events_missing(finder_t *f, uint32_t t) {
 }
 
 static int lost_wakeup(finder_t *f, const mprof_lost_wakeup_t *l) {
-  const mprof_arrow_t *sig = &f->v->arrows[l->signal_arrow];
+  mprof_arrow_t sig = mprof_arrow_at(f->v, l->signal_arrow);
   const mprof_thread_t *waiter = &f->v->threads[l->waiter];
   mprof__finding_begin(f, MPROF_FINDING_LOST_WAKEUP, MPROF_SEVERITY_ERROR,
-                       sig->time_ns, f->v->end_ns);
+                       sig.time_ns, f->v->end_ns);
   mprof__put_thread(&f->text, f->m, l->waiter);
   mprof__put(&f->text, " waits for ");
   mprof__put_thread(&f->text, f->m, l->condition);
   mprof__put(&f->text, " from ");
   mprof__put_duration(&f->text, waiter->start_ns);
   mprof__put(&f->text, " and never wakes: its signal, from ");
-  mprof__put_thread(&f->text, f->m, sig->from);
+  mprof__put_thread(&f->text, f->m, sig.from);
   mprof__put(&f->text, " at ");
-  mprof__put_duration(&f->text, sig->time_ns);
+  mprof__put_duration(&f->text, sig.time_ns);
   mprof__put(&f->text, ", came when nobody waited");
   mprof__unless_events_missing(f, l->waiter);
   int err = mprof__finding_thread(f, l->waiter);
   if (!err) err = mprof__finding_thread(f, l->condition);
-  if (!err) err = mprof__finding_thread(f, sig->from);
+  if (!err) err = mprof__finding_thread(f, sig.from);
   if (!err) err = add_arrow(f, l->signal_arrow);
   const uint32_t *refs = f->out->arrow_refs;
   for (size_t i = 0; !err && i < f->out->stall_count; i++) {

@@ -113,18 +113,19 @@ static int build_timeline(finder_t *f, uint32_t stream, const ranges_t *ranges,
   const mprof_model_view_t *v = f->v;
   size_t cap = 0;
   for (size_t i = 0; i < v->running_count; i++) {
-    const mprof_span_t *s = &v->running[i];
-    if (s->stream == stream && in_ranges(ranges, s->start_ns, s->end_ns) &&
+    mprof_span_t s = mprof_running_at(v, i);
+    if (s.stream == stream && in_ranges(ranges, s.start_ns, s.end_ns) &&
         timeline_add(tl, &cap,
-                     (item_t){s->start_ns, s->end_ns, stream, s->thread}))
+                     (item_t){s.start_ns, s.end_ns, stream, s.thread}))
       return MPROF_ENOMEM;
   }
   for (size_t i = 0; i < v->band_count; i++) {
-    const mprof_span_t *s = &v->bands[i].span;
-    if (s->stream == stream && v->bands[i].kind == MPROF_BAND_IDLE &&
-        in_ranges(ranges, s->start_ns, s->end_ns) &&
-        timeline_add(tl, &cap,
-                     (item_t){s->start_ns, s->end_ns, stream, MPROF_NO_THREAD}))
+    mprof_band_t b = mprof_band_at(v, i);
+    if (b.span.stream == stream && b.kind == MPROF_BAND_IDLE &&
+        in_ranges(ranges, b.span.start_ns, b.span.end_ns) &&
+        timeline_add(
+            tl, &cap,
+            (item_t){b.span.start_ns, b.span.end_ns, stream, MPROF_NO_THREAD}))
       return MPROF_ENOMEM;
   }
   return sort_by_start(&tl->items, tl->count);
@@ -595,7 +596,8 @@ static mprof__loop_item_t scan_item(const finder_t *f, const item_t *it) {
   item.loop = f->is_loop[it->thread];
   mprof__loop_kinds(th->type,
                     th->label_count
-                        ? f->v->strings + f->v->labels[th->first_label].text
+                        ? f->v->strings +
+                              mprof_label_at(f->v, th->first_label).text
                         : NULL,
                     &item);
   return item;
@@ -647,16 +649,41 @@ static int presence_at(finder_t *f, presence_t *p, ranges_t *r, int64_t start,
 /* A band of stream: are the latest 50 ms crowded with bands? */
 static int crowded(finder_t *f, presence_t *p, uint32_t stream,
                    const mprof_span_t *band) {
-  const mprof_band_t *bands = f->v->bands;
   p->bands_in_window++;
-  while (band->start_ns - bands[p->window_first].span.start_ns >=
-         BUSY_WINDOW_NS) {
-    if (bands[p->window_first].span.stream == stream &&
-        bands[p->window_first].kind == MPROF_BAND_IDLE)
+  for (;;) {
+    mprof_band_t first = mprof_band_at(f->v, p->window_first);
+    if (band->start_ns - first.span.start_ns < BUSY_WINDOW_NS) break;
+    if (first.span.stream == stream && first.kind == MPROF_BAND_IDLE)
       p->bands_in_window--;
     p->window_first++;
   }
   return p->bands_in_window >= BUSY_MIN_ITERATIONS;
+}
+
+/* The loop's next span on stream from *k on (below end) into *s: 1, or 0
+ * if none is left. */
+static int next_loop_span(const mprof_model_view_t *v, uint32_t loop,
+                          uint32_t stream, size_t *k, size_t end,
+                          mprof_span_t *s) {
+  for (; *k < end; ++*k) {
+    *s = mprof_running_at(v, *k);
+    if (s->thread == loop && s->stream == stream) return 1;
+  }
+  return 0;
+}
+
+/* The next idle band of stream from *b on into *s: 1, or 0 if none is
+ * left. */
+static int next_idle_band(const mprof_model_view_t *v, uint32_t stream,
+                          size_t *b, mprof_span_t *s) {
+  for (; *b < v->band_count; ++*b) {
+    mprof_band_t band = mprof_band_at(v, *b);
+    if (band.span.stream == stream && band.kind == MPROF_BAND_IDLE) {
+      *s = band.span;
+      return 1;
+    }
+  }
+  return 0;
 }
 
 /* The stretches of a stream worth the detectors' look, into *r: gaps
@@ -679,27 +706,23 @@ static int places_to_look(finder_t *f, uint32_t stream, ranges_t *r) {
   uint32_t row = v->threads[loop].row;
   size_t k = m->row_running_first[row], k_end = m->row_running_first[row + 1];
   size_t b = 0;
+  mprof_span_t run = {0, 0, 0, 0}, band = {0, 0, 0, 0};
+  int has_run = next_loop_span(v, loop, stream, &k, k_end, &run);
+  int has_band = next_idle_band(v, stream, &b, &band);
   int err = 0;
-  while (!err) {
-    while (k < k_end &&
-           (v->running[k].thread != loop || v->running[k].stream != stream))
+  while (!err && (has_run || has_band)) {
+    if (!has_band || (has_run && run.start_ns < band.start_ns)) {
+      err = presence_at(f, &p, r, run.start_ns, run.end_ns, 0);
       k++;
-    while (b < v->band_count && (v->bands[b].span.stream != stream ||
-                                 v->bands[b].kind != MPROF_BAND_IDLE))
-      b++;
-    if (k == k_end && b == v->band_count) break;
-    if (b == v->band_count ||
-        (k < k_end && v->running[k].start_ns < v->bands[b].span.start_ns)) {
-      err = presence_at(f, &p, r, v->running[k].start_ns, v->running[k].end_ns,
-                        0);
-      k++;
+      has_run = next_loop_span(v, loop, stream, &k, k_end, &run);
     } else {
-      const mprof_span_t *band = &v->bands[b++].span;
-      err = presence_at(f, &p, r, band->start_ns, band->end_ns, 1);
-      if (!err && crowded(f, &p, stream, band)) {
+      err = presence_at(f, &p, r, band.start_ns, band.end_ns, 1);
+      if (!err && crowded(f, &p, stream, &band)) {
         r->count = 0;
         return range_add(r, 0, INT64_MAX);
       }
+      b++;
+      has_band = next_idle_band(v, stream, &b, &band);
     }
   }
   if (!err && p.gap_from_ns >= 0) err = range_add(r, p.gap_from_ns, INT64_MAX);

@@ -27,10 +27,10 @@ static uint32_t pool_size(const finder_t *f, const pool_t *p) {
   uint32_t size = 0;
   if (!seen) return 0;
   for (size_t i = 0; i < f->v->running_count; i++) {
-    const mprof_span_t *s = &f->v->running[i];
-    if (p->run_ns[s->thread] >= 0 && !f->loop_stream[s->stream] &&
-        !seen[s->stream]) {
-      seen[s->stream] = 1;
+    mprof_span_t s = mprof_running_at(f->v, i);
+    if (p->run_ns[s.thread] >= 0 && !f->loop_stream[s.stream] &&
+        !seen[s.stream]) {
+      seen[s.stream] = 1;
       size++;
     }
   }

@@ -10,23 +10,37 @@
  * Counters keep a pyramid of block minima and maxima, so a pixel column's
  * range costs O(64 * levels) whatever the samples.
  */
-#include <string.h>
-
 #include "model_internal.h"
 
 /* --- Sorted-array windows ------------------------------------------------- */
 
-/* A column of int64 times: element i at base + i * stride bytes (a plain
- * array, or one field of an array of structs). */
+/* Where a column of int64 times comes from: a plain array, or one time of
+ * the model's records, read through the accessors. */
+typedef enum column_kind_e {
+  COLUMN_PLAIN,
+  COLUMN_RUNNING_START,
+  COLUMN_ARROW_TIME,
+  COLUMN_SAMPLE_TIME
+} column_kind_t;
+
+/* A column of int64 times: element i is plain[i], or the time of record
+ * first + i of the view. */
 typedef struct column_s {
-  const char *base;
-  size_t stride;
+  column_kind_t kind;
+  const int64_t *plain;
+  const mprof_model_view_t *view;
+  size_t first;
 } column_t;
 
 static int64_t at(column_t c, size_t i) {
-  int64_t v;
-  memcpy(&v, c.base + i * c.stride, sizeof v);
-  return v;
+  switch (c.kind) {
+  case COLUMN_RUNNING_START:
+    return mprof_running_at(c.view, c.first + i).start_ns;
+  case COLUMN_ARROW_TIME: return mprof_arrow_at(c.view, c.first + i).time_ns;
+  case COLUMN_SAMPLE_TIME: return mprof_sample_at(c.view, c.first + i).time_ns;
+  case COLUMN_PLAIN: break;
+  }
+  return c.plain[i];
 }
 
 /* First index in [lo, hi) whose value (nondecreasing) is at least t. */
@@ -55,25 +69,35 @@ static size_t gallop(column_t c, size_t lo, size_t hi, int64_t t) {
 }
 
 static column_t plain(const int64_t *array) {
-  return (column_t){(const char *)array, sizeof *array};
+  return (column_t){COLUMN_PLAIN, array, NULL, 0};
+}
+
+/* The times of the view's records of one kind, from record first on. */
+static column_t records(column_kind_t kind, const mprof_model_view_t *view,
+                        size_t first) {
+  return (column_t){kind, NULL, view, first};
 }
 
 /* Items [lo, hi) of a start-sorted array that meet [t0, t1), merged so no
  * two begin within one pixel (or under an earlier item).  maxend holds the
  * prefix maximum of ends.  ids maps array positions to the indexes
- * reported (NULL: the position itself). */
-static size_t window(column_t start, column_t maxend, const uint32_t *ids,
-                     size_t lo, size_t hi, int64_t t0, int64_t t1,
-                     int64_t ns_per_pixel, mprof_lod_item_t *items,
-                     size_t max) {
+ * reported (NULL: the position itself).  Inlined into each query, where
+ * its columns' kinds are constants: a read then costs no switch, in the
+ * loops that pass over a row's spans. */
+static inline __attribute__((always_inline)) size_t
+window(column_t start, column_t maxend, const uint32_t *ids, size_t lo,
+       size_t hi, int64_t t0, int64_t t1, int64_t ns_per_pixel,
+       mprof_lod_item_t *items, size_t max) {
   if (ns_per_pixel < 1) ns_per_pixel = 1;
   size_t n = 0;
   size_t i = first_at_least(maxend, lo, hi, t0);
-  while (i < hi && at(start, i) < t1 && n < max) {
+  while (i < hi && n < max) {
     int64_t begin = at(start, i);
+    if (begin >= t1) break;
     int64_t pixel_end =
         begin > INT64_MAX - ns_per_pixel ? INT64_MAX : begin + ns_per_pixel;
-    int64_t covered = at(maxend, i) > pixel_end ? at(maxend, i) : pixel_end;
+    int64_t reach = at(maxend, i);
+    int64_t covered = reach > pixel_end ? reach : pixel_end;
     size_t next = gallop(start, i + 1, hi, covered);
     items[n].start_ns = begin;
     items[n].end_ns = at(maxend, next - 1);
@@ -98,36 +122,51 @@ size_t mprof_model_row_running(const mprof_model_t *m, uint32_t row, int64_t t0,
                                int64_t t1, int64_t ns_per_pixel,
                                mprof_lod_item_t *items, size_t max) {
   if (!m->finished || row >= m->view.row_count) return 0;
-  column_t start = {(const char *)&m->running[0].start_ns, sizeof *m->running};
-  return window(start, plain(m->running_maxend), NULL,
-                m->row_running_first[row], m->row_running_first[row + 1], t0,
-                t1, ns_per_pixel, items, max);
+  return window(records(COLUMN_RUNNING_START, &m->view, 0),
+                plain(m->running_maxend), NULL, m->row_running_first[row],
+                m->row_running_first[row + 1], t0, t1, ns_per_pixel, items,
+                max);
 }
 
 size_t mprof_model_arrows(const mprof_model_t *m, int64_t t0, int64_t t1,
                           int64_t ns_per_pixel, mprof_lod_item_t *items,
                           size_t max) {
   if (!m->finished || m->view.arrow_count == 0) return 0;
-  column_t time = {(const char *)&m->arrows[0].time_ns, sizeof *m->arrows};
+  column_t time = records(COLUMN_ARROW_TIME, &m->view, 0);
   return window(time, time, NULL, 0, m->view.arrow_count, t0, t1, ns_per_pixel,
                 items, max);
 }
 
 /* --- Counter pyramids ----------------------------------------------------- */
 
+/* A counter's samples: the view's samples from first on. */
+typedef struct samples_s {
+  const mprof_model_view_t *view;
+  size_t first;
+} samples_t;
+
+static int64_t sample_value(samples_t s, size_t x) {
+  return mprof_sample_at(s.view, s.first + x).value;
+}
+
 /* Level `level` (-1: the samples themselves) entry x's min and max. */
-static void entry(const pyramid_t *p, const mprof_sample_t *s, int level,
-                  size_t x, int64_t *min, int64_t *max) {
-  int64_t lo = level < 0 ? s[x].value : p->min[level][x];
-  int64_t hi = level < 0 ? s[x].value : p->max[level][x];
+static void entry(const pyramid_t *p, samples_t s, int level, size_t x,
+                  int64_t *min, int64_t *max) {
+  int64_t lo, hi;
+  if (level < 0) {
+    lo = hi = sample_value(s, x);
+  } else {
+    lo = p->min[level][x];
+    hi = p->max[level][x];
+  }
   if (lo < *min) *min = lo;
   if (hi > *max) *max = hi;
 }
 
 /* Min and max of entries [i, j) of a level, using coarser levels for the
  * whole blocks inside. */
-static void range_minmax(const pyramid_t *p, const mprof_sample_t *s, int level,
-                         size_t i, size_t j, int64_t *min, int64_t *max) {
+static void range_minmax(const pyramid_t *p, samples_t s, int level, size_t i,
+                         size_t j, int64_t *min, int64_t *max) {
   const size_t f = MODEL_PYRAMID_FANOUT;
   if (level + 1 < MODEL_PYRAMID_LEVELS && p->min[level + 1]) {
     size_t bi = (i + f - 1) / f, bj = j / f;
@@ -144,7 +183,7 @@ static void range_minmax(const pyramid_t *p, const mprof_sample_t *s, int level,
 /* Build the pyramid over a counter's samples, and give the counter the
  * range of its values and 0 (from the pyramid's top level: one pass over
  * the samples for both). */
-static int pyramid_build(pyramid_t *p, const mprof_sample_t *s, size_t n,
+static int pyramid_build(pyramid_t *p, samples_t s, size_t n,
                          mprof_counter_series_t *counter) {
   const size_t f = MODEL_PYRAMID_FANOUT;
   size_t below = n;
@@ -178,17 +217,17 @@ int mprof_model_counter_range(const mprof_model_t *m, uint32_t counter,
       columns > 65536 || t1 <= t0)
     return MPROF_EINVAL;
   const mprof_counter_series_t *c = &m->counters[counter];
-  const mprof_sample_t *s = m->samples + c->first_sample;
+  samples_t s = {&m->view, c->first_sample};
   const pyramid_t *p = &m->pyramids[counter];
   size_t n = c->sample_count;
-  column_t time = {n ? (const char *)&s->time_ns : NULL, sizeof *s};
+  column_t time = records(COLUMN_SAMPLE_TIME, &m->view, c->first_sample);
   double width = (double)(t1 - t0) / columns;
   size_t i = first_at_least(time, 0, n, t0);
   for (uint32_t col = 0; col < columns; col++) {
     int64_t b = col + 1 == columns ? t1 : t0 + (int64_t)(width * (col + 1));
     /* samples [i, j) fall in the column; the one before i carries in */
     size_t j = gallop(time, i, n, b);
-    min[col] = max[col] = i > 0 ? s[i - 1].value : 0;
+    min[col] = max[col] = i > 0 ? sample_value(s, i - 1) : 0;
     range_minmax(p, s, -1, i, j, &min[col], &max[col]);
     i = j;
   }
@@ -201,10 +240,12 @@ int mprof__lod_index(mprof_model_t *m) {
   m->pyramids = calloc(m->view.counter_count ? m->view.counter_count : 1,
                        sizeof *m->pyramids);
   if (!m->pyramids) return MPROF_ENOMEM;
-  for (size_t c = 0; c < m->view.counter_count; c++)
-    if (pyramid_build(&m->pyramids[c], m->samples + m->counters[c].first_sample,
-                      m->counters[c].sample_count, &m->counters[c]))
+  for (size_t c = 0; c < m->view.counter_count; c++) {
+    samples_t s = {&m->view, m->counters[c].first_sample};
+    if (pyramid_build(&m->pyramids[c], s, m->counters[c].sample_count,
+                      &m->counters[c]))
       return MPROF_ENOMEM;
+  }
   return 0;
 }
 

@@ -29,8 +29,10 @@ uint32_t mprof__thread_stream(const mprof_model_t *m, uint32_t t) {
   uint32_t row = m->view.threads[t].row;
   if (row >= m->view.row_count) return MPROF_NO_THREAD;
   for (uint32_t k = m->row_running_first[row];
-       k < m->row_running_first[row + 1]; k++)
-    if (m->view.running[k].thread == t) return m->view.running[k].stream;
+       k < m->row_running_first[row + 1]; k++) {
+    mprof_span_t s = mprof_running_at(&m->view, k);
+    if (s.thread == t) return s.stream;
+  }
   return MPROF_NO_THREAD;
 }
 
@@ -70,8 +72,9 @@ void mprof__request_kind(const mprof_model_t *m, uint32_t t, char *buf,
                          size_t size) {
   const mprof_thread_t *th = &m->view.threads[t];
   mprof__request_kind_of(
-      th->label_count ? m->view.strings + m->view.labels[th->first_label].text
-                      : NULL,
+      th->label_count
+          ? m->view.strings + mprof_label_at(&m->view, th->first_label).text
+          : NULL,
       th->type, buf, size);
 }
 
@@ -111,7 +114,8 @@ static int assign_groups(const mprof_model_t *m, grouping_t *g,
     const mprof_thread_t *th = &v->threads[t];
     if (!mprof__is_request_type(th->type) || th->ending == MPROF_ENDING_MERGED)
       continue;
-    uint32_t label = th->label_count ? v->labels[th->first_label].text : 0;
+    uint32_t label =
+        th->label_count ? mprof_label_at(v, th->first_label).text : 0;
     unsigned slot = (label ^ th->type ^ label >> 4) & 15;
     uint32_t group = recent[slot].group;
     if (group == MPROF_NO_THREAD || recent[slot].label != label ||
@@ -143,15 +147,18 @@ static int assign_groups(const mprof_model_t *m, grouping_t *g,
  * work request ran off them (on the thread pool). */
 static int mark_loop_streams(const mprof_model_t *m, uint8_t *loop) {
   const mprof_model_view_t *v = &m->view;
-  for (size_t i = 0; i < v->running_count; i++)
-    if (v->threads[v->running[i].thread].type == MPROF_LOOP)
-      loop[v->running[i].stream] = 1;
-  for (size_t i = 0; !m->legacy && i < v->band_count; i++)
-    if (v->bands[i].kind == MPROF_BAND_IDLE) loop[v->bands[i].span.stream] = 1;
-  for (size_t i = 0; i < v->running_count; i++)
-    if (v->threads[v->running[i].thread].type == MPROF_WORK &&
-        !loop[v->running[i].stream])
-      return 1;
+  for (size_t i = 0; i < v->running_count; i++) {
+    mprof_span_t s = mprof_running_at(v, i);
+    if (v->threads[s.thread].type == MPROF_LOOP) loop[s.stream] = 1;
+  }
+  for (size_t i = 0; !m->legacy && i < v->band_count; i++) {
+    mprof_band_t b = mprof_band_at(v, i);
+    if (b.kind == MPROF_BAND_IDLE) loop[b.span.stream] = 1;
+  }
+  for (size_t i = 0; i < v->running_count; i++) {
+    mprof_span_t s = mprof_running_at(v, i);
+    if (v->threads[s.thread].type == MPROF_WORK && !loop[s.stream]) return 1;
+  }
   return 0;
 }
 
@@ -162,14 +169,14 @@ static void pool_times(const mprof_model_t *m, mprof__facts_t *f) {
   for (size_t t = 0; t < v->thread_count; t++)
     f->queue_ns[t] = f->run_ns[t] = -1;
   for (size_t i = 0; i < v->running_count; i++) {
-    const mprof_span_t *s = &v->running[i];
-    if (v->threads[s->thread].type != MPROF_WORK || f->loop_stream[s->stream])
+    mprof_span_t s = mprof_running_at(v, i);
+    if (v->threads[s.thread].type != MPROF_WORK || f->loop_stream[s.stream])
       continue;
-    int64_t queued = s->start_ns - v->threads[s->thread].start_ns;
-    int64_t *run = &f->run_ns[s->thread];
-    if (*run < 0 || queued < f->queue_ns[s->thread])
-      f->queue_ns[s->thread] = queued;
-    *run = (*run < 0 ? 0 : *run) + s->end_ns - s->start_ns;
+    int64_t queued = s.start_ns - v->threads[s.thread].start_ns;
+    int64_t *run = &f->run_ns[s.thread];
+    if (*run < 0 || queued < f->queue_ns[s.thread])
+      f->queue_ns[s.thread] = queued;
+    *run = (*run < 0 ? 0 : *run) + s.end_ns - s.start_ns;
   }
 }
 

@@ -105,16 +105,15 @@ typedef struct step_s {
 static int latest_wait(const mprof__why_t *w, uint32_t t, int64_t time,
                        step_t *step) {
   const mprof__adjacency_t *adj = w->adjacency;
-  const mprof_arrow_t *arrows = w->model->view.arrows;
   int found = 0;
   for (uint32_t k = adj->first[t]; k < adj->first[t + 1]; k++) {
-    const mprof_arrow_t *a = &arrows[adj->adj[k]];
-    if (a->time_ns >= time) break;
-    if (a->kind != MPROF_ARROW_TRY_READ || a->from != t || a->to == t) continue;
-    int64_t end = mprof__wait_end(w->model, adj, a);
+    mprof_arrow_t a = mprof_arrow_at(&w->model->view, adj->adj[k]);
+    if (a.time_ns >= time) break;
+    if (a.kind != MPROF_ARROW_TRY_READ || a.from != t || a.to == t) continue;
+    int64_t end = mprof__wait_end(w->model, adj, &a);
     if (end > time) end = time;
     if (!found || end >= step->start_ns) {
-      *step = (step_t){end, a->to, MPROF_WHY_WAITED, adj->adj[k], end};
+      *step = (step_t){end, a.to, MPROF_WHY_WAITED, adj->adj[k], end};
       found = 1;
     }
   }
@@ -126,19 +125,17 @@ static int latest_wait(const mprof__why_t *w, uint32_t t, int64_t time,
 static int resolver(const mprof__why_t *w, uint32_t t, int64_t time,
                     step_t *step) {
   const mprof__adjacency_t *adj = w->adjacency;
-  const mprof_arrow_t *arrows = w->model->view.arrows;
   int found = 0;
   for (uint32_t k = adj->first[t]; k < adj->first[t + 1]; k++) {
-    const mprof_arrow_t *a = &arrows[adj->adj[k]];
-    if (a->time_ns > time) break;
-    if (a->to != t || a->from == t) continue;
-    if (a->kind == MPROF_ARROW_RESOLVE) {
-      *step = (step_t){0, a->from, MPROF_WHY_RESOLVED, adj->adj[k], a->time_ns};
+    mprof_arrow_t a = mprof_arrow_at(&w->model->view, adj->adj[k]);
+    if (a.time_ns > time) break;
+    if (a.to != t || a.from == t) continue;
+    if (a.kind == MPROF_ARROW_RESOLVE) {
+      *step = (step_t){0, a.from, MPROF_WHY_RESOLVED, adj->adj[k], a.time_ns};
       return 1;
     }
-    if (a->kind == MPROF_ARROW_SIGNAL) {
-      *step =
-          (step_t){0, a->from, MPROF_WHY_SIGNALLED, adj->adj[k], a->time_ns};
+    if (a.kind == MPROF_ARROW_SIGNAL) {
+      *step = (step_t){0, a.from, MPROF_WHY_SIGNALLED, adj->adj[k], a.time_ns};
       found = 1;
     }
   }
@@ -148,11 +145,10 @@ static int resolver(const mprof__why_t *w, uint32_t t, int64_t time,
 /* The arrow that created t, or MPROF_NO_THREAD. */
 static uint32_t creation(const mprof__why_t *w, uint32_t t) {
   const mprof__adjacency_t *adj = w->adjacency;
-  const mprof_arrow_t *arrows = w->model->view.arrows;
-  for (uint32_t k = adj->first[t]; k < adj->first[t + 1]; k++)
-    if (arrows[adj->adj[k]].kind == MPROF_ARROW_CREATE &&
-        arrows[adj->adj[k]].to == t)
-      return adj->adj[k];
+  for (uint32_t k = adj->first[t]; k < adj->first[t + 1]; k++) {
+    mprof_arrow_t a = mprof_arrow_at(&w->model->view, adj->adj[k]);
+    if (a.kind == MPROF_ARROW_CREATE && a.to == t) return adj->adj[k];
+  }
   return MPROF_NO_THREAD;
 }
 
@@ -202,7 +198,7 @@ int mprof__why_chain(const mprof__why_t *w, uint32_t thread,
     if (!resolved) next = before_running(w, hop.thread, hop.end_ns);
     hop.start_ns = next.start_ns < hop.end_ns ? next.start_ns : hop.end_ns;
     if (hop.via == MPROF_WHY_WAITED) /* it counts from the wait's start */
-      hop.start_ns = m->view.arrows[hop.arrow].time_ns;
+      hop.start_ns = mprof_arrow_at(&m->view, hop.arrow).time_ns;
     else if (resolved) /* it counts from its signal on */
       hop.start_ns = next.end_ns < hop.end_ns ? next.end_ns : hop.end_ns;
     hops[(*count)++] = hop;
