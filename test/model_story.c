@@ -78,6 +78,7 @@ const mprof_thread_t *thread(uint64_t id) {
 size_t count_arrows(mprof_arrow_kind_t kind) {
   const mprof_model_view_t *v = mprof_model_view(model);
   size_t n = 0;
-  for (size_t i = 0; i < v->arrow_count; i++) n += v->arrows[i].kind == kind;
+  for (size_t i = 0; i < v->arrow_count; i++)
+    n += mprof_arrow_at(v, i).kind == kind;
   return n;
 }

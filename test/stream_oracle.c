@@ -92,12 +92,12 @@ static void same_requests(const sides_t *s) {
 /* Arrow x of the model and y of the stream's. */
 static void same_arrow(const sides_t *s, const char *what, size_t i, uint32_t x,
                        uint32_t y) {
-  const mprof_arrow_t *ax = &mprof_model_view(s->m)->arrows[x];
-  const mprof_arrow_t *ay = &mprof_model_view(s->n)->arrows[y];
-  SAME(what, i, ax->time_ns, ay->time_ns);
-  SAME(what, i, ax->kind, ay->kind);
-  same_thread(s, what, i, ax->from, ay->from);
-  same_thread(s, what, i, ax->to, ay->to);
+  mprof_arrow_t ax = mprof_arrow_at(mprof_model_view(s->m), x);
+  mprof_arrow_t ay = mprof_arrow_at(mprof_model_view(s->n), y);
+  SAME(what, i, ax.time_ns, ay.time_ns);
+  SAME(what, i, ax.kind, ay.kind);
+  same_thread(s, what, i, ax.from, ay.from);
+  same_thread(s, what, i, ax.to, ay.to);
 }
 
 static void same_stalls(const sides_t *s) {

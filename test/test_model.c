@@ -38,27 +38,31 @@ static void test_lifetimes_and_arrows(void **state) {
   assert_int_equal(t2->ending, MPROF_ENDING_RESOLVED);
   assert_int_equal(t2->creator, mprof_model_find(model, 1));
   assert_int_equal(t2->label_count, 1);
-  assert_string_equal(v->strings + v->labels[t2->first_label].text, "fetch");
+  assert_string_equal(v->strings + mprof_label_at(v, t2->first_label).text,
+                      "fetch");
   assert_true(thread(3)->flags & MPROF_THREAD_PREEXISTING);
   assert_int_equal(count_arrows(MPROF_ARROW_CREATE), 1);
   assert_int_equal(count_arrows(MPROF_ARROW_TRY_READ), 1);
   assert_int_equal(count_arrows(MPROF_ARROW_RESOLVE), 1);
   assert_int_equal(count_arrows(MPROF_ARROW_READ), 1);
   /* the read arrow leaves the input where it ended */
-  for (size_t i = 0; i < v->arrow_count; i++)
-    if (v->arrows[i].kind == MPROF_ARROW_READ) {
+  for (size_t i = 0; i < v->arrow_count; i++) {
+    mprof_arrow_t a = mprof_arrow_at(v, i);
+    if (a.kind == MPROF_ARROW_READ) {
       int64_t from_ns, to_ns;
-      mprof_model_arrow_ends(model, &v->arrows[i], &from_ns, &to_ns);
+      mprof_model_arrow_ends(model, &a, &from_ns, &to_ns);
       assert_int_equal(from_ns, 900);
       assert_int_equal(to_ns, 1100);
     }
+  }
   /* running: main 0-300 and 1000-1200, thread 3 800-1000 (clipped to
    * nothing for 2, which never ran) */
   int64_t main_ns = 0, three_ns = 0;
   for (size_t i = 0; i < v->running_count; i++) {
-    int64_t d = v->running[i].end_ns - v->running[i].start_ns;
-    if (v->running[i].thread == mprof_model_find(model, 1)) main_ns += d;
-    if (v->running[i].thread == mprof_model_find(model, 3)) three_ns += d;
+    mprof_span_t s = mprof_running_at(v, i);
+    int64_t d = s.end_ns - s.start_ns;
+    if (s.thread == mprof_model_find(model, 1)) main_ns += d;
+    if (s.thread == mprof_model_find(model, 3)) three_ns += d;
   }
   assert_int_equal(main_ns, 300 + 200);
   assert_int_equal(three_ns, 200);
@@ -175,14 +179,16 @@ static void test_counters_and_bands(void **state) {
   assert_int_equal(v->counter_count, 1);
   assert_string_equal(v->strings + v->counters[0].name, "queue");
   assert_int_equal(v->counters[0].sample_count, 5);
-  const mprof_sample_t *s = v->samples + v->counters[0].first_sample;
   int64_t expect[] = {3, 7, 5, 15, 1};
-  for (int i = 0; i < 5; i++) assert_int_equal(s[i].value, expect[i]);
+  for (uint32_t i = 0; i < 5; i++)
+    assert_int_equal(mprof_sample_at(v, v->counters[0].first_sample + i).value,
+                     expect[i]);
   assert_int_equal(v->counters[0].max_value, 15);
   assert_int_equal(v->band_count, 1);
-  assert_int_equal(v->bands[0].span.start_ns, 700);
-  assert_int_equal(v->bands[0].span.end_ns, 900);
-  assert_int_equal(v->bands[0].kind, MPROF_BAND_IDLE);
+  mprof_band_t band = mprof_band_at(v, 0);
+  assert_int_equal(band.span.start_ns, 700);
+  assert_int_equal(band.span.end_ns, 900);
+  assert_int_equal(band.kind, MPROF_BAND_IDLE);
   int64_t min[2], max[2];
   assert_int_equal(mprof_model_counter_range(model, 0, 0, 600, 2, min, max), 0);
   assert_int_equal(min[0], 0); /* columns [0,300) and [300,600) */
@@ -247,18 +253,21 @@ static void ev_on(uint32_t stream, mprof_event_kind_t kind, uint64_t time,
   ev_stream(stream, kind, time, thread, a, 0);
 }
 
-/* The running spans of thread id's row, as the view holds them. */
-static const mprof_span_t *row_spans(uint64_t id, size_t *count) {
+/* The running spans of thread id's row, as the view holds them, into out
+ * (room for max); returns how many the row has. */
+static size_t row_spans(uint64_t id, mprof_span_t *out, size_t max) {
   const mprof_model_view_t *v = mprof_model_view(model);
   uint32_t row = thread(id)->row;
-  size_t first = v->running_count;
-  *count = 0;
-  for (size_t i = 0; i < v->running_count; i++)
-    if (v->threads[v->running[i].thread].row == row) {
-      if (first == v->running_count) first = i;
-      assert_int_equal(i, first + (*count)++); /* grouped by row */
-    }
-  return v->running + first;
+  size_t first = v->running_count, count = 0;
+  for (size_t i = 0; i < v->running_count; i++) {
+    mprof_span_t s = mprof_running_at(v, i);
+    if (v->threads[s.thread].row != row) continue;
+    if (first == v->running_count) first = i;
+    assert_int_equal(i, first + count); /* grouped by row */
+    if (count < max) out[count] = s;
+    count++;
+  }
+  return count;
 }
 
 /* A row's spans recorded out of start order (a span is recorded when it
@@ -278,9 +287,8 @@ static void test_row_spans_out_of_order(void **state) {
   ev_on(0, MPROF_EVENT_RESOLVE, 600, 1, 8);
   const mprof_model_view_t *v = finish();
   assert_int_equal(thread(7)->row, thread(8)->row);
-  size_t n;
-  const mprof_span_t *s = row_spans(7, &n);
-  assert_int_equal(n, 2);
+  mprof_span_t s[4];
+  assert_int_equal(row_spans(7, s, 4), 2);
   assert_int_equal(s[0].thread, mprof_model_find(model, 7));
   assert_int_equal(s[0].start_ns, 100);
   assert_int_equal(s[0].end_ns, 150);
@@ -314,9 +322,8 @@ static void test_row_spans_overlap(void **state) {
   ev_on(1, MPROF_EVENT_SWITCH, 200, 0, 0);
   ev_on(0, MPROF_EVENT_RESOLVE, 1000, 1, 7);
   finish();
-  size_t n;
-  const mprof_span_t *s = row_spans(7, &n);
-  assert_int_equal(n, 2);
+  mprof_span_t s[4];
+  assert_int_equal(row_spans(7, s, 4), 2);
   assert_int_equal(s[0].start_ns, 100);
   assert_int_equal(s[0].end_ns, 300);
   assert_int_equal(s[1].start_ns, 150);
@@ -391,8 +398,9 @@ static void test_arrows_fed_out_of_order(void **state) {
     static const uint64_t to_ids[] = {2, 4, 3};
     assert_int_equal(v->arrow_count, 3);
     for (size_t i = 0; i < 3; i++) {
-      assert_int_equal(v->arrows[i].time_ns, 10 * (i + 1));
-      assert_int_equal(v->threads[v->arrows[i].to].id, to_ids[i]);
+      mprof_arrow_t a = mprof_arrow_at(v, i);
+      assert_int_equal(a.time_ns, 10 * (i + 1));
+      assert_int_equal(v->threads[a.to].id, to_ids[i]);
     }
     mprof_model_free(model);
   }
@@ -504,7 +512,7 @@ static void test_counter_ranges(void **state) {
       assert_int_equal(c->sample_count, counts[c->id - 1]);
       int64_t lo = 0, hi = 0;
       for (uint32_t i = 0; i < c->sample_count; i++) {
-        int64_t value = v->samples[c->first_sample + i].value;
+        int64_t value = mprof_sample_at(v, c->first_sample + i).value;
         if (value < lo) lo = value;
         if (value > hi) hi = value;
       }
@@ -529,7 +537,6 @@ static void test_counter_range_matches_scan(void **state) {
     assert_int_equal(mprof_model_add(model, &e), 0);
   }
   const mprof_model_view_t *v = finish();
-  const mprof_sample_t *s = v->samples;
   int64_t min[97], max[97];
   int64_t t0 = 12345, t1 = 850000;
   assert_int_equal(mprof_model_counter_range(model, 0, t0, t1, 97, min, max),
@@ -540,10 +547,11 @@ static void test_counter_range_matches_scan(void **state) {
     int64_t b = col == 96 ? t1 : t0 + (int64_t)(width * (col + 1));
     int64_t lo = INT64_MAX, hi = INT64_MIN, carried = 0;
     for (size_t i = 0; i < v->sample_count; i++) {
-      if (s[i].time_ns < a) carried = s[i].value;
-      if (s[i].time_ns >= a && s[i].time_ns < b) {
-        if (s[i].value < lo) lo = s[i].value;
-        if (s[i].value > hi) hi = s[i].value;
+      mprof_sample_t s = mprof_sample_at(v, i);
+      if (s.time_ns < a) carried = s.value;
+      if (s.time_ns >= a && s.time_ns < b) {
+        if (s.value < lo) lo = s.value;
+        if (s.value > hi) hi = s.value;
       }
     }
     if (carried < lo) lo = carried;

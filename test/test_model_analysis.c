@@ -40,14 +40,14 @@ static void test_lost_wakeup_and_stall(void **state) {
   assert_int_equal(a.stall_count, 1);
   assert_int_equal(a.stalls[0].thread, mprof_model_find(model, 40));
   assert_true(a.stalls[0].arrow_count >= 2); /* created, waited on */
-  const mprof_arrow_t *last =
-      &v->arrows[a.arrow_refs[a.stalls[0].first_arrow +
-                              a.stalls[0].arrow_count - 1]];
-  assert_int_equal(last->kind, MPROF_ARROW_TRY_READ);
+  mprof_arrow_t last = mprof_arrow_at(
+      v, a.arrow_refs[a.stalls[0].first_arrow + a.stalls[0].arrow_count - 1]);
+  assert_int_equal(last.kind, MPROF_ARROW_TRY_READ);
   assert_int_equal(a.lost_wakeup_count, 1);
   assert_int_equal(a.lost_wakeups[0].condition, mprof_model_find(model, 10));
   assert_int_equal(a.lost_wakeups[0].waiter, mprof_model_find(model, 40));
-  assert_int_equal(v->arrows[a.lost_wakeups[0].signal_arrow].time_ns, 110);
+  assert_int_equal(mprof_arrow_at(v, a.lost_wakeups[0].signal_arrow).time_ns,
+                   110);
   /* the consumer waited on its wait from 220 to the end */
   const mprof_thread_time_t *consumer = &a.times[mprof_model_find(model, 30)];
   assert_int_equal(consumer->waiting_ns, 5100 - 220);
@@ -250,7 +250,8 @@ static void test_lost_wakeup_only_on_waits(void **state) {
                    mprof_model_find(model, 6));
   const mprof_evidence_t *e = &a.evidence[a.findings[0].first_evidence];
   assert_int_equal(e->kind, MPROF_EVIDENCE_ARROW);
-  assert_int_equal(mprof_model_view(model)->arrows[e->arrow].time_ns, 30 - 1);
+  assert_int_equal(mprof_arrow_at(mprof_model_view(model), e->arrow).time_ns,
+                   30 - 1);
   mprof_analysis_free(&a);
   mprof_model_free(model);
 }

@@ -37,8 +37,9 @@ static void test_net_ctf(void **state) {
   assert_true(v->row_count > 1 && v->row_count < 1818);
   size_t gc = 0, idle = 0;
   for (size_t i = 0; i < v->band_count; i++) {
-    gc += v->bands[i].kind == MPROF_BAND_GC;
-    idle += v->bands[i].kind == MPROF_BAND_IDLE;
+    mprof_band_kind_t kind = mprof_band_at(v, i).kind;
+    gc += kind == MPROF_BAND_GC;
+    idle += kind == MPROF_BAND_IDLE;
   }
   assert_int_equal(gc, 1);
   assert_true(idle > 10);
@@ -62,11 +63,10 @@ static void test_labels_interned_once(void **state) {
   ev_text(MPROF_EVENT_LABEL, 13, 4, buf);
   const mprof_model_view_t *v = finish();
   assert_int_equal(v->label_count, 4);
-  const mprof_label_t *l = v->labels;
-  assert_int_equal(l[0].text, l[1].text);
-  assert_string_equal(v->strings + l[0].text, "GET /");
-  assert_string_equal(v->strings + l[2].text, "POST /api");
-  assert_string_equal(v->strings + l[3].text, "POST");
+  assert_int_equal(mprof_label_at(v, 0).text, mprof_label_at(v, 1).text);
+  assert_string_equal(v->strings + mprof_label_at(v, 0).text, "GET /");
+  assert_string_equal(v->strings + mprof_label_at(v, 2).text, "POST /api");
+  assert_string_equal(v->strings + mprof_label_at(v, 3).text, "POST");
   mprof_model_free(model);
 }
 
@@ -102,7 +102,7 @@ static void test_feed_then_free_trace(void **state) {
   assert_string_equal(v->strings + v->counters[0].name, "gntref");
   size_t named = 0;
   for (size_t i = 0; i < v->label_count; i++)
-    named += v->strings[v->labels[i].text] != 0;
+    named += v->strings[mprof_label_at(v, i).text] != 0;
   assert_int_equal(named, v->label_count);
   mprof_model_free(model);
 }

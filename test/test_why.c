@@ -18,11 +18,12 @@ static mprof_model_t *model;
 /* The arrow of kind from thread id `from` to `to`. */
 static uint32_t arrow(mprof_arrow_kind_t kind, uint64_t from, uint64_t to) {
   const mprof_model_view_t *v = mprof_model_view(model);
-  for (uint32_t i = 0; i < v->arrow_count; i++)
-    if (v->arrows[i].kind == kind &&
-        v->arrows[i].from == mprof_model_find(model, from) &&
-        v->arrows[i].to == mprof_model_find(model, to))
+  for (uint32_t i = 0; i < v->arrow_count; i++) {
+    mprof_arrow_t a = mprof_arrow_at(v, i);
+    if (a.kind == kind && a.from == mprof_model_find(model, from) &&
+        a.to == mprof_model_find(model, to))
       return i;
+  }
   fail_msg("no %s arrow %llu -> %llu", mprof_arrow_kind_name(kind),
            (unsigned long long)from, (unsigned long long)to);
   return MPROF_NO_THREAD;
