@@ -452,6 +452,61 @@ int mprof_trace_tree_manifest_write(const char *pattern, long long top_pid,
                                     const mprof_tree_trace_t *traces,
                                     size_t count, char *path, size_t size);
 
+/* A packet decoded: its events, and the bytes their texts point into (the
+ * packet read into memory; NULL where it was decoded where it lies).  The
+ * buffers belong to whoever holds it; they grow to the largest packet
+ * decoded into them.  Zeroed, it holds nothing. */
+typedef struct mprof_decoded_s {
+  mprof_event_t *events;
+  size_t count, capacity;
+  void *bytes;
+  size_t bytes_size;
+} mprof_decoded_t;
+
+/* Decode packet index into d, as mprof_trace_packet_decode_copy() where
+ * the trace reads packets into memory (packets up to 4 MiB), else as
+ * mprof_trace_packet_decode(); damage is reported.  Returns 0 or
+ * MPROF_ENOMEM. */
+int mprof_trace_packet_decode_into(const mprof_trace_t *trace, size_t index,
+                                   mprof_decoded_t *d);
+
+/* Free d's buffers; d holds nothing after. */
+void mprof_decoded_free(mprof_decoded_t *d);
+
+/* A relay (relay.c): events made in a thread of its own, by a function
+ * (the model's merge of a trace's streams), handed to the caller's thread
+ * in batches while it works on those before (the streamed report: the
+ * decoding and the merge in one thread, the analysis in the other).  At
+ * most `depth` batches wait; each is a copy, texts included, so the
+ * producer's buffers may change once it has put it. */
+typedef struct mprof_relay_s mprof_relay_t;
+
+/* What the relay's thread runs: it puts its events, and returns 0 or an
+ * mprof error, told to the caller by mprof_relay_get() after the events. */
+typedef int (*mprof_relay_fn)(void *context, mprof_relay_t *relay);
+
+/* Start produce(context) in a thread of its own.  Returns 0,
+ * MPROF_ENOMEM, or MPROF_EINVAL where no thread can start (the caller then
+ * does the work itself). */
+int mprof_relay_start(mprof_relay_fn produce, void *context, size_t depth,
+                      mprof_relay_t **out);
+
+/* In the relay's thread: hand on events[0 .. count), waiting while depth
+ * batches wait.  Returns 0, MPROF_ENOMEM, or MPROF_EINVAL once the caller
+ * has stopped the relay (the producer is to end). */
+int mprof_relay_put(mprof_relay_t *relay, const mprof_event_t *events,
+                    size_t count);
+
+/* The next batch into *events and *count (valid until the next call), the
+ * one before given back; *count 0 after the last: the return value is
+ * then produce()'s. */
+int mprof_relay_get(mprof_relay_t *relay, const mprof_event_t **events,
+                    size_t *count);
+
+/* Stop the relay (its producer's puts fail from now on), wait for the
+ * thread to end, and free all (NULL: nothing). */
+void mprof_relay_stop(mprof_relay_t *relay);
+
 #ifdef __cplusplus
 }
 #endif

@@ -41,15 +41,9 @@ typedef struct cursor_s {
   const source_t *source;
   progress_t *progress;
   size_t next_packet, end_packet; /* packets of this stream still to decode */
-  mprof_event_t *events;          /* the decoded packet */
-  size_t count, cap, at;
-  void *scratch; /* its bytes, read (NULL: decoded in place) */
+  mprof_decoded_t d;              /* the decoded packet */
+  size_t at;                      /* d.events[at .. d.count) are to go */
 } cursor_t;
-
-/* Packets up to this size are read into a cursor's own memory before they
- * are decoded (mprof_trace_packet_decode_copy); bigger ones are decoded
- * where they lie. */
-#define SCRATCH_MAX (4u << 20)
 
 /* Does event kind k carry thread ids in a and b? */
 static int names_threads(mprof_event_kind_t k) {
@@ -83,33 +77,21 @@ static void move_event(const source_t *source, mprof_event_t *ev) {
   }
 }
 
-/* Decode packets until one yields events.  Returns 0 (c->at < c->count
- * when an event is ready) or MPROF_ENOMEM.  A damaged packet has been
- * reported by the reader; its good events are used. */
+/* Decode packets until one yields events.  Returns 0 (c->at < c->d.count
+ * when an event is ready) or an mprof error (MPROF_ENOMEM).  A damaged
+ * packet has been reported by the reader; its good events are used. */
 static int cursor_fill(cursor_t *c) {
   const source_t *source = c->source;
-  c->count = c->at = 0;
-  while (c->count == 0 && c->next_packet < c->end_packet) {
+  c->d.count = c->at = 0;
+  while (c->d.count == 0 && c->next_packet < c->end_packet) {
     size_t packet = c->next_packet++;
-    size_t most = mprof_trace_packet_max_events(source->trace, packet);
-    if (mprof__grow(&c->events, &c->cap, most, sizeof *c->events))
-      return MPROF_ENOMEM;
-    uint32_t packet_size = mprof_trace_info(source->trace)->packet_size;
-    if (!c->scratch && packet_size <= SCRATCH_MAX &&
-        mprof_trace_copies_packets(source->trace) &&
-        !(c->scratch = malloc(packet_size ? packet_size : 1)))
-      return MPROF_ENOMEM;
-    c->count =
-        c->scratch
-            ? mprof_trace_packet_decode_copy(source->trace, packet, c->scratch,
-                                             c->events, c->cap, NULL)
-            : mprof_trace_packet_decode(source->trace, packet, c->events,
-                                        c->cap, NULL);
+    int err = mprof_trace_packet_decode_into(source->trace, packet, &c->d);
+    if (err) return err;
     progress_t *p = c->progress;
     if (p->fn) p->fn(p->context, ++p->done, p->total);
   }
   if (source->freq_hz || source->index)
-    for (size_t i = 0; i < c->count; i++) move_event(source, &c->events[i]);
+    for (size_t i = 0; i < c->d.count; i++) move_event(source, &c->d.events[i]);
   return 0;
 }
 
@@ -187,12 +169,12 @@ static int flush(batch_t *b) {
 static int take_upto(batch_t *b, cursor_t *c, uint64_t limit) {
   size_t i = c->at;
   for (;;) {
-    size_t end = c->count - i < BATCH_EVENTS - b->count
-                     ? c->count
+    size_t end = c->d.count - i < BATCH_EVENTS - b->count
+                     ? c->d.count
                      : i + (BATCH_EVENTS - b->count);
-    while (i < end && c->events[i].time_ticks <= limit)
-      b->events[b->count++] = c->events[i++];
-    if (i == c->count || c->events[i].time_ticks > limit) break;
+    while (i < end && c->d.events[i].time_ticks <= limit)
+      b->events[b->count++] = c->d.events[i++];
+    if (i == c->d.count || c->d.events[i].time_ticks > limit) break;
     int err = flush(b);
     if (err) return err;
   }
@@ -204,7 +186,7 @@ static int take_upto(batch_t *b, cursor_t *c, uint64_t limit) {
  * gone (their texts lie in the packet's bytes).  Returns 0 (c has no
  * events left only when it is done) or an mprof error. */
 static int next_packet(batch_t *b, cursor_t *c) {
-  if (c->at < c->count || c->next_packet == c->end_packet) return 0;
+  if (c->at < c->d.count || c->next_packet == c->end_packet) return 0;
   int err = flush(b);
   return err ? err : cursor_fill(c);
 }
@@ -220,9 +202,10 @@ static int merge_streams(batch_t *b, cursor_t *cursors, size_t n,
                          head_t *heap) {
   size_t live = 0;
   for (uint32_t i = 0; i < n; i++) {
-    if (cursor_fill(&cursors[i])) return MPROF_ENOMEM;
-    if (cursors[i].count)
-      heap[live++] = (head_t){cursors[i].events[0].time_ticks, i};
+    int err = cursor_fill(&cursors[i]);
+    if (err) return err;
+    if (cursors[i].d.count)
+      heap[live++] = (head_t){cursors[i].d.events[0].time_ticks, i};
   }
   for (size_t i = live / 2; i-- > 0;) sift_down(heap, live, i, heap[i]);
   if (!live) return 0;
@@ -236,13 +219,13 @@ static int merge_streams(batch_t *b, cursor_t *cursors, size_t n,
       limit = first.cursor < rest[0].cursor ? rest[0].time : rest[0].time - 1;
     int err = take_upto(b, c, limit);
     if (err || (err = next_packet(b, c))) return err;
-    if (c->at == c->count) {
+    if (c->at == c->d.count) {
       if (!others) break;
       first = rest[0];
       if (--others) sift_down(rest, others, 0, rest[others]);
       continue;
     }
-    first.time = c->events[c->at].time_ticks;
+    first.time = c->d.events[c->at].time_ticks;
     if (others && earlier(rest[0], first)) {
       head_t went = first;
       first = rest[0];
@@ -431,8 +414,7 @@ int mprof__merge_traces(const mprof_trace_t *const *traces, size_t count,
     batch->count = 0;
     err = merge_streams(batch, cursors, n, heap);
     for (size_t i = 0; i < n; i++) {
-      free(cursors[i].events);
-      free(cursors[i].scratch);
+      mprof_decoded_free(&cursors[i].d);
     }
   }
   free(cursors);

@@ -749,6 +749,67 @@ static int stream_begin(void *sink, uint64_t clock_freq_hz, int legacy) {
 
 /* --- Entry point ---------------------------------------------------------- */
 
+/* The merge in a relay's thread (mprof_relay_start()), while this one
+ * analyses the events it merged: its batches go to the relay. */
+typedef struct relayed_s {
+  stream_t *s;
+  mprof_relay_t *relay;
+  const mprof_trace_t *const *traces;
+  size_t count;
+  const int64_t *offsets_ns;
+  mprof__merge_t merge;
+} relayed_t;
+
+/* Batches of merged events waiting for the analysis (a few thousand events
+ * each), in bounded memory. */
+#define STREAM_RELAY_DEPTH 8
+
+static int relay_begin(void *sink, uint64_t clock_freq_hz, int legacy) {
+  return stream_begin(((relayed_t *)sink)->s, clock_freq_hz, legacy);
+}
+
+/* The merge hands its events in time order as x (y is empty). */
+static int relay_add_pair(void *sink, mprof__run_t *x, mprof__run_t *y) {
+  (void)y;
+  int err = mprof_relay_put(((relayed_t *)sink)->relay, x->events + x->at,
+                            x->count - x->at);
+  x->at = x->count;
+  return err;
+}
+
+static int relay_merge(void *context, mprof_relay_t *relay) {
+  relayed_t *r = context;
+  r->relay = relay;
+  return mprof__merge_traces(r->traces, r->count, r->offsets_ns, &r->merge);
+}
+
+/* Merge the traces' events into merge's sink, the analysis s: the merge
+ * in a thread of its own where one starts, else in this one.  The events
+ * and their order are the same either way. */
+static int merge_into(stream_t *s, const mprof_trace_t *const *traces,
+                      size_t count, const int64_t *offsets_ns,
+                      mprof__merge_t *merge) {
+  relayed_t r = {s, NULL, traces, count, offsets_ns, *merge};
+  r.merge.begin = relay_begin;
+  r.merge.add_pair = relay_add_pair;
+  r.merge.sink = &r;
+  mprof_relay_t *relay;
+  int err = mprof_relay_start(relay_merge, &r, STREAM_RELAY_DEPTH, &relay);
+  if (err == MPROF_EINVAL) /* no thread */
+    return mprof__merge_traces(traces, count, offsets_ns, merge);
+  for (const mprof_event_t *events; !err;) {
+    mprof__run_t run = {NULL, 0, 0, UINT64_MAX, 1};
+    mprof__run_t none = {NULL, 0, 0, UINT64_MAX, 1};
+    if ((err = mprof_relay_get(relay, &events, &run.count)) || !run.count)
+      break;
+    run.events = events;
+    err = stream_add_pair(s, &run, &none);
+  }
+  mprof_relay_stop(relay);
+  *merge = r.merge;
+  return err;
+}
+
 int mprof_analysis_stream(const mprof_trace_t *const *traces, size_t count,
                           const mprof_stream_options_t *options,
                           mprof_stream_result_t *out) {
@@ -774,7 +835,7 @@ int mprof_analysis_stream(const mprof_trace_t *const *traces, size_t count,
                           0,
                           0,
                           0};
-  if (!err) err = mprof__merge_traces(traces, count, o.offsets_ns, &merge);
+  if (!err) err = merge_into(s, traces, count, o.offsets_ns, &merge);
   if (!err) {
     s->discarded = merge.discarded;
     s->end_ns = merge.end_ticks ? mprof__axis_ns(merge.end_ticks,

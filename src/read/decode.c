@@ -834,3 +834,46 @@ size_t mprof_trace_packet_decode_copy(const mprof_trace_t *t, size_t index,
   return decode_into(t, index, copied ? scratch : NULL, events, capacity,
                      damaged);
 }
+
+/* Packets up to this size are read into memory of the decoded packet's
+ * own before they are decoded; bigger ones are decoded where they lie. */
+#define DECODED_COPY_MAX (4u << 20)
+
+/* Room in d for packet index's events, and for its bytes where they are
+ * read into memory (*copy).  Returns 0 or MPROF_ENOMEM. */
+static int decoded_room(const mprof_trace_t *t, size_t index,
+                        mprof_decoded_t *d, int *copy) {
+  size_t most = mprof_trace_packet_max_events(t, index);
+  if (most > d->capacity) {
+    mprof_event_t *events = realloc(d->events, most * sizeof *events);
+    if (!events) return MPROF_ENOMEM;
+    d->events = events;
+    d->capacity = most;
+  }
+  size_t size = t->info.packet_size;
+  *copy = mprof_trace_copies_packets(t) && size <= DECODED_COPY_MAX;
+  if (*copy && size > d->bytes_size) {
+    void *bytes = realloc(d->bytes, size);
+    if (!bytes) return MPROF_ENOMEM;
+    d->bytes = bytes;
+    d->bytes_size = size;
+  }
+  return 0;
+}
+
+int mprof_trace_packet_decode_into(const mprof_trace_t *t, size_t index,
+                                   mprof_decoded_t *d) {
+  int copy, err = decoded_room(t, index, d, &copy);
+  if (err) return err;
+  d->count =
+      copy ? mprof_trace_packet_decode_copy(t, index, d->bytes, d->events,
+                                            d->capacity, NULL)
+           : mprof_trace_packet_decode(t, index, d->events, d->capacity, NULL);
+  return 0;
+}
+
+void mprof_decoded_free(mprof_decoded_t *d) {
+  free(d->events);
+  free(d->bytes);
+  memset(d, 0, sizeof *d);
+}

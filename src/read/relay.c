@@ -1,0 +1,216 @@
+/* relay.c -- events made in a thread of its own, handed to the caller's
+ * thread in batches (mprof/read.h, mprof_relay_start()): the streamed
+ * report decodes and merges a trace's streams in one thread and analyses
+ * the merged events in the other, on two cores at once.
+ *
+ * A ring of `depth` batches: the producer copies its events (and their
+ * texts, which point into packets it will decode again) into the next
+ * free batch, the caller reads them where they are and gives the batch
+ * back by asking for the next.  Each side waits only for the other to
+ * move (a batch put, a batch given back, the end, a stop), and is woken
+ * only when it waits: a batch a few thousand events, a wake-up at most a
+ * batch.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mprof/read.h"
+
+/* A batch is handed on once it holds this many events (the producer's
+ * puts are smaller: a run of the merge's, at most a packet's). */
+#define BATCH_EVENTS 4096
+
+typedef struct batch_s {
+  mprof_event_t *events;
+  size_t count, capacity;
+  char *texts; /* the events' texts, copied one after another */
+  size_t text_size, text_capacity;
+} batch_t;
+
+struct mprof_relay_s {
+  mprof_relay_fn produce;
+  void *context;
+  batch_t *batches;
+  size_t depth;
+  size_t put, got, given_back; /* batches put, taken, and given back */
+  int filling;                 /* the producer fills batch `put` */
+  int held;                    /* the caller holds batch got - 1 */
+  int done, result;            /* produce() returned result */
+  int stop;                    /* the caller stopped the relay */
+  int producer_waits, caller_waits;
+  pthread_mutex_t lock;
+  pthread_cond_t space, ready; /* half the batches free, or a stop; a
+                                  batch put, or the end */
+  pthread_t thread;
+};
+
+/* Grow *buffer (of elem-byte items, capacity *cap) to hold need items.
+ * Returns 0 or MPROF_ENOMEM. */
+static int room(void *buffer, size_t *cap, size_t need, size_t elem) {
+  if (need <= *cap) return 0;
+  if (need < 2 * *cap) need = 2 * *cap;
+  void *grown = realloc(*(void **)buffer, need * elem);
+  if (!grown) return MPROF_ENOMEM;
+  *(void **)buffer = grown;
+  *cap = need;
+  return 0;
+}
+
+/* Append events[0 .. count) and their texts to b (the events' texts are
+ * pointed at the copies when b is put: the copies may move till then). */
+static int batch_append(batch_t *b, const mprof_event_t *events, size_t count) {
+  size_t text_bytes = 0;
+  for (size_t i = 0; i < count; i++) text_bytes += events[i].text_length;
+  if (room(&b->events, &b->capacity, b->count + count, sizeof *b->events) ||
+      room(&b->texts, &b->text_capacity, b->text_size + text_bytes + 1, 1))
+    return MPROF_ENOMEM;
+  memcpy(b->events + b->count, events, count * sizeof *events);
+  b->count += count;
+  for (size_t i = 0; i < count; i++) {
+    if (!events[i].text_length) continue;
+    memcpy(b->texts + b->text_size, events[i].text, events[i].text_length);
+    b->text_size += events[i].text_length;
+  }
+  return 0;
+}
+
+/* Point the batch's texts at their copies, in order (an empty one too:
+ * NULL stays NULL, and no text points into the producer's memory). */
+static void batch_texts(batch_t *b) {
+  size_t at = 0;
+  for (size_t i = 0; i < b->count; i++) {
+    if (!b->events[i].text) continue;
+    b->events[i].text = b->texts + at;
+    at += b->events[i].text_length;
+  }
+}
+
+/* Hand on the batch being filled. */
+static void put_batch(mprof_relay_t *r) {
+  batch_texts(&r->batches[r->put % r->depth]);
+  r->filling = 0;
+  pthread_mutex_lock(&r->lock);
+  r->put++;
+  if (r->caller_waits) pthread_cond_signal(&r->ready);
+  pthread_mutex_unlock(&r->lock);
+}
+
+static void *run(void *context) {
+  mprof_relay_t *r = context;
+  int result = r->produce(r->context, r);
+  if (r->filling) put_batch(r);
+  pthread_mutex_lock(&r->lock);
+  r->result = result;
+  r->done = 1;
+  if (r->caller_waits) pthread_cond_signal(&r->ready);
+  pthread_mutex_unlock(&r->lock);
+  return NULL;
+}
+
+static void relay_free(mprof_relay_t *r) {
+  for (size_t i = 0; r->batches && i < r->depth; i++) {
+    free(r->batches[i].events);
+    free(r->batches[i].texts);
+  }
+  free(r->batches);
+  free(r);
+}
+
+int mprof_relay_start(mprof_relay_fn produce, void *context, size_t depth,
+                      mprof_relay_t **out) {
+  mprof_relay_t *r = calloc(1, sizeof *r);
+  if (!r) return MPROF_ENOMEM;
+  r->produce = produce;
+  r->context = context;
+  r->depth = depth ? depth : 1;
+  if (!(r->batches = calloc(r->depth, sizeof *r->batches))) {
+    relay_free(r);
+    return MPROF_ENOMEM;
+  }
+  pthread_mutex_init(&r->lock, NULL);
+  pthread_cond_init(&r->space, NULL);
+  pthread_cond_init(&r->ready, NULL);
+  if (pthread_create(&r->thread, NULL, run, r)) {
+    pthread_cond_destroy(&r->ready);
+    pthread_cond_destroy(&r->space);
+    pthread_mutex_destroy(&r->lock);
+    relay_free(r);
+    return MPROF_EINVAL;
+  }
+  *out = r;
+  return 0;
+}
+
+/* Wait for a free batch to fill.  Returns 0, or MPROF_EINVAL once the
+ * relay is stopped. */
+static int start_batch(mprof_relay_t *r) {
+  pthread_mutex_lock(&r->lock);
+  while (r->put - r->given_back == r->depth && !r->stop) {
+    r->producer_waits = 1;
+    pthread_cond_wait(&r->space, &r->lock);
+    r->producer_waits = 0;
+  }
+  int stop = r->stop;
+  pthread_mutex_unlock(&r->lock);
+  if (stop) return MPROF_EINVAL;
+  /* the batch is the producer's until it is counted put */
+  batch_t *b = &r->batches[r->put % r->depth];
+  b->count = b->text_size = 0;
+  r->filling = 1;
+  return 0;
+}
+
+int mprof_relay_put(mprof_relay_t *r, const mprof_event_t *events,
+                    size_t count) {
+  if (!count) return 0;
+  int err = r->filling ? 0 : start_batch(r);
+  if (err) return err;
+  batch_t *b = &r->batches[r->put % r->depth];
+  if ((err = batch_append(b, events, count))) return err;
+  if (b->count >= BATCH_EVENTS) put_batch(r);
+  return 0;
+}
+
+int mprof_relay_get(mprof_relay_t *r, const mprof_event_t **events,
+                    size_t *count) {
+  pthread_mutex_lock(&r->lock);
+  if (r->held) {
+    r->held = 0;
+    r->given_back++;
+    /* woken with half the batches free, it fills them without waking */
+    if (r->producer_waits && r->put - r->given_back <= r->depth / 2)
+      pthread_cond_signal(&r->space);
+  }
+  while (r->got == r->put && !r->done) {
+    r->caller_waits = 1;
+    pthread_cond_wait(&r->ready, &r->lock);
+    r->caller_waits = 0;
+  }
+  *events = NULL;
+  *count = 0;
+  int result = 0;
+  if (r->got < r->put) {
+    const batch_t *b = &r->batches[r->got++ % r->depth];
+    r->held = 1;
+    *events = b->events;
+    *count = b->count;
+  } else {
+    result = r->result;
+  }
+  pthread_mutex_unlock(&r->lock);
+  return result;
+}
+
+void mprof_relay_stop(mprof_relay_t *r) {
+  if (!r) return;
+  pthread_mutex_lock(&r->lock);
+  r->stop = 1;
+  pthread_cond_signal(&r->space);
+  pthread_mutex_unlock(&r->lock);
+  pthread_join(r->thread, NULL);
+  pthread_cond_destroy(&r->ready);
+  pthread_cond_destroy(&r->space);
+  pthread_mutex_destroy(&r->lock);
+  relay_free(r);
+}

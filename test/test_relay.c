@@ -1,0 +1,155 @@
+/* test_relay.c -- the relay (src/read/relay.c) hands the caller every event
+ * its thread puts, in order, each with its own text, whatever the sizes of
+ * the puts (one event, a few, many batches' worth at once) and however
+ * the two threads' paces differ: the events got are compared with those
+ * made, one by one, field by field and text by text.  A put's events are
+ * made in a buffer that the producer then overwrites, as the merge does
+ * with a packet it decodes again.  The producer's error comes after its
+ * events; a caller that stops early makes the producer's puts fail and
+ * its thread end.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "mprof/read.h"
+
+#define EVENTS 200000
+#define PUT_MOST 9000 /* more than a batch */
+
+/* Event i: its fields from i, a text of i % 23 bytes every third one
+ * ("" every 19th, none otherwise). */
+static mprof_event_t event_at(uint64_t i, char *text) {
+  mprof_event_t ev;
+  memset(&ev, 0, sizeof ev);
+  ev.time_ticks = i * 7;
+  ev.kind = (mprof_event_kind_t)(i % MPROF_EVENT_KIND_COUNT);
+  ev.stream = (uint32_t)(i % 5);
+  ev.thread = i ^ 0x55;
+  ev.a = i + 1;
+  ev.b = i * 3;
+  ev.value = -(int64_t)i;
+  if (i % 3 == 0) {
+    ev.text_length = (size_t)snprintf(text, 32, "%0*llu", (int)(i % 23),
+                                      (unsigned long long)i);
+    ev.text = text;
+  } else if (i % 19 == 0) {
+    ev.text = text; /* empty */
+  }
+  return ev;
+}
+
+/* How many events each put carries: 1, 2, 3 .. then a long one. */
+static size_t put_size(size_t k) { return k % 50 == 49 ? PUT_MOST : 1 + k % 7; }
+
+typedef struct producer_s {
+  size_t events;  /* how many to make */
+  int result;     /* what to return at the end */
+  int put_failed; /* a put failed (the caller stopped) */
+  size_t made;    /* events put */
+} producer_t;
+
+static int produce(void *context, mprof_relay_t *relay) {
+  producer_t *p = context;
+  static mprof_event_t buffer[PUT_MOST];
+  static char texts[PUT_MOST][32];
+  for (size_t k = 0; p->made < p->events; k++) {
+    size_t n = put_size(k);
+    if (n > p->events - p->made) n = p->events - p->made;
+    for (size_t i = 0; i < n; i++) buffer[i] = event_at(p->made + i, texts[i]);
+    int err = mprof_relay_put(relay, buffer, n);
+    memset(texts, '#', sizeof texts); /* the next packet, as it were */
+    if (err) {
+      p->put_failed = 1;
+      return err;
+    }
+    p->made += n;
+  }
+  return p->result;
+}
+
+static void assert_same_event(const mprof_event_t *got, uint64_t i) {
+  char text[32];
+  mprof_event_t want = event_at(i, text);
+  assert_int_equal(got->time_ticks, want.time_ticks);
+  assert_int_equal(got->kind, want.kind);
+  assert_int_equal(got->stream, want.stream);
+  assert_int_equal(got->thread, want.thread);
+  assert_int_equal(got->a, want.a);
+  assert_int_equal(got->b, want.b);
+  assert_int_equal(got->value, want.value);
+  assert_int_equal(got->text_length, want.text_length);
+  assert_int_equal(got->text != NULL, want.text != NULL);
+  if (want.text_length)
+    assert_memory_equal(got->text, want.text, want.text_length);
+}
+
+/* Take every event, checking each; every `slow`th batch the caller
+ * dawdles (the producer fills the ring and waits).  Returns the result
+ * told at the end. */
+static int take_all(mprof_relay_t *relay, size_t expected, unsigned slow) {
+  size_t seen = 0, batches = 0;
+  const mprof_event_t *events;
+  size_t count;
+  int err;
+  while (!(err = mprof_relay_get(relay, &events, &count)) && count) {
+    for (size_t i = 0; i < count; i++) assert_same_event(&events[i], seen + i);
+    seen += count;
+    if (slow && ++batches % slow == 0)
+      for (volatile int spin = 0; spin < 200000; spin++) continue;
+  }
+  assert_int_equal(seen, expected);
+  assert_null(events);
+  assert_int_equal(count, 0);
+  return err;
+}
+
+static void test_every_event_in_order(void **state) {
+  (void)state;
+  for (unsigned slow = 0; slow < 3; slow++) {
+    producer_t p = {EVENTS, 0, 0, 0};
+    mprof_relay_t *relay;
+    assert_int_equal(mprof_relay_start(produce, &p, 1 + slow * 3, &relay), 0);
+    assert_int_equal(take_all(relay, EVENTS, slow), 0);
+    mprof_relay_stop(relay);
+    assert_false(p.put_failed);
+  }
+}
+
+static void test_producer_error_after_its_events(void **state) {
+  (void)state;
+  producer_t p = {12345, MPROF_ENOMEM, 0, 0};
+  mprof_relay_t *relay;
+  assert_int_equal(mprof_relay_start(produce, &p, 2, &relay), 0);
+  assert_int_equal(take_all(relay, 12345, 0), MPROF_ENOMEM);
+  mprof_relay_stop(relay);
+}
+
+static void test_caller_stops_early(void **state) {
+  (void)state;
+  producer_t p = {EVENTS * 10, 0, 0, 0};
+  mprof_relay_t *relay;
+  assert_int_equal(mprof_relay_start(produce, &p, 2, &relay), 0);
+  const mprof_event_t *events;
+  size_t count;
+  assert_int_equal(mprof_relay_get(relay, &events, &count), 0);
+  assert_true(count > 0);
+  assert_same_event(&events[0], 0);
+  mprof_relay_stop(relay); /* returns once the producer's thread ended */
+  assert_true(p.put_failed);
+  assert_true(p.made < EVENTS * 10);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_every_event_in_order),
+      cmocka_unit_test(test_producer_error_after_its_events),
+      cmocka_unit_test(test_caller_stops_early),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
