@@ -124,23 +124,59 @@ typedef struct mprof_counter_series_s {
   uint32_t id; /* the counter's id in the trace (legacy: 0) */
 } mprof_counter_series_t;
 
+/* --- Compact records -------------------------------------------------------
+ * The model keeps arrows, running spans, bands, labels and samples in
+ * compact records, read through mprof_arrow_at() and its kin below (never
+ * directly: their layout is the model's).  A record holds the low 32 bits
+ * of each of its times; the high 32 bits are kept once for each run of
+ * records that share them, and along an array in time order they change
+ * once in 4.3 s of trace at most.  Each block of MPROF_TIME_BLOCK records
+ * notes the run its first record is in, so that a time is found in a step
+ * or two.  Thread indexes, streams and string offsets are 32-bit. */
+#define MPROF_TIME_BLOCK_SHIFT 8
+#define MPROF_TIME_BLOCK (1u << MPROF_TIME_BLOCK_SHIFT)
+
+/* The high halves of one time field of an array of compact records. */
+typedef struct mprof_time_highs_s {
+  const uint32_t *block_run; /* run of block b's first record */
+  const size_t *run_first;   /* first record of run r; one more entry,
+                                SIZE_MAX, after the last run */
+  const uint32_t *run_high;  /* high half of run r's times */
+} mprof_time_highs_t;
+
+typedef struct mprof_arrow_rec_s {
+  uint32_t time_low;
+  uint32_t from, to;
+  uint32_t kind_stream; /* kind in the low 8 bits, stream above */
+} mprof_arrow_rec_t;
+
+typedef struct mprof_span_rec_s {
+  uint32_t start_low, end_low;
+  uint32_t thread, stream;
+} mprof_span_rec_t;
+
+typedef struct mprof_band_rec_s {
+  uint32_t start_low, end_low;
+  uint32_t stream, kind;
+} mprof_band_rec_t;
+
+typedef struct mprof_label_rec_s {
+  uint32_t time_low;
+  uint32_t thread, text;
+} mprof_label_rec_t;
+
 /* Everything the model holds, read-only.  Valid after mprof_model_finish(). */
 typedef struct mprof_model_view_s {
   const mprof_thread_t *threads;
   size_t thread_count;
-  const mprof_arrow_t *arrows;
-  size_t arrow_count; /* by time_ns */
-  const mprof_label_t *labels;
-  size_t label_count; /* by thread, time */
-  const mprof_span_t *running;
+  size_t arrow_count;   /* by time_ns */
+  size_t label_count;   /* by thread, time */
   size_t running_count; /* by row, start */
-  const mprof_band_t *bands;
-  size_t band_count; /* by start */
+  size_t band_count;    /* by start */
   const mprof_counter_series_t *counters;
   size_t counter_count; /* by name */
-  const mprof_sample_t *samples;
-  size_t sample_count;
-  const char *strings; /* string pool: offsets above index into it */
+  size_t sample_count;  /* grouped by counter, by time within each */
+  const char *strings;  /* string pool: offsets above index into it */
   uint32_t row_count;
   uint32_t stream_count;
   int64_t duration_ns;   /* last event time */
@@ -154,37 +190,75 @@ typedef struct mprof_model_view_s {
   uint64_t clock_freq_hz;
   uint64_t events;    /* events fed */
   uint64_t discarded; /* events the recorder lost (from the packets) */
+  /* The compact records: read them through the functions below. */
+  const mprof_arrow_rec_t *arrow_recs;
+  mprof_time_highs_t arrow_times;
+  const mprof_label_rec_t *label_recs;
+  mprof_time_highs_t label_times;
+  const mprof_span_rec_t *running_recs;
+  mprof_time_highs_t running_starts, running_ends;
+  const mprof_band_rec_t *band_recs;
+  mprof_time_highs_t band_starts, band_ends;
+  const uint32_t *sample_time_lows;
+  const int64_t *sample_values;
+  mprof_time_highs_t sample_times;
 } mprof_model_view_t;
 
 /* --- Reading the arrays --------------------------------------------------- */
 
+/* The time whose low half is low, in record i of an array whose high halves
+ * are h. */
+static inline int64_t mprof_time_at(const mprof_time_highs_t *h, size_t i,
+                                    uint32_t low) {
+  size_t r = h->block_run[i >> MPROF_TIME_BLOCK_SHIFT];
+  while (h->run_first[r + 1] <= i) r++;
+  return (int64_t)((uint64_t)h->run_high[r] << 32 | low);
+}
+
 /* Arrows, running spans, bands, labels and samples are read one at a time,
- * by index, through these: the model keeps them in compact records (see
- * docs/model.md, "Memory"), and each returns the record written out.
- * i must be below the array's count. */
+ * by index: each of these returns the record written out.  i must be below
+ * the array's count. */
 static inline mprof_arrow_t mprof_arrow_at(const mprof_model_view_t *v,
                                            size_t i) {
-  return v->arrows[i];
+  const mprof_arrow_rec_t *r = &v->arrow_recs[i];
+  mprof_arrow_t a = {mprof_time_at(&v->arrow_times, i, r->time_low), r->from,
+                     r->to, r->kind_stream & 0xff, r->kind_stream >> 8};
+  return a;
 }
 
 static inline mprof_span_t mprof_running_at(const mprof_model_view_t *v,
                                             size_t i) {
-  return v->running[i];
+  const mprof_span_rec_t *r = &v->running_recs[i];
+  mprof_span_t s = {mprof_time_at(&v->running_starts, i, r->start_low),
+                    mprof_time_at(&v->running_ends, i, r->end_low), r->thread,
+                    r->stream};
+  return s;
 }
 
 static inline mprof_band_t mprof_band_at(const mprof_model_view_t *v,
                                          size_t i) {
-  return v->bands[i];
+  const mprof_band_rec_t *r = &v->band_recs[i];
+  mprof_band_t b = {{mprof_time_at(&v->band_starts, i, r->start_low),
+                     mprof_time_at(&v->band_ends, i, r->end_low),
+                     MPROF_NO_THREAD, r->stream},
+                    r->kind};
+  return b;
 }
 
 static inline mprof_label_t mprof_label_at(const mprof_model_view_t *v,
                                            size_t i) {
-  return v->labels[i];
+  const mprof_label_rec_t *r = &v->label_recs[i];
+  mprof_label_t l = {mprof_time_at(&v->label_times, i, r->time_low), r->thread,
+                     r->text};
+  return l;
 }
 
 static inline mprof_sample_t mprof_sample_at(const mprof_model_view_t *v,
                                              size_t i) {
-  return v->samples[i];
+  mprof_sample_t s = {
+      mprof_time_at(&v->sample_times, i, v->sample_time_lows[i]),
+      v->sample_values[i]};
+  return s;
 }
 
 /* --- Building ------------------------------------------------------------- */

@@ -98,25 +98,27 @@ static uint32_t stream_index(const mprof_model_t *m, const stream_state_t *s) {
   return (uint32_t)(s - m->streams);
 }
 
-/* End the running span of s at t and start `next` running (or nothing). */
-static int stream_switch(mprof_model_t *m, stream_state_t *s, uint32_t next,
-                         int64_t t) {
+/* End the running span of s at t and start `next` running (or nothing).
+ * Inlined into the event loop, as idle_end() and band_add(): most events
+ * call one of them. */
+static inline __attribute__((always_inline)) int
+stream_switch(mprof_model_t *m, stream_state_t *s, uint32_t next, int64_t t) {
   if (next == s->current) return 0;
   if (s->current != MPROF_NO_THREAD && t > s->run_start_ns) {
     mprof_span_t span = {s->run_start_ns, t, s->current, stream_index(m, s)};
-    if (MODEL_PUSH(m, running, running_cap, running_count, span))
-      return MPROF_ENOMEM;
+    if (mprof__running_push(m, &span)) return MPROF_ENOMEM;
   }
   s->current = next;
   s->run_start_ns = t;
   return 0;
 }
 
-static int band_add(mprof_model_t *m, int64_t start, int64_t end,
-                    uint32_t stream, mprof_band_kind_t kind) {
+static inline __attribute__((always_inline)) int
+band_add(mprof_model_t *m, int64_t start, int64_t end, uint32_t stream,
+         mprof_band_kind_t kind) {
   if (end <= start) return 0;
   mprof_band_t band = {{start, end, MPROF_NO_THREAD, stream}, kind};
-  return MODEL_PUSH(m, bands, band_cap, band_count, band);
+  return mprof__band_push(m, &band);
 }
 
 static int idle_begin(mprof_model_t *m, stream_state_t *s, int64_t t) {
@@ -124,7 +126,8 @@ static int idle_begin(mprof_model_t *m, stream_state_t *s, int64_t t) {
   return stream_switch(m, s, MPROF_NO_THREAD, t);
 }
 
-static int idle_end(mprof_model_t *m, stream_state_t *s, int64_t t) {
+static inline __attribute__((always_inline)) int
+idle_end(mprof_model_t *m, stream_state_t *s, int64_t t) {
   if (s->idle_start_ns < 0) return 0;
   int64_t start = s->idle_start_ns;
   s->idle_start_ns = -1;
@@ -199,7 +202,7 @@ static int counter_update(mprof_model_t *m, const mprof_event_t *ev,
     return MPROF_ENOMEM;
   m->sample_counter[m->view.sample_count] = c;
   mprof_sample_t sample = {t, value};
-  return MODEL_PUSH(m, samples, sample_cap, sample_count, sample);
+  return mprof__sample_push(m, &sample);
 }
 
 /* --- Events --------------------------------------------------------------- */
@@ -212,16 +215,14 @@ arrow_add(mprof_model_t *m, mprof_arrow_kind_t kind, uint32_t from, uint32_t to,
   if (from == to || from == MPROF_ROOT_THREAD || to == MPROF_ROOT_THREAD)
     return 0;
   mprof_arrow_t arrow = {t, from, to, kind, stream_index(m, s)};
-  size_t n = m->view.arrow_count;
-  if (MODEL_PUSH(m, arrows, arrow_cap, arrow_count, arrow)) return MPROF_ENOMEM;
-  if (n && t < m->arrows[n - 1].time_ns) m->arrows_unordered = 1;
-  return 0;
+  if (m->view.arrow_count && t < m->last_arrow_ns) m->arrows_unordered = 1;
+  return mprof__arrow_push(m, &arrow);
 }
 
 static int label_add(mprof_model_t *m, uint32_t thread, int64_t t,
                      const char *text, size_t length) {
   mprof_label_t label = {t, thread, mprof__intern_text(m, text, length)};
-  return MODEL_PUSH(m, labels, label_cap, label_count, label);
+  return mprof__label_push(m, &label);
 }
 
 static inline __attribute__((always_inline)) int
@@ -395,7 +396,8 @@ static int reserve_exact(void *array, size_t *cap, size_t need, size_t elem) {
 }
 
 int mprof__model_reserve(mprof_model_t *m, const mprof_model_sizes_t *sizes) {
-  size_t counter_cap = m->sample_cap; /* sample_counter follows samples */
+  /* sample_counter and sample_lows follow sample_values */
+  size_t counter_cap = m->sample_cap, lows_cap = m->sample_cap;
   /* the recorder's ids are dense from 1: made once, the id array leaves no
    * smaller copies behind */
   return mprof__direct_resize(m, sizes->threads) ||
@@ -409,8 +411,10 @@ int mprof__model_reserve(mprof_model_t *m, const mprof_model_sizes_t *sizes) {
                                sizeof *m->running) ||
                  reserve_exact(&m->sample_counter, &counter_cap, sizes->samples,
                                sizeof *m->sample_counter) ||
-                 reserve_exact(&m->samples, &m->sample_cap, sizes->samples,
-                               sizeof *m->samples)
+                 reserve_exact(&m->sample_lows, &lows_cap, sizes->samples,
+                               sizeof *m->sample_lows) ||
+                 reserve_exact(&m->sample_values, &m->sample_cap,
+                               sizes->samples, sizeof *m->sample_values)
              ? MPROF_ENOMEM
              : 0;
 }

@@ -104,11 +104,11 @@ static void settle_arrows(mprof_model_t *m) {
   const mprof_thread_t *th = m->threads;
   if (m->failed_threads == 0) return;
   for (size_t i = 0; i < m->view.arrow_count; i++) {
-    mprof_arrow_t *a = &m->arrows[i];
-    if (a->kind == MPROF_ARROW_READ &&
+    mprof_arrow_rec_t *a = &m->arrows[i];
+    if ((a->kind_stream & 0xff) == MPROF_ARROW_READ &&
         th[a->from].ending == MPROF_ENDING_FAILED &&
         !(th[a->from].flags & MPROF_THREAD_STALLED))
-      a->kind = MPROF_ARROW_READ_FAILED;
+      a->kind_stream = (a->kind_stream & ~0xffu) | MPROF_ARROW_READ_FAILED;
   }
 }
 
@@ -128,12 +128,13 @@ static int compare_bands(const void *pa, const void *pb) {
 }
 
 /* Arrows come in time order from a merged trace; events fed by hand may
- * not (arrow_add notes it).  Sort only if needed (qsort is not stable). */
-static void sort_arrows_and_bands(mprof_model_t *m) {
-  if (m->arrows_unordered)
-    qsort(m->arrows, m->view.arrow_count, sizeof *m->arrows, compare_arrows);
-  if (m->view.band_count)
-    qsort(m->bands, m->view.band_count, sizeof *m->bands, compare_bands);
+ * not (arrow_add notes it).  Sort only if needed (qsort is not stable).
+ * The compact records are written out, sorted and made anew.  Returns 0
+ * or MPROF_ENOMEM. */
+static int sort_arrows_and_bands(mprof_model_t *m) {
+  if (m->arrows_unordered && mprof__arrows_sort(m, compare_arrows))
+    return MPROF_ENOMEM;
+  return m->view.band_count ? mprof__bands_sort(m, compare_bands) : 0;
 }
 
 static int compare_labels(const void *pa, const void *pb) {
@@ -147,12 +148,14 @@ static int compare_labels(const void *pa, const void *pb) {
  * then hands each thread its own).  Threads are numbered as they appear
  * and most are labelled soon after, so the labels are often in that order
  * already: sort only if not. */
-static void group_labels(mprof_model_t *m) {
-  for (size_t i = 1; i < m->view.label_count; i++)
-    if (compare_labels(&m->labels[i - 1], &m->labels[i]) > 0) {
-      qsort(m->labels, m->view.label_count, sizeof *m->labels, compare_labels);
-      break;
-    }
+static int group_labels(mprof_model_t *m) {
+  for (size_t i = 1; i < m->view.label_count; i++) {
+    mprof_label_t before = mprof_label_at(&m->view, i - 1);
+    mprof_label_t label = mprof_label_at(&m->view, i);
+    if (compare_labels(&before, &label) > 0)
+      return mprof__labels_sort(m, compare_labels);
+  }
+  return 0;
 }
 
 /* A counter and its name, for sorting (qsort has no context argument). */
@@ -201,29 +204,26 @@ static int count_samples(mprof_model_t *m) {
 static int group_samples(mprof_model_t *m) {
   size_t n = m->view.sample_count, c = m->view.counter_count;
   int grouped = count_samples(m) && n > 0;
-  mprof_sample_t *sorted =
-      grouped ? m->samples : malloc((n ? n : 1) * sizeof *sorted);
-  if (!sorted && !grouped) return MPROF_ENOMEM;
   uint32_t next = 0;
   for (size_t i = 0; i < c; i++) {
     m->counters[i].first_sample = next;
     next += m->counters[i].sample_count;
   }
   if (!grouped) {
+    mprof_sample_t *sorted = malloc((n ? n : 1) * sizeof *sorted);
+    if (!sorted) return MPROF_ENOMEM;
     for (size_t i = 0; i < c; i++) m->counters[i].sample_count = 0;
     for (size_t i = 0; i < n; i++) {
       mprof_counter_series_t *s = &m->counters[m->sample_counter[i]];
-      sorted[s->first_sample + s->sample_count++] = m->samples[i];
+      sorted[s->first_sample + s->sample_count++] =
+          mprof_sample_at(&m->view, i);
     }
-    free(m->samples);
-    m->samples = sorted;
-    m->sample_cap = n ? n : 1;
+    if (mprof__samples_replace(m, sorted, n)) return MPROF_ENOMEM;
   }
   /* the samples' counters were for this grouping: their memory goes back
    * before the analysis asks for its own */
   free(m->sample_counter);
   m->sample_counter = NULL;
-  m->view.samples = m->samples;
   return sort_counters(m);
 }
 
@@ -233,17 +233,14 @@ int mprof_model_finish(mprof_model_t *m) {
   if (m->view.end_ns < m->view.duration_ns)
     m->view.end_ns = m->view.duration_ns;
   if (mprof__streams_close(m)) return MPROF_ENOMEM;
-  group_labels(m);
+  mprof__records_publish(m);
+  if (group_labels(m)) return MPROF_ENOMEM;
   settle_endings(m);
   if (mprof__layout(m)) return MPROF_ENOMEM;
   settle_arrows(m);
-  sort_arrows_and_bands(m);
-  if (group_samples(m)) return MPROF_ENOMEM;
+  if (sort_arrows_and_bands(m) || group_samples(m)) return MPROF_ENOMEM;
+  mprof__records_publish(m);
   m->view.threads = m->threads;
-  m->view.arrows = m->arrows;
-  m->view.labels = m->labels;
-  m->view.running = m->running;
-  m->view.bands = m->bands;
   m->view.counters = m->counters;
   m->view.strings = m->strings;
   return mprof__lod_index(m);
@@ -253,14 +250,10 @@ void mprof_model_free(mprof_model_t *m) {
   if (!m) return;
   mprof__lod_free(m);
   free(m->threads);
-  free(m->arrows);
-  free(m->labels);
-  free(m->running);
-  free(m->bands);
+  mprof__records_free(m);
   free(m->counters);
   free(m->counter_values);
   free(m->counter_ids);
-  free(m->samples);
   free(m->sample_counter);
   free(m->strings);
   free(m->hash_ids);

@@ -286,47 +286,63 @@ static void sort_row_spans(mprof_span_t *spans, const uint32_t *first,
     }
 }
 
-/* Clip the running spans to their threads' lines (they are drawn on them),
- * dropping those left empty, and count each row's spans into first[r + 1]:
- * one read of a span's thread gives its line and its row, and the row is
- * noted in rows[] (4 bytes a kept span) for the scatter, which then reads
- * no thread (reading them again cost more than this array: ~6 ms of 2.5 M
- * spans).  Most spans are kept as they are: those are not written back
- * (writing would make the whole array dirty, twice the memory traffic). */
-static size_t clip_and_count(mprof_model_t *m, uint32_t *first,
+/* A span's row as clip_and_count() notes it: dropped (left empty), or
+ * the row, with ROW_CUT set where the span is cut to its thread's line
+ * (rows number fewer than 2^31: each holds a thread). */
+#define ROW_DROPPED UINT32_MAX
+#define ROW_CUT 0x80000000u
+
+/* Span s cut to its thread t's line. */
+static mprof_span_t cut_to_line(mprof_span_t s, const mprof_thread_t *t) {
+  if (s.end_ns > t->end_ns) s.end_ns = t->end_ns;
+  if (s.start_ns < t->start_ns) s.start_ns = t->start_ns;
+  return s;
+}
+
+/* Clip the running spans to their threads' lines (they are drawn on
+ * them), dropping those left empty, and count each row's spans into
+ * first[r + 1]: one read of a span's thread gives its line and its row,
+ * and the row is noted in rows[i] for the scatter, which then reads only
+ * the threads of spans cut (reading them all again cost more than this
+ * array: ~6 ms of 2.5 M spans).  Returns how many are kept. */
+static size_t clip_and_count(const mprof_model_t *m, uint32_t *first,
                              uint32_t *rows) {
-  mprof_span_t *spans = m->running;
-  size_t kept = 0, n = m->view.running_count;
+  const mprof_model_view_t *v = &m->view;
+  size_t kept = 0, n = v->running_count, runs[2] = {0, 0};
   for (size_t i = 0; i < n; i++) {
     if (i + PREFETCH_AHEAD < n)
-      prefetch_thread(m, spans[i + PREFETCH_AHEAD].thread);
-    mprof_span_t s = spans[i];
+      prefetch_thread(m, v->running_recs[i + PREFETCH_AHEAD].thread);
+    mprof_span_t s = mprof__running_onward(v, runs, i);
     const mprof_thread_t *t = &m->threads[s.thread];
-    int clipped = s.end_ns > t->end_ns || s.start_ns < t->start_ns;
-    if (s.end_ns > t->end_ns) s.end_ns = t->end_ns;
-    if (s.start_ns < t->start_ns) s.start_ns = t->start_ns;
-    if (s.end_ns <= s.start_ns) continue;
-    if (clipped || kept != i) spans[kept] = s;
-    rows[kept++] = t->row;
+    mprof_span_t cut = cut_to_line(s, t);
+    rows[i] = ROW_DROPPED;
+    if (cut.end_ns <= cut.start_ns) continue;
+    rows[i] =
+        t->row |
+        (cut.start_ns != s.start_ns || cut.end_ns != s.end_ns ? ROW_CUT : 0);
     first[t->row + 1]++;
+    kept++;
   }
   return kept;
 }
 
-/* Scatter the n spans (clipped; span i in row rows[i]) into sorted,
- * grouped by row (a stable counting sort: fill[r] starts as row r's
- * first place), checking on the way that each row's spans come in start
- * order (last_start[r]: its latest start).  Returns whether they all
- * did. */
-static int scatter_spans(const mprof_model_t *m, size_t n, const uint32_t *rows,
+/* Scatter the spans kept (span i in row rows[i], cut where it says) into
+ * sorted, grouped by row (a stable counting sort: fill[r] starts as row
+ * r's first place), checking on the way that each row's spans come in
+ * start order (last_start[r]: its latest start).  Returns whether they
+ * all did. */
+static int scatter_spans(const mprof_model_t *m, const uint32_t *rows,
                          uint32_t *fill, int64_t *last_start,
                          mprof_span_t *sorted) {
-  const mprof_span_t *spans = m->running;
+  const mprof_model_view_t *v = &m->view;
   int in_order = 1;
-  for (uint32_t r = 0; r < m->view.row_count; r++) last_start[r] = INT64_MIN;
-  for (size_t i = 0; i < n; i++) {
-    mprof_span_t s = spans[i];
-    uint32_t r = rows[i];
+  size_t runs[2] = {0, 0};
+  for (uint32_t r = 0; r < v->row_count; r++) last_start[r] = INT64_MIN;
+  for (size_t i = 0; i < v->running_count; i++) {
+    if (rows[i] == ROW_DROPPED) continue;
+    uint32_t r = rows[i] & ~ROW_CUT;
+    mprof_span_t s = mprof__running_onward(v, runs, i);
+    if (rows[i] & ROW_CUT) s = cut_to_line(s, &m->threads[s.thread]);
     if (s.start_ns < last_start[r]) in_order = 0;
     last_start[r] = s.start_ns;
     sorted[fill[r]++] = s;
@@ -350,48 +366,43 @@ static void span_reach(const mprof_span_t *spans, const uint32_t *first,
 /* Group the running spans by row (a stable counting sort), by start
  * within each row.  Passes over the spans are what cost (tens of MB, and
  * the sorted copy is fresh memory), so there are as few as can be: clip
- * and count (noting each span's row), the scatter, which checks the
- * order (the sort runs only when a row is out of order), then the prefix
- * maxima of ends.  The unsorted array's block (24 bytes a span) then
- * holds those (8 bytes a span): no fresh memory for them. */
+ * and count (noting each span's row), the scatter, which checks the order
+ * (the sort runs only when a row is out of order), then the prefix maxima
+ * of ends, and the compact records made anew from the sorted copy, in
+ * their own block. */
 static int group_running(mprof_model_t *m) {
   uint32_t rows = m->view.row_count;
-  if (!m->running && !(m->running = malloc(sizeof *m->running)))
-    return MPROF_ENOMEM;
+  size_t count = m->view.running_count;
   uint32_t *first = calloc((size_t)rows + 1, sizeof *first);
   uint32_t *fill = malloc(((size_t)rows + 1) * sizeof *fill);
   int64_t *last_start = malloc(((size_t)rows + 1) * sizeof *last_start);
-  uint32_t *span_rows = malloc((m->view.running_count + 1) * sizeof *span_rows);
+  uint32_t *span_rows = malloc((count + 1) * sizeof *span_rows);
   m->row_running_first = first;
   size_t n = first && fill && last_start && span_rows
                  ? clip_and_count(m, first, span_rows)
-                 : 0;
-  mprof_span_t *sorted = big_alloc((n ? n : 1) * sizeof *sorted);
-  if (!first || !fill || !last_start || !span_rows || !sorted) {
+                 : SIZE_MAX;
+  mprof_span_t *sorted =
+      n != SIZE_MAX ? big_alloc((n ? n : 1) * sizeof *sorted) : NULL;
+  if (!sorted) {
     free(fill);
     free(last_start);
     free(span_rows);
-    free(sorted);
     return MPROF_ENOMEM;
   }
   for (uint32_t r = 0; r < rows; r++) first[r + 1] += first[r];
   memcpy(fill, first, ((size_t)rows + 1) * sizeof *fill);
-  int in_order = scatter_spans(m, n, span_rows, fill, last_start, sorted);
+  int in_order = scatter_spans(m, span_rows, fill, last_start, sorted);
   free(fill);
   free(last_start);
   free(span_rows);
-  m->running_maxend = (int64_t *)(void *)m->running;
-  m->running = sorted;
-  m->running_cap = n ? n : 1;
-  m->view.running_count = n;
-  m->view.running = sorted;
   if (!in_order) sort_row_spans(sorted, first, rows);
+  m->running_maxend = malloc((n ? n : 1) * sizeof *m->running_maxend);
+  if (!m->running_maxend) {
+    free(sorted);
+    return MPROF_ENOMEM;
+  }
   span_reach(sorted, first, rows, m->running_maxend);
-  /* the column fills 8 of the block's 24 bytes a span: the rest goes back
-   * to the heap (shrinking keeps the start of a block where it is) */
-  int64_t *column = realloc(m->running_maxend, (n ? n : 1) * sizeof *column);
-  if (column) m->running_maxend = column;
-  return 0;
+  return mprof__running_replace(m, sorted, n);
 }
 
 /* Split threads 1..n into those already in start order (into in_order,

@@ -46,6 +46,18 @@ typedef struct pyramid_s {
   size_t count[MODEL_PYRAMID_LEVELS];
 } pyramid_t;
 
+/* The high halves of one time field of an array of compact records, as
+ * they are built (mprof_time_highs_t reads them): records are added in
+ * index order, and a run begins where the high half changes. */
+typedef struct mprof__highs_s {
+  uint32_t *block_run;
+  size_t block_cap;
+  size_t *run_first; /* run_count + 1 entries: the last is SIZE_MAX */
+  uint32_t *run_high;
+  size_t run_count, run_cap;
+  uint32_t last_high; /* run_high[run_count - 1], kept at hand */
+} mprof__highs_t;
+
 struct mprof_model_s {
   mprof_model_view_t view; /* what views read; arrays below back it */
   double ns_per_tick;
@@ -59,21 +71,29 @@ struct mprof_model_s {
 
   mprof_thread_t *threads;
   size_t thread_cap;
-  mprof_arrow_t *arrows;
+  /* The compact records (compact.c) and their times' high halves. */
+  mprof_arrow_rec_t *arrows;
   size_t arrow_cap;
-  mprof_label_t *labels;
+  mprof__highs_t arrow_times;
+  int64_t last_arrow_ns; /* the latest arrow's time (building) */
+  mprof_label_rec_t *labels;
   size_t label_cap;
-  mprof_span_t *running;
+  mprof__highs_t label_times;
+  mprof_span_rec_t *running;
   size_t running_cap;
-  mprof_band_t *bands;
+  mprof__highs_t running_starts, running_ends;
+  mprof_band_rec_t *bands;
   size_t band_cap;
+  mprof__highs_t band_starts, band_ends;
   mprof_counter_series_t *counters;
   size_t counter_cap;
-  int64_t *counter_values; /* each counter's current value (building) */
-  uint32_t *counter_ids;   /* each counter's id in the trace (building) */
-  mprof_sample_t *samples;
-  size_t sample_cap;
-  uint32_t *sample_counter; /* each sample's counter (building) */
+  int64_t *counter_values;     /* each counter's current value (building) */
+  uint32_t *counter_ids;       /* each counter's id in the trace (building) */
+  uint32_t *sample_lows;       /* samples: each time's low half, */
+  int64_t *sample_values;      /* its value, */
+  size_t sample_cap;           /* (both arrays this long) */
+  mprof__highs_t sample_times; /* and the times' high halves */
+  uint32_t *sample_counter;    /* each sample's counter (building) */
   char *strings;
   size_t string_size, string_cap;
   uint32_t text_cache[MODEL_TEXT_CACHE]; /* see intern_text() */
@@ -102,6 +122,71 @@ struct mprof_model_s {
   pyramid_t *pyramids;              /* one per counter */
   struct mprof__placing_s *placing; /* rows given while settling (layout.c) */
 };
+
+/* --- Compact records (compact.c) --------------------------------------- */
+
+/* mprof__highs_add() where record i begins a block or a run. */
+int mprof__highs_add_run(mprof__highs_t *h, size_t i, uint32_t high);
+
+/* Note that record i, the array's next, holds time t (its low half is the
+ * caller's to keep).  Returns 0 or MPROF_ENOMEM.  Inline: most records
+ * share their run and block with the one before, and add nothing. */
+static inline int mprof__highs_add(mprof__highs_t *h, size_t i, int64_t t) {
+  uint32_t high = (uint32_t)((uint64_t)t >> 32);
+  if ((i & (MPROF_TIME_BLOCK - 1)) && h->last_high == high) return 0;
+  return mprof__highs_add_run(h, i, high);
+}
+
+/* mprof_time_at() for a pass over an array in index order: *run is the
+ * run of the record read before (0 before the first), so that no block is
+ * looked up. */
+static inline int64_t mprof__time_onward(const mprof_time_highs_t *h,
+                                         size_t *run, size_t i, uint32_t low) {
+  while (h->run_first[*run + 1] <= i) ++*run;
+  return (int64_t)((uint64_t)h->run_high[*run] << 32 | low);
+}
+
+/* A running span read in a pass over them in index order (runs: the
+ * starts' and the ends' runs, as for mprof__time_onward()). */
+static inline mprof_span_t mprof__running_onward(const mprof_model_view_t *v,
+                                                 size_t runs[2], size_t i) {
+  const mprof_span_rec_t *r = &v->running_recs[i];
+  mprof_span_t s = {
+      mprof__time_onward(&v->running_starts, &runs[0], i, r->start_low),
+      mprof__time_onward(&v->running_ends, &runs[1], i, r->end_low), r->thread,
+      r->stream};
+  return s;
+}
+
+/* Forget every record's high half (the memory is kept), to add them again
+ * from record 0. */
+void mprof__highs_clear(mprof__highs_t *h);
+
+void mprof__highs_free(mprof__highs_t *h);
+
+/* Sort the arrows, bands or labels by compare (a qsort() comparison of
+ * mprof_arrow_t, mprof_band_t or mprof_label_t): the compact records are
+ * written out, sorted and made anew.  Returns 0 or MPROF_ENOMEM. */
+int mprof__arrows_sort(mprof_model_t *m,
+                       int (*compare)(const void *, const void *));
+int mprof__bands_sort(mprof_model_t *m,
+                      int (*compare)(const void *, const void *));
+int mprof__labels_sort(mprof_model_t *m,
+                       int (*compare)(const void *, const void *));
+
+/* Make the running spans or the samples anew from items[0 .. count) (a
+ * pass that reorders or rewrites them made those), then free items.
+ * Returns 0 or MPROF_ENOMEM. */
+int mprof__running_replace(mprof_model_t *m, mprof_span_t *items, size_t count);
+int mprof__samples_replace(mprof_model_t *m, mprof_sample_t *items,
+                           size_t count);
+
+/* Point the view at the compact arrays and their high halves (after any
+ * of them grew or was replaced). */
+void mprof__records_publish(mprof_model_t *m);
+
+/* Free the compact arrays. */
+void mprof__records_free(mprof_model_t *m);
 
 /* Grow *array (of elem-byte items, capacity *cap) to hold need items.
  * Returns 0 or MPROF_ENOMEM. */
@@ -156,6 +241,76 @@ int mprof__direct_resize(mprof_model_t *m, size_t cap);
                        sizeof *(m)->array)                                     \
        ? MPROF_ENOMEM                                                          \
        : ((m)->array[(m)->view.count++] = (item), 0))
+
+/* The low half of a time, kept in a compact record. */
+static inline uint32_t mprof__low_of(int64_t t) {
+  return (uint32_t)(uint64_t)t;
+}
+
+/* Add an arrow, running span, band, label or sample at the end of its
+ * array (compact records: compact.c).  Each returns 0 or MPROF_ENOMEM.
+ * Inline: the event loop adds one for most events. */
+
+static inline int mprof__arrow_push(mprof_model_t *m, const mprof_arrow_t *a) {
+  size_t n = m->view.arrow_count;
+  mprof_arrow_rec_t rec = {mprof__low_of(a->time_ns), a->from, a->to,
+                           (a->kind & 0xff) | a->stream << 8};
+  if (mprof__highs_add(&m->arrow_times, n, a->time_ns) ||
+      MODEL_PUSH(m, arrows, arrow_cap, arrow_count, rec))
+    return MPROF_ENOMEM;
+  m->last_arrow_ns = a->time_ns;
+  return 0;
+}
+
+static inline int mprof__running_push(mprof_model_t *m, const mprof_span_t *s) {
+  size_t n = m->view.running_count;
+  mprof_span_rec_t rec = {mprof__low_of(s->start_ns), mprof__low_of(s->end_ns),
+                          s->thread, s->stream};
+  return mprof__highs_add(&m->running_starts, n, s->start_ns) ||
+                 mprof__highs_add(&m->running_ends, n, s->end_ns) ||
+                 MODEL_PUSH(m, running, running_cap, running_count, rec)
+             ? MPROF_ENOMEM
+             : 0;
+}
+
+static inline int mprof__band_push(mprof_model_t *m, const mprof_band_t *b) {
+  size_t n = m->view.band_count;
+  mprof_band_rec_t rec = {mprof__low_of(b->span.start_ns),
+                          mprof__low_of(b->span.end_ns), b->span.stream,
+                          b->kind};
+  return mprof__highs_add(&m->band_starts, n, b->span.start_ns) ||
+                 mprof__highs_add(&m->band_ends, n, b->span.end_ns) ||
+                 MODEL_PUSH(m, bands, band_cap, band_count, rec)
+             ? MPROF_ENOMEM
+             : 0;
+}
+
+static inline int mprof__label_push(mprof_model_t *m, const mprof_label_t *l) {
+  size_t n = m->view.label_count;
+  mprof_label_rec_t rec = {mprof__low_of(l->time_ns), l->thread, l->text};
+  return mprof__highs_add(&m->label_times, n, l->time_ns) ||
+                 MODEL_PUSH(m, labels, label_cap, label_count, rec)
+             ? MPROF_ENOMEM
+             : 0;
+}
+
+static inline int mprof__sample_push(mprof_model_t *m,
+                                     const mprof_sample_t *s) {
+  size_t n = m->view.sample_count;
+  if (n >= m->sample_cap) {
+    /* both arrays grow alike, to the same capacity */
+    size_t cap = m->sample_cap;
+    if (mprof__grow(&m->sample_lows, &cap, n + 1, sizeof *m->sample_lows) ||
+        mprof__grow(&m->sample_values, &m->sample_cap, n + 1,
+                    sizeof *m->sample_values))
+      return MPROF_ENOMEM;
+  }
+  if (mprof__highs_add(&m->sample_times, n, s->time_ns)) return MPROF_ENOMEM;
+  m->sample_lows[n] = mprof__low_of(s->time_ns);
+  m->sample_values[n] = s->value;
+  m->view.sample_count = n + 1;
+  return 0;
+}
 
 /* A run of one stream's decoded events, fed by mprof__model_add_pair(). */
 typedef struct mprof__run_s {

@@ -240,7 +240,7 @@ static int find_cycles(stream_t *s, const list_t *l) {
 static int named_add_label(mprof_model_t *m, uint32_t thread,
                            const char *text) {
   mprof_label_t label = {0, thread, mprof__intern_text(m, text, strlen(text))};
-  return MODEL_PUSH(m, labels, label_cap, label_count, label);
+  return mprof__label_push(m, &label);
 }
 
 /* One thread of the named model, at index m's count. */
@@ -342,7 +342,7 @@ static int named_model(stream_t *s, list_t *l, mprof_model_t **out) {
   }
   m->finished = 1;
   m->view.threads = m->threads;
-  m->view.labels = m->labels;
+  mprof__records_publish(m);
   m->view.strings = m->strings;
   m->view.events = s->events;
   m->view.discarded = s->discarded;
@@ -504,13 +504,13 @@ static int stall_context(mprof_model_t *m, sthread_t *t, sthread_t *last,
     mprof_arrow_t a = {picked[i].time_ns, picked[i].from->named,
                        picked[i].to->named, arrow_kind(&picked[i]), 0};
     uint32_t index = (uint32_t)m->view.arrow_count;
-    if (MODEL_PUSH(m, arrows, arrow_cap, arrow_count, a) ||
+    if (mprof__arrow_push(m, &a) ||
         mprof__grow(&out->arrow_refs, cap_refs, out->arrow_ref_count + 1,
                     sizeof *out->arrow_refs))
       return MPROF_ENOMEM;
     out->arrow_refs[out->arrow_ref_count++] = index;
   }
-  m->view.arrows = m->arrows;
+  mprof__records_publish(m);
   return 0;
 }
 
@@ -538,8 +538,8 @@ static int write_lost_wakeups(stream_t *s, mprof_model_t *m,
     mprof_arrow_t a = {l->signal.time_ns, l->signal.from->named,
                        l->condition->named, MPROF_ARROW_SIGNAL, 0};
     uint32_t index = (uint32_t)m->view.arrow_count;
-    if (MODEL_PUSH(m, arrows, arrow_cap, arrow_count, a)) return MPROF_ENOMEM;
-    m->view.arrows = m->arrows;
+    if (mprof__arrow_push(m, &a)) return MPROF_ENOMEM;
+    mprof__records_publish(m);
     out->lost_wakeups[out->lost_wakeup_count++] =
         (mprof_lost_wakeup_t){l->condition->named, index, l->waiter->named};
   }

@@ -1,0 +1,206 @@
+/* compact.c -- the model's compact records: arrows, running spans, bands,
+ * labels and samples, each time kept as its low 32 bits beside a table of
+ * the high halves by runs of records (mprof_time_highs_t in mprof/model.h
+ * says how they are read).  Records are added at the end while events are
+ * fed; a pass that reorders an array (the finish's sorts, the layout's
+ * grouping by row) writes it out, works on that, and makes it anew. */
+#include <stdlib.h>
+
+#include "model_internal.h"
+
+/* --- High halves ---------------------------------------------------------- */
+
+int mprof__highs_add_run(mprof__highs_t *h, size_t i, uint32_t high) {
+  size_t block = i >> MPROF_TIME_BLOCK_SHIFT;
+  if (h->run_count == 0 || h->run_high[h->run_count - 1] != high) {
+    size_t cap = h->run_cap;
+    /* run_first keeps one entry more than run_high: the end mark */
+    if (mprof__grow(&h->run_high, &h->run_cap, h->run_count + 1,
+                    sizeof *h->run_high) ||
+        mprof__grow(&h->run_first, &cap, h->run_cap + 1, sizeof *h->run_first))
+      return MPROF_ENOMEM;
+    h->run_first[h->run_count] = i;
+    h->run_high[h->run_count++] = high;
+    h->last_high = high;
+    h->run_first[h->run_count] = SIZE_MAX;
+  }
+  if ((i & (MPROF_TIME_BLOCK - 1)) == 0) {
+    if (mprof__grow(&h->block_run, &h->block_cap, block + 1,
+                    sizeof *h->block_run))
+      return MPROF_ENOMEM;
+    h->block_run[block] = (uint32_t)(h->run_count - 1);
+  }
+  return 0;
+}
+
+void mprof__highs_clear(mprof__highs_t *h) { h->run_count = 0; }
+
+void mprof__highs_free(mprof__highs_t *h) {
+  free(h->block_run);
+  free(h->run_first);
+  free(h->run_high);
+  *h = (mprof__highs_t){0};
+}
+
+static mprof_time_highs_t highs_view(const mprof__highs_t *h) {
+  return (mprof_time_highs_t){h->block_run, h->run_first, h->run_high};
+}
+
+/* --- The view and the end ------------------------------------------------ */
+
+/* Point v at m's compact arrays. */
+static void records_into(const mprof_model_t *m, mprof_model_view_t *v) {
+  v->arrow_recs = m->arrows;
+  v->arrow_times = highs_view(&m->arrow_times);
+  v->label_recs = m->labels;
+  v->label_times = highs_view(&m->label_times);
+  v->running_recs = m->running;
+  v->running_starts = highs_view(&m->running_starts);
+  v->running_ends = highs_view(&m->running_ends);
+  v->band_recs = m->bands;
+  v->band_starts = highs_view(&m->band_starts);
+  v->band_ends = highs_view(&m->band_ends);
+  v->sample_time_lows = m->sample_lows;
+  v->sample_values = m->sample_values;
+  v->sample_times = highs_view(&m->sample_times);
+}
+
+void mprof__records_publish(mprof_model_t *m) { records_into(m, &m->view); }
+
+/* --- Writing out and making anew ------------------------------------------ */
+
+/* One compact array, as a sort or a rewrite handles it: written out as
+ * items of `size` bytes (the public structs) and made anew from them. */
+typedef struct array_s {
+  size_t *count;            /* the view's count of it */
+  mprof__highs_t *times[2]; /* its time fields' high halves (or NULL) */
+  size_t size;
+  void (*get)(const mprof_model_view_t *v, size_t i, void *item);
+  int (*push)(mprof_model_t *m, const void *item);
+} array_t;
+
+static void get_arrow(const mprof_model_view_t *v, size_t i, void *item) {
+  *(mprof_arrow_t *)item = mprof_arrow_at(v, i);
+}
+static void get_band(const mprof_model_view_t *v, size_t i, void *item) {
+  *(mprof_band_t *)item = mprof_band_at(v, i);
+}
+static void get_label(const mprof_model_view_t *v, size_t i, void *item) {
+  *(mprof_label_t *)item = mprof_label_at(v, i);
+}
+static int push_arrow(mprof_model_t *m, const void *item) {
+  return mprof__arrow_push(m, item);
+}
+static int push_running(mprof_model_t *m, const void *item) {
+  return mprof__running_push(m, item);
+}
+static int push_band(mprof_model_t *m, const void *item) {
+  return mprof__band_push(m, item);
+}
+static int push_label(mprof_model_t *m, const void *item) {
+  return mprof__label_push(m, item);
+}
+static int push_sample(mprof_model_t *m, const void *item) {
+  return mprof__sample_push(m, item);
+}
+
+/* The array written out (malloc'd, one item at least), or NULL when memory
+ * runs out. */
+static void *written(const mprof_model_t *m, const array_t *a) {
+  size_t n = *a->count;
+  if (n > SIZE_MAX / a->size) return NULL;
+  char *items = malloc((n ? n : 1) * a->size);
+  mprof_model_view_t v = m->view;
+  records_into(m, &v);
+  if (items)
+    for (size_t i = 0; i < n; i++) a->get(&v, i, items + i * a->size);
+  return items;
+}
+
+/* Make the array anew from items[0 .. n), then free them. */
+static int make_anew(mprof_model_t *m, const array_t *a, void *items,
+                     size_t n) {
+  int err = 0;
+  *a->count = 0;
+  for (size_t k = 0; k < 2; k++)
+    if (a->times[k]) mprof__highs_clear(a->times[k]);
+  for (size_t i = 0; i < n && !err; i++)
+    err = a->push(m, (const char *)items + i * a->size);
+  free(items);
+  mprof__records_publish(m);
+  return err;
+}
+
+/* Sort the array by compare, on its items written out. */
+static int sort_array(mprof_model_t *m, const array_t *a,
+                      int (*compare)(const void *, const void *)) {
+  size_t n = *a->count;
+  void *items = written(m, a);
+  if (!items) return MPROF_ENOMEM;
+  qsort(items, n, a->size, compare);
+  return make_anew(m, a, items, n);
+}
+
+int mprof__arrows_sort(mprof_model_t *m,
+                       int (*compare)(const void *, const void *)) {
+  array_t a = {&m->view.arrow_count,
+               {&m->arrow_times, NULL},
+               sizeof(mprof_arrow_t),
+               get_arrow,
+               push_arrow};
+  return sort_array(m, &a, compare);
+}
+
+int mprof__bands_sort(mprof_model_t *m,
+                      int (*compare)(const void *, const void *)) {
+  array_t a = {&m->view.band_count,
+               {&m->band_starts, &m->band_ends},
+               sizeof(mprof_band_t),
+               get_band,
+               push_band};
+  return sort_array(m, &a, compare);
+}
+
+int mprof__labels_sort(mprof_model_t *m,
+                       int (*compare)(const void *, const void *)) {
+  array_t a = {&m->view.label_count,
+               {&m->label_times, NULL},
+               sizeof(mprof_label_t),
+               get_label,
+               push_label};
+  return sort_array(m, &a, compare);
+}
+
+int mprof__running_replace(mprof_model_t *m, mprof_span_t *items,
+                           size_t count) {
+  array_t a = {&m->view.running_count,
+               {&m->running_starts, &m->running_ends},
+               sizeof *items,
+               NULL,
+               push_running};
+  return make_anew(m, &a, items, count);
+}
+
+int mprof__samples_replace(mprof_model_t *m, mprof_sample_t *items,
+                           size_t count) {
+  array_t a = {&m->view.sample_count,
+               {&m->sample_times, NULL},
+               sizeof *items,
+               NULL,
+               push_sample};
+  return make_anew(m, &a, items, count);
+}
+
+void mprof__records_free(mprof_model_t *m) {
+  free(m->arrows);
+  free(m->labels);
+  free(m->running);
+  free(m->bands);
+  free(m->sample_lows);
+  free(m->sample_values);
+  mprof__highs_t *highs[] = {
+      &m->arrow_times, &m->label_times, &m->running_starts, &m->running_ends,
+      &m->band_starts, &m->band_ends,   &m->sample_times};
+  for (size_t i = 0; i < sizeof highs / sizeof highs[0]; i++)
+    mprof__highs_free(highs[i]);
+}

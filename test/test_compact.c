@@ -1,0 +1,193 @@
+/* test_compact.c -- the model's compact records (src/model/compact.c):
+ * times kept as their low 32 bits with the high halves by runs.  The
+ * encoding against the times it was given, in every order a model makes
+ * (time order, rows that each restart, a named model's any order, whole
+ * int64 range), then a model fed by hand over 40 s of trace, so that its
+ * times cross many 2^32 ns boundaries: every arrow, label, sample and
+ * running span read back holds the time it was fed at. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "../src/model/model_internal.h"
+
+#define SECOND 1000000000LL
+
+static uint64_t next_random(uint64_t *state) {
+  uint64_t x = *state;
+  x ^= x << 13;
+  x ^= x >> 7;
+  x ^= x << 17;
+  *state = x;
+  return x;
+}
+
+/* Encode times[0 .. n) and check each one reads back, twice: the second
+ * time after a clear, as a sort's rewrite does. */
+static void check_encoding(const int64_t *times, size_t n) {
+  mprof__highs_t h = {0};
+  for (int round = 0; round < 2; round++) {
+    mprof__highs_clear(&h);
+    for (size_t i = 0; i < n; i++)
+      assert_int_equal(mprof__highs_add(&h, i, times[i]), 0);
+    mprof_time_highs_t v = {h.block_run, h.run_first, h.run_high};
+    for (size_t i = 0; i < n; i++) {
+      int64_t got = mprof_time_at(&v, i, (uint32_t)(uint64_t)times[i]);
+      if (got != times[i])
+        fail_msg("record %zu of %zu: %lld read back as %lld", i, n,
+                 (long long)times[i], (long long)got);
+    }
+  }
+  mprof__highs_free(&h);
+}
+
+static void test_encoding_orders(void **state) {
+  (void)state;
+  enum { N = 20000 };
+  int64_t *t = malloc(N * sizeof *t);
+  assert_non_null(t);
+  uint64_t seed = 0x9e3779b97f4a7c15u;
+  size_t sizes[] = {1, 255, 256, 257, 513, N};
+  for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+    size_t n = sizes[s];
+    /* time order, steps of up to 2 s: a boundary every few records */
+    for (size_t i = 0; i < n; i++)
+      t[i] = (i ? t[i - 1] : 0) + (int64_t)(next_random(&seed) % (2 * SECOND));
+    check_encoding(t, n);
+    /* rows: ascending stretches that each start again near 0 */
+    for (size_t i = 0; i < n; i++)
+      t[i] = i % 37 == 0 ? (int64_t)(next_random(&seed) % SECOND)
+                         : t[i - 1] + (int64_t)(next_random(&seed) % SECOND);
+    check_encoding(t, n);
+    /* any order over the whole int64 range, negatives too */
+    for (size_t i = 0; i < n; i++) t[i] = (int64_t)next_random(&seed);
+    check_encoding(t, n);
+    /* every record on the other side of a boundary from the one before */
+    for (size_t i = 0; i < n; i++) t[i] = ((int64_t)1 << 32) + (i % 2 ? -1 : 0);
+    check_encoding(t, n);
+    /* one value throughout: one run */
+    for (size_t i = 0; i < n; i++) t[i] = 5 * SECOND;
+    check_encoding(t, n);
+  }
+  free(t);
+}
+
+/* --- A model fed by hand ----------------------------------------------------
+ */
+
+static void feed(mprof_model_t *m, mprof_event_kind_t kind, int64_t ns,
+                 uint32_t stream, uint64_t thread, uint64_t a) {
+  mprof_event_t e;
+  memset(&e, 0, sizeof e);
+  e.kind = kind;
+  e.time_ticks = (uint64_t)ns;
+  e.stream = stream;
+  e.thread = thread;
+  e.a = a;
+  e.counter = 1;
+  e.value = ns / 3;
+  if (kind == MPROF_EVENT_LABEL) {
+    e.text = "label";
+    e.text_length = 5;
+  }
+  assert_int_equal(mprof_model_add(m, &e), 0);
+}
+
+static int compare_ns(const void *pa, const void *pb) {
+  int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+  return a < b ? -1 : a > b;
+}
+
+/* Threads 1 and 2 take turns on stream 0 for 40 s, switching at irregular
+ * times; at each turn the one running signals the other, labels it and
+ * sets counter 1.  A second stream's signals come late (times before the
+ * first stream's last), so that the model sorts its arrows. */
+static void test_model_times(void **state) {
+  (void)state;
+  enum { TURNS = 4000, LATE = 50 };
+  int64_t switches[TURNS], late[LATE];
+  mprof_model_t *m;
+  assert_int_equal(mprof_model_new(SECOND, 0, &m), 0);
+  uint64_t seed = 12345;
+  int64_t t = 0;
+  feed(m, MPROF_EVENT_CREATE, 0, 0, 0, 1);
+  feed(m, MPROF_EVENT_CREATE, 0, 0, 0, 2);
+  for (size_t k = 0; k < TURNS; k++) {
+    t += 1 + (int64_t)(next_random(&seed) % (20 * SECOND / TURNS));
+    switches[k] = t;
+    uint64_t running = 1 + k % 2, other = 2 - k % 2;
+    feed(m, MPROF_EVENT_SWITCH, t, 0, running, running);
+    feed(m, MPROF_EVENT_SIGNAL, t, 0, running, other);
+    feed(m, MPROF_EVENT_LABEL, t, 0, running, other);
+    feed(m, MPROF_EVENT_COUNTER_VALUE, t, 0, running, 0);
+  }
+  for (size_t k = 0; k < LATE; k++) {
+    late[k] = (int64_t)(k * (size_t)t / LATE);
+    feed(m, MPROF_EVENT_SIGNAL, late[k], 1, 1, 2);
+  }
+  feed(m, MPROF_EVENT_RESOLVE, t + SECOND, 0, 0, 1);
+  feed(m, MPROF_EVENT_RESOLVE, t + SECOND, 0, 0, 2);
+  assert_int_equal(mprof_model_finish(m), 0);
+  const mprof_model_view_t *v = mprof_model_view(m);
+
+  /* arrows: the signals, in time order */
+  int64_t want[TURNS + LATE];
+  memcpy(want, switches, sizeof switches);
+  memcpy(want + TURNS, late, sizeof late);
+  qsort(want, TURNS + LATE, sizeof *want, compare_ns);
+  assert_int_equal(v->arrow_count, TURNS + LATE);
+  for (size_t i = 0; i < v->arrow_count; i++) {
+    mprof_arrow_t a = mprof_arrow_at(v, i);
+    assert_int_equal(a.time_ns, want[i]);
+    assert_int_equal(a.kind, MPROF_ARROW_SIGNAL);
+  }
+  /* samples: one a turn, value a third of its time */
+  assert_int_equal(v->sample_count, TURNS);
+  for (size_t i = 0; i < TURNS; i++) {
+    mprof_sample_t s = mprof_sample_at(v, i);
+    assert_int_equal(s.time_ns, switches[i]);
+    assert_int_equal(s.value, switches[i] / 3);
+  }
+  /* labels: grouped by thread, each thread's at the other's turns */
+  assert_int_equal(v->label_count, TURNS);
+  size_t next[2] = {1, 0}; /* thread 1 is labelled at odd turns */
+  for (size_t i = 0; i < v->label_count; i++) {
+    mprof_label_t l = mprof_label_at(v, i);
+    size_t th = v->threads[l.thread].id - 1;
+    assert_int_equal(l.time_ns, switches[next[th]]);
+    next[th] += 2;
+  }
+  /* running spans: each turn on stream 0 runs from its switch to the
+   * next (stream 1 runs thread 1 too, from its first late signal) */
+  int64_t starts[TURNS];
+  size_t turns = 0;
+  for (size_t i = 0; i < v->running_count; i++) {
+    mprof_span_t s = mprof_running_at(v, i);
+    if (mprof_model_stream_id(m, s.stream) != 0) continue;
+    size_t k = 0;
+    while (k < TURNS && switches[k] != s.start_ns) k++;
+    assert_true(k < TURNS);
+    int64_t end = k + 1 < TURNS ? switches[k + 1] : v->duration_ns;
+    assert_int_equal(s.end_ns, end);
+    assert_int_equal(v->threads[s.thread].id, 1 + k % 2);
+    assert_true(turns < TURNS);
+    starts[turns++] = s.start_ns;
+  }
+  assert_int_equal(turns, TURNS);
+  qsort(starts, TURNS, sizeof *starts, compare_ns);
+  assert_memory_equal(starts, switches, sizeof starts);
+  mprof_model_free(m);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_encoding_orders),
+      cmocka_unit_test(test_model_times),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
