@@ -797,7 +797,9 @@ static int merge_into(stream_t *s, const mprof_trace_t *const *traces,
   int err = mprof_relay_start(relay_merge, &r, STREAM_RELAY_DEPTH, &relay);
   if (err == MPROF_EINVAL) /* no thread */
     return mprof__merge_traces(traces, count, offsets_ns, merge);
-  for (const mprof_event_t *events; !err;) {
+  if (err) return err;
+  while (!err) {
+    const mprof_event_t *events;
     mprof__run_t run = {NULL, 0, 0, UINT64_MAX, 1};
     mprof__run_t none = {NULL, 0, 0, UINT64_MAX, 1};
     if ((err = mprof_relay_get(relay, &events, &run.count)) || !run.count)
@@ -806,7 +808,11 @@ static int merge_into(stream_t *s, const mprof_trace_t *const *traces,
     err = stream_add_pair(s, &run, &none);
   }
   mprof_relay_stop(relay);
-  *merge = r.merge;
+  /* what the merge found out (the rest of r.merge is the relay's) */
+  merge->discarded = r.merge.discarded;
+  merge->end_ticks = r.merge.end_ticks;
+  merge->origin_ns = r.merge.origin_ns;
+  merge->axis_ns = r.merge.axis_ns;
   return err;
 }
 
