@@ -14,6 +14,9 @@
  *   decode        events_per_s  babeltrace2_dummy  (the reader alone)
  *   decode_model  events_per_s  decode_only        (model's share)
  *   analysis      cpu_seconds   load_cpu_seconds   target ratio <= 1.5
+ *   model_memory  bytes_per_event  trace_bytes_per_event  (information)
+ *   model_memory  bytes_per_event  written_out_records  (the compact
+ *                 records' saving, information)
  * and decode_model's value itself: target >= 5e7.  analysis is
  * mprof_model_analyse() of the loaded model (findings, requests, times,
  * chains: what `mprof report` adds to the load), against the load, both
@@ -43,9 +46,11 @@
  * its own; the first (cold) pass's CPU times are noted on stderr.
  */
 #define _GNU_SOURCE
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -136,6 +141,46 @@ static void decode_model(const char *path, uint64_t *load_ns,
   *analysis_cpu_ns = cpu_now_ns() - cpu1;
   *load_cpu_ns = cpu1 - cpu0;
   mprof_analysis_free(&analysis);
+  mprof_model_free(model);
+  mprof_trace_close(trace);
+}
+
+/* Bytes the heap has handed out (and not taken back). */
+static double heap_in_use(void) {
+  struct mallinfo2 info = mallinfo2();
+  return (double)info.uordblks + (double)info.hblkhd;
+}
+
+/* The model's heap bytes per event, against the trace file's and against
+ * the same model with its arrows, spans, bands, labels and samples in the
+ * written-out structs (the compact records' sizes taken off, those added:
+ * what the records would take if they were kept as they are read). */
+static void model_memory(const char *path, uint64_t events) {
+  mprof_trace_t *trace;
+  mprof_model_t *model;
+  struct stat st;
+  if (mprof_trace_open(path, NULL, NULL, &trace) || stat(path, &st)) exit(1);
+  double before = heap_in_use();
+  if (mprof_model_load(trace, &model)) exit(1);
+  double bytes = heap_in_use() - before;
+  const mprof_model_view_t *v = mprof_model_view(model);
+  double written =
+      bytes +
+      (double)v->arrow_count *
+          (double)(sizeof(mprof_arrow_t) - sizeof(mprof_arrow_rec_t)) +
+      (double)v->running_count *
+          (double)(sizeof(mprof_span_t) - sizeof(mprof_span_rec_t)) +
+      (double)v->band_count *
+          (double)(sizeof(mprof_band_t) - sizeof(mprof_band_rec_t)) +
+      (double)v->label_count *
+          (double)(sizeof(mprof_label_t) - sizeof(mprof_label_rec_t)) +
+      (double)v->sample_count *
+          (double)(sizeof(mprof_sample_t) - sizeof(uint32_t) - sizeof(int64_t));
+  double n = (double)events;
+  bench_json("model_memory", "bytes_per_event", bytes / n,
+             "trace_bytes_per_event", (double)st.st_size / n);
+  bench_json("model_memory", "bytes_per_event", bytes / n,
+             "written_out_records", written / n);
   mprof_model_free(model);
   mprof_trace_close(trace);
 }
@@ -247,6 +292,7 @@ int main(int argc, char **argv) {
   bench_note_paired("analysis / load", analysis_s, load_s, rounds);
   bench_json("analysis", "cpu_seconds", bench_median(analysis_s, rounds),
              "load_cpu_seconds", bench_median(load_s, rounds));
+  model_memory(path, events);
   unlink(path);
   char command[4200];
   snprintf(command, sizeof command, "rm -rf '%s'", ctf_dir);

@@ -29,6 +29,12 @@
 #                                                   report's analysis of the
 #                                                   10 M-event trace against
 #                                                   its load, CPU time)
+#   model_memory   bytes_per_event  trace_bytes_per_event  (information: the
+#                                                   model's heap against the
+#                                                   trace file)
+#   model_memory   bytes_per_event  written_out_records  (information: the
+#                                                   compact records against
+#                                                   the written-out structs)
 #   lttng          ns_per_event     lttng_ust       ratio <= 0.167 (mprof at
 #                                                   least 6x faster; the
 #                                                   speedup is 1 / ratio)
