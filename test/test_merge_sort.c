@@ -5,7 +5,9 @@
  * threads that take turns an event or two at a time (runs of one or two
  * events, as two busy threads make), with a clock that ticks every few
  * readings (many equal clocks across streams), labels on the names
- * streams, and small packets (runs cross many packet ends).
+ * streams, and small packets (runs cross many packet ends); and by OS
+ * threads that take long turns without labels (runs of hundreds of
+ * events, across the ends of packets and of the merge's batches).
  */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, in rel/in_memory.h */
 #include <pthread.h>
@@ -35,20 +37,22 @@ static uint64_t coarse_clock(void) {
   return 1000 + atomic_fetch_add(&readings, 1) / per_tick;
 }
 
-/* Whose turn it is, of `threads` OS threads. */
+/* Whose turn it is, of `threads` OS threads; how many rounds a turn has;
+ * whether requests are labelled. */
 static atomic_uint turn;
-static unsigned threads;
+static unsigned threads, turn_rounds, labelled;
 
-/* OS thread `me`: on each of its turns a request made, now and then
- * labelled (to the names stream) or made twice. */
+/* OS thread `me`: each round a request made, now and then labelled (to
+ * the names stream) or made twice. */
 static void *take_turns(void *me) {
   uint64_t loop = mprof_create(MPROF_LOOP);
   for (unsigned i = 0; i < ROUNDS; i++) {
-    while (atomic_load(&turn) % threads != (unsigned)(uintptr_t)me)
+    while (atomic_load(&turn) / turn_rounds % threads !=
+           (unsigned)(uintptr_t)me)
       sched_yield(); /* more threads than cores: let the one whose turn
                         it is run */
     uint64_t request = mprof_create(MPROF_REQUEST);
-    if (i % 3 == 0) mprof_label(request, "GET /");
+    if (labelled && i % 3 == 0) mprof_label(request, "GET /");
     if (i % 4 == 1) mprof_switch(loop);
     atomic_fetch_add(&turn, 1);
   }
@@ -162,10 +166,13 @@ static int check_pair(void *sink, mprof__run_t *x, mprof__run_t *y) {
   return 0;
 }
 
-/* Record with n OS threads and a clock ticking every `ticks_every`
- * readings, merge, and check; returns the runs per event (how finely
- * the streams interleave). */
-static double check_merge(unsigned n, unsigned ticks_every) {
+/* Record with n OS threads taking turns of `rounds` rounds, labelled or
+ * not, and a clock ticking every `ticks_every` readings, merge, and check;
+ * returns the runs per event (how finely the streams interleave). */
+static double check_merge(unsigned n, unsigned rounds, unsigned labels,
+                          unsigned ticks_every) {
+  turn_rounds = rounds;
+  labelled = labels;
   per_tick = ticks_every;
   size_t size = 2u << 20;
   uint8_t *bytes = record(n, size);
@@ -189,19 +196,25 @@ static double check_merge(unsigned n, unsigned ticks_every) {
 
 static void test_two_os_threads_taking_turns(void **state) {
   (void)state;
-  assert_true(check_merge(2, 1) > 0.3);
-  assert_true(check_merge(2, 3) > 0.3);
+  assert_true(check_merge(2, 1, 1, 1) > 0.3);
+  assert_true(check_merge(2, 1, 1, 3) > 0.3);
 }
 
 static void test_three_os_threads_taking_turns(void **state) {
   (void)state;
-  assert_true(check_merge(3, 2) > 0.3);
+  assert_true(check_merge(3, 1, 1, 2) > 0.3);
+}
+
+static void test_long_turns(void **state) {
+  (void)state;
+  assert_true(check_merge(2, 500, 0, 2) < 0.01);
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_two_os_threads_taking_turns),
       cmocka_unit_test(test_three_os_threads_taking_turns),
+      cmocka_unit_test(test_long_turns),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
