@@ -35,6 +35,7 @@ static void check_encoding(const int64_t *times, size_t n) {
     mprof__highs_clear(&h);
     for (size_t i = 0; i < n; i++)
       assert_int_equal(mprof__highs_add(&h, i, times[i]), 0);
+    assert_int_equal(mprof__highs_index(&h, n), 0);
     mprof_time_highs_t v = {h.block_run, h.run_first, h.run_high};
     for (size_t i = 0; i < n; i++) {
       int64_t got = mprof_time_at(&v, i, (uint32_t)(uint64_t)times[i]);

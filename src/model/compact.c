@@ -11,29 +11,36 @@
 /* --- High halves ---------------------------------------------------------- */
 
 int mprof__highs_add_run(mprof__highs_t *h, size_t i, uint32_t high) {
-  size_t block = i >> MPROF_TIME_BLOCK_SHIFT;
-  if (h->run_count == 0 || h->run_high[h->run_count - 1] != high) {
-    size_t cap = h->run_cap;
-    /* run_first keeps one entry more than run_high: the end mark */
-    if (mprof__grow(&h->run_high, &h->run_cap, h->run_count + 1,
-                    sizeof *h->run_high) ||
-        mprof__grow(&h->run_first, &cap, h->run_cap + 1, sizeof *h->run_first))
-      return MPROF_ENOMEM;
-    h->run_first[h->run_count] = i;
-    h->run_high[h->run_count++] = high;
-    h->last_high = high;
-    h->run_first[h->run_count] = SIZE_MAX;
-  }
-  if ((i & (MPROF_TIME_BLOCK - 1)) == 0) {
-    if (mprof__grow(&h->block_run, &h->block_cap, block + 1,
-                    sizeof *h->block_run))
-      return MPROF_ENOMEM;
-    h->block_run[block] = (uint32_t)(h->run_count - 1);
+  /* run_first keeps one entry more than run_high: the end mark */
+  size_t cap = h->run_cap, first_cap = h->run_cap;
+  if (mprof__grow(&h->run_high, &cap, h->run_count + 2, sizeof *h->run_high) ||
+      mprof__grow(&h->run_first, &first_cap, h->run_count + 2,
+                  sizeof *h->run_first))
+    return MPROF_ENOMEM;
+  h->run_cap = cap;
+  h->run_first[h->run_count] = i;
+  h->run_high[h->run_count++] = high;
+  h->run_first[h->run_count] = SIZE_MAX;
+  h->last_tag = (uint64_t)high | (uint64_t)1 << 32;
+  return 0;
+}
+
+int mprof__highs_index(mprof__highs_t *h, size_t count) {
+  size_t blocks = (count + MPROF_TIME_BLOCK - 1) >> MPROF_TIME_BLOCK_SHIFT;
+  if (mprof__grow(&h->block_run, &h->block_cap, blocks, sizeof *h->block_run))
+    return MPROF_ENOMEM;
+  size_t r = 0;
+  for (size_t b = 0; b < blocks; b++) {
+    while (h->run_first[r + 1] <= b << MPROF_TIME_BLOCK_SHIFT) r++;
+    h->block_run[b] = (uint32_t)r;
   }
   return 0;
 }
 
-void mprof__highs_clear(mprof__highs_t *h) { h->run_count = 0; }
+void mprof__highs_clear(mprof__highs_t *h) {
+  h->run_count = 0;
+  h->last_tag = 0;
+}
 
 void mprof__highs_free(mprof__highs_t *h) {
   free(h->block_run);
@@ -65,7 +72,19 @@ static void records_into(const mprof_model_t *m, mprof_model_view_t *v) {
   v->sample_times = highs_view(&m->sample_times);
 }
 
-void mprof__records_publish(mprof_model_t *m) { records_into(m, &m->view); }
+int mprof__records_publish(mprof_model_t *m) {
+  const mprof_model_view_t *v = &m->view;
+  if (mprof__highs_index(&m->arrow_times, v->arrow_count) ||
+      mprof__highs_index(&m->label_times, v->label_count) ||
+      mprof__highs_index(&m->running_starts, v->running_count) ||
+      mprof__highs_index(&m->running_ends, v->running_count) ||
+      mprof__highs_index(&m->band_starts, v->band_count) ||
+      mprof__highs_index(&m->band_ends, v->band_count) ||
+      mprof__highs_index(&m->sample_times, v->sample_count))
+    return MPROF_ENOMEM;
+  records_into(m, &m->view);
+  return 0;
+}
 
 /* --- Writing out and making anew ------------------------------------------ */
 
@@ -117,9 +136,11 @@ static void *written(const mprof_model_t *m, const array_t *a) {
   return items;
 }
 
-/* Make the array anew from items[0 .. n), then free them. */
-static int make_anew(mprof_model_t *m, const array_t *a, void *items,
-                     size_t n) {
+/* Make the array anew from items[0 .. n), then free them.  Inlined into
+ * each caller, where a's push is known: the layout makes millions of
+ * spans anew. */
+static inline __attribute__((always_inline)) int
+make_anew(mprof_model_t *m, const array_t *a, void *items, size_t n) {
   int err = 0;
   *a->count = 0;
   for (size_t k = 0; k < 2; k++)
@@ -127,8 +148,7 @@ static int make_anew(mprof_model_t *m, const array_t *a, void *items,
   for (size_t i = 0; i < n && !err; i++)
     err = a->push(m, (const char *)items + i * a->size);
   free(items);
-  mprof__records_publish(m);
-  return err;
+  return err ? err : mprof__records_publish(m);
 }
 
 /* Sort the array by compare, on its items written out. */

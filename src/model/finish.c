@@ -232,14 +232,13 @@ int mprof_model_finish(mprof_model_t *m) {
   m->finished = 1;
   if (m->view.end_ns < m->view.duration_ns)
     m->view.end_ns = m->view.duration_ns;
-  if (mprof__streams_close(m)) return MPROF_ENOMEM;
-  mprof__records_publish(m);
+  if (mprof__streams_close(m) || mprof__records_publish(m)) return MPROF_ENOMEM;
   if (group_labels(m)) return MPROF_ENOMEM;
   settle_endings(m);
   if (mprof__layout(m)) return MPROF_ENOMEM;
   settle_arrows(m);
-  if (sort_arrows_and_bands(m) || group_samples(m)) return MPROF_ENOMEM;
-  mprof__records_publish(m);
+  if (sort_arrows_and_bands(m) || group_samples(m) || mprof__records_publish(m))
+    return MPROF_ENOMEM;
   m->view.threads = m->threads;
   m->view.counters = m->counters;
   m->view.strings = m->strings;

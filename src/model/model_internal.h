@@ -48,14 +48,18 @@ typedef struct pyramid_s {
 
 /* The high halves of one time field of an array of compact records, as
  * they are built (mprof_time_highs_t reads them): records are added in
- * index order, and a run begins where the high half changes. */
+ * index order, and a run begins where the high half changes.  The blocks'
+ * runs are found when the view is published (mprof__records_publish()),
+ * so that adding a record looks at its high half only. */
 typedef struct mprof__highs_s {
   uint32_t *block_run;
   size_t block_cap;
   size_t *run_first; /* run_count + 1 entries: the last is SIZE_MAX */
   uint32_t *run_high;
-  size_t run_count, run_cap;
-  uint32_t last_high; /* run_high[run_count - 1], kept at hand */
+  size_t run_count, run_cap; /* run_cap: of both arrays */
+  /* The last run's high half with bit 32 set; 0 while there is no run (a
+   * zeroed struct has none). */
+  uint64_t last_tag;
 } mprof__highs_t;
 
 struct mprof_model_s {
@@ -125,17 +129,21 @@ struct mprof_model_s {
 
 /* --- Compact records (compact.c) --------------------------------------- */
 
-/* mprof__highs_add() where record i begins a block or a run. */
+/* mprof__highs_add() where record i begins a run. */
 int mprof__highs_add_run(mprof__highs_t *h, size_t i, uint32_t high);
 
 /* Note that record i, the array's next, holds time t (its low half is the
  * caller's to keep).  Returns 0 or MPROF_ENOMEM.  Inline: most records
- * share their run and block with the one before, and add nothing. */
+ * share their run with the one before, and add nothing. */
 static inline int mprof__highs_add(mprof__highs_t *h, size_t i, int64_t t) {
-  uint32_t high = (uint32_t)((uint64_t)t >> 32);
-  if ((i & (MPROF_TIME_BLOCK - 1)) && h->last_high == high) return 0;
-  return mprof__highs_add_run(h, i, high);
+  uint64_t tag = (uint64_t)t >> 32 | (uint64_t)1 << 32;
+  if (tag == h->last_tag) return 0;
+  return mprof__highs_add_run(h, i, (uint32_t)((uint64_t)t >> 32));
 }
+
+/* Note the run of each block of the array's first count records (all of
+ * them, added already).  Returns 0 or MPROF_ENOMEM. */
+int mprof__highs_index(mprof__highs_t *h, size_t count);
 
 /* mprof_time_at() for a pass over an array in index order: *run is the
  * run of the record read before (0 before the first), so that no block is
@@ -181,9 +189,10 @@ int mprof__running_replace(mprof_model_t *m, mprof_span_t *items, size_t count);
 int mprof__samples_replace(mprof_model_t *m, mprof_sample_t *items,
                            size_t count);
 
-/* Point the view at the compact arrays and their high halves (after any
- * of them grew or was replaced). */
-void mprof__records_publish(mprof_model_t *m);
+/* Point the view at the compact arrays and their high halves, their
+ * blocks' runs found (after any of them grew or was replaced).  Returns 0
+ * or MPROF_ENOMEM. */
+int mprof__records_publish(mprof_model_t *m);
 
 /* Free the compact arrays. */
 void mprof__records_free(mprof_model_t *m);

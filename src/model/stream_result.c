@@ -336,13 +336,13 @@ static int named_model(stream_t *s, list_t *l, mprof_model_t **out) {
   int err = mprof_model_new(s->clock_freq_hz, s->legacy, &m);
   for (size_t i = 0; i < l->count; i++) l->at[i]->named = MPROF_NO_THREAD;
   for (size_t i = 0; !err && i < l->count; i++) err = named_add(m, l->at[i]);
+  if (!err) err = mprof__records_publish(m);
   if (err) {
     mprof_model_free(m);
     return err;
   }
   m->finished = 1;
   m->view.threads = m->threads;
-  mprof__records_publish(m);
   m->view.strings = m->strings;
   m->view.events = s->events;
   m->view.discarded = s->discarded;
@@ -510,8 +510,7 @@ static int stall_context(mprof_model_t *m, sthread_t *t, sthread_t *last,
       return MPROF_ENOMEM;
     out->arrow_refs[out->arrow_ref_count++] = index;
   }
-  mprof__records_publish(m);
-  return 0;
+  return mprof__records_publish(m);
 }
 
 static int write_stalls(stream_t *s, mprof_model_t *m, mprof_analysis_t *out) {
@@ -538,8 +537,8 @@ static int write_lost_wakeups(stream_t *s, mprof_model_t *m,
     mprof_arrow_t a = {l->signal.time_ns, l->signal.from->named,
                        l->condition->named, MPROF_ARROW_SIGNAL, 0};
     uint32_t index = (uint32_t)m->view.arrow_count;
-    if (mprof__arrow_push(m, &a)) return MPROF_ENOMEM;
-    mprof__records_publish(m);
+    if (mprof__arrow_push(m, &a) || mprof__records_publish(m))
+      return MPROF_ENOMEM;
     out->lost_wakeups[out->lost_wakeup_count++] =
         (mprof_lost_wakeup_t){l->condition->named, index, l->waiter->named};
   }
