@@ -8,8 +8,8 @@
  * free batch, the caller reads them where they are and gives the batch
  * back by asking for the next.  Each side waits only for the other to
  * move (a batch put, a batch given back, the end, a stop), and is woken
- * only when it waits: a batch a few thousand events, a wake-up at most a
- * batch.
+ * only when it waits, the producer once half the batches are free again:
+ * a batch is a few thousand events, and a wake-up a few batches.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -18,7 +18,7 @@
 #include "mprof/read.h"
 
 /* A batch is handed on once it holds this many events (the producer's
- * puts are smaller: a run of the merge's, at most a packet's). */
+ * puts may be smaller: the merge's hold 1024 at most). */
 #define BATCH_EVENTS 4096
 
 typedef struct batch_s {
@@ -57,38 +57,43 @@ static int room(void *buffer, size_t *cap, size_t need, size_t elem) {
   return 0;
 }
 
-/* Append events[0 .. count) and their texts to b (the events' texts are
- * pointed at the copies when b is put: the copies may move till then). */
-static int batch_append(batch_t *b, const mprof_event_t *events, size_t count) {
-  size_t text_bytes = 0;
-  for (size_t i = 0; i < count; i++) text_bytes += events[i].text_length;
-  if (room(&b->events, &b->capacity, b->count + count, sizeof *b->events) ||
-      room(&b->texts, &b->text_capacity, b->text_size + text_bytes + 1, 1))
-    return MPROF_ENOMEM;
-  memcpy(b->events + b->count, events, count * sizeof *events);
-  b->count += count;
-  for (size_t i = 0; i < count; i++) {
-    if (!events[i].text_length) continue;
-    memcpy(b->texts + b->text_size, events[i].text, events[i].text_length);
-    b->text_size += events[i].text_length;
-  }
-  return 0;
-}
-
-/* Point the batch's texts at their copies, in order (an empty one too:
- * NULL stays NULL, and no text points into the producer's memory). */
-static void batch_texts(batch_t *b) {
+/* Point the texts of b's events [0 .. count) at their copies, in order
+ * (an empty one too: NULL stays NULL, and no text points into the
+ * producer's memory). */
+static void batch_texts(batch_t *b, size_t count) {
   size_t at = 0;
-  for (size_t i = 0; i < b->count; i++) {
+  for (size_t i = 0; i < count; i++) {
     if (!b->events[i].text) continue;
     b->events[i].text = b->texts + at;
     at += b->events[i].text_length;
   }
 }
 
+/* Append events[0 .. count) to b, their texts copied, in one pass (where
+ * the copies grow, those before are pointed at where they moved). */
+static int batch_append(batch_t *b, const mprof_event_t *events, size_t count) {
+  if (room(&b->events, &b->capacity, b->count + count, sizeof *b->events))
+    return MPROF_ENOMEM;
+  mprof_event_t *to = b->events + b->count;
+  memcpy(to, events, count * sizeof *events);
+  for (size_t i = 0; i < count; i++) {
+    if (!to[i].text) continue;
+    size_t n = to[i].text_length;
+    if (b->text_size + n + 1 > b->text_capacity) {
+      if (room(&b->texts, &b->text_capacity, b->text_size + n + 1, 1))
+        return MPROF_ENOMEM;
+      batch_texts(b, b->count + i);
+    }
+    memcpy(b->texts + b->text_size, to[i].text, n);
+    to[i].text = b->texts + b->text_size;
+    b->text_size += n;
+  }
+  b->count += count;
+  return 0;
+}
+
 /* Hand on the batch being filled. */
 static void put_batch(mprof_relay_t *r) {
-  batch_texts(&r->batches[r->put % r->depth]);
   r->filling = 0;
   pthread_mutex_lock(&r->lock);
   r->put++;
