@@ -28,15 +28,18 @@ static uint64_t next_random(uint64_t *state) {
 }
 
 /* Encode times[0 .. n) and check each one reads back, twice: the second
- * time after a clear, as a sort's rewrite does. */
-static void check_encoding(const int64_t *times, size_t n) {
+ * time after a clear, as a sort's rewrite does.  Returns whether the high
+ * halves were kept by record (too many runs). */
+static int check_encoding(const int64_t *times, size_t n) {
   mprof__highs_t h = {0};
+  int by_record = 0;
   for (int round = 0; round < 2; round++) {
-    mprof__highs_clear(&h);
+    mprof__highs_clear(&h, n);
     for (size_t i = 0; i < n; i++)
       assert_int_equal(mprof__highs_add(&h, i, times[i]), 0);
     assert_int_equal(mprof__highs_index(&h, n), 0);
-    mprof_time_highs_t v = {h.block_run, h.run_first, h.run_high};
+    mprof_time_highs_t v = mprof__highs_view(&h);
+    by_record = v.record_high != NULL;
     for (size_t i = 0; i < n; i++) {
       int64_t got = mprof_time_at(&v, i, (uint32_t)(uint64_t)times[i]);
       if (got != times[i])
@@ -45,6 +48,7 @@ static void check_encoding(const int64_t *times, size_t n) {
     }
   }
   mprof__highs_free(&h);
+  return by_record;
 }
 
 static void test_encoding_orders(void **state) {
@@ -68,9 +72,16 @@ static void test_encoding_orders(void **state) {
     /* any order over the whole int64 range, negatives too */
     for (size_t i = 0; i < n; i++) t[i] = (int64_t)next_random(&seed);
     check_encoding(t, n);
-    /* every record on the other side of a boundary from the one before */
+    /* every record on the other side of a boundary from the one before:
+     * kept by record */
     for (size_t i = 0; i < n; i++) t[i] = ((int64_t)1 << 32) + (i % 2 ? -1 : 0);
-    check_encoding(t, n);
+    assert_true(check_encoding(t, n));
+    /* bursts: a block of boundaries in every 4096 records, few runs in
+     * all, so that a block's runs are searched */
+    for (size_t i = 0; i < n; i++)
+      t[i] = ((int64_t)(i / 4096) << 32) +
+             (i % 4096 < 200 && i % 2 ? (int64_t)1 << 32 : 0);
+    if (n == N) assert_false(check_encoding(t, n));
     /* one value throughout: one run */
     for (size_t i = 0; i < n; i++) t[i] = 5 * SECOND;
     check_encoding(t, n);

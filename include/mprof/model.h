@@ -136,12 +136,19 @@ typedef struct mprof_counter_series_s {
 #define MPROF_TIME_BLOCK_SHIFT 8
 #define MPROF_TIME_BLOCK (1u << MPROF_TIME_BLOCK_SHIFT)
 
-/* The high halves of one time field of an array of compact records. */
+/* The high halves of one time field of an array of compact records: by
+ * runs, or, where runs would number more than one in MPROF_TIME_RUNS_MOST
+ * records (an array whose order is not time's, e.g. the running spans by
+ * row, in a long trace where each row's spans lie seconds apart), one for
+ * each record: never more than 4 bytes a record. */
+#define MPROF_TIME_RUNS_MOST 8
 typedef struct mprof_time_highs_s {
-  const uint32_t *block_run; /* run of block b's first record */
-  const size_t *run_first;   /* first record of run r; one more entry,
-                                SIZE_MAX, after the last run */
-  const uint32_t *run_high;  /* high half of run r's times */
+  const uint32_t *record_high; /* each record's high half, or NULL: runs */
+  const uint32_t *block_run;   /* run of block b's first record; one more
+                                  entry, the last run, after the last block */
+  const size_t *run_first;     /* first record of run r; one more entry,
+                                  SIZE_MAX, after the last run */
+  const uint32_t *run_high;    /* high half of run r's times */
 } mprof_time_highs_t;
 
 typedef struct mprof_arrow_rec_s {
@@ -149,6 +156,12 @@ typedef struct mprof_arrow_rec_s {
   uint32_t from, to;
   uint32_t kind_stream; /* kind in the low 8 bits, stream above */
 } mprof_arrow_rec_t;
+
+/* A model holds fewer OS-thread streams than this (an arrow keeps its
+ * stream index in 24 bits): one fed events of more fails with
+ * MPROF_ENOMEM (such a trace, of 16 M packets at least, is too big to
+ * model whole anyway). */
+#define MPROF_MODEL_MAX_STREAMS (1u << 24)
 
 typedef struct mprof_span_rec_s {
   uint32_t start_low, end_low;
@@ -206,13 +219,30 @@ typedef struct mprof_model_view_s {
 
 /* --- Reading the arrays --------------------------------------------------- */
 
+/* The run that holds record i: its block's first run, most often, else
+ * found between that and the next block's (a binary search of 8 steps at
+ * most). */
+static inline size_t mprof_time_run(const mprof_time_highs_t *h, size_t i) {
+  size_t b = i >> MPROF_TIME_BLOCK_SHIFT, r = h->block_run[b];
+  if (h->run_first[r + 1] > i) return r;
+  size_t top = h->block_run[b + 1]; /* run_first[r + 1] <= i */
+  for (r++; r < top;) {
+    size_t mid = r + (top - r + 1) / 2;
+    if (h->run_first[mid] <= i)
+      r = mid;
+    else
+      top = mid - 1;
+  }
+  return r;
+}
+
 /* The time whose low half is low, in record i of an array whose high halves
  * are h. */
 static inline int64_t mprof_time_at(const mprof_time_highs_t *h, size_t i,
                                     uint32_t low) {
-  size_t r = h->block_run[i >> MPROF_TIME_BLOCK_SHIFT];
-  while (h->run_first[r + 1] <= i) r++;
-  return (int64_t)((uint64_t)h->run_high[r] << 32 | low);
+  uint32_t high =
+      h->record_high ? h->record_high[i] : h->run_high[mprof_time_run(h, i)];
+  return (int64_t)((uint64_t)high << 32 | low);
 }
 
 /* Arrows, running spans, bands, labels and samples are read one at a time,

@@ -10,7 +10,24 @@
 
 /* --- High halves ---------------------------------------------------------- */
 
+static int by_record(mprof__highs_t *h, size_t count);
+
+/* Runs that pass this many and one in MPROF_TIME_RUNS_MOST records so far
+ * give way to each record's high half at once (mprof__highs_index() would
+ * at the end), so that the runs never hold more memory than that would. */
+#define RUNS_KEPT_LEAST 1024
+
 int mprof__highs_add_run(mprof__highs_t *h, size_t i, uint32_t high) {
+  if (!h->by_record && h->run_count >= RUNS_KEPT_LEAST &&
+      h->run_count > i / MPROF_TIME_RUNS_MOST && by_record(h, i))
+    return MPROF_ENOMEM;
+  if (h->by_record) {
+    if (mprof__grow(&h->record_high, &h->record_cap, i + 1,
+                    sizeof *h->record_high))
+      return MPROF_ENOMEM;
+    h->record_high[i] = high;
+    return 0;
+  }
   /* run_first keeps one entry more than run_high: the end mark */
   size_t cap = h->run_cap, first_cap = h->run_cap;
   if (mprof__grow(&h->run_high, &cap, h->run_count + 2, sizeof *h->run_high) ||
@@ -25,32 +42,70 @@ int mprof__highs_add_run(mprof__highs_t *h, size_t i, uint32_t high) {
   return 0;
 }
 
+/* Forget the runs (their memory too). */
+static void runs_free(mprof__highs_t *h) {
+  free(h->run_first);
+  free(h->run_high);
+  h->run_first = NULL;
+  h->run_high = NULL;
+  h->run_count = h->run_cap = 0;
+  h->last_tag = 0;
+}
+
+/* Write each of the first count records' high half out of the runs, which
+ * are then freed. */
+static int by_record(mprof__highs_t *h, size_t count) {
+  if (mprof__grow(&h->record_high, &h->record_cap,
+                  count > h->expect ? count : h->expect,
+                  sizeof *h->record_high))
+    return MPROF_ENOMEM;
+  size_t r = 0;
+  for (size_t i = 0; i < count; i++) {
+    while (h->run_first[r + 1] <= i) r++;
+    h->record_high[i] = h->run_high[r];
+  }
+  runs_free(h);
+  h->by_record = 1;
+  return 0;
+}
+
 int mprof__highs_index(mprof__highs_t *h, size_t count) {
+  if (h->by_record || count == 0) return 0;
+  if (h->run_count > count / MPROF_TIME_RUNS_MOST) return by_record(h, count);
   size_t blocks = (count + MPROF_TIME_BLOCK - 1) >> MPROF_TIME_BLOCK_SHIFT;
-  if (mprof__grow(&h->block_run, &h->block_cap, blocks, sizeof *h->block_run))
+  if (mprof__grow(&h->block_run, &h->block_cap, blocks + 1,
+                  sizeof *h->block_run))
     return MPROF_ENOMEM;
   size_t r = 0;
   for (size_t b = 0; b < blocks; b++) {
     while (h->run_first[r + 1] <= b << MPROF_TIME_BLOCK_SHIFT) r++;
     h->block_run[b] = (uint32_t)r;
   }
+  h->block_run[blocks] = (uint32_t)(h->run_count - 1);
   return 0;
 }
 
-void mprof__highs_clear(mprof__highs_t *h) {
+void mprof__highs_clear(mprof__highs_t *h, size_t expect) {
+  h->expect = expect;
   h->run_count = 0;
   h->last_tag = 0;
+  h->by_record = 0;
+  free(h->record_high);
+  h->record_high = NULL;
+  h->record_cap = 0;
 }
 
 void mprof__highs_free(mprof__highs_t *h) {
   free(h->block_run);
   free(h->run_first);
   free(h->run_high);
+  free(h->record_high);
   *h = (mprof__highs_t){0};
 }
 
-static mprof_time_highs_t highs_view(const mprof__highs_t *h) {
-  return (mprof_time_highs_t){h->block_run, h->run_first, h->run_high};
+mprof_time_highs_t mprof__highs_view(const mprof__highs_t *h) {
+  return (mprof_time_highs_t){h->by_record ? h->record_high : NULL,
+                              h->block_run, h->run_first, h->run_high};
 }
 
 /* --- The view and the end ------------------------------------------------ */
@@ -58,18 +113,18 @@ static mprof_time_highs_t highs_view(const mprof__highs_t *h) {
 /* Point v at m's compact arrays. */
 static void records_into(const mprof_model_t *m, mprof_model_view_t *v) {
   v->arrow_recs = m->arrows;
-  v->arrow_times = highs_view(&m->arrow_times);
+  v->arrow_times = mprof__highs_view(&m->arrow_times);
   v->label_recs = m->labels;
-  v->label_times = highs_view(&m->label_times);
+  v->label_times = mprof__highs_view(&m->label_times);
   v->running_recs = m->running;
-  v->running_starts = highs_view(&m->running_starts);
-  v->running_ends = highs_view(&m->running_ends);
+  v->running_starts = mprof__highs_view(&m->running_starts);
+  v->running_ends = mprof__highs_view(&m->running_ends);
   v->band_recs = m->bands;
-  v->band_starts = highs_view(&m->band_starts);
-  v->band_ends = highs_view(&m->band_ends);
+  v->band_starts = mprof__highs_view(&m->band_starts);
+  v->band_ends = mprof__highs_view(&m->band_ends);
   v->sample_time_lows = m->sample_lows;
   v->sample_values = m->sample_values;
-  v->sample_times = highs_view(&m->sample_times);
+  v->sample_times = mprof__highs_view(&m->sample_times);
 }
 
 int mprof__records_publish(mprof_model_t *m) {
@@ -144,7 +199,7 @@ make_anew(mprof_model_t *m, const array_t *a, void *items, size_t n) {
   int err = 0;
   *a->count = 0;
   for (size_t k = 0; k < 2; k++)
-    if (a->times[k]) mprof__highs_clear(a->times[k]);
+    if (a->times[k]) mprof__highs_clear(a->times[k], n);
   for (size_t i = 0; i < n && !err; i++)
     err = a->push(m, (const char *)items + i * a->size);
   free(items);

@@ -80,7 +80,9 @@ static stream_state_t *stream_of(mprof_model_t *m, uint32_t id, int64_t t) {
       m->last_stream = i;
       return &m->streams[i];
     }
-  if (mprof__grow(&m->streams, &m->stream_cap, m->stream_count + 1,
+  /* an arrow keeps its stream in 24 bits (mprof_arrow_rec_t) */
+  if (m->stream_count >= MPROF_MODEL_MAX_STREAMS ||
+      mprof__grow(&m->streams, &m->stream_cap, m->stream_count + 1,
                   sizeof *m->streams))
     return NULL;
   stream_state_t *s = &m->streams[m->stream_count];

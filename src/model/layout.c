@@ -350,14 +350,16 @@ static int scatter_spans(const mprof_model_t *m, const uint32_t *rows,
   return in_order;
 }
 
-/* The prefix-maximum-of-end column of spans grouped by row (their starts
- * are read from the spans themselves). */
-static void span_reach(const mprof_span_t *spans, const uint32_t *first,
-                       uint32_t row_count, int64_t *maxend) {
-  for (uint32_t r = 0; r < row_count; r++) {
+/* The prefix-maximum-of-end column of the running spans grouped by row
+ * (their starts are read from the spans themselves). */
+static void span_reach(const mprof_model_view_t *v, const uint32_t *first,
+                       int64_t *maxend) {
+  size_t runs[2] = {0, 0};
+  for (uint32_t r = 0; r < v->row_count; r++) {
     int64_t reach = INT64_MIN;
     for (uint32_t i = first[r]; i < first[r + 1]; i++) {
-      if (spans[i].end_ns > reach) reach = spans[i].end_ns;
+      int64_t end = mprof__running_onward(v, runs, i).end_ns;
+      if (end > reach) reach = end;
       maxend[i] = reach;
     }
   }
@@ -372,6 +374,7 @@ static void span_reach(const mprof_span_t *spans, const uint32_t *first,
  * their own block. */
 static int group_running(mprof_model_t *m) {
   uint32_t rows = m->view.row_count;
+  if (rows >= ROW_CUT) return MPROF_ENOMEM; /* 2^31 threads: never so */
   size_t count = m->view.running_count;
   uint32_t *first = calloc((size_t)rows + 1, sizeof *first);
   uint32_t *fill = malloc(((size_t)rows + 1) * sizeof *fill);
@@ -396,13 +399,12 @@ static int group_running(mprof_model_t *m) {
   free(last_start);
   free(span_rows);
   if (!in_order) sort_row_spans(sorted, first, rows);
+  /* the sorted copy goes before the column comes */
+  if (mprof__running_replace(m, sorted, n)) return MPROF_ENOMEM;
   m->running_maxend = malloc((n ? n : 1) * sizeof *m->running_maxend);
-  if (!m->running_maxend) {
-    free(sorted);
-    return MPROF_ENOMEM;
-  }
-  span_reach(sorted, first, rows, m->running_maxend);
-  return mprof__running_replace(m, sorted, n);
+  if (!m->running_maxend) return MPROF_ENOMEM;
+  span_reach(&m->view, first, m->running_maxend);
+  return 0;
 }
 
 /* Split threads 1..n into those already in start order (into in_order,

@@ -58,8 +58,14 @@ typedef struct mprof__highs_s {
   uint32_t *run_high;
   size_t run_count, run_cap; /* run_cap: of both arrays */
   /* The last run's high half with bit 32 set; 0 while there is no run (a
-   * zeroed struct has none). */
+   * zeroed struct has none) and while by_record. */
   uint64_t last_tag;
+  /* Where runs were too many (mprof_time_highs_t): each record's high
+   * half, the runs freed; records added later go there too. */
+  int by_record;
+  uint32_t *record_high;
+  size_t record_cap;
+  size_t expect; /* records to come, where known: record_high's size */
 } mprof__highs_t;
 
 struct mprof_model_s {
@@ -129,7 +135,8 @@ struct mprof_model_s {
 
 /* --- Compact records (compact.c) --------------------------------------- */
 
-/* mprof__highs_add() where record i begins a run. */
+/* mprof__highs_add() where record i begins a run (or the highs are
+ * by_record). */
 int mprof__highs_add_run(mprof__highs_t *h, size_t i, uint32_t high);
 
 /* Note that record i, the array's next, holds time t (its low half is the
@@ -142,7 +149,9 @@ static inline int mprof__highs_add(mprof__highs_t *h, size_t i, int64_t t) {
 }
 
 /* Note the run of each block of the array's first count records (all of
- * them, added already).  Returns 0 or MPROF_ENOMEM. */
+ * them, added already), or keep each record's high half instead where the
+ * runs are more than one in MPROF_TIME_RUNS_MOST records.  Returns 0 or
+ * MPROF_ENOMEM. */
 int mprof__highs_index(mprof__highs_t *h, size_t count);
 
 /* mprof_time_at() for a pass over an array in index order: *run is the
@@ -150,6 +159,7 @@ int mprof__highs_index(mprof__highs_t *h, size_t count);
  * looked up. */
 static inline int64_t mprof__time_onward(const mprof_time_highs_t *h,
                                          size_t *run, size_t i, uint32_t low) {
+  if (h->record_high) return (int64_t)((uint64_t)h->record_high[i] << 32 | low);
   while (h->run_first[*run + 1] <= i) ++*run;
   return (int64_t)((uint64_t)h->run_high[*run] << 32 | low);
 }
@@ -166,9 +176,12 @@ static inline mprof_span_t mprof__running_onward(const mprof_model_view_t *v,
   return s;
 }
 
-/* Forget every record's high half (the memory is kept), to add them again
- * from record 0. */
-void mprof__highs_clear(mprof__highs_t *h);
+/* How the view reads h (after mprof__highs_index()). */
+mprof_time_highs_t mprof__highs_view(const mprof__highs_t *h);
+
+/* Forget every record's high half (the runs' memory is kept), to add them
+ * again from record 0: expect of them, if known (else 0). */
+void mprof__highs_clear(mprof__highs_t *h, size_t expect);
 
 void mprof__highs_free(mprof__highs_t *h);
 

@@ -332,7 +332,7 @@ static int names_of(stream_t *s, list_t *l) {
 }
 
 static int named_model(stream_t *s, list_t *l, mprof_model_t **out) {
-  mprof_model_t *m;
+  mprof_model_t *m = NULL; /* mprof_model_new() sets it on success only */
   int err = mprof_model_new(s->clock_freq_hz, s->legacy, &m);
   for (size_t i = 0; i < l->count; i++) l->at[i]->named = MPROF_NO_THREAD;
   for (size_t i = 0; !err && i < l->count; i++) err = named_add(m, l->at[i]);
