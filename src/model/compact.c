@@ -108,7 +108,7 @@ mprof_time_highs_t mprof__highs_view(const mprof__highs_t *h) {
                               h->block_run, h->run_first, h->run_high};
 }
 
-/* --- The view and the end ------------------------------------------------ */
+/* --- The view ------------------------------------------------------------ */
 
 /* Point v at m's compact arrays. */
 static void records_into(const mprof_model_t *m, mprof_model_view_t *v) {
@@ -265,6 +265,8 @@ int mprof__samples_replace(mprof_model_t *m, mprof_sample_t *items,
                push_sample};
   return make_anew(m, &a, items, count);
 }
+
+/* --- Freeing ------------------------------------------------------------- */
 
 void mprof__records_free(mprof_model_t *m) {
   free(m->arrows);
