@@ -92,8 +92,19 @@ int mprof__why_chain(const mprof__why_t *why, uint32_t thread,
 /* The stream index thread t first ran on, or MPROF_NO_THREAD. */
 uint32_t mprof__thread_stream(const mprof_model_t *m, uint32_t t);
 
-/* Is a thread of this type a request (fs, write, connect, work, ...)? */
-int mprof__is_request_type(uint16_t type);
+/* The types of requests (fs, write, connect, work, ...), as bits. */
+#define MPROF__REQUEST_TYPES                                                   \
+  ((1ull << MPROF_REQUEST) | (1ull << MPROF_WORK) | (1ull << MPROF_FS) |       \
+   (1ull << MPROF_CONNECT) | (1ull << MPROF_WRITE) |                           \
+   (1ull << MPROF_SHUTDOWN) | (1ull << MPROF_GETADDRINFO) |                    \
+   (1ull << MPROF_GETNAMEINFO) | (1ull << MPROF_UDP_SEND) |                    \
+   (1ull << MPROF_RANDOM))
+
+/* Is a thread of this type a request?  Inline: the streamed analysis asks
+ * a few times a thread. */
+static inline int mprof__is_request_type(uint16_t type) {
+  return type < 64 && (MPROF__REQUEST_TYPES >> type & 1);
+}
 
 /* The kind of request t is, as its group's name: its label without the
  * numbers, paths and addresses in it, into buf (NUL-terminated). */

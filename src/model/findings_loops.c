@@ -306,15 +306,6 @@ static void run_step(mprof__loop_scan_t *scan, const mprof__loop_item_t *item) {
 
 /* --- busy_loop ------------------------------------------------------------ */
 
-/* Where thread index's slot is looked for: threads made one after
- * another run one after another, so sixteen such share a cache line of
- * slots and the lines of 65536 follow one another (the memory is read in
- * order), and such blocks spread by a hash. */
-static size_t touched_hash(uint32_t index, size_t cap) {
-  size_t line = (index >> 4) + (uint32_t)((index >> 16) * 2654435761u);
-  return (line << 4 | (index & 15)) & (cap - 1);
-}
-
 /* The streak's entry for thread t (made if new).  Returns it, or NULL. */
 static mprof__loop_runs_t *touched_of(mprof__loop_scan_t *scan,
                                       mprof__loop_thread_t t) {
@@ -323,7 +314,7 @@ static mprof__loop_runs_t *touched_of(mprof__loop_scan_t *scan,
     uint32_t *slots = calloc(cap, sizeof *slots);
     if (!slots) return NULL;
     for (size_t i = 0; i < scan->touched_count; i++) {
-      size_t h = touched_hash(scan->touched[i].thread.index, cap);
+      size_t h = mprof__loop_touched_hash(scan->touched[i].thread.index, cap);
       while (slots[h]) h = (h + 1) & (cap - 1);
       slots[h] = (uint32_t)i + 1;
     }
@@ -331,7 +322,7 @@ static mprof__loop_runs_t *touched_of(mprof__loop_scan_t *scan,
     scan->slots = slots;
     scan->slot_cap = cap;
   }
-  size_t h = touched_hash(t.index, scan->slot_cap);
+  size_t h = mprof__loop_touched_hash(t.index, scan->slot_cap);
   for (; scan->slots[h]; h = (h + 1) & (scan->slot_cap - 1))
     if (scan->touched[scan->slots[h] - 1].thread.index == t.index)
       return &scan->touched[scan->slots[h] - 1];

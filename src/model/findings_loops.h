@@ -87,6 +87,24 @@ typedef struct mprof__loop_scan_s {
   size_t found_count, found_cap, collecting_from;
 } mprof__loop_scan_t;
 
+/* Where thread index's slot in a scan's touched is looked for: threads
+ * made one after another run one after another, so sixteen such share a
+ * cache line of slots and the lines of 65536 follow one another (the
+ * memory is read in order), and such blocks spread by a hash. */
+static inline size_t mprof__loop_touched_hash(uint32_t index, size_t cap) {
+  size_t line = (index >> 4) + (uint32_t)((index >> 16) * 2654435761u);
+  return (line << 4 | (index & 15)) & (cap - 1);
+}
+
+/* Fetch into the cache where the scan will look thread index up when its
+ * span closes (a busy window counts the callbacks that ran in it). */
+static inline void mprof__loop_scan_prefetch(const mprof__loop_scan_t *scan,
+                                             uint32_t index) {
+  if (scan->window_ns >= 0 && scan->slot_cap)
+    __builtin_prefetch(
+        &scan->slots[mprof__loop_touched_hash(index, scan->slot_cap)]);
+}
+
 /* Set item's spins_alone and before_poll from its thread's type and
  * first label (NULL: none). */
 void mprof__loop_kinds(uint16_t type, const char *label,

@@ -10,10 +10,8 @@
 
 /* --- The map -------------------------------------------------------------- */
 
-int mprof__idmap_reserve(mprof__idmap_t *m) {
-  size_t cap = (m->used + 1) * 4 > m->cap ? m->cap * 2 : m->cap;
-  if (cap < 1024) cap = 1024;
-  if (cap == m->cap) return 0;
+int mprof__idmap_grow(mprof__idmap_t *m) {
+  size_t cap = m->cap < 512 ? 1024 : m->cap * 2;
   mprof__idslot_t *old = m->slots,
                   *grown = aligned_alloc(64, cap * sizeof *grown);
   if (!grown) return MPROF_ENOMEM;

@@ -65,9 +65,15 @@ static inline void mprof__idmap_prefetch(const mprof__idmap_t *m, uint64_t id) {
     __builtin_prefetch(&m->slots[(home + 1) & (m->cap - 1)], 1);
 }
 
+/* Make the map twice as big (the first one, of 1024 slots).  0 or
+ * MPROF_ENOMEM. */
+int mprof__idmap_grow(mprof__idmap_t *m);
+
 /* Room for one more entry: the map made twice as big if a quarter full
- * (the first one, of 1024 slots, at the first call).  0 or MPROF_ENOMEM. */
-int mprof__idmap_reserve(mprof__idmap_t *m);
+ * (the first one at the first call).  0 or MPROF_ENOMEM. */
+static inline int mprof__idmap_reserve(mprof__idmap_t *m) {
+  return (m->used + 1) * 4 > m->cap ? mprof__idmap_grow(m) : 0;
+}
 
 /* Map id to value (not NULL); returns what it mapped to before (NULL:
  * nothing).  Call mprof__idmap_reserve() first. */

@@ -9,22 +9,6 @@
 
 #include "analysis_internal.h"
 
-int mprof__is_request_type(uint16_t type) {
-  switch (type) {
-  case MPROF_REQUEST:
-  case MPROF_WORK:
-  case MPROF_FS:
-  case MPROF_CONNECT:
-  case MPROF_WRITE:
-  case MPROF_SHUTDOWN:
-  case MPROF_GETADDRINFO:
-  case MPROF_GETNAMEINFO:
-  case MPROF_UDP_SEND:
-  case MPROF_RANDOM: return 1;
-  default: return 0;
-  }
-}
-
 uint32_t mprof__thread_stream(const mprof_model_t *m, uint32_t t) {
   uint32_t row = m->view.threads[t].row;
   if (row >= m->view.row_count) return MPROF_NO_THREAD;

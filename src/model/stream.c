@@ -219,6 +219,7 @@ static int thread_ended(stream_t *s, ostream_t *o, sthread_t *t) {
   if (s->legacy)
     return mprof__stream_keep(&s->orphans, &s->orphan_count, &s->orphan_cap, t);
   if (mprof__endings_push(&o->ended, t, o->events)) return MPROF_ENOMEM;
+  if (o->ended.count == 1) o->retire_at = o->events + STREAM_RETIRE_EVENTS;
   mprof__stream_ref(t);
   return 0;
 }
@@ -243,11 +244,14 @@ static int retire_due(stream_t *s, ostream_t *o) {
       const sthread_t *next = mprof__endings_at(q, RETIRE_AHEAD / 2)->thread;
       mprof__stream_table_prefetch(s, next->id);
       if (next->waits) __builtin_prefetch(next->waits, 1);
+      if (next->creator) __builtin_prefetch(next->creator, 1); /* its refs */
     }
     sthread_t *t = mprof__endings_pop(q);
     err = mprof__stream_retire(s, t);
     mprof__stream_unref(t);
   }
+  o->retire_at =
+      q->count ? q->at[q->first].at_event + STREAM_RETIRE_EVENTS : UINT64_MAX;
   return err;
 }
 
@@ -266,24 +270,19 @@ int mprof__stream_retire(stream_t *s, sthread_t *t) {
 
 /* --- Streams -------------------------------------------------------------- */
 
-static ostream_t *stream_of(stream_t *s, uint32_t id, int64_t t) {
-  if (s->last_stream < s->stream_count && s->streams[s->last_stream].id == id)
-    return &s->streams[s->last_stream];
-  for (size_t i = 0; i < s->stream_count; i++)
-    if (s->streams[i].id == id) {
-      s->last_stream = i;
-      return &s->streams[i];
-    }
+/* The stream at a stamp's place (stream_stamp.c): the next place is a
+ * stream that comes first at t.  NULL: memory ran out. */
+static ostream_t *stream_at(stream_t *s, uint32_t place, int64_t t) {
+  if (place < s->stream_count) return &s->streams[place];
   if (mprof__grow(&s->streams, &s->stream_cap, s->stream_count + 1,
                   sizeof *s->streams))
     return NULL;
-  ostream_t *o = &s->streams[s->stream_count];
+  ostream_t *o = &s->streams[s->stream_count++];
   memset(o, 0, sizeof *o);
-  o->id = id;
-  o->run_start_ns = o->last_ns = t;
+  o->run_start_ns = t;
   o->idle_start_ns = -1;
+  o->retire_at = UINT64_MAX;
   o->span_preexisting = MPROF_NO_THREAD;
-  s->last_stream = s->stream_count++;
   return o;
 }
 
@@ -401,7 +400,9 @@ static void stream_switch(stream_t *s, ostream_t *o, sthread_t *next,
   mprof__stream_unref(o->current);
   o->current = mprof__stream_ref(next);
   o->run_start_ns = t;
-  if (next) pool_first_run(s, o, next);
+  if (!next) return;
+  pool_first_run(s, o, next);
+  if (o->scan) mprof__loop_scan_prefetch(o->scan, next->index);
 }
 
 static void idle_begin(stream_t *s, ostream_t *o, int64_t t) {
@@ -697,45 +698,40 @@ static inline int add_event(stream_t *s, const mprof_event_t *ev, ostream_t *o,
   return apply_event(s, ev, o, t);
 }
 
-/* Feed r's events up to the first whose clock is past limit (the pair
- * merge's step, as the model's feed_upto()). */
-static inline __attribute__((always_inline)) int
-stream_feed(void *state, mprof__run_t *r, uint64_t limit) {
-  stream_t *s = state;
-  size_t i = r->at;
+/* Apply stamped events (stream_stamp.c) in their order, as the model's
+ * event loop does.  Returns 0 or an mprof error. */
+static int stream_feed(stream_t *s, const mprof_event_t *events, size_t count) {
+  size_t i = 0;
   int err = 0;
-  for (; i < r->count && r->events[i].time_ticks <= limit; i++) {
-    const mprof_event_t *ev = &r->events[i];
-    int64_t t = mprof__event_ns(ev->time_ticks, s->start_ticks, s->ns_per_tick);
-    ostream_t *o = stream_of(s, ev->stream, t);
+  for (; i < count; i++) {
+    const mprof_event_t *ev = &events[i];
+    int64_t t = (int64_t)ev->time_ticks;
+    ostream_t *o = stream_at(s, ev->stream, t);
     if (!o) {
       err = MPROF_ENOMEM;
       break;
     }
-    if (t < o->last_ns) t = o->last_ns; /* time never goes backwards */
-    o->last_ns = t;
-    if (t > s->duration_ns) s->duration_ns = t;
     o->events++;
     if ((err = add_event(s, ev, o, t)) || (err = s->failed) ||
-        (o->ended.count && (err = retire_due(s, o)))) {
+        (o->events >= o->retire_at && (err = retire_due(s, o)))) {
       i++;
       break;
     }
   }
-  s->events += i - r->at;
-  r->at = i;
+  s->events += i;
   return err;
 }
 
+/* The merge hands its events in time order as x (y is empty): stamped,
+ * then applied, in this thread. */
 static int stream_add_pair(void *sink, mprof__run_t *x, mprof__run_t *y) {
+  (void)y;
   stream_t *s = sink;
-  uint64_t first;
-  if (!mprof__pair_first(x, y, &first)) return 0;
-  if (!s->have_base) {
-    s->start_ticks = first;
-    s->have_base = 1;
-  }
-  return mprof__pair_turns(s, stream_feed, x, y);
+  const mprof_event_t *stamped;
+  size_t count = x->count - x->at;
+  int err = mprof__stamp(&s->stamp, x->events + x->at, count, &stamped);
+  x->at = x->count;
+  return err ? err : stream_feed(s, stamped, count);
 }
 
 static int stream_begin(void *sink, uint64_t clock_freq_hz, int legacy) {
@@ -744,6 +740,7 @@ static int stream_begin(void *sink, uint64_t clock_freq_hz, int legacy) {
   s->clock_freq_hz = clock_freq_hz;
   s->ns_per_tick = 1e9 / (double)clock_freq_hz;
   s->legacy = legacy;
+  mprof__stamper_begin(&s->stamp, clock_freq_hz);
   return 0;
 }
 
@@ -768,13 +765,16 @@ static int relay_begin(void *sink, uint64_t clock_freq_hz, int legacy) {
   return stream_begin(((relayed_t *)sink)->s, clock_freq_hz, legacy);
 }
 
-/* The merge hands its events in time order as x (y is empty). */
+/* The merge hands its events in time order as x (y is empty): stamped
+ * in the relay's thread, and handed on. */
 static int relay_add_pair(void *sink, mprof__run_t *x, mprof__run_t *y) {
   (void)y;
-  int err = mprof_relay_put(((relayed_t *)sink)->relay, x->events + x->at,
-                            x->count - x->at);
+  relayed_t *r = sink;
+  const mprof_event_t *stamped;
+  size_t count = x->count - x->at;
+  int err = mprof__stamp(&r->s->stamp, x->events + x->at, count, &stamped);
   x->at = x->count;
-  return err;
+  return err ? err : mprof_relay_put(r->relay, stamped, count);
 }
 
 static int relay_merge(void *context, mprof_relay_t *relay) {
@@ -800,12 +800,9 @@ static int merge_into(stream_t *s, const mprof_trace_t *const *traces,
   if (err) return err;
   while (!err) {
     const mprof_event_t *events;
-    mprof__run_t run = {NULL, 0, 0, UINT64_MAX, 1};
-    mprof__run_t none = {NULL, 0, 0, UINT64_MAX, 1};
-    if ((err = mprof_relay_get(relay, &events, &run.count)) || !run.count)
-      break;
-    run.events = events;
-    err = stream_add_pair(s, &run, &none);
+    size_t count;
+    if ((err = mprof_relay_get(relay, &events, &count)) || !count) break;
+    err = stream_feed(s, events, count);
   }
   mprof_relay_stop(relay);
   /* what the merge found out (the rest of r.merge is the relay's) */
@@ -843,6 +840,8 @@ int mprof_analysis_stream(const mprof_trace_t *const *traces, size_t count,
                           0};
   if (!err) err = merge_into(s, traces, count, o.offsets_ns, &merge);
   if (!err) {
+    s->start_ticks = s->stamp.start_ticks;
+    s->duration_ns = s->stamp.duration_ns;
     s->discarded = merge.discarded;
     s->end_ns = merge.end_ticks ? mprof__axis_ns(merge.end_ticks,
                                                  s->start_ticks, s->ns_per_tick)

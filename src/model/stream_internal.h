@@ -171,14 +171,14 @@ typedef struct held_s {
 
 /* An OS-thread stream. */
 typedef struct ostream_s {
-  uint32_t id;
   sthread_t *current; /* running (a reference), or NULL */
-  int64_t run_start_ns, idle_start_ns, last_ns;
+  int64_t run_start_ns, idle_start_ns;
   int64_t idle_ns; /* idle bands closed so far */
   uint8_t loop;    /* a loop ran, or slept, there */
   uint8_t had_work;
   uint64_t events;          /* its events so far */
   mprof__endings_t ended;   /* threads its events ended, to retire */
+  uint64_t retire_at;       /* events when the first is due (or never) */
   mprof__loop_scan_t *scan; /* its loop findings (stream_loops.c) */
   sthread_t *first_loop;    /* the first loop thread that ran there */
   held_t *held; /* spans and bands held back from the scan, in order */
@@ -254,11 +254,45 @@ typedef struct sstorm_s {
   sthread_t *worst_first, *worst_last, *worst_creator;
 } sstorm_t;
 
+/* A stream as the stamps know it: its number in the trace, its latest
+ * time. */
+typedef struct stamp_place_s {
+  uint32_t id;
+  int64_t last_ns;
+} stamp_place_t;
+
+/* What the analysis takes of its events' clocks and streams, worked out
+ * where they are merged (stream_stamp.c): each event's time_ticks becomes
+ * ns since the trace's first event, never before the latest of its
+ * stream (time never goes backwards on a stream), and its stream becomes
+ * the place of that stream in the order the streams came in. */
+typedef struct stamper_s {
+  double ns_per_tick;
+  uint64_t start_ticks; /* the first event's clock */
+  int have_base;
+  int64_t duration_ns; /* the latest time stamped */
+  stamp_place_t *places;
+  size_t place_count, place_cap, last_place;
+  mprof_event_t *events; /* the stamped copies of the latest call's */
+  size_t event_cap;
+} stamper_t;
+
+/* The clock's ticks a second, before the first stamp. */
+void mprof__stamper_begin(stamper_t *st, uint64_t clock_freq_hz);
+
+/* Stamp events[0 .. count) (the next in time order): *stamped points at
+ * their stamped copies, kept until the next call.  Returns 0 or
+ * MPROF_ENOMEM. */
+int mprof__stamp(stamper_t *st, const mprof_event_t *events, size_t count,
+                 const mprof_event_t **stamped);
+
+void mprof__stamper_free(stamper_t *st);
+
 typedef struct stream_s {
   mprof_analysis_options_t options;
   uint64_t clock_freq_hz, start_ticks;
   double ns_per_tick;
-  int legacy, have_base, finished;
+  int legacy, finished;
   int64_t duration_ns, end_ns;
   uint64_t events, discarded, late, try_reads, arrows;
   int failed; /* memory ran out where no error could be returned */
@@ -274,7 +308,7 @@ typedef struct stream_s {
   size_t orphan_count, orphan_cap;
 
   ostream_t *streams;
-  size_t stream_count, stream_cap, last_stream;
+  size_t stream_count, stream_cap;
 
   sgroup_t *groups;
   size_t group_count, group_cap;
@@ -313,6 +347,8 @@ typedef struct stream_s {
   size_t stall_count, stall_cap;
   uint32_t preexisting;
   sthread_t *first_preexisting;
+  stamper_t stamp; /* the merge's (in the relay's thread, where one runs):
+                      last, after what the analysis seldom looks at */
 } stream_t;
 
 /* The root, and what a retired id names (a thread that ended long ago,
@@ -344,20 +380,30 @@ int mprof__stream_text_set(sthread_t *t, unsigned which, const char *text,
 /* Room for one more wait of t.  Returns 0 or MPROF_ENOMEM. */
 int mprof__stream_waits_grow(sthread_t *t);
 
-/* The table of ids: the thread id names, or NULL; map id to t (a
- * reference taken, the one it held dropped; 0 or MPROF_ENOMEM); remove
- * id's entry if it names t or what t became; make room for one more
- * (0 or MPROF_ENOMEM). */
-sthread_t *mprof__stream_table_get(const stream_t *s, uint64_t id);
+/* The table of ids: map id to t (a reference taken, the one it held
+ * dropped; 0 or MPROF_ENOMEM); remove id's entry if it names t or what t
+ * became; make room for one more (0 or MPROF_ENOMEM). */
 int mprof__stream_table_set(stream_t *s, uint64_t id, sthread_t *t);
 void mprof__stream_table_remove(stream_t *s, uint64_t id, const sthread_t *t);
 int mprof__stream_table_rebuild(stream_t *s);
 
+/* The thread id names in the table, or NULL.  Inline, as the two below:
+ * a lookup or two an event. */
+static inline sthread_t *mprof__stream_table_get(const stream_t *s,
+                                                 uint64_t id) {
+  return mprof__idmap_get(&s->table, id);
+}
+
 /* Fetch the table's slots for id into the cache. */
-void mprof__stream_table_prefetch(const stream_t *s, uint64_t id);
+static inline void mprof__stream_table_prefetch(const stream_t *s,
+                                                uint64_t id) {
+  mprof__idmap_prefetch(&s->table, id);
+}
 
 /* The thread in the id table's slot i, or NULL. */
-sthread_t *mprof__stream_slot(const stream_t *s, size_t i);
+static inline sthread_t *mprof__stream_slot(const stream_t *s, size_t i) {
+  return s->table.slots[i].value;
+}
 
 /* Put t, whose last reference went, back in its pool, dropping what it
  * names. */

@@ -664,6 +664,7 @@ void mprof__stream_free(stream_t *s) {
   mprof__stream_loops_free(s);
   for (size_t k = 0; k < s->stream_count; k++) free(s->streams[k].ended.at);
   free(s->streams);
+  mprof__stamper_free(&s->stamp);
   for (size_t g = 0; g < s->group_count; g++) {
     sgroup_t *grp = &s->groups[g];
     free(grp->name);

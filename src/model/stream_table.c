@@ -196,10 +196,6 @@ char *mprof__stream_copy_text(const char *text, size_t length) {
 
 /* --- Ids: the live table, and the ids retired ----------------------------- */
 
-sthread_t *mprof__stream_slot(const stream_t *s, size_t i) {
-  return s->table.slots[i].value;
-}
-
 /* The table's (or the retired) answer for id is no longer what thread_of()
  * remembers of it. */
 static void forget_recent(stream_t *s, uint64_t id) {
@@ -207,24 +203,17 @@ static void forget_recent(stream_t *s, uint64_t id) {
   if (r->id == id) r->thread = NULL;
 }
 
-void mprof__stream_table_prefetch(const stream_t *s, uint64_t id) {
-  mprof__idmap_prefetch(&s->table, id);
-}
-
-/* The thread id names in the table, or NULL. */
-sthread_t *mprof__stream_table_get(const stream_t *s, uint64_t id) {
-  return mprof__idmap_get(&s->table, id);
-}
-
 int mprof__stream_table_rebuild(stream_t *s) {
   return mprof__idmap_reserve(&s->table);
 }
 
-/* Map id to t (a reference is taken; the one it held is dropped). */
+/* Map id to t (a reference is taken; the one it held is dropped), and
+ * remember it for thread_of() (a thread just made is soon named). */
 int mprof__stream_table_set(stream_t *s, uint64_t id, sthread_t *t) {
   forget_recent(s, id);
   if (mprof__idmap_reserve(&s->table)) return MPROF_ENOMEM;
   mprof__stream_unref(mprof__idmap_put(&s->table, id, mprof__stream_ref(t)));
+  s->recent[id % STREAM_RECENT] = (recent_t){id, t};
   return 0;
 }
 
