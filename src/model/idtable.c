@@ -25,14 +25,6 @@ int mprof__idmap_grow(mprof__idmap_t *m) {
   return 0;
 }
 
-void *mprof__idmap_put(mprof__idmap_t *m, uint64_t id, void *value) {
-  mprof__idslot_t *slot = &m->slots[mprof__idmap_slot(m, id)];
-  void *was = slot->value;
-  if (!was) m->used++;
-  *slot = (mprof__idslot_t){id, value};
-  return was;
-}
-
 void mprof__idmap_clear(mprof__idmap_t *m, size_t i) {
   size_t mask = m->cap - 1;
   for (size_t j = (i + 1) & mask; m->slots[j].value; j = (j + 1) & mask) {
@@ -53,16 +45,13 @@ void mprof__idmap_free(mprof__idmap_t *m) {
 
 /* --- The endings ---------------------------------------------------------- */
 
-int mprof__endings_push(mprof__endings_t *q, void *thread, uint64_t at_event) {
-  if (q->count == q->cap) {
-    size_t cap = q->cap ? q->cap * 2 : 256;
-    mprof__ending_t *grown = malloc(cap * sizeof *grown);
-    if (!grown) return MPROF_ENOMEM;
-    for (size_t i = 0; i < q->count; i++) grown[i] = *mprof__endings_at(q, i);
-    free(q->at);
-    *q = (mprof__endings_t){grown, 0, q->count, cap};
-  }
-  *mprof__endings_at(q, q->count++) = (mprof__ending_t){thread, at_event};
+int mprof__endings_grow(mprof__endings_t *q) {
+  size_t cap = q->cap ? q->cap * 2 : 256;
+  mprof__ending_t *grown = malloc(cap * sizeof *grown);
+  if (!grown) return MPROF_ENOMEM;
+  for (size_t i = 0; i < q->count; i++) grown[i] = *mprof__endings_at(q, i);
+  free(q->at);
+  *q = (mprof__endings_t){grown, 0, q->count, cap};
   return 0;
 }
 
@@ -119,7 +108,7 @@ int mprof__idset_has(mprof__idset_t *s, uint64_t id) {
   return bits && (bits[bit / 64] >> (bit % 64) & 1);
 }
 
-int mprof__idset_add(mprof__idset_t *s, uint64_t id) {
+int mprof__idset_add_paged(mprof__idset_t *s, uint64_t id) {
   uint64_t *bits = page_of(s, id, 1);
   uint64_t bit = id & ((1u << MPROF__IDSET_PAGE_BITS) - 1);
   if (!bits) return MPROF_ENOMEM;

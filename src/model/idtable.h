@@ -21,6 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mprof.h"
+
 typedef struct mprof__idslot_s {
   uint64_t id;
   void *value; /* NULL: empty */
@@ -75,9 +77,23 @@ static inline int mprof__idmap_reserve(mprof__idmap_t *m) {
   return (m->used + 1) * 4 > m->cap ? mprof__idmap_grow(m) : 0;
 }
 
+/* Map id, whose slot is i (mprof__idmap_slot(), the map unchanged
+ * since), to value (not NULL); returns what it mapped to before (NULL:
+ * nothing). */
+static inline void *mprof__idmap_put_at(mprof__idmap_t *m, size_t i,
+                                        uint64_t id, void *value) {
+  void *was = m->slots[i].value;
+  if (!was) m->used++;
+  m->slots[i] = (mprof__idslot_t){id, value};
+  return was;
+}
+
 /* Map id to value (not NULL); returns what it mapped to before (NULL:
  * nothing).  Call mprof__idmap_reserve() first. */
-void *mprof__idmap_put(mprof__idmap_t *m, uint64_t id, void *value);
+static inline void *mprof__idmap_put(mprof__idmap_t *m, uint64_t id,
+                                     void *value) {
+  return mprof__idmap_put_at(m, mprof__idmap_slot(m, id), id, value);
+}
 
 /* Empty slot i (one that holds an entry). */
 void mprof__idmap_clear(mprof__idmap_t *m, size_t i);
@@ -103,8 +119,16 @@ static inline mprof__ending_t *mprof__endings_at(const mprof__endings_t *q,
   return &q->at[(q->first + i) & (q->cap - 1)];
 }
 
-/* Add an ending to q.  0 or MPROF_ENOMEM. */
-int mprof__endings_push(mprof__endings_t *q, void *thread, uint64_t at_event);
+/* Make q's ring twice as big (256 the first).  0 or MPROF_ENOMEM. */
+int mprof__endings_grow(mprof__endings_t *q);
+
+/* Add an ending to q.  0 or MPROF_ENOMEM.  Inline: an ending a thread. */
+static inline int mprof__endings_push(mprof__endings_t *q, void *thread,
+                                      uint64_t at_event) {
+  if (q->count == q->cap && mprof__endings_grow(q)) return MPROF_ENOMEM;
+  *mprof__endings_at(q, q->count++) = (mprof__ending_t){thread, at_event};
+  return 0;
+}
 
 /* Take q's oldest ending (q not empty): its thread. */
 static inline void *mprof__endings_pop(mprof__endings_t *q) {
@@ -131,8 +155,18 @@ typedef struct mprof__idset_s {
 /* Whether id is in the set. */
 int mprof__idset_has(mprof__idset_t *s, uint64_t id);
 
-/* Put id in the set.  0 or MPROF_ENOMEM. */
-int mprof__idset_add(mprof__idset_t *s, uint64_t id);
+/* Put id in the set, its page not the last used.  0 or MPROF_ENOMEM. */
+int mprof__idset_add_paged(mprof__idset_t *s, uint64_t id);
+
+/* Put id in the set.  0 or MPROF_ENOMEM.  Inline where ids retire in
+ * runs: on the page used last. */
+static inline int mprof__idset_add(mprof__idset_t *s, uint64_t id) {
+  if (!s->last.bits || s->last.key != id >> MPROF__IDSET_PAGE_BITS)
+    return mprof__idset_add_paged(s, id);
+  uint64_t bit = id & ((1u << MPROF__IDSET_PAGE_BITS) - 1);
+  s->last.bits[bit / 64] |= (uint64_t)1 << (bit % 64);
+  return 0;
+}
 
 void mprof__idset_free(mprof__idset_t *s);
 

@@ -106,16 +106,24 @@ ring_push(sthread_t *t, int64_t time_ns, uint64_t seq, sthread_t *other,
                      other->index, (uint8_t)kind, (uint8_t)leaves};
 }
 
+/* An arrow the model draws not, from or to a retired thread: it would be
+ * in the context of a stall that the model shows, not here (counted
+ * late). */
+static __attribute__((noinline)) void
+no_arrow(stream_t *s, const sthread_t *from, const sthread_t *to) {
+  if (from && to && from != to &&
+      ((from == STREAM_RETIRED && !mprof__stream_fixed(to)) ||
+       (to == STREAM_RETIRED && !mprof__stream_fixed(from))))
+    s->late++;
+}
+
 /* An arrow the model draws: kept at both ends, for a stall's context.
- * One to a retired thread would be in the context of a stall that the
- * model shows, not here: counted late. */
-static void note_arrow(stream_t *s, mprof_arrow_kind_t kind, sthread_t *from,
-                       sthread_t *to, int64_t t) {
+ * Inline: an arrow every other event. */
+static inline __attribute__((always_inline)) void
+note_arrow(stream_t *s, mprof_arrow_kind_t kind, sthread_t *from, sthread_t *to,
+           int64_t t) {
   if (!arrow(from, to)) {
-    if (from && to && from != to &&
-        ((from == STREAM_RETIRED && !mprof__stream_fixed(to)) ||
-         (to == STREAM_RETIRED && !mprof__stream_fixed(from))))
-      s->late++;
+    no_arrow(s, from, to);
     return;
   }
   uint64_t seq = s->arrows++;
@@ -493,7 +501,9 @@ static int child_made(stream_t *s, sthread_t *child, sthread_t *creator,
 
 static int thread_create(stream_t *s, const mprof_event_t *ev,
                          sthread_t *creator, int64_t t) {
-  sthread_t *child = mprof__stream_table_get(s, ev->a);
+  size_t slot = mprof__stream_table_find(s, ev->a);
+  if (slot == SIZE_MAX) return MPROF_ENOMEM;
+  sthread_t *child = mprof__stream_slot(s, slot);
   /* an OS thread makes its ids one after another: its next four's slots */
   mprof__stream_table_prefetch(s, ev->a + 4);
   if (late(s, creator)) creator = STREAM_ROOT;
@@ -517,11 +527,8 @@ static int thread_create(stream_t *s, const mprof_event_t *ev,
       mprof__stream_keep(&s->orphans, &s->orphan_count, &s->orphan_cap, child))
     return MPROF_ENOMEM;
   child = thread_new(s, ev->a, t, creator, (uint16_t)ev->type);
-  if (!child || mprof__stream_table_set(s, ev->a, mprof__stream_ref(child))) {
-    mprof__stream_unref(child);
-    return MPROF_ENOMEM;
-  }
-  mprof__stream_unref(child); /* the table's reference holds it */
+  if (!child) return MPROF_ENOMEM;
+  mprof__stream_table_set_at(s, slot, ev->a, child); /* its reference */
   return child_made(s, child, creator, t);
 }
 

@@ -384,6 +384,14 @@ int mprof__stream_waits_grow(sthread_t *t);
  * dropped; 0 or MPROF_ENOMEM); remove id's entry if it names t or what t
  * became; make room for one more (0 or MPROF_ENOMEM). */
 int mprof__stream_table_set(stream_t *s, uint64_t id, sthread_t *t);
+
+/* Where id is in the table, or would go, room made for one more entry
+ * (SIZE_MAX: memory ran out); the slot for mprof__stream_table_set_at(),
+ * which maps id to t as mprof__stream_table_set() does, while the table
+ * does not change meanwhile: a thread made looks its id up once. */
+size_t mprof__stream_table_find(stream_t *s, uint64_t id);
+void mprof__stream_table_set_at(stream_t *s, size_t i, uint64_t id,
+                                sthread_t *t);
 void mprof__stream_table_remove(stream_t *s, uint64_t id, const sthread_t *t);
 int mprof__stream_table_rebuild(stream_t *s);
 

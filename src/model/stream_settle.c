@@ -298,8 +298,9 @@ static int count_late_work(stream_t *s, sthread_t *t) {
 
 int mprof__stream_settle(stream_t *s, sthread_t *t) {
   if (t->settled) return 0;
-  mprof__stream_fold(s, t, t->end_ns > t->start_ns ? t->end_ns : t->start_ns,
-                     1);
+  if (t->overhang_count)
+    mprof__stream_fold(s, t, t->end_ns > t->start_ns ? t->end_ns : t->start_ns,
+                       1);
   t->settled = 1;
   int finished = s->finished, err = 0;
   if (may_keep_time(s, t, effective_end(s, t, finished) - t->start_ns)) {

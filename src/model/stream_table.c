@@ -77,11 +77,11 @@ int mprof__stream_text_set(sthread_t *t, unsigned which, const char *text,
   return 0;
 }
 
-/* Give back t's array of waits. */
+/* Give back t's array of waits (most threads have none). */
 static void waits_release(sthread_t *t) {
   if (t->wait_cap == FIRST_WAITS)
     piece_put(&t->pool->waits, t->waits);
-  else
+  else if (t->waits)
     free(t->waits);
 }
 
@@ -121,11 +121,12 @@ void mprof__stream_waits_clear(sthread_t *t) {
   t->wait_count = t->wait_cap = 0;
 }
 
-/* Free what a record owns (not the records it names). */
+/* Free what a record owns (not the records it names): a loop's polls
+ * and spans past a line's end are rare, so they are looked at first. */
 static void record_clear(sthread_t *t) {
-  free(t->overhangs);
-  free(t->poll_at_start.ns);
-  free(t->poll_at_end.ns);
+  if (t->overhangs) free(t->overhangs);
+  if (t->poll_at_start.ns) free(t->poll_at_start.ns);
+  if (t->poll_at_end.ns) free(t->poll_at_end.ns);
   text_drop(t, TEXT_LABEL);
   text_drop(t, TEXT_SHOWN);
   text_drop(t, TEXT_FAILURE);
@@ -207,13 +208,26 @@ int mprof__stream_table_rebuild(stream_t *s) {
   return mprof__idmap_reserve(&s->table);
 }
 
-/* Map id to t (a reference is taken; the one it held is dropped), and
- * remember it for thread_of() (a thread just made is soon named). */
+size_t mprof__stream_table_find(stream_t *s, uint64_t id) {
+  if (mprof__idmap_reserve(&s->table)) return SIZE_MAX;
+  return mprof__idmap_slot(&s->table, id);
+}
+
+/* Map id, whose slot is i, to t (a reference is taken; the one it held is
+ * dropped), and remember it for thread_of() (a thread just made is soon
+ * named). */
+void mprof__stream_table_set_at(stream_t *s, size_t i, uint64_t id,
+                                sthread_t *t) {
+  sthread_t *was = mprof__idmap_put_at(&s->table, i, id, mprof__stream_ref(t));
+  s->recent[id % STREAM_RECENT] = (recent_t){id, t};
+  mprof__stream_unref(was);
+}
+
 int mprof__stream_table_set(stream_t *s, uint64_t id, sthread_t *t) {
   forget_recent(s, id);
-  if (mprof__idmap_reserve(&s->table)) return MPROF_ENOMEM;
-  mprof__stream_unref(mprof__idmap_put(&s->table, id, mprof__stream_ref(t)));
-  s->recent[id % STREAM_RECENT] = (recent_t){id, t};
+  size_t i = mprof__stream_table_find(s, id);
+  if (i == SIZE_MAX) return MPROF_ENOMEM;
+  mprof__stream_table_set_at(s, i, id, t);
   return 0;
 }
 
