@@ -30,13 +30,16 @@ check-asan: deps
 	@cmake --build $(ASAN_BUILD) -j$(JOBS)
 	cd $(ASAN_BUILD) && ctest --output-on-failure -j$(JOBS)
 
-# The multi-thread recorder tests, four threads decoding one trace, and
-# libuv loops on four OS threads, under ThreadSanitizer.
+# The multi-thread recorder tests, four threads decoding one trace, libuv
+# loops on four OS threads, and the streamed analysis beside its relay's
+# merge (the relay, the merge's order, the oracle), under ThreadSanitizer.
 check-tsan: deps
 	@CC=clang cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DMPROF_TSAN=ON >/dev/null
 	@cmake --build $(TSAN_BUILD) -j$(JOBS) --target test_record test_net_label trace_gen story \
-	  uv_prog_plain mprof_uv_preload mprof_cli uv_stress_traced check_uv
-	cd $(TSAN_BUILD) && ctest --output-on-failure -R '^(record|record_net_label|babeltrace2|uv_stress)$$'
+	  uv_prog_plain mprof_uv_preload mprof_cli uv_stress_traced check_uv \
+	  test_relay test_merge_sort stream_oracle cycle_story
+	cd $(TSAN_BUILD) && ctest --output-on-failure \
+	  -R '^(record|record_net_label|babeltrace2|uv_stress|relay|merge_sort|stream_oracle)$$'
 
 # The fuzzers at length (libFuzzer, ASan+UBSan, test/fuzz/): the reader,
 # and the commands that consume it (export chrome and otlp, report, html's

@@ -261,6 +261,10 @@ typedef struct stamp_place_s {
   int64_t last_ns;
 } stamp_place_t;
 
+/* Streams numbered below this are found by number, the others by a
+ * search. */
+#define STAMP_DIRECT 256
+
 /* What the analysis takes of its events' clocks and streams, worked out
  * where they are merged (stream_stamp.c): each event's time_ticks becomes
  * ns since the trace's first event, never before the latest of its
@@ -272,8 +276,9 @@ typedef struct stamper_s {
   int have_base;
   int64_t duration_ns; /* the latest time stamped */
   stamp_place_t *places;
-  size_t place_count, place_cap, last_place;
-  mprof_event_t *events; /* the stamped copies of the latest call's */
+  size_t place_count, place_cap;
+  uint32_t direct[STAMP_DIRECT]; /* a stream's place + 1 by number (0: none) */
+  mprof_event_t *events;         /* the stamped copies of the latest call's */
   size_t event_cap;
 } stamper_t;
 

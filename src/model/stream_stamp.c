@@ -16,15 +16,15 @@ void mprof__stamper_begin(stamper_t *st, uint64_t clock_freq_hz) {
 /* The place of stream id (the order the streams came in), a new one made
  * at time t.  Returns it, or SIZE_MAX when memory runs out. */
 static size_t place_of(stamper_t *st, uint32_t id, int64_t t) {
-  if (st->last_place < st->place_count && st->places[st->last_place].id == id)
-    return st->last_place;
+  if (id < STAMP_DIRECT && st->direct[id]) return st->direct[id] - 1;
   for (size_t i = 0; i < st->place_count; i++)
-    if (st->places[i].id == id) return st->last_place = i;
+    if (st->places[i].id == id) return i;
   if (mprof__grow(&st->places, &st->place_cap, st->place_count + 1,
                   sizeof *st->places))
     return SIZE_MAX;
   st->places[st->place_count] = (stamp_place_t){id, t};
-  return st->last_place = st->place_count++;
+  if (id < STAMP_DIRECT) st->direct[id] = (uint32_t)st->place_count + 1;
+  return st->place_count++;
 }
 
 int mprof__stamp(stamper_t *st, const mprof_event_t *events, size_t count,
