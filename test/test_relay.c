@@ -6,7 +6,9 @@
  * made in a buffer that the producer then overwrites, as the merge does
  * with a packet it decodes again.  The producer's error comes after its
  * events; a caller that stops early makes the producer's puts fail and
- * its thread end.
+ * its thread end.  A producer's edit of its copies (what the streamed
+ * analysis stamps there) is what the caller gets, and an edit that fails
+ * hands on none of its put's events.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -48,11 +50,33 @@ static mprof_event_t event_at(uint64_t i, char *text) {
 static size_t put_size(size_t k) { return k % 50 == 49 ? PUT_MOST : 1 + k % 7; }
 
 typedef struct producer_s {
-  size_t events;  /* how many to make */
-  int result;     /* what to return at the end */
-  int put_failed; /* a put failed (the caller stopped) */
-  size_t made;    /* events put */
+  size_t events;    /* how many to make */
+  int result;       /* what to return at the end */
+  int put_failed;   /* a put failed (the caller stopped) */
+  size_t made;      /* events put */
+  int edit;         /* its puts edit their copies (edit_copies()) */
+  size_t fail_at;   /* the edit of the put with this event fails */
+  size_t bad_texts; /* copies whose text was not the relay's copy */
 } producer_t;
+
+/* An event's fields as edit_copies() leaves them. */
+static void edited(mprof_event_t *ev) {
+  ev->value = ~ev->value;
+  ev->stream = (uint32_t)(ev->time_ticks / 7 % 3);
+}
+
+/* The producer's edit: every copy edited, in place (their texts are the
+ * relay's copies: counted if not); it fails for the put that holds
+ * fail_at. */
+static int edit_copies(void *context, mprof_event_t *copies, size_t count) {
+  producer_t *p = context;
+  for (size_t i = 0; i < count; i++) {
+    if (copies[i].text_length && copies[i].text[0] == '#') p->bad_texts++;
+    edited(&copies[i]);
+  }
+  return p->fail_at >= p->made && p->fail_at < p->made + count ? MPROF_ENOMEM
+                                                               : 0;
+}
 
 static int produce(void *context, mprof_relay_t *relay) {
   producer_t *p = context;
@@ -62,7 +86,8 @@ static int produce(void *context, mprof_relay_t *relay) {
     size_t n = put_size(k);
     if (n > p->events - p->made) n = p->events - p->made;
     for (size_t i = 0; i < n; i++) buffer[i] = event_at(p->made + i, texts[i]);
-    int err = mprof_relay_put(relay, buffer, n);
+    int err = p->edit ? mprof_relay_put_edited(relay, buffer, n, edit_copies, p)
+                      : mprof_relay_put(relay, buffer, n);
     memset(texts, '#', sizeof texts); /* the next packet, as it were */
     if (err) {
       p->put_failed = 1;
@@ -73,9 +98,10 @@ static int produce(void *context, mprof_relay_t *relay) {
   return p->result;
 }
 
-static void assert_same_event(const mprof_event_t *got, uint64_t i) {
+static void assert_same_event(const mprof_event_t *got, uint64_t i, int edit) {
   char text[32];
   mprof_event_t want = event_at(i, text);
+  if (edit) edited(&want);
   assert_int_equal(got->time_ticks, want.time_ticks);
   assert_int_equal(got->kind, want.kind);
   assert_int_equal(got->stream, want.stream);
@@ -92,13 +118,15 @@ static void assert_same_event(const mprof_event_t *got, uint64_t i) {
 /* Take every event, checking each; every `slow`th batch the caller
  * dawdles (the producer fills the ring and waits).  Returns the result
  * told at the end. */
-static int take_all(mprof_relay_t *relay, size_t expected, unsigned slow) {
+static int take_all(mprof_relay_t *relay, size_t expected, unsigned slow,
+                    int edit) {
   size_t seen = 0, batches = 0;
   const mprof_event_t *events;
   size_t count;
   int err;
   while (!(err = mprof_relay_get(relay, &events, &count)) && count) {
-    for (size_t i = 0; i < count; i++) assert_same_event(&events[i], seen + i);
+    for (size_t i = 0; i < count; i++)
+      assert_same_event(&events[i], seen + i, edit);
     seen += count;
     if (slow && ++batches % slow == 0)
       for (volatile int spin = 0; spin < 200000; spin++) continue;
@@ -112,10 +140,10 @@ static int take_all(mprof_relay_t *relay, size_t expected, unsigned slow) {
 static void test_every_event_in_order(void **state) {
   (void)state;
   for (unsigned slow = 0; slow < 3; slow++) {
-    producer_t p = {EVENTS, 0, 0, 0};
+    producer_t p = {EVENTS, 0, 0, 0, 0, SIZE_MAX, 0};
     mprof_relay_t *relay;
     assert_int_equal(mprof_relay_start(produce, &p, 1 + slow * 3, &relay), 0);
-    assert_int_equal(take_all(relay, EVENTS, slow), 0);
+    assert_int_equal(take_all(relay, EVENTS, slow, 0), 0);
     mprof_relay_stop(relay);
     assert_false(p.put_failed);
   }
@@ -123,23 +151,58 @@ static void test_every_event_in_order(void **state) {
 
 static void test_producer_error_after_its_events(void **state) {
   (void)state;
-  producer_t p = {12345, MPROF_ENOMEM, 0, 0};
+  producer_t p = {12345, MPROF_ENOMEM, 0, 0, 0, SIZE_MAX, 0};
   mprof_relay_t *relay;
   assert_int_equal(mprof_relay_start(produce, &p, 2, &relay), 0);
-  assert_int_equal(take_all(relay, 12345, 0), MPROF_ENOMEM);
+  assert_int_equal(take_all(relay, 12345, 0, 0), MPROF_ENOMEM);
   mprof_relay_stop(relay);
+}
+
+static void test_edited_copies(void **state) {
+  (void)state;
+  for (unsigned slow = 0; slow < 2; slow++) {
+    producer_t p = {EVENTS, 0, 0, 0, 1, SIZE_MAX, 0};
+    mprof_relay_t *relay;
+    assert_int_equal(mprof_relay_start(produce, &p, 2 + slow, &relay), 0);
+    assert_int_equal(take_all(relay, EVENTS, slow, 1), 0);
+    mprof_relay_stop(relay);
+    assert_int_equal(p.bad_texts, 0);
+  }
+}
+
+/* The put that holds event 60001 fails in its edit: the caller gets
+ * every event before that put, edited, then the error. */
+static void test_failed_edit_hands_on_none(void **state) {
+  (void)state;
+  producer_t p = {EVENTS, 0, 0, 0, 1, 60001, 0};
+  mprof_relay_t *relay;
+  assert_int_equal(mprof_relay_start(produce, &p, 2, &relay), 0);
+  size_t seen = 0;
+  const mprof_event_t *events;
+  size_t count;
+  int err;
+  while (!(err = mprof_relay_get(relay, &events, &count)) && count) {
+    for (size_t i = 0; i < count; i++)
+      assert_same_event(&events[i], seen + i, 1);
+    seen += count;
+  }
+  assert_int_equal(err, MPROF_ENOMEM);
+  mprof_relay_stop(relay);
+  assert_true(p.put_failed);
+  assert_int_equal(seen, p.made); /* the put that failed: none of it */
+  assert_true(p.made <= 60001 && 60001 - p.made < PUT_MOST);
 }
 
 static void test_caller_stops_early(void **state) {
   (void)state;
-  producer_t p = {EVENTS * 10, 0, 0, 0};
+  producer_t p = {EVENTS * 10, 0, 0, 0, 0, SIZE_MAX, 0};
   mprof_relay_t *relay;
   assert_int_equal(mprof_relay_start(produce, &p, 2, &relay), 0);
   const mprof_event_t *events;
   size_t count;
   assert_int_equal(mprof_relay_get(relay, &events, &count), 0);
   assert_true(count > 0);
-  assert_same_event(&events[0], 0);
+  assert_same_event(&events[0], 0, 0);
   mprof_relay_stop(relay); /* returns once the producer's thread ended */
   assert_true(p.put_failed);
   assert_true(p.made < EVENTS * 10);
@@ -150,6 +213,8 @@ int main(void) {
       cmocka_unit_test(test_every_event_in_order),
       cmocka_unit_test(test_producer_error_after_its_events),
       cmocka_unit_test(test_caller_stops_early),
+      cmocka_unit_test(test_edited_copies),
+      cmocka_unit_test(test_failed_edit_hands_on_none),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

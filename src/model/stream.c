@@ -772,16 +772,15 @@ static int relay_begin(void *sink, uint64_t clock_freq_hz, int legacy) {
   return stream_begin(((relayed_t *)sink)->s, clock_freq_hz, legacy);
 }
 
-/* The merge hands its events in time order as x (y is empty): stamped
- * in the relay's thread, and handed on. */
+/* The merge hands its events in time order as x (y is empty): handed on,
+ * their copies stamped in the relay's thread. */
 static int relay_add_pair(void *sink, mprof__run_t *x, mprof__run_t *y) {
   (void)y;
   relayed_t *r = sink;
-  const mprof_event_t *stamped;
-  size_t count = x->count - x->at;
-  int err = mprof__stamp(&r->s->stamp, x->events + x->at, count, &stamped);
+  size_t at = x->at;
   x->at = x->count;
-  return err ? err : mprof_relay_put(r->relay, stamped, count);
+  return mprof_relay_put_edited(r->relay, x->events + at, x->count - at,
+                                mprof__stamp_in_place, &r->s->stamp);
 }
 
 static int relay_merge(void *context, mprof_relay_t *relay) {

@@ -278,16 +278,20 @@ typedef struct stamper_s {
   stamp_place_t *places;
   size_t place_count, place_cap;
   uint32_t direct[STAMP_DIRECT]; /* a stream's place + 1 by number (0: none) */
-  mprof_event_t *events;         /* the stamped copies of the latest call's */
+  mprof_event_t *events; /* mprof__stamp()'s copies, of its latest call */
   size_t event_cap;
 } stamper_t;
 
 /* The clock's ticks a second, before the first stamp. */
 void mprof__stamper_begin(stamper_t *st, uint64_t clock_freq_hz);
 
-/* Stamp events[0 .. count) (the next in time order): *stamped points at
- * their stamped copies, kept until the next call.  Returns 0 or
- * MPROF_ENOMEM. */
+/* Stamp events[0 .. count) (the next in time order) where they lie; the
+ * stamper (a stamper_t) as a relay's edit (mprof_relay_put_edited()).
+ * Returns 0 or MPROF_ENOMEM. */
+int mprof__stamp_in_place(void *stamper, mprof_event_t *events, size_t count);
+
+/* Stamp copies of events[0 .. count): *stamped points at them, kept until
+ * the next call.  Returns 0 or MPROF_ENOMEM. */
 int mprof__stamp(stamper_t *st, const mprof_event_t *events, size_t count,
                  const mprof_event_t **stamped);
 

@@ -27,17 +27,14 @@ static size_t place_of(stamper_t *st, uint32_t id, int64_t t) {
   return st->place_count++;
 }
 
-int mprof__stamp(stamper_t *st, const mprof_event_t *events, size_t count,
-                 const mprof_event_t **stamped) {
-  if (mprof__grow(&st->events, &st->event_cap, count, sizeof *st->events))
-    return MPROF_ENOMEM;
+int mprof__stamp_in_place(void *stamper, mprof_event_t *events, size_t count) {
+  stamper_t *st = stamper;
   if (!st->have_base && count) {
     st->start_ticks = events[0].time_ticks;
     st->have_base = 1;
   }
   for (size_t i = 0; i < count; i++) {
-    mprof_event_t *ev = &st->events[i];
-    *ev = events[i];
+    mprof_event_t *ev = &events[i];
     int64_t t =
         mprof__event_ns(ev->time_ticks, st->start_ticks, st->ns_per_tick);
     size_t place = place_of(st, ev->stream, t);
@@ -48,8 +45,16 @@ int mprof__stamp(stamper_t *st, const mprof_event_t *events, size_t count,
     ev->time_ticks = (uint64_t)t;
     ev->stream = (uint32_t)place;
   }
-  *stamped = st->events;
   return 0;
+}
+
+int mprof__stamp(stamper_t *st, const mprof_event_t *events, size_t count,
+                 const mprof_event_t **stamped) {
+  if (mprof__grow(&st->events, &st->event_cap, count, sizeof *st->events))
+    return MPROF_ENOMEM;
+  if (count) memcpy(st->events, events, count * sizeof *events);
+  *stamped = st->events;
+  return mprof__stamp_in_place(st, st->events, count);
 }
 
 void mprof__stamper_free(stamper_t *st) {

@@ -166,15 +166,26 @@ static int start_batch(mprof_relay_t *r) {
   return 0;
 }
 
-int mprof_relay_put(mprof_relay_t *r, const mprof_event_t *events,
-                    size_t count) {
+int mprof_relay_put_edited(mprof_relay_t *r, const mprof_event_t *events,
+                           size_t count, mprof_relay_edit_fn edit,
+                           void *context) {
   if (!count) return 0;
   int err = r->filling ? 0 : start_batch(r);
   if (err) return err;
   batch_t *b = &r->batches[r->put % r->depth];
+  size_t first = b->count;
   if ((err = batch_append(b, events, count))) return err;
+  if (edit && (err = edit(context, b->events + first, count))) {
+    b->count = first; /* never seen unedited */
+    return err;
+  }
   if (b->count >= BATCH_EVENTS) put_batch(r);
   return 0;
+}
+
+int mprof_relay_put(mprof_relay_t *r, const mprof_event_t *events,
+                    size_t count) {
+  return mprof_relay_put_edited(r, events, count, NULL, NULL);
 }
 
 int mprof_relay_get(mprof_relay_t *r, const mprof_event_t **events,
