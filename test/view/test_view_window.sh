@@ -161,8 +161,9 @@ strip_y=$(( ay + ah - 40 ))
   fail "unticking the counter left its graph"
 [ "$("$probe" diff "$shots/clear.png" "$shots/nometric.png" $ax $ay $aw 200)" -lt 50 ] ||
   fail "unticking the counter changed the rows"
-# 3. --compare: the story above net.ctf, one window, one time axis.
-printf 'state\nshot %s\nquit\n' "$shots/compare.png" >"$tmp/script"
+# 3. --compare: the story above net.ctf, one window, one time axis (its
+# two timelines laid out, 300 ms, before the state and the shot).
+printf 'wait 2\nstate\nshot %s\nquit\n' "$shots/compare.png" >"$tmp/script"
 run --compare "$story" "$net_ctf"
 read -r _ t0 t1 _ _ _ <<<"$(state 1)"
 read -r _ _ _ _ story_end _ _ <<<"$(state 1)"
