@@ -7,7 +7,9 @@
  * readings (many equal clocks across streams), labels on the names
  * streams, and small packets (runs cross many packet ends); and by OS
  * threads that take long turns without labels (runs of hundreds of
- * events, across the ends of packets and of the merge's batches).
+ * events, across the ends of packets and of the merge's batches).  The
+ * model's load, which merges streams in pairs of its own, makes the model
+ * that the sorted events fed one by one make.
  */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, in rel/in_memory.h */
 #include <pthread.h>
@@ -166,6 +168,55 @@ static int check_pair(void *sink, mprof__run_t *x, mprof__run_t *y) {
   return 0;
 }
 
+/* The model's load merges streams two at a time in its own event loop
+ * (mprof_model_load): it must make the model that the events fed one by
+ * one, in the plain sort's order, make. */
+static void check_model(const mprof_trace_t *trace, const keyed_t *sorted,
+                        size_t count) {
+  mprof_model_t *loaded, *fed;
+  assert_int_equal(mprof_model_load(trace, &loaded), 0);
+  assert_int_equal(mprof_model_new(1000000000u, 0, &fed), 0);
+  for (size_t i = 0; i < count; i++)
+    assert_int_equal(mprof_model_add(fed, &sorted[i].ev), 0);
+  assert_int_equal(mprof_model_finish(fed), 0);
+  const mprof_model_view_t *a = mprof_model_view(loaded);
+  const mprof_model_view_t *b = mprof_model_view(fed);
+  assert_int_equal(a->events, count);
+  assert_int_equal(b->events, count);
+  assert_int_equal(a->duration_ns, b->duration_ns);
+  assert_int_equal(a->thread_count, b->thread_count);
+  for (size_t i = 0; i < a->thread_count; i++) {
+    assert_int_equal(a->threads[i].id, b->threads[i].id);
+    assert_int_equal(a->threads[i].start_ns, b->threads[i].start_ns);
+    assert_int_equal(a->threads[i].end_ns, b->threads[i].end_ns);
+    assert_int_equal(a->threads[i].row, b->threads[i].row);
+  }
+  assert_int_equal(a->arrow_count, b->arrow_count);
+  for (size_t i = 0; i < a->arrow_count; i++) {
+    mprof_arrow_t x = mprof_arrow_at(a, i), y = mprof_arrow_at(b, i);
+    assert_int_equal(x.time_ns, y.time_ns);
+    assert_int_equal(x.from, y.from);
+    assert_int_equal(x.to, y.to);
+    assert_int_equal(x.kind, y.kind);
+  }
+  assert_int_equal(a->running_count, b->running_count);
+  for (size_t i = 0; i < a->running_count; i++) {
+    mprof_span_t x = mprof_running_at(a, i), y = mprof_running_at(b, i);
+    assert_int_equal(x.start_ns, y.start_ns);
+    assert_int_equal(x.end_ns, y.end_ns);
+    assert_int_equal(x.thread, y.thread);
+  }
+  assert_int_equal(a->label_count, b->label_count);
+  for (size_t i = 0; i < a->label_count; i++) {
+    mprof_label_t x = mprof_label_at(a, i), y = mprof_label_at(b, i);
+    assert_int_equal(x.time_ns, y.time_ns);
+    assert_int_equal(x.thread, y.thread);
+    assert_string_equal(a->strings + x.text, b->strings + y.text);
+  }
+  mprof_model_free(loaded);
+  mprof_model_free(fed);
+}
+
 /* Record with n OS threads taking turns of `rounds` rounds, labelled or
  * not, and a clock ticking every `ticks_every` readings, merge, and check;
  * returns the runs per event (how finely the streams interleave). */
@@ -188,6 +239,7 @@ static double check_merge(unsigned n, unsigned rounds, unsigned labels,
   const mprof_trace_t *traces[] = {trace};
   assert_int_equal(mprof__merge_traces(traces, 1, NULL, &merge), 0);
   assert_int_equal(check.at, check.count);
+  check_model(trace, expected, check.count);
   free(expected);
   mprof_trace_close(trace);
   free(bytes);

@@ -4,9 +4,14 @@
  *
  * Each stream is a run of packets in sequence order; one packet at a time
  * is decoded into that stream's buffer.  A binary heap on each stream's
- * next event picks the stream that goes next, once per run of its events
- * that come before every other stream's, and the runs are copied into a
- * batch that the sink takes in one call: two OS threads whose events
+ * next event picks the stream that goes next.  The model takes two streams
+ * at a time, in place, and merges them in its own event loop (an OS
+ * thread's ring and names streams, whose events interleave all the time,
+ * go as one pair from start to end): one heap step a pair, once one of
+ * them needs its next packet or both are past a third stream's head.
+ * Other sinks (the streaming analysis, whose relay keeps events for later)
+ * get each stream's runs, its events up to the next stream's head, copied
+ * into a batch that they take in one call: two OS threads whose events
  * interleave closely make runs of an event or two, and the sink's loop
  * then still goes over a thousand events a call.  Memory is one decoded
  * packet per stream, whatever the trace size.
@@ -146,6 +151,31 @@ static size_t find_streams(const source_t *source, progress_t *progress,
   return n;
 }
 
+/* Cursor i's next event as a head; 0 if it has none left. */
+static int head_of(const cursor_t *cursors, uint32_t i, head_t *out) {
+  const cursor_t *c = &cursors[i];
+  if (c->at == c->d.count) return 0;
+  *out = (head_t){c->d.events[c->at].time_ticks, i};
+  return 1;
+}
+
+/* Decode each stream's first packet and make the heads of those with
+ * events a heap: the earliest into *first, the others (*live less one) in
+ * heap[].  Returns 0 or an mprof error. */
+static int heads_start(cursor_t *cursors, size_t n, head_t *heap, head_t *first,
+                       size_t *live) {
+  *live = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    int err = cursor_fill(&cursors[i]);
+    if (err) return err;
+    if (head_of(cursors, i, &heap[*live])) ++*live;
+  }
+  for (size_t i = *live / 2; i-- > 0;) sift_down(heap, *live, i, heap[i]);
+  if (*live) *first = heap[0];
+  if (*live > 1) sift_down(heap, *live - 1, 0, heap[*live - 1]);
+  return 0;
+}
+
 /* Events in time order, copied here until the sink takes them. */
 #define BATCH_EVENTS 1024
 typedef struct batch_s {
@@ -193,25 +223,13 @@ static int next_packet(batch_t *b, cursor_t *c) {
 
 /* Hand every event to the sink in time order: of all streams' next
  * events, the earliest clock first, the lower cursor on equal clocks.
- * The earliest head is held apart from the heap of the others: its
- * cursor's run goes (its events up to the heap's top, the next earliest),
- * then its new head and the heap's top trade places, one heap step a run
- * (two OS threads whose events interleave closely trade every event or
- * two, and their names streams' heads, further on, stay below). */
-static int merge_streams(batch_t *b, cursor_t *cursors, size_t n,
-                         head_t *heap) {
-  size_t live = 0;
-  for (uint32_t i = 0; i < n; i++) {
-    int err = cursor_fill(&cursors[i]);
-    if (err) return err;
-    if (cursors[i].d.count)
-      heap[live++] = (head_t){cursors[i].d.events[0].time_ticks, i};
-  }
-  for (size_t i = live / 2; i-- > 0;) sift_down(heap, live, i, heap[i]);
-  if (!live) return 0;
-  head_t first = heap[0], *rest = heap; /* the heap, less its top */
-  size_t others = live - 1;
-  if (others) sift_down(rest, others, 0, rest[others]);
+ * The earliest head, `first`, is held apart from the heap of the others
+ * (rest[0 .. others)): its cursor's run goes (its events up to the heap's top,
+ * the next earliest), then its new head and the heap's top trade places, one
+ * heap step a run (two OS threads whose events interleave closely trade every
+ * event or two, and their names streams' heads, further on, stay below). */
+static int merge_streams(batch_t *b, cursor_t *cursors, head_t first,
+                         head_t *rest, size_t others) {
   for (;;) {
     cursor_t *c = &cursors[first.cursor];
     uint64_t limit = UINT64_MAX;
@@ -233,6 +251,88 @@ static int merge_streams(batch_t *b, cursor_t *cursors, size_t n,
     }
   }
   return flush(b);
+}
+
+/* Cursor c (index i) as a run for the sink, none of its events past the
+ * head `bound` (unbounded: none past UINT64_MAX); the lower cursor goes
+ * first on equal clocks.  Without events left it is done when it has no
+ * packets left either. */
+static mprof__run_t run_of(const cursor_t *c, uint32_t i, head_t bound,
+                           int bounded) {
+  mprof__run_t r = {c->d.events, c->d.count, c->at, UINT64_MAX,
+                    c->next_packet == c->end_packet};
+  if (!bounded) return r;
+  if (i < bound.cursor) {
+    r.last = bound.time;
+  } else if (bound.time > 0) {
+    r.last = bound.time - 1;
+  } else { /* nothing of it may go before the bound's clock 0 */
+    r.count = r.at;
+    r.done = 1;
+  }
+  return r;
+}
+
+/* Decode c's next packet if its events are all taken.  Returns 0 or an
+ * mprof error. */
+static int refill(cursor_t *c) {
+  return c->at == c->d.count && c->next_packet < c->end_packet ? cursor_fill(c)
+                                                               : 0;
+}
+
+/* Feed the streams of heads a and b to the sink as one pair (a alone
+ * where b is a), merged by the sink's own loop, none of their events past
+ * the head `bound` (where bounded), until one needs its next packet or
+ * neither may go on; their next packets are decoded then.  Returns 0 or
+ * an mprof error. */
+static int feed_pair(const mprof__merge_t *merge, cursor_t *cursors, head_t a,
+                     head_t b, head_t bound, int bounded) {
+  static const cursor_t none; /* no events, no packets: done */
+  uint32_t lo = a.cursor < b.cursor ? a.cursor : b.cursor;
+  uint32_t hi = a.cursor < b.cursor ? b.cursor : a.cursor;
+  cursor_t *x = &cursors[lo], *y = hi != lo ? &cursors[hi] : NULL;
+  mprof__run_t rx = run_of(x, lo, bound, bounded);
+  mprof__run_t ry = run_of(y ? y : &none, hi, bound, bounded);
+  int err = merge->add_pair(merge->sink, &rx, &ry);
+  x->at = rx.at;
+  if (y) y->at = ry.at;
+  if (err || (err = refill(x))) return err;
+  return y ? refill(y) : 0;
+}
+
+/* Hand every event to the model in time order (as merge_streams()), two
+ * streams at a time: the earliest head, held apart, and the heap's top
+ * go as a pair that the model's event loop merges itself, each up to the
+ * third earliest head (one of the top's children), with no copy and no
+ * heap step until one of them needs its next packet or both are past it.
+ * An OS thread's ring and names streams, whose events interleave all the
+ * time (labels go to the names stream), go as one pair throughout. */
+static int merge_pairs(const mprof__merge_t *merge, cursor_t *cursors,
+                       head_t first, head_t *rest, size_t others) {
+  for (;;) {
+    head_t second = others ? rest[0] : first, bound = {UINT64_MAX, 0}, h;
+    if (others > 2 && earlier(rest[2], rest[1]))
+      bound = rest[2];
+    else if (others > 1)
+      bound = rest[1];
+    int err = feed_pair(merge, cursors, first, second, bound, others > 1);
+    if (err) return err;
+    if (others) { /* the second's new head takes its place in the heap */
+      if (head_of(cursors, second.cursor, &h))
+        sift_down(rest, others, 0, h);
+      else if (--others)
+        sift_down(rest, others, 0, rest[others]);
+    }
+    if (!head_of(cursors, first.cursor, &first)) {
+      if (!others) return 0;
+      first = rest[0];
+      if (--others) sift_down(rest, others, 0, rest[others]);
+    } else if (others && earlier(rest[0], first)) {
+      head_t went = first;
+      first = rest[0];
+      sift_down(rest, others, 0, went);
+    }
+  }
 }
 
 /* a + b, held at the int64 limits: anchors come from the trace (maybe
@@ -381,8 +481,11 @@ int mprof_model_count(const mprof_trace_t *const *traces, size_t count,
   return 0;
 }
 
-int mprof__merge_traces(const mprof_trace_t *const *traces, size_t count,
-                        const int64_t *offsets_ns, mprof__merge_t *merge) {
+/* mprof__merge_traces(), the events handed in pairs of streams
+ * (merge_pairs()) where `in_pairs`, else in batches. */
+static int merge_traces(const mprof_trace_t *const *traces, size_t count,
+                        const int64_t *offsets_ns, mprof__merge_t *merge,
+                        int in_pairs) {
   int err = sources_check(traces, count);
   if (err) return err;
   source_t sources[MPROF_MODEL_MAX_TRACES];
@@ -412,7 +515,12 @@ int mprof__merge_traces(const mprof_trace_t *const *traces, size_t count,
     }
     batch->merge = merge;
     batch->count = 0;
-    err = merge_streams(batch, cursors, n, heap);
+    head_t first; /* the earliest head, held apart from heap[] */
+    size_t live;
+    err = heads_start(cursors, n, heap, &first, &live);
+    if (!err && live)
+      err = in_pairs ? merge_pairs(merge, cursors, first, heap, live - 1)
+                     : merge_streams(batch, cursors, first, heap, live - 1);
     for (size_t i = 0; i < n; i++) {
       mprof_decoded_free(&cursors[i].d);
     }
@@ -422,6 +530,11 @@ int mprof__merge_traces(const mprof_trace_t *const *traces, size_t count,
   free(batch);
   merge->end_ticks = recordings_end(sources, count);
   return err;
+}
+
+int mprof__merge_traces(const mprof_trace_t *const *traces, size_t count,
+                        const int64_t *offsets_ns, mprof__merge_t *merge) {
+  return merge_traces(traces, count, offsets_ns, merge, 0);
 }
 
 /* The model a merge builds: made when the merge begins, with sizes. */
@@ -458,7 +571,7 @@ static int feed(const mprof_trace_t *const *traces, size_t count,
                           0,
                           0,
                           0};
-  int err = mprof__merge_traces(traces, count, offsets_ns, &merge);
+  int err = merge_traces(traces, count, offsets_ns, &merge, 1);
   mprof_model_t *m = sink.m;
   if (err) {
     mprof_model_free(m);
