@@ -4,7 +4,8 @@
  * (time order, rows that each restart, a named model's any order, whole
  * int64 range), then a model fed by hand over 40 s of trace, so that its
  * times cross many 2^32 ns boundaries: every arrow, label, sample and
- * running span read back holds the time it was fed at. */
+ * running span read back holds the time it was fed at; and the running
+ * spans regrouped by row against the same spans read before. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -196,10 +197,130 @@ static void test_model_times(void **state) {
   mprof_model_free(m);
 }
 
+/* A running span as it was before the layout, and its place then. */
+typedef struct placed_span_s {
+  mprof_span_t span;
+  uint32_t row;
+  size_t index;
+} placed_span_t;
+
+static int compare_placed(const void *pa, const void *pb) {
+  const placed_span_t *a = pa, *b = pb;
+  if (a->row != b->row) return a->row < b->row ? -1 : 1;
+  if (a->span.start_ns != b->span.start_ns)
+    return a->span.start_ns < b->span.start_ns ? -1 : 1;
+  return a->index < b->index ? -1 : a->index > b->index;
+}
+
+/* Each row's window over the whole trace (mprof_model_row_running()),
+ * whose items end at the latest end of the row's spans so far: the
+ * layout's prefix maxima, against those of want[0 .. n), the spans grouped
+ * by row. */
+static void check_reach(const mprof_model_t *m, const placed_span_t *want,
+                        size_t n) {
+  mprof_lod_item_t *items = malloc((n + 1) * sizeof *items);
+  assert_non_null(items);
+  for (size_t lo = 0; lo < n;) {
+    size_t hi = lo;
+    while (hi < n && want[hi].row == want[lo].row) hi++;
+    size_t got = mprof_model_row_running(m, want[lo].row, INT64_MIN, INT64_MAX,
+                                         1, items, n + 1);
+    size_t at = lo;
+    int64_t reach = INT64_MIN;
+    for (size_t k = 0; k < got; k++) {
+      assert_int_equal(items[k].first, at);
+      for (size_t i = 0; i < items[k].count; i++, at++)
+        if (want[at].span.end_ns > reach) reach = want[at].span.end_ns;
+      assert_int_equal(items[k].end_ns, reach);
+    }
+    assert_int_equal(at, hi);
+    lo = hi;
+  }
+  free(items);
+}
+
+/* Two streams switch among `threads` threads every few ms for 40 s, so
+ * that a thread runs on both at once (a row's spans, recorded as they end,
+ * come out of start order); thread 3 and 4 resolve midway and thread 6 is
+ * created late, after it ran (their spans are cut to their lines, or
+ * dropped).  The layout's grouping by row, which puts the compact records
+ * in their new places, is checked against the spans read before it, cut
+ * and sorted here: by row, then start, then their order before.  Returns
+ * whether the grouped spans' starts are kept by record (each row's spans
+ * cross the 2^32 ns boundaries anew: many rows make too many runs). */
+static int check_regrouped(uint64_t threads) {
+  enum { SWITCHES = 16000 };
+  mprof_model_t *m;
+  assert_int_equal(mprof_model_new(SECOND, 0, &m), 0);
+  uint64_t seed = 777;
+  for (uint64_t id = 1; id <= threads; id++)
+    if (id != 6) feed(m, MPROF_EVENT_CREATE, 0, 0, 0, id);
+  int64_t t = 0;
+  for (size_t k = 0; k < SWITCHES; k++) {
+    t += 1 + (int64_t)(next_random(&seed) % (5 * SECOND / 1000));
+    uint32_t stream = (uint32_t)(next_random(&seed) % 2);
+    feed(m, MPROF_EVENT_SWITCH, t, stream, 0, 1 + next_random(&seed) % threads);
+    if (k == SWITCHES / 4) feed(m, MPROF_EVENT_CREATE, t, 0, 0, 6);
+    if (k == SWITCHES / 3) feed(m, MPROF_EVENT_RESOLVE, t, 0, 0, 3);
+    if (k == SWITCHES / 2) feed(m, MPROF_EVENT_RESOLVE, t, 1, 0, 4);
+  }
+  /* the spans as the events left them (the finish's own close and
+   * publish then find nothing more to do) */
+  assert_int_equal(mprof__streams_close(m), 0);
+  assert_int_equal(mprof__records_publish(m), 0);
+  const mprof_model_view_t *v = mprof_model_view(m);
+  size_t n = v->running_count;
+  placed_span_t *before = malloc(n * sizeof *before);
+  assert_non_null(before);
+  for (size_t i = 0; i < n; i++)
+    before[i] = (placed_span_t){mprof_running_at(v, i), 0, i};
+  assert_int_equal(mprof_model_finish(m), 0);
+
+  size_t kept = 0, cut = 0, rows_unsorted = 0;
+  for (size_t i = 0; i < n; i++) {
+    mprof_span_t s = before[i].span;
+    const mprof_thread_t *th = &v->threads[s.thread];
+    if (s.start_ns < th->start_ns) s.start_ns = th->start_ns;
+    if (s.end_ns > th->end_ns) s.end_ns = th->end_ns;
+    if (s.end_ns <= s.start_ns) continue;
+    cut += s.start_ns != before[i].span.start_ns ||
+           s.end_ns != before[i].span.end_ns;
+    if (kept && before[kept - 1].row == th->row &&
+        before[kept - 1].span.start_ns > s.start_ns)
+      rows_unsorted++;
+    before[kept++] = (placed_span_t){s, th->row, i};
+  }
+  assert_true(cut > 0 && kept < n && rows_unsorted > 0);
+  qsort(before, kept, sizeof *before, compare_placed);
+  assert_int_equal(v->running_count, kept);
+  for (size_t i = 0; i < kept; i++) {
+    mprof_span_t got = mprof_running_at(v, i), want = before[i].span;
+    if (got.start_ns != want.start_ns || got.end_ns != want.end_ns ||
+        got.thread != want.thread || got.stream != want.stream)
+      fail_msg("span %zu: %lld-%lld thread %u stream %u, want %lld-%lld "
+               "thread %u stream %u",
+               i, (long long)got.start_ns, (long long)got.end_ns, got.thread,
+               got.stream, (long long)want.start_ns, (long long)want.end_ns,
+               want.thread, want.stream);
+  }
+  check_reach(m, before, kept);
+  int by_record = v->running_starts.record_high != NULL;
+  free(before);
+  mprof_model_free(m);
+  return by_record;
+}
+
+static void test_running_regrouped(void **state) {
+  (void)state;
+  assert_false(check_regrouped(6));
+  assert_true(check_regrouped(300));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_encoding_orders),
       cmocka_unit_test(test_model_times),
+      cmocka_unit_test(test_running_regrouped),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,8 +2,9 @@
  * labels and samples, each time kept as its low 32 bits beside a table of
  * the high halves by runs of records (mprof_time_highs_t in mprof/model.h
  * says how they are read).  Records are added at the end while events are
- * fed; a pass that reorders an array (the finish's sorts, the layout's
- * grouping by row) writes it out, works on that, and makes it anew. */
+ * fed; a pass that reorders an array (the finish's sorts) writes it out,
+ * works on that, and makes it anew; the layout's grouping by row puts the
+ * running spans' records straight into their new places. */
 #include <stdlib.h>
 
 #include "model_internal.h"
@@ -165,9 +166,6 @@ static void get_label(const mprof_model_view_t *v, size_t i, void *item) {
 static int push_arrow(mprof_model_t *m, const void *item) {
   return mprof__arrow_push(m, item);
 }
-static int push_running(mprof_model_t *m, const void *item) {
-  return mprof__running_push(m, item);
-}
 static int push_band(mprof_model_t *m, const void *item) {
   return mprof__band_push(m, item);
 }
@@ -192,8 +190,8 @@ static void *written(const mprof_model_t *m, const array_t *a) {
 }
 
 /* Make the array anew from items[0 .. n), then free them.  Inlined into
- * each caller, where a's push is known: the layout makes millions of
- * spans anew. */
+ * each caller, where a's push is known: a sort makes millions of records
+ * anew. */
 static inline __attribute__((always_inline)) int
 make_anew(mprof_model_t *m, const array_t *a, void *items, size_t n) {
   int err = 0;
@@ -246,16 +244,6 @@ int mprof__labels_sort(mprof_model_t *m,
   return sort_array(m, &a, compare);
 }
 
-int mprof__running_replace(mprof_model_t *m, mprof_span_t *items,
-                           size_t count) {
-  array_t a = {&m->view.running_count,
-               {&m->running_starts, &m->running_ends},
-               sizeof *items,
-               NULL,
-               push_running};
-  return make_anew(m, &a, items, count);
-}
-
 int mprof__samples_replace(mprof_model_t *m, mprof_sample_t *items,
                            size_t count) {
   array_t a = {&m->view.sample_count,
@@ -264,6 +252,53 @@ int mprof__samples_replace(mprof_model_t *m, mprof_sample_t *items,
                NULL,
                push_sample};
   return make_anew(m, &a, items, count);
+}
+
+/* --- Running spans in another order --------------------------------------- */
+
+int mprof__spans_make(mprof__spans_t *b, size_t count) {
+  size_t n = count ? count : 1;
+  b->recs = NULL;
+  b->highs = NULL;
+  b->count = count;
+  /* two high halves take half a record's bytes */
+  if (n > SIZE_MAX / sizeof *b->recs) return MPROF_ENOMEM;
+  b->recs = malloc(n * sizeof *b->recs);
+  b->highs = malloc(2 * n * sizeof *b->highs);
+  if (b->recs && b->highs) return 0;
+  mprof__spans_free(b);
+  return MPROF_ENOMEM;
+}
+
+/* Note the high halves of b's spans, in index order. */
+static int spans_highs(mprof_model_t *m, const mprof__spans_t *b) {
+  for (size_t i = 0; i < b->count; i++)
+    if (mprof__highs_add(&m->running_starts, i,
+                         (int64_t)((uint64_t)b->highs[2 * i] << 32)) ||
+        mprof__highs_add(&m->running_ends, i,
+                         (int64_t)((uint64_t)b->highs[2 * i + 1] << 32)))
+      return MPROF_ENOMEM;
+  return 0;
+}
+
+int mprof__running_take(mprof_model_t *m, mprof__spans_t *b) {
+  free(m->running);
+  m->running = b->recs;
+  m->running_cap = b->count ? b->count : 1;
+  m->view.running_count = b->count;
+  b->recs = NULL;
+  mprof__highs_clear(&m->running_starts, b->count);
+  mprof__highs_clear(&m->running_ends, b->count);
+  int err = spans_highs(m, b);
+  mprof__spans_free(b);
+  return err ? err : mprof__records_publish(m);
+}
+
+void mprof__spans_free(mprof__spans_t *b) {
+  free(b->recs);
+  free(b->highs);
+  b->recs = NULL;
+  b->highs = NULL;
 }
 
 /* --- Freeing ------------------------------------------------------------- */

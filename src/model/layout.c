@@ -274,15 +274,17 @@ static int group_threads(mprof_model_t *m, const uint32_t *order, size_t n,
 /* Within each row, order spans by start.  They arrive nearly sorted (a
  * span is recorded when it ends, and a row's threads do not overlap), so
  * an insertion sort costs little more than the check. */
-static void sort_row_spans(mprof_span_t *spans, const uint32_t *first,
+static void sort_row_spans(mprof__spans_t *spans, const uint32_t *first,
                            uint32_t row_count) {
   for (uint32_t r = 0; r < row_count; r++)
     for (uint32_t i = first[r] + 1; i < first[r + 1]; i++) {
-      mprof_span_t s = spans[i];
+      mprof_span_t s = mprof__spans_get(spans, i);
       uint32_t j = i;
-      for (; j > first[r] && spans[j - 1].start_ns > s.start_ns; j--)
-        spans[j] = spans[j - 1];
-      spans[j] = s;
+      for (;
+           j > first[r] && mprof__spans_get(spans, j - 1).start_ns > s.start_ns;
+           j--)
+        mprof__spans_put(spans, j, mprof__spans_get(spans, j - 1));
+      mprof__spans_put(spans, j, s);
     }
 }
 
@@ -299,6 +301,13 @@ static mprof_span_t cut_to_line(mprof_span_t s, const mprof_thread_t *t) {
   return s;
 }
 
+/* The running spans' onward readers, from the first. */
+static void running_onward_init(const mprof_model_view_t *v,
+                                mprof__onward_t from[2]) {
+  from[0] = mprof__onward(&v->running_starts);
+  from[1] = mprof__onward(&v->running_ends);
+}
+
 /* Clip the running spans to their threads' lines (they are drawn on
  * them), dropping those left empty, and count each row's spans into
  * first[r + 1]: one read of a span's thread gives its line and its row,
@@ -308,20 +317,26 @@ static mprof_span_t cut_to_line(mprof_span_t s, const mprof_thread_t *t) {
 static size_t clip_and_count(const mprof_model_t *m, uint32_t *first,
                              uint32_t *rows) {
   const mprof_model_view_t *v = &m->view;
-  size_t kept = 0, n = v->running_count, runs[2] = {0, 0};
+  const mprof_span_rec_t *recs = v->running_recs;
+  const mprof_thread_t *threads = m->threads;
+  size_t kept = 0, n = v->running_count;
+  mprof__onward_t from[2];
+  running_onward_init(v, from);
   for (size_t i = 0; i < n; i++) {
     if (i + PREFETCH_AHEAD < n)
-      prefetch_thread(m, v->running_recs[i + PREFETCH_AHEAD].thread);
-    mprof_span_t s = mprof__running_onward(v, runs, i);
-    const mprof_thread_t *t = &m->threads[s.thread];
+      __builtin_prefetch(&threads[recs[i + PREFETCH_AHEAD].thread]);
+    mprof_span_t s = mprof__running_onward(v, from, i);
+    const mprof_thread_t *t = &threads[s.thread];
     mprof_span_t cut = cut_to_line(s, t);
-    rows[i] = ROW_DROPPED;
-    if (cut.end_ns <= cut.start_ns) continue;
-    rows[i] =
-        t->row |
-        (cut.start_ns != s.start_ns || cut.end_ns != s.end_ns ? ROW_CUT : 0);
-    first[t->row + 1]++;
-    kept++;
+    uint32_t row = ROW_DROPPED;
+    if (cut.end_ns > cut.start_ns) {
+      row =
+          t->row |
+          (cut.start_ns != s.start_ns || cut.end_ns != s.end_ns ? ROW_CUT : 0);
+      first[t->row + 1]++;
+      kept++;
+    }
+    rows[i] = row;
   }
   return kept;
 }
@@ -329,23 +344,32 @@ static size_t clip_and_count(const mprof_model_t *m, uint32_t *first,
 /* Scatter the spans kept (span i in row rows[i], cut where it says) into
  * sorted, grouped by row (a stable counting sort: fill[r] starts as row
  * r's first place), checking on the way that each row's spans come in
- * start order (last_start[r]: its latest start).  Returns whether they
- * all did. */
+ * start order (last_start[r]: its latest start).  A span not cut keeps
+ * its record as it is.  Returns whether they all did. */
 static int scatter_spans(const mprof_model_t *m, const uint32_t *rows,
                          uint32_t *fill, int64_t *last_start,
-                         mprof_span_t *sorted) {
+                         mprof__spans_t *sorted) {
   const mprof_model_view_t *v = &m->view;
+  const mprof_span_rec_t *recs = v->running_recs;
+  size_t n = v->running_count;
   int in_order = 1;
-  size_t runs[2] = {0, 0};
+  mprof__onward_t from[2];
+  running_onward_init(v, from);
   for (uint32_t r = 0; r < v->row_count; r++) last_start[r] = INT64_MIN;
-  for (size_t i = 0; i < v->running_count; i++) {
-    if (rows[i] == ROW_DROPPED) continue;
-    uint32_t r = rows[i] & ~ROW_CUT;
-    mprof_span_t s = mprof__running_onward(v, runs, i);
-    if (rows[i] & ROW_CUT) s = cut_to_line(s, &m->threads[s.thread]);
+  for (size_t i = 0; i < n; i++) {
+    uint32_t row = rows[i];
+    if (row == ROW_DROPPED) continue;
+    uint32_t r = row & ~ROW_CUT;
+    mprof_span_t s = mprof__running_onward(v, from, i);
+    size_t at = fill[r]++;
+    if (row & ROW_CUT) {
+      s = cut_to_line(s, &m->threads[s.thread]);
+      mprof__spans_put(sorted, at, s);
+    } else {
+      mprof__spans_put_read(sorted, at, &recs[i], from);
+    }
     if (s.start_ns < last_start[r]) in_order = 0;
     last_start[r] = s.start_ns;
-    sorted[fill[r]++] = s;
   }
   return in_order;
 }
@@ -354,11 +378,12 @@ static int scatter_spans(const mprof_model_t *m, const uint32_t *rows,
  * (their starts are read from the spans themselves). */
 static void span_reach(const mprof_model_view_t *v, const uint32_t *first,
                        int64_t *maxend) {
-  size_t runs[2] = {0, 0};
+  mprof__onward_t from[2];
+  running_onward_init(v, from);
   for (uint32_t r = 0; r < v->row_count; r++) {
     int64_t reach = INT64_MIN;
     for (uint32_t i = first[r]; i < first[r + 1]; i++) {
-      int64_t end = mprof__running_onward(v, runs, i).end_ns;
+      int64_t end = mprof__time_onward(&from[1], i, v->running_recs[i].end_low);
       if (end > reach) reach = end;
       maxend[i] = reach;
     }
@@ -367,11 +392,11 @@ static void span_reach(const mprof_model_view_t *v, const uint32_t *first,
 
 /* Group the running spans by row (a stable counting sort), by start
  * within each row.  Passes over the spans are what cost (tens of MB, and
- * the sorted copy is fresh memory), so there are as few as can be: clip
- * and count (noting each span's row), the scatter, which checks the order
- * (the sort runs only when a row is out of order), then the prefix maxima
- * of ends, and the compact records made anew from the sorted copy, in
- * their own block. */
+ * the sorted records are fresh memory), so there are as few as can be:
+ * clip and count (noting each span's row), the scatter, which puts each
+ * span's compact record in its new place and checks the order (the sort
+ * runs only when a row is out of order), then the prefix maxima of ends,
+ * once the records have replaced the old ones. */
 static int group_running(mprof_model_t *m) {
   uint32_t rows = m->view.row_count;
   if (rows >= ROW_CUT) return MPROF_ENOMEM; /* 2^31 threads: never so */
@@ -384,9 +409,8 @@ static int group_running(mprof_model_t *m) {
   size_t n = first && fill && last_start && span_rows
                  ? clip_and_count(m, first, span_rows)
                  : SIZE_MAX;
-  mprof_span_t *sorted =
-      n != SIZE_MAX ? big_alloc((n ? n : 1) * sizeof *sorted) : NULL;
-  if (!sorted) {
+  mprof__spans_t sorted;
+  if (n == SIZE_MAX || mprof__spans_make(&sorted, n)) {
     free(fill);
     free(last_start);
     free(span_rows);
@@ -394,13 +418,13 @@ static int group_running(mprof_model_t *m) {
   }
   for (uint32_t r = 0; r < rows; r++) first[r + 1] += first[r];
   memcpy(fill, first, ((size_t)rows + 1) * sizeof *fill);
-  int in_order = scatter_spans(m, span_rows, fill, last_start, sorted);
+  int in_order = scatter_spans(m, span_rows, fill, last_start, &sorted);
   free(fill);
   free(last_start);
   free(span_rows);
-  if (!in_order) sort_row_spans(sorted, first, rows);
-  /* the sorted copy goes before the column comes */
-  if (mprof__running_replace(m, sorted, n)) return MPROF_ENOMEM;
+  if (!in_order) sort_row_spans(&sorted, first, rows);
+  /* the old records go before the column comes */
+  if (mprof__running_take(m, &sorted)) return MPROF_ENOMEM;
   m->running_maxend = malloc((n ? n : 1) * sizeof *m->running_maxend);
   if (!m->running_maxend) return MPROF_ENOMEM;
   span_reach(&m->view, first, m->running_maxend);

@@ -135,6 +135,11 @@ struct mprof_model_s {
 
 /* --- Compact records (compact.c) --------------------------------------- */
 
+/* The low half of a time, kept in a compact record. */
+static inline uint32_t mprof__low_of(int64_t t) {
+  return (uint32_t)(uint64_t)t;
+}
+
 /* mprof__highs_add() where record i begins a run (or the highs are
  * by_record). */
 int mprof__highs_add_run(mprof__highs_t *h, size_t i, uint32_t high);
@@ -154,25 +159,49 @@ static inline int mprof__highs_add(mprof__highs_t *h, size_t i, int64_t t) {
  * MPROF_ENOMEM. */
 int mprof__highs_index(mprof__highs_t *h, size_t count);
 
-/* mprof_time_at() for a pass over an array in index order: *run is the
- * run of the record read before (0 before the first), so that no block is
- * looked up. */
-static inline int64_t mprof__time_onward(const mprof_time_highs_t *h,
-                                         size_t *run, size_t i, uint32_t low) {
-  if (h->record_high) return (int64_t)((uint64_t)h->record_high[i] << 32 | low);
-  while (h->run_first[*run + 1] <= i) ++*run;
-  return (int64_t)((uint64_t)h->run_high[*run] << 32 | low);
+/* mprof_time_at() for a pass over an array in index order: the run of
+ * the record read before (none before the first), and the first record
+ * past it, so that a record in the same run is read in a compare and no
+ * block is looked up. */
+typedef struct mprof__onward_s {
+  const mprof_time_highs_t *h;
+  size_t run, next;
+  uint64_t high; /* the run's high half, in place */
+} mprof__onward_t;
+
+static inline mprof__onward_t mprof__onward(const mprof_time_highs_t *h) {
+  mprof__onward_t o = {h, 0, 0, 0};
+  return o;
 }
 
-/* A running span read in a pass over them in index order (runs: the
- * starts' and the ends' runs, as for mprof__time_onward()). */
+/* Where record i is past o's run: its high half looked up. */
+static inline void mprof__onward_step(mprof__onward_t *o, size_t i) {
+  const mprof_time_highs_t *h = o->h;
+  if (h->record_high) {
+    o->high = (uint64_t)h->record_high[i] << 32;
+    o->next = i + 1;
+    return;
+  }
+  while (h->run_first[o->run + 1] <= i) o->run++;
+  o->high = (uint64_t)h->run_high[o->run] << 32;
+  o->next = h->run_first[o->run + 1];
+}
+
+static inline int64_t mprof__time_onward(mprof__onward_t *o, size_t i,
+                                         uint32_t low) {
+  if (i >= o->next) mprof__onward_step(o, i);
+  return (int64_t)(o->high | low);
+}
+
+/* A running span read in a pass over them in index order (from[0]: the
+ * starts' onward, from[1]: the ends'). */
 static inline mprof_span_t mprof__running_onward(const mprof_model_view_t *v,
-                                                 size_t runs[2], size_t i) {
+                                                 mprof__onward_t from[2],
+                                                 size_t i) {
   const mprof_span_rec_t *r = &v->running_recs[i];
-  mprof_span_t s = {
-      mprof__time_onward(&v->running_starts, &runs[0], i, r->start_low),
-      mprof__time_onward(&v->running_ends, &runs[1], i, r->end_low), r->thread,
-      r->stream};
+  mprof_span_t s = {mprof__time_onward(&from[0], i, r->start_low),
+                    mprof__time_onward(&from[1], i, r->end_low), r->thread,
+                    r->stream};
   return s;
 }
 
@@ -195,12 +224,56 @@ int mprof__bands_sort(mprof_model_t *m,
 int mprof__labels_sort(mprof_model_t *m,
                        int (*compare)(const void *, const void *));
 
-/* Make the running spans or the samples anew from items[0 .. count) (a
- * pass that reorders or rewrites them made those), then free items.
- * Returns 0 or MPROF_ENOMEM. */
-int mprof__running_replace(mprof_model_t *m, mprof_span_t *items, size_t count);
+/* Make the samples anew from items[0 .. count) (a pass that reorders or
+ * rewrites them made those), then free items.  Returns 0 or MPROF_ENOMEM. */
 int mprof__samples_replace(mprof_model_t *m, mprof_sample_t *items,
                            size_t count);
+
+/* Running spans written anew in another order (the layout's grouping by
+ * row): records put in their places, in any order, each with its times'
+ * high halves beside it, until mprof__running_take() makes them the
+ * model's running spans. */
+typedef struct mprof__spans_s {
+  mprof_span_rec_t *recs;
+  uint32_t *highs; /* span i's start's high half at 2 i, its end's next */
+  size_t count;
+} mprof__spans_t;
+
+/* Make room for count spans.  Returns 0 or MPROF_ENOMEM. */
+int mprof__spans_make(mprof__spans_t *b, size_t count);
+
+static inline void mprof__spans_put(mprof__spans_t *b, size_t i,
+                                    mprof_span_t s) {
+  mprof_span_rec_t rec = {mprof__low_of(s.start_ns), mprof__low_of(s.end_ns),
+                          s.thread, s.stream};
+  b->recs[i] = rec;
+  b->highs[2 * i] = (uint32_t)((uint64_t)s.start_ns >> 32);
+  b->highs[2 * i + 1] = (uint32_t)((uint64_t)s.end_ns >> 32);
+}
+
+/* Put record rec, as it is, read with from (mprof__running_onward()). */
+static inline void mprof__spans_put_read(mprof__spans_t *b, size_t i,
+                                         const mprof_span_rec_t *rec,
+                                         const mprof__onward_t from[2]) {
+  b->recs[i] = *rec;
+  b->highs[2 * i] = (uint32_t)(from[0].high >> 32);
+  b->highs[2 * i + 1] = (uint32_t)(from[1].high >> 32);
+}
+
+static inline mprof_span_t mprof__spans_get(const mprof__spans_t *b, size_t i) {
+  const mprof_span_rec_t *r = &b->recs[i];
+  mprof_span_t s = {(int64_t)((uint64_t)b->highs[2 * i] << 32 | r->start_low),
+                    (int64_t)((uint64_t)b->highs[2 * i + 1] << 32 | r->end_low),
+                    r->thread, r->stream};
+  return s;
+}
+
+/* Make b's spans, all put, the model's running spans (the old ones are
+ * freed), and free the rest of b.  Returns 0 or MPROF_ENOMEM. */
+int mprof__running_take(mprof_model_t *m, mprof__spans_t *b);
+
+/* Free what b holds (where it was not taken). */
+void mprof__spans_free(mprof__spans_t *b);
 
 /* Point the view at the compact arrays and their high halves, their
  * blocks' runs found (after any of them grew or was replaced).  Returns 0
@@ -263,11 +336,6 @@ int mprof__direct_resize(mprof_model_t *m, size_t cap);
                        sizeof *(m)->array)                                     \
        ? MPROF_ENOMEM                                                          \
        : ((m)->array[(m)->view.count++] = (item), 0))
-
-/* The low half of a time, kept in a compact record. */
-static inline uint32_t mprof__low_of(int64_t t) {
-  return (uint32_t)(uint64_t)t;
-}
 
 /* Add an arrow, running span, band, label or sample at the end of its
  * array (compact records: compact.c).  Each returns 0 or MPROF_ENOMEM.
