@@ -149,11 +149,16 @@ static int compare_labels(const void *pa, const void *pb) {
  * and most are labelled soon after, so the labels are often in that order
  * already: sort only if not. */
 static int group_labels(mprof_model_t *m) {
-  for (size_t i = 1; i < m->view.label_count; i++) {
-    mprof_label_t before = mprof_label_at(&m->view, i - 1);
-    mprof_label_t label = mprof_label_at(&m->view, i);
+  const mprof_model_view_t *v = &m->view;
+  mprof__onward_t times = mprof__onward(&v->label_times);
+  mprof_label_t before = {INT64_MIN, 0, 0};
+  for (size_t i = 0; i < v->label_count; i++) {
+    const mprof_label_rec_t *r = &v->label_recs[i];
+    mprof_label_t label = {mprof__time_onward(&times, i, r->time_low),
+                           r->thread, r->text};
     if (compare_labels(&before, &label) > 0)
       return mprof__labels_sort(m, compare_labels);
+    before = label;
   }
   return 0;
 }
