@@ -239,25 +239,26 @@ static void check_reach(const mprof_model_t *m, const placed_span_t *want,
   free(items);
 }
 
-/* Two streams switch among `threads` threads every few ms for 40 s, so
- * that a thread runs on both at once (a row's spans, recorded as they end,
- * come out of start order); thread 3 and 4 resolve midway and thread 6 is
- * created late, after it ran (their spans are cut to their lines, or
- * dropped).  The layout's grouping by row, which puts the compact records
- * in their new places, is checked against the spans read before it, cut
- * and sorted here: by row, then start, then their order before.  Returns
- * whether the grouped spans' starts are kept by record (each row's spans
- * cross the 2^32 ns boundaries anew: many rows make too many runs). */
-static int check_regrouped(uint64_t threads) {
+/* Two streams switch among `threads` threads from `from` ns on, every
+ * `step` ns or less (16000 switches), so that a thread runs on both at
+ * once (a row's spans, recorded as they end, come out of start order);
+ * thread 3 and 4 resolve midway and thread 6 is created late, after it ran
+ * (their spans are cut to their lines, or dropped).  The layout's grouping
+ * by row, which puts the compact records in their new places, is checked
+ * against the spans read before it, cut and sorted here: by row, then
+ * start, then their order before.  Returns the runs of the grouped spans'
+ * starts' high halves, SIZE_MAX where they are kept by record (each row's
+ * spans cross the 2^32 ns boundaries anew: many rows make too many). */
+static size_t check_regrouped(uint64_t threads, int64_t from, int64_t step) {
   enum { SWITCHES = 16000 };
   mprof_model_t *m;
   assert_int_equal(mprof_model_new(SECOND, 0, &m), 0);
   uint64_t seed = 777;
   for (uint64_t id = 1; id <= threads; id++)
     if (id != 6) feed(m, MPROF_EVENT_CREATE, 0, 0, 0, id);
-  int64_t t = 0;
+  int64_t t = from;
   for (size_t k = 0; k < SWITCHES; k++) {
-    t += 1 + (int64_t)(next_random(&seed) % (5 * SECOND / 1000));
+    t += 1 + (int64_t)(next_random(&seed) % (uint64_t)step);
     uint32_t stream = (uint32_t)(next_random(&seed) % 2);
     feed(m, MPROF_EVENT_SWITCH, t, stream, 0, 1 + next_random(&seed) % threads);
     if (k == SWITCHES / 4) feed(m, MPROF_EVENT_CREATE, t, 0, 0, 6);
@@ -304,16 +305,24 @@ static int check_regrouped(uint64_t threads) {
                want.thread, want.stream);
   }
   check_reach(m, before, kept);
-  int by_record = v->running_starts.record_high != NULL;
+  size_t runs = 0;
+  if (v->running_starts.record_high)
+    runs = SIZE_MAX;
+  else
+    while (v->running_starts.run_first[runs] != SIZE_MAX) runs++;
   free(before);
   mprof_model_free(m);
-  return by_record;
+  return runs;
 }
 
 static void test_running_regrouped(void **state) {
   (void)state;
-  assert_false(check_regrouped(6));
-  assert_true(check_regrouped(300));
+  /* 40 s: each row's spans cross boundaries, by runs or by record */
+  size_t runs = check_regrouped(6, 0, 5 * SECOND / 1000);
+  assert_true(runs > 1 && runs != SIZE_MAX);
+  assert_int_equal(check_regrouped(300, 0, 5 * SECOND / 1000), SIZE_MAX);
+  /* under a second within one 2^32 ns stretch (its high half 3): one */
+  assert_int_equal(check_regrouped(6, (int64_t)3 << 32, SECOND / 10000), 1);
 }
 
 int main(void) {

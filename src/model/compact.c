@@ -256,22 +256,40 @@ int mprof__samples_replace(mprof_model_t *m, mprof_sample_t *items,
 
 /* --- Running spans in another order --------------------------------------- */
 
-int mprof__spans_make(mprof__spans_t *b, size_t count) {
+/* Whether every time h notes has one high half (*high; none noted: any). */
+static int one_high(const mprof__highs_t *h, uint32_t *high) {
+  if (h->by_record || h->run_count > 1) return 0;
+  if (h->run_count) *high = h->run_high[0];
+  return 1;
+}
+
+int mprof__spans_make(const mprof_model_t *m, mprof__spans_t *b, size_t count) {
   size_t n = count ? count : 1;
+  uint32_t start = 0, end = 0;
+  int one = one_high(&m->running_starts, &start) &&
+            one_high(&m->running_ends, &end) &&
+            (start == end || m->view.running_count == 0);
   b->recs = NULL;
   b->highs = NULL;
+  b->one_high = start;
   b->count = count;
   /* two high halves take half a record's bytes */
   if (n > SIZE_MAX / sizeof *b->recs) return MPROF_ENOMEM;
   b->recs = malloc(n * sizeof *b->recs);
-  b->highs = malloc(2 * n * sizeof *b->highs);
-  if (b->recs && b->highs) return 0;
+  if (!one) b->highs = malloc(2 * n * sizeof *b->highs);
+  if (b->recs && (one || b->highs)) return 0;
   mprof__spans_free(b);
   return MPROF_ENOMEM;
 }
 
 /* Note the high halves of b's spans, in index order. */
 static int spans_highs(mprof_model_t *m, const mprof__spans_t *b) {
+  if (!b->highs)
+    return b->count &&
+                   (mprof__highs_add_run(&m->running_starts, 0, b->one_high) ||
+                    mprof__highs_add_run(&m->running_ends, 0, b->one_high))
+               ? MPROF_ENOMEM
+               : 0;
   for (size_t i = 0; i < b->count; i++)
     if (mprof__highs_add(&m->running_starts, i,
                          (int64_t)((uint64_t)b->highs[2 * i] << 32)) ||

@@ -410,7 +410,7 @@ static int group_running(mprof_model_t *m) {
                  ? clip_and_count(m, first, span_rows)
                  : SIZE_MAX;
   mprof__spans_t sorted;
-  if (n == SIZE_MAX || mprof__spans_make(&sorted, n)) {
+  if (n == SIZE_MAX || mprof__spans_make(m, &sorted, n)) {
     free(fill);
     free(last_start);
     free(span_rows);

@@ -232,21 +232,26 @@ int mprof__samples_replace(mprof_model_t *m, mprof_sample_t *items,
 /* Running spans written anew in another order (the layout's grouping by
  * row): records put in their places, in any order, each with its times'
  * high halves beside it, until mprof__running_take() makes them the
- * model's running spans. */
+ * model's running spans.  Where every time of the spans before shares one
+ * high half, so does every time put (a span cut to its thread's line lies
+ * within the span): that one is kept, and no scratch array. */
 typedef struct mprof__spans_s {
   mprof_span_rec_t *recs;
-  uint32_t *highs; /* span i's start's high half at 2 i, its end's next */
+  uint32_t *highs; /* span i's start's high half at 2 i, its end's next;
+                      NULL: one_high is every time's */
+  uint32_t one_high;
   size_t count;
 } mprof__spans_t;
 
-/* Make room for count spans.  Returns 0 or MPROF_ENOMEM. */
-int mprof__spans_make(mprof__spans_t *b, size_t count);
+/* Make room for count of m's running spans.  Returns 0 or MPROF_ENOMEM. */
+int mprof__spans_make(const mprof_model_t *m, mprof__spans_t *b, size_t count);
 
 static inline void mprof__spans_put(mprof__spans_t *b, size_t i,
                                     mprof_span_t s) {
   mprof_span_rec_t rec = {mprof__low_of(s.start_ns), mprof__low_of(s.end_ns),
                           s.thread, s.stream};
   b->recs[i] = rec;
+  if (!b->highs) return;
   b->highs[2 * i] = (uint32_t)((uint64_t)s.start_ns >> 32);
   b->highs[2 * i + 1] = (uint32_t)((uint64_t)s.end_ns >> 32);
 }
@@ -256,15 +261,17 @@ static inline void mprof__spans_put_read(mprof__spans_t *b, size_t i,
                                          const mprof_span_rec_t *rec,
                                          const mprof__onward_t from[2]) {
   b->recs[i] = *rec;
+  if (!b->highs) return;
   b->highs[2 * i] = (uint32_t)(from[0].high >> 32);
   b->highs[2 * i + 1] = (uint32_t)(from[1].high >> 32);
 }
 
 static inline mprof_span_t mprof__spans_get(const mprof__spans_t *b, size_t i) {
   const mprof_span_rec_t *r = &b->recs[i];
-  mprof_span_t s = {(int64_t)((uint64_t)b->highs[2 * i] << 32 | r->start_low),
-                    (int64_t)((uint64_t)b->highs[2 * i + 1] << 32 | r->end_low),
-                    r->thread, r->stream};
+  uint64_t start = b->highs ? b->highs[2 * i] : b->one_high;
+  uint64_t end = b->highs ? b->highs[2 * i + 1] : b->one_high;
+  mprof_span_t s = {(int64_t)(start << 32 | r->start_low),
+                    (int64_t)(end << 32 | r->end_low), r->thread, r->stream};
   return s;
 }
 
