@@ -49,6 +49,10 @@ static mprof_event_t event_at(uint64_t i, char *text) {
 /* How many events each put carries: 1, 2, 3 .. then a long one. */
 static size_t put_size(size_t k) { return k % 50 == 49 ? PUT_MOST : 1 + k % 7; }
 
+/* The producer's events and their texts, overwritten put after put. */
+static mprof_event_t buffer[PUT_MOST];
+static char texts[PUT_MOST][32];
+
 typedef struct producer_s {
   size_t events;    /* how many to make */
   int result;       /* what to return at the end */
@@ -66,12 +70,14 @@ static void edited(mprof_event_t *ev) {
 }
 
 /* The producer's edit: every copy edited, in place (their texts are the
- * relay's copies: counted if not); it fails for the put that holds
- * fail_at. */
+ * relay's copies: counted if one is the producer's); it fails for the put
+ * that holds fail_at. */
 static int edit_copies(void *context, mprof_event_t *copies, size_t count) {
   producer_t *p = context;
   for (size_t i = 0; i < count; i++) {
-    if (copies[i].text_length && copies[i].text[0] == '#') p->bad_texts++;
+    const char *text = copies[i].text;
+    if (text && text >= &texts[0][0] && text < &texts[0][0] + sizeof texts)
+      p->bad_texts++;
     edited(&copies[i]);
   }
   return p->fail_at >= p->made && p->fail_at < p->made + count ? MPROF_ENOMEM
@@ -80,8 +86,6 @@ static int edit_copies(void *context, mprof_event_t *copies, size_t count) {
 
 static int produce(void *context, mprof_relay_t *relay) {
   producer_t *p = context;
-  static mprof_event_t buffer[PUT_MOST];
-  static char texts[PUT_MOST][32];
   for (size_t k = 0; p->made < p->events; k++) {
     size_t n = put_size(k);
     if (n > p->events - p->made) n = p->events - p->made;
@@ -170,27 +174,89 @@ static void test_edited_copies(void **state) {
   }
 }
 
-/* The put that holds event 60001 fails in its edit: the caller gets
- * every event before that put, edited, then the error. */
-static void test_failed_edit_hands_on_none(void **state) {
-  (void)state;
-  producer_t p = {EVENTS, 0, 0, 0, 1, 60001, 0};
-  mprof_relay_t *relay;
-  assert_int_equal(mprof_relay_start(produce, &p, 2, &relay), 0);
+/* Take every event (edited) until the end: how many there were, and
+ * the error told at the end in *err. */
+static size_t take_edited(mprof_relay_t *relay, int *err) {
   size_t seen = 0;
   const mprof_event_t *events;
   size_t count;
-  int err;
-  while (!(err = mprof_relay_get(relay, &events, &count)) && count) {
+  while (!(*err = mprof_relay_get(relay, &events, &count)) && count) {
     for (size_t i = 0; i < count; i++)
       assert_same_event(&events[i], seen + i, 1);
     seen += count;
   }
-  assert_int_equal(err, MPROF_ENOMEM);
+  return seen;
+}
+
+/* The put that holds fail_at fails in its edit: the caller gets every
+ * event before that put, edited, then the error; so too where the put
+ * is the first of all, with no event to hand on. */
+static void test_failed_edit_hands_on_none(void **state) {
+  (void)state;
+  size_t fail_at[] = {60001, 0};
+  for (size_t k = 0; k < 2; k++) {
+    producer_t p = {EVENTS, 0, 0, 0, 1, fail_at[k], 0};
+    mprof_relay_t *relay;
+    assert_int_equal(mprof_relay_start(produce, &p, 2, &relay), 0);
+    int err;
+    size_t seen = take_edited(relay, &err);
+    assert_int_equal(err, MPROF_ENOMEM);
+    mprof_relay_stop(relay);
+    assert_true(p.put_failed);
+    assert_int_equal(seen, p.made); /* the put that failed: none of it */
+    assert_true(p.made <= fail_at[k] && fail_at[k] - p.made < PUT_MOST);
+  }
+}
+
+/* An edit that fails for its put's second text. */
+static int fail_on_dead(void *context, mprof_event_t *copies, size_t count) {
+  (void)context;
+  for (size_t i = 0; i < count; i++)
+    if (copies[i].text_length && !memcmp(copies[i].text, "DEAD", 4))
+      return MPROF_ENOMEM;
+  return 0;
+}
+
+/* Puts after a failed one: its texts leave no gap that later texts
+ * would be pointed into when the batch's texts move (a long text). */
+static int produce_after_failure(void *context, mprof_relay_t *relay) {
+  (void)context;
+  static char big[5000];
+  memset(big, 'b', sizeof big);
+  const char *words[] = {"first", "DEAD-DEAD-DEAD", "third", big};
+  size_t lengths[] = {5, 14, 5, sizeof big};
+  for (int i = 0; i < 4; i++) {
+    mprof_event_t ev;
+    memset(&ev, 0, sizeof ev);
+    ev.a = (uint64_t)i;
+    ev.text = words[i];
+    ev.text_length = lengths[i];
+    int err = mprof_relay_put_edited(relay, &ev, 1, fail_on_dead, NULL);
+    if (err != (i == 1 ? MPROF_ENOMEM : 0)) return MPROF_EINVAL;
+  }
+  return 0;
+}
+
+static void test_puts_after_a_failed_edit(void **state) {
+  (void)state;
+  mprof_relay_t *relay;
+  assert_int_equal(mprof_relay_start(produce_after_failure, NULL, 2, &relay),
+                   0);
+  const mprof_event_t *events;
+  size_t count;
+  assert_int_equal(mprof_relay_get(relay, &events, &count), 0);
+  assert_int_equal(count, 3);
+  assert_int_equal(events[0].a, 0);
+  assert_memory_equal(events[0].text, "first", 5);
+  assert_int_equal(events[1].a, 2);
+  assert_memory_equal(events[1].text, "third", 5);
+  assert_int_equal(events[2].a, 3);
+  assert_int_equal(events[2].text_length, 5000);
+  assert_int_equal(events[2].text[0], 'b');
+  assert_int_equal(events[2].text[4999], 'b');
+  assert_int_equal(mprof_relay_get(relay, &events, &count), 0);
+  assert_int_equal(count, 0);
   mprof_relay_stop(relay);
-  assert_true(p.put_failed);
-  assert_int_equal(seen, p.made); /* the put that failed: none of it */
-  assert_true(p.made <= 60001 && 60001 - p.made < PUT_MOST);
 }
 
 static void test_caller_stops_early(void **state) {
@@ -215,6 +281,7 @@ int main(void) {
       cmocka_unit_test(test_caller_stops_early),
       cmocka_unit_test(test_edited_copies),
       cmocka_unit_test(test_failed_edit_hands_on_none),
+      cmocka_unit_test(test_puts_after_a_failed_edit),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

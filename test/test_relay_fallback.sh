@@ -38,9 +38,12 @@ fi
 "$build/test/story" "$tmp/story.ctf"
 cp "$data/net.ctf" "$tmp/net.ctf"
 cp "$data/damaged/cut-at-packet-1.ctf" "$tmp/cut.ctf"
+# several traces merged: their streams numbered trace by trace
+"$mprof" merge "$tmp/story.ctf" "$tmp/gen.ctf" -o "$tmp/merged.ctf" >/dev/null ||
+  fail "mprof merge"
 
-for t in gen story net cut; do
-  chmod 644 "$tmp/$t.ctf"
+for t in gen story net cut merged; do
+  chmod -R a+rX "$tmp/$t.ctf"
   for json in "" --json; do
     status=0
     "$tmp/mprof" report --stream $json "$tmp/$t.ctf" >"$tmp/threaded" 2>&1 ||

@@ -498,15 +498,16 @@ int mprof_relay_put(mprof_relay_t *relay, const mprof_event_t *events,
                     size_t count);
 
 /* What a producer does to its events' copies before the caller's thread
- * sees them (NULL texts stay NULL; a text's bytes are the relay's).
- * Returns 0 or an mprof error. */
+ * sees them: any field but text and text_length (the copies' texts are
+ * the relay's, and it may move them).  Returns 0 or an mprof error. */
 typedef int (*mprof_relay_edit_fn)(void *context, mprof_event_t *copies,
                                    size_t count);
 
 /* mprof_relay_put(), each batch of copies passed to edit(context, ...)
  * first, in the relay's thread: work on the events that the caller would
  * otherwise do (the streamed analysis stamps their times there).  Returns
- * as mprof_relay_put(), or edit's error. */
+ * as mprof_relay_put(), or edit's error; a put that fails hands none of
+ * its events on (the ones before it go on). */
 int mprof_relay_put_edited(mprof_relay_t *relay, const mprof_event_t *events,
                            size_t count, mprof_relay_edit_fn edit,
                            void *context);

@@ -155,7 +155,8 @@ typedef struct mprof__idset_s {
 /* Whether id is in the set. */
 int mprof__idset_has(mprof__idset_t *s, uint64_t id);
 
-/* Put id in the set, its page not the last used.  0 or MPROF_ENOMEM. */
+/* Put id in the set, its page found (or made) in the page table.  0 or
+ * MPROF_ENOMEM. */
 int mprof__idset_add_paged(mprof__idset_t *s, uint64_t id);
 
 /* Put id in the set.  0 or MPROF_ENOMEM.  Inline where ids retire in

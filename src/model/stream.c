@@ -745,7 +745,6 @@ static int stream_begin(void *sink, uint64_t clock_freq_hz, int legacy) {
   stream_t *s = sink;
   if (!clock_freq_hz) return MPROF_EINVAL;
   s->clock_freq_hz = clock_freq_hz;
-  s->ns_per_tick = 1e9 / (double)clock_freq_hz;
   s->legacy = legacy;
   mprof__stamper_begin(&s->stamp, clock_freq_hz);
   return 0;
@@ -772,6 +771,11 @@ static int relay_begin(void *sink, uint64_t clock_freq_hz, int legacy) {
   return stream_begin(((relayed_t *)sink)->s, clock_freq_hz, legacy);
 }
 
+/* The relay's edit: the copies stamped, in its thread. */
+static int relay_stamp(void *stamper, mprof_event_t *copies, size_t count) {
+  return mprof__stamp_in_place(stamper, copies, count);
+}
+
 /* The merge hands its events in time order as x (y is empty): handed on,
  * their copies stamped in the relay's thread. */
 static int relay_add_pair(void *sink, mprof__run_t *x, mprof__run_t *y) {
@@ -780,7 +784,7 @@ static int relay_add_pair(void *sink, mprof__run_t *x, mprof__run_t *y) {
   size_t at = x->at;
   x->at = x->count;
   return mprof_relay_put_edited(r->relay, x->events + at, x->count - at,
-                                mprof__stamp_in_place, &r->s->stamp);
+                                relay_stamp, &r->s->stamp);
 }
 
 static int relay_merge(void *context, mprof_relay_t *relay) {
@@ -849,9 +853,10 @@ int mprof_analysis_stream(const mprof_trace_t *const *traces, size_t count,
     s->start_ticks = s->stamp.start_ticks;
     s->duration_ns = s->stamp.duration_ns;
     s->discarded = merge.discarded;
-    s->end_ns = merge.end_ticks ? mprof__axis_ns(merge.end_ticks,
-                                                 s->start_ticks, s->ns_per_tick)
-                                : 0;
+    s->end_ns = merge.end_ticks
+                    ? mprof__axis_ns(merge.end_ticks, s->start_ticks,
+                                     s->stamp.ns_per_tick)
+                    : 0;
     if (o.damage && *o.damage > 0) o.analysis.events_missing = 1;
     err = mprof__stream_finish(s, &o.analysis, out);
   }

@@ -261,9 +261,12 @@ typedef struct stamp_place_s {
   int64_t last_ns;
 } stamp_place_t;
 
-/* Streams numbered below this are found by number, the others by a
- * search. */
-#define STAMP_DIRECT 256
+/* Places of streams remembered by number (a search finds the others). */
+#define STAMP_CACHE 256
+typedef struct stamp_cached_s {
+  uint32_t id;
+  uint32_t place; /* + 1; 0: none */
+} stamp_cached_t;
 
 /* What the analysis takes of its events' clocks and streams, worked out
  * where they are merged (stream_stamp.c): each event's time_ticks becomes
@@ -277,7 +280,7 @@ typedef struct stamper_s {
   int64_t duration_ns; /* the latest time stamped */
   stamp_place_t *places;
   size_t place_count, place_cap;
-  uint32_t direct[STAMP_DIRECT]; /* a stream's place + 1 by number (0: none) */
+  stamp_cached_t cache[STAMP_CACHE];
   mprof_event_t *events; /* mprof__stamp()'s copies, of its latest call */
   size_t event_cap;
 } stamper_t;
@@ -285,10 +288,9 @@ typedef struct stamper_s {
 /* The clock's ticks a second, before the first stamp. */
 void mprof__stamper_begin(stamper_t *st, uint64_t clock_freq_hz);
 
-/* Stamp events[0 .. count) (the next in time order) where they lie; the
- * stamper (a stamper_t) as a relay's edit (mprof_relay_put_edited()).
+/* Stamp events[0 .. count) (the next in time order) where they lie.
  * Returns 0 or MPROF_ENOMEM. */
-int mprof__stamp_in_place(void *stamper, mprof_event_t *events, size_t count);
+int mprof__stamp_in_place(stamper_t *st, mprof_event_t *events, size_t count);
 
 /* Stamp copies of events[0 .. count): *stamped points at them, kept until
  * the next call.  Returns 0 or MPROF_ENOMEM. */
@@ -300,7 +302,6 @@ void mprof__stamper_free(stamper_t *st);
 typedef struct stream_s {
   mprof_analysis_options_t options;
   uint64_t clock_freq_hz, start_ticks;
-  double ns_per_tick;
   int legacy, finished;
   int64_t duration_ns, end_ns;
   uint64_t events, discarded, late, try_reads, arrows;
@@ -390,8 +391,7 @@ int mprof__stream_text_set(sthread_t *t, unsigned which, const char *text,
 int mprof__stream_waits_grow(sthread_t *t);
 
 /* The table of ids: map id to t (a reference taken, the one it held
- * dropped; 0 or MPROF_ENOMEM); remove id's entry if it names t or what t
- * became; make room for one more (0 or MPROF_ENOMEM). */
+ * dropped; 0 or MPROF_ENOMEM). */
 int mprof__stream_table_set(stream_t *s, uint64_t id, sthread_t *t);
 
 /* Where id is in the table, or would go, room made for one more entry
@@ -401,6 +401,9 @@ int mprof__stream_table_set(stream_t *s, uint64_t id, sthread_t *t);
 size_t mprof__stream_table_find(stream_t *s, uint64_t id);
 void mprof__stream_table_set_at(stream_t *s, size_t i, uint64_t id,
                                 sthread_t *t);
+
+/* Remove id's entry if it names t or what t became; make room for one
+ * more entry (0 or MPROF_ENOMEM). */
 void mprof__stream_table_remove(stream_t *s, uint64_t id, const sthread_t *t);
 int mprof__stream_table_rebuild(stream_t *s);
 

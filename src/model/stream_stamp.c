@@ -13,22 +13,30 @@ void mprof__stamper_begin(stamper_t *st, uint64_t clock_freq_hz) {
   st->ns_per_tick = 1e9 / (double)clock_freq_hz;
 }
 
+/* Where stream id's place is remembered: the streams of traces merged
+ * are numbered trace << 24 | stream, so both parts choose. */
+static size_t cache_slot(uint32_t id) {
+  return (id ^ (id >> 24) * 37u) & (STAMP_CACHE - 1);
+}
+
 /* The place of stream id (the order the streams came in), a new one made
  * at time t.  Returns it, or SIZE_MAX when memory runs out. */
 static size_t place_of(stamper_t *st, uint32_t id, int64_t t) {
-  if (id < STAMP_DIRECT && st->direct[id]) return st->direct[id] - 1;
-  for (size_t i = 0; i < st->place_count; i++)
-    if (st->places[i].id == id) return i;
-  if (mprof__grow(&st->places, &st->place_cap, st->place_count + 1,
-                  sizeof *st->places))
-    return SIZE_MAX;
-  st->places[st->place_count] = (stamp_place_t){id, t};
-  if (id < STAMP_DIRECT) st->direct[id] = (uint32_t)st->place_count + 1;
-  return st->place_count++;
+  stamp_cached_t *cached = &st->cache[cache_slot(id)];
+  if (cached->place && cached->id == id) return cached->place - 1;
+  size_t i = 0;
+  while (i < st->place_count && st->places[i].id != id) i++;
+  if (i == st->place_count) {
+    if (mprof__grow(&st->places, &st->place_cap, st->place_count + 1,
+                    sizeof *st->places))
+      return SIZE_MAX;
+    st->places[st->place_count++] = (stamp_place_t){id, t};
+  }
+  *cached = (stamp_cached_t){id, (uint32_t)i + 1};
+  return i;
 }
 
-int mprof__stamp_in_place(void *stamper, mprof_event_t *events, size_t count) {
-  stamper_t *st = stamper;
+int mprof__stamp_in_place(stamper_t *st, mprof_event_t *events, size_t count) {
   if (!st->have_base && count) {
     st->start_ticks = events[0].time_ticks;
     st->have_base = 1;

@@ -224,7 +224,6 @@ void mprof__stream_table_set_at(stream_t *s, size_t i, uint64_t id,
 }
 
 int mprof__stream_table_set(stream_t *s, uint64_t id, sthread_t *t) {
-  forget_recent(s, id);
   size_t i = mprof__stream_table_find(s, id);
   if (i == SIZE_MAX) return MPROF_ENOMEM;
   mprof__stream_table_set_at(s, i, id, t);

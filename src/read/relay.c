@@ -104,7 +104,9 @@ static void put_batch(mprof_relay_t *r) {
 static void *run(void *context) {
   mprof_relay_t *r = context;
   int result = r->produce(r->context, r);
-  if (r->filling) put_batch(r);
+  /* the last batch, if a put that failed left it empty: none (the caller
+   * takes an empty batch for the end) */
+  if (r->filling && r->batches[r->put % r->depth].count) put_batch(r);
   pthread_mutex_lock(&r->lock);
   r->result = result;
   r->done = 1;
@@ -173,10 +175,12 @@ int mprof_relay_put_edited(mprof_relay_t *r, const mprof_event_t *events,
   int err = r->filling ? 0 : start_batch(r);
   if (err) return err;
   batch_t *b = &r->batches[r->put % r->depth];
-  size_t first = b->count;
-  if ((err = batch_append(b, events, count))) return err;
-  if (edit && (err = edit(context, b->events + first, count))) {
-    b->count = first; /* never seen unedited */
+  size_t first = b->count, first_text = b->text_size;
+  if (!(err = batch_append(b, events, count)) && edit)
+    err = edit(context, b->events + first, count);
+  if (err) { /* none of this put goes on, not even unedited */
+    b->count = first;
+    b->text_size = first_text;
     return err;
   }
   if (b->count >= BATCH_EVENTS) put_batch(r);
