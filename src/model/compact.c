@@ -39,7 +39,7 @@ int mprof__highs_add_run(mprof__highs_t *h, size_t i, uint32_t high) {
   h->run_first[h->run_count] = i;
   h->run_high[h->run_count++] = high;
   h->run_first[h->run_count] = SIZE_MAX;
-  h->last_tag = (uint64_t)high | (uint64_t)1 << 32;
+  h->last_tag = (uint64_t)high + 1;
   return 0;
 }
 

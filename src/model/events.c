@@ -217,7 +217,8 @@ arrow_add(mprof_model_t *m, mprof_arrow_kind_t kind, uint32_t from, uint32_t to,
   if (from == to || from == MPROF_ROOT_THREAD || to == MPROF_ROOT_THREAD)
     return 0;
   mprof_arrow_t arrow = {t, from, to, kind, stream_index(m, s)};
-  if (m->view.arrow_count && t < m->last_arrow_ns) m->arrows_unordered = 1;
+  /* no time is below 0, which last_arrow_ns holds before the first */
+  if (t < m->last_arrow_ns) m->arrows_unordered = 1;
   return mprof__arrow_push(m, &arrow);
 }
 

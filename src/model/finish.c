@@ -29,11 +29,12 @@ static uint32_t settle_stall(mprof_model_t *m, uint32_t i, int64_t end) {
  * cursor moves on past them). */
 static void take_labels(const mprof_model_t *m, mprof_thread_t *t, size_t i,
                         size_t *at) {
-  size_t k = *at;
-  if (k < m->view.label_count && m->labels[k].thread == i)
-    t->first_label = (uint32_t)k;
-  for (; k < m->view.label_count && m->labels[k].thread == i; k++)
-    t->label_count++;
+  size_t k = *at, n = m->view.label_count;
+  if (k == n || m->labels[k].thread != i) return; /* none */
+  t->first_label = (uint32_t)k;
+  do k++;
+  while (k < n && m->labels[k].thread == i);
+  t->label_count += (uint32_t)(k - *at);
   *at = k;
 }
 

@@ -313,13 +313,13 @@ static void running_onward_init(const mprof_model_view_t *v,
  * first[r + 1]: one read of a span's thread gives its line and its row,
  * and the row is noted in rows[i] for the scatter, which then reads only
  * the threads of spans cut (reading them all again cost more than this
- * array: ~6 ms of 2.5 M spans).  Returns how many are kept. */
-static size_t clip_and_count(const mprof_model_t *m, uint32_t *first,
-                             uint32_t *rows) {
+ * array: ~6 ms of 2.5 M spans). */
+static void clip_and_count(const mprof_model_t *m, uint32_t *first,
+                           uint32_t *rows) {
   const mprof_model_view_t *v = &m->view;
   const mprof_span_rec_t *recs = v->running_recs;
   const mprof_thread_t *threads = m->threads;
-  size_t kept = 0, n = v->running_count;
+  size_t n = v->running_count;
   mprof__onward_t from[2];
   running_onward_init(v, from);
   for (size_t i = 0; i < n; i++) {
@@ -334,11 +334,9 @@ static size_t clip_and_count(const mprof_model_t *m, uint32_t *first,
           t->row |
           (cut.start_ns != s.start_ns || cut.end_ns != s.end_ns ? ROW_CUT : 0);
       first[t->row + 1]++;
-      kept++;
     }
     rows[i] = row;
   }
-  return kept;
 }
 
 /* Scatter the spans kept (span i in row rows[i], cut where it says) into
@@ -406,17 +404,20 @@ static int group_running(mprof_model_t *m) {
   int64_t *last_start = malloc(((size_t)rows + 1) * sizeof *last_start);
   uint32_t *span_rows = malloc((count + 1) * sizeof *span_rows);
   m->row_running_first = first;
-  size_t n = first && fill && last_start && span_rows
-                 ? clip_and_count(m, first, span_rows)
-                 : SIZE_MAX;
   mprof__spans_t sorted;
-  if (n == SIZE_MAX || mprof__spans_make(m, &sorted, n)) {
+  size_t n = 0; /* the spans kept */
+  if (first && fill && last_start && span_rows) {
+    clip_and_count(m, first, span_rows);
+    for (uint32_t r = 0; r < rows; r++) first[r + 1] += first[r];
+    n = first[rows];
+  }
+  if (!first || !fill || !last_start || !span_rows ||
+      mprof__spans_make(m, &sorted, n)) {
     free(fill);
     free(last_start);
     free(span_rows);
     return MPROF_ENOMEM;
   }
-  for (uint32_t r = 0; r < rows; r++) first[r + 1] += first[r];
   memcpy(fill, first, ((size_t)rows + 1) * sizeof *fill);
   int in_order = scatter_spans(m, span_rows, fill, last_start, &sorted);
   free(fill);

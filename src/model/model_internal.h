@@ -57,8 +57,8 @@ typedef struct mprof__highs_s {
   size_t *run_first; /* run_count + 1 entries: the last is SIZE_MAX */
   uint32_t *run_high;
   size_t run_count, run_cap; /* run_cap: of both arrays */
-  /* The last run's high half with bit 32 set; 0 while there is no run (a
-   * zeroed struct has none) and while by_record. */
+  /* The last run's high half plus one; 0 while there is no run (a zeroed
+   * struct has none) and while by_record. */
   uint64_t last_tag;
   /* Where runs were too many (mprof_time_highs_t): each record's high
    * half, the runs freed; records added later go there too. */
@@ -148,9 +148,9 @@ int mprof__highs_add_run(mprof__highs_t *h, size_t i, uint32_t high);
  * caller's to keep).  Returns 0 or MPROF_ENOMEM.  Inline: most records
  * share their run with the one before, and add nothing. */
 static inline int mprof__highs_add(mprof__highs_t *h, size_t i, int64_t t) {
-  uint64_t tag = (uint64_t)t >> 32 | (uint64_t)1 << 32;
-  if (tag == h->last_tag) return 0;
-  return mprof__highs_add_run(h, i, (uint32_t)((uint64_t)t >> 32));
+  uint64_t high = (uint64_t)t >> 32;
+  if (high + 1 == h->last_tag) return 0;
+  return mprof__highs_add_run(h, i, (uint32_t)high);
 }
 
 /* Note the run of each block of the array's first count records (all of
