@@ -322,21 +322,22 @@ static void clip_and_count(const mprof_model_t *m, uint32_t *first,
   size_t n = v->running_count;
   mprof__onward_t from[2];
   running_onward_init(v, from);
-  for (size_t i = 0; i < n; i++) {
-    if (i + PREFETCH_AHEAD < n)
-      __builtin_prefetch(&threads[recs[i + PREFETCH_AHEAD].thread]);
-    mprof_span_t s = mprof__running_onward(v, from, i);
-    const mprof_thread_t *t = &threads[s.thread];
-    mprof_span_t cut = cut_to_line(s, t);
-    uint32_t row = ROW_DROPPED;
-    if (cut.end_ns > cut.start_ns) {
-      row =
-          t->row |
-          (cut.start_ns != s.start_ns || cut.end_ns != s.end_ns ? ROW_CUT : 0);
-      first[t->row + 1]++;
+  for (size_t i = 0; i < n;)
+    for (size_t stop = mprof__running_stretch(from, i, n); i < stop; i++) {
+      if (i + PREFETCH_AHEAD < n)
+        __builtin_prefetch(&threads[recs[i + PREFETCH_AHEAD].thread]);
+      mprof_span_t s = mprof__running_in(&recs[i], from);
+      const mprof_thread_t *t = &threads[s.thread];
+      mprof_span_t cut = cut_to_line(s, t);
+      uint32_t row = ROW_DROPPED;
+      if (cut.end_ns > cut.start_ns) {
+        row = t->row |
+              (cut.start_ns != s.start_ns || cut.end_ns != s.end_ns ? ROW_CUT
+                                                                    : 0);
+        first[t->row + 1]++;
+      }
+      rows[i] = row;
     }
-    rows[i] = row;
-  }
 }
 
 /* Scatter the spans kept (span i in row rows[i], cut where it says) into
@@ -354,21 +355,22 @@ static int scatter_spans(const mprof_model_t *m, const uint32_t *rows,
   mprof__onward_t from[2];
   running_onward_init(v, from);
   for (uint32_t r = 0; r < v->row_count; r++) last_start[r] = INT64_MIN;
-  for (size_t i = 0; i < n; i++) {
-    uint32_t row = rows[i];
-    if (row == ROW_DROPPED) continue;
-    uint32_t r = row & ~ROW_CUT;
-    mprof_span_t s = mprof__running_onward(v, from, i);
-    size_t at = fill[r]++;
-    if (row & ROW_CUT) {
-      s = cut_to_line(s, &m->threads[s.thread]);
-      mprof__spans_put(sorted, at, s);
-    } else {
-      mprof__spans_put_read(sorted, at, &recs[i], from);
+  for (size_t i = 0; i < n;)
+    for (size_t stop = mprof__running_stretch(from, i, n); i < stop; i++) {
+      uint32_t row = rows[i];
+      if (row == ROW_DROPPED) continue;
+      uint32_t r = row & ~ROW_CUT;
+      mprof_span_t s = mprof__running_in(&recs[i], from);
+      size_t at = fill[r]++;
+      if (row & ROW_CUT) {
+        s = cut_to_line(s, &m->threads[s.thread]);
+        mprof__spans_put(sorted, at, s);
+      } else {
+        mprof__spans_put_read(sorted, at, &recs[i], from);
+      }
+      if (s.start_ns < last_start[r]) in_order = 0;
+      last_start[r] = s.start_ns;
     }
-    if (s.start_ns < last_start[r]) in_order = 0;
-    last_start[r] = s.start_ns;
-  }
   return in_order;
 }
 

@@ -193,15 +193,22 @@ static inline int64_t mprof__time_onward(mprof__onward_t *o, size_t i,
   return (int64_t)(o->high | low);
 }
 
-/* A running span read in a pass over them in index order (from[0]: the
- * starts' onward, from[1]: the ends'). */
-static inline mprof_span_t mprof__running_onward(const mprof_model_view_t *v,
-                                                 mprof__onward_t from[2],
-                                                 size_t i) {
-  const mprof_span_rec_t *r = &v->running_recs[i];
-  mprof_span_t s = {mprof__time_onward(&from[0], i, r->start_low),
-                    mprof__time_onward(&from[1], i, r->end_low), r->thread,
-                    r->stream};
+/* A pass over the running spans in index order reads them a stretch at
+ * a time (from[0]: the starts' onward, from[1]: the ends'): records i up
+ * to the one returned (n at most) share their high halves, those the
+ * readers hold, and are read (mprof__running_in()) with no look-up. */
+static inline size_t mprof__running_stretch(mprof__onward_t from[2], size_t i,
+                                            size_t n) {
+  if (i >= from[0].next) mprof__onward_step(&from[0], i);
+  if (i >= from[1].next) mprof__onward_step(&from[1], i);
+  size_t stop = from[0].next < from[1].next ? from[0].next : from[1].next;
+  return stop < n ? stop : n;
+}
+
+static inline mprof_span_t mprof__running_in(const mprof_span_rec_t *r,
+                                             const mprof__onward_t from[2]) {
+  mprof_span_t s = {(int64_t)(from[0].high | r->start_low),
+                    (int64_t)(from[1].high | r->end_low), r->thread, r->stream};
   return s;
 }
 
@@ -256,7 +263,7 @@ static inline void mprof__spans_put(mprof__spans_t *b, size_t i,
   b->highs[2 * i + 1] = (uint32_t)((uint64_t)s.end_ns >> 32);
 }
 
-/* Put record rec, as it is, read with from (mprof__running_onward()). */
+/* Put record rec, as it is, read with from (mprof__running_in()). */
 static inline void mprof__spans_put_read(mprof__spans_t *b, size_t i,
                                          const mprof_span_rec_t *rec,
                                          const mprof__onward_t from[2]) {
