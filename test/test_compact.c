@@ -325,11 +325,44 @@ static void test_running_regrouped(void **state) {
   assert_int_equal(check_regrouped(6, (int64_t)3 << 32, SECOND / 10000), 1);
 }
 
+/* Every running span crosses one 2^32 ns boundary (4.29 s), sixteen of
+ * them (a run each for their starts and their ends, not highs by
+ * record): the starts share a high half and the ends the next one, so the
+ * grouped spans keep both (with one for all, their ends would read 2^32 ns
+ * early). */
+static void test_spans_across_one_boundary(void **state) {
+  (void)state;
+  enum { SPANS = 16 };
+  mprof_model_t *m;
+  assert_int_equal(mprof_model_new(SECOND, 0, &m), 0);
+  int64_t start[SPANS], end[SPANS];
+  for (uint32_t k = 0; k < SPANS; k++) {
+    start[k] = 4 * SECOND + k * 1000;
+    end[k] = 4 * SECOND + SECOND / 2 + k * 1000;
+    feed(m, MPROF_EVENT_CREATE, k, k, 0, k + 1);
+    feed(m, MPROF_EVENT_SWITCH, start[k], k, 0, k + 1);
+  }
+  for (uint32_t k = 0; k < SPANS; k++)
+    feed(m, MPROF_EVENT_SWITCH, end[k], k, k + 1, MPROF_NONE);
+  feed(m, MPROF_EVENT_SWITCH, 5 * SECOND, 0, 0, MPROF_NONE);
+  assert_int_equal(mprof_model_finish(m), 0);
+  const mprof_model_view_t *v = mprof_model_view(m);
+  assert_int_equal(v->running_count, SPANS);
+  for (size_t i = 0; i < SPANS; i++) {
+    mprof_span_t s = mprof_running_at(v, i);
+    assert_true(s.thread >= 1 && s.thread <= SPANS);
+    assert_int_equal(s.start_ns, start[s.thread - 1]);
+    assert_int_equal(s.end_ns, end[s.thread - 1]);
+  }
+  mprof_model_free(m);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_encoding_orders),
       cmocka_unit_test(test_model_times),
       cmocka_unit_test(test_running_regrouped),
+      cmocka_unit_test(test_spans_across_one_boundary),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -267,16 +267,15 @@ int mprof__spans_make(const mprof_model_t *m, mprof__spans_t *b, size_t count) {
   size_t n = count ? count : 1;
   uint32_t start = 0, end = 0;
   int one = one_high(&m->running_starts, &start) &&
-            one_high(&m->running_ends, &end) &&
-            (start == end || m->view.running_count == 0);
+            one_high(&m->running_ends, &end) && start == end;
   b->recs = NULL;
   b->highs = NULL;
   b->one_high = start;
   b->count = count;
   /* two high halves take half a record's bytes */
   if (n > SIZE_MAX / sizeof *b->recs) return MPROF_ENOMEM;
-  b->recs = malloc(n * sizeof *b->recs);
-  if (!one) b->highs = malloc(2 * n * sizeof *b->highs);
+  b->recs = mprof__big_alloc(n * sizeof *b->recs);
+  if (!one) b->highs = mprof__big_alloc(2 * n * sizeof *b->highs);
   if (b->recs && (one || b->highs)) return 0;
   mprof__spans_free(b);
   return MPROF_ENOMEM;

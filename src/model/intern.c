@@ -12,6 +12,24 @@
 /* Merge chains longer than this are cut (a cycle in bad input). */
 #define MAX_MERGE_HOPS 1000
 
+/* Fresh memory is what the layout spends most on: the kernel maps and
+ * zeroes each page at its first touch.  With transparent huge pages (the
+ * native heap under GLIBC_TUNABLES=glibc.malloc.hugetlb=1), a big block
+ * aligned to them is mapped 2 MiB a fault throughout, not 4 KiB a fault
+ * at its unaligned ends, so the passes that fill it seldom wait on a
+ * fault.  WebAssembly has no such pages: there, alignment would only
+ * waste heap. */
+#define HUGE_PAGE ((size_t)2 << 20)
+
+void *mprof__big_alloc(size_t size) {
+#if defined(__wasm__)
+  return malloc(size);
+#else
+  if (size < HUGE_PAGE) return malloc(size);
+  return aligned_alloc(HUGE_PAGE, (size + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1));
+#endif
+}
+
 int mprof__grow(void *array, size_t *cap, size_t need, size_t elem) {
   if (need <= *cap) return 0;
   if (need > SIZE_MAX / 2 / elem) return MPROF_ENOMEM; /* no room to double */

@@ -30,24 +30,6 @@ static void prefetch_thread(const mprof_model_t *m, uint32_t thread) {
   __builtin_prefetch(&m->threads[thread]);
 }
 
-/* Fresh memory is what the layout spends most on: the kernel maps and
- * zeroes each page at its first touch.  With transparent huge pages (the
- * native heap under GLIBC_TUNABLES=glibc.malloc.hugetlb=1), a big block
- * aligned to them is mapped 2 MiB a fault throughout, not 4 KiB a fault
- * at its unaligned ends (10 M-event trace: the finish's page faults
- * 835 -> 69, its grouping passes ~2x faster).  WebAssembly has no such
- * pages: there, alignment would only waste heap. */
-#define HUGE_PAGE ((size_t)2 << 20)
-
-static void *big_alloc(size_t size) {
-#if defined(__wasm__)
-  return malloc(size);
-#else
-  if (size < HUGE_PAGE) return malloc(size);
-  return aligned_alloc(HUGE_PAGE, (size + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1));
-#endif
-}
-
 /* Min segment tree over rows: leaf r holds the time row r is busy until;
  * beside it, how many threads each row holds (counted while placing, so
  * that grouping by row needs no pass of its own over the threads). */
@@ -234,14 +216,14 @@ static int place_threads(mprof_model_t *m, const uint32_t *order, size_t n) {
  * writes everything, each row's running maximum kept beside its cursor
  * (per_row[r] becomes the cursor).  The three arrays share one block:
  * fresh memory costs most here, and one big block is mapped in fewer,
- * bigger pages (see big_alloc()). */
+ * bigger pages (see mprof__big_alloc()). */
 static int group_threads(mprof_model_t *m, const uint32_t *order, size_t n,
                          uint32_t *per_row) {
   uint32_t rows = m->view.row_count;
   m->row_first = malloc(((size_t)rows + 1) * sizeof *m->row_first);
   size_t size = n ? n : 1;
   int64_t *block =
-      big_alloc(size * (2 * sizeof *block + sizeof *m->row_threads));
+      mprof__big_alloc(size * (2 * sizeof *block + sizeof *m->row_threads));
   int64_t *reach = malloc(((size_t)rows + 1) * sizeof *reach);
   if (!m->row_first || !block || !reach) {
     free(block);
@@ -401,6 +383,8 @@ static int group_running(mprof_model_t *m) {
   uint32_t rows = m->view.row_count;
   if (rows >= ROW_CUT) return MPROF_ENOMEM; /* 2^31 threads: never so */
   size_t count = m->view.running_count;
+  if (count >= UINT32_MAX)
+    return MPROF_ENOMEM; /* rows count spans in 32 bits */
   uint32_t *first = calloc((size_t)rows + 1, sizeof *first);
   uint32_t *fill = malloc(((size_t)rows + 1) * sizeof *fill);
   int64_t *last_start = malloc(((size_t)rows + 1) * sizeof *last_start);

@@ -221,6 +221,36 @@ static int next_packet(batch_t *b, cursor_t *c) {
   return err ? err : cursor_fill(c);
 }
 
+/* The last clock of cursor i's events that may go before the head
+ * `bound` (the lower cursor goes first on equal clocks) into *last; 0
+ * when none may (a bound at clock 0 of a lower cursor). */
+static int last_before(uint32_t i, head_t bound, uint64_t *last) {
+  if (i < bound.cursor) {
+    *last = bound.time;
+    return 1;
+  }
+  *last = bound.time - 1;
+  return bound.time > 0;
+}
+
+/* After the cursor of the earliest head, *first, moved on: its new head
+ * or, where it has no events left, the heap's top (popped) is the
+ * earliest, trading places with the top where that is earlier, one heap
+ * step.  Returns 0 once no stream has events left. */
+static int next_first(const cursor_t *cursors, head_t *first, head_t *rest,
+                      size_t *others) {
+  if (!head_of(cursors, first->cursor, first)) {
+    if (!*others) return 0;
+    *first = rest[0];
+    if (--*others) sift_down(rest, *others, 0, rest[*others]);
+  } else if (*others && earlier(rest[0], *first)) {
+    head_t went = *first;
+    *first = rest[0];
+    sift_down(rest, *others, 0, went);
+  }
+  return 1;
+}
+
 /* Hand every event to the sink in time order: of all streams' next
  * events, the earliest clock first, the lower cursor on equal clocks.
  * The earliest head, `first`, is held apart from the heap of the others
@@ -230,26 +260,14 @@ static int next_packet(batch_t *b, cursor_t *c) {
  * event or two, and their names streams' heads, further on, stay below). */
 static int merge_streams(batch_t *b, cursor_t *cursors, head_t first,
                          head_t *rest, size_t others) {
-  for (;;) {
+  do {
     cursor_t *c = &cursors[first.cursor];
     uint64_t limit = UINT64_MAX;
     if (others) /* first is earlier: a top at clock 0 has a later cursor */
-      limit = first.cursor < rest[0].cursor ? rest[0].time : rest[0].time - 1;
+      last_before(first.cursor, rest[0], &limit);
     int err = take_upto(b, c, limit);
     if (err || (err = next_packet(b, c))) return err;
-    if (c->at == c->d.count) {
-      if (!others) break;
-      first = rest[0];
-      if (--others) sift_down(rest, others, 0, rest[others]);
-      continue;
-    }
-    first.time = c->d.events[c->at].time_ticks;
-    if (others && earlier(rest[0], first)) {
-      head_t went = first;
-      first = rest[0];
-      sift_down(rest, others, 0, went);
-    }
-  }
+  } while (next_first(cursors, &first, rest, &others));
   return flush(b);
 }
 
@@ -261,13 +279,8 @@ static mprof__run_t run_of(const cursor_t *c, uint32_t i, head_t bound,
                            int bounded) {
   mprof__run_t r = {c->d.events, c->d.count, c->at, UINT64_MAX,
                     c->next_packet == c->end_packet};
-  if (!bounded) return r;
-  if (i < bound.cursor) {
-    r.last = bound.time;
-  } else if (bound.time > 0) {
-    r.last = bound.time - 1;
-  } else { /* nothing of it may go before the bound's clock 0 */
-    r.count = r.at;
+  if (bounded && !last_before(i, bound, &r.last)) {
+    r.count = r.at; /* nothing of it may go before the bound's clock 0 */
     r.done = 1;
   }
   return r;
@@ -323,15 +336,7 @@ static int merge_pairs(const mprof__merge_t *merge, cursor_t *cursors,
       else if (--others)
         sift_down(rest, others, 0, rest[others]);
     }
-    if (!head_of(cursors, first.cursor, &first)) {
-      if (!others) return 0;
-      first = rest[0];
-      if (--others) sift_down(rest, others, 0, rest[others]);
-    } else if (others && earlier(rest[0], first)) {
-      head_t went = first;
-      first = rest[0];
-      sift_down(rest, others, 0, went);
-    }
+    if (!next_first(cursors, &first, rest, &others)) return 0;
   }
 }
 
@@ -503,9 +508,9 @@ static int merge_traces(const mprof_trace_t *const *traces, size_t count,
   if (err) return err;
   cursor_t *cursors = malloc((packets ? packets : 1) * sizeof *cursors);
   head_t *heap = malloc((packets ? packets : 1) * sizeof *heap);
-  batch_t *batch = malloc(sizeof *batch);
+  batch_t *batch = in_pairs ? NULL : malloc(sizeof *batch);
   merge->discarded = 0;
-  if (!cursors || !heap || !batch) {
+  if (!cursors || !heap || (!in_pairs && !batch)) {
     err = MPROF_ENOMEM;
   } else {
     size_t n = 0;
@@ -513,8 +518,7 @@ static int merge_traces(const mprof_trace_t *const *traces, size_t count,
       n += find_streams(&sources[i], &progress, cursors + n);
       merge->discarded += mprof_trace_info(sources[i].trace)->discarded;
     }
-    batch->merge = merge;
-    batch->count = 0;
+    if (batch) *batch = (batch_t){.merge = merge, .count = 0};
     head_t first; /* the earliest head, held apart from heap[] */
     size_t live;
     err = heads_start(cursors, n, heap, &first, &live);

@@ -301,6 +301,10 @@ void mprof__records_free(mprof_model_t *m);
  * Returns 0 or MPROF_ENOMEM. */
 int mprof__grow(void *array, size_t *cap, size_t need, size_t elem);
 
+/* malloc() for a block that the layout fills at once: past 2 MiB, aligned
+ * to 2 MiB on native heaps (intern.c says why).  NULL: no memory. */
+void *mprof__big_alloc(size_t size);
+
 /* Copy text into the string pool (once, if it repeats); returns its
  * offset (0 is the empty string) or 0 when memory runs out (the text is
  * then shown empty). */
