@@ -56,10 +56,11 @@ long mprof_redact_text(mprof_redactor_t *redactor, const char *text,
  * stay one.  Returns 0 or MPROF_ENOMEM. */
 int mprof_redact_hash(mprof_redactor_t *redactor, uint64_t hash, uint64_t *out);
 
-/* Write every mapping made so far to path, created with mode 0600, one per
- * line: class, a tab, the original, a tab, the pseudonym, texts with
- * control characters, tabs, backslashes and bytes >= 0x7f as \xHH.
- * Returns 0 or MPROF_EIO (errno set). */
+/* Write every mapping made so far to path, of mode 0600, one per line:
+ * class, a tab, the original, a tab, the pseudonym, texts with control
+ * characters, tabs, backslashes and bytes >= 0x7f as \xHH.  The file is
+ * written whole or not at all (mprof_output_open(): a FIFO or device is
+ * written in place).  Returns 0 or MPROF_EIO (errno set). */
 int mprof_redactor_write_map(const mprof_redactor_t *redactor,
                              const char *path);
 

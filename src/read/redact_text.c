@@ -6,14 +6,11 @@
 #define _GNU_SOURCE /* getrandom */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "mprof/redact.h"
 
@@ -806,16 +803,20 @@ int mprof_redactor_write_map(const mprof_redactor_t *r, const char *path) {
       lines[n++] = e;
   }
   qsort(lines, n, sizeof *lines, map_order);
-  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  FILE *f = fd < 0 || fchmod(fd, 0600) ? NULL : fdopen(fd, "w");
-  if (!f && fd >= 0) close(fd);
-  for (size_t i = 0; f && i < n; i++) {
-    fprintf(f, "%s\t", kind_names[lines[i]->kind]);
-    put_map_field(f, lines[i]->from, lines[i]->from_length);
-    fputc('\t', f);
-    put_map_field(f, lines[i]->to, lines[i]->to_length);
-    fputc('\n', f);
+  /* whole or not at all, under a temporary name of mode 0600 until then
+   * (mkstemp()'s): a map half written would pass for one */
+  mprof_output_t out;
+  if (mprof_output_open(&out, path)) {
+    free(lines);
+    return MPROF_EIO;
+  }
+  for (size_t i = 0; i < n && !ferror(out.f); i++) {
+    fprintf(out.f, "%s\t", kind_names[lines[i]->kind]);
+    put_map_field(out.f, lines[i]->from, lines[i]->from_length);
+    fputc('\t', out.f);
+    put_map_field(out.f, lines[i]->to, lines[i]->to_length);
+    fputc('\n', out.f);
   }
   free(lines);
-  return !f || fclose(f) ? MPROF_EIO : 0;
+  return mprof_output_close(&out, 1);
 }

@@ -42,6 +42,19 @@ check absent secrets.txt h.red || fail "a private string survived"
 [ "$(stat -c %a h.red) $(stat -c %a map.txt)" = "600 600" ] ||
   fail "modes: $(stat -c %a h.red map.txt)"
 "$mprof" check h.red >/dev/null || fail "check of the redacted trace"
+# A map is written whole or not at all: one cut short (a file size limit
+# of 1 KiB, the map 2 KiB) leaves the one that was there, and no part of
+# itself.
+printf 'the map before\n' >old_map.txt
+status=0
+(
+  trap '' XFSZ
+  ulimit -f 1
+  "$mprof" redact --salt one --map old_map.txt h.ctf -o - >/dev/null 2>err.txt
+) || status=$?
+[ "$status" -ne 0 ] && [ "$(cat old_map.txt)" = "the map before" ] &&
+  [ -z "$(find . -name '.old_map.txt.*')" ] && grep -q old_map.txt err.txt ||
+  fail "a map cut short: exit $status, $(head -c 200 old_map.txt), $(cat err.txt)"
 
 # The metadata is the recorder's, with the process name a pseudonym.
 check metadata h.ctf h.red || fail "metadata"
