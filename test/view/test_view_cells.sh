@@ -16,6 +16,9 @@ for trace in "$tmp/story.ctf" "$tmp/gen.ctf"; do
   "$cells" "$trace" 1000 400 "$tmp/cells.png" >"$tmp/out" ||
     fail "$(basename "$trace"): $(cat "$tmp/out")"
 done
+# (the story's runs all start under an arrow; trace_gen's do not all)
+grep -q "^ok: [1-9][0-9]* of [1-9][0-9]* running pixels" "$tmp/out" ||
+  fail "gen.ctf: no running cell clear of arrows: $(cat "$tmp/out")"
 
 # The command: over the budget, the summary; within it, the model.
 MPROF_VIEW_BUDGET_MIB=0 "$mprof" view --png "$tmp/whole.png" --width 900 \
