@@ -26,6 +26,7 @@
 #include "mprof/model.h"
 #include "mprof/read.h"
 #include "rel/in_memory.h"
+#include "same_model.h"
 
 /* The clock: one tick every `per_tick` readings, and every 7th reading
  * `back` ticks behind; or, with `wrap`, only 0 .. wrap - 1 round and
@@ -135,40 +136,6 @@ static mprof_model_t *one_by_one(const mprof_trace_t *trace) {
   free(streams);
   assert_int_equal(mprof_model_finish(m), 0);
   return m;
-}
-
-/* Two views hold as many records (count) and the same bytes in each, read
- * with the accessor at (none of these record types has padding). */
-#define SAME_RECORDS(a, b, type, at, count)                                    \
-  do {                                                                         \
-    assert_int_equal((a)->count, (b)->count);                                  \
-    for (size_t i_ = 0; i_ < (a)->count; i_++) {                               \
-      type x_ = at(a, i_), y_ = at(b, i_);                                     \
-      assert_memory_equal(&x_, &y_, sizeof x_);                                \
-    }                                                                          \
-  } while (0)
-
-/* The two models hold the same: every array, the label texts as text. */
-static void assert_same_model(const mprof_model_t *loaded,
-                              const mprof_model_t *reference) {
-  const mprof_model_view_t *a = mprof_model_view(loaded);
-  const mprof_model_view_t *b = mprof_model_view(reference);
-  assert_int_equal(a->events, b->events);
-  assert_int_equal(a->duration_ns, b->duration_ns);
-  assert_int_equal(a->start_ticks, b->start_ticks);
-  assert_int_equal(a->thread_count, b->thread_count);
-  assert_memory_equal(a->threads, b->threads,
-                      a->thread_count * sizeof *a->threads);
-  SAME_RECORDS(a, b, mprof_arrow_t, mprof_arrow_at, arrow_count);
-  SAME_RECORDS(a, b, mprof_span_t, mprof_running_at, running_count);
-  SAME_RECORDS(a, b, mprof_sample_t, mprof_sample_at, sample_count);
-  assert_int_equal(a->label_count, b->label_count);
-  for (size_t i = 0; i < a->label_count; i++) {
-    mprof_label_t la = mprof_label_at(a, i), lb = mprof_label_at(b, i);
-    assert_int_equal(la.time_ns, lb.time_ns);
-    assert_int_equal(la.thread, lb.thread);
-    assert_string_equal(a->strings + la.text, b->strings + lb.text);
-  }
 }
 
 /* Record with `threads` OS threads and the clock given, then load and

@@ -91,10 +91,7 @@ void mprof_census_free(mprof_census_t *census);
  * that may hold more than 64 MiB of events is handed on one event at a
  * time.  Start with a zeroed mprof_pass_t; one per OS thread. */
 typedef struct mprof_pass_s {
-  mprof_event_t *events;
-  size_t capacity;
-  uint8_t *scratch;
-  size_t scratch_size;
+  mprof_decoded_t decoded; /* the packet's events and bytes */
 } mprof_pass_t;
 
 /* Receives a run of count events, valid until it returns. */

@@ -839,26 +839,30 @@ size_t mprof_trace_packet_decode_copy(const mprof_trace_t *t, size_t index,
  * own before they are decoded; bigger ones are decoded where they lie. */
 #define DECODED_COPY_MAX (4u << 20)
 
+int mprof__decoded_room(mprof_decoded_t *d, size_t events, size_t bytes) {
+  if (events > d->capacity) {
+    mprof_event_t *grown = realloc(d->events, events * sizeof *grown);
+    if (!grown) return MPROF_ENOMEM;
+    d->events = grown;
+    d->capacity = events;
+  }
+  if (bytes > d->bytes_size) {
+    void *grown = realloc(d->bytes, bytes);
+    if (!grown) return MPROF_ENOMEM;
+    d->bytes = grown;
+    d->bytes_size = bytes;
+  }
+  return 0;
+}
+
 /* Room in d for packet index's events, and for its bytes where they are
  * read into memory (*copy).  Returns 0 or MPROF_ENOMEM. */
 static int decoded_room(const mprof_trace_t *t, size_t index,
                         mprof_decoded_t *d, int *copy) {
-  size_t most = mprof_trace_packet_max_events(t, index);
-  if (most > d->capacity) {
-    mprof_event_t *events = realloc(d->events, most * sizeof *events);
-    if (!events) return MPROF_ENOMEM;
-    d->events = events;
-    d->capacity = most;
-  }
   size_t size = t->info.packet_size;
   *copy = mprof_trace_copies_packets(t) && size <= DECODED_COPY_MAX;
-  if (*copy && size > d->bytes_size) {
-    void *bytes = realloc(d->bytes, size);
-    if (!bytes) return MPROF_ENOMEM;
-    d->bytes = bytes;
-    d->bytes_size = size;
-  }
-  return 0;
+  return mprof__decoded_room(d, mprof_trace_packet_max_events(t, index),
+                             *copy ? size : 0);
 }
 
 int mprof_trace_packet_decode_into(const mprof_trace_t *t, size_t index,

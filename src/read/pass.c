@@ -3,30 +3,13 @@
  * packet only, read with pread() where the trace is a file, and handed on
  * as a run of events.  The census and the index's workers read this way.
  */
-#include <stdlib.h>
 
 #include "mprof/census.h"
+#include "trace_internal.h"
 
 /* The most events decoded into an array at once (64 MiB of them); a
  * packet that may hold more is handed on one event at a time. */
 #define ARRAY_EVENTS_MAX (((size_t)64 << 20) / sizeof(mprof_event_t))
-
-/* Room for n events and bytes of a packet.  Returns 0 or -1. */
-static int make_room(mprof_pass_t *pass, size_t n, size_t bytes) {
-  if (n > pass->capacity) {
-    mprof_event_t *events = realloc(pass->events, n * sizeof *events);
-    if (!events) return -1;
-    pass->events = events;
-    pass->capacity = n;
-  }
-  if (bytes > pass->scratch_size) {
-    uint8_t *scratch = realloc(pass->scratch, bytes);
-    if (!scratch) return -1;
-    pass->scratch = scratch;
-    pass->scratch_size = bytes;
-  }
-  return 0;
-}
 
 /* A run's function, called with runs of one event. */
 typedef struct one_by_one_s {
@@ -46,19 +29,17 @@ int mprof_pass_packet(mprof_pass_t *pass, const mprof_trace_t *trace,
   size_t bytes = mprof_trace_copies_packets(trace)
                      ? (size_t)mprof_trace_packet(trace, index)->content_bytes
                      : 0;
-  if (most > ARRAY_EVENTS_MAX || make_room(pass, most, bytes)) {
+  if (most > ARRAY_EVENTS_MAX ||
+      mprof__decoded_room(&pass->decoded, most, bytes)) {
     one_by_one_t to = {fn, context};
     return mprof_trace_packet_events(trace, index, hand_one, &to) < 0;
   }
   int damaged = 0;
-  size_t n = mprof_trace_packet_decode_copy(trace, index, pass->scratch,
-                                            pass->events, most, &damaged);
-  fn(context, pass->events, n);
+  mprof_decoded_t *d = &pass->decoded;
+  size_t n = mprof_trace_packet_decode_copy(trace, index, d->bytes, d->events,
+                                            most, &damaged);
+  fn(context, d->events, n);
   return damaged;
 }
 
-void mprof_pass_free(mprof_pass_t *pass) {
-  free(pass->events);
-  free(pass->scratch);
-  *pass = (mprof_pass_t){NULL, 0, NULL, 0};
-}
+void mprof_pass_free(mprof_pass_t *pass) { mprof_decoded_free(&pass->decoded); }

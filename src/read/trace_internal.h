@@ -261,4 +261,8 @@ int mprof__legacy_ctf_metadata(const mprof_trace_t *trace, FILE *f);
 uint64_t mprof__legacy_ctf_header(const mprof_trace_t *trace, size_t index,
                                   uint8_t *header);
 
+/* Grow d to hold `events` events and `bytes` bytes of a packet (what it
+ * holds kept).  Returns 0 or MPROF_ENOMEM. */
+int mprof__decoded_room(mprof_decoded_t *d, size_t events, size_t bytes);
+
 #endif /* MPROF_TRACE_INTERNAL_H */
